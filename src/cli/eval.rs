@@ -1,0 +1,11 @@
+//! `jobsort eval` (in progress).
+
+use std::process::ExitCode;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {}
+
+pub fn run(_args: Args) -> ExitCode {
+    eprintln!("jobsort eval: not implemented yet");
+    ExitCode::from(super::EXIT_USAGE)
+}

@@ -1,0 +1,318 @@
+//! The names a formula may use: PBS's special keywords, PBS's built-in resources, and custom
+//! resources declared by the user (`--resource NAME:TYPE` or a PBS `resourcedef` file).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+
+/// A PBS resource type (`resourcedef` `type=`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ResourceType {
+    Long,
+    Float,
+    /// Sizes; formulas see kilobytes.
+    Size,
+    /// Durations; formulas see seconds.
+    Time,
+    Boolean,
+    String,
+    StringArray,
+}
+
+impl ResourceType {
+    /// Whether PBS passes the resource to the formula (numeric types only; PBS 15125 otherwise).
+    pub fn is_numeric(self) -> bool {
+        matches!(
+            self,
+            ResourceType::Long | ResourceType::Float | ResourceType::Size | ResourceType::Time
+        )
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            ResourceType::Long => "long",
+            ResourceType::Float => "float",
+            ResourceType::Size => "size",
+            ResourceType::Time => "time",
+            ResourceType::Boolean => "boolean",
+            ResourceType::String => "string",
+            ResourceType::StringArray => "string_array",
+        }
+    }
+}
+
+impl fmt::Display for ResourceType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Error for an unknown resource type name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown resource type `{0}` (expected long, float, size, time, boolean, string or string_array)"
+)]
+pub struct UnknownResourceType(pub String);
+
+impl FromStr for ResourceType {
+    type Err = UnknownResourceType;
+    fn from_str(s: &str) -> Result<ResourceType, UnknownResourceType> {
+        Ok(match s.trim().to_ascii_lowercase().as_str() {
+            "long" | "int" | "integer" | "short" | "ll" => ResourceType::Long,
+            "float" => ResourceType::Float,
+            "size" => ResourceType::Size,
+            "time" | "duration" => ResourceType::Time,
+            "boolean" | "bool" => ResourceType::Boolean,
+            "string" => ResourceType::String,
+            "string_array" => ResourceType::StringArray,
+            _ => return Err(UnknownResourceType(s.to_string())),
+        })
+    }
+}
+
+/// PBS's special formula keywords (`src/include/pbs_share.h`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Keyword {
+    EligibleTime,
+    QueuePriority,
+    JobPriority,
+    AccrueType,
+    FairsharePerc,
+    /// Deprecated alias of `fairshare_perc`.
+    FairSharePerc,
+    FairshareTreeUsage,
+    FairshareFactor,
+}
+
+impl Keyword {
+    pub const ALL: [Keyword; 8] = [
+        Keyword::EligibleTime,
+        Keyword::QueuePriority,
+        Keyword::JobPriority,
+        Keyword::AccrueType,
+        Keyword::FairsharePerc,
+        Keyword::FairSharePerc,
+        Keyword::FairshareTreeUsage,
+        Keyword::FairshareFactor,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Keyword::EligibleTime => "eligible_time",
+            Keyword::QueuePriority => "queue_priority",
+            Keyword::JobPriority => "job_priority",
+            Keyword::AccrueType => "accrue_type",
+            Keyword::FairsharePerc => "fairshare_perc",
+            Keyword::FairSharePerc => "fair_share_perc",
+            Keyword::FairshareTreeUsage => "fairshare_tree_usage",
+            Keyword::FairshareFactor => "fairshare_factor",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Keyword> {
+        Keyword::ALL.iter().copied().find(|k| k.name() == name)
+    }
+
+    /// The column a job table holds the keyword's value in (the alias reads the real one).
+    pub fn column(self) -> &'static str {
+        match self {
+            Keyword::FairSharePerc => Keyword::FairsharePerc.name(),
+            k => k.name(),
+        }
+    }
+
+    /// Whether the value comes from the fairshare tree (rounded to 6 decimals in PBS).
+    pub fn is_fairshare(self) -> bool {
+        matches!(
+            self,
+            Keyword::FairsharePerc
+                | Keyword::FairSharePerc
+                | Keyword::FairshareTreeUsage
+                | Keyword::FairshareFactor
+        )
+    }
+
+    /// The values PBS can give it, for the hazard analysis (SPEC §1.6).
+    pub fn domain(self) -> (f64, f64) {
+        match self {
+            Keyword::EligibleTime => (0.0, f64::INFINITY),
+            Keyword::QueuePriority => (-1024.0, 1023.0),
+            Keyword::JobPriority => (-1024.0, 1023.0),
+            Keyword::AccrueType => (0.0, 4.0),
+            _ => (0.0, 1.0),
+        }
+    }
+}
+
+/// What a name in a formula refers to.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum NameRef {
+    Keyword(Keyword),
+    Resource(ResourceType),
+}
+
+/// PBS's built-in resources and their types (`master_resc_def_all.xml`).
+const BUILTIN_RESOURCES: &[(&str, ResourceType)] = {
+    use ResourceType::*;
+    &[
+        ("cput", Time),
+        ("pcput", Time),
+        ("walltime", Time),
+        ("soft_walltime", Time),
+        ("min_walltime", Time),
+        ("max_walltime", Time),
+        ("mem", Size),
+        ("file", Size),
+        ("pmem", Size),
+        ("vmem", Size),
+        ("pvmem", Size),
+        ("accelerator_memory", Size),
+        ("hbmem", Size),
+        ("ncpus", Long),
+        ("naccelerators", Long),
+        ("nodect", Long),
+        ("nchunk", Long),
+        ("mpiprocs", Long),
+        ("ompthreads", Long),
+        ("cpupercent", Long),
+        ("nice", Long),
+        ("hpm", Long),
+        ("ssinodes", Long),
+        ("start_time", Long),
+        ("pcap_node", Long),
+        ("pcap_accelerator", Long),
+        ("energy", Float),
+        ("accelerator", Boolean),
+        ("select", String),
+        ("place", String),
+        ("nodes", String),
+        ("arch", String),
+        ("vntype", StringArray),
+        ("nodemask", String),
+        ("host", String),
+        ("vnode", String),
+        ("resc", StringArray),
+        ("software", String),
+        ("site", String),
+        ("exec_vnode", String),
+        ("pe_mask", String),
+        ("partition", String),
+        ("aoe", StringArray),
+        ("eoe", String),
+        ("preempt_targets", StringArray),
+        ("accelerator_model", String),
+        ("accelerator_group", String),
+        ("pstate", String),
+        ("pgov", String),
+    ]
+};
+
+/// A resource known to the catalog.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResourceDef {
+    pub name: String,
+    pub ty: ResourceType,
+    /// The declared range of values, if any (custom resources default to unbounded).
+    pub domain: (f64, f64),
+    /// True for PBS's built-ins.
+    pub builtin: bool,
+}
+
+/// The set of names a formula is checked against.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Catalog {
+    resources: BTreeMap<String, ResourceDef>,
+}
+
+impl Default for Catalog {
+    fn default() -> Catalog {
+        Catalog::pbs()
+    }
+}
+
+impl Catalog {
+    /// PBS's keywords and built-in resources.
+    pub fn pbs() -> Catalog {
+        let resources = BUILTIN_RESOURCES
+            .iter()
+            .map(|&(name, ty)| {
+                (
+                    name.to_string(),
+                    ResourceDef {
+                        name: name.to_string(),
+                        ty,
+                        domain: (0.0, f64::INFINITY),
+                        builtin: true,
+                    },
+                )
+            })
+            .collect();
+        Catalog { resources }
+    }
+
+    /// Declare (or redeclare) a custom resource. Custom numeric resources may be negative.
+    pub fn add_resource(&mut self, name: &str, ty: ResourceType) {
+        self.resources.insert(
+            name.to_string(),
+            ResourceDef {
+                name: name.to_string(),
+                ty,
+                domain: (f64::NEG_INFINITY, f64::INFINITY),
+                builtin: false,
+            },
+        );
+    }
+
+    /// Builder form of [`Catalog::add_resource`].
+    pub fn with_resource(mut self, name: &str, ty: ResourceType) -> Catalog {
+        self.add_resource(name, ty);
+        self
+    }
+
+    pub fn resource(&self, name: &str) -> Option<&ResourceDef> {
+        self.resources.get(name)
+    }
+
+    /// The type of a resource, if the catalog knows it.
+    pub fn resource_type(&self, name: &str) -> Option<ResourceType> {
+        self.resources.get(name).map(|r| r.ty)
+    }
+
+    /// What `name` refers to (keywords first, as PBS builds its dict).
+    pub fn lookup(&self, name: &str) -> Option<NameRef> {
+        if let Some(k) = Keyword::from_name(name) {
+            return Some(NameRef::Keyword(k));
+        }
+        self.resource_type(name).map(NameRef::Resource)
+    }
+
+    /// Every resource, in name order.
+    pub fn resources(&self) -> impl Iterator<Item = &ResourceDef> {
+        self.resources.values()
+    }
+
+    /// Every name a formula could mean (keywords and resources), for "did you mean".
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        Keyword::ALL
+            .iter()
+            .map(|k| k.name())
+            .chain(self.resources.keys().map(String::as_str))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtins_and_custom_resources() {
+        let c = Catalog::pbs().with_resource("foo", ResourceType::Float);
+        assert_eq!(c.resource_type("walltime"), Some(ResourceType::Time));
+        assert_eq!(c.resource_type("foo"), Some(ResourceType::Float));
+        assert_eq!(
+            c.lookup("fairshare_perc"),
+            Some(NameRef::Keyword(Keyword::FairsharePerc))
+        );
+        assert_eq!(c.lookup("fair_share_factor"), None);
+        assert!(!c.resource_type("accelerator").unwrap().is_numeric());
+    }
+}

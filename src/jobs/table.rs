@@ -1,0 +1,93 @@
+//! The columnar job table: one contiguous `f64` column per name, built once per cycle (or
+//! updated in place) and streamed over by the evaluators.
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+/// Jobs as columns. Every column has [`JobTable::len`] values; a column the table does not
+/// hold reads as all zeros (PBS: a job that did not request a resource has 0).
+#[derive(Debug, Clone, Default)]
+pub struct JobTable {
+    len: usize,
+    columns: BTreeMap<String, Vec<f64>>,
+    zeros: OnceLock<Vec<f64>>,
+}
+
+/// A column whose length differs from the table's.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("column `{name}` has {got} values but the table has {expected} jobs")]
+pub struct ColumnLengthMismatch {
+    pub name: String,
+    pub expected: usize,
+    pub got: usize,
+}
+
+impl JobTable {
+    /// An empty table of `len` jobs (no columns yet).
+    pub fn new(len: usize) -> JobTable {
+        JobTable { len, columns: BTreeMap::new(), zeros: OnceLock::new() }
+    }
+
+    /// Number of jobs.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Add or replace a column.
+    pub fn set_column(&mut self, name: &str, values: Vec<f64>) -> Result<(), ColumnLengthMismatch> {
+        if values.len() != self.len {
+            return Err(ColumnLengthMismatch { name: name.to_string(), expected: self.len, got: values.len() });
+        }
+        self.columns.insert(name.to_string(), values);
+        Ok(())
+    }
+
+    /// Builder form of [`JobTable::set_column`].
+    pub fn with_column(mut self, name: &str, values: Vec<f64>) -> Result<JobTable, ColumnLengthMismatch> {
+        self.set_column(name, values)?;
+        Ok(self)
+    }
+
+    pub fn column(&self, name: &str) -> Option<&[f64]> {
+        self.columns.get(name).map(Vec::as_slice)
+    }
+
+    /// Mutable access for updating values in place between scheduling cycles.
+    pub fn column_mut(&mut self, name: &str) -> Option<&mut [f64]> {
+        self.columns.get_mut(name).map(Vec::as_mut_slice)
+    }
+
+    /// Column names, in order.
+    pub fn column_names(&self) -> impl Iterator<Item = &str> {
+        self.columns.keys().map(String::as_str)
+    }
+
+    /// The columns for `names`, in that order; absent ones are a shared all-zero column.
+    pub fn bind(&self, names: &[String]) -> Vec<&[f64]> {
+        names
+            .iter()
+            .map(|n| match self.columns.get(n.as_str()) {
+                Some(c) => c.as_slice(),
+                None => self.zeros.get_or_init(|| vec![0.0; self.len]).as_slice(),
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn absent_columns_read_as_zero_and_lengths_are_checked() {
+        let t = JobTable::new(3).with_column("ncpus", vec![1.0, 2.0, 3.0]).unwrap();
+        let cols = t.bind(&["ncpus".to_string(), "mem".to_string()]);
+        assert_eq!(cols[0], &[1.0, 2.0, 3.0]);
+        assert_eq!(cols[1], &[0.0, 0.0, 0.0]);
+        assert!(JobTable::new(2).with_column("x", vec![1.0]).is_err());
+    }
+}
