@@ -4,6 +4,7 @@
 mod check;
 mod eval;
 mod fairshare;
+pub mod fairshare_opts;
 mod limits;
 mod rank;
 mod replay;
