@@ -401,13 +401,14 @@ fn id_of(v: &Value) -> Option<String> {
 
 fn parse_event(e: &Value, time: i64) -> Result<RecEvent, String> {
     let o = e.as_object().ok_or("an event must be an object")?;
-    if let Some(id) = o.get("end") {
-        return Ok(RecEvent::End(id_of(id).ok_or("bad `end` id")?));
-    }
-    if let Some(id) = o.get("run") {
-        return Ok(RecEvent::Run(id_of(id).ok_or("bad `run` id")?));
-    }
+    // `submit` first: a submit event also carries a `run` (run time) field.
     let Some(id) = o.get("submit") else {
+        if let Some(id) = o.get("end") {
+            return Ok(RecEvent::End(id_of(id).ok_or("bad `end` id")?));
+        }
+        if let Some(id) = o.get("run") {
+            return Ok(RecEvent::Run(id_of(id).ok_or("bad `run` id")?));
+        }
         return Err("expected `submit`, `end` or `run`".into());
     };
     let id = id_of(id).ok_or("bad `submit` id")?;
