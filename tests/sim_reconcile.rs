@@ -116,8 +116,9 @@ fn another_formula_reports_jobs_it_would_have_started_and_rank_agreement() {
     // SJF order: D, B, C → 2 discordant pairs of 3 → tau = 1 − 4/3.
     let tau = r.per_round[4].kendall_tau.unwrap();
     assert!((tau - (-1.0 / 3.0)).abs() < 1e-12, "{tau}");
-    // B (and C) recorded; SJF would start B but not C at t=50.
-    assert_eq!(r.agreement, Some(0.5));
+    // Recorded dispatches of queued jobs: A (t=0, SJF would not), B and C (t=50, SJF would
+    // start B only) → 1 of 3.
+    assert_eq!(r.agreement, Some(1.0 / 3.0));
 }
 
 #[test]
