@@ -7,6 +7,7 @@
 pub mod catalog;
 pub mod check;
 pub mod diag;
+pub mod explain;
 pub mod interp;
 pub mod ir;
 pub mod pymath;
