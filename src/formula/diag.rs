@@ -249,7 +249,8 @@ pub fn render(source: &str, filename: &str, diagnostics: &[Diagnostic], color: b
             }
             report = report.with_label(label);
         }
-        for n in &d.notes {
+        let label_text = primary_label(d);
+        for n in d.notes.iter().filter(|n| n.as_str() != label_text) {
             if let Some(help) = n.strip_prefix("help: ") {
                 report = report.with_help(help);
             } else {
@@ -259,7 +260,27 @@ pub fn render(source: &str, filename: &str, diagnostics: &[Diagnostic], color: b
         // Writing to a Vec cannot fail; a failure would only lose this one report.
         let _ = report.finish().write(&mut cache, &mut out);
     }
-    String::from_utf8_lossy(&out).into_owned()
+    let text = String::from_utf8_lossy(&out).into_owned();
+    if color { text } else { strip_ansi(&text) }
+}
+
+/// Remove ANSI SGR sequences (ariadne colours custom report kinds even without colour).
+fn strip_ansi(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' && chars.peek() == Some(&'[') {
+            chars.next();
+            for d in chars.by_ref() {
+                if d.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// One diagnostic in the JSON shape of SPEC §6 (plus its `notes`).
@@ -298,8 +319,11 @@ pub fn check_json(
     })
 }
 
-/// The short text under the primary span.
-fn primary_label(d: &Diagnostic) -> &'static str {
+/// The short text under the primary span: a "did you mean" note, else a generic word.
+fn primary_label(d: &Diagnostic) -> &str {
+    if let Some(n) = d.notes.iter().find(|n| n.starts_with("did you mean")) {
+        return n;
+    }
     match d.severity {
         Severity::Error => "here",
         Severity::Warning => "this",

@@ -457,7 +457,11 @@ fn func_list() -> String {
 
 /// The closest candidate by edit distance, if close enough to be a plausible typo.
 pub fn suggest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
-    let limit = (name.chars().count() / 3).clamp(1, 3);
+    let len = name.chars().count();
+    if len <= 2 {
+        return None;
+    }
+    let limit = (len / 3).clamp(1, 3);
     let lower = name.to_ascii_lowercase();
     candidates
         .map(|c| (levenshtein(&lower, &c.to_ascii_lowercase()), c))
