@@ -5,6 +5,7 @@ mod check;
 mod eval;
 mod fairshare;
 pub mod fairshare_opts;
+pub mod formula_args;
 mod limits;
 mod rank;
 mod replay;
