@@ -20,7 +20,7 @@ pub struct Args {
     pub verify: bool,
     /// Another formula: reconcile it against the recording (or, with --verify, run the live
     /// scheduler with it instead of the recorded one).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub formula: Option<String>,
     /// Use an SWF trace's real schedule (start = submit + wait) as the recording.
     #[arg(long, conflicts_with = "recording")]

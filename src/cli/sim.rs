@@ -22,7 +22,7 @@ pub struct Args {
     pub trace: PathBuf,
     /// A job_sort_formula (repeat to compare several side by side; none = first come, first
     /// served). `-` reads stdin; a qmgr line `set server job_sort_formula="..."` is accepted.
-    #[arg(long = "formula")]
+    #[arg(long = "formula", allow_hyphen_values = true)]
     pub formulas: Vec<String>,
     /// Dispatch policy.
     #[arg(long, default_value = "easy", value_parser = ["strict", "easy"])]
@@ -84,13 +84,10 @@ pub fn formula_text(arg: &str) -> Result<String, String> {
     } else {
         arg.to_string()
     };
-    let t = raw.trim();
-    if let Some(rest) = t.strip_prefix("set server job_sort_formula") {
-        let v = rest.trim_start().strip_prefix('=').unwrap_or(rest).trim();
-        let v = v.strip_prefix('"').and_then(|x| x.strip_suffix('"')).unwrap_or(v);
-        return Ok(v.to_string());
-    }
-    Ok(t.to_string())
+    Ok(match jobsort::formula::check::formula_from_qmgr(&raw) {
+        Some(f) => f,
+        None => raw.trim().to_string(),
+    })
 }
 
 /// Compile formula text for the simulator (keywords of SPEC §5.2 plus custom resources).

@@ -322,9 +322,13 @@ impl Workload {
     }
 
     /// Keep only the first `n` jobs (in submit order), e.g. a CI-sized slice of a trace.
+    /// The `kept`, `walltime_from_runtime` and `killed_at_walltime` counters are recomputed
+    /// for the slice; `read` and `dropped` stay those of the whole file.
     pub fn truncate(&mut self, n: usize) {
         self.jobs.truncate(n);
         self.report.kept = self.jobs.len();
+        self.report.walltime_from_runtime = self.jobs.iter().filter(|j| !j.walltime_given).count();
+        self.report.killed_at_walltime = self.jobs.iter().filter(|j| j.walltime_given && j.run > j.walltime).count();
     }
 }
 
