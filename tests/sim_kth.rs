@@ -9,7 +9,10 @@ use jobsort::sim::workload::load;
 use jobsort::sim::{Policy, SimConfig};
 use jobsort::{Catalog, Formula};
 
-const KTH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/traces/KTH-SP2-1996-2.1-cln.swf.gz");
+const KTH: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../shared/data/traces/KTH-SP2-1996-2.1-cln.swf.gz"
+);
 
 #[test]
 fn kth_slice_easy_with_formula_and_fairshare_is_deterministic_and_verifies() {
@@ -26,11 +29,33 @@ fn kth_slice_easy_with_formula_and_fairshare_is_deterministic_and_verifies() {
         fairshare: Some(FairshareConfig::auto(AutoTree::User)),
         limits: None,
     };
-    let f = Formula::compile("fairshare_factor * 100 + eligible_time / 3600 - walltime / 86400", &Catalog::pbs()).unwrap();
+    let f = Formula::compile(
+        "fairshare_factor * 100 + eligible_time / 3600 - walltime / 86400",
+        &Catalog::pbs(),
+    )
+    .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
-    let ra = simulate(&w, &cfg, Some(&f), &RunOptions { record: Some(&a), ..Default::default() }).unwrap();
-    simulate(&w, &cfg, Some(&f), &RunOptions { record: Some(&b), ..Default::default() }).unwrap();
+    let ra = simulate(
+        &w,
+        &cfg,
+        Some(&f),
+        &RunOptions {
+            record: Some(&a),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    simulate(
+        &w,
+        &cfg,
+        Some(&f),
+        &RunOptions {
+            record: Some(&b),
+            ..Default::default()
+        },
+    )
+    .unwrap();
     let (ta, tb) = (std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
     assert_eq!(ta, tb, "recordings differ");
     // Every job ran, none before its submit, each exactly its (killed) run time.
@@ -40,6 +65,10 @@ fn kth_slice_easy_with_formula_and_fairshare_is_deterministic_and_verifies() {
         assert_eq!(e - s, j.effective_run());
     }
     assert!(ra.metrics.utilization > 0.0 && ra.metrics.utilization <= 1.0);
+    // Without recording, rounds where nothing can start skip evaluation: same schedule.
+    let quick = simulate(&w, &cfg, Some(&f), &RunOptions::default()).unwrap();
+    assert_eq!(quick.outcome.start, ra.outcome.start);
+    assert_eq!(quick.outcome.rounds, ra.outcome.rounds);
     let rec = parse_recording(&String::from_utf8(ta).unwrap(), "a.jsonl").unwrap();
     let v = verify(&rec, Some(&f)).unwrap();
     assert_eq!(v.mismatches, 0);

@@ -82,10 +82,16 @@ impl LimitState {
         let u = user as usize;
         let cap = self.caps[u];
         let mut deps = Vec::new();
-        if cap.max_running_jobs.is_some_and(|m| self.running_jobs[u] >= m) {
+        if cap
+            .max_running_jobs
+            .is_some_and(|m| self.running_jobs[u] >= m)
+        {
             deps.push(DEP_RUNNING_JOBS);
         }
-        if cap.max_cores.is_some_and(|m| self.running_cores[u] + cores > m) {
+        if cap
+            .max_cores
+            .is_some_and(|m| self.running_cores[u] + cores > m)
+        {
             deps.push(DEP_RESOURCES);
         }
         deps
@@ -109,7 +115,10 @@ mod tests {
 
     #[test]
     fn caps_hold_with_named_dependencies() {
-        let cfg = LimitsConfig::parse("[default]\nmax_running_jobs = 1\n[users.b]\nmax_cores = 4\nmax_running_jobs = 5\n").unwrap();
+        let cfg = LimitsConfig::parse(
+            "[default]\nmax_running_jobs = 1\n[users.b]\nmax_cores = 4\nmax_running_jobs = 5\n",
+        )
+        .unwrap();
         let mut s = LimitState::new(&cfg, &["a".into(), "b".into()]);
         assert!(s.check(0, 8).is_empty());
         s.on_start(0, 8);

@@ -121,16 +121,27 @@ impl PendReason {
 /// A scheduling decision about one queued job.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decision {
-    Dispatch { job: u32, alloc: Allocation },
-    Pend { job: u32, reason: PendReason },
-    Hold { job: u32, dependencies: Vec<&'static str> },
+    Dispatch {
+        job: u32,
+        alloc: Allocation,
+    },
+    Pend {
+        job: u32,
+        reason: PendReason,
+    },
+    Hold {
+        job: u32,
+        dependencies: Vec<&'static str>,
+    },
 }
 
 impl Decision {
     /// The job decided about.
     pub fn job(&self) -> u32 {
         match self {
-            Decision::Dispatch { job, .. } | Decision::Pend { job, .. } | Decision::Hold { job, .. } => *job,
+            Decision::Dispatch { job, .. }
+            | Decision::Pend { job, .. }
+            | Decision::Hold { job, .. } => *job,
         }
     }
 }
@@ -194,7 +205,10 @@ impl Source {
         }
     }
     fn is_fairshare(&self) -> bool {
-        matches!(self, Source::FsPerc | Source::FsTreeUsage | Source::FsFactor)
+        matches!(
+            self,
+            Source::FsPerc | Source::FsTreeUsage | Source::FsFactor
+        )
     }
 }
 
@@ -238,6 +252,11 @@ pub struct Simulator<'a> {
     values: Vec<f64>,
     order: Vec<u32>,
     hashing: bool,
+    /// Record every decision and the ranked queue (else only dispatches, and rounds where
+    /// nothing can start skip evaluation).
+    full: bool,
+    /// Queued jobs by total cores asked (multiset), for the "nothing can start" shortcut.
+    queued_cores: BTreeMap<u64, u32>,
     eval_errors: u64,
     series: Vec<QueuePoint>,
     keep_series: bool,
@@ -246,9 +265,16 @@ pub struct Simulator<'a> {
 impl<'a> Simulator<'a> {
     /// Set up a simulation. `jobs` must be sorted by submit time and every job must fit the
     /// idle cluster (use [`drop_oversized`] first).
-    pub fn new(jobs: &'a [SimJob], config: SimConfig, formula: Option<&'a dyn Priority>) -> Result<Simulator<'a>, SimError> {
+    pub fn new(
+        jobs: &'a [SimJob],
+        config: SimConfig,
+        formula: Option<&'a dyn Priority>,
+    ) -> Result<Simulator<'a>, SimError> {
         if config.nodes == 0 || config.cores == 0 {
-            return Err(SimError::EmptyCluster { nodes: config.nodes, cores: config.cores });
+            return Err(SimError::EmptyCluster {
+                nodes: config.nodes,
+                cores: config.cores,
+            });
         }
         let cluster = Cluster::new(config.nodes, config.cores);
         for w in jobs.windows(2) {
@@ -257,7 +283,10 @@ impl<'a> Simulator<'a> {
             }
         }
         if let Some(j) = jobs.iter().find(|j| !cluster.can_ever_fit(j.request)) {
-            return Err(SimError::TooLarge { id: j.id.clone(), request: format!("{:?}", j.request) });
+            return Err(SimError::TooLarge {
+                id: j.id.clone(),
+                request: format!("{:?}", j.request),
+            });
         }
         let (share, leaf) = match &config.fairshare {
             Some(cfg) => {
@@ -282,7 +311,9 @@ impl<'a> Simulator<'a> {
             }
             None => (None, vec![]),
         };
-        let sources: Vec<Source> = formula.map(|f| f.inputs().iter().map(|n| Source::of(n)).collect()).unwrap_or_default();
+        let sources: Vec<Source> = formula
+            .map(|f| f.inputs().iter().map(|n| Source::of(n)).collect())
+            .unwrap_or_default();
         let needs_share = sources.iter().any(Source::is_fairshare);
         let n = jobs.len();
         Ok(Simulator {
@@ -310,6 +341,8 @@ impl<'a> Simulator<'a> {
             values: Vec::new(),
             order: Vec::new(),
             hashing: false,
+            full: true,
+            queued_cores: BTreeMap::new(),
             eval_errors: 0,
             series: Vec::new(),
             keep_series: false,
@@ -320,6 +353,15 @@ impl<'a> Simulator<'a> {
     /// Compute each round's input hash (needed for recording and verification).
     pub fn with_hashing(mut self, on: bool) -> Self {
         self.hashing = on;
+        self
+    }
+
+    /// Whether rounds list every queued job and decision (default on; needed for recording
+    /// and verification). Off, a round lists only its dispatches, and a round in which no
+    /// queued job can fit the free cores skips evaluation and ranking (its queue is empty).
+    /// The schedule is the same either way.
+    pub fn with_full_rounds(mut self, on: bool) -> Self {
+        self.full = on;
         self
     }
 
@@ -381,7 +423,10 @@ impl<'a> Simulator<'a> {
             let dt = (t - last) as f64;
             if dt > 0.0 {
                 for &j in &self.running {
-                    share.accrue(self.leaf[j as usize], self.jobs[j as usize].request.total_cores() as f64 * dt);
+                    share.accrue(
+                        self.leaf[j as usize],
+                        self.jobs[j as usize].request.total_cores() as f64 * dt,
+                    );
                 }
             }
         }
@@ -392,7 +437,10 @@ impl<'a> Simulator<'a> {
                 break;
             }
             self.ends.pop();
-            round.events.push(Event { kind: EventKind::End, job: j });
+            round.events.push(Event {
+                kind: EventKind::End,
+                job: j,
+            });
             if let Some(a) = self.alloc[j as usize].take() {
                 self.cluster.release(&a);
             }
@@ -400,7 +448,10 @@ impl<'a> Simulator<'a> {
                 self.running.swap_remove(p);
             }
             if let Some(l) = self.limits.as_mut() {
-                l.on_end(self.user_of[j as usize], self.jobs[j as usize].request.total_cores());
+                l.on_end(
+                    self.user_of[j as usize],
+                    self.jobs[j as usize].request.total_cores(),
+                );
             }
             self.finished[j as usize] += 1;
         }
@@ -409,8 +460,15 @@ impl<'a> Simulator<'a> {
                 break;
             }
             let j = self.next_submit as u32;
-            round.events.push(Event { kind: EventKind::Submit, job: j });
+            round.events.push(Event {
+                kind: EventKind::Submit,
+                job: j,
+            });
             self.queue.push(j);
+            *self
+                .queued_cores
+                .entry(job.request.total_cores())
+                .or_insert(0) += 1;
             self.next_submit += 1;
         }
 
@@ -426,15 +484,25 @@ impl<'a> Simulator<'a> {
             panic!("simulator invariant broken at t={t}: {e}");
         }
 
-        self.evaluate(t);
-        self.rank();
-        round.queue.extend(self.order.iter().map(|&k| (self.queue[k as usize], self.values[k as usize])));
-
-        if self.hashing {
-            round.hash = Some(self.hash_inputs(&round));
+        // Nothing can start when the smallest queued job needs more cores than are free.
+        let may_start = self
+            .queued_cores
+            .keys()
+            .next()
+            .is_some_and(|&m| m <= self.cluster.free_total());
+        if self.full || self.hashing || may_start {
+            self.evaluate(t);
+            self.rank();
+            round.queue.extend(
+                self.order
+                    .iter()
+                    .map(|&k| (self.queue[k as usize], self.values[k as usize])),
+            );
+            if self.hashing {
+                round.hash = Some(self.hash_inputs(&round));
+            }
+            self.dispatch(t, &mut round);
         }
-
-        self.dispatch(t, &mut round);
         let started: Vec<u32> = round
             .decisions
             .iter()
@@ -445,6 +513,18 @@ impl<'a> Simulator<'a> {
             .collect();
         if !started.is_empty() {
             self.queue.retain(|j| self.start[*j as usize].is_none());
+            for &j in &started {
+                let c = self.jobs[j as usize].request.total_cores();
+                if let Some(n) = self.queued_cores.get_mut(&c) {
+                    *n -= 1;
+                    if *n == 0 {
+                        self.queued_cores.remove(&c);
+                    }
+                }
+            }
+        }
+        if !self.full {
+            round.queue.clear();
         }
         if self.keep_series {
             self.series.push(QueuePoint {
@@ -511,11 +591,13 @@ impl<'a> Simulator<'a> {
         let queue = &self.queue;
         self.order.sort_unstable_by(|&a, &b| {
             let (va, vb) = (values[a as usize] + 0.0, values[b as usize] + 0.0);
-            vb.total_cmp(&va).then(queue[a as usize].cmp(&queue[b as usize]))
+            vb.total_cmp(&va)
+                .then(queue[a as usize].cmp(&queue[b as usize]))
         });
     }
 
     fn dispatch(&mut self, t: i64, round: &mut Round) {
+        let full = self.full;
         let policy = self.config.policy;
         let threshold = self.config.threshold;
         let mut blocked = false;
@@ -524,13 +606,23 @@ impl<'a> Simulator<'a> {
         for &(j, value) in &round.queue {
             let job = &self.jobs[j as usize];
             if threshold.is_some_and(|th| value <= th) {
-                round.decisions.push(Decision::Pend { job: j, reason: PendReason::Threshold });
+                if full {
+                    round.decisions.push(Decision::Pend {
+                        job: j,
+                        reason: PendReason::Threshold,
+                    });
+                }
                 continue;
             }
             if let Some(l) = &self.limits {
                 let deps = l.check(self.user_of[j as usize], job.request.total_cores());
                 if !deps.is_empty() {
-                    round.decisions.push(Decision::Hold { job: j, dependencies: deps });
+                    if full {
+                        round.decisions.push(Decision::Hold {
+                            job: j,
+                            dependencies: deps,
+                        });
+                    }
                     continue;
                 }
             }
@@ -539,25 +631,44 @@ impl<'a> Simulator<'a> {
                 Policy::Strict => {
                     if blocked || !fits {
                         blocked = true;
-                        round.decisions.push(Decision::Pend { job: j, reason: PendReason::Resources });
+                        if !full {
+                            break;
+                        }
+                        round.decisions.push(Decision::Pend {
+                            job: j,
+                            reason: PendReason::Resources,
+                        });
                         continue;
                     }
                 }
                 Policy::Easy => match &mut reservation {
                     None if !fits => {
                         reservation = Some(self.shadow(job.request));
-                        round.decisions.push(Decision::Pend { job: j, reason: PendReason::Resources });
+                        if full {
+                            round.decisions.push(Decision::Pend {
+                                job: j,
+                                reason: PendReason::Resources,
+                            });
+                        }
                         continue;
                     }
                     None => {}
                     Some(_) if !fits => {
-                        round.decisions.push(Decision::Pend { job: j, reason: PendReason::Resources });
+                        if full {
+                            round.decisions.push(Decision::Pend {
+                                job: j,
+                                reason: PendReason::Resources,
+                            });
+                        } else if self.cluster.free_total() == 0 {
+                            break;
+                        }
                         continue;
                     }
                     Some((shadow, sfree, stotal, top)) => {
                         if t + job.walltime > *shadow {
                             // Would still run at the reservation: it must leave the top job room.
-                            let a = place(self.cluster.free(), self.cluster.free_total(), job.request);
+                            let a =
+                                place(self.cluster.free(), self.cluster.free_total(), job.request);
                             let ok = match &a {
                                 Some(a) => {
                                     let mut trial = sfree.clone();
@@ -576,7 +687,12 @@ impl<'a> Simulator<'a> {
                                 None => false,
                             };
                             if !ok {
-                                round.decisions.push(Decision::Pend { job: j, reason: PendReason::Reservation });
+                                if full {
+                                    round.decisions.push(Decision::Pend {
+                                        job: j,
+                                        reason: PendReason::Reservation,
+                                    });
+                                }
                                 continue;
                             }
                         }
@@ -585,7 +701,10 @@ impl<'a> Simulator<'a> {
             }
             let Some(a) = self.cluster.allocate(job.request) else {
                 // `fits` said yes; placement cannot fail. Treat defensively as resources.
-                round.decisions.push(Decision::Pend { job: j, reason: PendReason::Resources });
+                round.decisions.push(Decision::Pend {
+                    job: j,
+                    reason: PendReason::Resources,
+                });
                 continue;
             };
             let e = t + job.effective_run();
@@ -597,7 +716,9 @@ impl<'a> Simulator<'a> {
                 l.on_start(self.user_of[j as usize], job.request.total_cores());
             }
             self.alloc[j as usize] = Some(a.clone());
-            round.decisions.push(Decision::Dispatch { job: j, alloc: a });
+            round
+                .decisions
+                .push(Decision::Dispatch { job: j, alloc: a });
         }
     }
 
@@ -655,7 +776,11 @@ impl<'a> Simulator<'a> {
     /// Reset-and-re-sum accounting check plus per-job sanity (debug/test builds).
     pub fn check_invariants(&self, _t: i64) -> Result<(), String> {
         let mut c = Cluster::new(self.config.nodes, self.config.cores);
-        c.reset_and_resum(self.running.iter().filter_map(|&j| self.alloc[j as usize].as_ref()))?;
+        c.reset_and_resum(
+            self.running
+                .iter()
+                .filter_map(|&j| self.alloc[j as usize].as_ref()),
+        )?;
         if c != self.cluster {
             return Err("incremental free-core state differs from the re-summed one".into());
         }
@@ -686,7 +811,10 @@ impl<'a> Simulator<'a> {
     /// The outcome after the last round.
     pub fn finish(self) -> SimOutcome {
         debug_assert!(
-            self.start.iter().zip(&self.finished).all(|(s, &f)| s.is_none() || f == 1),
+            self.start
+                .iter()
+                .zip(&self.finished)
+                .all(|(s, &f)| s.is_none() || f == 1),
             "every started job finishes exactly once"
         );
         let (shares, targets) = match &self.share {
@@ -728,7 +856,10 @@ pub fn drop_oversized(w: &mut super::workload::Workload, nodes: u32, cores: u32)
     w.jobs.retain(|j| c.can_ever_fit(j.request));
     let dropped = before - w.jobs.len();
     if dropped > 0 {
-        *w.report.dropped.entry("larger than the cluster".into()).or_insert(0) += dropped;
+        *w.report
+            .dropped
+            .entry("larger than the cluster".into())
+            .or_insert(0) += dropped;
         w.report.kept = w.jobs.len();
     }
     dropped

@@ -248,15 +248,20 @@ impl ShareTree {
             if f.len() < 4 {
                 return Err(bad("expected `name id parent shares`"));
             }
-            f[1].parse::<i64>().map_err(|_| bad("id is not an integer"))?;
-            let shares: u32 = f[3].parse().map_err(|_| bad("shares is not a non-negative integer"))?;
+            f[1].parse::<i64>()
+                .map_err(|_| bad("id is not an integer"))?;
+            let shares: u32 = f[3]
+                .parse()
+                .map_err(|_| bad("shares is not a non-negative integer"))?;
             if self.by_name.contains_key(f[0]) {
                 return Err(bad(&format!("entity {} is not unique", f[0])));
             }
-            let parent = *self
-                .by_name
-                .get(f[2])
-                .ok_or_else(|| bad(&format!("parent {} of {} is not defined earlier", f[2], f[0])))?;
+            let parent = *self.by_name.get(f[2]).ok_or_else(|| {
+                bad(&format!(
+                    "parent {} of {} is not defined earlier",
+                    f[2], f[0]
+                ))
+            })?;
             self.add(f[0], Some(parent), shares);
         }
         Ok(())
@@ -323,7 +328,11 @@ impl ShareTree {
         for i in 1..self.names.len() {
             let p = self.parent[i].unwrap_or(0);
             let u = (self.usage[i] / root) as f32;
-            self.uf[i] = if p == 0 { u } else { u + (self.uf[p] - u) * self.group_perc[i] };
+            self.uf[i] = if p == 0 {
+                u
+            } else {
+                u + (self.uf[p] - u) * self.group_perc[i]
+            };
         }
         self.dirty = false;
     }
@@ -333,8 +342,16 @@ impl ShareTree {
         let i = leaf as usize;
         let perc = self.tree_perc[i];
         let uf = self.uf[i];
-        let factor = if perc == 0.0 { 0.0 } else { 2f64.powf(-(uf as f64 / perc as f64)) };
-        ShareKeywords { perc: perc as f64, tree_usage: uf as f64, factor }
+        let factor = if perc == 0.0 {
+            0.0
+        } else {
+            2f64.powf(-(uf as f64 / perc as f64))
+        };
+        ShareKeywords {
+            perc: perc as f64,
+            tree_usage: uf as f64,
+            factor,
+        }
     }
 
     /// Entity name of a node.
@@ -374,7 +391,8 @@ mod tests {
     #[test]
     fn equal_shares_usage_and_decay_follow_pbs_rules() {
         let jobs = [job("u1", "g1"), job("u2", "g1")];
-        let (mut t, leaves) = ShareTree::build(&FairshareConfig::auto(AutoTree::User), &jobs).unwrap();
+        let (mut t, leaves) =
+            ShareTree::build(&FairshareConfig::auto(AutoTree::User), &jobs).unwrap();
         // root, unknown (0 shares), u1, u2 → 0.5 each.
         assert_eq!(t.keywords(leaves[0]).perc, 0.5);
         // No usage: root usage 3 (1 + 1 + 1... every node starts at 1, leaf usage is not yet
@@ -402,7 +420,13 @@ mod tests {
         assert_eq!(t.keywords(leaves[0]).perc, 1.0);
         assert_eq!(t.keywords(leaves[1]).perc, 0.0); // under `unknown` with 0 shares
         assert_eq!(t.keywords(leaves[1]).factor, 0.0);
-        let bad = FairshareConfig { resource_group: Some("a 1 nowhere 5\n".into()), ..cfg };
-        assert_eq!(ShareTree::build(&bad, &[]).unwrap_err(), "line 1: parent nowhere of a is not defined earlier");
+        let bad = FairshareConfig {
+            resource_group: Some("a 1 nowhere 5\n".into()),
+            ..cfg
+        };
+        assert_eq!(
+            ShareTree::build(&bad, &[]).unwrap_err(),
+            "line 1: parent nowhere of a is not defined earlier"
+        );
     }
 }
