@@ -74,3 +74,25 @@ fn kth_slice_easy_with_formula_and_fairshare_is_deterministic_and_verifies() {
     assert_eq!(v.mismatches, 0);
     assert_eq!(v.rounds, ra.outcome.rounds);
 }
+
+#[test]
+fn kth_slice_strict_lazy_ranking_gives_the_recorded_schedule() {
+    // Unrecorded strict runs rank only the prefix they need; recorded runs rank everything.
+    let mut w = load(std::path::Path::new(KTH)).unwrap();
+    w.truncate(1200);
+    let cfg = SimConfig {
+        policy: Policy::Strict,
+        nodes: 100,
+        cores: 1,
+        threshold: None,
+        fairshare: Some(FairshareConfig::auto(AutoTree::User)),
+        limits: None,
+    };
+    let f = Formula::compile("fairshare_factor * 1000 - ncpus", &Catalog::pbs()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("s.jsonl");
+    let full = simulate(&w, &cfg, Some(&f), &RunOptions { record: Some(&p), ..Default::default() }).unwrap();
+    let quick = simulate(&w, &cfg, Some(&f), &RunOptions::default()).unwrap();
+    assert_eq!(quick.outcome.start, full.outcome.start);
+    assert!(full.outcome.start.iter().all(Option::is_some));
+}

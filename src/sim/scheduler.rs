@@ -492,16 +492,28 @@ impl<'a> Simulator<'a> {
             .is_some_and(|&m| m <= self.cluster.free_total());
         if self.full || self.hashing || may_start {
             self.evaluate(t);
-            self.rank();
-            round.queue.extend(
-                self.order
-                    .iter()
-                    .map(|&k| (self.queue[k as usize], self.values[k as usize])),
-            );
-            if self.hashing {
-                round.hash = Some(self.hash_inputs(&round));
+            // Strict ordering without a recording needs only the ranked prefix up to the first
+            // job that does not fit: rank the top k, widen only if all of them started.
+            let lazy = !self.full && !self.hashing && self.config.policy == Policy::Strict;
+            let mut k = if lazy { 32 } else { usize::MAX };
+            loop {
+                let n = self.queue.len();
+                self.rank((k < n).then_some(k));
+                round.queue.clear();
+                round.queue.extend(
+                    self.order
+                        .iter()
+                        .map(|&k| (self.queue[k as usize], self.values[k as usize])),
+                );
+                if self.hashing {
+                    round.hash = Some(self.hash_inputs(&round));
+                }
+                let stopped = self.dispatch(t, &mut round);
+                if stopped || k >= n {
+                    break;
+                }
+                k = k.saturating_mul(8);
             }
-            self.dispatch(t, &mut round);
         }
         let started: Vec<u32> = round
             .decisions
@@ -556,9 +568,9 @@ impl<'a> Simulator<'a> {
                     Source::Walltime => job.walltime as f64,
                     Source::Mem => job.mem,
                     Source::EligibleTime => (t - job.submit) as f64,
-                    Source::FsPerc | Source::FsTreeUsage | Source::FsFactor => match &self.share {
+                    Source::FsPerc | Source::FsTreeUsage | Source::FsFactor => match self.share.as_mut() {
                         Some(s) => {
-                            let kw = s.keywords(self.leaf[j as usize]);
+                            let kw = s.keywords_cached(self.leaf[j as usize]);
                             match src {
                                 Source::FsPerc => kw.perc,
                                 Source::FsTreeUsage => kw.tree_usage,
@@ -581,29 +593,46 @@ impl<'a> Simulator<'a> {
         self.values = ev.values;
     }
 
-    fn rank(&mut self) {
+    /// Rank the queue into `order`; with `top = Some(k)` only the first `k` (selected, then
+    /// sorted: the same prefix a full sort gives, the order being total).
+    fn rank(&mut self, top: Option<usize>) {
+        let n = self.queue.len();
+        let k = top.unwrap_or(n).min(n);
         self.order.clear();
-        self.order.extend(0..self.queue.len() as u32);
         if self.formula.is_none() {
-            return; // all values equal: submit order
+            self.order.extend(0..k as u32); // all values equal: submit order
+            return;
         }
+        self.order.extend(0..n as u32);
         let values = &self.values;
         let queue = &self.queue;
-        self.order.sort_unstable_by(|&a, &b| {
-            let (va, vb) = (values[a as usize] + 0.0, values[b as usize] + 0.0);
-            vb.total_cmp(&va)
-                .then(queue[a as usize].cmp(&queue[b as usize]))
-        });
+        let cmp = |a: &u32, b: &u32| {
+            let (va, vb) = (values[*a as usize] + 0.0, values[*b as usize] + 0.0);
+            vb.total_cmp(&va).then(queue[*a as usize].cmp(&queue[*b as usize]))
+        };
+        if k < n {
+            if k > 0 {
+                self.order.select_nth_unstable_by(k - 1, cmp);
+            }
+            self.order.truncate(k);
+        }
+        self.order.sort_unstable_by(cmp);
     }
 
-    fn dispatch(&mut self, t: i64, round: &mut Round) {
+    /// Dispatch over `round.queue`; returns whether it stopped early at a job that does not
+    /// fit (strict ordering without full rounds). Jobs already started are skipped.
+    fn dispatch(&mut self, t: i64, round: &mut Round) -> bool {
         let full = self.full;
+        let min_cores = self.queued_cores.keys().next().copied().unwrap_or(0);
         let policy = self.config.policy;
         let threshold = self.config.threshold;
         let mut blocked = false;
         // EASY reservation: (shadow time, free cores per node at the shadow time, their sum, request).
         let mut reservation: Option<(i64, Vec<u32>, u64, Request)> = None;
         for &(j, value) in &round.queue {
+            if self.start[j as usize].is_some() {
+                continue; // started earlier in this round (a widened strict prefix)
+            }
             let job = &self.jobs[j as usize];
             if threshold.is_some_and(|th| value <= th) {
                 if full {
@@ -632,7 +661,7 @@ impl<'a> Simulator<'a> {
                     if blocked || !fits {
                         blocked = true;
                         if !full {
-                            break;
+                            return true;
                         }
                         round.decisions.push(Decision::Pend {
                             job: j,
@@ -659,32 +688,41 @@ impl<'a> Simulator<'a> {
                                 job: j,
                                 reason: PendReason::Resources,
                             });
-                        } else if self.cluster.free_total() == 0 {
-                            break;
+                        } else if self.cluster.free_total() < min_cores {
+                            break; // nothing later can fit either
                         }
                         continue;
                     }
                     Some((shadow, sfree, stotal, top)) => {
                         if t + job.walltime > *shadow {
                             // Would still run at the reservation: it must leave the top job room.
-                            let a =
-                                place(self.cluster.free(), self.cluster.free_total(), job.request);
-                            let ok = match &a {
-                                Some(a) => {
-                                    let mut trial = sfree.clone();
-                                    for &(n, c) in &a.parts {
-                                        trial[n as usize] -= c;
-                                    }
-                                    let tt = *stotal - a.cores();
-                                    if fits_in(&trial, tt, *top) {
-                                        *sfree = trial;
-                                        *stotal = tt;
-                                        true
-                                    } else {
-                                        false
-                                    }
+                            let ok = if let Request::Procs(p) = *top {
+                                // Only the total matters to a `procs` request: no placement.
+                                let c = job.request.total_cores();
+                                if *stotal >= c && *stotal - c >= p as u64 {
+                                    *stotal -= c;
+                                    true
+                                } else {
+                                    false
                                 }
-                                None => false,
+                            } else {
+                                match place(self.cluster.free(), self.cluster.free_total(), job.request) {
+                                    Some(a) => {
+                                        let mut trial = sfree.clone();
+                                        for &(n, c) in &a.parts {
+                                            trial[n as usize] -= c;
+                                        }
+                                        let tt = *stotal - a.cores();
+                                        if fits_in(&trial, tt, *top) {
+                                            *sfree = trial;
+                                            *stotal = tt;
+                                            true
+                                        } else {
+                                            false
+                                        }
+                                    }
+                                    None => false,
+                                }
                             };
                             if !ok {
                                 if full {
@@ -720,6 +758,7 @@ impl<'a> Simulator<'a> {
                 .decisions
                 .push(Decision::Dispatch { job: j, alloc: a });
         }
+        false
     }
 
     /// The earliest time `req` fits given the running jobs' requested end times, and the

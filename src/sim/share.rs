@@ -146,6 +146,10 @@ pub struct ShareTree {
     decay_time: i64,
     decay_factor: f64,
     dirty: bool,
+    /// Per-node keyword cache, valid when `kw_gen[i] == generation`.
+    kw: Vec<ShareKeywords>,
+    kw_gen: Vec<u64>,
+    generation: u64,
     /// Index of `unknown` (child of root).
     unknown: usize,
 }
@@ -165,6 +169,9 @@ impl ShareTree {
             decay_time: cfg.decay_time.max(1),
             decay_factor: cfg.decay_factor,
             dirty: true,
+            kw: vec![],
+            kw_gen: vec![],
+            generation: 1,
             unknown: 1,
         };
         t.add("root", None, 0);
@@ -181,6 +188,8 @@ impl ShareTree {
         self.tree_perc.push(0.0);
         self.usage.push(1.0);
         self.uf.push(1.0);
+        self.kw.push(ShareKeywords::default());
+        self.kw_gen.push(0);
         self.by_name.insert(name.to_string(), i);
         i
     }
@@ -335,6 +344,17 @@ impl ShareTree {
             };
         }
         self.dirty = false;
+        self.generation += 1;
+    }
+
+    /// [`ShareTree::keywords`], computed once per node between refreshes.
+    pub fn keywords_cached(&mut self, leaf: u32) -> ShareKeywords {
+        let i = leaf as usize;
+        if self.kw_gen[i] != self.generation {
+            self.kw[i] = self.keywords(leaf);
+            self.kw_gen[i] = self.generation;
+        }
+        self.kw[i]
     }
 
     /// The formula keywords of a node.
