@@ -362,8 +362,14 @@ pub fn from_sshare(text: &str, file: &str) -> Result<(ShareTree, Vec<String>), F
     let Some((hl, header)) = lines.next() else {
         return Err(FairshareError::file(file, "empty sshare output"));
     };
+    // `-p` ends every field with `|`; `-P` only separates them.
+    let trailing = header.ends_with('|');
     let split = |l: &str| -> Vec<String> {
-        let l = l.strip_suffix('|').unwrap_or(l);
+        let l = if trailing {
+            l.strip_suffix('|').unwrap_or(l)
+        } else {
+            l
+        };
         l.split('|').map(str::to_string).collect()
     };
     let cols = split(header);
