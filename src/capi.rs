@@ -94,7 +94,6 @@ use std::cell::{Cell, RefCell};
 use std::ffi::{CStr, CString, c_char};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::ptr;
-use std::sync::OnceLock;
 
 /// The result of a C ABI call. `JOBSORT_STATUS_OK` (0) is success; every other value is a
 /// failure whose details are in [`jobsort_last_error`].
@@ -511,23 +510,31 @@ pub extern "C" fn jobsort_last_status() -> JobsortStatus {
 /// `"unknown evaluation error code"` for a code jobsort never writes. Static; do not free.
 #[unsafe(no_mangle)]
 pub extern "C" fn jobsort_eval_error_message(code: u8) -> *const c_char {
-    static MESSAGES: OnceLock<Vec<CString>> = OnceLock::new();
     if code == 0 {
         return c"".as_ptr();
     }
-    let messages = MESSAGES.get_or_init(|| {
-        EvalError::ALL
-            .iter()
-            .map(|e| c_string(e.message()))
-            .collect()
-    });
-    match EvalError::from_code(code) {
-        Some(e) => EvalError::ALL
-            .iter()
-            .position(|x| *x == e)
-            .and_then(|i| messages.get(i))
-            .map_or(c"unknown evaluation error code".as_ptr(), |m| m.as_ptr()),
-        None => c"unknown evaluation error code".as_ptr(),
+    EvalError::from_code(code)
+        .map_or(c"unknown evaluation error code", eval_error_c_message)
+        .as_ptr()
+}
+
+/// [`EvalError::message`] as a static C string (no allocation, so nothing for a leak
+/// checker to report; a unit test keeps the two in step).
+fn eval_error_c_message(e: EvalError) -> &'static CStr {
+    match e {
+        EvalError::FloatDivisionByZero => c"float division by zero",
+        EvalError::FloatFloorDivisionByZero => c"float floor division by zero",
+        EvalError::FloatModulo => c"float modulo",
+        EvalError::PowRange => c"(34, 'Numerical result out of range')",
+        EvalError::ZeroToNegativePower => c"0.0 cannot be raised to a negative power",
+        EvalError::NegativeToFractionalPower => {
+            c"negative number cannot be raised to a fractional power"
+        }
+        EvalError::MathDomain => c"math domain error",
+        EvalError::MathRange => c"math range error",
+        EvalError::InfinityToInteger => c"cannot convert float infinity to integer",
+        EvalError::NanToInteger => c"cannot convert float NaN to integer",
+        EvalError::NotFinite => c"formula value is not finite",
     }
 }
 

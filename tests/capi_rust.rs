@@ -218,7 +218,7 @@ fn diagnostics_through_the_c_abi_are_the_rust_diagnostics() {
     for (src, ok) in [
         ("ncpus * bogus_name + 1/0", false),
         (FORMULAS[0], true),
-        ("ncpus / walltime", true),
+        ("fair_share_perc * 2", true),
     ] {
         let rust = Formula::compile(src, &Catalog::pbs());
         assert_eq!(rust.is_ok(), ok, "{src}");
@@ -301,15 +301,18 @@ fn diagnostics_through_the_c_abi_are_the_rust_diagnostics() {
 
 #[test]
 fn deny_warnings_flag_turns_warnings_into_errors() {
-    // `ncpus / walltime` may divide by zero (walltime can be 0): a warning.
-    let src = c"ncpus / walltime";
+    // `fair_share_perc` is PBS's deprecated alias: a warning.
+    let src = "fair_share_perc * 2";
+    let rust = Formula::compile(src, &Catalog::pbs()).expect("compiles with a warning");
+    assert!(rust.diagnostics().iter().any(|d| d.severity == Severity::Warning));
+    let csrc = CString::new(src).expect("no NUL");
     // SAFETY: NUL-terminated string.
     unsafe {
-        let f = jobsort_compile_with(src.as_ptr(), ptr::null(), 0, ptr::null_mut());
+        let f = jobsort_compile_with(csrc.as_ptr(), ptr::null(), 0, ptr::null_mut());
         assert!(!f.is_null(), "{}", last_error());
         jobsort_free(f);
         let f = jobsort_compile_with(
-            src.as_ptr(),
+            csrc.as_ptr(),
             ptr::null(),
             JOBSORT_COMPILE_DENY_WARNINGS,
             ptr::null_mut(),
