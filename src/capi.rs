@@ -38,6 +38,52 @@
 //! catalog. Diagnostics lists are read-only after creation. The last-error state is per
 //! thread. Freeing a handle while another thread uses it is, as always, a bug of the caller.
 //!
+//! # The Rust API it wraps
+//! Each C entry point is a thin, checked layer over the Rust API, with the same results bit
+//! for bit: [`jobsort_catalog_new`] / [`jobsort_catalog_add_resource`] are
+//! [`Catalog::pbs`] / [`Catalog::with_resource`]; [`jobsort_compile`] is [`Formula::compile`]
+//! (the diagnostics are [`crate::Diagnostics`]); [`jobsort_eval`] is
+//! [`CompiledFormula::evaluate_columns`] (or [`CompiledFormula::evaluate`] over a
+//! [`crate::JobTable`]); [`jobsort_rank`] is [`crate::rank::rank`].
+//!
+//! ```
+//! use jobsort::rank::{RankOptions, TieBreak, rank};
+//! use jobsort::{Catalog, Formula, JobTable, ResourceType};
+//!
+//! // The names a formula may use: PBS's keywords and built-in resources, plus custom ones.
+//! let catalog = Catalog::pbs().with_resource("gpu_hours", ResourceType::Float);
+//!
+//! // Errors are data: a stable code, a message and the byte span.
+//! let source = "ncpus * gpu_hourz";
+//! let errors = Formula::compile(source, &catalog).unwrap_err();
+//! let first = errors.iter().find(|d| d.is_error()).unwrap();
+//! assert_eq!(&source[first.span.start..first.span.end], "gpu_hourz");
+//!
+//! // Compile once, keep it across scheduling cycles (it is Send + Sync).
+//! let formula = Formula::compile("ncpus + 10 * gpu_hours / walltime", &catalog)?;
+//!
+//! // Jobs as columns; a column the table lacks reads as 0 (PBS: resource not requested).
+//! let mut jobs = JobTable::new(3)
+//!     .with_column("ncpus", vec![4.0, 16.0, 1.0])?
+//!     .with_column("gpu_hours", vec![2.0, 0.0, 8.0])?
+//!     .with_column("walltime", vec![3600.0, 7200.0, 0.0])?;
+//! let evaluation = formula.evaluate(&jobs);
+//! // Job 2 divides by zero: value 0 (PBS policy) and the error, per job.
+//! assert_eq!(evaluation.values[2], 0.0);
+//! assert_eq!(evaluation.error(2).map(|e| e.message()), Some("float division by zero"));
+//!
+//! // Rank: value descending, ties by submission order.
+//! let ranked = rank(&evaluation.values, TieBreak { submit: None, ids: None }, &RankOptions::default());
+//! assert_eq!(ranked.iter().map(|r| r.index).collect::<Vec<_>>(), [1, 0, 2]);
+//!
+//! // Next cycle: update the table in place and evaluate again.
+//! jobs.column_mut("walltime").unwrap()[2] = 60.0;
+//! let evaluation = formula.evaluate(&jobs);
+//! assert_eq!(evaluation.error_count(), 0);
+//! assert_eq!(evaluation.values[2], 1.0 + 80.0 / 60.0);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! # Example (the C calls, made from Rust)
 //! ```
 //! use jobsort::capi::*;

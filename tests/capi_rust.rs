@@ -136,12 +136,8 @@ fn eval_through_the_c_abi_equals_the_rust_api_bit_for_bit() {
                 )
             };
             assert_eq!(status, JobsortStatus::Ok, "{}", last_error());
-            for i in 0..n {
-                assert_eq!(
-                    values[i].to_bits(),
-                    expected.values[i].to_bits(),
-                    "{src} flags {flags} job {i}"
-                );
+            for (i, (got, want)) in values.iter().zip(&expected.values).enumerate() {
+                assert_eq!(got.to_bits(), want.to_bits(), "{src} flags {flags} job {i}");
             }
             assert_eq!(errors, expected.errors, "{src} flags {flags}");
             // SAFETY: live handle, freed once.
@@ -304,7 +300,11 @@ fn deny_warnings_flag_turns_warnings_into_errors() {
     // `fair_share_perc` is PBS's deprecated alias: a warning.
     let src = "fair_share_perc * 2";
     let rust = Formula::compile(src, &Catalog::pbs()).expect("compiles with a warning");
-    assert!(rust.diagnostics().iter().any(|d| d.severity == Severity::Warning));
+    assert!(
+        rust.diagnostics()
+            .iter()
+            .any(|d| d.severity == Severity::Warning)
+    );
     let csrc = CString::new(src).expect("no NUL");
     // SAFETY: NUL-terminated string.
     unsafe {
