@@ -23,23 +23,30 @@ const NATIVE_LIBS: &[&str] = &[
     "-lc",
 ];
 
-/// `target/<profile>`: this test binary lives in `target/<profile>/deps/`, and cargo builds
-/// the library's staticlib and cdylib there before running integration tests.
+/// Where cargo put the library it built for this test run: this test binary lives in
+/// `target/<profile>/deps/`, and `cargo test` builds the library's staticlib and cdylib there
+/// in the same rustc run as the rlib the tests link (only `cargo build` copies them up to
+/// `target/<profile>/`, so that copy may be stale and is only a fallback).
 fn library_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("test binary path");
-    let dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>")
-        .to_path_buf();
-    for lib in ["libjobsort.a", "libjobsort.so"] {
-        assert!(
-            dir.join(lib).is_file(),
-            "{} not found: cargo builds it with the tests (crate-type staticlib + cdylib)",
-            dir.join(lib).display()
-        );
+    let deps = exe.parent().expect("target/<profile>/deps").to_path_buf();
+    let has_libs = |dir: &Path| {
+        ["libjobsort.a", "libjobsort.so"]
+            .iter()
+            .all(|l| dir.join(l).is_file())
+    };
+    if has_libs(&deps) {
+        return deps;
     }
-    dir
+    let profile = deps.parent().expect("target/<profile>").to_path_buf();
+    assert!(
+        has_libs(&profile),
+        "libjobsort.a / libjobsort.so not found in {} or {}: cargo builds them with the tests \
+         (crate-type staticlib + cdylib)",
+        deps.display(),
+        profile.display()
+    );
+    profile
 }
 
 /// Build `examples/c/<name>.c` into `out_dir`, linked statically (the `.a`) or dynamically.
@@ -66,6 +73,9 @@ fn build_c(name: &str, out_dir: &Path, dynamic: bool) -> PathBuf {
     if dynamic {
         cmd.arg(format!("-L{}", lib.display()))
             .arg("-ljobsort")
+            // DT_RPATH (not RUNPATH): found before any LD_LIBRARY_PATH, which `cargo test`
+            // points at target/<profile>, where a stale copy of the library may sit.
+            .arg("-Wl,--disable-new-dtags")
             .arg(format!("-Wl,-rpath,{}", lib.display()))
             .arg("-lm");
     } else {
@@ -86,6 +96,7 @@ fn build_c(name: &str, out_dir: &Path, dynamic: bool) -> PathBuf {
 fn run(exe: &Path, args: &[&str]) -> Output {
     Command::new(exe)
         .current_dir(MANIFEST_DIR)
+        .env_remove("LD_LIBRARY_PATH")
         .args(args)
         .output()
         .unwrap_or_else(|e| panic!("running {}: {e}", exe.display()))
