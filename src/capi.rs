@@ -336,22 +336,33 @@ impl Failure {
     }
 }
 
+// The thread-locals are reached with `try_with`: during thread teardown (a call from a TLS
+// destructor) they may be gone, and that must not panic outside the guard.
+
 fn clear_last_error() {
-    LAST_STATUS.with(|s| s.set(JobsortStatus::Ok));
-    LAST_ERROR.with(|e| *e.borrow_mut() = CString::default());
+    let _ = LAST_STATUS.try_with(|s| s.set(JobsortStatus::Ok));
+    let _ = LAST_ERROR.try_with(|e| {
+        if let Ok(mut e) = e.try_borrow_mut() {
+            *e = CString::default();
+        }
+    });
 }
 
 fn set_last_error(function: &str, failure: &Failure) {
-    LAST_STATUS.with(|s| s.set(failure.status));
-    LAST_ERROR.with(|e| *e.borrow_mut() = c_string(&format!("{function}: {}", failure.message)));
+    let _ = LAST_STATUS.try_with(|s| s.set(failure.status));
+    let _ = LAST_ERROR.try_with(|e| {
+        if let Ok(mut e) = e.try_borrow_mut() {
+            *e = c_string(&format!("{function}: {}", failure.message));
+        }
+    });
 }
 
 /// Run `body` for the entry point `function`: clear the last error, catch any panic, record
-/// a failure, and turn the result into the C return value (`on_failure` when it failed).
-fn guard<T>(function: &str, on_failure: T, body: impl FnOnce() -> Result<T, Failure>) -> T {
+/// a failure; the failure's status is returned as the error.
+fn run<T>(function: &str, body: impl FnOnce() -> Result<T, Failure>) -> Result<T, JobsortStatus> {
     clear_last_error();
     let failure = match catch_unwind(AssertUnwindSafe(body)) {
-        Ok(Ok(v)) => return v,
+        Ok(Ok(v)) => return Ok(v),
         Ok(Err(f)) => f,
         Err(payload) => {
             let what = payload
@@ -365,15 +376,24 @@ fn guard<T>(function: &str, on_failure: T, body: impl FnOnce() -> Result<T, Fail
             )
         }
     };
-    set_last_error(function, &failure);
-    on_failure
+    // Even formatting the message must not unwind out of an `extern "C"` function.
+    if catch_unwind(AssertUnwindSafe(|| set_last_error(function, &failure))).is_err() {
+        let _ = LAST_STATUS.try_with(|s| s.set(failure.status));
+    }
+    Err(failure.status)
 }
 
-/// [`guard`] for entry points that return a status.
+/// [`run`] for entry points that return a value (`on_failure` when the call failed).
+fn guard<T>(function: &str, on_failure: T, body: impl FnOnce() -> Result<T, Failure>) -> T {
+    run(function, body).unwrap_or(on_failure)
+}
+
+/// [`run`] for entry points that return a status.
 fn guard_status(function: &str, body: impl FnOnce() -> Result<(), Failure>) -> JobsortStatus {
-    // Errors are recorded by `guard`; the status is re-read from the thread-local.
-    guard(function, (), body);
-    LAST_STATUS.with(Cell::get)
+    match run(function, body) {
+        Ok(()) => JobsortStatus::Ok,
+        Err(status) => status,
+    }
 }
 
 // ------------------------------------------------------------------------------------------
@@ -541,14 +561,18 @@ pub extern "C" fn jobsort_error_message(status: i32) -> *const c_char {
 /// recent call succeeded. Valid until the next jobsort call on this thread; do not free.
 #[unsafe(no_mangle)]
 pub extern "C" fn jobsort_last_error() -> *const c_char {
-    LAST_ERROR.with(|e| e.borrow().as_ptr())
+    LAST_ERROR
+        .try_with(|e| e.try_borrow().map(|e| e.as_ptr()).ok())
+        .ok()
+        .flatten()
+        .unwrap_or(c"".as_ptr())
 }
 
 /// The status of the most recent jobsort call on this thread (`JOBSORT_STATUS_OK` when it
 /// succeeded). Useful after a constructor returned `NULL`.
 #[unsafe(no_mangle)]
 pub extern "C" fn jobsort_last_status() -> JobsortStatus {
-    LAST_STATUS.with(Cell::get)
+    LAST_STATUS.try_with(Cell::get).unwrap_or(JobsortStatus::Ok)
 }
 
 /// The message of a per-job evaluation error code from [`jobsort_eval`]'s `errors` array
