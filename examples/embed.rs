@@ -24,10 +24,9 @@ fn main() -> Result<(), Box<dyn Error>> {
     let formula = Formula::compile(FORMULA, &catalog)
         .map_err(|d| format!("the formula does not compile:\n{d}"))?;
     for d in formula.diagnostics() {
-        println!(
-            "{:?}[{}] at {}..{}: {}",
-            d.severity, d.code, d.span.start, d.span.end, d.message
-        );
+        let severity = format!("{:?}", d.severity).to_lowercase();
+        let (start, end) = (d.span.start, d.span.end);
+        println!("{severity}[{}] at {start}..{end}: {}", d.code, d.message);
     }
 
     // The queue. Each job belongs to a fairshare entity (its share and usage are per job
