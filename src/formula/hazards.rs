@@ -239,10 +239,13 @@ pub fn analyze(ir: &Ir, source: &str, catalog: &Catalog, options: &CheckOptions)
     let whole = Span::new(0, source.len());
     let root_span = ir.node(ir.root).span;
     if a.is_const[ir.root.index()] && root.is_some() {
-        if let Err(e) = interp::eval_job(ir, &[]) {
+        if let (Err(_), Ok(v)) = (
+            interp::eval_job(ir, &[]),
+            interp::eval_node(ir, ir.root, &[]),
+        ) {
             diags.push(Diagnostic::error(
                 codes::NOT_FINITE,
-                format!("the formula's value is never finite ({})", e.message()),
+                format!("the formula's value is always {v}, which is not finite: every job would get 0 and an error"),
                 root_span,
             ));
         }
@@ -687,15 +690,19 @@ impl Analyzer<'_> {
                 span,
             )
         } else {
-            Diagnostic::warning(
-                codes::MAYBE_DOMAIN,
-                format!("possible {}: {what}", err.message()),
-                span,
+            let kind = match err {
+                EvalError::MathDomain => "possible math domain error".to_string(),
+                EvalError::FloatDivisionByZero | EvalError::ZeroToNegativePower => {
+                    "possible division by zero".to_string()
+                }
+                _ => "possible error".to_string(),
+            };
+            Diagnostic::warning(codes::MAYBE_DOMAIN, format!("{kind}: {what}"), span).with_note(
+                format!(
+                    "a job for which this fails gets the value 0 and the error \"{}\"",
+                    err.message()
+                ),
             )
-            .with_note(format!(
-                "a job for which this fails gets the value 0 and the error \"{}\"",
-                err.message()
-            ))
         };
         self.emit(d);
     }
@@ -776,10 +783,6 @@ impl Analyzer<'_> {
             if certain {
                 return None;
             }
-            if base.hi < 0.0 {
-                return None;
-            }
-            base = Interval::new(0.0, base.hi);
         }
         let r = pow_interval(base, exp);
         if self.mode == Mode::Overflow && base.is_finite() && exp.is_finite() && !r.is_finite() {

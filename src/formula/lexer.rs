@@ -158,8 +158,8 @@ impl Tok<'_> {
     /// How the token reads in a message ("`+`", "the name `ncpus`").
     pub fn describe(&self) -> String {
         match self {
-            Tok::Name(n) => format!("the name `{n}`"),
-            Tok::Num(n) => format!("the number `{}`", n.value),
+            Tok::Name(n) => format!("name `{n}`"),
+            Tok::Num(n) => format!("number `{}`", n.value),
             t => format!("`{}`", t.text()),
         }
     }
@@ -434,7 +434,10 @@ pub fn parse_number(text: &str) -> Result<NumLit, String> {
     }
     let clean: String = text.chars().filter(|&c| c != '_').collect();
     if is_int && clean.len() > 1 && clean.starts_with('0') && clean.bytes().any(|c| c != b'0') {
-        return Err("leading zeros are not allowed in an integer (Python reads them as an error): write it without them".into());
+        let fixed = clean.trim_start_matches('0');
+        return Err(format!(
+            "leading zeros are not allowed in an integer (Python rejects them): write `{fixed}`"
+        ));
     }
     let value: f64 = clean
         .parse()
