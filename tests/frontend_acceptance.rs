@@ -27,7 +27,8 @@ fn division_by_an_unrequested_resource_warns() {
     let d = &c.diagnostics[0];
     assert_eq!(d.severity, Severity::Warning);
     assert!(
-        d.message.contains("ncpus is 0 when a job does not request it"),
+        d.message
+            .contains("ncpus is 0 when a job does not request it"),
         "{}",
         d.message
     );
@@ -82,7 +83,10 @@ fn hand_written_fairshare_factor_gets_the_lint() {
         assert!(lint[0].message.contains("fairshare_factor"));
     }
     assert!(!codes_of(&run("fairshare_factor")).contains(&codes::FAIRSHARE_FACTOR));
-    assert!(!codes_of(&run("pow(3, -(fairshare_tree_usage/fairshare_perc))")).contains(&codes::FAIRSHARE_FACTOR));
+    assert!(
+        !codes_of(&run("pow(3, -(fairshare_tree_usage/fairshare_perc))"))
+            .contains(&codes::FAIRSHARE_FACTOR)
+    );
 }
 
 #[test]
@@ -137,7 +141,12 @@ fn attribute_access_explains_the_fix() {
 fn unknown_names_get_suggestions() {
     let c = run("ncpu * 2");
     assert_eq!(codes_of(&c), [codes::UNKNOWN_NAME]);
-    assert!(c.diagnostics[0].notes.iter().any(|n| n == "did you mean `ncpus`?"));
+    assert!(
+        c.diagnostics[0]
+            .notes
+            .iter()
+            .any(|n| n == "did you mean `ncpus`?")
+    );
     let c = run("fair_share_factor");
     assert!(c.diagnostics[0].message.contains("`fairshare_factor`"));
     let c = run("sqr(ncpus)");
@@ -175,10 +184,20 @@ fn constant_errors_are_errors_and_possible_ones_warnings() {
     assert!(run("ncpus + (0 and 1/0)").diagnostics.is_empty());
     assert!(run("ncpus if ncpus >= 0 else 1/0").diagnostics.is_empty());
     assert_eq!(codes_of(&run("log(ncpus)")), [codes::MAYBE_DOMAIN]);
-    assert_eq!(codes_of(&run("sqrt(queue_priority)")), [codes::MAYBE_DOMAIN]);
+    assert_eq!(
+        codes_of(&run("sqrt(queue_priority)")),
+        [codes::MAYBE_DOMAIN]
+    );
     assert_eq!(codes_of(&run("2 ** walltime")), [codes::MAYBE_OVERFLOW]);
-    assert_eq!(codes_of(&run("exp(eligible_time)")), [codes::MAYBE_OVERFLOW]);
-    assert!(run("ncpus ** 2 + sqrt(walltime) + log(ncpus + 1)").diagnostics.is_empty());
+    assert_eq!(
+        codes_of(&run("exp(eligible_time)")),
+        [codes::MAYBE_OVERFLOW]
+    );
+    assert!(
+        run("ncpus ** 2 + sqrt(walltime) + log(ncpus + 1)")
+            .diagnostics
+            .is_empty()
+    );
     assert_eq!(codes_of(&run("1 + 2")), [codes::CONSTANT]);
 }
 
@@ -281,15 +300,25 @@ fn openpbs_formula_conformance_cases() {
         if kind == "formula_accept" {
             seen_accept += 1;
             if let Some((_, why)) = DELIBERATE_DIFFERENCES.iter().find(|(f, _)| *f == formula) {
-                assert!(!c.is_valid(), "{formula}: expected jobsort to reject ({why})");
+                assert!(
+                    !c.is_valid(),
+                    "{formula}: expected jobsort to reject ({why})"
+                );
                 differences_seen.push(formula);
             } else {
-                assert!(c.is_valid(), "{formula}: PBS accepts it; jobsort said {:?}", c.diagnostics);
+                assert!(
+                    c.is_valid(),
+                    "{formula}: PBS accepts it; jobsort said {:?}",
+                    c.diagnostics
+                );
                 assert!(c.ir.is_some());
             }
         } else {
             seen_reject += 1;
-            assert!(!c.is_valid(), "{formula}: PBS rejects it; jobsort accepted it");
+            assert!(
+                !c.is_valid(),
+                "{formula}: PBS rejects it; jobsort accepted it"
+            );
             // PBS's error class maps to ours.
             let want = match case["expected"]["error_code"].as_u64() {
                 Some(15124) => Some(vec![codes::UNKNOWN_NAME, codes::UNSUPPORTED]),
@@ -306,7 +335,10 @@ fn openpbs_formula_conformance_cases() {
             }
         }
     }
-    assert!(seen_accept >= 15 && seen_reject >= 7, "{seen_accept} {seen_reject}");
+    assert!(
+        seen_accept >= 15 && seen_reject >= 7,
+        "{seen_accept} {seen_reject}"
+    );
     assert_eq!(
         differences_seen.len(),
         DELIBERATE_DIFFERENCES.len(),

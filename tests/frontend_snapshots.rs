@@ -3,10 +3,10 @@
 //! `INSTA_UPDATE=always cargo test --test frontend_snapshots` (or `cargo insta review`) and
 //! review the diff of `tests/snapshots/`.
 
+use jobsort::Catalog;
 use jobsort::formula::catalog::ResourceType;
 use jobsort::formula::check::{CheckOptions, check};
 use jobsort::formula::diag::render;
-use jobsort::Catalog;
 
 /// (formula, --compat pbs)
 const CORPUS: &[(&str, bool)] = &[

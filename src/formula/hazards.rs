@@ -200,7 +200,13 @@ struct Analyzer<'a> {
     quiet: u32,
     diags: Vec<Diagnostic>,
     may_err: bool,
+    /// Steps left for narrowing; when spent, guards stop narrowing (sound, less precise),
+    /// which bounds the analysis on adversarial nestings of conditions.
+    budget: u32,
 }
+
+/// Narrowing steps per analysis run.
+const NARROW_BUDGET: u32 = 20_000;
 
 /// Analyse a checked formula: hazards as diagnostics, and the formula's value range.
 pub fn analyze(ir: &Ir, source: &str, catalog: &Catalog, options: &CheckOptions) -> Report {
@@ -221,6 +227,7 @@ pub fn analyze(ir: &Ir, source: &str, catalog: &Catalog, options: &CheckOptions)
         quiet: 0,
         diags: Vec::new(),
         may_err: false,
+        budget: NARROW_BUDGET,
     };
     let root = a.eval(ir.root, &domains);
     let mut diags = std::mem::take(&mut a.diags);
@@ -232,6 +239,7 @@ pub fn analyze(ir: &Ir, source: &str, catalog: &Catalog, options: &CheckOptions)
         .collect();
     a.mode = Mode::Overflow;
     a.may_err = false;
+    a.budget = NARROW_BUDGET;
     a.eval(ir.root, &clamped);
     diags.append(&mut a.diags);
     let may_err = may_err || a.may_err;
@@ -1072,6 +1080,10 @@ impl Analyzer<'_> {
     }
 
     fn narrow_inner(&mut self, cond: NodeId, truth: bool, env: &Env) -> Option<Env> {
+        if self.budget == 0 {
+            return Some(env.clone());
+        }
+        self.budget -= 1;
         let ic = self.eval(cond, env)?;
         if truth && !ic.can_be_truthy() || !truth && !ic.can_be_zero() {
             return None;

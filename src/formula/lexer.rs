@@ -231,6 +231,9 @@ fn unsupported_word(word: &str) -> Option<&'static str> {
     })
 }
 
+/// At most this many lexical errors are reported (garbage input would give one per byte).
+pub const MAX_LEX_ERRORS: usize = 20;
+
 /// Lex a whole formula. Returns the tokens, or every lexical error found.
 pub fn lex(source: &str) -> Result<Vec<Spanned<'_>>, Vec<Diagnostic>> {
     let mut raw: Vec<(Result<RawTok, LexError>, Span)> = Vec::new();
@@ -304,6 +307,15 @@ pub fn lex(source: &str) -> Result<Vec<Spanned<'_>>, Vec<Diagnostic>> {
     if errors.is_empty() {
         Ok(toks)
     } else {
+        if errors.len() > MAX_LEX_ERRORS {
+            let more = errors.len() - MAX_LEX_ERRORS;
+            errors.truncate(MAX_LEX_ERRORS);
+            if let Some(last) = errors.last_mut() {
+                last.notes.push(format!(
+                    "{more} more lexical errors follow and are not shown"
+                ));
+            }
+        }
         Err(errors)
     }
 }
