@@ -330,3 +330,60 @@ fn primary_label(d: &Diagnostic) -> &str {
         Severity::Note => "this",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// With byte spans rendered as bytes, the underline sits under the right characters even
+    /// after multi-byte text (ariadne's default char indexing would shift it).
+    #[test]
+    fn render_uses_byte_offsets() {
+        let src = "1 # é\n+ ncpu";
+        let start = src.find("ncpu").unwrap();
+        let d = Diagnostic::error("E0201", "unknown name `ncpu`", Span::new(start, start + 4));
+        let out = render(src, "<formula>", &[d], false);
+        let lines: Vec<&str> = out.lines().collect();
+        let i = lines.iter().position(|l| l.ends_with("+ ncpu")).unwrap();
+        let col = |s: &str, pat: char| s.chars().position(|c| c == pat);
+        let underline = lines[i + 1];
+        let first_mark = underline.chars().position(|c| c == '─' || c == '┬');
+        assert_eq!(first_mark, col(lines[i], 'n'), "{out}");
+        assert!(!out.contains('\u{1b}'));
+        let coloured = render(
+            src,
+            "<formula>",
+            &[Diagnostic::note("N0501", "n", Span::new(0, 1))],
+            true,
+        );
+        assert!(coloured.contains('\u{1b}'));
+    }
+
+    #[test]
+    fn empty_and_out_of_range_spans_render() {
+        let d = Diagnostic::error("E0104", "the formula ends too early", Span::new(7, 7));
+        assert!(render("ncpus +", "f", &[d.clone()], false).contains("ends too early"));
+        assert!(render("", "f", &[d.clone()], false).contains("ends too early"));
+        let d = Diagnostic::error("E0106", "too long", Span::new(100, 200));
+        assert!(render("ncpus", "f", &[d], false).contains("too long"));
+    }
+
+    #[test]
+    fn check_json_shape() {
+        let d = Diagnostic::warning("W0401", "possible division by zero", Span::new(9, 14));
+        let v = check_json(true, &[d], Some((0.0, f64::INFINITY)));
+        assert_eq!(
+            v,
+            serde_json::json!({
+                "valid": true,
+                "diagnostics": [{"severity": "warning", "code": "W0401",
+                    "message": "possible division by zero", "span": [9, 14], "notes": []}],
+                "range": [0.0, null],
+            })
+        );
+        assert_eq!(
+            check_json(false, &[], None)["range"],
+            serde_json::Value::Null
+        );
+    }
+}

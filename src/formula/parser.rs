@@ -86,14 +86,12 @@ fn check_parens(tokens: &[Spanned<'_>]) -> Result<(), Vec<Diagnostic>> {
                     )]);
                 }
             }
-            Tok::RParen => {
-                if open.pop().is_none() {
-                    return Err(vec![Diagnostic::error(
-                        codes::SYNTAX,
-                        "unmatched `)`: there is no `(` for it to close",
-                        Span::new(l, r),
-                    )]);
-                }
+            Tok::RParen if open.pop().is_none() => {
+                return Err(vec![Diagnostic::error(
+                    codes::SYNTAX,
+                    "unmatched `)`: there is no `(` for it to close",
+                    Span::new(l, r),
+                )]);
             }
             _ => {}
         }
