@@ -8,6 +8,7 @@ pub mod ast;
 pub mod catalog;
 pub mod check;
 pub mod diag;
+pub mod explain;
 pub mod hazards;
 pub mod interp;
 pub mod ir;
