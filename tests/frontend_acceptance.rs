@@ -262,8 +262,9 @@ const DELIBERATE_DIFFERENCES: &[(&str, &str)] = &[
     ),
     (
         "1/0 + bogus",
-        "PBS's validation run stops at the ZeroDivisionError and ignores it; jobsort \
-         reports the constant division by zero and the unknown name",
+        "PBS's validation run stops at the ZeroDivisionError and ignores it, never \
+         looking `bogus` up; jobsort rejects the unknown name (a formula without it would \
+         still be rejected for the constant division by zero)",
     ),
     (
         "ncpus=1",
