@@ -319,15 +319,37 @@ pub fn check_json(
     })
 }
 
-/// The short text under the primary span: a "did you mean" note, else a generic word.
+/// The short text under the primary span: a "did you mean" note, else a word per code.
 fn primary_label(d: &Diagnostic) -> &str {
     if let Some(n) = d.notes.iter().find(|n| n.starts_with("did you mean")) {
         return n;
     }
-    match d.severity {
-        Severity::Error => "here",
-        Severity::Warning => "this",
-        Severity::Note => "this",
+    match d.code {
+        codes::UNEXPECTED_CHAR | codes::UNSUPPORTED => "not supported",
+        codes::BAD_NUMBER => "malformed number",
+        codes::TOO_DEEP => "too deep",
+        codes::TOO_LONG => "too long",
+        codes::UNKNOWN_NAME => "unknown name",
+        codes::INVALID_TYPE => "not numeric",
+        codes::UNKNOWN_FUNCTION => "unknown function",
+        codes::ARITY => "wrong number of arguments",
+        codes::NOT_A_FUNCTION => "not a function",
+        codes::FUNCTION_AS_VALUE => "a function",
+        codes::ROUND_DIGITS => "not an integer literal",
+        codes::DIV_ZERO | codes::ALWAYS_FAILS => "always fails",
+        codes::NOT_FINITE => "not finite",
+        codes::MAYBE_DIV_ZERO => "can be 0",
+        codes::MAYBE_DOMAIN => "can fail",
+        codes::MAYBE_OVERFLOW => "can overflow",
+        codes::CONSTANT => "no job attribute",
+        codes::DEPRECATED => "deprecated",
+        codes::SHADOWED => "a math name in PBS",
+        codes::FAIRSHARE_FACTOR => "fairshare_factor",
+        codes::FLOAT32 => "can exceed 2^24",
+        _ => match d.severity {
+            Severity::Error => "here",
+            Severity::Warning | Severity::Note => "this",
+        },
     }
 }
 
