@@ -214,6 +214,9 @@ fn render_range(source: &str, span: Span) -> std::ops::Range<usize> {
     start..end
 }
 
+/// At most this many diagnostics are rendered as code frames; the rest are counted.
+pub const MAX_RENDERED: usize = 50;
+
 /// Render diagnostics as ariadne code frames (byte-offset spans, so correct under non-ASCII
 /// input). `filename` labels the frame (`<formula>`, a path); `color` adds ANSI colours —
 /// the caller decides (the CLI: only on a terminal and never when `NO_COLOR` is set).
@@ -221,7 +224,7 @@ pub fn render(source: &str, filename: &str, diagnostics: &[Diagnostic], color: b
     use ariadne::{Color, Config, IndexType, Label as ALabel, Report, ReportKind, Source};
     let mut out = Vec::new();
     let mut cache = (filename, Source::from(source));
-    for d in diagnostics {
+    for d in diagnostics.iter().take(MAX_RENDERED) {
         let (kind, colour) = match d.severity {
             Severity::Error => (ReportKind::Error, Color::Red),
             Severity::Warning => (ReportKind::Warning, Color::Yellow),
@@ -260,7 +263,13 @@ pub fn render(source: &str, filename: &str, diagnostics: &[Diagnostic], color: b
         // Writing to a Vec cannot fail; a failure would only lose this one report.
         let _ = report.finish().write(&mut cache, &mut out);
     }
-    let text = String::from_utf8_lossy(&out).into_owned();
+    let mut text = String::from_utf8_lossy(&out).into_owned();
+    if diagnostics.len() > MAX_RENDERED {
+        text.push_str(&format!(
+            "... and {} more diagnostics not shown (--format json lists them all)\n",
+            diagnostics.len() - MAX_RENDERED
+        ));
+    }
     if color { text } else { strip_ansi(&text) }
 }
 
@@ -388,6 +397,16 @@ mod tests {
         assert!(render("", "f", &[d.clone()], false).contains("ends too early"));
         let d = Diagnostic::error("E0106", "too long", Span::new(100, 200));
         assert!(render("ncpus", "f", &[d], false).contains("too long"));
+    }
+
+    #[test]
+    fn rendering_is_capped() {
+        let d = Diagnostic::warning("W0401", "w", Span::new(0, 1));
+        let out = render("x", "f", &vec![d; MAX_RENDERED + 7], false);
+        assert!(
+            out.ends_with("... and 7 more diagnostics not shown (--format json lists them all)\n")
+        );
+        assert_eq!(out.matches("[W0401]").count(), MAX_RENDERED);
     }
 
     #[test]
