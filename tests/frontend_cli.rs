@@ -13,12 +13,7 @@ fn jobsort(args: &[&str], stdin: Option<&str>) -> Output {
         .stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("run jobsort");
     if let Some(s) = stdin {
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(s.as_bytes())
-            .unwrap();
+        child.stdin.take().unwrap().write_all(s.as_bytes()).unwrap();
     } else {
         drop(child.stdin.take());
     }
@@ -85,7 +80,12 @@ fn compat_pbs_note() {
 #[test]
 fn formula_starting_with_minus_and_after_double_dash() {
     let out = jobsort(&["check", "-walltime"], None);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let (code, v) = json(&["--", "-walltime"]);
     assert_eq!(code, 0);
     assert_eq!(v["range"], serde_json::json!([null, 0.0]));
@@ -99,7 +99,11 @@ fn formula_from_stdin_file_and_qmgr_line() {
     assert_eq!(out.status.code(), Some(0));
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("formula.txt");
-    std::fs::write(&f, "set server job_sort_formula=\"walltime/ncpus if ncpus > 0 else 0\"\n").unwrap();
+    std::fs::write(
+        &f,
+        "set server job_sort_formula=\"walltime/ncpus if ncpus > 0 else 0\"\n",
+    )
+    .unwrap();
     let (code, v) = json(&["--file", f.to_str().unwrap()]);
     assert_eq!(code, 0, "{v}");
     assert!(v["diagnostics"].as_array().unwrap().is_empty());
@@ -116,7 +120,13 @@ fn formula_from_stdin_file_and_qmgr_line() {
 fn custom_resources_from_flags_and_resourcedef() {
     let (code, _) = json(&["paws + bias"]);
     assert_eq!(code, 1);
-    let (code, _) = json(&["--resource", "paws:float", "--resource", "bias:long", "paws + bias"]);
+    let (code, _) = json(&[
+        "--resource",
+        "paws:float",
+        "--resource",
+        "bias:long",
+        "paws + bias",
+    ]);
     assert_eq!(code, 0);
     let (code, v) = json(&["--resource", "flag:boolean", "flag + 1"]);
     assert_eq!(code, 1);
@@ -127,10 +137,19 @@ fn custom_resources_from_flags_and_resourcedef() {
     let (code, _) = json(&["--resourcedef", rd.to_str().unwrap(), "paws + bias"]);
     assert_eq!(code, 0);
     std::fs::write(&rd, "paws type=float\nbias type=complex\n").unwrap();
-    let out = jobsort(&["check", "--resourcedef", rd.to_str().unwrap(), "paws"], None);
+    let out = jobsort(
+        &["check", "--resourcedef", rd.to_str().unwrap(), "paws"],
+        None,
+    );
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains(&format!("{}:2: unknown resource type `complex`", rd.display())), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{}:2: unknown resource type `complex`",
+            rd.display()
+        )),
+        "{err}"
+    );
     let out = jobsort(&["check", "--resource", "nocolon", "ncpus"], None);
     assert_eq!(out.status.code(), Some(2));
 }
@@ -138,8 +157,18 @@ fn custom_resources_from_flags_and_resourcedef() {
 #[test]
 fn usage_errors_exit_2() {
     assert_eq!(jobsort(&["check"], None).status.code(), Some(2));
-    assert_eq!(jobsort(&["check", "--format", "xml", "ncpus"], None).status.code(), Some(2));
-    assert_eq!(jobsort(&["check", "--compat", "slurm", "ncpus"], None).status.code(), Some(2));
+    assert_eq!(
+        jobsort(&["check", "--format", "xml", "ncpus"], None)
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        jobsort(&["check", "--compat", "slurm", "ncpus"], None)
+            .status
+            .code(),
+        Some(2)
+    );
 }
 
 #[test]
@@ -148,9 +177,17 @@ fn text_output_renders_on_stderr_without_colour() {
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty(), "text mode writes nothing to stdout");
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("[E0103] Error: attribute access such as `math.sqrt` is not supported: write `sqrt(x)`"), "{err}");
+    assert!(
+        err.contains(
+            "[E0103] Error: attribute access such as `math.sqrt` is not supported: write `sqrt(x)`"
+        ),
+        "{err}"
+    );
     assert!(err.contains("math.sqrt(ncpus)"));
-    assert!(!err.contains('\u{1b}'), "NO_COLOR and no terminal: no colour");
+    assert!(
+        !err.contains('\u{1b}'),
+        "NO_COLOR and no terminal: no colour"
+    );
     assert!(err.contains("invalid: 1 error"));
     let out = jobsort(&["check", "walltime/ncpus if ncpus > 0 else 0"], None);
     let err = String::from_utf8_lossy(&out.stderr);

@@ -393,8 +393,8 @@ mod tests {
     #[test]
     fn empty_and_out_of_range_spans_render() {
         let d = Diagnostic::error("E0104", "the formula ends too early", Span::new(7, 7));
-        assert!(render("ncpus +", "f", &[d.clone()], false).contains("ends too early"));
-        assert!(render("", "f", &[d.clone()], false).contains("ends too early"));
+        assert!(render("ncpus +", "f", std::slice::from_ref(&d), false).contains("ends too early"));
+        assert!(render("", "f", std::slice::from_ref(&d), false).contains("ends too early"));
         let d = Diagnostic::error("E0106", "too long", Span::new(100, 200));
         assert!(render("ncpus", "f", &[d], false).contains("too long"));
     }
