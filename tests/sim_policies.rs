@@ -1,7 +1,7 @@
 //! Text formulas through the front end, threshold, limits (held jobs) and fairshare in the
 //! simulation.
 
-use jobsort::sim::limit::LimitsConfig;
+use jobsort::sim::limit::LimitsSpec;
 use jobsort::sim::run::{RunOptions, simulate};
 use jobsort::sim::scheduler::{Decision, PendReason, Simulator};
 use jobsort::sim::share::{AutoTree, FairshareConfig};
@@ -91,29 +91,27 @@ fn jobs_at_or_under_the_threshold_pend_and_do_not_block() {
 
 #[test]
 fn limits_hold_jobs_with_named_dependencies_without_blocking_others() {
-    // 4 cores; user 1 may run one job at a time. Jobs 1, 2 (user 1) and 3 (user 2) at t=0.
-    let w = swf(&[
-        (1, 0, 10, 1, 10, 1),
-        (2, 0, 10, 1, 10, 1),
-        (3, 0, 10, 1, 10, 2),
-    ]);
-    let limits = LimitsConfig::parse("[users.u1]\nmax_running_jobs = 1\n").unwrap();
-    let c = SimConfig {
-        limits: Some(limits),
-        ..cfg(Policy::Strict, 4)
+    // 4 cores; flux-accounting limits: u1 may run one job at a time (u2 is not listed: it
+    // gets an unlimited association). Job 1 (u1) at t=0; jobs 2 (u1) and 3 (u2) at t=1, when
+    // job 1 runs: 2 is held at submit with `max-running-jobs-user-limit`, 3 starts. Job 1
+    // ends at 10; the release pass frees 2, which starts then.
+    let w = swf(&[(1, 0, 10, 1, 10, 1), (2, 1, 10, 1, 10, 1), (3, 1, 10, 1, 10, 2)]);
+    let limits = LimitsSpec {
+        name: "limits.toml".into(),
+        text: "[[association]]\nuser = \"u1\"\nbank = \"A\"\nmax_running_jobs = 1\n".into(),
+        reject_unknown_users: false,
     };
+    let c = SimConfig { limits: Some(limits.clone()), ..cfg(Policy::Strict, 4) };
     let mut sim = Simulator::new(&w.jobs, c, None).unwrap();
-    let first = sim.step().unwrap().decisions.clone();
-    assert_eq!(
-        first[1],
-        Decision::Hold {
-            job: 1,
-            dependencies: vec!["max-running-jobs-user-limit"]
-        }
-    );
-    assert!(matches!(first[2], Decision::Dispatch { job: 2, .. }));
+    sim.step().unwrap();
+    let second = sim.step().unwrap().decisions.clone();
+    assert_eq!(second[0], Decision::Hold { job: 1, dependencies: vec!["max-running-jobs-user-limit"] });
+    assert!(matches!(second[1], Decision::Dispatch { job: 2, .. }));
     while sim.step().is_some() {}
-    assert_eq!(sim.finish().start, [Some(0), Some(10), Some(0)]);
+    assert_eq!(sim.finish().start, [Some(0), Some(10), Some(1)]);
+    // flux behaviour for unlisted users: their jobs are rejected and never run.
+    let c = SimConfig { limits: Some(LimitsSpec { reject_unknown_users: true, ..limits }), ..cfg(Policy::Strict, 4) };
+    assert_eq!(starts(&w, &c, None), [Some(0), Some(10), None]);
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! `jobsort sim`: simulate a trace under one or more formulas, side by side.
 
 use jobsort::formula::catalog::{Catalog, ResourceType};
-use jobsort::sim::limit::LimitsConfig;
+use jobsort::sim::limit::LimitsSpec;
 use jobsort::sim::plot::{PlotRun, render_svg};
 use jobsort::sim::run::{RunOptions, RunResult, simulate};
 use jobsort::sim::scheduler::drop_oversized;
@@ -54,9 +54,13 @@ pub struct Args {
     /// Shares of `unknown` in a resource_group tree.
     #[arg(long = "unknown-shares", default_value_t = 0)]
     pub unknown_shares: u32,
-    /// Per-user limits (TOML or JSON).
+    /// flux-accounting limits file (TOML or JSON, as `jobsort limits`). Users it does not
+    /// list get an unlimited association unless --reject-unknown-users.
     #[arg(long)]
     pub limits: Option<PathBuf>,
+    /// With --limits: reject jobs of users without an association (flux behaviour).
+    #[arg(long = "reject-unknown-users")]
+    pub reject_unknown_users: bool,
     /// Write a recording (JSON lines). With several formulas, FILE gets `.1`, `.2`, ...
     /// before its extension.
     #[arg(long)]
@@ -259,11 +263,19 @@ pub fn run(args: Args) -> ExitCode {
     };
     let limits = match &args.limits {
         None => None,
-        Some(p) => match std::fs::read_to_string(p)
-            .map_err(|e| e.to_string())
-            .and_then(|t| LimitsConfig::parse(&t))
-        {
-            Ok(l) => Some(l),
+        Some(p) => match std::fs::read_to_string(p) {
+            Ok(text) => {
+                let spec = LimitsSpec {
+                    name: p.display().to_string(),
+                    text,
+                    reject_unknown_users: args.reject_unknown_users,
+                };
+                // Check it now so a bad file is reported once, before any run.
+                if let Err(e) = jobsort::limits::LimitsConfig::parse(&spec.name, &spec.text) {
+                    return fail(EXIT_INVALID, e);
+                }
+                Some(spec)
+            }
             Err(e) => return fail(EXIT_INVALID, format!("{}: {e}", p.display())),
         },
     };

@@ -5,7 +5,7 @@
 //! Same inputs ⇒ byte-identical recording: field order is fixed, numbers are written by
 //! `serde_json` (shortest round-trip form), nothing depends on hash-map order or the clock.
 
-use super::limit::LimitsConfig;
+use super::limit::LimitsSpec;
 use super::scheduler::{Decision, EventKind, PendReason, Policy, Round, SimConfig};
 use super::share::FairshareConfig;
 use super::workload::{Request, SimJob};
@@ -50,7 +50,7 @@ pub struct Header {
     pub cluster: ClusterInfo,
     pub threshold: Option<f64>,
     pub fairshare: Option<FairshareConfig>,
-    pub limits: Option<LimitsConfig>,
+    pub limits: Option<LimitsSpec>,
 }
 
 impl Header {

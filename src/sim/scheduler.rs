@@ -26,7 +26,7 @@
 //! name reads the job's resource of that name (0 when absent).
 
 use super::cluster::{Allocation, Cluster, fits_in, place};
-use super::limit::{LimitState, LimitsConfig};
+use super::limit::{Admission, LimitState, LimitsSpec};
 use super::priority::Priority;
 use super::share::{FairshareConfig, ShareTree};
 use super::workload::{Request, SimJob};
@@ -71,7 +71,8 @@ pub struct SimConfig {
     /// `job_sort_formula_threshold`: jobs with value ≤ this are not run.
     pub threshold: Option<f64>,
     pub fairshare: Option<FairshareConfig>,
-    pub limits: Option<LimitsConfig>,
+    /// flux-accounting limits (the limits file text).
+    pub limits: Option<LimitsSpec>,
 }
 
 /// Kinds of events, in tie order.
@@ -219,6 +220,8 @@ pub enum SimError {
     EmptyCluster { nodes: u32, cores: u32 },
     #[error("fairshare tree: {0}")]
     Fairshare(String),
+    #[error("limits: {0}")]
+    Limits(String),
     #[error("the jobs must be sorted by submit time (job `{0}` is out of order)")]
     Unsorted(String),
     #[error("job `{id}` asks for more than the cluster has ({request})")]
@@ -245,7 +248,8 @@ pub struct Simulator<'a> {
     share: Option<ShareTree>,
     leaf: Vec<u32>,
     limits: Option<LimitState>,
-    user_of: Vec<u32>,
+    /// Jobs rejected at submit by a hard limit.
+    rejected: Vec<bool>,
     sources: Vec<Source>,
     needs_share: bool,
     columns: Vec<Vec<f64>>,
@@ -295,21 +299,9 @@ impl<'a> Simulator<'a> {
             }
             None => (None, vec![]),
         };
-        let (limits, user_of) = match &config.limits {
-            Some(cfg) => {
-                let mut names: Vec<String> = Vec::new();
-                let mut idx: BTreeMap<&str, u32> = BTreeMap::new();
-                let mut user_of = Vec::with_capacity(jobs.len());
-                for j in jobs {
-                    let id = *idx.entry(j.user.as_str()).or_insert_with(|| {
-                        names.push(j.user.clone());
-                        names.len() as u32 - 1
-                    });
-                    user_of.push(id);
-                }
-                (Some(LimitState::new(cfg, &names)), user_of)
-            }
-            None => (None, vec![]),
+        let limits = match &config.limits {
+            Some(spec) => Some(LimitState::new(spec, jobs, config.cores).map_err(SimError::Limits)?),
+            None => None,
         };
         let sources: Vec<Source> = formula
             .map(|f| f.inputs().iter().map(|n| Source::of(n)).collect())
@@ -334,7 +326,7 @@ impl<'a> Simulator<'a> {
             share,
             leaf,
             limits,
-            user_of,
+            rejected: vec![false; n],
             columns: vec![Vec::new(); sources.len()],
             sources,
             needs_share,
@@ -448,10 +440,7 @@ impl<'a> Simulator<'a> {
                 self.running.swap_remove(p);
             }
             if let Some(l) = self.limits.as_mut() {
-                l.on_end(
-                    self.user_of[j as usize],
-                    self.jobs[j as usize].request.total_cores(),
-                );
+                l.on_end(&self.jobs[j as usize].id);
             }
             self.finished[j as usize] += 1;
         }
@@ -464,6 +453,13 @@ impl<'a> Simulator<'a> {
                 kind: EventKind::Submit,
                 job: j,
             });
+            if let Some(l) = self.limits.as_mut()
+                && let Admission::Rejected(_) = l.submit(job)
+            {
+                self.rejected[j as usize] = true;
+                self.next_submit += 1;
+                continue;
+            }
             self.queue.push(j);
             *self
                 .queued_cores
@@ -644,7 +640,7 @@ impl<'a> Simulator<'a> {
                 continue;
             }
             if let Some(l) = &self.limits {
-                let deps = l.check(self.user_of[j as usize], job.request.total_cores());
+                let deps = l.holds(&job.id);
                 if !deps.is_empty() {
                     if full {
                         round.decisions.push(Decision::Hold {
@@ -751,7 +747,7 @@ impl<'a> Simulator<'a> {
             self.ends.push(Reverse((e, j)));
             self.running.push(j);
             if let Some(l) = self.limits.as_mut() {
-                l.on_start(self.user_of[j as usize], job.request.total_cores());
+                l.on_start(&job.id);
             }
             self.alloc[j as usize] = Some(a.clone());
             round

@@ -16,7 +16,6 @@
 
 use crate::fairshare::pbs::{ParseOptions, PbsTree};
 use super::workload::SimJob;
-use std::collections::BTreeMap;
 
 /// How jobs map to share-tree entities and how the tree is built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
