@@ -91,7 +91,16 @@ fn kth_slice_strict_lazy_ranking_gives_the_recorded_schedule() {
     let f = Formula::compile("fairshare_factor * 1000 - ncpus", &Catalog::pbs()).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("s.jsonl");
-    let full = simulate(&w, &cfg, Some(&f), &RunOptions { record: Some(&p), ..Default::default() }).unwrap();
+    let full = simulate(
+        &w,
+        &cfg,
+        Some(&f),
+        &RunOptions {
+            record: Some(&p),
+            ..Default::default()
+        },
+    )
+    .unwrap();
     let quick = simulate(&w, &cfg, Some(&f), &RunOptions::default()).unwrap();
     assert_eq!(quick.outcome.start, full.outcome.start);
     assert!(full.outcome.start.iter().all(Option::is_some));

@@ -95,22 +95,41 @@ fn limits_hold_jobs_with_named_dependencies_without_blocking_others() {
     // gets an unlimited association). Job 1 (u1) at t=0; jobs 2 (u1) and 3 (u2) at t=1, when
     // job 1 runs: 2 is held at submit with `max-running-jobs-user-limit`, 3 starts. Job 1
     // ends at 10; the release pass frees 2, which starts then.
-    let w = swf(&[(1, 0, 10, 1, 10, 1), (2, 1, 10, 1, 10, 1), (3, 1, 10, 1, 10, 2)]);
+    let w = swf(&[
+        (1, 0, 10, 1, 10, 1),
+        (2, 1, 10, 1, 10, 1),
+        (3, 1, 10, 1, 10, 2),
+    ]);
     let limits = LimitsSpec {
         name: "limits.toml".into(),
         text: "[[association]]\nuser = \"u1\"\nbank = \"A\"\nmax_running_jobs = 1\n".into(),
         reject_unknown_users: false,
     };
-    let c = SimConfig { limits: Some(limits.clone()), ..cfg(Policy::Strict, 4) };
+    let c = SimConfig {
+        limits: Some(limits.clone()),
+        ..cfg(Policy::Strict, 4)
+    };
     let mut sim = Simulator::new(&w.jobs, c, None).unwrap();
     sim.step().unwrap();
     let second = sim.step().unwrap().decisions.clone();
-    assert_eq!(second[0], Decision::Hold { job: 1, dependencies: vec!["max-running-jobs-user-limit"] });
+    assert_eq!(
+        second[0],
+        Decision::Hold {
+            job: 1,
+            dependencies: vec!["max-running-jobs-user-limit"]
+        }
+    );
     assert!(matches!(second[1], Decision::Dispatch { job: 2, .. }));
     while sim.step().is_some() {}
     assert_eq!(sim.finish().start, [Some(0), Some(10), Some(1)]);
     // flux behaviour for unlisted users: their jobs are rejected and never run.
-    let c = SimConfig { limits: Some(LimitsSpec { reject_unknown_users: true, ..limits }), ..cfg(Policy::Strict, 4) };
+    let c = SimConfig {
+        limits: Some(LimitsSpec {
+            reject_unknown_users: true,
+            ..limits
+        }),
+        ..cfg(Policy::Strict, 4)
+    };
     assert_eq!(starts(&w, &c, None), [Some(0), Some(10), None]);
 }
 

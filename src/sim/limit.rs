@@ -14,7 +14,9 @@
 //!   [`LimitsSpec::reject_unknown_users`] is set.
 
 use super::workload::{Request, SimJob};
-use crate::limits::{AssocConfig, AssocLimits, INT_MAX, JobSpec, JobState, LimitEngine, LimitsConfig, SubmitOutcome};
+use crate::limits::{
+    AssocConfig, AssocLimits, INT_MAX, JobSpec, JobState, LimitEngine, LimitsConfig, SubmitOutcome,
+};
 use std::collections::BTreeSet;
 
 /// The limits of a simulation as recorded: the limits file text (TOML or JSON, the format
@@ -47,9 +49,14 @@ pub struct LimitState {
 
 impl LimitState {
     /// Load the limits and add associations for the workload's unlisted users.
-    pub fn new(spec: &LimitsSpec, jobs: &[SimJob], cores_per_node: u32) -> Result<LimitState, String> {
+    pub fn new(
+        spec: &LimitsSpec,
+        jobs: &[SimJob],
+        cores_per_node: u32,
+    ) -> Result<LimitState, String> {
         let cfg = LimitsConfig::parse(&spec.name, &spec.text).map_err(|e| e.to_string())?;
-        let mut engine = LimitEngine::from_config(&cfg).map_err(|e| format!("{}: {e}", spec.name))?;
+        let mut engine =
+            LimitEngine::from_config(&cfg).map_err(|e| format!("{}: {e}", spec.name))?;
         if !spec.reject_unknown_users {
             let users: BTreeSet<&str> = jobs.iter().map(|j| j.user.as_str()).collect();
             for u in users {
@@ -69,11 +76,16 @@ impl LimitState {
                             ..AssocLimits::default()
                         },
                     };
-                    engine.add_association(&a).map_err(|e| format!("{}: user {u}: {e}", spec.name))?;
+                    engine
+                        .add_association(&a)
+                        .map_err(|e| format!("{}: user {u}: {e}", spec.name))?;
                 }
             }
         }
-        Ok(LimitState { engine, cores_per_node: cores_per_node.max(1) })
+        Ok(LimitState {
+            engine,
+            cores_per_node: cores_per_node.max(1),
+        })
     }
 
     /// A job was submitted.
@@ -155,7 +167,10 @@ mod tests {
         assert_eq!(s.submit(&jobs[2]), Admission::Ready);
         s.on_end("1");
         assert!(s.holds("2").is_empty());
-        let strict = LimitsSpec { reject_unknown_users: true, ..spec };
+        let strict = LimitsSpec {
+            reject_unknown_users: true,
+            ..spec
+        };
         let mut s = LimitState::new(&strict, &jobs, 1).unwrap();
         assert!(matches!(s.submit(&jobs[2]), Admission::Rejected(_)));
     }

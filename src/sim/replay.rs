@@ -528,14 +528,13 @@ fn would_start(
                 }
                 None => {}
                 Some(_) if !fits => continue,
-                Some((st, extra)) => {
-                    if t + jobs[i].walltime > st {
-                        if need > extra {
-                            continue;
-                        }
-                        shadow = Some((st, extra - need));
+                Some((st, extra)) if t + jobs[i].walltime > st => {
+                    if need > extra {
+                        continue;
                     }
+                    shadow = Some((st, extra - need));
                 }
+                Some(_) => {}
             },
         }
         free -= need;
@@ -623,7 +622,9 @@ fn inversions(v: &mut [usize]) -> u64 {
 /// trace with recorded waits. Jobs without a recorded start are never dispatched (they show
 /// up as uncaptured). Ends use the trace's run time.
 pub fn recording_from_trace(w: &Workload, config: &SimConfig) -> Recording {
-    let mut at: BTreeMap<i64, (Vec<usize>, Vec<usize>, Vec<usize>)> = BTreeMap::new();
+    // Per time: (ends, submits, starts) as job indices.
+    type AtTime = (Vec<usize>, Vec<usize>, Vec<usize>);
+    let mut at: BTreeMap<i64, AtTime> = BTreeMap::new();
     for (i, j) in w.jobs.iter().enumerate() {
         at.entry(j.submit).or_default().1.push(i);
         if let Some(s) = j.recorded_start {

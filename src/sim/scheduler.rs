@@ -300,7 +300,9 @@ impl<'a> Simulator<'a> {
             None => (None, vec![]),
         };
         let limits = match &config.limits {
-            Some(spec) => Some(LimitState::new(spec, jobs, config.cores).map_err(SimError::Limits)?),
+            Some(spec) => {
+                Some(LimitState::new(spec, jobs, config.cores).map_err(SimError::Limits)?)
+            }
             None => None,
         };
         let sources: Vec<Source> = formula
@@ -564,17 +566,19 @@ impl<'a> Simulator<'a> {
                     Source::Walltime => job.walltime as f64,
                     Source::Mem => job.mem,
                     Source::EligibleTime => (t - job.submit) as f64,
-                    Source::FsPerc | Source::FsTreeUsage | Source::FsFactor => match self.share.as_mut() {
-                        Some(s) => {
-                            let kw = s.keywords_cached(self.leaf[j as usize]);
-                            match src {
-                                Source::FsPerc => kw.perc,
-                                Source::FsTreeUsage => kw.tree_usage,
-                                _ => kw.factor,
+                    Source::FsPerc | Source::FsTreeUsage | Source::FsFactor => {
+                        match self.share.as_mut() {
+                            Some(s) => {
+                                let kw = s.keywords_cached(self.leaf[j as usize]);
+                                match src {
+                                    Source::FsPerc => kw.perc,
+                                    Source::FsTreeUsage => kw.tree_usage,
+                                    _ => kw.factor,
+                                }
                             }
+                            None => 0.0,
                         }
-                        None => 0.0,
-                    },
+                    }
                     Source::QueuePriority => job.queue_priority,
                     Source::Const(c) => *c,
                     Source::Nodect => job.request.node_count() as f64,
@@ -604,7 +608,8 @@ impl<'a> Simulator<'a> {
         let queue = &self.queue;
         let cmp = |a: &u32, b: &u32| {
             let (va, vb) = (values[*a as usize] + 0.0, values[*b as usize] + 0.0);
-            vb.total_cmp(&va).then(queue[*a as usize].cmp(&queue[*b as usize]))
+            vb.total_cmp(&va)
+                .then(queue[*a as usize].cmp(&queue[*b as usize]))
         };
         if k < n {
             if k > 0 {
@@ -689,48 +694,48 @@ impl<'a> Simulator<'a> {
                         }
                         continue;
                     }
-                    Some((shadow, sfree, stotal, top)) => {
-                        if t + job.walltime > *shadow {
-                            // Would still run at the reservation: it must leave the top job room.
-                            let ok = if let Request::Procs(p) = *top {
-                                // Only the total matters to a `procs` request: no placement.
-                                let c = job.request.total_cores();
-                                if *stotal >= c && *stotal - c >= p as u64 {
-                                    *stotal -= c;
-                                    true
-                                } else {
-                                    false
-                                }
+                    Some((shadow, sfree, stotal, top)) if t + job.walltime > *shadow => {
+                        // Would still run at the reservation: it must leave the top job room.
+                        let ok = if let Request::Procs(p) = *top {
+                            // Only the total matters to a `procs` request: no placement.
+                            let c = job.request.total_cores();
+                            if *stotal >= c && *stotal - c >= p as u64 {
+                                *stotal -= c;
+                                true
                             } else {
-                                match place(self.cluster.free(), self.cluster.free_total(), job.request) {
-                                    Some(a) => {
-                                        let mut trial = sfree.clone();
-                                        for &(n, c) in &a.parts {
-                                            trial[n as usize] -= c;
-                                        }
-                                        let tt = *stotal - a.cores();
-                                        if fits_in(&trial, tt, *top) {
-                                            *sfree = trial;
-                                            *stotal = tt;
-                                            true
-                                        } else {
-                                            false
-                                        }
-                                    }
-                                    None => false,
-                                }
-                            };
-                            if !ok {
-                                if full {
-                                    round.decisions.push(Decision::Pend {
-                                        job: j,
-                                        reason: PendReason::Reservation,
-                                    });
-                                }
-                                continue;
+                                false
                             }
+                        } else {
+                            match place(self.cluster.free(), self.cluster.free_total(), job.request)
+                            {
+                                Some(a) => {
+                                    let mut trial = sfree.clone();
+                                    for &(n, c) in &a.parts {
+                                        trial[n as usize] -= c;
+                                    }
+                                    let tt = *stotal - a.cores();
+                                    if fits_in(&trial, tt, *top) {
+                                        *sfree = trial;
+                                        *stotal = tt;
+                                        true
+                                    } else {
+                                        false
+                                    }
+                                }
+                                None => false,
+                            }
+                        };
+                        if !ok {
+                            if full {
+                                round.decisions.push(Decision::Pend {
+                                    job: j,
+                                    reason: PendReason::Reservation,
+                                });
+                            }
+                            continue;
                         }
                     }
+                    Some(_) => {}
                 },
             }
             let Some(a) = self.cluster.allocate(job.request) else {

@@ -14,8 +14,8 @@
 //! - `fairshare_tree_usage` is recomputed after accrual/decay; `fairshare_factor =
 //!   2^-(uf/perc)`, 0 when perc is 0.
 
-use crate::fairshare::pbs::{ParseOptions, PbsTree};
 use super::workload::SimJob;
+use crate::fairshare::pbs::{ParseOptions, PbsTree};
 
 /// How jobs map to share-tree entities and how the tree is built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -148,8 +148,12 @@ impl ShareTree {
             (None, Some(auto)) => auto_resource_group(auto, jobs),
             (None, None) => String::new(),
         };
-        let opts = ParseOptions { unknown_shares: cfg.unknown_shares as i32, lenient: false };
-        let (mut tree, _) = PbsTree::parse_resource_group(&text, "resource_group", &opts).map_err(|e| e.to_string())?;
+        let opts = ParseOptions {
+            unknown_shares: cfg.unknown_shares as i32,
+            lenient: false,
+        };
+        let (mut tree, _) = PbsTree::parse_resource_group(&text, "resource_group", &opts)
+            .map_err(|e| e.to_string())?;
         let mut leaves = Vec::with_capacity(jobs.len());
         for j in jobs {
             let name = cfg.entity.entity_of(j);
@@ -191,7 +195,11 @@ impl ShareTree {
 
     /// Apply every decay due by `now` (the first call anchors the decay clock).
     pub fn decay_to(&mut self, now: i64) {
-        if self.tree.decay_until(now.max(1), self.decay_time, self.decay_factor) > 0 {
+        if self
+            .tree
+            .decay_until(now.max(1), self.decay_time, self.decay_factor)
+            > 0
+        {
             self.dirty = true;
         }
     }
@@ -219,7 +227,11 @@ impl ShareTree {
     /// The formula keywords of a node.
     pub fn keywords(&self, leaf: u32) -> ShareKeywords {
         let v = self.tree.values(leaf as usize);
-        ShareKeywords { perc: v.fairshare_perc, tree_usage: v.fairshare_tree_usage, factor: v.fairshare_factor }
+        ShareKeywords {
+            perc: v.fairshare_perc,
+            tree_usage: v.fairshare_tree_usage,
+            factor: v.fairshare_factor,
+        }
     }
 
     /// Entity name of a node.
@@ -341,6 +353,9 @@ mod tests {
             ..cfg
         };
         let e = ShareTree::build(&bad, &[]).unwrap_err();
-        assert!(e.starts_with("resource_group:1: Parent ginfo of a doesnt exist."), "{e}");
+        assert!(
+            e.starts_with("resource_group:1: Parent ginfo of a doesnt exist."),
+            "{e}"
+        );
     }
 }
