@@ -980,7 +980,7 @@ impl Gen<'_, '_> {
 mod tests {
     use super::*;
     use crate::formula::interp;
-    use crate::formula::ir::{Span, Ty};
+    use crate::formula::ir::{CmpOp, Span, Ty};
 
     fn run(ir: &Ir, simd: bool, cols: &[Vec<f64>]) -> (Vec<f64>, Vec<u8>) {
         let k = compile_with(ir, simd).expect("compiles");
@@ -1003,6 +1003,56 @@ mod tests {
                 }
             })
             .unzip()
+    }
+
+    /// Division errors in the SIMD loop count only where Python evaluates the division.
+    #[test]
+    fn simd_masks_follow_short_circuit_and_branches() {
+        let s = Span::default();
+        let mut ir = Ir {
+            nodes: vec![],
+            root: NodeId(0),
+            inputs: vec!["x".into(), "y".into()],
+        };
+        let x = ir.push(Expr::Input(0), Ty::Num, s);
+        let y = ir.push(Expr::Input(1), Ty::Num, s);
+        let one = ir.push(Expr::Const(1.0), Ty::Num, s);
+        let d = ir.push(Expr::Binary(BinaryOp::Div, one, y), Ty::Num, s);
+        let roots = [
+            Expr::Or(x, d),
+            Expr::And(x, d),
+            Expr::IfElse {
+                cond: x,
+                then: d,
+                otherwise: one,
+            },
+            Expr::IfElse {
+                cond: x,
+                then: one,
+                otherwise: d,
+            },
+            Expr::Compare {
+                first: x,
+                rest: vec![(CmpOp::Lt, one), (CmpOp::Lt, d)],
+            },
+            Expr::Compare {
+                first: x,
+                rest: vec![(CmpOp::Ge, one), (CmpOp::Lt, d)],
+            },
+        ];
+        let cols = vec![
+            vec![0.0, 1.0, 0.0, 1.0, -0.0, 2.0, 0.5],
+            vec![0.0, 0.0, 2.0, 2.0, -0.0, -0.0, 0.0],
+        ];
+        for e in roots {
+            ir.root = ir.push(e, Ty::Num, s);
+            let want = oracle(&ir, &cols);
+            let got = run(&ir, true, &cols);
+            assert!(compile_with(&ir, true).unwrap().is_simd());
+            assert_eq!(got.1, want.1, "{ir}");
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&got.0), bits(&want.0), "{ir}");
+        }
     }
 
     #[test]
