@@ -152,6 +152,60 @@ fn subtract_zero_and_add_negative_zero_are_removed_and_exact() {
 }
 
 #[test]
+fn division_by_a_power_of_two_becomes_an_exact_multiplication() {
+    for c in [
+        2.0,
+        0.5,
+        -4.0,
+        1048576.0,
+        2f64.powi(1022),
+        2f64.powi(-1021),
+        -2f64.powi(-1000),
+    ] {
+        let mut b = B::new(&["x"]);
+        let x = b.x(0);
+        let k = b.c(c);
+        let d = b.bin(BinaryOp::Div, x, k);
+        let o = assert_exact(&b.done(d));
+        assert!(
+            o.nodes
+                .iter()
+                .any(|n| matches!(n.expr, Expr::Binary(BinaryOp::Mul, _, _))),
+            "{c}: {o}"
+        );
+        // Also every subnormal-producing and rounding-sensitive input nearby.
+        for bits in [
+            1u64,
+            3,
+            0x000f_ffff_ffff_ffff,
+            0x0010_0000_0000_0001,
+            0x7fef_ffff_ffff_ffff,
+        ] {
+            for x in [f64::from_bits(bits), -f64::from_bits(bits)] {
+                assert_eq!(
+                    interp::eval_node(&o, o.root, &[x]).map(f64::to_bits),
+                    Ok((x / c).to_bits())
+                );
+            }
+        }
+    }
+    // Not a power of two, or a reciprocal that is not normal: unchanged.
+    for c in [3.0, 3600.0, 2f64.powi(1023), f64::INFINITY, 0.0] {
+        let mut b = B::new(&["x"]);
+        let x = b.x(0);
+        let k = b.c(c);
+        let d = b.bin(BinaryOp::Div, x, k);
+        let o = assert_exact(&b.done(d));
+        assert!(
+            o.nodes
+                .iter()
+                .any(|n| matches!(n.expr, Expr::Binary(BinaryOp::Div, _, _))),
+            "{c}: {o}"
+        );
+    }
+}
+
+#[test]
 fn add_positive_zero_is_not_rewritten() {
     // -0.0 + 0.0 == +0.0: `x + 0 -> x` would change the sign of a zero.
     let mut b = B::new(&["x"]);

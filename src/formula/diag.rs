@@ -35,8 +35,20 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    pub fn new(severity: Severity, code: &'static str, message: impl Into<String>, span: Span) -> Self {
-        Diagnostic { severity, code, message: message.into(), span, labels: vec![], notes: vec![] }
+    pub fn new(
+        severity: Severity,
+        code: &'static str,
+        message: impl Into<String>,
+        span: Span,
+    ) -> Self {
+        Diagnostic {
+            severity,
+            code,
+            message: message.into(),
+            span,
+            labels: vec![],
+            notes: vec![],
+        }
     }
     pub fn error(code: &'static str, message: impl Into<String>, span: Span) -> Self {
         Diagnostic::new(Severity::Error, code, message, span)
@@ -48,7 +60,10 @@ impl Diagnostic {
         Diagnostic::new(Severity::Note, code, message, span)
     }
     pub fn with_label(mut self, span: Span, message: impl Into<String>) -> Self {
-        self.labels.push(Label { span, message: message.into() });
+        self.labels.push(Label {
+            span,
+            message: message.into(),
+        });
         self
     }
     pub fn with_note(mut self, note: impl Into<String>) -> Self {
@@ -76,7 +91,11 @@ impl Diagnostics {
 impl std::fmt::Display for Diagnostics {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         for d in &self.0 {
-            writeln!(f, "{:?}[{}]: {} at {}..{}", d.severity, d.code, d.message, d.span.start, d.span.end)?;
+            writeln!(
+                f,
+                "{:?}[{}]: {} at {}..{}",
+                d.severity, d.code, d.message, d.span.start, d.span.end
+            )?;
         }
         Ok(())
     }

@@ -808,13 +808,27 @@ impl Gen<'_, '_> {
             let dz = self.b.ins().splat(types::I64X2, dz);
             code = self.b.ins().bitselect(e, dz, code);
         }
+        // Errors are rare: store two zero bytes at once unless a lane failed.
         let ep = self.b.ins().iadd(oute, i);
+        let bad = self.b.ins().bnot(ok);
+        let any = self.b.ins().vany_true(bad);
+        let slow = self.b.create_block();
+        let fast = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.ins().brif(any, slow, &[], fast, &[]);
+        self.b.switch_to_block(fast);
+        let z16 = self.b.ins().iconst(types::I16, 0);
+        self.b.ins().store(flags_unaligned(), z16, ep, 0);
+        self.b.ins().jump(cont, &[]);
+        self.b.switch_to_block(slow);
         for lane in 0..2u8 {
             let c = self.b.ins().extractlane(code, lane);
             self.b
                 .ins()
                 .istore8(flags_trusted(), c, ep, i32::from(lane));
         }
+        self.b.ins().jump(cont, &[]);
+        self.b.switch_to_block(cont);
     }
 
     /// Whether a node's subtree can raise (a division): such nodes are not shared between

@@ -13,7 +13,9 @@
 //!   error; backends must only evaluate a shared node where the reference evaluator would;
 //! - a few **algebraic identities that are exact in IEEE arithmetic** for every input,
 //!   including ±0, ±inf and NaN: `x * 1 → x`, `1 * x → x`, `x / 1 → x`, `x - 0 → x`,
-//!   `x + (-0) → x`, `-(-x) → x`, `+x → x` (only where the node keeps its type).
+//!   `x + (-0) → x`, `-(-x) → x`, `+x → x` (only where the node keeps its type), and
+//!   `x / 2^k → x * 2^-k` (a power-of-two divisor with a normal reciprocal: both are the
+//!   correctly rounded value of the same real number, and multiplication is cheaper).
 //!
 //! Not done, because they are not bit-exact against the reference semantics: `pow(x, 0.5) →
 //! sqrt(x)` (glibc's `pow` is not correctly rounded), `x ** 2 → x * x` (Python raises
@@ -228,6 +230,11 @@ impl Builder {
                     BinaryOp::Div if is(cb, 1.0) => self.alias(*a, ty, src),
                     BinaryOp::Sub if is(cb, 0.0) => self.alias(*a, ty, src),
                     BinaryOp::Add if is(cb, -0.0) => self.alias(*a, ty, src),
+                    BinaryOp::Div => {
+                        let r = cb.and_then(exact_reciprocal)?;
+                        let r = self.intern(Expr::Const(r), Ty::Num, src);
+                        Some(self.intern(Expr::Binary(BinaryOp::Mul, *a, r), ty, src))
+                    }
                     _ => None,
                 }
             }
@@ -267,6 +274,17 @@ impl Builder {
         };
         Some(self.intern(expr, ty, src))
     }
+}
+
+/// `1/c` when `c` is a power of two whose reciprocal is a normal number: then `x / c` and
+/// `x * (1/c)` are the correctly rounded results of the same real number for every `x`
+/// (including subnormal results, infinities, NaN and signed zeros), so they are bit-identical,
+/// and no zero check is needed.
+fn exact_reciprocal(c: f64) -> Option<f64> {
+    let bits = c.to_bits();
+    let exponent = (bits >> 52) & 0x7ff;
+    let mantissa = bits & ((1u64 << 52) - 1);
+    (mantissa == 0 && (1..=2045).contains(&exponent)).then(|| 1.0 / c)
 }
 
 /// Keep only the nodes reachable from the root (order preserved, so children still come first).

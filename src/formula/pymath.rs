@@ -546,7 +546,9 @@ pub fn round_ndigits(x: f64, ndigits: f64) -> PyResult {
         } else if sig == -1 {
             // |x| < 10^-n: the result is 0 or ±10^-n
             let unit = format!("1e{}", -n).parse::<f64>().unwrap_or(f64::INFINITY);
-            let half = format!("5e{}", -n - 1).parse::<f64>().unwrap_or(f64::INFINITY);
+            let half = format!("5e{}", -n - 1)
+                .parse::<f64>()
+                .unwrap_or(f64::INFINITY);
             if x.abs() > half {
                 unit.copysign(x)
             } else {
@@ -795,7 +797,10 @@ mod tests {
         assert_eq!(floor_div(-7.0, 2.0), Ok(-4.0));
         assert!(rem(0.0, -3.0).unwrap().is_sign_negative());
         assert_eq!(rem(1.0, 0.0), Err(EvalError::FloatModulo));
-        assert_eq!(floor_div(1.0, 0.0), Err(EvalError::FloatFloorDivisionByZero));
+        assert_eq!(
+            floor_div(1.0, 0.0),
+            Err(EvalError::FloatFloorDivisionByZero)
+        );
     }
 
     #[test]
