@@ -290,14 +290,29 @@ fn check(c: &Case) -> Result<(), TestCaseError> {
             let mut e = vec![77u8; n];
             prop_assert!(k.run(&cols, n, &mut v, &mut e));
             let got = (v.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), e);
-            prop_assert_eq!(
-                &got,
-                &want,
-                "jit ({}, simd={}) disagrees\n{}",
-                name,
-                simd,
-                ir
-            );
+            if got != want {
+                // Diagnose: does the same kernel, or a fresh compile, reproduce it?
+                let mut v2 = vec![f64::NAN; n];
+                let mut e2 = vec![77u8; n];
+                k.run(&cols, n, &mut v2, &mut e2);
+                let again = (v2.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), e2);
+                let k2 =
+                    jit::compile_with(ir, simd).map_err(|e| TestCaseError::fail(e.to_string()))?;
+                let mut v3 = vec![f64::NAN; n];
+                let mut e3 = vec![77u8; n];
+                k2.run(&cols, n, &mut v3, &mut e3);
+                let fresh = (v3.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), e3);
+                prop_assert_eq!(
+                    &got,
+                    &want,
+                    "jit ({}, simd={}) disagrees (rerun ok {:?}, fresh compile ok {:?})\n{}",
+                    name,
+                    simd,
+                    again == want,
+                    fresh == want,
+                    ir
+                );
+            }
         }
     }
     // Through the public API as well.
@@ -390,4 +405,22 @@ fn parallel_evaluation_is_identical() {
         assert_eq!(ev.errors, want.1);
         assert!(ev.error_count() > 0, "the data must exercise errors");
     }
+}
+
+/// Found by the long run: `(1 % 1.5) or 0` with no input columns.
+#[test]
+fn regression_rem_or_zero_without_columns() {
+    let c = Case {
+        tree: T::Or(
+            Box::new(T::Binary(
+                BinaryOp::Mod,
+                Box::new(T::Const(1.0, false)),
+                Box::new(T::Const(1.5, false)),
+            )),
+            Box::new(T::Const(0.0, false)),
+        ),
+        inputs: 0,
+        columns: vec![],
+    };
+    check(&c).unwrap();
 }
