@@ -486,7 +486,8 @@ pub fn log2(x: f64) -> PyResult {
     math_1(x, m_log2(x), false)
 }
 
-/// `PyLong_FromDouble`'s checks: the value must be finite to become an int.
+/// `PyLong_FromDouble`: the value must be finite to become an int, and an int has no
+/// negative zero (`math.ceil(-0.5)` is `0`), so `-0.0` becomes `0.0`.
 #[inline]
 fn to_integer(x: f64) -> PyResult {
     if x.is_nan() {
@@ -494,7 +495,7 @@ fn to_integer(x: f64) -> PyResult {
     } else if x.is_infinite() {
         Err(EvalError::InfinityToInteger)
     } else {
-        Ok(x)
+        Ok(x + 0.0)
     }
 }
 
@@ -838,6 +839,10 @@ mod tests {
         assert_eq!(round(2.5), Ok(2.0));
         assert_eq!(round(3.5), Ok(4.0));
         assert_eq!(round(-2.5), Ok(-2.0));
+        // Python ints have no negative zero.
+        assert!(round(-0.4).unwrap().is_sign_positive());
+        assert!(ceil(-0.5).unwrap().is_sign_positive());
+        assert!(trunc(-0.0).unwrap().is_sign_positive());
         assert_eq!(round_ndigits(2.675, 2.0), Ok(2.67));
         assert_eq!(round_ndigits(0.125, 2.0), Ok(0.12));
         assert_eq!(round_ndigits(1234.5, -2.0), Ok(1200.0));

@@ -1,7 +1,9 @@
 //! Jobs: the row form read from files ([`Job`]), the loaders for every input format, and the
 //! columnar [`table::JobTable`] the evaluators stream over.
 
+pub mod load;
 pub mod table;
+pub mod units;
 
 use std::collections::BTreeMap;
 

@@ -1,1 +1,55 @@
-//! (in progress)
+//! flux-accounting association limits: hard limits that reject at submit, soft limits that
+//! hold a job with named dependencies, a FIFO held list per association, and release
+//! passes with pass-local headroom — the semantics of flux-accounting's `mf_priority`
+//! jobtap plugin (`reference/slurm_flux.md` §2.1, §2.5; SPEC §4).
+//!
+//! # Engine API ([`LimitEngine`])
+//! Jobs are keyed by a `String` id, unique for the engine's lifetime (ended and rejected
+//! jobs stay known, so a reused id is an error). Every operation is deterministic and
+//! returns the observable [`Change`]s in the order they happened; on `Err` the engine is
+//! unchanged.
+//! - [`LimitEngine::submit`]`(JobSpec) -> Result<SubmitOutcome, LimitError>`:
+//!   `Rejected(message)` (hard limit: `max_active_jobs`, a job larger than the
+//!   association's `max_nodes`/`max_cores` or the queue's `max_nodes_per_assoc`, unknown or
+//!   inactive association, queue not permitted), `Held(dependencies)` (appended to the
+//!   association's held list, state DEPEND), or `Ready` (state SCHED at once: flux's
+//!   DEPEND → PRIORITY → SCHED). [`SubmitOutcome::changes`] turns it into changes.
+//! - [`LimitEngine::run`]`(id)`: SCHED → RUN, then a release pass over the association.
+//! - [`LimitEngine::end`]`(id)`: cancel or completion from DEPEND, SCHED or RUN; a SCHED
+//!   or RUN job gives its counters back and a release pass runs.
+//! - [`LimitEngine::update_association`] / [`LimitEngine::update_queue`]: change limits
+//!   (`-1` = flux default), then a release pass over every association with held jobs.
+//! - [`LimitEngine::query`]: the state in the shape of `flux jobtap query mf_priority.so`.
+//!
+//! Counters change exactly when flux changes them: active at submit/end; SCHED counters
+//! (association jobs; queue jobs, nodes, cores) at SCHED, RUN and end; run counters
+//! (association jobs, nodes, cores; queue jobs, nodes) at RUN and end.
+//!
+//! # Release pass
+//! One walk over the held list in submission order with no head-of-line blocking. For
+//! each held job each of its remaining dependencies is re-checked in flux's order and
+//! removed at once if satisfied. A job left with none enters SCHED (bumping the real SCHED
+//! counters) and adds to pass-local pending run counters (association and queue), so later
+//! jobs in the same pass cannot take the same `max_running_jobs` headroom.
+//! `max-resources-user-limit` and `max-resources-queue` have no pending adjustment, as in
+//! flux. Because the association node/core limits count only RUN jobs, a burst of releases
+//! can overshoot them once the jobs run; [`Options::count_sched_in_resources`] (off by
+//! default) makes them count SCHED jobs too, which closes the overshoot.
+//!
+//! # Loading
+//! [`LimitsConfig::parse`] (TOML or JSON, see [`config`]), [`flux_db::load_flux_db`]
+//! (a flux-accounting SQLite database), [`events::parse_events`] (JSON-lines events).
+
+pub mod assoc;
+pub mod config;
+pub mod engine;
+pub mod error;
+pub mod events;
+pub mod flux_db;
+pub mod state;
+
+pub use assoc::{AssocLimits, Dependency, INT_MAX, QueueLimits};
+pub use config::{AssocConfig, LimitsConfig, Options, QueueConfig};
+pub use engine::{AssocUpdate, Change, JobSpec, JobState, LimitEngine, QueueUpdate, SubmitOutcome};
+pub use error::{LimitError, LoadError};
+pub use state::QueryState;
