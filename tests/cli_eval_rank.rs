@@ -190,3 +190,25 @@ fn deny_warnings_and_compat_pbs() {
     let v = json(&jobsort(&["eval", "eligible_time", "--jobs", &jobs, "--format", "json"]));
     assert_eq!(v["jobs"][0]["value"], 16777217.0);
 }
+
+#[test]
+fn fair_share_breaks_formula_ties_by_most_deserving_entity() {
+    let manifest = env!("CARGO_MANIFEST_DIR");
+    let jobs = format!("{manifest}/examples/jobs.json");
+    let rg = format!("{manifest}/examples/resource_group");
+    let usage = format!("{manifest}/examples/usage.json");
+    let args = ["rank", "0", "--jobs", &jobs, "--resource-group", &rg, "--usage", &usage, "--format", "json"];
+    let ids = |v: Value| -> Vec<String> {
+        v["order"].as_array().unwrap().iter().map(|j| j["id"].as_str().unwrap().to_string()).collect()
+    };
+    // Without --fair-share every job ties at 0: submission order.
+    assert_eq!(ids(json(&jobsort(&args)))[..3], ["101.pbs01", "102.pbs01", "103.pbs01"]);
+    // With it: dave (bio, least usage for its shares) first, the unknown entity (erin) last.
+    let mut with = args.to_vec();
+    with.push("--fair-share");
+    let order = ids(json(&jobsort(&with)));
+    assert_eq!(order.first().map(String::as_str), Some("104.pbs01"));
+    assert_eq!(order.last().map(String::as_str), Some("106.pbs01"));
+    let out = jobsort(&["rank", "0", "--jobs", &jobs, "--fair-share"]);
+    assert_eq!(out.status.code(), Some(2));
+}
