@@ -472,9 +472,7 @@ impl<'a> Simulator<'a> {
 
         if let Some(share) = self.share.as_mut() {
             share.decay_to(t);
-            if self.needs_share {
-                share.refresh();
-            }
+            // `fairshare_tree_usage` is recomputed lazily, when the formula is evaluated.
         }
 
         #[cfg(debug_assertions)]
@@ -556,6 +554,11 @@ impl<'a> Simulator<'a> {
             self.values.resize(n, 0.0);
             return;
         };
+        if self.needs_share
+            && let Some(share) = self.share.as_mut()
+        {
+            share.refresh();
+        }
         for (k, src) in self.sources.iter().enumerate() {
             let col = &mut self.columns[k];
             col.clear();
