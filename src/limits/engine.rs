@@ -87,7 +87,7 @@ pub enum Change {
         /// flux's message.
         rejected: String,
     },
-    /// A dependency was added (at submit).
+    /// A dependency was added (at submit, or at release under `count_sched_in_resources`).
     DependencyAdd {
         /// Job id.
         job: String,
@@ -690,6 +690,18 @@ impl LimitEngine {
                         dependency_remove: dep,
                     });
                 }
+            }
+            // Under count_sched_in_resources a job about to leave DEPEND must also fit
+            // the association's node/core headroom, even if that limit was not one of its
+            // dependencies (it may have been held by another limit when it fit): else it
+            // gets `max-resources-user-limit` now. flux re-checks only the held
+            // dependencies, one way its overshoot happens.
+            if kept.is_empty() && count_sched && ctx.hits(Dependency::MaxResourcesUser) {
+                kept.push(Dependency::MaxResourcesUser);
+                changes.push(Change::DependencyAdd {
+                    job: id.clone(),
+                    dependency_add: Dependency::MaxResourcesUser,
+                });
             }
             job.deps = kept;
             if job.deps.is_empty() {

@@ -34,7 +34,10 @@
 //! `max-resources-user-limit` and `max-resources-queue` have no pending adjustment, as in
 //! flux. Because the association node/core limits count only RUN jobs, a burst of releases
 //! can overshoot them once the jobs run; [`Options::count_sched_in_resources`] (off by
-//! default) makes them count SCHED jobs too, which closes the overshoot.
+//! default) makes them count SCHED jobs too, and also re-checks `max-resources-user-limit`
+//! for a job about to leave DEPEND (adding that dependency if it no longer fits: it may have
+//! been held by another limit when it fitted), which closes the overshoot: RUN + SCHED
+//! nodes/cores never exceed the limits (unless an update lowers them).
 //!
 //! # Loading
 //! [`LimitsConfig::parse`] (TOML or JSON, see [`config`]), [`flux_db::load_flux_db`]
