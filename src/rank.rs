@@ -62,7 +62,11 @@ pub fn rank(values: &[f64], ties: TieBreak<'_>, options: &RankOptions) -> Vec<Ra
         .map(|index| {
             let value = values[index];
             let runnable = options.threshold.is_none_or(|t| value > t);
-            Ranked { index, value, runnable }
+            Ranked {
+                index,
+                value,
+                runnable,
+            }
         })
         .collect()
 }
@@ -75,18 +79,51 @@ mod tests {
     fn descending_with_ties_by_submission_order_then_id() {
         let values = [1.0, 3.0, 1.0, 3.0];
         let ids: Vec<String> = ["d", "c", "b", "a"].iter().map(|s| s.to_string()).collect();
-        let r = rank(&values, TieBreak { submit: None, ids: Some(&ids) }, &RankOptions::default());
-        assert_eq!(r.iter().map(|r| r.index).collect::<Vec<_>>(), vec![1, 3, 0, 2]);
+        let r = rank(
+            &values,
+            TieBreak {
+                submit: None,
+                ids: Some(&ids),
+            },
+            &RankOptions::default(),
+        );
+        assert_eq!(
+            r.iter().map(|r| r.index).collect::<Vec<_>>(),
+            vec![1, 3, 0, 2]
+        );
         let submit = [5.0, 5.0, 5.0, 5.0];
-        let r = rank(&values, TieBreak { submit: Some(&submit), ids: Some(&ids) }, &RankOptions::default());
-        assert_eq!(r.iter().map(|r| r.index).collect::<Vec<_>>(), vec![3, 1, 2, 0]);
+        let r = rank(
+            &values,
+            TieBreak {
+                submit: Some(&submit),
+                ids: Some(&ids),
+            },
+            &RankOptions::default(),
+        );
+        assert_eq!(
+            r.iter().map(|r| r.index).collect::<Vec<_>>(),
+            vec![3, 1, 2, 0]
+        );
     }
 
     #[test]
     fn threshold_is_inclusive_and_top_k_selects() {
         let values = [1.0, 5.0, 2.0, 4.0];
-        let opts = RankOptions { threshold: Some(2.0), top: Some(3) };
-        let r = rank(&values, TieBreak { submit: None, ids: None }, &opts);
-        assert_eq!(r.iter().map(|r| (r.index, r.runnable)).collect::<Vec<_>>(), vec![(1, true), (3, true), (2, false)]);
+        let opts = RankOptions {
+            threshold: Some(2.0),
+            top: Some(3),
+        };
+        let r = rank(
+            &values,
+            TieBreak {
+                submit: None,
+                ids: None,
+            },
+            &opts,
+        );
+        assert_eq!(
+            r.iter().map(|r| (r.index, r.runnable)).collect::<Vec<_>>(),
+            vec![(1, true), (3, true), (2, false)]
+        );
     }
 }

@@ -1,11 +1,521 @@
-//! `jobsort fairshare` (in progress).
+//! `jobsort fairshare`: compute and inspect a fairshare tree. For the PBS algorithm the text
+//! output is `pbsfs`'s, byte for byte (`-p`, `-t`, `-g`, `-c`), and `-s`, `-d`, `-e` update
+//! the usage file atomically (the previous one kept as `usage.bak`). `--format json` works for
+//! every algorithm.
 
+use jobsort::fairshare::inputs;
+use jobsort::fairshare::pbs::{ParseOptions, PbsTree, UNKNOWN_NAME};
+use jobsort::fairshare::tree::{NodeValues, ShareTree, Shares};
+use jobsort::fairshare::{Algorithm, usage_file};
+use serde_json::{Value, json};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+#[command(group(clap::ArgGroup::new("source").required(true).args(["resource_group", "fairshare_tree", "sshare", "flux_db"])))]
+#[command(group(clap::ArgGroup::new("mode").args(["print", "tree", "get", "compare", "set", "decay", "trim"])))]
+pub struct Args {
+    /// PBS `resource_group` file (lines `name id parent shares`).
+    #[arg(long, value_name = "FILE")]
+    resource_group: Option<PathBuf>,
+    /// PBS usage file (binary v1/v2) or a JSON/TOML usage map `{"entity": usage}`.
+    #[arg(long, value_name = "FILE", requires = "resource_group")]
+    usage: Option<PathBuf>,
+    /// Generic JSON tree `{"nodes": [...]}` (or sshare output / flux DB, detected by content).
+    #[arg(long, value_name = "FILE")]
+    fairshare_tree: Option<PathBuf>,
+    /// Parsable `sshare -a -l -P` output.
+    #[arg(long, value_name = "FILE")]
+    sshare: Option<PathBuf>,
+    /// flux-accounting SQLite database.
+    #[arg(long, value_name = "PATH")]
+    flux_db: Option<PathBuf>,
+    /// pbs (default for --resource-group), slurm-classic, slurm-fairtree (default for
+    /// --sshare and --fairshare-tree), flux (default for --flux-db).
+    #[arg(long, value_name = "ALGORITHM")]
+    algorithm: Option<String>,
+    /// Shares of the `unknown` group (PBS `unknown_shares`).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    unknown_shares: i32,
+    /// Skip bad resource_group lines and usage records with warnings, as PBS does.
+    #[arg(long)]
+    lenient: bool,
+    /// The `fairshare_usage_res` named in `-p` and `-g` output.
+    #[arg(long, default_value = "cput", value_name = "RES")]
+    usage_res: String,
+    /// `fairshare_decay_factor` for `-d` (0 < f < 1).
+    #[arg(long, default_value_t = 0.5, value_name = "F")]
+    decay_factor: f64,
+    /// Slurm `FairShareDampeningFactor` (classic).
+    #[arg(long, default_value_t = 1.0, value_name = "D")]
+    damp: f64,
+    /// Print the table (default).
+    #[arg(short = 'p')]
+    print: bool,
+    /// Print the tree.
+    #[arg(short = 't')]
+    tree: bool,
+    /// Print one entity in detail.
+    #[arg(short = 'g', value_name = "ENT")]
+    get: Option<String>,
+    /// Print the more deserving of two entities.
+    #[arg(short = 'c', num_args = 2, value_names = ["E1", "E2"])]
+    compare: Option<Vec<String>>,
+    /// Set an entity's usage and write the usage file.
+    #[arg(short = 's', num_args = 2, value_names = ["ENT", "VAL"])]
+    set: Option<Vec<String>>,
+    /// Decay all usage once and write the usage file.
+    #[arg(short = 'd')]
+    decay: bool,
+    /// Trim: keep only usage of entities in resource_group and write the usage file.
+    #[arg(short = 'e')]
+    trim: bool,
+    /// Output format.
+    #[arg(long, default_value = "text", value_parser = ["text", "json"])]
+    format: String,
+}
 
-pub fn run(_args: Args) -> ExitCode {
-    eprintln!("jobsort fairshare: not implemented yet");
-    ExitCode::from(super::EXIT_USAGE)
+fn fail(msg: impl std::fmt::Display) -> ExitCode {
+    eprintln!("{msg}");
+    ExitCode::from(super::EXIT_INVALID)
+}
+
+pub fn run(a: Args) -> ExitCode {
+    let default_alg = if a.resource_group.is_some() {
+        Algorithm::Pbs
+    } else if a.flux_db.is_some() {
+        Algorithm::Flux
+    } else {
+        Algorithm::SlurmFairTree
+    };
+    let algorithm = match &a.algorithm {
+        None => default_alg,
+        Some(s) => match Algorithm::parse(s) {
+            Some(x) => x,
+            None => {
+                eprintln!("unknown --algorithm `{s}` (pbs, slurm-classic, slurm-fairtree, flux)");
+                return ExitCode::from(super::EXIT_USAGE);
+            }
+        },
+    };
+    if let Some(rg) = &a.resource_group {
+        if algorithm != Algorithm::Pbs {
+            eprintln!(
+                "--resource-group works with --algorithm pbs; use --fairshare-tree for {}",
+                algorithm.name()
+            );
+            return ExitCode::from(super::EXIT_USAGE);
+        }
+        return run_pbs(&a, rg);
+    }
+    if a.set.is_some() || a.decay || a.trim || a.get.is_some() || a.compare.is_some() || a.tree {
+        eprintln!("-g, -c, -s, -d, -e and -t need the PBS algorithm (--resource-group)");
+        return ExitCode::from(super::EXIT_USAGE);
+    }
+    let path = a
+        .fairshare_tree
+        .as_ref()
+        .or(a.sshare.as_ref())
+        .or(a.flux_db.as_ref())
+        .cloned()
+        .unwrap_or_default();
+    let (tree, warnings, _) = match inputs::load_share_tree(&path) {
+        Ok(x) => x,
+        Err(e) => return fail(e),
+    };
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
+    let values = match inputs::compute(&tree, algorithm, a.damp) {
+        Ok(v) => v,
+        Err(e) => return fail(e),
+    };
+    let out = if a.format == "json" {
+        share_tree_json(&tree, &values, algorithm)
+    } else {
+        share_tree_text(&tree, &values, algorithm)
+    };
+    print!("{out}");
+    ExitCode::SUCCESS
+}
+
+fn run_pbs(a: &Args, rg: &Path) -> ExitCode {
+    let opts = ParseOptions {
+        unknown_shares: a.unknown_shares,
+        lenient: a.lenient,
+    };
+    let (mut tree, warnings) = match inputs::load_pbs(rg, a.usage.as_deref(), &opts, a.trim) {
+        Ok(x) => x,
+        Err(e) => return fail(e),
+    };
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    let writes = a.set.is_some() || a.decay || a.trim;
+    if writes && a.usage.is_none() {
+        eprintln!("-s, -d and -e write the usage file: give it with --usage FILE");
+        return ExitCode::from(super::EXIT_USAGE);
+    }
+    if let Some(v) = &a.compare {
+        let (Some(e1), Some(e2)) = (tree.find(&v[0]), tree.find(&v[1])) else {
+            let missing = if tree.find(&v[0]).is_none() {
+                &v[0]
+            } else {
+                &v[1]
+            };
+            return fail(format!("Fairshare Entity {missing} does not exist."));
+        };
+        match tree.compare_path(e1, e2) {
+            std::cmp::Ordering::Less => println!("{}", tree.node(e1).name),
+            std::cmp::Ordering::Equal => {
+                println!("{} == {}", tree.node(e1).name, tree.node(e2).name)
+            }
+            std::cmp::Ordering::Greater => println!("{}", tree.node(e2).name),
+        }
+        return ExitCode::SUCCESS;
+    }
+    if let Some(ent) = &a.get {
+        let Some(i) = tree.find(ent) else {
+            return fail(format!("Fairshare Entity {ent} does not exist."));
+        };
+        if a.format == "json" {
+            print!("{}", pbs_json(&tree, Some(i)));
+        } else {
+            print!("{}", pbsfs_entity(&tree, i, &a.usage_res));
+        }
+        return ExitCode::SUCCESS;
+    }
+    if writes {
+        let usage_path = a.usage.clone().unwrap_or_default();
+        if let Some(v) = &a.set {
+            let Some(i) = tree.find(&v[0]) else {
+                return fail(format!("Fairshare Entity {} does not exist.", v[0]));
+            };
+            // pbsfs ignores a value strtod cannot parse whole; we say so instead.
+            let val: f64 = match v[1].parse() {
+                Ok(x) if x >= 0.0 && f64::is_finite(x) => x,
+                _ => return fail(format!("usage `{}` is not a number >= 0", v[1])),
+            };
+            tree.set_usage(i, val);
+        } else if a.decay {
+            if !(a.decay_factor > 0.0 && a.decay_factor < 1.0) {
+                return fail(format!(
+                    "fairshare_decay_factor: Invalid value: {}.  Valid values are between 0 and 1.",
+                    a.decay_factor
+                ));
+            }
+            tree.decay(a.decay_factor);
+            tree.last_decay = now;
+        } else {
+            tree.last_decay = now;
+        }
+        if let Err(e) = write_usage(&usage_path, &tree) {
+            return fail(format!(
+                "{}: cannot write usage file: {e}",
+                usage_path.display()
+            ));
+        }
+        return ExitCode::SUCCESS;
+    }
+    if a.format == "json" {
+        print!("{}", pbs_json(&tree, None));
+    } else if a.tree {
+        print!("{}", pbsfs_tree(&tree));
+    } else {
+        print!("{}", pbsfs_table(&tree, &a.usage_res));
+    }
+    ExitCode::SUCCESS
+}
+
+/// Write the usage file in its own format: JSON/TOML maps stay maps, anything else is PBS v2.
+fn write_usage(path: &Path, tree: &PbsTree) -> std::io::Result<()> {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let is_json = ext == "json"
+        || (ext != "toml"
+            && std::fs::read(path)
+                .ok()
+                .and_then(|b| b.iter().find(|c| !c.is_ascii_whitespace()).copied())
+                == Some(b'{'));
+    if is_json || ext == "toml" {
+        let recs = tree.usage_records();
+        let text = if is_json {
+            let m: serde_json::Map<String, Value> = recs
+                .iter()
+                .map(|(n, u)| (n.to_string(), json!(u)))
+                .collect();
+            serde_json::to_string_pretty(&Value::Object(m)).unwrap_or_default() + "\n"
+        } else {
+            recs.iter().fold(String::new(), |mut s, (n, u)| {
+                let _ = writeln!(s, "{:?} = {:?}", n, u);
+                s
+            })
+        };
+        return usage_file::write_atomic(path, text.as_bytes());
+    }
+    usage_file::write_tree(path, tree)
+}
+
+/// `pbsfs -p`.
+pub fn pbsfs_table(t: &PbsTree, usage_res: &str) -> String {
+    let mut s = format!("Fairshare usage units are in: {usage_res}\n");
+    for (i, _) in t.preorder() {
+        let n = t.node(i);
+        let perc = n.tree_percentage * 100.0;
+        let _ = writeln!(
+            s,
+            "{:<10}: Grp: {:<5}  cgrp: {:<5}Shares: {:<6} Usage: {:<6} Perc: {:>6.3}%",
+            n.name,
+            n.resgroup,
+            n.cresgroup,
+            n.shares,
+            format!("{:.0}", n.usage),
+            perc as f64
+        );
+    }
+    s
+}
+
+/// `pbsfs -t`.
+pub fn pbsfs_tree(t: &PbsTree) -> String {
+    let mut s = String::new();
+    for (i, depth) in t.preorder() {
+        let n = t.node(i);
+        // printf("%*s%s(%d)", level, " ", ...): the pad string " " is at least one wide.
+        let _ = writeln!(
+            s,
+            "{}{}({})",
+            " ".repeat((depth * 5).max(1)),
+            n.name,
+            n.cresgroup
+        );
+    }
+    s
+}
+
+/// `pbsfs -g ENT`.
+pub fn pbsfs_entity(t: &PbsTree, i: usize, usage_res: &str) -> String {
+    let n = t.node(i);
+    let per = |u: f64, tp: f32| if tp == 0.0 { -1.0 } else { u / tp as f64 };
+    let mut s = String::new();
+    let _ = writeln!(s, "fairshare entity: {}", n.name);
+    let _ = writeln!(s, "Resgroup\t\t: {}", n.resgroup);
+    let _ = writeln!(s, "cresgroup\t\t: {}", n.cresgroup);
+    let _ = writeln!(s, "Shares\t\t\t: {}", n.shares);
+    let _ = writeln!(
+        s,
+        "Percentage\t\t: {:.6}%",
+        (n.tree_percentage * 100.0) as f64
+    );
+    let _ = writeln!(s, "fairshare_tree_usage\t: {:.6}", n.usage_factor as f64);
+    let _ = writeln!(s, "usage\t\t\t: {:.0} ({})", n.usage, usage_res);
+    let _ = writeln!(s, "usage/perc\t\t: {:.0}", per(n.usage, n.tree_percentage));
+    let _ = writeln!(s, "Path from root: ");
+    for p in t.path(i) {
+        let g = t.node(p);
+        let _ = writeln!(
+            s,
+            "{:<10}: {:>5} {:>10.0} / {:>5.3} = {:.0}",
+            g.name,
+            g.cresgroup,
+            g.usage,
+            g.tree_percentage as f64,
+            per(g.usage, g.tree_percentage)
+        );
+    }
+    s
+}
+
+/// `f32` values printed with the shortest decimal that reads back to the same `f32`.
+fn f32_json(x: f32) -> Value {
+    format!("{x}")
+        .parse::<f64>()
+        .map(|v| json!(v))
+        .unwrap_or(Value::Null)
+}
+
+fn num(x: f64) -> Value {
+    if x.is_finite() {
+        json!(x)
+    } else if x > 0.0 {
+        json!("inf")
+    } else {
+        Value::Null
+    }
+}
+
+/// `--format json` for the PBS tree: every node in `pbsfs -p` order (or one node).
+pub fn pbs_json(t: &PbsTree, only: Option<usize>) -> String {
+    let ids: Vec<usize> = match only {
+        Some(i) => vec![i],
+        None => t.preorder().into_iter().map(|(i, _)| i).collect(),
+    };
+    let ents: Vec<Value> = ids
+        .into_iter()
+        .map(|i| {
+            let n = t.node(i);
+            let parent = match n.parent {
+                None => Value::Null,
+                Some(0) => json!("root"),
+                Some(p) => json!(t.node(p).name),
+            };
+            json!({
+                "name": n.name,
+                "id": n.cresgroup,
+                "parent": parent,
+                "shares": n.shares,
+                "usage": n.usage,
+                "fairshare_perc": f32_json(n.tree_percentage),
+                "fairshare_tree_usage": f32_json(n.usage_factor),
+                "fairshare_factor": n.fairshare_factor(),
+                "unknown": n.parent == Some(1) && n.name != UNKNOWN_NAME,
+            })
+        })
+        .collect();
+    serde_json::to_string_pretty(&json!({ "entities": ents })).unwrap_or_default() + "\n"
+}
+
+fn shares_json(s: Shares) -> Value {
+    match s {
+        Shares::Parent => json!("parent"),
+        Shares::Value(v) => json!(v),
+    }
+}
+
+/// `--format json` for Slurm and flux trees.
+pub fn share_tree_json(t: &ShareTree, v: &[NodeValues], alg: Algorithm) -> String {
+    let ents: Vec<Value> = t
+        .preorder()
+        .into_iter()
+        .map(|i| {
+            let n = &t.nodes[i];
+            let mut o = serde_json::Map::new();
+            o.insert("name".into(), json!(n.name));
+            o.insert(
+                "parent".into(),
+                n.parent
+                    .map(|p| json!(t.nodes[p].name))
+                    .unwrap_or(Value::Null),
+            );
+            o.insert(
+                "user".into(),
+                if n.is_user {
+                    json!(n.entity)
+                } else {
+                    Value::Null
+                },
+            );
+            o.insert("shares".into(), shares_json(n.shares));
+            o.insert("usage".into(), json!(n.usage));
+            o.insert(
+                "fairshare_factor".into(),
+                v[i].fairshare_factor.map(num).unwrap_or(Value::Null),
+            );
+            let opt = |x: Option<f64>| x.map(num).unwrap_or(Value::Null);
+            match alg {
+                Algorithm::SlurmClassic => {
+                    o.insert("norm_shares".into(), opt(v[i].norm_shares));
+                    o.insert("norm_usage".into(), opt(v[i].norm_usage));
+                    o.insert("effective_usage".into(), opt(v[i].effective_usage));
+                }
+                Algorithm::SlurmFairTree => {
+                    o.insert("norm_shares".into(), opt(v[i].norm_shares));
+                    o.insert("norm_usage".into(), opt(v[i].norm_usage));
+                    o.insert("level_fs".into(), opt(v[i].level_fs));
+                }
+                Algorithm::Flux => {
+                    o.insert("weight".into(), opt(v[i].weight));
+                }
+                Algorithm::Pbs => {}
+            }
+            Value::Object(o)
+        })
+        .collect();
+    serde_json::to_string_pretty(&json!({ "entities": ents })).unwrap_or_default() + "\n"
+}
+
+/// Text for Slurm and flux trees: sshare-style parsable rows.
+pub fn share_tree_text(t: &ShareTree, v: &[NodeValues], alg: Algorithm) -> String {
+    let f = |x: Option<f64>| match x {
+        None => String::new(),
+        Some(x) if x.is_infinite() => "inf".into(),
+        Some(x) => format!("{x:.6}"),
+    };
+    let mut s = String::new();
+    match alg {
+        Algorithm::Flux => {
+            s.push_str("Bank|User|RawShares|RawUsage|Weight|Fairshare\n");
+            for i in t.preorder() {
+                let n = &t.nodes[i];
+                let bank = if n.is_user {
+                    n.parent.map(|p| t.nodes[p].name.as_str()).unwrap_or("")
+                } else {
+                    &n.name
+                };
+                let _ = writeln!(
+                    s,
+                    "{}|{}|{}|{}|{}|{}",
+                    bank,
+                    if n.is_user { n.entity.as_str() } else { "" },
+                    n.shares.raw(),
+                    n.usage,
+                    f(v[i].weight),
+                    f(v[i].fairshare_factor)
+                );
+            }
+        }
+        _ => {
+            let ft = alg == Algorithm::SlurmFairTree;
+            s.push_str(
+                "Account|User|RawShares|NormShares|RawUsage|NormUsage|EffectvUsage|FairShare",
+            );
+            s.push_str(if ft { "|LevelFS\n" } else { "\n" });
+            for i in t.preorder() {
+                let n = &t.nodes[i];
+                let depth = {
+                    let mut d = 0;
+                    let mut c = i;
+                    while let Some(p) = t.nodes[c].parent {
+                        d += 1;
+                        c = p;
+                    }
+                    d
+                };
+                let acct = if n.is_user {
+                    n.parent
+                        .map(|p| t.nodes[p].name.clone())
+                        .unwrap_or_default()
+                } else {
+                    n.name.clone()
+                };
+                let raw_shares = match n.shares {
+                    Shares::Parent => "parent".to_string(),
+                    Shares::Value(x) if i > 0 => format!("{x}"),
+                    _ => String::new(),
+                };
+                let _ = write!(
+                    s,
+                    "{}{}|{}|{}|{}|{}|{}|{}|{}",
+                    " ".repeat(depth),
+                    acct,
+                    if n.is_user { n.entity.as_str() } else { "" },
+                    raw_shares,
+                    f(v[i].norm_shares),
+                    n.usage as u64,
+                    f(v[i].norm_usage),
+                    f(v[i].effective_usage),
+                    f(v[i].fairshare_factor)
+                );
+                if ft {
+                    let _ = write!(s, "|{}", f(v[i].level_fs));
+                }
+                s.push('\n');
+            }
+        }
+    }
+    s
 }

@@ -1,15 +1,120 @@
-//! Fairshare options shared by `eval`, `rank` and `sim` (in progress): where the tree comes
-//! from and how jobs map to entities; fills the fairshare keywords of each job.
+//! Fairshare options shared by `eval`, `rank` and `sim`: where the tree comes from and how
+//! jobs map to entities; fills the fairshare keywords of each job.
 
+use jobsort::fairshare::Algorithm;
+use jobsort::fairshare::inputs::{self, EntityKind, Fairshare};
+use jobsort::fairshare::pbs::ParseOptions;
 use jobsort::jobs::Job;
+use std::path::PathBuf;
 
 #[derive(clap::Args, Debug, Default, Clone)]
-pub struct FairshareOpts {}
+pub struct FairshareOpts {
+    /// PBS `resource_group` file: fill fairshare_perc, fairshare_tree_usage and
+    /// fairshare_factor from the PBS tree.
+    #[arg(long, value_name = "FILE", conflicts_with = "fairshare_tree")]
+    pub resource_group: Option<PathBuf>,
+    /// PBS usage file (binary) or JSON/TOML usage map for --resource-group.
+    #[arg(long, value_name = "FILE", requires = "resource_group")]
+    pub usage: Option<PathBuf>,
+    /// Share tree for the Slurm/flux algorithms: JSON `{"nodes": [...]}`, parsable
+    /// `sshare -a -l -P` output, or a flux-accounting database (detected by content).
+    #[arg(long, value_name = "FILE")]
+    pub fairshare_tree: Option<PathBuf>,
+    /// slurm-classic, slurm-fairtree (default for --fairshare-tree) or flux (default for a
+    /// flux database); pbs with --resource-group.
+    #[arg(long = "algorithm", value_name = "ALGORITHM")]
+    pub fairshare_algorithm: Option<String>,
+    /// Job attribute naming its fairshare entity: euser, egroup, account, queue, egroup:euser.
+    #[arg(long, value_name = "KIND", default_value = "euser")]
+    pub entity: String,
+    /// Shares of PBS's `unknown` group (`unknown_shares`).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub unknown_shares: i32,
+    /// Skip bad resource_group lines and usage records with warnings, as PBS does.
+    #[arg(long = "fairshare-lenient")]
+    pub fairshare_lenient: bool,
+}
 
+// Called by eval, rank and sim once they flatten these options.
+#[allow(dead_code)]
 impl FairshareOpts {
+    /// Whether a tree was given.
+    pub fn is_set(&self) -> bool {
+        self.resource_group.is_some() || self.fairshare_tree.is_some()
+    }
+
+    /// The entity kind, or a message.
+    pub fn entity_kind(&self) -> Result<EntityKind, String> {
+        EntityKind::parse(&self.entity).ok_or_else(|| {
+            format!(
+                "fairshare_entity {} is erroneous (or deprecated): use euser, egroup, account, queue or egroup:euser",
+                self.entity
+            )
+        })
+    }
+
+    /// Load the tree (`None` when no tree was given), with warnings.
+    pub fn load(&self) -> Result<Option<(Fairshare, Vec<String>)>, String> {
+        let alg = match &self.fairshare_algorithm {
+            None => None,
+            Some(s) => Some(Algorithm::parse(s).ok_or_else(|| {
+                format!("unknown --algorithm `{s}` (pbs, slurm-classic, slurm-fairtree, flux)")
+            })?),
+        };
+        if let Some(rg) = &self.resource_group {
+            if alg.is_some_and(|a| a != Algorithm::Pbs) {
+                return Err(
+                    "--resource-group uses the pbs algorithm; give --fairshare-tree for the others"
+                        .into(),
+                );
+            }
+            let opts = ParseOptions {
+                unknown_shares: self.unknown_shares,
+                lenient: self.fairshare_lenient,
+            };
+            let (tree, w) = inputs::load_pbs(rg, self.usage.as_deref(), &opts, false)
+                .map_err(|e| e.to_string())?;
+            return Ok(Some((Fairshare::Pbs(tree), w)));
+        }
+        let Some(path) = &self.fairshare_tree else {
+            return Ok(None);
+        };
+        let (tree, w, fmt) = inputs::load_share_tree(path).map_err(|e| e.to_string())?;
+        let algorithm = alg.unwrap_or(if fmt == inputs::TreeFormat::FluxDb {
+            Algorithm::Flux
+        } else {
+            Algorithm::SlurmFairTree
+        });
+        let values = inputs::compute(&tree, algorithm, 1.0)?;
+        Ok(Some((
+            Fairshare::Shares {
+                tree,
+                algorithm,
+                values,
+            },
+            w,
+        )))
+    }
+
     /// Fill `fairshare_perc`, `fairshare_tree_usage` and `fairshare_factor` for every job
     /// (when a tree is given). Returns warnings to print; `Err` is a message for exit code 1.
-    pub fn apply(&self, _jobs: &mut [Job]) -> Result<Vec<String>, String> {
-        Ok(vec![])
+    /// Values are unrounded; `--compat pbs` rounds them to 6 decimals in the evaluator, as PBS
+    /// passes them.
+    pub fn apply(&self, jobs: &mut [Job]) -> Result<Vec<String>, String> {
+        self.apply_loaded(jobs).map(|(w, _)| w)
+    }
+
+    /// [`apply`](Self::apply), also returning the loaded tree (for `rank --fair-share`, whose
+    /// tie-break is [`Fairshare::fair_share_ranks`] + [`inputs::rank_fair_share`]).
+    pub fn apply_loaded(
+        &self,
+        jobs: &mut [Job],
+    ) -> Result<(Vec<String>, Option<Fairshare>), String> {
+        let kind = self.entity_kind()?;
+        let Some((mut fs, mut warnings)) = self.load()? else {
+            return Ok((vec![], None));
+        };
+        warnings.extend(fs.fill_jobs(jobs, kind)?);
+        Ok((warnings, Some(fs)))
     }
 }

@@ -1,11 +1,136 @@
-//! `jobsort rank` (in progress).
+//! `jobsort rank FORMULA --jobs FILE`: jobs in the order PBS would consider them — formula
+//! value descending, ties by submission order then id — with `--threshold`, `--top` and
+//! `--explain`.
 
+use super::formula_args::FormulaArgs;
+use super::jobs_args::{EvalOpts, JobsArgs, OutputFormat, print_csv, print_table, show_value};
+use super::prepared::Prepared;
+use jobsort::formula::explain;
+use jobsort::rank::{RankOptions, TieBreak, rank};
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    #[command(flatten)]
+    pub formula: FormulaArgs,
+    #[command(flatten)]
+    pub jobs: JobsArgs,
+    #[command(flatten)]
+    pub fairshare: super::fairshare_opts::FairshareOpts,
+    /// Show only the first K jobs (selected without sorting the rest).
+    #[arg(long, value_name = "K")]
+    pub top: Option<usize>,
+    /// Jobs whose value is <= T are not runnable (PBS job_sort_formula_threshold).
+    #[arg(long, value_name = "T", allow_negative_numbers = true)]
+    pub threshold: Option<f64>,
+    /// Show the value of each top-level term of the formula per job.
+    #[arg(long)]
+    pub explain: bool,
+    #[command(flatten)]
+    pub eval: EvalOpts,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: OutputFormat,
+}
 
-pub fn run(_args: Args) -> ExitCode {
-    eprintln!("jobsort rank: not implemented yet");
-    ExitCode::from(super::EXIT_USAGE)
+pub fn run(args: Args) -> ExitCode {
+    let p = match Prepared::new(&args.formula, &args.jobs, &args.fairshare, &args.eval) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let ids: Vec<String> = p.jobs.iter().map(|j| j.id.clone()).collect();
+    // Submission order: the jobs' `submit`/`qrank` when every job has one, else input order.
+    let submit: Option<Vec<f64>> = p.jobs.iter().map(|j| j.submit).collect();
+    let ties = TieBreak { submit: submit.as_deref(), ids: Some(&ids) };
+    let options = RankOptions { threshold: args.threshold, top: args.top };
+    let ranked = rank(&p.evaluation.values, ties, &options);
+
+    let ir = p.compiled.ir();
+    let terms = if args.explain { explain::terms(ir) } else { vec![] };
+    let source = p.compiled.source();
+    let term_names: Vec<String> = terms
+        .iter()
+        .map(|t| {
+            let text = source.get(t.span.start..t.span.end).unwrap_or("?").trim();
+            if t.sign < 0.0 { format!("-({text})") } else { text.to_string() }
+        })
+        .collect();
+    let term_values = |index: usize| -> Vec<Option<f64>> {
+        if terms.is_empty() {
+            return vec![];
+        }
+        let row: Vec<f64> = p
+            .compiled
+            .inputs()
+            .iter()
+            .map(|name| p.jobs[index].values.get(name).copied().unwrap_or(0.0))
+            .collect();
+        explain::explain_job(ir, &terms, &row).into_iter().map(Result::ok).collect()
+    };
+    let reason = |runnable: bool| -> Option<String> {
+        (!runnable).then(|| format!("under threshold: value <= {}", show_value(args.threshold.unwrap_or(0.0))))
+    };
+
+    match args.format {
+        OutputFormat::Json => {
+            let order: Vec<serde_json::Value> = ranked
+                .iter()
+                .enumerate()
+                .map(|(r, job)| {
+                    let mut obj = serde_json::json!({
+                        "rank": r + 1,
+                        "id": ids[job.index],
+                        "value": job.value,
+                        "runnable": job.runnable,
+                        "reason": reason(job.runnable),
+                        "error": p.evaluation.error(job.index).map(|e| e.message()),
+                    });
+                    if args.explain {
+                        let terms: Vec<serde_json::Value> = term_names
+                            .iter()
+                            .zip(term_values(job.index))
+                            .map(|(name, v)| serde_json::json!({ "term": name, "value": v }))
+                            .collect();
+                        obj["terms"] = serde_json::Value::Array(terms);
+                    }
+                    obj
+                })
+                .collect();
+            println!("{}", serde_json::json!({ "order": order }));
+        }
+        OutputFormat::Table | OutputFormat::Csv => {
+            let mut header: Vec<&str> = vec!["rank", "id", "value", "runnable", "reason"];
+            header.extend(term_names.iter().map(String::as_str));
+            let mut right = vec![true, false, true, false, false];
+            right.extend(term_names.iter().map(|_| true));
+            let rows: Vec<Vec<String>> = ranked
+                .iter()
+                .enumerate()
+                .map(|(r, job)| {
+                    let why = reason(job.runnable)
+                        .or_else(|| p.evaluation.error(job.index).map(|e| format!("error: {}", e.message())))
+                        .unwrap_or_default();
+                    let mut row = vec![
+                        (r + 1).to_string(),
+                        ids[job.index].clone(),
+                        show_value(job.value),
+                        if job.runnable { "yes" } else { "no" }.to_string(),
+                        why,
+                    ];
+                    row.extend(term_values(job.index).into_iter().map(|v| v.map(show_value).unwrap_or_else(|| "error".into())));
+                    row
+                })
+                .collect();
+            if args.format == OutputFormat::Csv {
+                if let Err(e) = print_csv(&header, &rows) {
+                    eprintln!("jobsort: {e}");
+                    return ExitCode::from(super::EXIT_INVALID);
+                }
+            } else {
+                print_table(&header, &right, &rows);
+            }
+        }
+    }
+    p.report_errors();
+    ExitCode::SUCCESS
 }

@@ -299,6 +299,119 @@ impl Catalog {
     }
 }
 
+/// An error in a resource declaration, with where it is (`file:line: message`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}:{line}: {message}")]
+pub struct ResourceDefError {
+    pub file: String,
+    pub line: usize,
+    pub message: String,
+}
+
+/// Whether `name` can be a custom resource name a formula can refer to.
+fn valid_resource_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Parse one `--resource NAME:TYPE` argument (e.g. `foo:float`).
+pub fn parse_resource_arg(arg: &str) -> Result<(String, ResourceType), String> {
+    let Some((name, ty)) = arg.split_once(':') else {
+        return Err(format!(
+            "`{arg}` is not NAME:TYPE (e.g. `foo:float`; types: long, float, size, time, boolean, string, string_array)"
+        ));
+    };
+    let name = name.trim();
+    if !valid_resource_name(name) {
+        return Err(format!(
+            "`{name}` is not a valid resource name (letters, digits and `_`, not starting with a digit)"
+        ));
+    }
+    let ty: ResourceType = ty.parse().map_err(|e: UnknownResourceType| e.to_string())?;
+    Ok((name.to_string(), ty))
+}
+
+/// Parse a PBS `resourcedef` file: one resource per line, `NAME type=TYPE [flag=FLAGS]`,
+/// `#` comments and blank lines ignored. `file` names the file in error messages.
+pub fn parse_resourcedef(
+    text: &str,
+    file: &str,
+) -> Result<Vec<(String, ResourceType)>, ResourceDefError> {
+    let mut out = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let err = |message: String| ResourceDefError {
+            file: file.to_string(),
+            line: i + 1,
+            message,
+        };
+        let line = raw.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let mut words = line.split_whitespace();
+        let name = words.next().unwrap_or("");
+        if name.contains('=') {
+            return Err(err(format!(
+                "expected a resource name first, found `{name}` (format: NAME type=TYPE [flag=FLAGS])"
+            )));
+        }
+        if !valid_resource_name(name) {
+            return Err(err(format!(
+                "`{name}` is not a valid resource name (letters, digits and `_`, not starting with a digit)"
+            )));
+        }
+        let mut ty = None;
+        for w in words {
+            let Some((key, value)) = w.split_once('=') else {
+                return Err(err(format!(
+                    "expected KEY=VALUE, found `{w}` (format: NAME type=TYPE [flag=FLAGS])"
+                )));
+            };
+            match key.to_ascii_lowercase().as_str() {
+                "type" => {
+                    ty = Some(
+                        value
+                            .parse::<ResourceType>()
+                            .map_err(|e| err(e.to_string()))?,
+                    )
+                }
+                "flag" => {
+                    if let Some(c) = value.chars().find(|c| !"nhqfmirp".contains(*c)) {
+                        return Err(err(format!(
+                            "unknown flag `{c}` in `flag={value}` (PBS flags: n h q f m i r p)"
+                        )));
+                    }
+                }
+                _ => {
+                    return Err(err(format!(
+                        "unknown key `{key}` (a resourcedef line has `type=` and `flag=`)"
+                    )));
+                }
+            }
+        }
+        let Some(ty) = ty else {
+            return Err(err(format!(
+                "resource `{name}` has no `type=` (e.g. `{name} type=long`)"
+            )));
+        };
+        out.push((name.to_string(), ty));
+    }
+    Ok(out)
+}
+
+impl Catalog {
+    /// Declare every resource of a PBS `resourcedef` file's text (see [`parse_resourcedef`]).
+    pub fn add_resourcedef(&mut self, text: &str, file: &str) -> Result<(), ResourceDefError> {
+        for (name, ty) in parse_resourcedef(text, file)? {
+            self.add_resource(&name, ty);
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -314,5 +427,41 @@ mod tests {
         );
         assert_eq!(c.lookup("fair_share_factor"), None);
         assert!(!c.resource_type("accelerator").unwrap().is_numeric());
+    }
+
+    #[test]
+    fn resourcedef_files() {
+        let text = "# site resources\nfoo type=float\nbar  type=long flag=nh # comment\n\nbaz type=string\n";
+        let defs = parse_resourcedef(text, "resourcedef").unwrap();
+        assert_eq!(
+            defs,
+            vec![
+                ("foo".to_string(), ResourceType::Float),
+                ("bar".to_string(), ResourceType::Long),
+                ("baz".to_string(), ResourceType::String),
+            ]
+        );
+        let e = parse_resourcedef("foo type=long\nbar type=wat\n", "rd").unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(
+            e.to_string()
+                .starts_with("rd:2: unknown resource type `wat`"),
+            "{e}"
+        );
+        let e = parse_resourcedef("foo flag=h\n", "rd").unwrap_err();
+        assert!(e.to_string().contains("no `type=`"), "{e}");
+        let e = parse_resourcedef("foo type=long color=red\n", "rd").unwrap_err();
+        assert!(e.to_string().contains("unknown key `color`"), "{e}");
+    }
+
+    #[test]
+    fn resource_args() {
+        assert_eq!(
+            parse_resource_arg("paws:float"),
+            Ok(("paws".to_string(), ResourceType::Float))
+        );
+        assert!(parse_resource_arg("paws").is_err());
+        assert!(parse_resource_arg("1x:long").is_err());
+        assert!(parse_resource_arg("x:complex").is_err());
     }
 }

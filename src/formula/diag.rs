@@ -2,9 +2,96 @@
 //!
 //! Rendering (ariadne for terminals, JSON for tools) lives here too, so no other module
 //! depends on ariadne.
+//!
+//! # Codes
+//!
+//! Every diagnostic has a stable code (see [`codes`]); tools may match on it. `E01xx` are
+//! syntax errors, `E02xx` name and type errors, `E03xx` errors found by the hazard analysis
+//! (the formula fails for every job that reaches the expression), `W04xx` warnings (a hazard
+//! for some jobs, or a portability problem), `N05xx` notes. `--deny-warnings` turns warnings
+//! into errors but keeps their codes.
+//!
+//! | code | severity | meaning |
+//! |---|---|---|
+//! | `E0101` | error | unexpected character |
+//! | `E0102` | error | malformed number (`3e`, `1..2`, `08x`) |
+//! | `E0103` | error | unsupported construct (strings, `[`, `.`, `;`, `=`, `lambda`, `None`, ...) |
+//! | `E0104` | error | syntax error (unexpected token or end of formula, unbalanced parentheses) |
+//! | `E0105` | error | formula nested too deeply (more than 256 levels) |
+//! | `E0106` | error | formula too long (more than 64 KiB) or empty |
+//! | `E0201` | error | unknown name (with "did you mean") — PBS 15124 |
+//! | `E0202` | error | resource of an invalid type (string, boolean) — PBS 15125 |
+//! | `E0203` | error | unknown or unsupported function |
+//! | `E0204` | error | wrong number of arguments |
+//! | `E0205` | error | calling something that is not a function |
+//! | `E0206` | error | a function used as a value |
+//! | `E0207` | error | `round(x, n)`: `n` must be an integer literal |
+//! | `E0301` | error | division or modulo by zero for every job that reaches it |
+//! | `E0302` | error | math domain or range error for every job that reaches it (`log(0)`) |
+//! | `E0303` | error | the formula's value is never finite |
+//! | `W0401` | warning | possible division by zero (names the input and when it is 0) |
+//! | `W0402` | warning | possible math domain error |
+//! | `W0403` | warning | possible overflow (math range error) |
+//! | `W0404` | warning | the formula reads no job attribute: every job ties |
+//! | `W0405` | warning | deprecated name (`fair_share_perc`) |
+//! | `W0406` | warning | a custom resource PBS shadows with a `math` name |
+//! | `N0501` | note | `pow(2, -(fairshare_tree_usage/fairshare_perc))` is `fairshare_factor` |
+//! | `N0502` | note | `--compat pbs`: values beyond ±2^24 tie in PBS's 32-bit storage |
 
 use super::ir::Span;
 use serde::Serialize;
+
+/// The stable diagnostic codes (table in the module docs).
+pub mod codes {
+    /// Unexpected character.
+    pub const UNEXPECTED_CHAR: &str = "E0101";
+    /// Malformed number.
+    pub const BAD_NUMBER: &str = "E0102";
+    /// Unsupported construct.
+    pub const UNSUPPORTED: &str = "E0103";
+    /// Syntax error.
+    pub const SYNTAX: &str = "E0104";
+    /// Nested too deeply.
+    pub const TOO_DEEP: &str = "E0105";
+    /// Too long or empty.
+    pub const TOO_LONG: &str = "E0106";
+    /// Unknown name.
+    pub const UNKNOWN_NAME: &str = "E0201";
+    /// Resource of an invalid type.
+    pub const INVALID_TYPE: &str = "E0202";
+    /// Unknown or unsupported function.
+    pub const UNKNOWN_FUNCTION: &str = "E0203";
+    /// Wrong number of arguments.
+    pub const ARITY: &str = "E0204";
+    /// Calling a non-function.
+    pub const NOT_A_FUNCTION: &str = "E0205";
+    /// A function used as a value.
+    pub const FUNCTION_AS_VALUE: &str = "E0206";
+    /// `round(x, n)` with a non-literal `n`.
+    pub const ROUND_DIGITS: &str = "E0207";
+    /// Division by zero for every job that reaches it.
+    pub const DIV_ZERO: &str = "E0301";
+    /// Domain or range error for every job that reaches it.
+    pub const ALWAYS_FAILS: &str = "E0302";
+    /// The value is never finite.
+    pub const NOT_FINITE: &str = "E0303";
+    /// Possible division by zero.
+    pub const MAYBE_DIV_ZERO: &str = "W0401";
+    /// Possible domain error.
+    pub const MAYBE_DOMAIN: &str = "W0402";
+    /// Possible overflow.
+    pub const MAYBE_OVERFLOW: &str = "W0403";
+    /// Depends on no job attribute.
+    pub const CONSTANT: &str = "W0404";
+    /// Deprecated name.
+    pub const DEPRECATED: &str = "W0405";
+    /// Shadowed by a math name in PBS.
+    pub const SHADOWED: &str = "W0406";
+    /// The fairshare_factor lint.
+    pub const FAIRSHARE_FACTOR: &str = "N0501";
+    /// `--compat pbs` 32-bit storage.
+    pub const FLOAT32: &str = "N0502";
+}
 
 /// How serious a diagnostic is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -35,8 +122,20 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    pub fn new(severity: Severity, code: &'static str, message: impl Into<String>, span: Span) -> Self {
-        Diagnostic { severity, code, message: message.into(), span, labels: vec![], notes: vec![] }
+    pub fn new(
+        severity: Severity,
+        code: &'static str,
+        message: impl Into<String>,
+        span: Span,
+    ) -> Self {
+        Diagnostic {
+            severity,
+            code,
+            message: message.into(),
+            span,
+            labels: vec![],
+            notes: vec![],
+        }
     }
     pub fn error(code: &'static str, message: impl Into<String>, span: Span) -> Self {
         Diagnostic::new(Severity::Error, code, message, span)
@@ -48,7 +147,10 @@ impl Diagnostic {
         Diagnostic::new(Severity::Note, code, message, span)
     }
     pub fn with_label(mut self, span: Span, message: impl Into<String>) -> Self {
-        self.labels.push(Label { span, message: message.into() });
+        self.labels.push(Label {
+            span,
+            message: message.into(),
+        });
         self
     }
     pub fn with_note(mut self, note: impl Into<String>) -> Self {
@@ -76,10 +178,155 @@ impl Diagnostics {
 impl std::fmt::Display for Diagnostics {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         for d in &self.0 {
-            writeln!(f, "{:?}[{}]: {} at {}..{}", d.severity, d.code, d.message, d.span.start, d.span.end)?;
+            writeln!(
+                f,
+                "{:?}[{}]: {} at {}..{}",
+                d.severity, d.code, d.message, d.span.start, d.span.end
+            )?;
         }
         Ok(())
     }
 }
 
 impl std::error::Error for Diagnostics {}
+
+/// Clamp a span to the source and give it at least one character's width where possible,
+/// so ariadne always has something to underline (an end-of-input error points at the end).
+fn render_range(source: &str, span: Span) -> std::ops::Range<usize> {
+    let len = source.len();
+    let mut start = span.start.min(len);
+    let mut end = span.end.min(len).max(start);
+    while start < len && !source.is_char_boundary(start) {
+        start += 1;
+    }
+    while end < len && !source.is_char_boundary(end) {
+        end += 1;
+    }
+    let end = end.max(start);
+    if start == end {
+        if let Some(c) = source[start..].chars().next() {
+            return start..start + c.len_utf8();
+        }
+        if let Some(c) = source[..start].chars().next_back() {
+            return start - c.len_utf8()..start;
+        }
+    }
+    start..end
+}
+
+/// Render diagnostics as ariadne code frames (byte-offset spans, so correct under non-ASCII
+/// input). `filename` labels the frame (`<formula>`, a path); `color` adds ANSI colours —
+/// the caller decides (the CLI: only on a terminal and never when `NO_COLOR` is set).
+pub fn render(source: &str, filename: &str, diagnostics: &[Diagnostic], color: bool) -> String {
+    use ariadne::{Color, Config, IndexType, Label as ALabel, Report, ReportKind, Source};
+    let mut out = Vec::new();
+    let mut cache = (filename, Source::from(source));
+    for d in diagnostics {
+        let (kind, colour) = match d.severity {
+            Severity::Error => (ReportKind::Error, Color::Red),
+            Severity::Warning => (ReportKind::Warning, Color::Yellow),
+            Severity::Note => (ReportKind::Custom("Note", Color::Cyan), Color::Cyan),
+        };
+        let range = render_range(source, d.span);
+        let mut primary = ALabel::new((filename, range.clone())).with_message(primary_label(d));
+        if color {
+            primary = primary.with_color(colour);
+        }
+        let mut report = Report::build(kind, (filename, range))
+            .with_config(
+                Config::default()
+                    .with_index_type(IndexType::Byte)
+                    .with_color(color),
+            )
+            .with_code(d.code)
+            .with_message(&d.message)
+            .with_label(primary);
+        for l in &d.labels {
+            let mut label =
+                ALabel::new((filename, render_range(source, l.span))).with_message(&l.message);
+            if color {
+                label = label.with_color(Color::Blue);
+            }
+            report = report.with_label(label);
+        }
+        let label_text = primary_label(d);
+        for n in d.notes.iter().filter(|n| n.as_str() != label_text) {
+            if let Some(help) = n.strip_prefix("help: ") {
+                report = report.with_help(help);
+            } else {
+                report = report.with_note(n);
+            }
+        }
+        // Writing to a Vec cannot fail; a failure would only lose this one report.
+        let _ = report.finish().write(&mut cache, &mut out);
+    }
+    let text = String::from_utf8_lossy(&out).into_owned();
+    if color { text } else { strip_ansi(&text) }
+}
+
+/// Remove ANSI SGR sequences (ariadne colours custom report kinds even without colour).
+fn strip_ansi(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' && chars.peek() == Some(&'[') {
+            chars.next();
+            for d in chars.by_ref() {
+                if d.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// One diagnostic in the JSON shape of SPEC §6 (plus its `notes`).
+#[derive(Debug, Clone, Serialize)]
+pub struct JsonDiagnostic<'a> {
+    pub severity: Severity,
+    pub code: &'a str,
+    pub message: &'a str,
+    pub span: Span,
+    pub notes: &'a [String],
+}
+
+/// The `jobsort check --format json` document: `{"valid", "diagnostics", "range"}`.
+/// `range` is `null` when the formula is invalid; an unbounded side of the range is `null`
+/// (`[0, null]` means "0 or more").
+pub fn check_json(
+    valid: bool,
+    diagnostics: &[Diagnostic],
+    range: Option<(f64, f64)>,
+) -> serde_json::Value {
+    let finite = |v: f64| if v.is_finite() { Some(v) } else { None };
+    let diags: Vec<JsonDiagnostic<'_>> = diagnostics
+        .iter()
+        .map(|d| JsonDiagnostic {
+            severity: d.severity,
+            code: d.code,
+            message: &d.message,
+            span: d.span,
+            notes: &d.notes,
+        })
+        .collect();
+    serde_json::json!({
+        "valid": valid,
+        "diagnostics": diags,
+        "range": range.map(|(lo, hi)| [finite(lo), finite(hi)]),
+    })
+}
+
+/// The short text under the primary span: a "did you mean" note, else a generic word.
+fn primary_label(d: &Diagnostic) -> &str {
+    if let Some(n) = d.notes.iter().find(|n| n.starts_with("did you mean")) {
+        return n;
+    }
+    match d.severity {
+        Severity::Error => "here",
+        Severity::Warning => "this",
+        Severity::Note => "this",
+    }
+}

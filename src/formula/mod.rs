@@ -4,12 +4,18 @@
 //! lexer (logos) → parser (lalrpop) → AST → sema (catalog) → IR → hazards → opt → interp | jit
 //! ```
 
+pub mod ast;
 pub mod catalog;
 pub mod check;
 pub mod diag;
+pub mod explain;
+pub mod hazards;
 pub mod interp;
 pub mod ir;
+pub mod lexer;
+pub mod parser;
 pub mod pymath;
+pub mod sema;
 
 use crate::jobs::table::JobTable;
 use catalog::{Catalog, Keyword};

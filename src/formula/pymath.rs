@@ -486,7 +486,8 @@ pub fn log2(x: f64) -> PyResult {
     math_1(x, m_log2(x), false)
 }
 
-/// `PyLong_FromDouble`'s checks: the value must be finite to become an int.
+/// `PyLong_FromDouble`: the value must be finite to become an int, and an int has no
+/// negative zero (`math.ceil(-0.5)` is `0`), so `-0.0` becomes `0.0`.
 #[inline]
 fn to_integer(x: f64) -> PyResult {
     if x.is_nan() {
@@ -494,7 +495,7 @@ fn to_integer(x: f64) -> PyResult {
     } else if x.is_infinite() {
         Err(EvalError::InfinityToInteger)
     } else {
-        Ok(x)
+        Ok(x + 0.0)
     }
 }
 
@@ -546,7 +547,9 @@ pub fn round_ndigits(x: f64, ndigits: f64) -> PyResult {
         } else if sig == -1 {
             // |x| < 10^-n: the result is 0 or ±10^-n
             let unit = format!("1e{}", -n).parse::<f64>().unwrap_or(f64::INFINITY);
-            let half = format!("5e{}", -n - 1).parse::<f64>().unwrap_or(f64::INFINITY);
+            let half = format!("5e{}", -n - 1)
+                .parse::<f64>()
+                .unwrap_or(f64::INFINITY);
             if x.abs() > half {
                 unit.copysign(x)
             } else {
@@ -795,7 +798,10 @@ mod tests {
         assert_eq!(floor_div(-7.0, 2.0), Ok(-4.0));
         assert!(rem(0.0, -3.0).unwrap().is_sign_negative());
         assert_eq!(rem(1.0, 0.0), Err(EvalError::FloatModulo));
-        assert_eq!(floor_div(1.0, 0.0), Err(EvalError::FloatFloorDivisionByZero));
+        assert_eq!(
+            floor_div(1.0, 0.0),
+            Err(EvalError::FloatFloorDivisionByZero)
+        );
     }
 
     #[test]
@@ -833,6 +839,10 @@ mod tests {
         assert_eq!(round(2.5), Ok(2.0));
         assert_eq!(round(3.5), Ok(4.0));
         assert_eq!(round(-2.5), Ok(-2.0));
+        // Python ints have no negative zero.
+        assert!(round(-0.4).unwrap().is_sign_positive());
+        assert!(ceil(-0.5).unwrap().is_sign_positive());
+        assert!(trunc(-0.0).unwrap().is_sign_positive());
         assert_eq!(round_ndigits(2.675, 2.0), Ok(2.67));
         assert_eq!(round_ndigits(0.125, 2.0), Ok(0.12));
         assert_eq!(round_ndigits(1234.5, -2.0), Ok(1200.0));

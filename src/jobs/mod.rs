@@ -1,7 +1,9 @@
 //! Jobs: the row form read from files ([`Job`]), the loaders for every input format, and the
 //! columnar [`table::JobTable`] the evaluators stream over.
 
+pub mod load;
 pub mod table;
+pub mod units;
 
 use std::collections::BTreeMap;
 
@@ -22,7 +24,10 @@ pub struct Job {
 
 impl Job {
     pub fn new(id: impl Into<String>) -> Job {
-        Job { id: id.into(), ..Job::default() }
+        Job {
+            id: id.into(),
+            ..Job::default()
+        }
     }
     /// Builder: set a value.
     pub fn with(mut self, name: &str, value: f64) -> Job {
@@ -35,8 +40,12 @@ impl Job {
 pub fn table_from_jobs(jobs: &[Job], names: &[String]) -> table::JobTable {
     let mut t = table::JobTable::new(jobs.len());
     for name in names {
-        let col: Vec<f64> = jobs.iter().map(|j| j.values.get(name).copied().unwrap_or(0.0)).collect();
-        t.set_column(name, col).expect("column built from the same jobs has the table's length");
+        let col: Vec<f64> = jobs
+            .iter()
+            .map(|j| j.values.get(name).copied().unwrap_or(0.0))
+            .collect();
+        t.set_column(name, col)
+            .expect("column built from the same jobs has the table's length");
     }
     t
 }

@@ -25,7 +25,11 @@ pub struct ColumnLengthMismatch {
 impl JobTable {
     /// An empty table of `len` jobs (no columns yet).
     pub fn new(len: usize) -> JobTable {
-        JobTable { len, columns: BTreeMap::new(), zeros: OnceLock::new() }
+        JobTable {
+            len,
+            columns: BTreeMap::new(),
+            zeros: OnceLock::new(),
+        }
     }
 
     /// Number of jobs.
@@ -40,14 +44,22 @@ impl JobTable {
     /// Add or replace a column.
     pub fn set_column(&mut self, name: &str, values: Vec<f64>) -> Result<(), ColumnLengthMismatch> {
         if values.len() != self.len {
-            return Err(ColumnLengthMismatch { name: name.to_string(), expected: self.len, got: values.len() });
+            return Err(ColumnLengthMismatch {
+                name: name.to_string(),
+                expected: self.len,
+                got: values.len(),
+            });
         }
         self.columns.insert(name.to_string(), values);
         Ok(())
     }
 
     /// Builder form of [`JobTable::set_column`].
-    pub fn with_column(mut self, name: &str, values: Vec<f64>) -> Result<JobTable, ColumnLengthMismatch> {
+    pub fn with_column(
+        mut self,
+        name: &str,
+        values: Vec<f64>,
+    ) -> Result<JobTable, ColumnLengthMismatch> {
         self.set_column(name, values)?;
         Ok(self)
     }
@@ -84,7 +96,9 @@ mod tests {
 
     #[test]
     fn absent_columns_read_as_zero_and_lengths_are_checked() {
-        let t = JobTable::new(3).with_column("ncpus", vec![1.0, 2.0, 3.0]).unwrap();
+        let t = JobTable::new(3)
+            .with_column("ncpus", vec![1.0, 2.0, 3.0])
+            .unwrap();
         let cols = t.bind(&["ncpus".to_string(), "mem".to_string()]);
         assert_eq!(cols[0], &[1.0, 2.0, 3.0]);
         assert_eq!(cols[1], &[0.0, 0.0, 0.0]);

@@ -1,0 +1,572 @@
+//! Loading fairshare inputs and giving jobs their fairshare values.
+//!
+//! Inputs: a PBS `resource_group` file with an optional usage file (binary, JSON or TOML); a
+//! generic JSON tree; parsable `sshare -a -l -P` output; a flux-accounting SQLite database.
+//! [`Fairshare`] holds any of them with its algorithm; [`Fairshare::fill_jobs`] writes
+//! `fairshare_perc`, `fairshare_tree_usage` and `fairshare_factor` into each job's values
+//! from the job's entity ([`EntityKind`]).
+
+use super::pbs::{ParseOptions, PbsTree};
+use super::tree::{NodeValues, ShareTree, Shares};
+use super::{Algorithm, FairshareError, flux, slurm, usage_file};
+use crate::jobs::Job;
+use crate::rank::{RankOptions, Ranked, TieBreak};
+use std::cmp::Ordering;
+use std::path::Path;
+
+/// Which job attribute names its fairshare entity (PBS `fairshare_entity`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EntityKind {
+    #[default]
+    Euser,
+    Egroup,
+    /// `Account_Name`.
+    Account,
+    Queue,
+    /// `"<group>:<user>"`.
+    EgroupEuser,
+}
+
+impl EntityKind {
+    /// Parse `euser`, `egroup`, `account` (or `Account_Name`), `queue`, `egroup:euser`.
+    pub fn parse(s: &str) -> Option<EntityKind> {
+        Some(match s {
+            "euser" => EntityKind::Euser,
+            "egroup" => EntityKind::Egroup,
+            "account" | "Account_Name" => EntityKind::Account,
+            "queue" => EntityKind::Queue,
+            "egroup:euser" => EntityKind::EgroupEuser,
+            _ => return None,
+        })
+    }
+
+    /// The entity name of `job`, or an error naming the missing field.
+    pub fn entity_of(self, job: &Job) -> Result<String, String> {
+        let need = |v: &Option<String>, field: &str| {
+            v.clone().ok_or_else(|| {
+                format!(
+                    "job {} has no `{field}` (needed for its fairshare entity)",
+                    job.id
+                )
+            })
+        };
+        Ok(match self {
+            EntityKind::Euser => need(&job.user, "user")?,
+            EntityKind::Egroup => need(&job.group, "group")?,
+            EntityKind::Account => need(&job.account, "account")?,
+            EntityKind::Queue => need(&job.queue, "queue")?,
+            EntityKind::EgroupEuser => format!(
+                "{}:{}",
+                need(&job.group, "group")?,
+                need(&job.user, "user")?
+            ),
+        })
+    }
+}
+
+/// A loaded fairshare tree and the algorithm that computes its values.
+#[derive(Debug, Clone)]
+pub enum Fairshare {
+    /// The PBS tree (always the `pbs` algorithm).
+    Pbs(PbsTree),
+    /// A share tree with a Slurm or flux algorithm and its computed values.
+    Shares {
+        tree: ShareTree,
+        algorithm: Algorithm,
+        values: Vec<NodeValues>,
+    },
+}
+
+/// Compute the values of a share tree with `algorithm` (`pbs` is not defined on share trees).
+pub fn compute(
+    tree: &ShareTree,
+    algorithm: Algorithm,
+    damp: f64,
+) -> Result<Vec<NodeValues>, String> {
+    Ok(match algorithm {
+        Algorithm::SlurmClassic => slurm::classic(tree, damp),
+        Algorithm::SlurmFairTree => slurm::fair_tree(tree),
+        Algorithm::Flux => flux::weighted_tree(tree),
+        Algorithm::Pbs => {
+            return Err(
+                "the pbs algorithm needs a resource_group file (--resource-group); \
+                        choose --algorithm slurm-classic, slurm-fairtree or flux for this tree"
+                    .to_string(),
+            );
+        }
+    })
+}
+
+impl Fairshare {
+    /// The three keyword values of `entity`, creating PBS entities under `unknown` as PBS
+    /// does. Share-tree entities that are not in the tree get `None`.
+    fn lookup(&self, entity: &str) -> Option<[f64; 3]> {
+        match self {
+            Fairshare::Pbs(t) => t.find(entity).map(|i| {
+                let v = t.values(i);
+                [v.fairshare_perc, v.fairshare_tree_usage, v.fairshare_factor]
+            }),
+            Fairshare::Shares { tree, values, .. } => tree.find_user(entity).map(|i| {
+                let v = &values[i];
+                [
+                    v.fairshare_perc.unwrap_or(0.0),
+                    v.fairshare_tree_usage.unwrap_or(0.0),
+                    v.fairshare_factor.unwrap_or(0.0),
+                ]
+            }),
+        }
+    }
+
+    /// Fill each job's `fairshare_perc`, `fairshare_tree_usage` and `fairshare_factor` from
+    /// its entity. PBS: entities not in the tree are added under `unknown` with 1 share (and
+    /// the tree recomputed once), as the scheduler does; with `unknown_shares` 0 they get 0.
+    /// Share trees: unknown entities get 0 with a warning. Returns warnings.
+    pub fn fill_jobs(&mut self, jobs: &mut [Job], kind: EntityKind) -> Result<Vec<String>, String> {
+        let entities: Vec<String> = jobs
+            .iter()
+            .map(|j| kind.entity_of(j))
+            .collect::<Result<_, _>>()?;
+        let mut warnings = Vec::new();
+        if let Fairshare::Pbs(t) = self {
+            let mut added = Vec::new();
+            for e in &entities {
+                if t.find(e).is_none() {
+                    t.find_or_add_unknown_deferred(e);
+                    added.push(e.clone());
+                }
+            }
+            if !added.is_empty() {
+                t.recompute();
+                warnings.push(format!(
+                    "{} entit{} not in the fairshare tree, placed under `unknown` with 1 share: {}",
+                    added.len(),
+                    if added.len() == 1 { "y" } else { "ies" },
+                    added.join(", ")
+                ));
+            }
+        }
+        let mut missing = Vec::new();
+        for (job, e) in jobs.iter_mut().zip(&entities) {
+            let v = match self.lookup(e) {
+                Some(v) => v,
+                None => {
+                    if !missing.contains(e) {
+                        missing.push(e.clone());
+                    }
+                    [0.0; 3]
+                }
+            };
+            job.values.insert("fairshare_perc".into(), v[0]);
+            job.values.insert("fairshare_tree_usage".into(), v[1]);
+            job.values.insert("fairshare_factor".into(), v[2]);
+        }
+        if !missing.is_empty() {
+            warnings.push(format!(
+                "entities not in the fairshare tree get fairshare values 0: {}",
+                missing.join(", ")
+            ));
+        }
+        Ok(warnings)
+    }
+
+    /// PBS's fairshare order of jobs (`cmp_fairshare` → `compare_path`) as a dense rank per
+    /// job, 0 = most deserving. `None` for share trees (PBS's tie-break only exists there).
+    /// Call after [`fill_jobs`](Self::fill_jobs) so every entity exists.
+    pub fn fair_share_ranks(
+        &self,
+        jobs: &[Job],
+        kind: EntityKind,
+    ) -> Result<Option<Vec<usize>>, String> {
+        let Fairshare::Pbs(t) = self else {
+            return Ok(None);
+        };
+        let nodes: Vec<usize> = jobs
+            .iter()
+            .map(|j| {
+                let e = kind.entity_of(j)?;
+                t.find(&e)
+                    .ok_or_else(|| format!("entity {e} is not in the fairshare tree"))
+            })
+            .collect::<Result<_, String>>()?;
+        let mut uniq = nodes.clone();
+        uniq.sort_unstable();
+        uniq.dedup();
+        // compare_path is a lexicographic order on per-level keys; sort by that key.
+        let key = |n: usize| -> Vec<(u8, f64)> {
+            let mut k = Vec::new();
+            for p in t.path(n).into_iter().skip(1) {
+                let node = t.node(p);
+                if node.tree_percentage > 0.0 {
+                    k.push((0, node.temp_usage / node.tree_percentage as f64));
+                } else {
+                    k.push((1, 0.0));
+                    break;
+                }
+            }
+            k
+        };
+        let keys: Vec<Vec<(u8, f64)>> = uniq.iter().map(|&n| key(n)).collect();
+        let cmp = |a: &Vec<(u8, f64)>, b: &Vec<(u8, f64)>| -> Ordering {
+            for (x, y) in a.iter().zip(b.iter()) {
+                let o = x.0.cmp(&y.0).then(x.1.total_cmp(&y.1));
+                if o != Ordering::Equal {
+                    return o;
+                }
+            }
+            Ordering::Equal
+        };
+        let mut order: Vec<usize> = (0..uniq.len()).collect();
+        order.sort_by(|&a, &b| cmp(&keys[a], &keys[b]).then(keys[a].len().cmp(&keys[b].len())));
+        let mut dense = vec![0usize; uniq.len()];
+        let mut r = 0;
+        for w in 0..order.len() {
+            if w > 0 && cmp(&keys[order[w - 1]], &keys[order[w]]) != Ordering::Equal {
+                r += 1;
+            }
+            dense[order[w]] = r;
+        }
+        Ok(Some(
+            nodes
+                .iter()
+                .map(|n| dense[uniq.binary_search(n).unwrap_or(0)])
+                .collect(),
+        ))
+    }
+}
+
+/// [`crate::rank::rank`] with PBS's `fair_share` tie-break: value descending, then the
+/// fairshare rank (`fs_rank`, 0 = most deserving, from [`Fairshare::fair_share_ranks`]), then
+/// submission order, id and input position.
+pub fn rank_fair_share(
+    values: &[f64],
+    fs_rank: &[usize],
+    ties: TieBreak<'_>,
+    options: &RankOptions,
+) -> Vec<Ranked> {
+    let cmp = |&a: &usize, &b: &usize| -> Ordering {
+        let (va, vb) = (values[a] + 0.0, values[b] + 0.0);
+        vb.partial_cmp(&va)
+            .unwrap_or(Ordering::Equal)
+            .then_with(|| fs_rank[a].cmp(&fs_rank[b]))
+            .then_with(|| match ties.submit {
+                Some(s) => s[a].partial_cmp(&s[b]).unwrap_or(Ordering::Equal),
+                None => a.cmp(&b),
+            })
+            .then_with(|| match ties.ids {
+                Some(ids) => ids[a].cmp(&ids[b]),
+                None => Ordering::Equal,
+            })
+            .then_with(|| a.cmp(&b))
+    };
+    let mut order: Vec<usize> = (0..values.len()).collect();
+    order.sort_by(cmp);
+    if let Some(k) = options.top {
+        order.truncate(k);
+    }
+    order
+        .into_iter()
+        .map(|index| {
+            let value = values[index];
+            Ranked {
+                index,
+                value,
+                runnable: options.threshold.is_none_or(|t| value > t),
+            }
+        })
+        .collect()
+}
+
+/// Load a PBS `resource_group` file and optional usage file.
+pub fn load_pbs(
+    resource_group: &Path,
+    usage: Option<&Path>,
+    options: &ParseOptions,
+    trim: bool,
+) -> Result<(PbsTree, Vec<String>), FairshareError> {
+    let file = resource_group.display().to_string();
+    let text = std::fs::read_to_string(resource_group)
+        .map_err(|e| FairshareError::file(&file, format!("cannot read: {e}")))?;
+    let (mut tree, mut warnings) = PbsTree::parse_resource_group(&text, &file, options)?;
+    if let Some(u) = usage {
+        if u.exists() {
+            let (uf, w) = usage_file::read_path(u, options.lenient)?;
+            warnings.extend(w);
+            uf.apply(&mut tree, trim);
+        } else {
+            warnings.push(format!(
+                "{}: does not exist; starting with no usage",
+                u.display()
+            ));
+        }
+    }
+    Ok((tree, warnings))
+}
+
+/// What a `--fairshare-tree FILE` holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TreeFormat {
+    Json,
+    Sshare,
+    FluxDb,
+}
+
+/// Guess the format of a tree file from its first bytes.
+pub fn sniff(path: &Path) -> Result<TreeFormat, FairshareError> {
+    let file = path.display().to_string();
+    let bytes = std::fs::read(path)
+        .map_err(|e| FairshareError::file(&file, format!("cannot read: {e}")))?;
+    if bytes.starts_with(b"SQLite format 3\0") {
+        return Ok(TreeFormat::FluxDb);
+    }
+    match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'{') => Ok(TreeFormat::Json),
+        Some(_) if bytes.contains(&b'|') => Ok(TreeFormat::Sshare),
+        _ => Err(FairshareError::file(
+            &file,
+            "not a JSON tree ({\"nodes\": [...]}), parsable sshare output or a flux-accounting database",
+        )),
+    }
+}
+
+/// Load any share-tree file (JSON, sshare, flux DB), detected by content.
+pub fn load_share_tree(
+    path: &Path,
+) -> Result<(ShareTree, Vec<String>, TreeFormat), FairshareError> {
+    let fmt = sniff(path)?;
+    let file = path.display().to_string();
+    let (t, w) = match fmt {
+        TreeFormat::Json => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| FairshareError::file(&file, format!("cannot read: {e}")))?;
+            super::tree::from_json(&text, &file)?
+        }
+        TreeFormat::Sshare => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| FairshareError::file(&file, format!("cannot read: {e}")))?;
+            from_sshare(&text, &file)?
+        }
+        TreeFormat::FluxDb => from_flux_db(path)?,
+    };
+    Ok((t, w, fmt))
+}
+
+/// Parse `sshare -a -l -P` (or `-p`) output. The account column is indented one space per
+/// depth, as sshare prints it; a row with a `User` is a user association named
+/// `account/user`. Only `RawShares` (a number or `parent`) and `RawUsage` are read; the
+/// other columns are recomputed.
+pub fn from_sshare(text: &str, file: &str) -> Result<(ShareTree, Vec<String>), FairshareError> {
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty());
+    let Some((hl, header)) = lines.next() else {
+        return Err(FairshareError::file(file, "empty sshare output"));
+    };
+    // `-p` ends every field with `|`; `-P` only separates them.
+    let trailing = header.ends_with('|');
+    let split = |l: &str| -> Vec<String> {
+        let l = if trailing {
+            l.strip_suffix('|').unwrap_or(l)
+        } else {
+            l
+        };
+        l.split('|').map(str::to_string).collect()
+    };
+    let cols = split(header);
+    let col = |name: &str| cols.iter().position(|c| c.trim() == name);
+    let (Some(ca), Some(cu), Some(cs), Some(cr)) = (
+        col("Account"),
+        col("User"),
+        col("RawShares"),
+        col("RawUsage"),
+    ) else {
+        return Err(FairshareError::at(
+            file,
+            hl + 1,
+            "expected a header with Account|User|RawShares|RawUsage (sshare -a -l -P)",
+        ));
+    };
+    let mut t = ShareTree::new(1.0);
+    // stack[d] = the account at depth d
+    let mut stack: Vec<String> = Vec::new();
+    for (i, line) in lines {
+        let ln = i + 1;
+        let f = split(line);
+        if f.len() < cols.len() {
+            return Err(FairshareError::at(
+                file,
+                ln,
+                format!("{} fields, the header has {}", f.len(), cols.len()),
+            ));
+        }
+        let raw_acct = &f[ca];
+        let depth = raw_acct.len() - raw_acct.trim_start_matches(' ').len();
+        let acct = raw_acct.trim();
+        let user = f[cu].trim();
+        let shares = match f[cs].trim() {
+            "parent" => Shares::Parent,
+            "" => Shares::Value(1.0),
+            s => Shares::Value(s.parse().map_err(|_| {
+                FairshareError::at(file, ln, format!("RawShares `{s}` is not a number"))
+            })?),
+        };
+        let usage: f64 = match f[cr].trim() {
+            "" => 0.0,
+            s => s.parse().map_err(|_| {
+                FairshareError::at(file, ln, format!("RawUsage `{s}` is not a number"))
+            })?,
+        };
+        if depth == 0 && user.is_empty() {
+            if acct != "root" {
+                return Err(FairshareError::at(
+                    file,
+                    ln,
+                    format!("the first-level row must be `root`, not `{acct}`"),
+                ));
+            }
+            stack = vec!["root".into()];
+            continue;
+        }
+        if stack.is_empty() || depth > stack.len() || depth == 0 {
+            return Err(FairshareError::at(
+                file,
+                ln,
+                format!("row for `{acct}` is indented {depth} but its parent is missing"),
+            ));
+        }
+        let parent = stack[depth - 1].clone();
+        let r = if user.is_empty() {
+            stack.truncate(depth);
+            stack.push(acct.to_string());
+            t.add(acct, &parent, shares, 0.0, false, None)
+        } else {
+            if acct != parent && !(parent == "root" && acct == "root") {
+                return Err(FairshareError::at(
+                    file,
+                    ln,
+                    format!("user `{user}` is listed under `{acct}` but indented under `{parent}`"),
+                ));
+            }
+            t.add(
+                &format!("{acct}/{user}"),
+                &parent,
+                shares,
+                usage,
+                true,
+                Some(user),
+            )
+        };
+        r.map_err(|m| FairshareError::at(file, ln, m))?;
+    }
+    let w = t.finish();
+    Ok((t, w))
+}
+
+/// Read a flux-accounting database (`bank_table`, `association_table`) as
+/// `data_reader_db.cpp` does: depth-first from the bank with `parent_bank = ''`, sub-banks by
+/// name, users by name, inactive rows skipped; a bank with sub-banks gets only its sub-banks
+/// (its own associations are ignored, with a warning). User associations are named
+/// `bank/username`; jobs map to them by username.
+pub fn from_flux_db(path: &Path) -> Result<(ShareTree, Vec<String>), FairshareError> {
+    use rusqlite::{Connection, OpenFlags};
+    let file = path.display().to_string();
+    let err =
+        |e: rusqlite::Error| FairshareError::file(&file, format!("flux-accounting database: {e}"));
+    let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(err)?;
+    let mut banks: Vec<(String, String, f64)> = Vec::new();
+    {
+        let mut st = conn
+            .prepare(
+                "SELECT bank, parent_bank, shares FROM bank_table WHERE active = 1 ORDER BY bank",
+            )
+            .map_err(err)?;
+        let rows = st
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, f64>(2)?,
+                ))
+            })
+            .map_err(err)?;
+        for r in rows {
+            banks.push(r.map_err(err)?);
+        }
+    }
+    let mut users: Vec<(String, String, f64, f64)> = Vec::new();
+    {
+        let mut st = conn
+            .prepare(
+                "SELECT username, bank, shares, job_usage FROM association_table WHERE active = 1 ORDER BY username",
+            )
+            .map_err(err)?;
+        let rows = st
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, f64>(2)?,
+                    r.get::<_, f64>(3)?,
+                ))
+            })
+            .map_err(err)?;
+        for r in rows {
+            users.push(r.map_err(err)?);
+        }
+    }
+    let roots: Vec<&(String, String, f64)> = banks.iter().filter(|b| b.1.is_empty()).collect();
+    let [root] = roots.as_slice() else {
+        return Err(FairshareError::file(
+            &file,
+            format!(
+                "expected one root bank (parent_bank ''), found {}",
+                roots.len()
+            ),
+        ));
+    };
+    let mut t = ShareTree::new(root.2);
+    let mut warnings = Vec::new();
+    // Depth-first: (bank name, tree parent name)
+    let mut stack: Vec<(String, String)> = vec![(root.0.clone(), String::new())];
+    while let Some((bank, parent)) = stack.pop() {
+        let node_name = if parent.is_empty() {
+            "root".to_string()
+        } else {
+            let shares = banks
+                .iter()
+                .find(|b| b.0 == bank)
+                .map(|b| b.2)
+                .unwrap_or(1.0);
+            t.add(&bank, &parent, Shares::Value(shares), 0.0, false, None)
+                .map_err(|m| FairshareError::file(&file, m))?;
+            bank.clone()
+        };
+        let subs: Vec<&(String, String, f64)> = banks.iter().filter(|b| b.1 == bank).collect();
+        let own: Vec<&(String, String, f64, f64)> = users.iter().filter(|u| u.1 == bank).collect();
+        if !subs.is_empty() {
+            if !own.is_empty() {
+                warnings.push(format!(
+                    "{file}: bank `{bank}` has sub-banks, so its {} association(s) are ignored, as flux-accounting does",
+                    own.len()
+                ));
+            }
+            for s in subs.iter().rev() {
+                stack.push((s.0.clone(), node_name.clone()));
+            }
+        } else {
+            for u in own {
+                t.add(
+                    &format!("{}/{}", bank, u.0),
+                    &node_name,
+                    Shares::Value(u.2),
+                    u.3,
+                    true,
+                    Some(&u.0),
+                )
+                .map_err(|m| FairshareError::file(&file, m))?;
+            }
+        }
+    }
+    warnings.extend(t.finish());
+    Ok((t, warnings))
+}

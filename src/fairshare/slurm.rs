@@ -1,0 +1,260 @@
+//! Slurm's fairshare (`priority/multifactor`): classic (`PriorityFlags=NO_FAIR_TREE`) and
+//! Fair Tree, in `f64`.
+//!
+//! Associations marked `FairShare=parent` are re-parented to their *fs parent* (the first
+//! ancestor that is not `parent`), as `assoc_mgr` does; level shares are summed over an fs
+//! parent's children, with `parent` children counting 0.
+//!
+//! **Fair Tree ties follow Slurm's code, not its documentation.** `fair_tree.shtml` says
+//! sibling accounts with equal LevelFS have their children merged; `_count_tied_accounts` in
+//! `fair_tree.c` stops at the first account, so nothing is ever merged: the second tied
+//! account is walked after the first and only its first child inherits the current rank. We
+//! do the same. Slurm sorts siblings with `qsort`, whose order among exactly equal LevelFS
+//! values of the same kind is unspecified; we keep input order (a stable sort).
+
+use super::tree::{NodeValues, ShareTree, Shares};
+
+/// Slurm's `NO_VAL` as a LevelFS (`(long double) NO_VAL`).
+pub const NO_VAL_LF: f64 = 4_294_967_294.0;
+
+/// Per-node structure both algorithms share: fs parents, fs children and level shares.
+struct FsLayout {
+    fs_parent: Vec<Option<usize>>,
+    fs_children: Vec<Vec<usize>>,
+    level_shares: Vec<f64>,
+    order: Vec<usize>,
+}
+
+fn layout(t: &ShareTree) -> FsLayout {
+    let n = t.nodes.len();
+    let mut fs_parent = vec![None; n];
+    let mut fs_children = vec![Vec::new(); n];
+    let order = t.preorder();
+    for &i in &order {
+        let mut p = t.nodes[i].parent;
+        while let Some(pp) = p {
+            if pp == 0 || t.nodes[pp].shares != Shares::Parent {
+                break;
+            }
+            p = t.nodes[pp].parent;
+        }
+        fs_parent[i] = p;
+        if let Some(pp) = p {
+            fs_children[pp].push(i);
+        }
+    }
+    let level_shares = (0..n)
+        .map(|i| {
+            fs_children[i]
+                .iter()
+                .map(|&c| t.nodes[c].shares.raw())
+                .sum()
+        })
+        .collect();
+    FsLayout {
+        fs_parent,
+        fs_children,
+        level_shares,
+        order,
+    }
+}
+
+fn norm_usage(t: &ShareTree, i: usize) -> f64 {
+    let root = t.nodes[0].usage;
+    if root == 0.0 {
+        0.0
+    } else {
+        (t.nodes[i].usage / root).min(1.0)
+    }
+}
+
+/// Classic normalized shares (the product of local ratios up the fs-parent chain).
+fn classic_shares(t: &ShareTree, l: &FsLayout) -> Vec<f64> {
+    let mut s = vec![0.0; t.nodes.len()];
+    s[0] = 1.0;
+    for &i in &l.order[1..] {
+        let p = l.fs_parent[i].unwrap_or(0);
+        s[i] = match t.nodes[i].shares {
+            Shares::Parent => s[p],
+            Shares::Value(v) => {
+                let level = l.level_shares[p];
+                if level == 0.0 { 0.0 } else { v / level * s[p] }
+            }
+        };
+    }
+    s
+}
+
+/// Slurm classic fairshare with `FairShareDampeningFactor = damp`.
+pub fn classic(t: &ShareTree, damp: f64) -> Vec<NodeValues> {
+    let l = layout(t);
+    let s = classic_shares(t, &l);
+    let n = t.nodes.len();
+    let mut ue = vec![0.0; n];
+    let mut out = vec![NodeValues::default(); n];
+    ue[0] = 1.0;
+    for &i in &l.order[1..] {
+        let p = l.fs_parent[i].unwrap_or(0);
+        let un = norm_usage(t, i);
+        ue[i] = if p == 0 {
+            un
+        } else {
+            match t.nodes[i].shares {
+                Shares::Parent => ue[p],
+                Shares::Value(v) => {
+                    let level = l.level_shares[p];
+                    if level == 0.0 {
+                        ue[p]
+                    } else {
+                        un + (ue[p] - un) * v / level
+                    }
+                }
+            }
+        };
+    }
+    for i in 0..n {
+        let node = &t.nodes[i];
+        let fs = if s[i] <= 0.0 {
+            0.0
+        } else {
+            2f64.powf(-(ue[i] / s[i]) / damp)
+        };
+        out[i] = NodeValues {
+            norm_shares: Some(if i == 0 { 0.0 } else { s[i] }),
+            norm_usage: if i == 0 { None } else { Some(norm_usage(t, i)) },
+            effective_usage: Some(ue[i]),
+            fairshare_factor: node.is_user.then_some(fs),
+            fairshare_perc: Some(s[i]),
+            fairshare_tree_usage: Some(ue[i]),
+            ..NodeValues::default()
+        };
+    }
+    out
+}
+
+/// Slurm Fair Tree: LevelFS per node and `rank / N` per user, N = all user associations.
+pub fn fair_tree(t: &ShareTree) -> Vec<NodeValues> {
+    let l = layout(t);
+    let global = classic_shares(t, &l);
+    let n = t.nodes.len();
+    let mut s = vec![0.0; n];
+    let mut u = vec![0.0; n];
+    let mut lf = vec![NO_VAL_LF; n];
+    for &i in &l.order[1..] {
+        let p = l.fs_parent[i].unwrap_or(0);
+        s[i] = match t.nodes[i].shares {
+            Shares::Parent => s[p],
+            Shares::Value(v) => {
+                let level = l.level_shares[p];
+                if level == 0.0 { 0.0 } else { v / level }
+            }
+        };
+        let pu = t.nodes[p].usage;
+        u[i] = if pu == 0.0 {
+            0.0
+        } else {
+            t.nodes[i].usage / pu
+        };
+        lf[i] = match (t.nodes[i].shares, t.nodes[i].is_user) {
+            (Shares::Parent, true) => f64::INFINITY,
+            (Shares::Parent, false) => NO_VAL_LF,
+            _ if s[i] == 0.0 => 0.0,
+            _ => s[i] / u[i],
+        };
+    }
+    let big_n = t.user_count();
+    let mut fs = vec![None; n];
+    let (mut rank, mut rnt) = (big_n, big_n);
+    calc_tree_fs(t, &l, &lf, 0, &mut rank, &mut rnt, false, big_n, &mut fs);
+    let mut out = vec![NodeValues::default(); n];
+    for i in 0..n {
+        let node = &t.nodes[i];
+        out[i] = NodeValues {
+            norm_shares: Some(s[i]),
+            norm_usage: if i == 0 { None } else { Some(norm_usage(t, i)) },
+            effective_usage: Some(if i == 0 { 1.0 } else { u[i] }),
+            level_fs: if i == 0 || node.shares == Shares::Parent {
+                None
+            } else {
+                Some(lf[i])
+            },
+            fairshare_factor: if node.is_user { fs[i] } else { None },
+            fairshare_perc: Some(global[i]),
+            fairshare_tree_usage: Some(if i == 0 { 1.0 } else { norm_usage(t, i) }),
+            ..NodeValues::default()
+        };
+    }
+    out
+}
+
+/// `_calc_tree_fs` over the fs children of `parent`.
+#[allow(clippy::too_many_arguments)]
+fn calc_tree_fs(
+    t: &ShareTree,
+    l: &FsLayout,
+    lf: &[f64],
+    parent: usize,
+    rank: &mut usize,
+    rnt: &mut usize,
+    account_tied: bool,
+    big_n: usize,
+    fs: &mut [Option<f64>],
+) {
+    let mut sib: Vec<usize> = l.fs_children[parent].clone();
+    // _cmp_level_fs: LevelFS descending; among equal values users first; stable otherwise.
+    sib.sort_by(|&a, &b| {
+        lf[b]
+            .total_cmp(&lf[a])
+            .then_with(|| t.nodes[b].is_user.cmp(&t.nodes[a].is_user))
+    });
+    let mut prev = NO_VAL_LF;
+    for (i, &a) in sib.iter().enumerate() {
+        let tied = if i == 0 && account_tied {
+            true
+        } else {
+            prev == lf[a]
+        };
+        if t.nodes[a].is_user {
+            if !tied {
+                *rank = *rnt;
+            }
+            fs[a] = Some(*rank as f64 / big_n as f64);
+            *rnt = rnt.saturating_sub(1);
+        } else {
+            // _count_tied_accounts always finds 0 (see the module docs): no merging.
+            calc_tree_fs(t, l, lf, a, rank, rnt, tied, big_n, fs);
+        }
+        prev = lf[a];
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Derived (slurm-derived-fairtree-tied-accounts in the reference): two sibling accounts
+    /// with equal LevelFS. Slurm's code gives b1 = 0.75; merging would give 1.0.
+    #[test]
+    fn fair_tree_tied_accounts_are_not_merged() {
+        let mut t = ShareTree::new(1.0);
+        t.add("a", "root", Shares::Value(1.0), 0.0, false, None)
+            .unwrap();
+        t.add("b", "root", Shares::Value(1.0), 0.0, false, None)
+            .unwrap();
+        t.add("a1", "a", Shares::Value(1.0), 10.0, true, None)
+            .unwrap();
+        t.add("a2", "a", Shares::Value(1.0), 30.0, true, None)
+            .unwrap();
+        t.add("b1", "b", Shares::Value(1.0), 10.0, true, None)
+            .unwrap();
+        t.add("b2", "b", Shares::Value(1.0), 30.0, true, None)
+            .unwrap();
+        t.finish();
+        let v = fair_tree(&t);
+        let f = |n: &str| v[t.find(n).unwrap()].fairshare_factor.unwrap();
+        assert_eq!(f("a1"), 1.0);
+        assert_eq!(f("a2"), 0.75);
+        assert_eq!(f("b1"), 0.75);
+        assert_eq!(f("b2"), 0.25);
+    }
+}
