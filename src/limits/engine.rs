@@ -110,6 +110,30 @@ pub enum Change {
     },
 }
 
+impl Change {
+    /// The job the change is about.
+    pub fn job(&self) -> &str {
+        match self {
+            Change::Rejected { job, .. }
+            | Change::DependencyAdd { job, .. }
+            | Change::DependencyRemove { job, .. }
+            | Change::State { job, .. } => job,
+        }
+    }
+
+    /// The job this change moved into SCHED (released from DEPEND or newly submitted):
+    /// what a scheduler adds to its queue.
+    pub fn entered_sched(&self) -> Option<&str> {
+        match self {
+            Change::State {
+                job,
+                state: JobState::Sched,
+            } => Some(job),
+            _ => None,
+        }
+    }
+}
+
 /// A partial update of an association's limits: `None` keeps the value, `Some(-1)` resets
 /// it to flux's default (as `flux account edit-user --X=-1`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

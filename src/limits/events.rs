@@ -256,13 +256,7 @@ pub fn apply(engine: &mut LimitEngine, number: usize, op: &Op) -> Result<EventRe
         Op::UpdateQueue { name, update } => engine.update_queue(name, update)?,
     };
     for c in &changes {
-        let job = match c {
-            Change::Rejected { job, .. }
-            | Change::DependencyAdd { job, .. }
-            | Change::DependencyRemove { job, .. }
-            | Change::State { job, .. } => job,
-        };
-        if let Some(j) = engine.job(job) {
+        if let Some(j) = engine.job(c.job()) {
             touched.push(j.assoc);
         }
     }
