@@ -582,10 +582,13 @@ impl LimitEngine {
                 bank: Some(bank.to_string()),
             }
         })?;
-        if let Some(qs) = &update.queues {
-            if let Some(q) = qs.iter().find(|q| !self.queue_index.contains_key(*q)) {
-                return Err(LimitError::UnknownQueue(q.clone()));
-            }
+        if let Some(q) = update
+            .queues
+            .iter()
+            .flatten()
+            .find(|q| !self.queue_index.contains_key(*q))
+        {
+            return Err(LimitError::UnknownQueue(q.clone()));
         }
         let d = AssocLimits::default();
         let l = &mut self.assocs[a].limits;
