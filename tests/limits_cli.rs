@@ -260,3 +260,33 @@ fn case_translations_run_through_the_cli() {
     }
     assert_eq!(n, 6);
 }
+
+/// The README example: flux releases both 3-node jobs into 4 nodes of headroom; with
+/// `--count-sched-in-resources` only one.
+#[test]
+fn readme_overshoot_example() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/limits_examples");
+    let cfg = root.join("overshoot.toml");
+    let ev = root.join("overshoot.jsonl");
+    let args = [
+        "--config",
+        cfg.to_str().unwrap(),
+        "--events",
+        ev.to_str().unwrap(),
+        "--format",
+        "json",
+    ];
+    let released = |extra: &[&str]| -> Vec<String> {
+        let out = jobsort(&[&args[..], extra].concat());
+        assert!(out.status.success());
+        lines(&out)[4]["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["state"] == "sched")
+            .map(|c| c["job"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(released(&[]), ["j2", "j3"]);
+    assert_eq!(released(&["--count-sched-in-resources"]), ["j2"]);
+}
