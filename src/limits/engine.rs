@@ -1,6 +1,7 @@
 //! The limit engine: associations, queues, jobs, counters, held lists and release passes.
 
 use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use serde::Serialize;
 
@@ -226,16 +227,42 @@ pub struct Job {
     pub deps: Vec<Dependency>,
 }
 
+/// FNV-1a: job ids are short strings chosen by the caller; SipHash's DoS resistance is not
+/// needed and it was the largest single cost of a lookup.
+#[derive(Clone, Copy, Debug)]
+struct FnvHasher(u64);
+
+impl Default for FnvHasher {
+    fn default() -> Self {
+        FnvHasher(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for FnvHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FnvHasher>>;
+
 /// The flux-accounting limit engine. See the module documentation.
 #[derive(Clone, Debug, Default)]
 pub struct LimitEngine {
     options: Options,
     assocs: Vec<Association>,
-    assoc_index: HashMap<(String, String), usize>,
-    default_bank: HashMap<String, usize>,
+    assoc_index: FastMap<(String, String), usize>,
+    default_bank: FastMap<String, usize>,
     queues: Vec<Queue>,
-    queue_index: HashMap<String, usize>,
-    jobs: HashMap<String, Job>,
+    queue_index: FastMap<String, usize>,
+    jobs: FastMap<String, Job>,
 }
 
 impl LimitEngine {
@@ -678,7 +705,8 @@ impl LimitEngine {
         let held = std::mem::take(&mut self.assocs[a].held);
         let mut still_held = Vec::with_capacity(held.len());
         let mut pending_run = 0i64;
-        let mut pending_queue_run: HashMap<usize, i64> = HashMap::new();
+        // (queue index, released jobs): a handful of queues at most, a Vec beats a map.
+        let mut pending_queue_run: Vec<(usize, i64)> = Vec::new();
         let count_sched = self.options.count_sched_in_resources;
         for id in held {
             let Some(job) = self.jobs.get_mut(&id) else {
@@ -701,8 +729,8 @@ impl LimitEngine {
                     run_jobs: pending_run,
                     queue_run_jobs: job
                         .queue
-                        .and_then(|qi| pending_queue_run.get(&qi).copied())
-                        .unwrap_or(0),
+                        .and_then(|qi| pending_queue_run.iter().find(|p| p.0 == qi))
+                        .map_or(0, |p| p.1),
                 },
                 count_sched_in_resources: count_sched,
             };
@@ -739,7 +767,10 @@ impl LimitEngine {
                 });
                 pending_run += 1;
                 if let Some(qi) = job.queue {
-                    *pending_queue_run.entry(qi).or_default() += 1;
+                    match pending_queue_run.iter_mut().find(|p| p.0 == qi) {
+                        Some(p) => p.1 += 1,
+                        None => pending_queue_run.push((qi, 1)),
+                    }
                 }
             } else {
                 still_held.push(id);
