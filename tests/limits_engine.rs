@@ -497,3 +497,16 @@ fn count_sched_rechecks_resources_at_release() {
         e.check_consistency().unwrap();
     }
 }
+
+#[test]
+fn forget_only_inactive_jobs() {
+    let mut e = engine("[[association]]\nuser='u'\nbank='A'\n");
+    e.submit(job("a", 1)).unwrap();
+    assert!(!e.forget("a"), "a live job is kept");
+    assert!(!e.forget("nope"));
+    e.end("a").unwrap();
+    assert!(e.forget("a"));
+    assert!(e.job("a").is_none());
+    assert_eq!(e.submit(job("a", 1)).unwrap(), SubmitOutcome::Ready);
+    e.check_consistency().unwrap();
+}

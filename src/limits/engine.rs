@@ -595,6 +595,22 @@ impl LimitEngine {
         Ok(changes)
     }
 
+    /// Forgets an inactive (ended or rejected) job to bound memory in long streams; its id
+    /// may then be submitted again. Returns whether a job was removed (false for unknown or
+    /// live jobs, which are left alone).
+    pub fn forget(&mut self, id: &str) -> bool {
+        if self
+            .jobs
+            .get(id)
+            .is_some_and(|j| j.state == JobState::Inactive)
+        {
+            self.jobs.remove(id);
+            true
+        } else {
+            false
+        }
+    }
+
     /// Updates an association's limits, then runs a release pass for every association
     /// with held jobs (flux's `reprioritize` after a data update).
     pub fn update_association(
