@@ -1,5 +1,11 @@
 //! Ranking jobs by formula value: descending, ties by submission order then id (PBS
 //! `cmp_sort`: formula value, then `qrank`), with PBS's `job_sort_formula_threshold` and top-k.
+//!
+//! Fast path: every job becomes one packed integer key — the value's IEEE total-order bits
+//! (descending, `-0.0` folded into `0.0`), the submission key, then the input position — and
+//! the keys are sorted with an LSD radix sort (large inputs) or pdqsort (small ones). Keys are
+//! unique, so the order is fully determined. Top-k selects on the same keys
+//! (`select_nth_unstable`, O(n)) and sorts only the first k.
 
 use std::cmp::Ordering;
 
@@ -28,35 +34,25 @@ pub struct TieBreak<'a> {
     pub ids: Option<&'a [String]>,
 }
 
+/// Below this many jobs a comparison sort of the packed keys beats the radix sort.
+const RADIX_MIN: usize = 1 << 12;
+
 /// Order jobs by value descending (`-0.0` equals `0.0`), then `submit` ascending (input order
-/// when none), then id, then input position. `values` must be finite (evaluation guarantees it).
+/// when none), then id, then input position. `values` should be finite (evaluation
+/// guarantees it); a NaN value ranks after every number, a NaN `submit` after every number.
 pub fn rank(values: &[f64], ties: TieBreak<'_>, options: &RankOptions) -> Vec<Ranked> {
-    let cmp = |&a: &usize, &b: &usize| -> Ordering {
-        // Descending by value; finite values compare totally after normalising -0.0.
-        let (va, vb) = (values[a] + 0.0, values[b] + 0.0);
-        vb.partial_cmp(&va)
-            .unwrap_or(Ordering::Equal)
-            .then_with(|| match ties.submit {
-                Some(s) => s[a].partial_cmp(&s[b]).unwrap_or(Ordering::Equal),
-                None => a.cmp(&b),
-            })
-            .then_with(|| match ties.ids {
-                Some(ids) => ids[a].cmp(&ids[b]),
-                None => Ordering::Equal,
-            })
-            .then_with(|| a.cmp(&b))
-    };
-    let mut order: Vec<usize> = (0..values.len()).collect();
-    match options.top {
-        Some(k) if k < order.len() => {
-            if k > 0 {
-                order.select_nth_unstable_by(k - 1, cmp);
+    let order = match (ties.submit, ties.ids) {
+        (None, _) => order_by_value(values, options.top),
+        (Some(submit), None) => order_by_value_submit(values, submit, options.top),
+        (Some(submit), Some(ids)) => match options.top {
+            Some(k) if k < values.len() => order_by_comparator(values, ties, Some(k)),
+            _ => {
+                let mut order = order_by_value_submit(values, submit, None);
+                sort_equal_runs_by_id(&mut order, values, submit, ids);
+                order
             }
-            order.truncate(k);
-            order.sort_unstable_by(cmp);
-        }
-        _ => order.sort_unstable_by(cmp),
-    }
+        },
+    };
     order
         .into_iter()
         .map(|index| {
@@ -69,6 +65,211 @@ pub fn rank(values: &[f64], ties: TieBreak<'_>, options: &RankOptions) -> Vec<Ra
             }
         })
         .collect()
+}
+
+/// The order of jobs only (indices), same rules as [`rank`].
+pub fn order(values: &[f64], ties: TieBreak<'_>, top: Option<usize>) -> Vec<usize> {
+    rank(
+        values,
+        ties,
+        &RankOptions {
+            threshold: None,
+            top,
+        },
+    )
+    .into_iter()
+    .map(|r| r.index)
+    .collect()
+}
+
+/// Ascending key for ascending f64 order (`-0.0` as `0.0`, NaN last).
+#[inline]
+fn ascending_key(v: f64) -> u64 {
+    if v.is_nan() {
+        return u64::MAX;
+    }
+    let bits = (v + 0.0).to_bits();
+    if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | (1 << 63)
+    }
+}
+
+/// Ascending key for descending f64 order (NaN last).
+#[inline]
+fn descending_key(v: f64) -> u64 {
+    if v.is_nan() {
+        return u64::MAX;
+    }
+    !ascending_key(v)
+}
+
+fn order_by_value(values: &[f64], top: Option<usize>) -> Vec<usize> {
+    let n = values.len();
+    if n > u32::MAX as usize {
+        return order_by_comparator(
+            values,
+            TieBreak {
+                submit: None,
+                ids: None,
+            },
+            top,
+        );
+    }
+    // (descending value key << 64) | position: unique, so any sort gives the same order.
+    let mut keys: Vec<u128> = values
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| (u128::from(descending_key(v)) << 64) | i as u128)
+        .collect();
+    sort_or_select(&mut keys, top, 8, 8);
+    keys.into_iter().map(|k| (k as u64) as usize).collect()
+}
+
+fn order_by_value_submit(values: &[f64], submit: &[f64], top: Option<usize>) -> Vec<usize> {
+    #[derive(Clone, Copy)]
+    struct Item {
+        key: u128,
+        index: u32,
+    }
+    let n = values.len();
+    if n > u32::MAX as usize || submit.len() < n {
+        return order_by_comparator(
+            values,
+            TieBreak {
+                submit: Some(submit),
+                ids: None,
+            },
+            top,
+        );
+    }
+    let mut items: Vec<Item> = values
+        .iter()
+        .zip(submit)
+        .enumerate()
+        .map(|(i, (&v, &s))| Item {
+            key: (u128::from(descending_key(v)) << 64) | u128::from(ascending_key(s)),
+            index: i as u32,
+        })
+        .collect();
+    let full = |a: &Item, b: &Item| (a.key, a.index).cmp(&(b.key, b.index));
+    match top {
+        Some(k) if k < n => {
+            if k > 0 {
+                items.select_nth_unstable_by(k - 1, full);
+            }
+            items.truncate(k);
+            items.sort_unstable_by(full);
+        }
+        _ if n < RADIX_MIN => items.sort_unstable_by(full),
+        // Stable LSD radix on the 16 key bytes: equal keys stay in input order.
+        _ => radix_sort(&mut items, 16, |it, b| (it.key >> (8 * b)) as u8),
+    }
+    items.into_iter().map(|it| it.index as usize).collect()
+}
+
+/// Sort (or select the first `top` of) unique u128 keys whose sort key is bytes
+/// `first_byte .. first_byte + bytes` (lower bytes only hold the already-unique position).
+fn sort_or_select(keys: &mut Vec<u128>, top: Option<usize>, first_byte: usize, bytes: usize) {
+    let n = keys.len();
+    match top {
+        Some(k) if k < n => {
+            if k > 0 {
+                keys.select_nth_unstable(k - 1);
+            }
+            keys.truncate(k);
+            keys.sort_unstable();
+        }
+        _ if n < RADIX_MIN => keys.sort_unstable(),
+        _ => radix_sort(keys, bytes, |k, b| (k >> (8 * (first_byte + b))) as u8),
+    }
+}
+
+/// Stable LSD radix sort over `bytes` key bytes (byte 0 least significant). Histograms for
+/// every byte come from one pass; a byte with a single value everywhere is skipped.
+fn radix_sort<T: Copy>(items: &mut Vec<T>, bytes: usize, byte: impl Fn(&T, usize) -> u8) {
+    let n = items.len();
+    if n < 2 {
+        return;
+    }
+    let mut counts = vec![[0usize; 256]; bytes];
+    for it in items.iter() {
+        for (b, c) in counts.iter_mut().enumerate() {
+            c[byte(it, b) as usize] += 1;
+        }
+    }
+    let mut buf: Vec<T> = items.clone();
+    for (b, c) in counts.iter().enumerate() {
+        if c.iter().any(|&x| x == n) {
+            continue;
+        }
+        let mut offsets = [0usize; 256];
+        let mut sum = 0;
+        for (o, &x) in offsets.iter_mut().zip(c.iter()) {
+            *o = sum;
+            sum += x;
+        }
+        for it in items.iter() {
+            let d = byte(it, b) as usize;
+            buf[offsets[d]] = *it;
+            offsets[d] += 1;
+        }
+        std::mem::swap(items, &mut buf);
+    }
+}
+
+/// Within runs of equal (value, submit), order by id then position.
+fn sort_equal_runs_by_id(order: &mut [usize], values: &[f64], submit: &[f64], ids: &[String]) {
+    let same = |a: usize, b: usize| {
+        descending_key(values[a]) == descending_key(values[b])
+            && ascending_key(submit[a]) == ascending_key(submit[b])
+    };
+    let mut start = 0;
+    while start < order.len() {
+        let mut end = start + 1;
+        while end < order.len() && same(order[start], order[end]) {
+            end += 1;
+        }
+        if end - start > 1 {
+            order[start..end].sort_by(|&a, &b| {
+                let ia = ids.get(a).map(String::as_str);
+                let ib = ids.get(b).map(String::as_str);
+                ia.cmp(&ib).then(a.cmp(&b))
+            });
+        }
+        start = end;
+    }
+}
+
+/// The general comparison sort (used for top-k with ids, and beyond u32 positions).
+fn order_by_comparator(values: &[f64], ties: TieBreak<'_>, top: Option<usize>) -> Vec<usize> {
+    let cmp = |&a: &usize, &b: &usize| -> Ordering {
+        descending_key(values[a])
+            .cmp(&descending_key(values[b]))
+            .then_with(|| match ties.submit {
+                Some(s) => ascending_key(s.get(a).copied().unwrap_or(f64::NAN))
+                    .cmp(&ascending_key(s.get(b).copied().unwrap_or(f64::NAN))),
+                None => a.cmp(&b),
+            })
+            .then_with(|| match ties.ids {
+                Some(ids) => ids.get(a).cmp(&ids.get(b)),
+                None => Ordering::Equal,
+            })
+            .then_with(|| a.cmp(&b))
+    };
+    let mut order: Vec<usize> = (0..values.len()).collect();
+    match top {
+        Some(k) if k < order.len() => {
+            if k > 0 {
+                order.select_nth_unstable_by(k - 1, cmp);
+            }
+            order.truncate(k);
+            order.sort_unstable_by(cmp);
+        }
+        _ => order.sort_unstable_by(cmp),
+    }
+    order
 }
 
 #[cfg(test)]
@@ -125,5 +326,62 @@ mod tests {
             r.iter().map(|r| (r.index, r.runnable)).collect::<Vec<_>>(),
             vec![(1, true), (3, true), (2, false)]
         );
+    }
+
+    /// The fast paths (radix and pdqsort, with and without top-k) agree with the plain
+    /// comparison sort on data with many ties, signed zeros and negative values.
+    #[test]
+    fn fast_paths_equal_the_comparison_sort() {
+        let mut x: u64 = 0x9E3779B97F4A7C15;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for n in [0usize, 1, 2, 7, 100, RADIX_MIN - 1, RADIX_MIN + 5, 20_000] {
+            let values: Vec<f64> = (0..n)
+                .map(|_| match next() % 5 {
+                    0 => 0.0,
+                    1 => -0.0,
+                    2 => -((next() % 50) as f64),
+                    _ => (next() % 100) as f64 * 0.25,
+                })
+                .collect();
+            let submit: Vec<f64> = (0..n).map(|_| (next() % 10) as f64).collect();
+            let ids: Vec<String> = (0..n).map(|_| format!("{}", next() % 7)).collect();
+            let cases = [
+                TieBreak {
+                    submit: None,
+                    ids: None,
+                },
+                TieBreak {
+                    submit: Some(&submit),
+                    ids: None,
+                },
+                TieBreak {
+                    submit: Some(&submit),
+                    ids: Some(&ids),
+                },
+            ];
+            for ties in cases {
+                let want = order_by_comparator(&values, ties, None);
+                assert_eq!(order(&values, ties, None), want, "n={n}");
+                for k in [0, 1, 3, n / 2, n, n + 1] {
+                    let got = order(&values, ties, Some(k));
+                    assert_eq!(got, want[..k.min(n)].to_vec(), "n={n} k={k}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn negative_zero_ties_with_zero_and_nan_ranks_last() {
+        let values = [-0.0, f64::NAN, 0.0, -1.0, 2.0];
+        let ties = TieBreak {
+            submit: None,
+            ids: None,
+        };
+        assert_eq!(order(&values, ties, None), vec![4, 0, 2, 3, 1]);
     }
 }

@@ -12,7 +12,9 @@ pub mod explain;
 pub mod hazards;
 pub mod interp;
 pub mod ir;
+pub mod jit;
 pub mod lexer;
+pub mod opt;
 pub mod parser;
 pub mod pymath;
 pub mod sema;
@@ -21,8 +23,16 @@ use crate::jobs::table::JobTable;
 use catalog::{Catalog, Keyword};
 pub use check::{CheckOptions, Checked};
 use diag::{Diagnostic, Diagnostics};
-use ir::Ir;
+use ir::{Ir, Span};
 use pymath::EvalError;
+use rayon::prelude::*;
+
+/// Tables with at least this many jobs are evaluated on several threads (rayon). The result
+/// is identical to the single-threaded run: every job is evaluated independently.
+pub const PARALLEL_THRESHOLD: usize = 1 << 16;
+
+/// Jobs per parallel task.
+const PARALLEL_CHUNK: usize = 1 << 14;
 
 /// Which backend evaluates a compiled formula.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -72,25 +82,20 @@ impl Formula {
         );
         let has_errors = checked.diagnostics.iter().any(Diagnostic::is_error);
         match checked.ir {
-            Some(ir) if !has_errors => Ok(CompiledFormula {
-                source: source.to_string(),
-                fairshare_inputs: ir
-                    .inputs
-                    .iter()
-                    .map(|n| Keyword::from_name(n).is_some_and(Keyword::is_fairshare))
-                    .collect(),
-                ir,
-                diagnostics: checked.diagnostics,
-                range: checked.range,
-                options: *options,
-            }),
+            Some(ir) if !has_errors => Ok(CompiledFormula::build(
+                source,
+                &ir,
+                checked.diagnostics,
+                checked.range,
+                options,
+            )),
             _ => Err(Diagnostics(checked.diagnostics)),
         }
     }
 }
 
 /// A checked formula ready to evaluate; compile once, evaluate every scheduling cycle.
-/// `Send + Sync`: share one across threads.
+/// `Send + Sync`: share one across threads (clones share the native code).
 #[derive(Debug, Clone)]
 pub struct CompiledFormula {
     source: String,
@@ -99,6 +104,22 @@ pub struct CompiledFormula {
     diagnostics: Vec<Diagnostic>,
     range: Option<(f64, f64)>,
     options: CompileOptions,
+    /// The native kernel when the JIT engine is in use.
+    kernel: Option<jit::Kernel>,
+}
+
+/// The columns given to [`CompiledFormula::try_evaluate_columns`] do not fit the formula.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ColumnError {
+    #[error("the formula reads {expected} columns but {got} were given")]
+    Count { expected: usize, got: usize },
+    #[error("column {index} (`{name}`) has {got} values but {n} jobs were requested")]
+    TooShort {
+        index: usize,
+        name: String,
+        got: usize,
+        n: usize,
+    },
 }
 
 /// Per-job results: a value for every job (0 where the evaluation erred) and an error code
@@ -127,6 +148,65 @@ impl Evaluation {
 }
 
 impl CompiledFormula {
+    /// Compile an already checked IR (the back half of [`Formula::compile_with`]): optimise it
+    /// ([`opt::optimize`]) and, for [`Engine::Jit`], build the native kernel. If Cranelift
+    /// cannot run on this host the interpreter is used and a note (`N0901`) says so.
+    pub fn from_ir(ir: &Ir, options: &CompileOptions) -> CompiledFormula {
+        CompiledFormula::build("", ir, Vec::new(), None, options)
+    }
+
+    fn build(
+        source: &str,
+        ir: &Ir,
+        mut diagnostics: Vec<Diagnostic>,
+        range: Option<(f64, f64)>,
+        options: &CompileOptions,
+    ) -> CompiledFormula {
+        let ir = opt::optimize(ir);
+        let kernel = match options.engine {
+            Engine::Interp => None,
+            Engine::Jit => match jit::compile(&ir) {
+                Ok(k) => Some(k),
+                Err(e) => {
+                    diagnostics.push(Diagnostic::note(
+                        "N0901",
+                        format!("{e}; evaluating with the interpreter instead"),
+                        Span::new(0, source.len()),
+                    ));
+                    None
+                }
+            },
+        };
+        CompiledFormula {
+            source: source.to_string(),
+            fairshare_inputs: ir
+                .inputs
+                .iter()
+                .map(|n| Keyword::from_name(n).is_some_and(Keyword::is_fairshare))
+                .collect(),
+            ir,
+            diagnostics,
+            range,
+            options: *options,
+            kernel,
+        }
+    }
+
+    /// The engine that actually evaluates (`Interp` when the JIT was requested but is not
+    /// available here).
+    pub fn engine(&self) -> Engine {
+        if self.kernel.is_some() {
+            Engine::Jit
+        } else {
+            Engine::Interp
+        }
+    }
+
+    /// Whether the native kernel has an f64x2 SIMD main loop.
+    pub fn is_simd(&self) -> bool {
+        self.kernel.as_ref().is_some_and(jit::Kernel::is_simd)
+    }
+
     /// The formula text as given.
     pub fn source(&self) -> &str {
         &self.source
@@ -173,22 +253,101 @@ impl CompiledFormula {
         self.evaluate_columns(&columns, table.len())
     }
 
-    /// Evaluate over raw columns: `columns[k][i]` is input `k` of job `i`; each column must
-    /// hold at least `n` values.
+    /// Evaluate over raw columns: `columns[k][i]` is input `k` of job `i`.
+    ///
+    /// # Panics
+    /// If `columns` does not have one column per input, each with at least `n` values
+    /// ([`CompiledFormula::try_evaluate_columns`] returns that as an error instead).
     pub fn evaluate_columns(&self, columns: &[&[f64]], n: usize) -> Evaluation {
+        match self.try_evaluate_columns(columns, n) {
+            Ok(e) => e,
+            Err(e) => panic!("evaluate_columns: {e}"),
+        }
+    }
+
+    /// [`CompiledFormula::evaluate_columns`] that reports ill-fitting columns as an error.
+    /// Tables of [`PARALLEL_THRESHOLD`] jobs or more are split across threads; the result is
+    /// the same as evaluating them one by one.
+    pub fn try_evaluate_columns(
+        &self,
+        columns: &[&[f64]],
+        n: usize,
+    ) -> Result<Evaluation, ColumnError> {
+        if columns.len() != self.ir.inputs.len() {
+            return Err(ColumnError::Count {
+                expected: self.ir.inputs.len(),
+                got: columns.len(),
+            });
+        }
+        if let Some((index, c)) = columns.iter().enumerate().find(|(_, c)| c.len() < n) {
+            return Err(ColumnError::TooShort {
+                index,
+                name: self.ir.inputs[index].clone(),
+                got: c.len(),
+                n,
+            });
+        }
         let mut values = vec![0.0; n];
         let mut errors = vec![0u8; n];
-        let mut row = vec![0.0; columns.len()];
-        for i in 0..n {
-            for (slot, col) in row.iter_mut().zip(columns) {
+        if self.options.compat_pbs {
+            // PBS rounds the inputs before Python sees them and stores the result as a float.
+            let rounded: Vec<Vec<f64>> = columns
+                .iter()
+                .zip(&self.fairshare_inputs)
+                .map(|(c, &fs)| c[..n].iter().map(|&v| pbs_round_input(v, fs)).collect())
+                .collect();
+            let refs: Vec<&[f64]> = rounded.iter().map(Vec::as_slice).collect();
+            self.run(&refs, &mut values, &mut errors);
+            for (v, &e) in values.iter_mut().zip(&errors) {
+                if e == 0 {
+                    *v = pbs_store(*v);
+                }
+            }
+        } else {
+            self.run(columns, &mut values, &mut errors);
+        }
+        Ok(Evaluation { values, errors })
+    }
+
+    /// Evaluate `values.len()` jobs (no compat processing), in parallel when large.
+    fn run(&self, columns: &[&[f64]], values: &mut [f64], errors: &mut [u8]) {
+        let n = values.len();
+        if n < PARALLEL_THRESHOLD {
+            self.run_serial(columns, 0, values, errors);
+            return;
+        }
+        values
+            .par_chunks_mut(PARALLEL_CHUNK)
+            .zip(errors.par_chunks_mut(PARALLEL_CHUNK))
+            .enumerate()
+            .for_each(|(k, (v, e))| self.run_serial(columns, k * PARALLEL_CHUNK, v, e));
+    }
+
+    /// Evaluate jobs `start .. start + values.len()` on this thread.
+    fn run_serial(&self, columns: &[&[f64]], start: usize, values: &mut [f64], errors: &mut [u8]) {
+        let len = values.len();
+        let cols: Vec<&[f64]> = columns.iter().map(|c| &c[start..start + len]).collect();
+        if let Some(k) = &self.kernel
+            && k.run(&cols, len, values, errors)
+        {
+            return;
+        }
+        let mut row = vec![0.0; cols.len()];
+        for i in 0..len {
+            for (slot, col) in row.iter_mut().zip(&cols) {
                 *slot = col[i];
             }
-            match self.eval_one(&row) {
-                Ok(v) => values[i] = v,
-                Err(e) => errors[i] = e.code(),
+            match interp::eval_job(&self.ir, &row) {
+                Ok(v) => {
+                    values[i] = v;
+                    errors[i] = 0;
+                }
+                Err(e) => {
+                    values[i] = 0.0;
+                    errors[i] = e.code();
+                }
             }
         }
-        Evaluation { values, errors }
     }
 }
 

@@ -1,0 +1,199 @@
+//! The simulated machine: `nodes × cores`, free cores per node, first-fit placement.
+//!
+//! Placement is deterministic: [`Request::Procs`] takes free cores from the lowest-numbered
+//! nodes first (a job may span nodes); [`Request::Nodes`] takes the lowest-numbered nodes
+//! that each have the cores free.
+
+use super::workload::Request;
+
+/// Where a running job sits: `(node, cores)` pairs in node order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Allocation {
+    pub parts: Vec<(u32, u32)>,
+}
+
+impl Allocation {
+    /// Total cores held.
+    pub fn cores(&self) -> u64 {
+        self.parts.iter().map(|&(_, c)| c as u64).sum()
+    }
+    /// The node indices.
+    pub fn nodes(&self) -> Vec<u32> {
+        self.parts.iter().map(|&(n, _)| n).collect()
+    }
+}
+
+/// Free cores per node.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cluster {
+    pub nodes: u32,
+    pub cores_per_node: u32,
+    free: Vec<u32>,
+    free_total: u64,
+}
+
+impl Cluster {
+    /// An idle cluster.
+    pub fn new(nodes: u32, cores_per_node: u32) -> Cluster {
+        Cluster {
+            nodes,
+            cores_per_node,
+            free: vec![cores_per_node; nodes as usize],
+            free_total: nodes as u64 * cores_per_node as u64,
+        }
+    }
+
+    /// Total cores.
+    pub fn capacity(&self) -> u64 {
+        self.nodes as u64 * self.cores_per_node as u64
+    }
+
+    /// Free cores in all.
+    pub fn free_total(&self) -> u64 {
+        self.free_total
+    }
+
+    /// Free cores per node.
+    pub fn free(&self) -> &[u32] {
+        &self.free
+    }
+
+    /// Whether a request could ever run on an idle cluster of this shape.
+    pub fn can_ever_fit(&self, r: Request) -> bool {
+        match r {
+            Request::Procs(p) => p as u64 <= self.capacity(),
+            Request::Nodes { nodes, cores } => nodes <= self.nodes && cores <= self.cores_per_node,
+        }
+    }
+
+    /// Whether `r` fits in the free cores now.
+    pub fn fits(&self, r: Request) -> bool {
+        fits_in(&self.free, self.free_total, r)
+    }
+
+    /// Place `r` (first fit) and take its cores; `None` if it does not fit.
+    pub fn allocate(&mut self, r: Request) -> Option<Allocation> {
+        let a = place(&self.free, self.free_total, r)?;
+        self.take(&a);
+        Some(a)
+    }
+
+    /// Take the cores of an allocation (must be free).
+    pub fn take(&mut self, a: &Allocation) {
+        for &(n, c) in &a.parts {
+            let slot = &mut self.free[n as usize];
+            debug_assert!(*slot >= c, "node {n} over-allocated");
+            *slot = slot.saturating_sub(c);
+            self.free_total -= c as u64;
+        }
+    }
+
+    /// Give back the cores of an allocation.
+    pub fn release(&mut self, a: &Allocation) {
+        for &(n, c) in &a.parts {
+            let slot = &mut self.free[n as usize];
+            *slot += c;
+            debug_assert!(*slot <= self.cores_per_node, "node {n} released beyond its size");
+            self.free_total += c as u64;
+        }
+    }
+
+    /// Reset to idle and re-sum from the given allocations (the "account resources" step);
+    /// returns an error naming the first over-allocated node.
+    pub fn reset_and_resum<'a>(&mut self, running: impl IntoIterator<Item = &'a Allocation>) -> Result<(), String> {
+        self.free.iter_mut().for_each(|f| *f = self.cores_per_node);
+        self.free_total = self.capacity();
+        for a in running {
+            for &(n, c) in &a.parts {
+                let slot = self
+                    .free
+                    .get_mut(n as usize)
+                    .ok_or_else(|| format!("node {n} does not exist"))?;
+                if *slot < c {
+                    return Err(format!("node {n} over-allocated"));
+                }
+                *slot -= c;
+                self.free_total -= c as u64;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether `r` fits in `free` (with `free_total` = Σ free).
+pub fn fits_in(free: &[u32], free_total: u64, r: Request) -> bool {
+    match r {
+        Request::Procs(p) => p as u64 <= free_total,
+        Request::Nodes { nodes, cores } => {
+            if (nodes as u64) * (cores as u64) > free_total {
+                return false;
+            }
+            let mut got = 0;
+            for &f in free {
+                if f >= cores {
+                    got += 1;
+                    if got >= nodes {
+                        return true;
+                    }
+                }
+            }
+            nodes == 0
+        }
+    }
+}
+
+/// First-fit placement of `r` in `free`, without taking it.
+pub fn place(free: &[u32], free_total: u64, r: Request) -> Option<Allocation> {
+    if !fits_in(free, free_total, r) {
+        return None;
+    }
+    let mut parts = Vec::new();
+    match r {
+        Request::Procs(p) => {
+            let mut left = p;
+            for (n, &f) in free.iter().enumerate() {
+                if left == 0 {
+                    break;
+                }
+                let c = f.min(left);
+                if c > 0 {
+                    parts.push((n as u32, c));
+                    left -= c;
+                }
+            }
+        }
+        Request::Nodes { nodes, cores } => {
+            for (n, &f) in free.iter().enumerate() {
+                if parts.len() as u32 == nodes {
+                    break;
+                }
+                if f >= cores {
+                    parts.push((n as u32, cores));
+                }
+            }
+        }
+    }
+    Some(Allocation { parts })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_fit_spans_nodes_and_node_requests_need_whole_slots() {
+        let mut c = Cluster::new(3, 4);
+        let a = c.allocate(Request::Procs(6)).unwrap();
+        assert_eq!(a.parts, vec![(0, 4), (1, 2)]);
+        assert!(!c.fits(Request::Nodes { nodes: 2, cores: 3 }));
+        let b = c.allocate(Request::Nodes { nodes: 1, cores: 2 }).unwrap();
+        assert_eq!(b.parts, vec![(1, 2)]);
+        assert_eq!(c.free_total(), 4);
+        c.release(&a);
+        assert_eq!(c.free(), &[4, 2, 4]);
+        c.reset_and_resum([&b]).unwrap();
+        assert_eq!(c.free(), &[4, 2, 4]);
+        assert!(c.reset_and_resum([&b, &b]).is_ok());
+        assert!(c.reset_and_resum([&b, &b, &b]).is_err());
+    }
+}

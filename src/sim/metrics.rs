@@ -1,0 +1,157 @@
+//! Metrics of a run (SPEC §5.5; definitions in `reference/simulators.md` §2).
+//!
+//! Over the jobs that started, with `w = start − submit`, `r = end − start` (the simulated run,
+//! i.e. after the kill at the requested time), `p` = cores:
+//! - wait: mean, median, p95;
+//! - bounded slowdown `max((w + r) / max(r, τ), 1)` with τ = 10 s: mean, p95;
+//! - utilization `Σ p·r / (P · (last end − first submit))`;
+//! - makespan `last end − first submit`;
+//! - Jain's index `(Σx)² / (n·Σx²)` over per-user mean waits (1 when every mean is 0);
+//! - per-entity delivered share `Σ p·r of the entity / Σ p·r` vs its target share.
+//!
+//! Percentiles use linear interpolation between closest ranks (NumPy's default): for sorted
+//! `x[0..n]`, `q` in [0, 1], position `h = (n − 1)·q`, value
+//! `x[⌊h⌋] + (h − ⌊h⌋)·(x[⌊h⌋+1] − x[⌊h⌋])`.
+
+use super::workload::SimJob;
+use std::collections::BTreeMap;
+
+/// The bounded-slowdown threshold τ (seconds).
+pub const BSLD_TAU: f64 = 10.0;
+
+/// The metrics of one run (SPEC §6 `metrics` object).
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize)]
+pub struct Metrics {
+    pub mean_wait: f64,
+    pub median_wait: f64,
+    pub p95_wait: f64,
+    pub mean_bsld: f64,
+    pub p95_bsld: f64,
+    pub utilization: f64,
+    pub makespan: f64,
+    pub jain_user_wait: f64,
+}
+
+/// Delivered vs target share of one entity.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ShareRow {
+    pub entity: String,
+    pub target: f64,
+    pub delivered: f64,
+}
+
+/// Linear-interpolated percentile of sorted values (`q` in [0, 1]); 0 for no values.
+pub fn percentile(sorted: &[f64], q: f64) -> f64 {
+    match sorted.len() {
+        0 => 0.0,
+        1 => sorted[0],
+        n => {
+            let h = (n - 1) as f64 * q.clamp(0.0, 1.0);
+            let lo = h.floor() as usize;
+            let hi = (lo + 1).min(n - 1);
+            sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo])
+        }
+    }
+}
+
+/// Jain's fairness index of `xs`; 1 for an empty set or all zeros.
+pub fn jain(xs: &[f64]) -> f64 {
+    let s: f64 = xs.iter().sum();
+    let s2: f64 = xs.iter().map(|x| x * x).sum();
+    if xs.is_empty() || s2 == 0.0 { 1.0 } else { s * s / (xs.len() as f64 * s2) }
+}
+
+fn mean(xs: &[f64]) -> f64 {
+    if xs.is_empty() { 0.0 } else { xs.iter().sum::<f64>() / xs.len() as f64 }
+}
+
+/// Compute the metrics of a run: `start`/`end` per job (`None` = never started), machine
+/// size `capacity` in cores.
+pub fn compute(jobs: &[SimJob], start: &[Option<i64>], end: &[Option<i64>], capacity: u64) -> Metrics {
+    let mut waits = Vec::with_capacity(jobs.len());
+    let mut bslds = Vec::with_capacity(jobs.len());
+    let mut area = 0.0;
+    let mut per_user: BTreeMap<&str, (f64, usize)> = BTreeMap::new();
+    let first_submit = jobs.iter().map(|j| j.submit).min();
+    let mut last_end = None::<i64>;
+    for (i, j) in jobs.iter().enumerate() {
+        let (Some(s), Some(e)) = (start[i], end[i]) else { continue };
+        let w = (s - j.submit) as f64;
+        let r = (e - s) as f64;
+        waits.push(w);
+        bslds.push(((w + r) / r.max(BSLD_TAU)).max(1.0));
+        area += j.request.total_cores() as f64 * r;
+        let u = per_user.entry(j.user.as_str()).or_insert((0.0, 0));
+        u.0 += w;
+        u.1 += 1;
+        last_end = Some(last_end.map_or(e, |l| l.max(e)));
+    }
+    let makespan = match (first_submit, last_end) {
+        (Some(f), Some(l)) => (l - f) as f64,
+        _ => 0.0,
+    };
+    let user_means: Vec<f64> = per_user.values().map(|&(s, n)| s / n as f64).collect();
+    let mean_wait = mean(&waits);
+    let mean_bsld = mean(&bslds);
+    waits.sort_by(f64::total_cmp);
+    bslds.sort_by(f64::total_cmp);
+    Metrics {
+        mean_wait,
+        median_wait: percentile(&waits, 0.5),
+        p95_wait: percentile(&waits, 0.95),
+        mean_bsld,
+        p95_bsld: percentile(&bslds, 0.95),
+        utilization: if makespan > 0.0 && capacity > 0 { area / (capacity as f64 * makespan) } else { 0.0 },
+        makespan,
+        jain_user_wait: jain(&user_means),
+    }
+}
+
+/// Delivered share per entity (`entity_of[i]` names job `i`'s entity) against `target`.
+/// Rows sorted by entity name.
+pub fn shares(
+    jobs: &[SimJob],
+    start: &[Option<i64>],
+    end: &[Option<i64>],
+    entity_of: impl Fn(usize) -> String,
+    target: impl Fn(&str) -> f64,
+) -> Vec<ShareRow> {
+    let mut used: BTreeMap<String, f64> = BTreeMap::new();
+    let mut total = 0.0;
+    for (i, j) in jobs.iter().enumerate() {
+        let e = used.entry(entity_of(i)).or_insert(0.0);
+        if let (Some(s), Some(t)) = (start[i], end[i]) {
+            let a = j.request.total_cores() as f64 * (t - s) as f64;
+            *e += a;
+            total += a;
+        }
+    }
+    used.into_iter()
+        .map(|(entity, a)| ShareRow {
+            target: target(&entity),
+            delivered: if total > 0.0 { a / total } else { 0.0 },
+            entity,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_interpolate_linearly() {
+        let x = [1.0, 2.0, 3.0, 4.0];
+        assert_eq!(percentile(&x, 0.5), 2.5);
+        assert!((percentile(&x, 0.95) - 3.85).abs() < 1e-12);
+        assert_eq!(percentile(&[7.0], 0.95), 7.0);
+        assert_eq!(percentile(&[], 0.5), 0.0);
+    }
+
+    #[test]
+    fn jain_index() {
+        assert_eq!(jain(&[1.0, 1.0, 1.0]), 1.0);
+        assert_eq!(jain(&[1.0, 0.0]), 0.5);
+        assert_eq!(jain(&[0.0, 0.0]), 1.0);
+    }
+}

@@ -1,0 +1,158 @@
+//! Comparison plots (plotters, SVG backend): wait CDF per formula, queue length over time,
+//! delivered vs target share per entity. Rendered to a string; the caller writes the file.
+
+use super::run::RunResult;
+use plotters::prelude::*;
+
+/// One run's label and results for the plots.
+pub struct PlotRun<'a> {
+    pub label: String,
+    pub result: &'a RunResult,
+}
+
+const COLORS: [RGBColor; 6] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+];
+
+fn color(i: usize) -> RGBColor {
+    COLORS[i % COLORS.len()]
+}
+
+/// Render the three panels as one SVG document.
+pub fn render_svg(runs: &[PlotRun<'_>], jobs: &[super::workload::SimJob]) -> Result<String, String> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (1000, 1500)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        let panels = root.split_evenly((3, 1));
+        wait_cdf(&panels[0], runs, jobs).map_err(|e| e.to_string())?;
+        queue_length(&panels[1], runs).map_err(|e| e.to_string())?;
+        shares(&panels[2], runs).map_err(|e| e.to_string())?;
+        root.present().map_err(|e| e.to_string())?;
+    }
+    Ok(svg)
+}
+
+type Area<'a, 'b> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
+type PResult = Result<(), Box<dyn std::error::Error + 'static>>;
+
+fn boxed<E: std::error::Error + Send + Sync + 'static>(e: E) -> Box<dyn std::error::Error + 'static> {
+    Box::new(e)
+}
+
+fn wait_cdf(area: &Area<'_, '_>, runs: &[PlotRun<'_>], jobs: &[super::workload::SimJob]) -> PResult {
+    let mut curves = Vec::new();
+    let mut max_w: f64 = 1.0;
+    for r in runs {
+        let o = &r.result.outcome;
+        let mut w: Vec<f64> = jobs
+            .iter()
+            .zip(&o.start)
+            .filter_map(|(j, s)| s.map(|s| ((s - j.submit) as f64 / 3600.0) + 1.0 / 3600.0))
+            .collect();
+        w.sort_by(f64::total_cmp);
+        if let Some(&m) = w.last() {
+            max_w = max_w.max(m);
+        }
+        curves.push(w);
+    }
+    let mut chart = ChartBuilder::on(area)
+        .caption("Wait time CDF per formula", ("sans-serif", 22))
+        .margin(15)
+        .x_label_area_size(40)
+        .y_label_area_size(55)
+        .build_cartesian_2d((1.0 / 3600.0..max_w * 1.1).log_scale(), 0.0..1.0)
+        .map_err(boxed)?;
+    chart
+        .configure_mesh()
+        .x_desc("wait (hours, log scale; +1 s)")
+        .y_desc("fraction of jobs")
+        .draw()
+        .map_err(boxed)?;
+    for (k, (r, w)) in runs.iter().zip(&curves).enumerate() {
+        let n = w.len().max(1) as f64;
+        let step = (w.len() / 2000).max(1);
+        let pts: Vec<(f64, f64)> = w
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| i % step == 0 || *i + 1 == w.len())
+            .map(|(i, &x)| (x, (i + 1) as f64 / n))
+            .collect();
+        let c = color(k);
+        chart
+            .draw_series(LineSeries::new(pts, c.stroke_width(2)))
+            .map_err(boxed)?
+            .label(r.label.clone())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+    }
+    chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw().map_err(boxed)?;
+    Ok(())
+}
+
+fn queue_length(area: &Area<'_, '_>, runs: &[PlotRun<'_>]) -> PResult {
+    let t0 = runs.iter().filter_map(|r| r.result.outcome.series.first().map(|p| p.time)).min().unwrap_or(0);
+    let t1 = runs.iter().filter_map(|r| r.result.outcome.series.last().map(|p| p.time)).max().unwrap_or(1).max(t0 + 1);
+    let qmax = runs.iter().flat_map(|r| r.result.outcome.series.iter().map(|p| p.queued)).max().unwrap_or(1).max(1);
+    let days = |t: i64| (t - t0) as f64 / 86400.0;
+    let mut chart = ChartBuilder::on(area)
+        .caption("Queue length over time", ("sans-serif", 22))
+        .margin(15)
+        .x_label_area_size(40)
+        .y_label_area_size(55)
+        .build_cartesian_2d(0.0..days(t1), 0.0..qmax as f64 * 1.05)
+        .map_err(boxed)?;
+    chart.configure_mesh().x_desc("days since first event").y_desc("queued jobs").draw().map_err(boxed)?;
+    for (k, r) in runs.iter().enumerate() {
+        let s = &r.result.outcome.series;
+        // At most ~3000 points: the maximum of each bucket, so peaks stay visible.
+        let bucket = (s.len() / 3000).max(1);
+        let pts: Vec<(f64, f64)> = s
+            .chunks(bucket)
+            .map(|c| {
+                let m = c.iter().map(|p| p.queued).max().unwrap_or(0);
+                (days(c[0].time), m as f64)
+            })
+            .collect();
+        let c = color(k);
+        chart
+            .draw_series(LineSeries::new(pts, c.stroke_width(1)))
+            .map_err(boxed)?
+            .label(r.label.clone())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+    }
+    chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw().map_err(boxed)?;
+    Ok(())
+}
+
+fn shares(area: &Area<'_, '_>, runs: &[PlotRun<'_>]) -> PResult {
+    let m = runs
+        .iter()
+        .flat_map(|r| r.result.shares.iter().flat_map(|s| [s.target, s.delivered]))
+        .fold(0.0f64, f64::max)
+        .max(1e-3)
+        * 1.05;
+    let mut chart = ChartBuilder::on(area)
+        .caption("Delivered vs target share per entity", ("sans-serif", 22))
+        .margin(15)
+        .x_label_area_size(40)
+        .y_label_area_size(55)
+        .build_cartesian_2d(0.0..m, 0.0..m)
+        .map_err(boxed)?;
+    chart.configure_mesh().x_desc("target share").y_desc("delivered share").draw().map_err(boxed)?;
+    chart.draw_series(LineSeries::new(vec![(0.0, 0.0), (m, m)], BLACK.mix(0.4))).map_err(boxed)?;
+    for (k, r) in runs.iter().enumerate() {
+        let c = color(k);
+        chart
+            .draw_series(r.result.shares.iter().map(|s| Circle::new((s.target, s.delivered), 3, c.filled())))
+            .map_err(boxed)?
+            .label(r.label.clone())
+            .legend(move |(x, y)| Circle::new((x + 10, y), 3, c.filled()));
+    }
+    chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw().map_err(boxed)?;
+    Ok(())
+}

@@ -1,0 +1,482 @@
+//! The recording: JSON lines, one header line with the settings, then one line per round,
+//! written and flushed round by round so a crash leaves a readable prefix. The format is
+//! documented in `docs/recording.md`.
+//!
+//! Same inputs ⇒ byte-identical recording: field order is fixed, numbers are written by
+//! `serde_json` (shortest round-trip form), nothing depends on hash-map order or the clock.
+
+use super::limit::LimitsConfig;
+use super::scheduler::{Decision, EventKind, PendReason, Policy, Round, SimConfig};
+use super::share::FairshareConfig;
+use super::workload::{Request, SimJob};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::{self, Write};
+
+/// Value of the header's `format` field.
+pub const FORMAT: &str = "jobsort-recording";
+/// Current format version.
+pub const VERSION: u32 = 1;
+
+/// The trace a recording was made from.
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub struct TraceInfo {
+    pub name: String,
+    /// SHA-256 of the trace file as stored.
+    pub sha256: String,
+    /// Jobs simulated.
+    pub jobs: usize,
+    /// Jobs dropped while loading, by reason.
+    pub dropped: BTreeMap<String, usize>,
+}
+
+/// The cluster shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ClusterInfo {
+    pub nodes: u32,
+    pub cores: u32,
+}
+
+/// The header line.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Header {
+    pub format: String,
+    pub version: u32,
+    pub trace: TraceInfo,
+    /// Formula text (`null`: first come, first served).
+    pub formula: Option<String>,
+    pub policy: Policy,
+    pub cluster: ClusterInfo,
+    pub threshold: Option<f64>,
+    pub fairshare: Option<FairshareConfig>,
+    pub limits: Option<LimitsConfig>,
+}
+
+impl Header {
+    /// A header for a simulation.
+    pub fn new(trace: TraceInfo, formula: Option<&str>, config: &SimConfig) -> Header {
+        Header {
+            format: FORMAT.into(),
+            version: VERSION,
+            trace,
+            formula: formula.map(str::to_string),
+            policy: config.policy,
+            cluster: ClusterInfo { nodes: config.nodes, cores: config.cores },
+            threshold: config.threshold,
+            fairshare: config.fairshare.clone(),
+            limits: config.limits.clone(),
+        }
+    }
+    /// The simulation settings it records.
+    pub fn config(&self) -> SimConfig {
+        SimConfig {
+            policy: self.policy,
+            nodes: self.cluster.nodes,
+            cores: self.cluster.cores,
+            threshold: self.threshold,
+            fairshare: self.fairshare.clone(),
+            limits: self.limits.clone(),
+        }
+    }
+}
+
+/// Writes a recording to any sink, flushing after every line.
+pub struct Recorder<W: Write> {
+    out: W,
+    line: String,
+}
+
+impl<W: Write> Recorder<W> {
+    /// Start a recording: writes the header line.
+    pub fn new(mut out: W, header: &Header) -> io::Result<Recorder<W>> {
+        let mut s = serde_json::to_string(header).map_err(io::Error::other)?;
+        s.push('\n');
+        out.write_all(s.as_bytes())?;
+        out.flush()?;
+        Ok(Recorder { out, line: String::new() })
+    }
+
+    /// Append one round (and flush).
+    pub fn round(&mut self, jobs: &[SimJob], round: &Round) -> io::Result<()> {
+        self.line.clear();
+        write_round(&mut self.line, jobs, round);
+        self.line.push('\n');
+        self.out.write_all(self.line.as_bytes())?;
+        self.out.flush()
+    }
+
+    /// The sink.
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+}
+
+fn js(out: &mut String, s: &str) {
+    // serde_json escaping of a string never fails.
+    out.push_str(&serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into()));
+}
+
+fn num(out: &mut String, v: f64) {
+    out.push_str(&serde_json::to_string(&v).unwrap_or_else(|_| "null".into()));
+}
+
+/// A submit event with the job's attributes (so a recording is self-contained).
+fn write_submit(out: &mut String, job: &SimJob) {
+    out.push_str("{\"submit\":");
+    js(out, &job.id);
+    let _ = write!(out, ",\"time\":{}", job.submit);
+    match job.request {
+        Request::Procs(p) => {
+            let _ = write!(out, ",\"procs\":{p}");
+        }
+        Request::Nodes { nodes, cores } => {
+            let _ = write!(out, ",\"nnodes\":{nodes},\"ncores\":{cores}");
+        }
+    }
+    let _ = write!(out, ",\"walltime\":{},\"run\":{}", job.walltime, job.run);
+    out.push_str(",\"mem\":");
+    num(out, job.mem);
+    out.push_str(",\"user\":");
+    js(out, &job.user);
+    out.push_str(",\"group\":");
+    js(out, &job.group);
+    out.push_str(",\"queue\":");
+    js(out, &job.queue);
+    if job.queue_priority != 0.0 {
+        out.push_str(",\"queue_priority\":");
+        num(out, job.queue_priority);
+    }
+    if !job.resources.is_empty() {
+        out.push_str(",\"resources\":{");
+        for (i, (k, v)) in job.resources.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            js(out, k);
+            out.push(':');
+            num(out, *v);
+        }
+        out.push('}');
+    }
+    out.push('}');
+}
+
+/// Serialize one round (no trailing newline).
+pub fn write_round(out: &mut String, jobs: &[SimJob], round: &Round) {
+    let _ = write!(out, "{{\"round\":{},\"time\":{},\"events\":[", round.number, round.time);
+    for (i, e) in round.events.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let job = &jobs[e.job as usize];
+        match e.kind {
+            EventKind::End => {
+                out.push_str("{\"end\":");
+                js(out, &job.id);
+                out.push('}');
+            }
+            EventKind::Submit => write_submit(out, job),
+        }
+    }
+    out.push_str("],\"queue\":[");
+    for (i, &(j, v)) in round.queue.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push('[');
+        js(out, &jobs[j as usize].id);
+        out.push(',');
+        num(out, v);
+        out.push(']');
+    }
+    out.push_str("],\"decisions\":[");
+    for (i, d) in round.decisions.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_decision(out, &RecDecision::from_live(jobs, d));
+    }
+    out.push_str("],\"hash\":");
+    match &round.hash {
+        Some(h) => js(out, h),
+        None => out.push_str("null"),
+    }
+    out.push('}');
+}
+
+fn write_decision(out: &mut String, d: &RecDecision) {
+    match d {
+        RecDecision::Dispatch { job, nodes, cores } => {
+            out.push_str("{\"dispatch\":");
+            js(out, job);
+            out.push_str(",\"nodes\":[");
+            for (i, n) in nodes.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                let _ = write!(out, "{n}");
+            }
+            let _ = write!(out, "],\"cores\":{cores}}}");
+        }
+        RecDecision::Pend { job, reason } => {
+            out.push_str("{\"pend\":");
+            js(out, job);
+            out.push_str(",\"reason\":");
+            js(out, reason);
+            out.push('}');
+        }
+        RecDecision::Hold { job, dependencies } => {
+            out.push_str("{\"hold\":");
+            js(out, job);
+            out.push_str(",\"dependencies\":[");
+            for (i, d) in dependencies.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                js(out, d);
+            }
+            out.push_str("]}");
+        }
+    }
+}
+
+impl std::fmt::Display for RecDecision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut s = String::new();
+        write_decision(&mut s, self);
+        f.write_str(&s)
+    }
+}
+
+/// A decision as recorded (ids as text).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RecDecision {
+    Dispatch { job: String, nodes: Vec<u32>, cores: u64 },
+    Pend { job: String, reason: String },
+    Hold { job: String, dependencies: Vec<String> },
+}
+
+impl RecDecision {
+    /// The recorded form of a live decision.
+    pub fn from_live(jobs: &[SimJob], d: &Decision) -> RecDecision {
+        match d {
+            Decision::Dispatch { job, alloc } => RecDecision::Dispatch {
+                job: jobs[*job as usize].id.clone(),
+                nodes: alloc.nodes(),
+                cores: alloc.cores(),
+            },
+            Decision::Pend { job, reason } => RecDecision::Pend { job: jobs[*job as usize].id.clone(), reason: reason.name().into() },
+            Decision::Hold { job, dependencies } => RecDecision::Hold {
+                job: jobs[*job as usize].id.clone(),
+                dependencies: dependencies.iter().map(|s| s.to_string()).collect(),
+            },
+        }
+    }
+    /// The job decided about.
+    pub fn job(&self) -> &str {
+        match self {
+            RecDecision::Dispatch { job, .. } | RecDecision::Pend { job, .. } | RecDecision::Hold { job, .. } => job,
+        }
+    }
+}
+
+/// A recorded event.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RecEvent {
+    Submit(Box<SimJob>),
+    End(String),
+    /// A RUN confirmation (state change to running), e.g. from a real scheduler's log.
+    Run(String),
+}
+
+/// One recorded round.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecRound {
+    /// Line number in the file (1-based).
+    pub line: usize,
+    pub round: u64,
+    pub time: i64,
+    pub events: Vec<RecEvent>,
+    pub queue: Vec<(String, f64)>,
+    pub decisions: Vec<RecDecision>,
+    pub hash: Option<String>,
+}
+
+/// A parsed recording.
+#[derive(Debug, Clone)]
+pub struct Recording {
+    pub header: Header,
+    /// Complete rounds.
+    pub rounds: Vec<RecRound>,
+    /// The file ended in the middle of a line (a crash while writing): the partial line was
+    /// ignored.
+    pub truncated: bool,
+}
+
+/// A recording that cannot be read: `file:line: reason`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}:{line}: {reason}")]
+pub struct RecordingError {
+    pub file: String,
+    pub line: usize,
+    pub reason: String,
+}
+
+/// Parse a recording. A last line without its newline (or that is not valid JSON and is
+/// the last line) is a truncation, not an error; anything else malformed is an error.
+pub fn parse_recording(text: &str, file: &str) -> Result<Recording, RecordingError> {
+    let err = |line: usize, reason: String| RecordingError { file: file.into(), line, reason };
+    let mut lines: Vec<&str> = text.split('\n').collect();
+    // `split` leaves "" after a final newline; anything else there is a partial line.
+    let mut truncated = false;
+    match lines.pop() {
+        Some("") | None => {}
+        Some(_) => truncated = true,
+    }
+    let Some(first) = lines.first() else {
+        return Err(err(1, if truncated { "truncated before the end of the header" } else { "empty recording" }.into()));
+    };
+    let header: Header = serde_json::from_str(first).map_err(|e| err(1, format!("bad header: {e}")))?;
+    if header.format != FORMAT {
+        return Err(err(1, format!("not a jobsort recording (format `{}`)", header.format)));
+    }
+    if header.version != VERSION {
+        return Err(err(1, format!("unsupported recording version {}", header.version)));
+    }
+    let mut rounds = Vec::with_capacity(lines.len());
+    let n = lines.len();
+    for (i, l) in lines.iter().enumerate().skip(1) {
+        let lineno = i + 1;
+        if l.trim().is_empty() {
+            continue;
+        }
+        let v: Value = match serde_json::from_str(l) {
+            Ok(v) => v,
+            Err(e) => {
+                if i + 1 == n && !truncated && e.is_eof() {
+                    truncated = true;
+                    break;
+                }
+                return Err(err(lineno, format!("invalid JSON: {e}")));
+            }
+        };
+        rounds.push(parse_round(&v, lineno).map_err(|r| err(lineno, r))?);
+    }
+    Ok(Recording { header, rounds, truncated })
+}
+
+fn parse_round(v: &Value, line: usize) -> Result<RecRound, String> {
+    let o = v.as_object().ok_or("a round must be an object")?;
+    let int = |k: &str| o.get(k).and_then(Value::as_i64).ok_or_else(|| format!("`{k}` must be an integer"));
+    let round = int("round")? as u64;
+    let time = int("time")?;
+    let arr = |k: &str| o.get(k).and_then(Value::as_array).ok_or_else(|| format!("`{k}` must be an array"));
+    let mut events = Vec::new();
+    for (i, e) in arr("events")?.iter().enumerate() {
+        events.push(parse_event(e, time).map_err(|r| format!("events[{i}]: {r}"))?);
+    }
+    let mut queue = Vec::new();
+    for (i, q) in arr("queue")?.iter().enumerate() {
+        let pair = q.as_array().filter(|a| a.len() == 2).ok_or_else(|| format!("queue[{i}]: expected [id, value]"))?;
+        let id = id_of(&pair[0]).ok_or_else(|| format!("queue[{i}]: bad id"))?;
+        let value = pair[1].as_f64().ok_or_else(|| format!("queue[{i}]: value must be a number"))?;
+        queue.push((id, value));
+    }
+    let mut decisions = Vec::new();
+    for (i, d) in arr("decisions")?.iter().enumerate() {
+        decisions.push(parse_decision(d).map_err(|r| format!("decisions[{i}]: {r}"))?);
+    }
+    let hash = o.get("hash").and_then(Value::as_str).map(str::to_string);
+    Ok(RecRound { line, round, time, events, queue, decisions, hash })
+}
+
+fn id_of(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+fn parse_event(e: &Value, time: i64) -> Result<RecEvent, String> {
+    let o = e.as_object().ok_or("an event must be an object")?;
+    // `submit` first: a submit event also carries a `run` (run time) field.
+    let Some(id) = o.get("submit") else {
+        if let Some(id) = o.get("end") {
+            return Ok(RecEvent::End(id_of(id).ok_or("bad `end` id")?));
+        }
+        if let Some(id) = o.get("run") {
+            return Ok(RecEvent::Run(id_of(id).ok_or("bad `run` id")?));
+        }
+        return Err("expected `submit`, `end` or `run`".into());
+    };
+    let id = id_of(id).ok_or("bad `submit` id")?;
+    let get = |k: &str| o.get(k).and_then(Value::as_f64);
+    let text = |k: &str, d: &str| o.get(k).and_then(Value::as_str).unwrap_or(d).to_string();
+    let request = match (get("nnodes"), get("ncores"), get("procs")) {
+        (Some(n), Some(c), _) => Request::Nodes { nodes: n as u32, cores: c as u32 },
+        (_, _, Some(p)) => Request::Procs(p as u32),
+        _ => return Err("a submit needs `procs` or `nnodes`+`ncores`".into()),
+    };
+    let run = get("run").ok_or("a submit needs `run`")? as i64;
+    let walltime = get("walltime").map(|w| w as i64).unwrap_or(run);
+    let mut resources = BTreeMap::new();
+    if let Some(r) = o.get("resources").and_then(Value::as_object) {
+        for (k, v) in r {
+            resources.insert(k.clone(), v.as_f64().ok_or_else(|| format!("resource `{k}` must be a number"))?);
+        }
+    }
+    Ok(RecEvent::Submit(Box::new(SimJob {
+        id,
+        submit: get("time").map(|t| t as i64).unwrap_or(time),
+        run,
+        walltime,
+        walltime_given: true,
+        request,
+        mem: get("mem").unwrap_or(0.0),
+        user: text("user", "unknown"),
+        group: text("group", "unknown"),
+        queue: text("queue", "default"),
+        queue_priority: get("queue_priority").unwrap_or(0.0),
+        resources,
+        recorded_start: None,
+    })))
+}
+
+fn parse_decision(d: &Value) -> Result<RecDecision, String> {
+    let o = d.as_object().ok_or("a decision must be an object")?;
+    if let Some(id) = o.get("dispatch") {
+        let job = id_of(id).ok_or("bad `dispatch` id")?;
+        let nodes = match o.get("nodes") {
+            None | Some(Value::Null) => vec![],
+            Some(Value::Array(a)) => a
+                .iter()
+                .map(|n| n.as_u64().map(|x| x as u32).ok_or("`nodes` must hold node numbers"))
+                .collect::<Result<_, _>>()?,
+            Some(_) => return Err("`nodes` must be an array".into()),
+        };
+        let cores = o.get("cores").and_then(Value::as_u64).ok_or("`cores` must be a non-negative integer")?;
+        return Ok(RecDecision::Dispatch { job, nodes, cores });
+    }
+    if let Some(id) = o.get("pend") {
+        let job = id_of(id).ok_or("bad `pend` id")?;
+        let reason = o.get("reason").and_then(Value::as_str).ok_or("`reason` must be a string")?;
+        if PendReason::parse(reason).is_none() {
+            return Err(format!("unknown pend reason `{reason}`"));
+        }
+        return Ok(RecDecision::Pend { job, reason: reason.into() });
+    }
+    if let Some(id) = o.get("hold") {
+        let job = id_of(id).ok_or("bad `hold` id")?;
+        let deps = o
+            .get("dependencies")
+            .and_then(Value::as_array)
+            .ok_or("`dependencies` must be an array")?
+            .iter()
+            .map(|d| d.as_str().map(str::to_string).ok_or("dependencies are strings"))
+            .collect::<Result<_, _>>()?;
+        return Ok(RecDecision::Hold { job, dependencies: deps });
+    }
+    Err("expected `dispatch`, `pend` or `hold`".into())
+}

@@ -1,0 +1,126 @@
+//! One call to simulate a workload: scheduler + optional recording + metrics.
+
+use super::metrics::{self, Metrics, ShareRow};
+use super::priority::Priority;
+use super::record::{Header, Recorder, TraceInfo};
+use super::scheduler::{SimConfig, SimError, SimOutcome, Simulator};
+use super::workload::Workload;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+/// The result of one simulation run.
+#[derive(Debug, Clone)]
+pub struct RunResult {
+    /// Formula text (`None`: first come, first served).
+    pub formula: Option<String>,
+    pub config: SimConfig,
+    /// Jobs simulated.
+    pub jobs: usize,
+    /// Jobs dropped while loading.
+    pub dropped: usize,
+    /// Jobs that never started (e.g. under the threshold or held forever).
+    pub never_started: usize,
+    pub metrics: Metrics,
+    /// Delivered vs target share per fairshare entity (per user without fairshare, with equal
+    /// targets).
+    pub shares: Vec<ShareRow>,
+    pub outcome: SimOutcome,
+}
+
+/// An error running a simulation.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Sim(#[from] SimError),
+    #[error("{path}: {message}")]
+    Io { path: String, message: String },
+}
+
+/// What to do besides simulating.
+#[derive(Default)]
+pub struct RunOptions<'a> {
+    /// Write a recording to this file (streamed, flushed each round).
+    pub record: Option<&'a Path>,
+    /// Keep the queue-length series (for plots).
+    pub series: bool,
+    /// Called every 1024 rounds with (jobs submitted so far, total jobs).
+    pub progress: Option<&'a (dyn Fn(usize, usize) + Sync)>,
+}
+
+/// The trace description recorded in a header.
+pub fn trace_info(w: &Workload) -> TraceInfo {
+    TraceInfo { name: w.name.clone(), sha256: w.sha256.clone(), jobs: w.jobs.len(), dropped: w.report.dropped.clone() }
+}
+
+/// Simulate `w` under `config` and `formula`.
+pub fn simulate(w: &Workload, config: &SimConfig, formula: Option<&dyn Priority>, opts: &RunOptions<'_>) -> Result<RunResult, RunError> {
+    let mut sim = Simulator::new(&w.jobs, config.clone(), formula)?
+        .with_hashing(opts.record.is_some())
+        .with_series(opts.series);
+    let io_err = |p: &Path, e: std::io::Error| RunError::Io { path: p.display().to_string(), message: e.to_string() };
+    let mut recorder = match opts.record {
+        Some(p) => {
+            let f = std::fs::File::create(p).map_err(|e| io_err(p, e))?;
+            let header = Header::new(trace_info(w), formula.map(|f| f.source()), config);
+            Some((Recorder::new(BufWriter::new(f), &header).map_err(|e| io_err(p, e))?, p))
+        }
+        None => None,
+    };
+    let total = w.jobs.len();
+    while let Some(round) = sim.step() {
+        if let Some((rec, p)) = recorder.as_mut() {
+            rec.round(&w.jobs, round).map_err(|e| io_err(p, e))?;
+        }
+        if let Some(cb) = opts.progress
+            && round.number % 1024 == 0
+        {
+            cb(sim.submitted(), total);
+        }
+    }
+    if let Some((rec, p)) = recorder {
+        let mut f = rec.into_inner().into_inner().map_err(|e| io_err(p, e.into_error()))?;
+        f.flush().map_err(|e| io_err(p, e))?;
+        f.sync_all().map_err(|e| io_err(p, e))?;
+    }
+    if let Some(cb) = opts.progress {
+        cb(total, total);
+    }
+    let outcome = sim.finish();
+    Ok(result(w, config, formula.map(|f| f.source().to_string()), outcome))
+}
+
+/// Metrics and shares of a finished simulation.
+pub fn result(w: &Workload, config: &SimConfig, formula: Option<String>, outcome: SimOutcome) -> RunResult {
+    let capacity = config.nodes as u64 * config.cores as u64;
+    let m = metrics::compute(&w.jobs, &outcome.start, &outcome.end, capacity);
+    let shares = match (&outcome.tree, &outcome.leaves) {
+        (Some(tree), Some(leaves)) => {
+            let mut target_of = std::collections::BTreeMap::new();
+            for &l in leaves {
+                target_of.insert(tree.name(l).to_string(), tree.target(l));
+            }
+            metrics::shares(
+                &w.jobs,
+                &outcome.start,
+                &outcome.end,
+                |i| tree.name(leaves[i]).to_string(),
+                |e| target_of.get(e).copied().unwrap_or(0.0),
+            )
+        }
+        _ => {
+            let users: std::collections::BTreeSet<&str> = w.jobs.iter().map(|j| j.user.as_str()).collect();
+            let n = users.len().max(1) as f64;
+            metrics::shares(&w.jobs, &outcome.start, &outcome.end, |i| w.jobs[i].user.clone(), |_| 1.0 / n)
+        }
+    };
+    RunResult {
+        formula,
+        config: config.clone(),
+        jobs: w.jobs.len(),
+        dropped: w.report.dropped_total(),
+        never_started: outcome.start.iter().filter(|s| s.is_none()).count(),
+        metrics: m,
+        shares,
+        outcome,
+    }
+}

@@ -1,0 +1,735 @@
+//! The deterministic discrete-event scheduler (SPEC §5.2).
+//!
+//! Time is integer seconds. A round runs at each time that has an event; within a round:
+//!
+//! 1. apply events: ends first, then submits (ties by `(time, event kind, submit order, id)`;
+//!    the job index *is* the submit order, ids break nothing further because indices are
+//!    unique);
+//! 2. fairshare: accrue the usage of the interval since the previous round (cores × seconds of
+//!    every job that ran in it, including jobs ending now), then decay;
+//! 3. account resources: the free-core state is kept incrementally and, in debug/test builds,
+//!    checked every round against a reset-and-re-sum from the RUN jobs;
+//! 4. evaluate the formula over the queued jobs (keywords below) and rank: value descending,
+//!    then submit order (as [`crate::rank::rank`] with `submit` = submit order);
+//! 5. limits: held jobs wait (decision `hold` with dependencies), they never block others;
+//! 6. dispatch in rank order: `strict` stops at the first job that does not fit (every later
+//!    job pends `resources`); `easy` gives the first job that does not fit a reservation at
+//!    the earliest time it fits given the running jobs' requested end times, and a later job
+//!    starts now only if it fits now and either ends (by its requested time) before that
+//!    reservation or leaves the reserved job room at the reservation time (else it pends
+//!    `reservation`). Jobs at or under `--threshold` pend `threshold` and never block.
+//!
+//! Formula keywords: `ncpus` = processors, `walltime` = requested time (s), `mem` = requested
+//! memory (KB), `eligible_time` = seconds queued so far, `fairshare_perc`/`fair_share_perc`,
+//! `fairshare_tree_usage`, `fairshare_factor` from the share tree, `queue_priority`,
+//! `job_priority` = 0, `accrue_type` = 2 (eligible), `nodect` = nodes asked for; any other
+//! name reads the job's resource of that name (0 when absent).
+
+use super::cluster::{Allocation, Cluster, fits_in, place};
+use super::limit::{LimitState, LimitsConfig};
+use super::priority::Priority;
+use super::share::{FairshareConfig, ShareTree};
+use super::workload::{Request, SimJob};
+use sha2::{Digest, Sha256};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
+
+/// Dispatch policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Policy {
+    /// PBS `strict_ordering`: stop at the first job that does not fit.
+    Strict,
+    /// EASY backfilling: one reservation for the top blocked job.
+    Easy,
+}
+
+impl Policy {
+    /// Parse `strict` or `easy`.
+    pub fn parse(s: &str) -> Option<Policy> {
+        match s {
+            "strict" => Some(Policy::Strict),
+            "easy" => Some(Policy::Easy),
+            _ => None,
+        }
+    }
+    /// Name as on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Policy::Strict => "strict",
+            Policy::Easy => "easy",
+        }
+    }
+}
+
+/// Everything that decides a simulation besides the jobs and the formula.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SimConfig {
+    pub policy: Policy,
+    pub nodes: u32,
+    pub cores: u32,
+    /// `job_sort_formula_threshold`: jobs with value ≤ this are not run.
+    pub threshold: Option<f64>,
+    pub fairshare: Option<FairshareConfig>,
+    pub limits: Option<LimitsConfig>,
+}
+
+/// Kinds of events, in tie order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum EventKind {
+    /// A running job ended.
+    End,
+    /// A job was submitted.
+    Submit,
+}
+
+/// An event applied in a round (`job` = index in the job list = submit order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Event {
+    pub kind: EventKind,
+    pub job: u32,
+}
+
+/// Why a queued job did not start this round.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PendReason {
+    Resources,
+    Reservation,
+    Threshold,
+}
+
+impl PendReason {
+    /// Name used in recordings.
+    pub fn name(self) -> &'static str {
+        match self {
+            PendReason::Resources => "resources",
+            PendReason::Reservation => "reservation",
+            PendReason::Threshold => "threshold",
+        }
+    }
+    /// Parse a recorded name.
+    pub fn parse(s: &str) -> Option<PendReason> {
+        match s {
+            "resources" => Some(PendReason::Resources),
+            "reservation" => Some(PendReason::Reservation),
+            "threshold" => Some(PendReason::Threshold),
+            _ => None,
+        }
+    }
+}
+
+/// A scheduling decision about one queued job.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    Dispatch { job: u32, alloc: Allocation },
+    Pend { job: u32, reason: PendReason },
+    Hold { job: u32, dependencies: Vec<&'static str> },
+}
+
+impl Decision {
+    /// The job decided about.
+    pub fn job(&self) -> u32 {
+        match self {
+            Decision::Dispatch { job, .. } | Decision::Pend { job, .. } | Decision::Hold { job, .. } => *job,
+        }
+    }
+}
+
+/// One round as it happened.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Round {
+    /// 0-based round number.
+    pub number: u64,
+    pub time: i64,
+    pub events: Vec<Event>,
+    /// Queued jobs in rank order with their formula values.
+    pub queue: Vec<(u32, f64)>,
+    pub decisions: Vec<Decision>,
+    /// SHA-256 (first 16 bytes, hex) of the round's inputs: number, time, events, ranked
+    /// queue with value bits, free cores per node before dispatch. Only when hashing is on.
+    pub hash: Option<String>,
+}
+
+/// Per-round statistics kept for plots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueuePoint {
+    pub time: i64,
+    /// Jobs still queued after the round's dispatch.
+    pub queued: u32,
+    /// Cores busy after dispatch.
+    pub busy_cores: u64,
+}
+
+/// Where a formula input comes from.
+#[derive(Debug, Clone)]
+enum Source {
+    Ncpus,
+    Walltime,
+    Mem,
+    EligibleTime,
+    FsPerc,
+    FsTreeUsage,
+    FsFactor,
+    QueuePriority,
+    Const(f64),
+    Nodect,
+    Resource(String),
+}
+
+impl Source {
+    fn of(name: &str) -> Source {
+        match name {
+            "ncpus" => Source::Ncpus,
+            "walltime" => Source::Walltime,
+            "mem" => Source::Mem,
+            "eligible_time" => Source::EligibleTime,
+            "fairshare_perc" | "fair_share_perc" => Source::FsPerc,
+            "fairshare_tree_usage" => Source::FsTreeUsage,
+            "fairshare_factor" => Source::FsFactor,
+            "queue_priority" => Source::QueuePriority,
+            "job_priority" => Source::Const(0.0),
+            "accrue_type" => Source::Const(2.0),
+            "nodect" => Source::Nodect,
+            other => Source::Resource(other.to_string()),
+        }
+    }
+    fn is_fairshare(&self) -> bool {
+        matches!(self, Source::FsPerc | Source::FsTreeUsage | Source::FsFactor)
+    }
+}
+
+/// An error setting up a simulation.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SimError {
+    #[error("the cluster must have at least one node and one core (got {nodes} × {cores})")]
+    EmptyCluster { nodes: u32, cores: u32 },
+    #[error("fairshare tree: {0}")]
+    Fairshare(String),
+    #[error("the jobs must be sorted by submit time (job `{0}` is out of order)")]
+    Unsorted(String),
+    #[error("job `{id}` asks for more than the cluster has ({request})")]
+    TooLarge { id: String, request: String },
+}
+
+/// The simulator: feed it jobs (sorted by submit time) and step it round by round.
+pub struct Simulator<'a> {
+    jobs: &'a [SimJob],
+    config: SimConfig,
+    formula: Option<&'a dyn Priority>,
+    cluster: Cluster,
+    next_submit: usize,
+    ends: BinaryHeap<Reverse<(i64, u32)>>,
+    queue: Vec<u32>,
+    running: Vec<u32>,
+    alloc: Vec<Option<Allocation>>,
+    start: Vec<Option<i64>>,
+    end: Vec<Option<i64>>,
+    finished: Vec<u8>,
+    round: Round,
+    rounds_done: u64,
+    last_time: Option<i64>,
+    share: Option<ShareTree>,
+    leaf: Vec<u32>,
+    limits: Option<LimitState>,
+    user_of: Vec<u32>,
+    sources: Vec<Source>,
+    needs_share: bool,
+    columns: Vec<Vec<f64>>,
+    values: Vec<f64>,
+    order: Vec<u32>,
+    hashing: bool,
+    eval_errors: u64,
+    series: Vec<QueuePoint>,
+    keep_series: bool,
+}
+
+impl<'a> Simulator<'a> {
+    /// Set up a simulation. `jobs` must be sorted by submit time and every job must fit the
+    /// idle cluster (use [`drop_oversized`] first).
+    pub fn new(jobs: &'a [SimJob], config: SimConfig, formula: Option<&'a dyn Priority>) -> Result<Simulator<'a>, SimError> {
+        if config.nodes == 0 || config.cores == 0 {
+            return Err(SimError::EmptyCluster { nodes: config.nodes, cores: config.cores });
+        }
+        let cluster = Cluster::new(config.nodes, config.cores);
+        for w in jobs.windows(2) {
+            if w[1].submit < w[0].submit {
+                return Err(SimError::Unsorted(w[1].id.clone()));
+            }
+        }
+        if let Some(j) = jobs.iter().find(|j| !cluster.can_ever_fit(j.request)) {
+            return Err(SimError::TooLarge { id: j.id.clone(), request: format!("{:?}", j.request) });
+        }
+        let (share, leaf) = match &config.fairshare {
+            Some(cfg) => {
+                let (t, l) = ShareTree::build(cfg, jobs).map_err(SimError::Fairshare)?;
+                (Some(t), l)
+            }
+            None => (None, vec![]),
+        };
+        let (limits, user_of) = match &config.limits {
+            Some(cfg) => {
+                let mut names: Vec<String> = Vec::new();
+                let mut idx: BTreeMap<&str, u32> = BTreeMap::new();
+                let mut user_of = Vec::with_capacity(jobs.len());
+                for j in jobs {
+                    let id = *idx.entry(j.user.as_str()).or_insert_with(|| {
+                        names.push(j.user.clone());
+                        names.len() as u32 - 1
+                    });
+                    user_of.push(id);
+                }
+                (Some(LimitState::new(cfg, &names)), user_of)
+            }
+            None => (None, vec![]),
+        };
+        let sources: Vec<Source> = formula.map(|f| f.inputs().iter().map(|n| Source::of(n)).collect()).unwrap_or_default();
+        let needs_share = sources.iter().any(Source::is_fairshare);
+        let n = jobs.len();
+        Ok(Simulator {
+            jobs,
+            formula,
+            cluster,
+            next_submit: 0,
+            ends: BinaryHeap::new(),
+            queue: Vec::new(),
+            running: Vec::new(),
+            alloc: vec![None; n],
+            start: vec![None; n],
+            end: vec![None; n],
+            finished: vec![0; n],
+            round: Round::default(),
+            rounds_done: 0,
+            last_time: None,
+            share,
+            leaf,
+            limits,
+            user_of,
+            columns: vec![Vec::new(); sources.len()],
+            sources,
+            needs_share,
+            values: Vec::new(),
+            order: Vec::new(),
+            hashing: false,
+            eval_errors: 0,
+            series: Vec::new(),
+            keep_series: false,
+            config,
+        })
+    }
+
+    /// Compute each round's input hash (needed for recording and verification).
+    pub fn with_hashing(mut self, on: bool) -> Self {
+        self.hashing = on;
+        self
+    }
+
+    /// Keep the queue-length series (for plots).
+    pub fn with_series(mut self, on: bool) -> Self {
+        self.keep_series = on;
+        self
+    }
+
+    /// The jobs simulated.
+    pub fn jobs(&self) -> &'a [SimJob] {
+        self.jobs
+    }
+    /// The settings.
+    pub fn config(&self) -> &SimConfig {
+        &self.config
+    }
+    /// Rounds run so far.
+    pub fn rounds(&self) -> u64 {
+        self.rounds_done
+    }
+    /// Jobs submitted so far.
+    pub fn submitted(&self) -> usize {
+        self.next_submit
+    }
+    /// Formula evaluations that erred (the job's value was taken as 0).
+    pub fn eval_errors(&self) -> u64 {
+        self.eval_errors
+    }
+    /// The fairshare tree, when fairshare is on.
+    pub fn share_tree(&self) -> Option<&ShareTree> {
+        self.share.as_ref()
+    }
+    /// Each job's leaf in the share tree (empty without fairshare).
+    pub fn leaves(&self) -> &[u32] {
+        &self.leaf
+    }
+
+    /// Run one round; `None` when no event is left. The round is valid until the next call.
+    pub fn step(&mut self) -> Option<&Round> {
+        let next_end = self.ends.peek().map(|Reverse((t, _))| *t);
+        let next_sub = self.jobs.get(self.next_submit).map(|j| j.submit);
+        let t = match (next_end, next_sub) {
+            (Some(a), Some(b)) => a.min(b),
+            (Some(a), None) => a,
+            (None, Some(b)) => b,
+            (None, None) => return None,
+        };
+        let mut round = std::mem::take(&mut self.round);
+        round.number = self.rounds_done;
+        round.time = t;
+        round.events.clear();
+        round.queue.clear();
+        round.decisions.clear();
+        round.hash = None;
+
+        // Fairshare accrual for [last_time, t] over the jobs that ran in it.
+        if let (Some(share), Some(last)) = (self.share.as_mut(), self.last_time) {
+            let dt = (t - last) as f64;
+            if dt > 0.0 {
+                for &j in &self.running {
+                    share.accrue(self.leaf[j as usize], self.jobs[j as usize].request.total_cores() as f64 * dt);
+                }
+            }
+        }
+
+        // Events: ends (by submit order), then submits.
+        while let Some(&Reverse((e, j))) = self.ends.peek() {
+            if e != t {
+                break;
+            }
+            self.ends.pop();
+            round.events.push(Event { kind: EventKind::End, job: j });
+            if let Some(a) = self.alloc[j as usize].take() {
+                self.cluster.release(&a);
+            }
+            if let Some(p) = self.running.iter().position(|&r| r == j) {
+                self.running.swap_remove(p);
+            }
+            if let Some(l) = self.limits.as_mut() {
+                l.on_end(self.user_of[j as usize], self.jobs[j as usize].request.total_cores());
+            }
+            self.finished[j as usize] += 1;
+        }
+        while let Some(job) = self.jobs.get(self.next_submit) {
+            if job.submit != t {
+                break;
+            }
+            let j = self.next_submit as u32;
+            round.events.push(Event { kind: EventKind::Submit, job: j });
+            self.queue.push(j);
+            self.next_submit += 1;
+        }
+
+        if let Some(share) = self.share.as_mut() {
+            share.decay_to(t);
+            if self.needs_share {
+                share.refresh();
+            }
+        }
+
+        #[cfg(debug_assertions)]
+        if let Err(e) = self.check_invariants(t) {
+            panic!("simulator invariant broken at t={t}: {e}");
+        }
+
+        self.evaluate(t);
+        self.rank();
+        round.queue.extend(self.order.iter().map(|&k| (self.queue[k as usize], self.values[k as usize])));
+
+        if self.hashing {
+            round.hash = Some(self.hash_inputs(&round));
+        }
+
+        self.dispatch(t, &mut round);
+        let started: Vec<u32> = round
+            .decisions
+            .iter()
+            .filter_map(|d| match d {
+                Decision::Dispatch { job, .. } => Some(*job),
+                _ => None,
+            })
+            .collect();
+        if !started.is_empty() {
+            self.queue.retain(|j| self.start[*j as usize].is_none());
+        }
+        if self.keep_series {
+            self.series.push(QueuePoint {
+                time: t,
+                queued: self.queue.len() as u32,
+                busy_cores: self.cluster.capacity() - self.cluster.free_total(),
+            });
+        }
+        self.last_time = Some(t);
+        self.rounds_done += 1;
+        self.round = round;
+        Some(&self.round)
+    }
+
+    fn evaluate(&mut self, t: i64) {
+        let n = self.queue.len();
+        self.values.clear();
+        let Some(f) = self.formula else {
+            self.values.resize(n, 0.0);
+            return;
+        };
+        for (k, src) in self.sources.iter().enumerate() {
+            let col = &mut self.columns[k];
+            col.clear();
+            for &j in &self.queue {
+                let job = &self.jobs[j as usize];
+                let v = match src {
+                    Source::Ncpus => job.request.total_cores() as f64,
+                    Source::Walltime => job.walltime as f64,
+                    Source::Mem => job.mem,
+                    Source::EligibleTime => (t - job.submit) as f64,
+                    Source::FsPerc | Source::FsTreeUsage | Source::FsFactor => match &self.share {
+                        Some(s) => {
+                            let kw = s.keywords(self.leaf[j as usize]);
+                            match src {
+                                Source::FsPerc => kw.perc,
+                                Source::FsTreeUsage => kw.tree_usage,
+                                _ => kw.factor,
+                            }
+                        }
+                        None => 0.0,
+                    },
+                    Source::QueuePriority => job.queue_priority,
+                    Source::Const(c) => *c,
+                    Source::Nodect => job.request.node_count() as f64,
+                    Source::Resource(name) => job.resources.get(name).copied().unwrap_or(0.0),
+                };
+                col.push(v);
+            }
+        }
+        let cols: Vec<&[f64]> = self.columns.iter().map(Vec::as_slice).collect();
+        let ev = f.evaluate_columns(&cols, n);
+        self.eval_errors += ev.error_count() as u64;
+        self.values = ev.values;
+    }
+
+    fn rank(&mut self) {
+        self.order.clear();
+        self.order.extend(0..self.queue.len() as u32);
+        if self.formula.is_none() {
+            return; // all values equal: submit order
+        }
+        let values = &self.values;
+        let queue = &self.queue;
+        self.order.sort_unstable_by(|&a, &b| {
+            let (va, vb) = (values[a as usize] + 0.0, values[b as usize] + 0.0);
+            vb.total_cmp(&va).then(queue[a as usize].cmp(&queue[b as usize]))
+        });
+    }
+
+    fn dispatch(&mut self, t: i64, round: &mut Round) {
+        let policy = self.config.policy;
+        let threshold = self.config.threshold;
+        let mut blocked = false;
+        // EASY reservation: (shadow time, free cores per node at the shadow time, their sum, request).
+        let mut reservation: Option<(i64, Vec<u32>, u64, Request)> = None;
+        for &(j, value) in &round.queue {
+            let job = &self.jobs[j as usize];
+            if threshold.is_some_and(|th| value <= th) {
+                round.decisions.push(Decision::Pend { job: j, reason: PendReason::Threshold });
+                continue;
+            }
+            if let Some(l) = &self.limits {
+                let deps = l.check(self.user_of[j as usize], job.request.total_cores());
+                if !deps.is_empty() {
+                    round.decisions.push(Decision::Hold { job: j, dependencies: deps });
+                    continue;
+                }
+            }
+            let fits = self.cluster.fits(job.request);
+            match policy {
+                Policy::Strict => {
+                    if blocked || !fits {
+                        blocked = true;
+                        round.decisions.push(Decision::Pend { job: j, reason: PendReason::Resources });
+                        continue;
+                    }
+                }
+                Policy::Easy => match &mut reservation {
+                    None if !fits => {
+                        reservation = Some(self.shadow(job.request));
+                        round.decisions.push(Decision::Pend { job: j, reason: PendReason::Resources });
+                        continue;
+                    }
+                    None => {}
+                    Some(_) if !fits => {
+                        round.decisions.push(Decision::Pend { job: j, reason: PendReason::Resources });
+                        continue;
+                    }
+                    Some((shadow, sfree, stotal, top)) => {
+                        if t + job.walltime > *shadow {
+                            // Would still run at the reservation: it must leave the top job room.
+                            let a = place(self.cluster.free(), self.cluster.free_total(), job.request);
+                            let ok = match &a {
+                                Some(a) => {
+                                    let mut trial = sfree.clone();
+                                    for &(n, c) in &a.parts {
+                                        trial[n as usize] -= c;
+                                    }
+                                    let tt = *stotal - a.cores();
+                                    if fits_in(&trial, tt, *top) {
+                                        *sfree = trial;
+                                        *stotal = tt;
+                                        true
+                                    } else {
+                                        false
+                                    }
+                                }
+                                None => false,
+                            };
+                            if !ok {
+                                round.decisions.push(Decision::Pend { job: j, reason: PendReason::Reservation });
+                                continue;
+                            }
+                        }
+                    }
+                },
+            }
+            let Some(a) = self.cluster.allocate(job.request) else {
+                // `fits` said yes; placement cannot fail. Treat defensively as resources.
+                round.decisions.push(Decision::Pend { job: j, reason: PendReason::Resources });
+                continue;
+            };
+            let e = t + job.effective_run();
+            self.start[j as usize] = Some(t);
+            self.end[j as usize] = Some(e);
+            self.ends.push(Reverse((e, j)));
+            self.running.push(j);
+            if let Some(l) = self.limits.as_mut() {
+                l.on_start(self.user_of[j as usize], job.request.total_cores());
+            }
+            self.alloc[j as usize] = Some(a.clone());
+            round.decisions.push(Decision::Dispatch { job: j, alloc: a });
+        }
+    }
+
+    /// The earliest time `req` fits given the running jobs' requested end times, and the
+    /// free cores at that time.
+    fn shadow(&self, req: Request) -> (i64, Vec<u32>, u64, Request) {
+        let mut free = self.cluster.free().to_vec();
+        let mut total = self.cluster.free_total();
+        let mut by_end: Vec<(i64, u32)> = self
+            .running
+            .iter()
+            .map(|&j| {
+                let s = self.start[j as usize].unwrap_or(0);
+                (s + self.jobs[j as usize].walltime, j)
+            })
+            .collect();
+        by_end.sort_unstable();
+        for (e, j) in by_end {
+            if let Some(a) = &self.alloc[j as usize] {
+                for &(n, c) in &a.parts {
+                    free[n as usize] += c;
+                }
+                total += a.cores();
+            }
+            if fits_in(&free, total, req) {
+                return (e, free, total, req);
+            }
+        }
+        // Cannot happen for a job that fits the idle cluster; reserve at the end of time.
+        (i64::MAX, free, total, req)
+    }
+
+    fn hash_inputs(&self, round: &Round) -> String {
+        let mut h = Sha256::new();
+        h.update(round.number.to_le_bytes());
+        h.update(round.time.to_le_bytes());
+        for e in &round.events {
+            h.update([e.kind as u8]);
+            h.update(self.jobs[e.job as usize].id.as_bytes());
+            h.update([0]);
+        }
+        h.update([0xff]);
+        for &(j, v) in &round.queue {
+            h.update(self.jobs[j as usize].id.as_bytes());
+            h.update([0]);
+            h.update(v.to_bits().to_le_bytes());
+        }
+        h.update([0xff]);
+        for f in self.cluster.free() {
+            h.update(f.to_le_bytes());
+        }
+        super::workload::hex(&h.finalize()[..16])
+    }
+
+    /// Reset-and-re-sum accounting check plus per-job sanity (debug/test builds).
+    pub fn check_invariants(&self, _t: i64) -> Result<(), String> {
+        let mut c = Cluster::new(self.config.nodes, self.config.cores);
+        c.reset_and_resum(self.running.iter().filter_map(|&j| self.alloc[j as usize].as_ref()))?;
+        if c != self.cluster {
+            return Err("incremental free-core state differs from the re-summed one".into());
+        }
+        for &j in &self.running {
+            let job = &self.jobs[j as usize];
+            let (Some(s), Some(e)) = (self.start[j as usize], self.end[j as usize]) else {
+                return Err(format!("running job {} has no start", job.id));
+            };
+            if s < job.submit {
+                return Err(format!("job {} started before its submit", job.id));
+            }
+            if e != s + job.effective_run() {
+                return Err(format!("job {} ends at {e}, not start + run", job.id));
+            }
+        }
+        if self.finished.iter().any(|&f| f > 1) {
+            return Err("a job finished twice".into());
+        }
+        Ok(())
+    }
+
+    /// Run to the end (no recording) and return the outcome.
+    pub fn run_to_end(mut self) -> SimOutcome {
+        while self.step().is_some() {}
+        self.finish()
+    }
+
+    /// The outcome after the last round.
+    pub fn finish(self) -> SimOutcome {
+        debug_assert!(
+            self.start.iter().zip(&self.finished).all(|(s, &f)| s.is_none() || f == 1),
+            "every started job finishes exactly once"
+        );
+        let (shares, targets) = match &self.share {
+            Some(t) => (Some(self.leaf.clone()), Some(t.clone())),
+            None => (None, None),
+        };
+        SimOutcome {
+            start: self.start,
+            end: self.end,
+            rounds: self.rounds_done,
+            eval_errors: self.eval_errors,
+            series: self.series,
+            leaves: shares,
+            tree: targets,
+        }
+    }
+}
+
+/// What a finished simulation produced.
+#[derive(Debug, Clone)]
+pub struct SimOutcome {
+    /// Start time per job (`None`: never started, e.g. under the threshold).
+    pub start: Vec<Option<i64>>,
+    pub end: Vec<Option<i64>>,
+    pub rounds: u64,
+    pub eval_errors: u64,
+    pub series: Vec<QueuePoint>,
+    /// Each job's share-tree node, with fairshare on.
+    pub leaves: Option<Vec<u32>>,
+    /// The share tree at the end, with fairshare on.
+    pub tree: Option<ShareTree>,
+}
+
+/// Remove jobs that can never fit the cluster, counting them as dropped
+/// (`"larger than the cluster"`). Returns how many were dropped.
+pub fn drop_oversized(w: &mut super::workload::Workload, nodes: u32, cores: u32) -> usize {
+    let c = Cluster::new(nodes, cores);
+    let before = w.jobs.len();
+    w.jobs.retain(|j| c.can_ever_fit(j.request));
+    let dropped = before - w.jobs.len();
+    if dropped > 0 {
+        *w.report.dropped.entry("larger than the cluster".into()).or_insert(0) += dropped;
+        w.report.kept = w.jobs.len();
+    }
+    dropped
+}

@@ -1,0 +1,361 @@
+//! Workloads: the jobs a simulation replays ([`SimJob`]), the hygiene report of what was
+//! dropped or adjusted while loading ([`LoadReport`]), and the JSON job-list reader.
+//!
+//! Conventions (documented in `docs/recording.md` too):
+//! - times are integer seconds;
+//! - a job with a requested time never runs past it: its effective run time is
+//!   `min(run, walltime)` ([`SimJob::effective_run`]);
+//! - a missing requested time falls back to the run time.
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::Path;
+
+/// What a job asks of the cluster.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Request {
+    /// `procs` cores placed anywhere (first fit over nodes, lowest node first; may span nodes).
+    Procs(u32),
+    /// `nodes` distinct nodes with `cores` free cores each.
+    Nodes { nodes: u32, cores: u32 },
+}
+
+impl Request {
+    /// Total cores the job holds while running.
+    pub fn total_cores(self) -> u64 {
+        match self {
+            Request::Procs(p) => p as u64,
+            Request::Nodes { nodes, cores } => nodes as u64 * cores as u64,
+        }
+    }
+    /// Number of nodes it asks for (`Procs` counts as 0 = "any").
+    pub fn node_count(self) -> u32 {
+        match self {
+            Request::Procs(_) => 0,
+            Request::Nodes { nodes, .. } => nodes,
+        }
+    }
+}
+
+/// One job of a workload.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimJob {
+    /// Job id as text (SWF job number, JSON `id`).
+    pub id: String,
+    /// Submit time (s).
+    pub submit: i64,
+    /// Run time in the trace (s), > 0.
+    pub run: i64,
+    /// Requested time (s); equals `run` when the trace has none.
+    pub walltime: i64,
+    /// Whether `walltime` came from the trace (else it is the run-time fallback).
+    pub walltime_given: bool,
+    pub request: Request,
+    /// Requested memory in KB (total over the job; 0 when unknown).
+    pub mem: f64,
+    /// Fairshare / report entities.
+    pub user: String,
+    pub group: String,
+    pub queue: String,
+    /// PBS `queue_priority` keyword (0 unless a JSON job list gives it).
+    pub queue_priority: f64,
+    /// Extra numeric resources by name (formula inputs).
+    pub resources: BTreeMap<String, f64>,
+    /// The start time the trace recorded (SWF `submit + wait`), when known.
+    pub recorded_start: Option<i64>,
+}
+
+impl SimJob {
+    /// Run time actually simulated: the job is killed at its requested time.
+    pub fn effective_run(&self) -> i64 {
+        if self.walltime_given { self.run.min(self.walltime) } else { self.run }
+    }
+}
+
+/// Why jobs were dropped or adjusted while loading a workload.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct LoadReport {
+    /// Jobs read (data lines / list entries).
+    pub read: usize,
+    /// Jobs kept.
+    pub kept: usize,
+    /// Dropped jobs by reason (`"runtime <= 0"`, `"no processors"`, ...).
+    pub dropped: BTreeMap<String, usize>,
+    /// Kept jobs whose requested time was missing (run time used instead).
+    pub walltime_from_runtime: usize,
+    /// Kept jobs that ran longer than requested in the trace (killed at the requested time).
+    pub killed_at_walltime: usize,
+}
+
+impl LoadReport {
+    /// Total jobs dropped.
+    pub fn dropped_total(&self) -> usize {
+        self.dropped.values().sum()
+    }
+    /// Count a dropped job.
+    pub fn drop_job(&mut self, reason: &str) {
+        *self.dropped.entry(reason.to_string()).or_insert(0) += 1;
+    }
+}
+
+/// Machine description found in a trace (SWF header or an AleaNG `.machines` file).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MachineHint {
+    pub nodes: Option<u32>,
+    pub cores: Option<u32>,
+}
+
+/// A loaded workload: jobs in submit order (ties by file order) plus metadata.
+#[derive(Debug, Clone, Default)]
+pub struct Workload {
+    /// Trace name (file name).
+    pub name: String,
+    /// SHA-256 (hex) of the trace bytes as stored (compressed bytes for `.gz`).
+    pub sha256: String,
+    pub jobs: Vec<SimJob>,
+    pub report: LoadReport,
+    pub machine: MachineHint,
+    /// SWF `UnixStartTime`, when given.
+    pub unix_start_time: Option<i64>,
+    /// SWF header lines (`Label: value`), in file order.
+    pub header: Vec<(String, String)>,
+}
+
+/// A load error: where and what.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LoadError {
+    /// An I/O error reading the file.
+    #[error("{file}: {message}")]
+    Io { file: String, message: String },
+    /// A malformed line or entry: `file:line: reason`.
+    #[error("{file}:{line}: {reason}")]
+    Line { file: String, line: usize, reason: String },
+    /// A malformed JSON entry: `file: path: reason`.
+    #[error("{file}: {path}: {reason}")]
+    Json { file: String, path: String, reason: String },
+}
+
+/// Read a whole file, transparently gunzipping `.gz` (or gzip magic bytes). Returns
+/// `(decoded text, sha256 hex of the stored bytes)`.
+pub fn read_text(path: &Path) -> Result<(String, String), LoadError> {
+    use sha2::Digest;
+    use std::io::Read;
+    let file = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| LoadError::Io { file: file.clone(), message: e.to_string() })?;
+    let sha = hex(&sha2::Sha256::digest(&bytes));
+    let text = if bytes.starts_with(&[0x1f, 0x8b]) {
+        let mut s = String::new();
+        flate2::read::MultiGzDecoder::new(&bytes[..])
+            .read_to_string(&mut s)
+            .map_err(|e| LoadError::Io { file: file.clone(), message: format!("gzip: {e}") })?;
+        s
+    } else {
+        String::from_utf8(bytes).map_err(|e| LoadError::Io { file: file.clone(), message: format!("not UTF-8 text: {e}") })?
+    };
+    Ok((text, sha))
+}
+
+/// Lower-case hex of bytes.
+pub fn hex(bytes: &[u8]) -> String {
+    use fmt::Write;
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        let _ = write!(s, "{b:02x}");
+    }
+    s
+}
+
+/// Load a workload by extension: `.json`/`.jsonl` → JSON job list, anything else → SWF.
+pub fn load(path: &Path) -> Result<Workload, LoadError> {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let stem = name.trim_end_matches(".gz");
+    if stem.ends_with(".json") || stem.ends_with(".jsonl") {
+        let (text, sha) = read_text(path)?;
+        let mut w = parse_json_jobs(&text, &path.display().to_string())?;
+        w.name = name;
+        w.sha256 = sha;
+        Ok(w)
+    } else {
+        crate::sim::swf::load_swf(path)
+    }
+}
+
+/// Parse a JSON job list: an array of objects, an object with a `"jobs"` array, or JSON lines.
+/// Fields: `id`, `submit`, `run`, `procs` or `nnodes`+`ncores`, `walltime`, `mem` (KB),
+/// `user`, `group`, `queue`, `queue_priority`, `start` (recorded start), `resources` {name:
+/// number}. Jobs with `run <= 0` or no processors are dropped and counted.
+pub fn parse_json_jobs(text: &str, file: &str) -> Result<Workload, LoadError> {
+    let trimmed = text.trim_start();
+    let entries: Vec<(String, Value)> = if trimmed.starts_with('[') || (trimmed.starts_with('{') && is_single_json(trimmed)) {
+        let v: Value = serde_json::from_str(text).map_err(|e| LoadError::Line {
+            file: file.to_string(),
+            line: e.line(),
+            reason: format!("invalid JSON: {e}"),
+        })?;
+        let arr = match v {
+            Value::Array(a) => a,
+            Value::Object(mut o) => match o.remove("jobs") {
+                Some(Value::Array(a)) => a,
+                _ => {
+                    return Err(LoadError::Json {
+                        file: file.into(),
+                        path: "$".into(),
+                        reason: "expected an array of jobs or an object with a \"jobs\" array".into(),
+                    });
+                }
+            },
+            _ => {
+                return Err(LoadError::Json { file: file.into(), path: "$".into(), reason: "expected an array of jobs".into() });
+            }
+        };
+        arr.into_iter().enumerate().map(|(i, v)| (format!("jobs[{i}]"), v)).collect()
+    } else {
+        let mut out = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let v: Value = serde_json::from_str(line).map_err(|e| LoadError::Line {
+                file: file.to_string(),
+                line: i + 1,
+                reason: format!("invalid JSON: {e}"),
+            })?;
+            out.push((format!("line {}", i + 1), v));
+        }
+        out
+    };
+    let mut w = Workload::default();
+    let mut seen = std::collections::HashSet::new();
+    for (idx, (path, v)) in entries.into_iter().enumerate() {
+        w.report.read += 1;
+        let err = |reason: String| LoadError::Json { file: file.to_string(), path: path.clone(), reason };
+        let o = v.as_object().ok_or_else(|| err("expected an object".into()))?;
+        let num = |k: &str| -> Result<Option<f64>, LoadError> {
+            match o.get(k) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::Number(n)) => Ok(n.as_f64()),
+                Some(other) => Err(err(format!("`{k}` must be a number, got {other}"))),
+            }
+        };
+        let text_field = |k: &str| -> Result<Option<String>, LoadError> {
+            match o.get(k) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.clone())),
+                Some(Value::Number(n)) => Ok(Some(n.to_string())),
+                Some(other) => Err(err(format!("`{k}` must be a string, got {other}"))),
+            }
+        };
+        let id = text_field("id")?.unwrap_or_else(|| (idx + 1).to_string());
+        if !seen.insert(id.clone()) {
+            return Err(err(format!("duplicate job id `{id}`")));
+        }
+        let submit = num("submit")?.ok_or_else(|| err("missing `submit`".into()))?;
+        let run = num("run")?.ok_or_else(|| err("missing `run`".into()))?;
+        let request = match (num("procs")?, num("nnodes")?, num("ncores")?) {
+            (_, Some(n), Some(c)) if n >= 1.0 && c >= 1.0 => Some(Request::Nodes { nodes: n.round() as u32, cores: c.round() as u32 }),
+            (_, Some(n), None) if n >= 1.0 => Some(Request::Nodes { nodes: n.round() as u32, cores: 1 }),
+            (Some(p), _, _) if p >= 1.0 => Some(Request::Procs(p.round().min(u32::MAX as f64) as u32)),
+            _ => None,
+        };
+        let run = run.round() as i64;
+        if run <= 0 {
+            w.report.drop_job("runtime <= 0");
+            continue;
+        }
+        let Some(request) = request else {
+            w.report.drop_job("no processors");
+            continue;
+        };
+        let (walltime, given) = match num("walltime")? {
+            Some(wt) if wt > 0.0 => (wt.round() as i64, true),
+            _ => (run, false),
+        };
+        let mut resources = BTreeMap::new();
+        if let Some(r) = o.get("resources") {
+            let ro = r.as_object().ok_or_else(|| err("`resources` must be an object".into()))?;
+            for (k, v) in ro {
+                let x = v.as_f64().ok_or_else(|| err(format!("resource `{k}` must be a number")))?;
+                resources.insert(k.clone(), x);
+            }
+        }
+        let job = SimJob {
+            id,
+            submit: submit.round() as i64,
+            run,
+            walltime,
+            walltime_given: given,
+            request,
+            mem: num("mem")?.unwrap_or(0.0),
+            user: text_field("user")?.unwrap_or_else(|| "unknown".into()),
+            group: text_field("group")?.unwrap_or_else(|| "unknown".into()),
+            queue: text_field("queue")?.unwrap_or_else(|| "default".into()),
+            queue_priority: num("queue_priority")?.unwrap_or(0.0),
+            resources,
+            recorded_start: num("start")?.map(|s| s.round() as i64),
+        };
+        w.push_kept(job);
+    }
+    w.finish();
+    Ok(w)
+}
+
+fn is_single_json(s: &str) -> bool {
+    serde_json::from_str::<serde::de::IgnoredAny>(s).is_ok()
+}
+
+impl Workload {
+    /// Add a kept job, updating the report counters.
+    pub fn push_kept(&mut self, job: SimJob) {
+        if !job.walltime_given {
+            self.report.walltime_from_runtime += 1;
+        } else if job.run > job.walltime {
+            self.report.killed_at_walltime += 1;
+        }
+        self.jobs.push(job);
+    }
+
+    /// Sort jobs by submit time (stable: ties keep file order) and fill `report.kept`.
+    pub fn finish(&mut self) {
+        self.jobs.sort_by_key(|j| j.submit);
+        self.report.kept = self.jobs.len();
+    }
+
+    /// Keep only the first `n` jobs (in submit order), e.g. a CI-sized slice of a trace.
+    /// The `kept`, `walltime_from_runtime` and `killed_at_walltime` counters are recomputed
+    /// for the slice; `read` and `dropped` stay those of the whole file.
+    pub fn truncate(&mut self, n: usize) {
+        self.jobs.truncate(n);
+        self.report.kept = self.jobs.len();
+        self.report.walltime_from_runtime = self.jobs.iter().filter(|j| !j.walltime_given).count();
+        self.report.killed_at_walltime = self.jobs.iter().filter(|j| j.walltime_given && j.run > j.walltime).count();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_list_reads_fields_and_drops_with_reasons() {
+        let text = r#"[
+            {"id": "a", "submit": 0, "run": 10, "procs": 2, "walltime": 20, "user": "alice"},
+            {"id": "b", "submit": 5, "run": 0, "procs": 2},
+            {"id": "c", "submit": 1, "run": 30, "nnodes": 2, "ncores": 4, "walltime": 10},
+            {"id": "d", "submit": 2, "run": 3}
+        ]"#;
+        let w = parse_json_jobs(text, "jobs.json").unwrap();
+        assert_eq!(w.jobs.iter().map(|j| j.id.as_str()).collect::<Vec<_>>(), ["a", "c"]);
+        assert_eq!(w.jobs[1].request, Request::Nodes { nodes: 2, cores: 4 });
+        assert_eq!(w.jobs[1].effective_run(), 10);
+        assert_eq!(w.report.dropped["runtime <= 0"], 1);
+        assert_eq!(w.report.dropped["no processors"], 1);
+        assert_eq!(w.report.killed_at_walltime, 1);
+    }
+
+    #[test]
+    fn json_errors_name_the_entry() {
+        let e = parse_json_jobs(r#"[{"submit": 0, "run": "x", "procs": 1}]"#, "f.json").unwrap_err();
+        assert_eq!(e.to_string(), "f.json: jobs[0]: `run` must be a number, got \"x\"");
+    }
+}

@@ -1,0 +1,130 @@
+//! Recording determinism, `replay --verify` (fresh, other formula, tampered, truncated) and
+//! recording parse errors.
+
+use jobsort::sim::record::parse_recording;
+use jobsort::sim::replay::verify;
+use jobsort::sim::run::{RunOptions, simulate};
+use jobsort::sim::share::{AutoTree, FairshareConfig};
+use jobsort::sim::swf::parse_swf;
+use jobsort::sim::{IrPriority, Policy, Priority, SimConfig, Workload};
+
+fn workload() -> Workload {
+    // One core. X: t=0, 10 s. Y: t=1, runs 5, requests 50. Z: t=2, runs 5, requests 5.
+    // Users differ so the fairshare tree has several leaves.
+    let s = "; MaxNodes: 1\n; MaxProcs: 1\n\
+1 0 -1 10 1 -1 -1 1 10 -1 1 1 1 -1 -1 -1 -1 -1\n\
+2 1 -1 5 1 -1 -1 1 50 -1 1 2 1 -1 -1 -1 -1 -1\n\
+3 2 -1 5 1 -1 -1 1 5 -1 1 3 2 -1 -1 -1 -1 -1\n";
+    let mut w = parse_swf(s, "fixture.swf").unwrap();
+    w.name = "fixture.swf".into();
+    w
+}
+
+fn config() -> SimConfig {
+    SimConfig {
+        policy: Policy::Strict,
+        nodes: 1,
+        cores: 1,
+        threshold: None,
+        fairshare: Some(FairshareConfig::auto(AutoTree::User)),
+        limits: None,
+    }
+}
+
+fn record(w: &Workload, f: &dyn Priority) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("rec.jsonl");
+    simulate(w, &config(), Some(f), &RunOptions { record: Some(&p), ..Default::default() }).unwrap();
+    std::fs::read_to_string(&p).unwrap()
+}
+
+#[test]
+fn two_runs_give_byte_identical_recordings() {
+    let w = workload();
+    let f = IrPriority::column("eligible_time");
+    let a = record(&w, &f);
+    let b = record(&w, &f);
+    assert_eq!(a, b);
+    // Header, then one line per round: t = 0, 1, 2, 10, 15, 20.
+    assert_eq!(a.lines().count(), 7);
+    let round3 = a.lines().nth(4).unwrap();
+    assert!(round3.starts_with(r#"{"round":3,"time":10,"events":[{"end":"1"}],"queue":[["2",9.0],["3",8.0]],"decisions":[{"dispatch":"2","nodes":[0],"cores":1},{"pend":"3","reason":"resources"}],"hash":""#), "{round3}");
+}
+
+#[test]
+fn verify_of_a_fresh_recording_has_no_mismatch() {
+    let w = workload();
+    let f = IrPriority::column("eligible_time");
+    let rec = parse_recording(&record(&w, &f), "rec.jsonl").unwrap();
+    assert!(!rec.truncated);
+    let r = verify(&rec, Some(&f)).unwrap();
+    assert_eq!((r.rounds, r.mismatches, r.input_mismatches), (6, 0, 0));
+    assert_eq!(r.first_divergence, None);
+}
+
+#[test]
+fn verify_with_another_formula_reports_the_first_divergence() {
+    let w = workload();
+    let rec = parse_recording(&record(&w, &IrPriority::column("eligible_time")), "rec.jsonl").unwrap();
+    // Shortest requested first ranks Z (3) before Y (2) as soon as both queue (t=2, both
+    // pend: decisions are listed in rank order), then starts Z at t=10 where FCFS started Y.
+    let r = verify(&rec, Some(&IrPriority::negated_column("walltime"))).unwrap();
+    let d = r.first_divergence.expect("diverges");
+    assert_eq!((d.round, d.time, d.job.as_deref()), (2, 2, Some("2")));
+    assert_eq!(d.recorded, r#"{"pend":"2","reason":"resources"}"#);
+    assert_eq!(d.live, r#"{"pend":"3","reason":"resources"}"#);
+    // t=2: 2 swapped pends; t=10: dispatch 2 vs 3 and pend 3 vs 2; t=15: dispatch 3 vs 2.
+    assert_eq!(r.mismatches, 5);
+    assert!(r.input_mismatches >= 1);
+}
+
+#[test]
+fn a_tampered_recording_fails_at_the_tampered_decision() {
+    let w = workload();
+    let f = IrPriority::column("eligible_time");
+    let text = record(&w, &f);
+    // Round 4 (t=15) dispatches job 3; claim it pended instead.
+    let tampered = text.replace(r#"{"dispatch":"3","nodes":[0],"cores":1}"#, r#"{"pend":"3","reason":"reservation"}"#);
+    assert_ne!(tampered, text);
+    let r = verify(&parse_recording(&tampered, "t.jsonl").unwrap(), Some(&f)).unwrap();
+    assert_eq!(r.mismatches, 1);
+    let d = r.first_divergence.unwrap();
+    assert_eq!((d.round, d.time, d.job.as_deref()), (4, 15, Some("3")));
+    assert_eq!(d.recorded, r#"{"pend":"3","reason":"reservation"}"#);
+    assert_eq!(d.live, r#"{"dispatch":"3","nodes":[0],"cores":1}"#);
+}
+
+#[test]
+fn a_truncated_recording_verifies_up_to_its_last_complete_round() {
+    let w = workload();
+    let f = IrPriority::column("eligible_time");
+    let text = record(&w, &f);
+    // Cut the file in the middle of round 4's line (as a crash while writing would).
+    let cut = text.find(r#"{"round":4"#).unwrap() + 20;
+    let rec = parse_recording(&text[..cut], "cut.jsonl").unwrap();
+    assert!(rec.truncated);
+    assert_eq!(rec.rounds.len(), 4);
+    let r = verify(&rec, Some(&f)).unwrap();
+    assert_eq!((r.rounds, r.mismatches, r.truncated), (4, 0, true));
+    // Cut exactly after a newline: a clean prefix, not truncated.
+    let clean = text.find(r#"{"round":4"#).unwrap();
+    let rec = parse_recording(&text[..clean], "clean.jsonl").unwrap();
+    assert!(!rec.truncated);
+    // Cut inside the header.
+    let e = parse_recording(&text[..30], "h.jsonl").unwrap_err();
+    assert_eq!(e.to_string(), "h.jsonl:1: truncated before the end of the header");
+}
+
+#[test]
+fn malformed_recording_lines_say_file_and_line() {
+    let w = workload();
+    let text = record(&w, &IrPriority::column("eligible_time"));
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines[2] = r#"{"round":1,"time":"soon","events":[],"queue":[],"decisions":[]}"#;
+    let bad = lines.join("\n") + "\n";
+    let e = parse_recording(&bad, "bad.jsonl").unwrap_err();
+    assert_eq!(e.to_string(), "bad.jsonl:3: `time` must be an integer");
+    lines[2] = r#"{"round":1,"time":1,"events":[],"queue":[],"decisions":[{"pend":"2","reason":"bored"}]}"#;
+    let e = parse_recording(&(lines.join("\n") + "\n"), "bad.jsonl").unwrap_err();
+    assert_eq!(e.to_string(), "bad.jsonl:3: decisions[0]: unknown pend reason `bored`");
+}
