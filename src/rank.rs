@@ -201,7 +201,7 @@ fn radix_sort<T: Copy>(items: &mut Vec<T>, bytes: usize, byte: impl Fn(&T, usize
     }
     let mut buf: Vec<T> = items.clone();
     for (b, c) in counts.iter().enumerate() {
-        if c.iter().any(|&x| x == n) {
+        if c.contains(&n) {
             continue;
         }
         let mut offsets = [0usize; 256];
