@@ -148,6 +148,7 @@ fn main() {
     }
 
     python_peers(&formulas, &cols, &jit_values, n, n_py, &mut table);
+    ranking(&formulas[0], &cols, n);
 
     // The table.
     print!("{:<12}", "engine");
@@ -216,6 +217,59 @@ fn main() {
         fmt(geo("numexpr")),
         fmt(geo("python")),
         max_compile
+    );
+}
+
+/// Rank `n` jobs by the seed formula (evaluate on one thread + order) against sorting `n`
+/// precomputed f64 keys with the standard library.
+fn ranking(f: &common::BenchFormula, cols: &[Vec<f64>], n: usize) {
+    use jobsort::rank::{RankOptions, TieBreak, rank};
+    let (cf, _) = common::compile(f, Engine::Jit);
+    let inputs = common::bind(&cf, cols);
+    let kernel = jit::compile(cf.ir()).expect("the JIT runs on this host");
+    let mut v = vec![0.0; n];
+    let mut e = vec![0u8; n];
+    kernel.run(&inputs, n, &mut v, &mut e);
+    let keys = v.clone();
+    let ties = TieBreak {
+        submit: None,
+        ids: None,
+    };
+    let ms = |ns_per_job: f64| ns_per_job * n as f64 / 1e6;
+    let sort_stable = time_ns(n, 3, || {
+        let mut k = keys.clone();
+        k.sort_by(|a, b| b.partial_cmp(a).unwrap_or(std::cmp::Ordering::Equal));
+        black_box(k);
+    });
+    let sort_unstable = time_ns(n, 3, || {
+        let mut k = keys.clone();
+        k.sort_unstable_by(|a, b| b.total_cmp(a));
+        black_box(k);
+    });
+    let eval_rank = time_ns(n, 3, || {
+        kernel.run(&inputs, n, &mut v, &mut e);
+        black_box(rank(&v, ties, &RankOptions::default()));
+    });
+    let eval_top = time_ns(n, 3, || {
+        kernel.run(&inputs, n, &mut v, &mut e);
+        black_box(rank(
+            &v,
+            ties,
+            &RankOptions {
+                threshold: None,
+                top: Some(100),
+            },
+        ));
+    });
+    println!(
+        "rank {n} jobs ({}): std sort_by(partial_cmp) of precomputed keys {:.1} ms, sort_unstable_by(total_cmp) {:.1} ms; jit evaluate + rank {:.1} ms ({:.2}x / {:.2}x of the sorts); evaluate + top-100 {:.1} ms",
+        f.name,
+        ms(sort_stable),
+        ms(sort_unstable),
+        ms(eval_rank),
+        eval_rank / sort_stable,
+        eval_rank / sort_unstable,
+        ms(eval_top)
     );
 }
 

@@ -123,8 +123,62 @@ fn order_by_value(values: &[f64], top: Option<usize>) -> Vec<usize> {
         .enumerate()
         .map(|(i, &v)| (u128::from(descending_key(v)) << 64) | i as u128)
         .collect();
-    sort_or_select(&mut keys, top, 8, 8);
+    match top {
+        Some(k) if k < n => sort_or_select(&mut keys, top, 8, 8),
+        _ => msd_bucket_sort(&mut keys),
+    }
     keys.into_iter().map(|k| (k as u64) as usize).collect()
+}
+
+/// Sort unique u128 keys whose high 64 bits are the sort key: one MSD radix pass on the 11
+/// bits just below the keys' common prefix into 2048 buckets, then pdqsort within each bucket
+/// (cache-resident). Falls back to pdqsort when the keys do not spread.
+fn msd_bucket_sort(keys: &mut Vec<u128>) {
+    const BITS: u32 = 11;
+    let n = keys.len();
+    if n < RADIX_MIN {
+        keys.sort_unstable();
+        return;
+    }
+    let hi = |k: &u128| (*k >> 64) as u64;
+    let (mut lo_key, mut hi_key) = (u64::MAX, 0u64);
+    for k in keys.iter() {
+        let h = hi(k);
+        lo_key = lo_key.min(h);
+        hi_key = hi_key.max(h);
+    }
+    let diff = lo_key ^ hi_key;
+    if diff == 0 {
+        // Every sort key is equal: position order, which the keys are already in.
+        return;
+    }
+    let top = 63 - diff.leading_zeros();
+    let shift = top.saturating_sub(BITS - 1);
+    let base = lo_key >> shift;
+    let bucket = |k: &u128| ((hi(k) >> shift) - base) as usize;
+    let mut counts = vec![0usize; 1 << BITS];
+    for k in keys.iter() {
+        counts[bucket(k)] += 1;
+    }
+    if counts.iter().any(|&c| c > n / 2) {
+        keys.sort_unstable();
+        return;
+    }
+    let mut starts = vec![0usize; (1 << BITS) + 1];
+    for (d, &c) in counts.iter().enumerate() {
+        starts[d + 1] = starts[d] + c;
+    }
+    let mut next = starts.clone();
+    let mut out = vec![0u128; n];
+    for k in keys.iter() {
+        let d = bucket(k);
+        out[next[d]] = *k;
+        next[d] += 1;
+    }
+    for d in 0..(1 << BITS) {
+        out[starts[d]..starts[d + 1]].sort_unstable();
+    }
+    *keys = out;
 }
 
 fn order_by_value_submit(values: &[f64], submit: &[f64], top: Option<usize>) -> Vec<usize> {
