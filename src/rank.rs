@@ -130,13 +130,20 @@ fn order_by_value(values: &[f64], top: Option<usize>) -> Vec<usize> {
     keys.into_iter().map(|k| (k as u64) as usize).collect()
 }
 
-/// Sort unique u128 keys whose high 64 bits are the sort key: one MSD radix pass on the 11
-/// bits just below the keys' common prefix into 2048 buckets, then pdqsort within each bucket
-/// (cache-resident). Falls back to pdqsort when the keys do not spread.
-fn msd_bucket_sort(keys: &mut Vec<u128>) {
+/// Sort unique u128 keys (high 64 bits: the sort key; low bits: the position, ascending in
+/// the input) by MSD radix: one stable scatter pass on the 11 bits just below the slice's
+/// common key prefix, then the same on each bucket, down to cache-sized buckets that pdqsort
+/// finishes. Depth is bounded (each level consumes at least one differing key bit), and
+/// equal sort keys keep position order.
+fn msd_bucket_sort(keys: &mut [u128]) {
+    let mut scratch = vec![0u128; keys.len()];
+    msd_level(keys, &mut scratch);
+}
+
+fn msd_level(keys: &mut [u128], scratch: &mut [u128]) {
     const BITS: u32 = 11;
     let n = keys.len();
-    if n < RADIX_MIN {
+    if n < 2048 {
         keys.sort_unstable();
         return;
     }
@@ -149,36 +156,33 @@ fn msd_bucket_sort(keys: &mut Vec<u128>) {
     }
     let diff = lo_key ^ hi_key;
     if diff == 0 {
-        // Every sort key is equal: position order, which the keys are already in.
+        // Every sort key is equal: the keys are already in position order.
         return;
     }
     let top = 63 - diff.leading_zeros();
     let shift = top.saturating_sub(BITS - 1);
     let base = lo_key >> shift;
     let bucket = |k: &u128| ((hi(k) >> shift) - base) as usize;
-    let mut counts = vec![0usize; 1 << BITS];
-    for k in keys.iter() {
-        counts[bucket(k)] += 1;
-    }
-    if counts.iter().any(|&c| c > n / 2) {
-        keys.sort_unstable();
-        return;
-    }
     let mut starts = vec![0usize; (1 << BITS) + 1];
-    for (d, &c) in counts.iter().enumerate() {
-        starts[d + 1] = starts[d] + c;
-    }
-    let mut next = starts.clone();
-    let mut out = vec![0u128; n];
     for k in keys.iter() {
-        let d = bucket(k);
-        out[next[d]] = *k;
-        next[d] += 1;
+        starts[bucket(k) + 1] += 1;
     }
     for d in 0..(1 << BITS) {
-        out[starts[d]..starts[d + 1]].sort_unstable();
+        starts[d + 1] += starts[d];
     }
-    *keys = out;
+    let mut next = starts.clone();
+    for k in keys.iter() {
+        let d = bucket(k);
+        scratch[next[d]] = *k;
+        next[d] += 1;
+    }
+    keys.copy_from_slice(scratch);
+    for d in 0..(1 << BITS) {
+        let (a, b) = (starts[d], starts[d + 1]);
+        if b - a > 1 {
+            msd_level(&mut keys[a..b], &mut scratch[a..b]);
+        }
+    }
 }
 
 fn order_by_value_submit(values: &[f64], submit: &[f64], top: Option<usize>) -> Vec<usize> {
@@ -393,12 +397,25 @@ mod tests {
             x ^= x << 17;
             x
         };
-        for n in [0usize, 1, 2, 7, 100, RADIX_MIN - 1, RADIX_MIN + 5, 20_000] {
+        for n in [
+            0usize,
+            1,
+            2,
+            7,
+            100,
+            RADIX_MIN - 1,
+            RADIX_MIN + 5,
+            20_000,
+            70_000,
+        ] {
             let values: Vec<f64> = (0..n)
-                .map(|_| match next() % 5 {
+                .map(|_| match next() % 7 {
                     0 => 0.0,
                     1 => -0.0,
                     2 => -((next() % 50) as f64),
+                    // spread over many exponents, and clustered just below 1
+                    3 => 2f64.powf(-((next() % 1_000_000) as f64) / 1000.0),
+                    4 => 1.0 - (next() % 4096) as f64 * f64::EPSILON,
                     _ => (next() % 100) as f64 * 0.25,
                 })
                 .collect();
