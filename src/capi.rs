@@ -38,6 +38,12 @@
 //! catalog. Diagnostics lists are read-only after creation. The last-error state is per
 //! thread. Freeing a handle while another thread uses it is, as always, a bug of the caller.
 //!
+//! Large job sets are evaluated in parallel on a process-wide thread pool (rayon's global
+//! pool; `RAYON_NUM_THREADS` sets its size), started by the first large evaluation and kept
+//! until the process exits (a leak checker lists its worker threads as "still reachable" /
+//! "possibly lost" at exit; nothing grows per call). As with any library that owns threads,
+//! a process that `fork`s after that point must not call jobsort in the child (exec first).
+//!
 //! # The Rust API it wraps
 //! Each C entry point is a thin, checked layer over the Rust API, with the same results bit
 //! for bit: [`jobsort_catalog_new`] / [`jobsort_catalog_add_resource`] are

@@ -140,6 +140,25 @@ fn eval_through_the_c_abi_equals_the_rust_api_bit_for_bit() {
                 assert_eq!(got.to_bits(), want.to_bits(), "{src} flags {flags} job {i}");
             }
             assert_eq!(errors, expected.errors, "{src} flags {flags}");
+            // And every engine agrees with the reference interpreter (SPEC §1.5).
+            let reference = Formula::compile_with(
+                src,
+                &catalog(),
+                &CompileOptions {
+                    engine: Engine::Interp,
+                    ..options
+                },
+            )
+            .expect("compiles")
+            .evaluate_columns(&slices, n);
+            for (i, (got, want)) in values.iter().zip(&reference.values).enumerate() {
+                assert_eq!(
+                    got.to_bits(),
+                    want.to_bits(),
+                    "{src} flags {flags} job {i} vs interp"
+                );
+            }
+            assert_eq!(errors, reference.errors, "{src} flags {flags} vs interp");
             // SAFETY: live handle, freed once.
             unsafe { jobsort_free(f) };
         }

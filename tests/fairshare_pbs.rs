@@ -672,3 +672,122 @@ fn job_order_cases_with_fair_share_cycles() {
     }
     assert_eq!(ran, 4);
 }
+
+/// Every fairshare `job_order` case with a formula, through the real pipeline: compile the
+/// formula (`--compat pbs`: fairshare inputs rounded to 6 decimals, results stored as float32,
+/// as PBS does), fill the fairshare keywords from the tree, evaluate over the job table, rank
+/// (with PBS's `compare_path` tie-break when the case has `fair_share`), check the order and
+/// the logged values.
+#[test]
+fn job_order_cases_through_compiled_formulas() {
+    use jobsort::formula::catalog::Catalog;
+    use jobsort::{CompileOptions, Engine, Formula};
+    let mut ran = 0;
+    for c in cases("job_order") {
+        let input = &c["input"];
+        let Some(formula) = input["formula"].as_str() else {
+            continue;
+        };
+        if resource_group(input).is_none() {
+            continue;
+        }
+        for engine in [Engine::Interp, Engine::Jit] {
+            let opts = CompileOptions {
+                engine,
+                compat_pbs: true,
+                ..CompileOptions::default()
+            };
+            let compiled = Formula::compile_with(formula, &Catalog::pbs(), &opts)
+                .unwrap_or_else(|d| panic!("{formula}: {d:?}"));
+            let mut fs = Fairshare::Pbs(tree_of(input));
+            let mut jobs = jobs_of(input);
+            fs.fill_jobs(&mut jobs, EntityKind::Euser).unwrap();
+            let table = jobsort::jobs::table_from_jobs(&jobs, compiled.inputs());
+            let ev = compiled.evaluate(&table);
+            assert_eq!(ev.error_count(), 0);
+            for (j, v) in jobs.iter().zip(&ev.values) {
+                let want: f64 = c["expected"]["formula_log_values"][&j.id]
+                    .as_str()
+                    .unwrap()
+                    .parse()
+                    .unwrap();
+                assert!(
+                    (v - want).abs() <= 5e-5,
+                    "{formula} {}: {v} vs {want}",
+                    j.id
+                );
+            }
+            let ids: Vec<String> = jobs.iter().map(|j| j.id.clone()).collect();
+            let ties = TieBreak {
+                submit: None,
+                ids: Some(&ids),
+            };
+            let order = match fs.fair_share_ranks(&jobs, EntityKind::Euser).unwrap() {
+                Some(r) if input["fair_share"] == true => {
+                    rank_fair_share(&ev.values, &r, ties, &RankOptions::default())
+                }
+                _ => rank(&ev.values, ties, &RankOptions::default()),
+            };
+            let got: Vec<&str> = order.iter().map(|r| ids[r.index].as_str()).collect();
+            let want: Vec<&str> = c["expected"]["order"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_str().unwrap())
+                .collect();
+            assert_eq!(got, want, "{}", c["source"]);
+        }
+        ran += 1;
+    }
+    assert_eq!(ran, 4);
+}
+
+/// `eval`/`rank` with the shared fairshare options (`FairshareOpts`): the formula4 case end
+/// to end through the binary, including an entity not in the tree (placed under `unknown`,
+/// 0 shares by default, so its factor is 0, with a warning).
+#[test]
+fn rank_cli_with_resource_group() {
+    let c = cases("job_order")
+        .into_iter()
+        .find(|c| {
+            c["source"]
+                .as_str()
+                .unwrap()
+                .ends_with("test_fairshare_formula4")
+        })
+        .unwrap();
+    let dir = tmpdir("rankcli");
+    let rg = dir.join("resource_group");
+    std::fs::write(&rg, resource_group(&c["input"]).unwrap()).unwrap();
+    let usage = dir.join("usage.json");
+    std::fs::write(&usage, c["input"]["usage_file_leaves"].to_string()).unwrap();
+    let mut jobs = c["input"]["jobs"].as_array().unwrap().clone();
+    jobs.push(serde_json::json!({"id": "J5", "user": "stranger"}));
+    let jf = dir.join("jobs.json");
+    std::fs::write(&jf, Value::Array(jobs).to_string()).unwrap();
+    let args = [
+        "rank",
+        "fairshare_factor",
+        "--jobs",
+        jf.to_str().unwrap(),
+        "--resource-group",
+        rg.to_str().unwrap(),
+        "--usage",
+        usage.to_str().unwrap(),
+        "--format",
+        "json",
+    ];
+    let (code, out, err) = jobsort(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("stranger"), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let order: Vec<&str> = v["order"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(order, ["J3", "J4", "J1", "J2", "J5"]);
+    assert_eq!(v["order"][4]["value"], 0.0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -2,7 +2,8 @@
 //! minimal parentheses, so Python's own parser checks our precedence), random job values
 //! (zeros, -0.0, negatives, huge, tiny and subnormal values included); jobsort's value and
 //! error must equal Python's `eval` with `from math import *` under PBS's error → 0 policy,
-//! bit for bit, and the error message must be Python's.
+//! bit for bit, and the error message must be Python's. Both engines are checked: the
+//! reference interpreter against Python, and the JIT (over columns) against the interpreter.
 //!
 //! Deliberate, documented differences, excluded precisely by the Python harness below:
 //! - Python evaluates integer-only subexpressions in arbitrary-precision `int`; jobsort
@@ -357,9 +358,19 @@ fn jobsort_matches_cpython_bit_for_bit() {
             .iter()
             .map(|name| NAMES.iter().position(|n| n == name).unwrap_or_else(|| panic!("unexpected input {name}")))
             .collect();
+        // The JIT over columns must give the very same outcome for every job.
+        let jit = Formula::compile_with(src, &catalog, &CompileOptions::default()).expect("compiles as above");
+        let columns: Vec<Vec<f64>> = inputs.iter().map(|&k| jobs.iter().map(|job| job[k]).collect()).collect();
+        let column_refs: Vec<&[f64]> = columns.iter().map(Vec::as_slice).collect();
+        let jitted = jit.evaluate_columns(&column_refs, n_jobs);
         for (j, job) in jobs.iter().enumerate() {
             let row: Vec<f64> = inputs.iter().map(|&k| job[k]).collect();
             let got = outcome(compiled.eval_one(&row));
+            let jit_got = outcome(match jitted.error(j) {
+                Some(e) => Err(e),
+                None => Ok(jitted.values[j]),
+            });
+            assert_eq!(got, jit_got, "`{src}`: interp and {:?} disagree on job {j}", jit.engine());
             let want = &expected[f * n_jobs + j];
             errors_seen += usize::from(want.starts_with("err"));
             if &got != want {

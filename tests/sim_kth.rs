@@ -9,7 +9,10 @@ use jobsort::sim::workload::load;
 use jobsort::sim::{Policy, SimConfig};
 use jobsort::{Catalog, Formula};
 
-const KTH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/traces/KTH-SP2-1996-2.1-cln.swf.gz");
+const KTH: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../shared/data/traces/KTH-SP2-1996-2.1-cln.swf.gz"
+);
 
 #[test]
 fn kth_slice_easy_with_formula_and_fairshare_is_deterministic_and_verifies() {
@@ -26,11 +29,33 @@ fn kth_slice_easy_with_formula_and_fairshare_is_deterministic_and_verifies() {
         fairshare: Some(FairshareConfig::auto(AutoTree::User)),
         limits: None,
     };
-    let f = Formula::compile("fairshare_factor * 100 + eligible_time / 3600 - walltime / 86400", &Catalog::pbs()).unwrap();
+    let f = Formula::compile(
+        "fairshare_factor * 100 + eligible_time / 3600 - walltime / 86400",
+        &Catalog::pbs(),
+    )
+    .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
-    let ra = simulate(&w, &cfg, Some(&f), &RunOptions { record: Some(&a), ..Default::default() }).unwrap();
-    simulate(&w, &cfg, Some(&f), &RunOptions { record: Some(&b), ..Default::default() }).unwrap();
+    let ra = simulate(
+        &w,
+        &cfg,
+        Some(&f),
+        &RunOptions {
+            record: Some(&a),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    simulate(
+        &w,
+        &cfg,
+        Some(&f),
+        &RunOptions {
+            record: Some(&b),
+            ..Default::default()
+        },
+    )
+    .unwrap();
     let (ta, tb) = (std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
     assert_eq!(ta, tb, "recordings differ");
     // Every job ran, none before its submit, each exactly its (killed) run time.
@@ -40,8 +65,43 @@ fn kth_slice_easy_with_formula_and_fairshare_is_deterministic_and_verifies() {
         assert_eq!(e - s, j.effective_run());
     }
     assert!(ra.metrics.utilization > 0.0 && ra.metrics.utilization <= 1.0);
+    // Without recording, rounds where nothing can start skip evaluation: same schedule.
+    let quick = simulate(&w, &cfg, Some(&f), &RunOptions::default()).unwrap();
+    assert_eq!(quick.outcome.start, ra.outcome.start);
+    assert_eq!(quick.outcome.rounds, ra.outcome.rounds);
     let rec = parse_recording(&String::from_utf8(ta).unwrap(), "a.jsonl").unwrap();
     let v = verify(&rec, Some(&f)).unwrap();
     assert_eq!(v.mismatches, 0);
     assert_eq!(v.rounds, ra.outcome.rounds);
+}
+
+#[test]
+fn kth_slice_strict_lazy_ranking_gives_the_recorded_schedule() {
+    // Unrecorded strict runs rank only the prefix they need; recorded runs rank everything.
+    let mut w = load(std::path::Path::new(KTH)).unwrap();
+    w.truncate(1200);
+    let cfg = SimConfig {
+        policy: Policy::Strict,
+        nodes: 100,
+        cores: 1,
+        threshold: None,
+        fairshare: Some(FairshareConfig::auto(AutoTree::User)),
+        limits: None,
+    };
+    let f = Formula::compile("fairshare_factor * 1000 - ncpus", &Catalog::pbs()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("s.jsonl");
+    let full = simulate(
+        &w,
+        &cfg,
+        Some(&f),
+        &RunOptions {
+            record: Some(&p),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let quick = simulate(&w, &cfg, Some(&f), &RunOptions::default()).unwrap();
+    assert_eq!(quick.outcome.start, full.outcome.start);
+    assert!(full.outcome.start.iter().all(Option::is_some));
 }

@@ -18,7 +18,14 @@ fn metrics_of_a_hand_worked_strict_schedule() {
         "m.swf",
     )
     .unwrap();
-    let cfg = SimConfig { policy: Policy::Strict, nodes: 4, cores: 1, threshold: None, fairshare: None, limits: None };
+    let cfg = SimConfig {
+        policy: Policy::Strict,
+        nodes: 4,
+        cores: 1,
+        threshold: None,
+        fairshare: None,
+        limits: None,
+    };
     let r = simulate(&w, &cfg, None, &RunOptions::default()).unwrap();
     assert_eq!(r.outcome.start, [Some(0), Some(10), Some(15), Some(15)]);
     let m = r.metrics;
@@ -35,8 +42,18 @@ fn metrics_of_a_hand_worked_strict_schedule() {
     // Per-user mean waits: u1 5, u2 13.5 → 18.5² / (2 · (25 + 182.25)).
     assert!((m.jain_user_wait - 342.25 / 414.5).abs() < 1e-12);
     // Delivered share per user (no tree: equal targets).
-    let s: Vec<(String, f64, f64)> = r.shares.iter().map(|s| (s.entity.clone(), s.target, s.delivered)).collect();
-    assert_eq!(s, [("u1".to_string(), 0.5, 40.0 / 66.0), ("u2".to_string(), 0.5, 26.0 / 66.0)]);
+    let s: Vec<(String, f64, f64)> = r
+        .shares
+        .iter()
+        .map(|s| (s.entity.clone(), s.target, s.delivered))
+        .collect();
+    assert_eq!(
+        s,
+        [
+            ("u1".to_string(), 0.5, 40.0 / 66.0),
+            ("u2".to_string(), 0.5, 26.0 / 66.0)
+        ]
+    );
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! Text formulas through the front end, threshold, limits (held jobs) and fairshare in the
 //! simulation.
 
-use jobsort::sim::limit::LimitsConfig;
+use jobsort::sim::limit::LimitsSpec;
 use jobsort::sim::run::{RunOptions, simulate};
 use jobsort::sim::scheduler::{Decision, PendReason, Simulator};
 use jobsort::sim::share::{AutoTree, FairshareConfig};
@@ -10,24 +10,40 @@ use jobsort::sim::{Policy, Priority, SimConfig, Workload};
 use jobsort::{Catalog, Formula};
 
 fn cfg(policy: Policy, nodes: u32) -> SimConfig {
-    SimConfig { policy, nodes, cores: 1, threshold: None, fairshare: None, limits: None }
+    SimConfig {
+        policy,
+        nodes,
+        cores: 1,
+        threshold: None,
+        fairshare: None,
+        limits: None,
+    }
 }
 
 /// `id submit run procs req user` rows.
 fn swf(rows: &[(u32, i64, i64, u32, i64, u32)]) -> Workload {
     let mut s = String::new();
     for &(id, submit, run, procs, req, user) in rows {
-        s.push_str(&format!("{id} {submit} -1 {run} {procs} -1 -1 {procs} {req} -1 1 {user} 1 -1 -1 -1 -1 -1\n"));
+        s.push_str(&format!(
+            "{id} {submit} -1 {run} {procs} -1 -1 {procs} {req} -1 1 {user} 1 -1 -1 -1 -1 -1\n"
+        ));
     }
     parse_swf(&s, "p.swf").unwrap()
 }
 
 fn starts(w: &Workload, c: &SimConfig, f: Option<&dyn Priority>) -> Vec<Option<i64>> {
-    simulate(w, c, f, &RunOptions::default()).unwrap().outcome.start
+    simulate(w, c, f, &RunOptions::default())
+        .unwrap()
+        .outcome
+        .start
 }
 
 // One core. X: t=0, 10 s. Y: t=1, runs 5, requests 50. Z: t=2, runs 5, requests 5.
-const C: &[(u32, i64, i64, u32, i64, u32)] = &[(1, 0, 10, 1, 10, 1), (2, 1, 5, 1, 50, 1), (3, 2, 5, 1, 5, 1)];
+const C: &[(u32, i64, i64, u32, i64, u32)] = &[
+    (1, 0, 10, 1, 10, 1),
+    (2, 1, 5, 1, 50, 1),
+    (3, 2, 5, 1, 5, 1),
+];
 
 #[test]
 fn text_formulas_eligible_time_is_fcfs_and_minus_walltime_is_sjf() {
@@ -45,12 +61,27 @@ fn text_formulas_eligible_time_is_fcfs_and_minus_walltime_is_sjf() {
 fn jobs_at_or_under_the_threshold_pend_and_do_not_block() {
     // Formula = requested time; threshold 5: X (10) runs at 0, Y (50) at 10, Z (5) never.
     let w = swf(C);
-    let c = SimConfig { threshold: Some(5.0), ..cfg(Policy::Strict, 1) };
+    let c = SimConfig {
+        threshold: Some(5.0),
+        ..cfg(Policy::Strict, 1)
+    };
     let f = Formula::compile("walltime", &Catalog::pbs()).unwrap();
     let mut sim = Simulator::new(&w.jobs, c, Some(&f)).unwrap();
     let mut threshold_pends = 0;
     while let Some(r) = sim.step() {
-        threshold_pends += r.decisions.iter().filter(|d| matches!(d, Decision::Pend { reason: PendReason::Threshold, .. })).count();
+        threshold_pends += r
+            .decisions
+            .iter()
+            .filter(|d| {
+                matches!(
+                    d,
+                    Decision::Pend {
+                        reason: PendReason::Threshold,
+                        ..
+                    }
+                )
+            })
+            .count();
     }
     let out = sim.finish();
     assert_eq!(out.start, [Some(0), Some(10), None]);
@@ -60,26 +91,66 @@ fn jobs_at_or_under_the_threshold_pend_and_do_not_block() {
 
 #[test]
 fn limits_hold_jobs_with_named_dependencies_without_blocking_others() {
-    // 4 cores; user 1 may run one job at a time. Jobs 1, 2 (user 1) and 3 (user 2) at t=0.
-    let w = swf(&[(1, 0, 10, 1, 10, 1), (2, 0, 10, 1, 10, 1), (3, 0, 10, 1, 10, 2)]);
-    let limits = LimitsConfig::parse("[users.u1]\nmax_running_jobs = 1\n").unwrap();
-    let c = SimConfig { limits: Some(limits), ..cfg(Policy::Strict, 4) };
+    // 4 cores; flux-accounting limits: u1 may run one job at a time (u2 is not listed: it
+    // gets an unlimited association). Job 1 (u1) at t=0; jobs 2 (u1) and 3 (u2) at t=1, when
+    // job 1 runs: 2 is held at submit with `max-running-jobs-user-limit`, 3 starts. Job 1
+    // ends at 10; the release pass frees 2, which starts then.
+    let w = swf(&[
+        (1, 0, 10, 1, 10, 1),
+        (2, 1, 10, 1, 10, 1),
+        (3, 1, 10, 1, 10, 2),
+    ]);
+    let limits = LimitsSpec {
+        name: "limits.toml".into(),
+        text: "[[association]]\nuser = \"u1\"\nbank = \"A\"\nmax_running_jobs = 1\n".into(),
+        reject_unknown_users: false,
+    };
+    let c = SimConfig {
+        limits: Some(limits.clone()),
+        ..cfg(Policy::Strict, 4)
+    };
     let mut sim = Simulator::new(&w.jobs, c, None).unwrap();
-    let first = sim.step().unwrap().decisions.clone();
-    assert_eq!(first[1], Decision::Hold { job: 1, dependencies: vec!["max-running-jobs-user-limit"] });
-    assert!(matches!(first[2], Decision::Dispatch { job: 2, .. }));
+    sim.step().unwrap();
+    let second = sim.step().unwrap().decisions.clone();
+    assert_eq!(
+        second[0],
+        Decision::Hold {
+            job: 1,
+            dependencies: vec!["max-running-jobs-user-limit"]
+        }
+    );
+    assert!(matches!(second[1], Decision::Dispatch { job: 2, .. }));
     while sim.step().is_some() {}
-    assert_eq!(sim.finish().start, [Some(0), Some(10), Some(0)]);
+    assert_eq!(sim.finish().start, [Some(0), Some(10), Some(1)]);
+    // flux behaviour for unlisted users: their jobs are rejected and never run.
+    let c = SimConfig {
+        limits: Some(LimitsSpec {
+            reject_unknown_users: true,
+            ..limits
+        }),
+        ..cfg(Policy::Strict, 4)
+    };
+    assert_eq!(starts(&w, &c, None), [Some(0), Some(10), None]);
 }
 
 #[test]
 fn fairshare_factor_favours_the_user_with_less_usage() {
     // 1 core. u1 runs a long job first (0..1000); then at t=10 u1 and u2 each submit one job.
     // With fairshare_factor, u2's job (no usage) goes first at t=1000 though submitted later.
-    let w = swf(&[(1, 0, 1000, 1, 1000, 1), (2, 10, 10, 1, 10, 1), (3, 20, 10, 1, 10, 2)]);
-    let c = SimConfig { fairshare: Some(FairshareConfig::auto(AutoTree::User)), ..cfg(Policy::Strict, 1) };
+    let w = swf(&[
+        (1, 0, 1000, 1, 1000, 1),
+        (2, 10, 10, 1, 10, 1),
+        (3, 20, 10, 1, 10, 2),
+    ]);
+    let c = SimConfig {
+        fairshare: Some(FairshareConfig::auto(AutoTree::User)),
+        ..cfg(Policy::Strict, 1)
+    };
     let f = Formula::compile("fairshare_factor", &Catalog::pbs()).unwrap();
     assert_eq!(starts(&w, &c, Some(&f)), [Some(0), Some(1010), Some(1000)]);
     // Without fairshare the tie goes by submit order.
-    assert_eq!(starts(&w, &cfg(Policy::Strict, 1), None), [Some(0), Some(1000), Some(1010)]);
+    assert_eq!(
+        starts(&w, &cfg(Policy::Strict, 1), None),
+        [Some(0), Some(1000), Some(1010)]
+    );
 }

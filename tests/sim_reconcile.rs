@@ -96,7 +96,11 @@ fn captures_at_different_rounds_do_not_interfere() {
 fn a_job_without_a_recorded_dispatch_stays_uncaptured_and_is_reported() {
     let r = run(None);
     assert_eq!(r.uncaptured, ["D"]);
-    assert!(r.per_round.iter().all(|p| !p.captured.contains(&"D".to_string())));
+    assert!(
+        r.per_round
+            .iter()
+            .all(|p| !p.captured.contains(&"D".to_string()))
+    );
     assert_eq!(r.rounds, 7); // the replay went on to the end
 }
 
@@ -132,7 +136,14 @@ fn a_real_swf_schedule_is_a_recording() {
         "real.swf",
     )
     .unwrap();
-    let cfg = SimConfig { policy: Policy::Easy, nodes: 2, cores: 1, threshold: None, fairshare: None, limits: None };
+    let cfg = SimConfig {
+        policy: Policy::Easy,
+        nodes: 2,
+        cores: 1,
+        threshold: None,
+        fairshare: None,
+        limits: None,
+    };
     let rec = recording_from_trace(&w, &cfg);
     let times: Vec<i64> = rec.rounds.iter().map(|r| r.time).collect();
     assert_eq!(times, [0, 1, 2, 10, 15]);

@@ -34,7 +34,16 @@ fn config() -> SimConfig {
 fn record(w: &Workload, f: &dyn Priority) -> String {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("rec.jsonl");
-    simulate(w, &config(), Some(f), &RunOptions { record: Some(&p), ..Default::default() }).unwrap();
+    simulate(
+        w,
+        &config(),
+        Some(f),
+        &RunOptions {
+            record: Some(&p),
+            ..Default::default()
+        },
+    )
+    .unwrap();
     std::fs::read_to_string(&p).unwrap()
 }
 
@@ -65,7 +74,11 @@ fn verify_of_a_fresh_recording_has_no_mismatch() {
 #[test]
 fn verify_with_another_formula_reports_the_first_divergence() {
     let w = workload();
-    let rec = parse_recording(&record(&w, &IrPriority::column("eligible_time")), "rec.jsonl").unwrap();
+    let rec = parse_recording(
+        &record(&w, &IrPriority::column("eligible_time")),
+        "rec.jsonl",
+    )
+    .unwrap();
     // Shortest requested first ranks Z (3) before Y (2) as soon as both queue (t=2, both
     // pend: decisions are listed in rank order), then starts Z at t=10 where FCFS started Y.
     let r = verify(&rec, Some(&IrPriority::negated_column("walltime"))).unwrap();
@@ -84,7 +97,10 @@ fn a_tampered_recording_fails_at_the_tampered_decision() {
     let f = IrPriority::column("eligible_time");
     let text = record(&w, &f);
     // Round 4 (t=15) dispatches job 3; claim it pended instead.
-    let tampered = text.replace(r#"{"dispatch":"3","nodes":[0],"cores":1}"#, r#"{"pend":"3","reason":"reservation"}"#);
+    let tampered = text.replace(
+        r#"{"dispatch":"3","nodes":[0],"cores":1}"#,
+        r#"{"pend":"3","reason":"reservation"}"#,
+    );
     assert_ne!(tampered, text);
     let r = verify(&parse_recording(&tampered, "t.jsonl").unwrap(), Some(&f)).unwrap();
     assert_eq!(r.mismatches, 1);
@@ -112,7 +128,10 @@ fn a_truncated_recording_verifies_up_to_its_last_complete_round() {
     assert!(!rec.truncated);
     // Cut inside the header.
     let e = parse_recording(&text[..30], "h.jsonl").unwrap_err();
-    assert_eq!(e.to_string(), "h.jsonl:1: truncated before the end of the header");
+    assert_eq!(
+        e.to_string(),
+        "h.jsonl:1: truncated before the end of the header"
+    );
 }
 
 #[test]
@@ -126,5 +145,8 @@ fn malformed_recording_lines_say_file_and_line() {
     assert_eq!(e.to_string(), "bad.jsonl:3: `time` must be an integer");
     lines[2] = r#"{"round":1,"time":1,"events":[],"queue":[],"decisions":[{"pend":"2","reason":"bored"}]}"#;
     let e = parse_recording(&(lines.join("\n") + "\n"), "bad.jsonl").unwrap_err();
-    assert_eq!(e.to_string(), "bad.jsonl:3: decisions[0]: unknown pend reason `bored`");
+    assert_eq!(
+        e.to_string(),
+        "bad.jsonl:3: decisions[0]: unknown pend reason `bored`"
+    );
 }

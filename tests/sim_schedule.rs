@@ -5,21 +5,34 @@ use jobsort::sim::swf::parse_swf;
 use jobsort::sim::{IrPriority, Policy, Priority, SimConfig, Workload};
 
 fn cfg(policy: Policy, nodes: u32, cores: u32) -> SimConfig {
-    SimConfig { policy, nodes, cores, threshold: None, fairshare: None, limits: None }
+    SimConfig {
+        policy,
+        nodes,
+        cores,
+        threshold: None,
+        fairshare: None,
+        limits: None,
+    }
 }
 
 /// `id submit run procs req` rows → SWF text.
 fn swf(rows: &[(u32, i64, i64, u32, i64)]) -> Workload {
     let mut s = String::from("; MaxNodes: 4\n; MaxProcs: 4\n");
     for &(id, submit, run, procs, req) in rows {
-        s.push_str(&format!("{id} {submit} -1 {run} {procs} -1 -1 {procs} {req} -1 1 1 1 -1 -1 -1 -1 -1\n"));
+        s.push_str(&format!(
+            "{id} {submit} -1 {run} {procs} -1 -1 {procs} {req} -1 1 1 1 -1 -1 -1 -1 -1\n"
+        ));
     }
     parse_swf(&s, "fixture.swf").unwrap()
 }
 
 fn starts(w: &Workload, c: &SimConfig, f: Option<&dyn Priority>) -> Vec<(String, i64)> {
     let r = simulate(w, c, f, &RunOptions::default()).unwrap();
-    w.jobs.iter().zip(&r.outcome.start).map(|(j, s)| (j.id.clone(), s.expect("every job starts"))).collect()
+    w.jobs
+        .iter()
+        .zip(&r.outcome.start)
+        .map(|(j, s)| (j.id.clone(), s.expect("every job starts")))
+        .collect()
 }
 
 fn ids(v: &[(&str, i64)]) -> Vec<(String, i64)> {
@@ -28,14 +41,22 @@ fn ids(v: &[(&str, i64)]) -> Vec<(String, i64)> {
 
 // Cluster 4 × 1. Job 1: t=0, 2 cores, 10 s. Job 2: t=0, 4 cores, 5 s. Job 3: t=1, 2 cores, 3 s.
 // Job 4: t=2, 1 core, 20 s. Requested = run for all.
-const FIXTURE_A: &[(u32, i64, i64, u32, i64)] = &[(1, 0, 10, 2, 10), (2, 0, 5, 4, 5), (3, 1, 3, 2, 3), (4, 2, 20, 1, 20)];
+const FIXTURE_A: &[(u32, i64, i64, u32, i64)] = &[
+    (1, 0, 10, 2, 10),
+    (2, 0, 5, 4, 5),
+    (3, 1, 3, 2, 3),
+    (4, 2, 20, 1, 20),
+];
 
 #[test]
 fn strict_fcfs_stops_at_the_first_job_that_does_not_fit() {
     // t=0: 1 starts, 2 (4 cores) does not fit → everything behind it waits.
     // t=10: 1 ends, 2 starts.  t=15: 2 ends, 3 and 4 start.
     let w = swf(FIXTURE_A);
-    assert_eq!(starts(&w, &cfg(Policy::Strict, 4, 1), None), ids(&[("1", 0), ("2", 10), ("3", 15), ("4", 15)]));
+    assert_eq!(
+        starts(&w, &cfg(Policy::Strict, 4, 1), None),
+        ids(&[("1", 0), ("2", 10), ("3", 15), ("4", 15)])
+    );
 }
 
 #[test]
@@ -45,12 +66,20 @@ fn easy_backfills_only_what_does_not_delay_the_reservation() {
     // t=2: 4 does not fit (0 free).  t=4: 3 ends; 4 fits now but would hold a core at 10,
     // leaving 3 < 4 for job 2 → pends `reservation`.  t=10: 2 starts.  t=15: 4 starts.
     let w = swf(FIXTURE_A);
-    assert_eq!(starts(&w, &cfg(Policy::Easy, 4, 1), None), ids(&[("1", 0), ("2", 10), ("3", 1), ("4", 15)]));
+    assert_eq!(
+        starts(&w, &cfg(Policy::Easy, 4, 1), None),
+        ids(&[("1", 0), ("2", 10), ("3", 1), ("4", 15)])
+    );
 }
 
 // Cluster 4 × 1. A: t=0, 3 cores, 10 s. B: t=0, 2 cores, 10 s. C: t=1, 1 core, 100 s.
 // D: t=2, 1 core, 5 s.
-const FIXTURE_B: &[(u32, i64, i64, u32, i64)] = &[(1, 0, 10, 3, 10), (2, 0, 10, 2, 10), (3, 1, 100, 1, 100), (4, 2, 5, 1, 5)];
+const FIXTURE_B: &[(u32, i64, i64, u32, i64)] = &[
+    (1, 0, 10, 3, 10),
+    (2, 0, 10, 2, 10),
+    (3, 1, 100, 1, 100),
+    (4, 2, 5, 1, 5),
+];
 
 #[test]
 fn easy_backfills_past_the_reservation_on_extra_cores() {
@@ -58,18 +87,25 @@ fn easy_backfills_past_the_reservation_on_extra_cores() {
     // t=1: C runs past 10 but takes one of the 2 extra cores → starts.
     // t=2: D: no core free.  t=10: A ends → B (2) and D (1) start.
     let w = swf(FIXTURE_B);
-    assert_eq!(starts(&w, &cfg(Policy::Easy, 4, 1), None), ids(&[("1", 0), ("2", 10), ("3", 1), ("4", 10)]));
+    assert_eq!(
+        starts(&w, &cfg(Policy::Easy, 4, 1), None),
+        ids(&[("1", 0), ("2", 10), ("3", 1), ("4", 10)])
+    );
 }
 
 #[test]
 fn strict_on_the_extra_cores_fixture() {
     // t=0: A starts, B blocked. t=10: B, C, D start in order (2 + 1 + 1 = 4 cores).
     let w = swf(FIXTURE_B);
-    assert_eq!(starts(&w, &cfg(Policy::Strict, 4, 1), None), ids(&[("1", 0), ("2", 10), ("3", 10), ("4", 10)]));
+    assert_eq!(
+        starts(&w, &cfg(Policy::Strict, 4, 1), None),
+        ids(&[("1", 0), ("2", 10), ("3", 10), ("4", 10)])
+    );
 }
 
 // One core. X: t=0, 10 s. Y: t=1, runs 5 s, requests 50. Z: t=2, runs 5 s, requests 5.
-const FIXTURE_C: &[(u32, i64, i64, u32, i64)] = &[(1, 0, 10, 1, 10), (2, 1, 5, 1, 50), (3, 2, 5, 1, 5)];
+const FIXTURE_C: &[(u32, i64, i64, u32, i64)] =
+    &[(1, 0, 10, 1, 10), (2, 1, 5, 1, 50), (3, 2, 5, 1, 5)];
 
 #[test]
 fn formula_orders_the_queue_shortest_requested_first_or_fcfs() {
@@ -77,10 +113,16 @@ fn formula_orders_the_queue_shortest_requested_first_or_fcfs() {
     let c = cfg(Policy::Strict, 1, 1);
     // -walltime at t=10: Z (−5) before Y (−50): Z 10..15, Y 15.
     let sjf = IrPriority::negated_column("walltime");
-    assert_eq!(starts(&w, &c, Some(&sjf)), ids(&[("1", 0), ("2", 15), ("3", 10)]));
+    assert_eq!(
+        starts(&w, &c, Some(&sjf)),
+        ids(&[("1", 0), ("2", 15), ("3", 10)])
+    );
     // eligible_time at t=10: Y (9) before Z (8): Y 10..15, Z 15.
     let fcfs = IrPriority::column("eligible_time");
-    assert_eq!(starts(&w, &c, Some(&fcfs)), ids(&[("1", 0), ("2", 10), ("3", 15)]));
+    assert_eq!(
+        starts(&w, &c, Some(&fcfs)),
+        ids(&[("1", 0), ("2", 10), ("3", 15)])
+    );
 }
 
 #[test]

@@ -17,18 +17,28 @@ fn swf_parse_errors_name_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
     let p = write(dir.path(), "bad.swf", b"; MaxProcs: 4\n1 0 0 10 1 -1 -1 1 -1 -1 1 1 1 -1 -1 -1 -1 -1\n2 5 0 x 1 -1 -1 1 -1 -1 1 1 1 -1 -1 -1 -1 -1\n");
     let e = load(&p).unwrap_err().to_string();
-    assert_eq!(e, format!("{}:3: field 4 (run time) is not a number: `x`", p.display()));
+    assert_eq!(
+        e,
+        format!("{}:3: field 4 (run time) is not a number: `x`", p.display())
+    );
     let p = write(dir.path(), "short.swf", b"1 0 0 10 1\n");
-    assert_eq!(load(&p).unwrap_err().to_string(), format!("{}:1: expected 18 fields, found 5", p.display()));
+    assert_eq!(
+        load(&p).unwrap_err().to_string(),
+        format!("{}:1: expected 18 fields, found 5", p.display())
+    );
     let p = write(dir.path(), "dup.swf", b"1 0 0 10 1 -1 -1 1 -1 -1 1 1 1 -1 -1 -1 -1 -1\n1 0 0 10 1 -1 -1 1 -1 -1 1 1 1 -1 -1 -1 -1 -1\n");
-    assert_eq!(load(&p).unwrap_err().to_string(), format!("{}:2: duplicate job number 1", p.display()));
+    assert_eq!(
+        load(&p).unwrap_err().to_string(),
+        format!("{}:2: duplicate job number 1", p.display())
+    );
 }
 
 #[test]
 fn gzip_swf_is_read_transparently() {
     let dir = tempfile::tempdir().unwrap();
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    gz.write_all(b"; MaxNodes: 2\n; MaxProcs: 8\n7 3 1 10 2 -1 -1 2 20 -1 1 5 6 -1 2 -1 -1 -1\n").unwrap();
+    gz.write_all(b"; MaxNodes: 2\n; MaxProcs: 8\n7 3 1 10 2 -1 -1 2 20 -1 1 5 6 -1 2 -1 -1 -1\n")
+        .unwrap();
     let p = write(dir.path(), "t.swf.gz", &gz.finish().unwrap());
     let w = load(&p).unwrap();
     assert_eq!(w.jobs.len(), 1);
@@ -52,7 +62,14 @@ fn json_job_list_with_node_requests_is_placed_on_whole_nodes() {
     );
     let w = load(&p).unwrap();
     assert_eq!(w.jobs[1].request, Request::Nodes { nodes: 2, cores: 2 });
-    let cfg = SimConfig { policy: Policy::Strict, nodes: 3, cores: 4, threshold: None, fairshare: None, limits: None };
+    let cfg = SimConfig {
+        policy: Policy::Strict,
+        nodes: 3,
+        cores: 4,
+        threshold: None,
+        fairshare: None,
+        limits: None,
+    };
     let r = simulate(&w, &cfg, None, &RunOptions::default()).unwrap();
     // Free at t=1: node0 1, node1 2, node2 2 = 5 < 6. At t=10 a ends: 4 + 2 + 2 = 8 ≥ 6.
     assert_eq!(r.outcome.start, [Some(0), Some(0), Some(10)]);
@@ -61,6 +78,16 @@ fn json_job_list_with_node_requests_is_placed_on_whole_nodes() {
 #[test]
 fn json_errors_name_the_entry() {
     let dir = tempfile::tempdir().unwrap();
-    let p = write(dir.path(), "j.json", br#"[{"submit":0,"run":1,"procs":1},{"submit":"late","run":1,"procs":1}]"#);
-    assert_eq!(load(&p).unwrap_err().to_string(), format!("{}: jobs[1]: `submit` must be a number, got \"late\"", p.display()));
+    let p = write(
+        dir.path(),
+        "j.json",
+        br#"[{"submit":0,"run":1,"procs":1},{"submit":"late","run":1,"procs":1}]"#,
+    );
+    assert_eq!(
+        load(&p).unwrap_err().to_string(),
+        format!(
+            "{}: jobs[1]: `submit` must be a number, got \"late\"",
+            p.display()
+        )
+    );
 }

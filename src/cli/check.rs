@@ -2,6 +2,11 @@
 //!
 //! Exit codes: 0 valid (warnings allowed), 1 invalid, 2 usage error (bad flags, unreadable
 //! formula file, bad `--resource`/`--resourcedef`).
+//!
+//! `--format json` prints one document on stdout: `{"valid", "diagnostics": [{"severity",
+//! "code", "message", "span": [start, end], "notes"}], "range": [lo, hi]}`; `range` is `null`
+//! for an invalid formula and an unbounded side is `null` (`[0, null]` is "0 or more").
+//! Spans are byte offsets into the formula text (after unquoting a qmgr line).
 
 use super::formula_args::FormulaArgs;
 use jobsort::formula::check::{CheckOptions, check};

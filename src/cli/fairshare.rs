@@ -12,10 +12,18 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// Arguments of `jobsort fairshare` (boxed: the option set is large).
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    opts: Box<Opts>,
+}
+
+/// The options of `jobsort fairshare`.
 #[derive(clap::Args, Debug)]
 #[command(group(clap::ArgGroup::new("source").required(true).args(["resource_group", "fairshare_tree", "sshare", "flux_db"])))]
 #[command(group(clap::ArgGroup::new("mode").args(["print", "tree", "get", "compare", "set", "decay", "trim"])))]
-pub struct Args {
+pub struct Opts {
     /// PBS `resource_group` file (lines `name id parent shares`).
     #[arg(long, value_name = "FILE")]
     resource_group: Option<PathBuf>,
@@ -81,7 +89,8 @@ fn fail(msg: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(super::EXIT_INVALID)
 }
 
-pub fn run(a: Args) -> ExitCode {
+pub fn run(args: Args) -> ExitCode {
+    let a = *args.opts;
     let default_alg = if a.resource_group.is_some() {
         Algorithm::Pbs
     } else if a.flux_db.is_some() {
@@ -140,7 +149,7 @@ pub fn run(a: Args) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn run_pbs(a: &Args, rg: &Path) -> ExitCode {
+fn run_pbs(a: &Opts, rg: &Path) -> ExitCode {
     let opts = ParseOptions {
         unknown_shares: a.unknown_shares,
         lenient: a.lenient,

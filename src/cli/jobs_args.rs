@@ -12,11 +12,14 @@ pub enum JobsFormatArg {
     Jsonl,
     Csv,
     Qstat,
+    /// Standard Workload Format trace (plain or gzip).
+    Swf,
 }
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct JobsArgs {
-    /// Job file: JSON array, JSON lines, CSV with a header, or `qstat -f -F json` output.
+    /// Job file: JSON array, JSON lines, CSV with a header, `qstat -f -F json` output, or an
+    /// SWF trace (`.swf`, `.swf.gz`).
     #[arg(long, value_name = "FILE")]
     pub jobs: PathBuf,
     /// Job file format (default: from the extension and content).
@@ -26,15 +29,56 @@ pub struct JobsArgs {
 
 impl JobsArgs {
     pub fn load(&self, catalog: &Catalog) -> Result<Vec<Job>, String> {
+        let name = self.jobs.to_string_lossy().to_ascii_lowercase();
+        if self.jobs_format == JobsFormatArg::Swf
+            || (self.jobs_format == JobsFormatArg::Auto && (name.ends_with(".swf") || name.ends_with(".swf.gz")))
+        {
+            return load_swf_jobs(&self.jobs);
+        }
         let format = match self.jobs_format {
             JobsFormatArg::Auto => JobFormat::Auto,
             JobsFormatArg::Json => JobFormat::Json,
             JobsFormatArg::Jsonl => JobFormat::JsonLines,
             JobsFormatArg::Csv => JobFormat::Csv,
             JobsFormatArg::Qstat => JobFormat::Qstat,
+            JobsFormatArg::Swf => unreachable!("handled above"),
         };
         load_jobs(&self.jobs, format, catalog).map_err(|e| e.to_string())
     }
+}
+
+/// Jobs of an SWF trace as formula inputs: `ncpus` = processors, `walltime` = requested time,
+/// `mem` = requested memory (KB), user `u<N>`, group `g<N>`, submission order = submit time.
+/// Jobs the trace conventions drop (run time <= 0, no processors) are reported on stderr.
+fn load_swf_jobs(path: &std::path::Path) -> Result<Vec<Job>, String> {
+    let workload = jobsort::sim::swf::load_swf(path).map_err(|e| e.to_string())?;
+    let report = &workload.report;
+    if report.dropped_total() > 0 {
+        let reasons: Vec<String> = report.dropped.iter().map(|(r, n)| format!("{n} ({r})")).collect();
+        eprintln!(
+            "jobsort: note: {} of {} trace jobs dropped: {}",
+            report.dropped_total(),
+            report.read,
+            reasons.join(", ")
+        );
+    }
+    Ok(workload
+        .jobs
+        .into_iter()
+        .map(|j| {
+            let mut job = Job::new(j.id)
+                .with("ncpus", j.request.total_cores() as f64)
+                .with("walltime", j.walltime as f64)
+                .with("mem", j.mem)
+                .with("queue_priority", j.queue_priority);
+            job.values.extend(j.resources);
+            job.user = Some(j.user);
+            job.group = Some(j.group);
+            job.queue = Some(j.queue);
+            job.submit = Some(j.submit as f64);
+            job
+        })
+        .collect())
 }
 
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]

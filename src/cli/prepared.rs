@@ -13,6 +13,8 @@ pub struct Prepared {
     pub compiled: CompiledFormula,
     pub jobs: Vec<Job>,
     pub evaluation: Evaluation,
+    /// The fairshare tree the jobs' keywords came from, when one was given.
+    pub fairshare: Option<jobsort::fairshare::inputs::Fairshare>,
 }
 
 /// Colour only on a terminal, and never under `NO_COLOR`.
@@ -42,12 +44,13 @@ impl Prepared {
             eprint!("{}", jobsort::formula::diag::render(&source, &formula.source_name(), compiled.diagnostics(), color));
         }
         let mut jobs = jobs.load(&catalog).map_err(|e| fail(&e))?;
-        for warning in fairshare.apply(&mut jobs).map_err(|e| fail(&e))? {
+        let (warnings, tree) = fairshare.apply_loaded(&mut jobs).map_err(|e| fail(&e))?;
+        for warning in warnings {
             eprintln!("jobsort: warning: {warning}");
         }
         let table = table_from_jobs(&jobs, compiled.inputs());
         let evaluation = compiled.evaluate(&table);
-        Ok(Prepared { compiled, jobs, evaluation })
+        Ok(Prepared { compiled, jobs, evaluation, fairshare: tree })
     }
 
     /// Per-job errors go to stderr (the job's value is 0, as in PBS).

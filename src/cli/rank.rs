@@ -23,6 +23,10 @@ pub struct Args {
     /// Jobs whose value is <= T are not runnable (PBS job_sort_formula_threshold).
     #[arg(long, value_name = "T", allow_negative_numbers = true)]
     pub threshold: Option<f64>,
+    /// PBS `fair_share`: break ties in formula value by the fairshare tree's most deserving
+    /// entity (`compare_path`) before submission order. Needs `--resource-group`.
+    #[arg(long)]
+    pub fair_share: bool,
     /// Show the value of each top-level term of the formula per job.
     #[arg(long)]
     pub explain: bool,
@@ -43,7 +47,30 @@ pub fn run(args: Args) -> ExitCode {
     let submit: Option<Vec<f64>> = p.jobs.iter().map(|j| j.submit).collect();
     let ties = TieBreak { submit: submit.as_deref(), ids: Some(&ids) };
     let options = RankOptions { threshold: args.threshold, top: args.top };
-    let ranked = rank(&p.evaluation.values, ties, &options);
+    let ranked = if args.fair_share {
+        let ranks = match &p.fairshare {
+            Some(tree) => args
+                .fairshare
+                .entity_kind()
+                .and_then(|kind| tree.fair_share_ranks(&p.jobs, kind)),
+            None => Err("--fair-share needs a fairshare tree (--resource-group FILE)".to_string()),
+        };
+        match ranks {
+            Ok(Some(ranks)) => {
+                jobsort::fairshare::inputs::rank_fair_share(&p.evaluation.values, &ranks, ties, &options)
+            }
+            Ok(None) => {
+                eprintln!("jobsort: --fair-share applies to the PBS algorithm only");
+                return ExitCode::from(super::EXIT_USAGE);
+            }
+            Err(e) => {
+                eprintln!("jobsort: {e}");
+                return ExitCode::from(super::EXIT_USAGE);
+            }
+        }
+    } else {
+        rank(&p.evaluation.values, ties, &options)
+    };
 
     let ir = p.compiled.ir();
     let terms = if args.explain { explain::terms(ir) } else { vec![] };

@@ -2,7 +2,9 @@
 //! a real schedule from an SWF trace).
 
 use jobsort::sim::record::parse_recording;
-use jobsort::sim::replay::{ReconcileReport, VerifyReport, reconcile, recorded_metrics, recording_from_trace, verify};
+use jobsort::sim::replay::{
+    ReconcileReport, VerifyReport, reconcile, recorded_metrics, recording_from_trace, verify,
+};
 use jobsort::sim::scheduler::drop_oversized;
 use jobsort::sim::{Policy, Priority, SimConfig, workload};
 use std::path::PathBuf;
@@ -76,14 +78,23 @@ pub fn run(args: Args) -> ExitCode {
         }
         (None, Some(t)) => {
             if args.verify {
-                return fail(EXIT_USAGE, "--verify needs a recording made by `jobsort sim --record`, not --trace");
+                return fail(
+                    EXIT_USAGE,
+                    "--verify needs a recording made by `jobsort sim --record`, not --trace",
+                );
             }
             let mut w = match workload::load(t) {
                 Ok(w) => w,
                 Err(e) => return fail(EXIT_INVALID, e),
             };
-            let (Some(nodes), Some(cores)) = (args.nodes.or(w.machine.nodes), args.cores.or(w.machine.cores)) else {
-                return fail(EXIT_USAGE, "no machine size in the trace; give --nodes and --cores");
+            let (Some(nodes), Some(cores)) = (
+                args.nodes.or(w.machine.nodes),
+                args.cores.or(w.machine.cores),
+            ) else {
+                return fail(
+                    EXIT_USAGE,
+                    "no machine size in the trace; give --nodes and --cores",
+                );
             };
             drop_oversized(&mut w, nodes, cores);
             let config = SimConfig {
@@ -101,17 +112,30 @@ pub fn run(args: Args) -> ExitCode {
     };
     if args.verify || other.is_none() && args.trace.is_none() {
         // The live scheduler uses --formula, else the recorded formula.
-        let recorded = match rec.header.formula.as_deref().map(|t| compile(t, &catalog)).transpose() {
+        let recorded = match rec
+            .header
+            .formula
+            .as_deref()
+            .map(|t| compile(t, &catalog))
+            .transpose()
+        {
             Ok(f) => f,
             Err(e) => return fail(EXIT_INVALID, format!("the recorded {e}")),
         };
-        let f: Option<&dyn Priority> = other.as_ref().or(recorded.as_ref()).map(|f| f as &dyn Priority);
+        let f: Option<&dyn Priority> = other
+            .as_ref()
+            .or(recorded.as_ref())
+            .map(|f| f as &dyn Priority);
         let report = match verify(&rec, f) {
             Ok(r) => r,
             Err(e) => return fail(EXIT_INVALID, e),
         };
         print_verify(&report, &args.format);
-        return if report.mismatches == 0 { ExitCode::SUCCESS } else { ExitCode::from(EXIT_INVALID) };
+        return if report.mismatches == 0 {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(EXIT_INVALID)
+        };
     }
     let report = match reconcile(&rec, other.as_ref().map(|f| f as &dyn Priority)) {
         Ok(r) => r,
@@ -130,11 +154,20 @@ fn print_verify(r: &VerifyReport, format: &str) {
         "verified {} rounds, {} decisions{}: {} mismatches",
         r.rounds,
         r.decisions,
-        if r.truncated { " (recording truncated: verified up to its last complete round)" } else { "" },
+        if r.truncated {
+            " (recording truncated: verified up to its last complete round)"
+        } else {
+            ""
+        },
         r.mismatches
     );
     if let Some(d) = &r.first_divergence {
-        println!("first divergence: round {}, time {}, job {}", d.round, d.time, d.job.as_deref().unwrap_or("-"));
+        println!(
+            "first divergence: round {}, time {}, job {}",
+            d.round,
+            d.time,
+            d.job.as_deref().unwrap_or("-")
+        );
         println!("  recorded: {}", d.recorded);
         println!("  live:     {}", d.live);
     }
@@ -143,7 +176,11 @@ fn print_verify(r: &VerifyReport, format: &str) {
     }
 }
 
-fn print_reconcile(r: &ReconcileReport, args: &Args, recorded: Option<&jobsort::sim::metrics::Metrics>) {
+fn print_reconcile(
+    r: &ReconcileReport,
+    args: &Args,
+    recorded: Option<&jobsort::sim::metrics::Metrics>,
+) {
     if args.format == "json" {
         let mut v = serde_json::to_value(r).unwrap_or_default();
         if let Some(o) = v.as_object_mut() {
@@ -151,14 +188,20 @@ fn print_reconcile(r: &ReconcileReport, args: &Args, recorded: Option<&jobsort::
                 o.remove("per_round");
             }
             if let Some(m) = recorded {
-                o.insert("recorded_metrics".into(), serde_json::to_value(m).unwrap_or_default());
+                o.insert(
+                    "recorded_metrics".into(),
+                    serde_json::to_value(m).unwrap_or_default(),
+                );
             }
         }
         println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         return;
     }
     if args.per_round {
-        println!("{:>8}  {:>10}  {:>6}  {:>7}  captured / would start instead", "round", "time", "queued", "tau");
+        println!(
+            "{:>8}  {:>10}  {:>6}  {:>7}  captured / would start instead",
+            "round", "time", "queued", "tau"
+        );
         for p in &r.per_round {
             if p.captured.is_empty() && p.instead.is_empty() {
                 continue;
@@ -168,7 +211,9 @@ fn print_reconcile(r: &ReconcileReport, args: &Args, recorded: Option<&jobsort::
                 p.round,
                 p.time,
                 p.queued,
-                p.kendall_tau.map(|t| format!("{t:.3}")).unwrap_or_else(|| "-".into()),
+                p.kendall_tau
+                    .map(|t| format!("{t:.3}"))
+                    .unwrap_or_else(|| "-".into()),
                 p.captured.join(" "),
                 p.instead.join(" ")
             );
@@ -177,7 +222,11 @@ fn print_reconcile(r: &ReconcileReport, args: &Args, recorded: Option<&jobsort::
     println!(
         "reconciled {} rounds{}: {} recorded dispatches, {} jobs captured, {} no-op RUN/duplicate dispatches",
         r.rounds,
-        if r.truncated { " (recording truncated)" } else { "" },
+        if r.truncated {
+            " (recording truncated)"
+        } else {
+            ""
+        },
         r.decisions,
         r.captured,
         r.noops
@@ -185,8 +234,12 @@ fn print_reconcile(r: &ReconcileReport, args: &Args, recorded: Option<&jobsort::
     println!(
         "formula {}: mean Kendall tau {}, agreement with recorded dispatches {}, jobs it would have started instead {}",
         r.formula.as_deref().unwrap_or("(fcfs)"),
-        r.mean_kendall_tau.map(|t| format!("{t:.4}")).unwrap_or_else(|| "-".into()),
-        r.agreement.map(|a| format!("{:.1}%", a * 100.0)).unwrap_or_else(|| "-".into()),
+        r.mean_kendall_tau
+            .map(|t| format!("{t:.4}"))
+            .unwrap_or_else(|| "-".into()),
+        r.agreement
+            .map(|a| format!("{:.1}%", a * 100.0))
+            .unwrap_or_else(|| "-".into()),
         r.instead_total
     );
     if !r.uncaptured.is_empty() {
@@ -199,9 +252,15 @@ fn print_reconcile(r: &ReconcileReport, args: &Args, recorded: Option<&jobsort::
         );
     }
     if r.overcommitted_rounds > 0 {
-        println!("rounds where recorded dispatches exceeded the free cores: {}", r.overcommitted_rounds);
+        println!(
+            "rounds where recorded dispatches exceeded the free cores: {}",
+            r.overcommitted_rounds
+        );
     }
     if let Some(m) = recorded {
-        println!("recorded schedule: mean wait {:.1} s, median {:.1} s, p95 {:.1} s", m.mean_wait, m.median_wait, m.p95_wait);
+        println!(
+            "recorded schedule: mean wait {:.1} s, median {:.1} s, p95 {:.1} s",
+            m.mean_wait, m.median_wait, m.p95_wait
+        );
     }
 }

@@ -1,7 +1,7 @@
 //! `jobsort sim`: simulate a trace under one or more formulas, side by side.
 
 use jobsort::formula::catalog::{Catalog, ResourceType};
-use jobsort::sim::limit::LimitsConfig;
+use jobsort::sim::limit::LimitsSpec;
 use jobsort::sim::plot::{PlotRun, render_svg};
 use jobsort::sim::run::{RunOptions, RunResult, simulate};
 use jobsort::sim::scheduler::drop_oversized;
@@ -54,9 +54,13 @@ pub struct Args {
     /// Shares of `unknown` in a resource_group tree.
     #[arg(long = "unknown-shares", default_value_t = 0)]
     pub unknown_shares: u32,
-    /// Per-user limits (TOML or JSON).
+    /// flux-accounting limits file (TOML or JSON, as `jobsort limits`). Users it does not
+    /// list get an unlimited association unless --reject-unknown-users.
     #[arg(long)]
     pub limits: Option<PathBuf>,
+    /// With --limits: reject jobs of users without an association (flux behaviour).
+    #[arg(long = "reject-unknown-users")]
+    pub reject_unknown_users: bool,
     /// Write a recording (JSON lines). With several formulas, FILE gets `.1`, `.2`, ...
     /// before its extension.
     #[arg(long)]
@@ -79,7 +83,8 @@ pub struct Args {
 pub fn formula_text(arg: &str) -> Result<String, String> {
     let raw = if arg == "-" {
         let mut s = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).map_err(|e| format!("stdin: {e}"))?;
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
+            .map_err(|e| format!("stdin: {e}"))?;
         s
     } else {
         arg.to_string()
@@ -98,7 +103,9 @@ pub fn compile(text: &str, catalog: &Catalog) -> Result<CompiledFormula, String>
 pub fn catalog(resources: &[String]) -> Result<Catalog, String> {
     let mut c = Catalog::pbs();
     for r in resources {
-        let (name, ty) = r.split_once(':').ok_or_else(|| format!("--resource {r}: expected NAME:TYPE"))?;
+        let (name, ty) = r
+            .split_once(':')
+            .ok_or_else(|| format!("--resource {r}: expected NAME:TYPE"))?;
         let ty: ResourceType = ty.parse().map_err(|e| format!("--resource {r}: {e}"))?;
         c.add_resource(name, ty);
     }
@@ -109,7 +116,10 @@ fn nth_path(p: &Path, k: usize, n: usize) -> PathBuf {
     if n <= 1 {
         return p.to_path_buf();
     }
-    let stem = p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let stem = p
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let name = match p.extension() {
         Some(e) => format!("{stem}.{k}.{}", e.to_string_lossy()),
         None => format!("{stem}.{k}"),
@@ -119,7 +129,10 @@ fn nth_path(p: &Path, k: usize, n: usize) -> PathBuf {
 
 /// Write a file atomically: temp file beside it, fsync, rename.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let mut tmp = tempfile_in(dir, path)?;
     tmp.1.write_all(bytes)?;
     tmp.1.sync_all()?;
@@ -127,10 +140,17 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 }
 
 fn tempfile_in(dir: &Path, path: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
-    let base = path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let base = path
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
     for k in 0..1000 {
         let p = dir.join(format!(".{base}.tmp{}.{k}", std::process::id()));
-        match std::fs::OpenOptions::new().write(true).create_new(true).open(&p) {
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&p)
+        {
             Ok(f) => return Ok((p, f)),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(e),
@@ -149,22 +169,44 @@ pub fn fairshare_config(
     unknown_shares: u32,
 ) -> Result<Option<FairshareConfig>, (u8, String)> {
     if !(decay_factor > 0.0 && decay_factor < 1.0) {
-        return Err((EXIT_USAGE, format!("--decay-factor {decay_factor}: must be between 0 and 1")));
+        return Err((
+            EXIT_USAGE,
+            format!("--decay-factor {decay_factor}: must be between 0 and 1"),
+        ));
     }
     if decay_time <= 0 {
         return Err((EXIT_USAGE, "--decay-time must be positive".into()));
     }
     let base = match (resource_group, auto_tree) {
-        (Some(_), Some(_)) => return Err((EXIT_USAGE, "give --resource-group or --auto-tree, not both".into())),
+        (Some(_), Some(_)) => {
+            return Err((
+                EXIT_USAGE,
+                "give --resource-group or --auto-tree, not both".into(),
+            ));
+        }
         (None, None) => return Ok(None),
-        (None, Some(a)) => FairshareConfig::auto(AutoTree::parse(a).ok_or((EXIT_USAGE, format!("--auto-tree {a}: unknown")))?),
+        (None, Some(a)) => FairshareConfig::auto(
+            AutoTree::parse(a).ok_or((EXIT_USAGE, format!("--auto-tree {a}: unknown")))?,
+        ),
         (Some(p), None) => {
-            let text = std::fs::read_to_string(p).map_err(|e| (EXIT_INVALID, format!("{}: {e}", p.display())))?;
-            let kind = EntityKind::parse(entity).ok_or((EXIT_USAGE, format!("--entity {entity}: unknown")))?;
-            FairshareConfig { auto_tree: None, resource_group: Some(text), entity: kind, ..FairshareConfig::auto(AutoTree::User) }
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| (EXIT_INVALID, format!("{}: {e}", p.display())))?;
+            let kind = EntityKind::parse(entity)
+                .ok_or((EXIT_USAGE, format!("--entity {entity}: unknown")))?;
+            FairshareConfig {
+                auto_tree: None,
+                resource_group: Some(text),
+                entity: kind,
+                ..FairshareConfig::auto(AutoTree::User)
+            }
         }
     };
-    Ok(Some(FairshareConfig { decay_time, decay_factor, unknown_shares, ..base }))
+    Ok(Some(FairshareConfig {
+        decay_time,
+        decay_factor,
+        unknown_shares,
+        ..base
+    }))
 }
 
 fn fail(code: u8, msg: impl std::fmt::Display) -> ExitCode {
@@ -195,8 +237,17 @@ pub fn run(args: Args) -> ExitCode {
     if let Some(n) = args.first {
         w.truncate(n);
     }
-    let (Some(nodes), Some(cores)) = (args.nodes.or(w.machine.nodes), args.cores.or(w.machine.cores).or(args.nodes.map(|_| 1))) else {
-        return fail(EXIT_USAGE, format!("{}: no machine size in the trace; give --nodes and --cores", args.trace.display()));
+    let (Some(nodes), Some(cores)) = (
+        args.nodes.or(w.machine.nodes),
+        args.cores.or(w.machine.cores).or(args.nodes.map(|_| 1)),
+    ) else {
+        return fail(
+            EXIT_USAGE,
+            format!(
+                "{}: no machine size in the trace; give --nodes and --cores",
+                args.trace.display()
+            ),
+        );
     };
     drop_oversized(&mut w, nodes, cores);
     let fairshare = match fairshare_config(
@@ -212,8 +263,19 @@ pub fn run(args: Args) -> ExitCode {
     };
     let limits = match &args.limits {
         None => None,
-        Some(p) => match std::fs::read_to_string(p).map_err(|e| e.to_string()).and_then(|t| LimitsConfig::parse(&t)) {
-            Ok(l) => Some(l),
+        Some(p) => match std::fs::read_to_string(p) {
+            Ok(text) => {
+                let spec = LimitsSpec {
+                    name: p.display().to_string(),
+                    text,
+                    reject_unknown_users: args.reject_unknown_users,
+                };
+                // Check it now so a bad file is reported once, before any run.
+                if let Err(e) = jobsort::limits::LimitsConfig::parse(&spec.name, &spec.text) {
+                    return fail(EXIT_INVALID, e);
+                }
+                Some(spec)
+            }
             Err(e) => return fail(EXIT_INVALID, format!("{}: {e}", p.display())),
         },
     };
@@ -225,9 +287,15 @@ pub fn run(args: Args) -> ExitCode {
         fairshare,
         limits,
     };
-    let specs: Vec<Option<&CompiledFormula>> = if formulas.is_empty() { vec![None] } else { formulas.iter().map(Some).collect() };
+    let specs: Vec<Option<&CompiledFormula>> = if formulas.is_empty() {
+        vec![None]
+    } else {
+        formulas.iter().map(Some).collect()
+    };
     let n = specs.len();
-    let bars = std::io::stderr().is_terminal().then(indicatif::MultiProgress::new);
+    let bars = std::io::stderr()
+        .is_terminal()
+        .then(indicatif::MultiProgress::new);
     let results: Vec<Result<RunResult, String>> = specs
         .par_iter()
         .enumerate()
@@ -236,10 +304,15 @@ pub fn run(args: Args) -> ExitCode {
             let bar = bars.as_ref().map(|m| {
                 let b = m.add(indicatif::ProgressBar::new(w.jobs.len() as u64));
                 b.set_style(
-                    indicatif::ProgressStyle::with_template("{prefix:>24} [{bar:40}] {pos}/{len} jobs {elapsed}")
-                        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+                    indicatif::ProgressStyle::with_template(
+                        "{prefix:>24} [{bar:40}] {pos}/{len} jobs {elapsed}",
+                    )
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
                 );
-                b.set_prefix(f.map(|f| f.source().chars().take(24).collect::<String>()).unwrap_or_else(|| "fcfs".into()));
+                b.set_prefix(
+                    f.map(|f| f.source().chars().take(24).collect::<String>())
+                        .unwrap_or_else(|| "fcfs".into()),
+                );
                 b
             });
             let cb = |done: usize, _total: usize| {
@@ -252,7 +325,13 @@ pub fn run(args: Args) -> ExitCode {
                 series: args.plot.is_some(),
                 progress: Some(&cb),
             };
-            let r = simulate(&w, &config, f.map(|f| f as &dyn jobsort::sim::Priority), &opts).map_err(|e| e.to_string());
+            let r = simulate(
+                &w,
+                &config,
+                f.map(|f| f as &dyn jobsort::sim::Priority),
+                &opts,
+            )
+            .map_err(|e| e.to_string());
             if let Some(b) = bar {
                 b.finish();
             }
@@ -268,9 +347,21 @@ pub fn run(args: Args) -> ExitCode {
     }
     if let Some(p) = &args.plot {
         if p.extension().is_some_and(|e| e != "svg") {
-            return fail(EXIT_USAGE, format!("{}: only SVG plots are supported (use a .svg file name)", p.display()));
+            return fail(
+                EXIT_USAGE,
+                format!(
+                    "{}: only SVG plots are supported (use a .svg file name)",
+                    p.display()
+                ),
+            );
         }
-        let pr: Vec<PlotRun<'_>> = runs.iter().map(|r| PlotRun { label: label(r), result: r }).collect();
+        let pr: Vec<PlotRun<'_>> = runs
+            .iter()
+            .map(|r| PlotRun {
+                label: label(r),
+                result: r,
+            })
+            .collect();
         match render_svg(&pr, &w.jobs) {
             Ok(svg) => {
                 if let Err(e) = write_atomic(p, svg.as_bytes()) {
@@ -305,7 +396,10 @@ pub fn run(args: Args) -> ExitCode {
                 "shares": r.shares,
             })).collect::<Vec<_>>(),
         });
-        println!("{}", serde_json::to_string_pretty(&json).unwrap_or_default());
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json).unwrap_or_default()
+        );
     } else {
         print_table(&w, nodes, cores, &runs);
     }
@@ -317,14 +411,23 @@ fn label(r: &RunResult) -> String {
 }
 
 fn print_table(w: &workload::Workload, nodes: u32, cores: u32, runs: &[RunResult]) {
-    let dropped: Vec<String> = w.report.dropped.iter().map(|(k, v)| format!("{v} {k}")).collect();
+    let dropped: Vec<String> = w
+        .report
+        .dropped
+        .iter()
+        .map(|(k, v)| format!("{v} {k}"))
+        .collect();
     println!(
         "trace {}: {} jobs read, {} simulated, {} dropped{}; cluster {} nodes x {} cores",
         w.name,
         w.report.read,
         w.jobs.len(),
         w.report.dropped_total(),
-        if dropped.is_empty() { String::new() } else { format!(" ({})", dropped.join(", ")) },
+        if dropped.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", dropped.join(", "))
+        },
         nodes,
         cores
     );
@@ -333,10 +436,24 @@ fn print_table(w: &workload::Workload, nodes: u32, cores: u32, runs: &[RunResult
         w.report.walltime_from_runtime, w.report.killed_at_walltime
     );
     println!();
-    let width = runs.iter().map(|r| label(r).len()).max().unwrap_or(8).clamp(8, 48);
+    let width = runs
+        .iter()
+        .map(|r| label(r).len())
+        .max()
+        .unwrap_or(8)
+        .clamp(8, 48);
     println!(
         "{:<width$}  {:>6}  {:>10}  {:>10}  {:>10}  {:>9}  {:>9}  {:>6}  {:>10}  {:>6}",
-        "formula", "policy", "mean_wait", "median", "p95_wait", "mean_bsld", "p95_bsld", "util", "makespan", "jain"
+        "formula",
+        "policy",
+        "mean_wait",
+        "median",
+        "p95_wait",
+        "mean_bsld",
+        "p95_bsld",
+        "util",
+        "makespan",
+        "jain"
     );
     for r in runs {
         let m = &r.metrics;
@@ -369,5 +486,7 @@ fn print_table(w: &workload::Workload, nodes: u32, cores: u32, runs: &[RunResult
             );
         }
     }
-    println!("(waits and makespan in seconds; bounded slowdown tau = 10 s; percentiles by linear interpolation)");
+    println!(
+        "(waits and makespan in seconds; bounded slowdown tau = 10 s; percentiles by linear interpolation)"
+    );
 }

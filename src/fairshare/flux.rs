@@ -163,13 +163,14 @@ pub fn weighted_tree(t: &ShareTree) -> Vec<NodeValues> {
     // Share of the machine: product of local share fractions; usage relative to the root.
     let mut perc = vec![0.0; n];
     perc[0] = 1.0;
+    let child_shares: Vec<f64> = t
+        .nodes
+        .iter()
+        .map(|n| n.children.iter().map(|&c| t.nodes[c].shares.raw()).sum())
+        .collect();
     for &i in &t.preorder()[1..] {
         let p = t.nodes[i].parent.unwrap_or(0);
-        let sum: f64 = t.nodes[p]
-            .children
-            .iter()
-            .map(|&c| t.nodes[c].shares.raw())
-            .sum();
+        let sum = child_shares[p];
         perc[i] = if sum == 0.0 {
             0.0
         } else {

@@ -93,21 +93,12 @@ pub struct PbsTree {
 }
 
 /// Options of `parse_resource_group`.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct ParseOptions {
     /// `unknown_shares` from `sched_config` (default 0).
     pub unknown_shares: i32,
     /// Skip bad lines with a warning, as PBS does, instead of failing.
     pub lenient: bool,
-}
-
-impl Default for ParseOptions {
-    fn default() -> Self {
-        ParseOptions {
-            unknown_shares: 0,
-            lenient: false,
-        }
-    }
 }
 
 impl PbsTree {

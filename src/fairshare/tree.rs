@@ -103,14 +103,14 @@ impl ShareTree {
                 "parent `{parent}` of `{name}` is a user association, not an account"
             ));
         }
-        if let Shares::Value(v) = shares {
-            if !(v >= 0.0) || !v.is_finite() {
-                return Err(format!(
-                    "shares of `{name}` must be a finite number >= 0, not {v}"
-                ));
-            }
+        if let Shares::Value(v) = shares
+            && (v < 0.0 || !v.is_finite())
+        {
+            return Err(format!(
+                "shares of `{name}` must be a finite number >= 0, not {v}"
+            ));
         }
-        if !(usage >= 0.0) || !usage.is_finite() {
+        if usage < 0.0 || !usage.is_finite() {
             return Err(format!(
                 "usage of `{name}` must be a finite number >= 0, not {usage}"
             ));

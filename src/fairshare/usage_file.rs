@@ -124,7 +124,7 @@ pub fn read_binary(
                 &mut warnings,
             )?;
         }
-        if body.len() % RECORD_V2_LEN != 0 {
+        if !body.len().is_multiple_of(RECORD_V2_LEN) {
             bad(
                 format!(
                     "record {}: truncated ({} of {} bytes); PBS ignores it",
@@ -138,7 +138,7 @@ pub fn read_binary(
         return Ok((out, warnings));
     }
     // No magic: a version-1 file, unless it plainly is not one.
-    if bytes.len() >= 7 && &bytes[..7] == b"PBS_MAG" || bytes.len() % RECORD_V1_LEN != 0 {
+    if bytes.len() >= 7 && &bytes[..7] == b"PBS_MAG" || !bytes.len().is_multiple_of(RECORD_V1_LEN) {
         let msg = if bytes.starts_with(b"PBS_MAG") {
             "bad magic: expected `PBS_MAG!` followed by NUL".to_string()
         } else {
@@ -188,7 +188,7 @@ fn read_record(
         Some(n) if !is_valid_pbs_name(n) => Some(format!(
             "Invalid entity: name `{n}` has characters PBS does not accept"
         )),
-        Some(n) if !(usage >= 0.0) => Some(format!(
+        Some(n) if usage.is_nan() || usage < 0.0 => Some(format!(
             "Invalid entity: usage {usage} of `{n}` is negative or not a number"
         )),
         Some(_) => None,
@@ -273,7 +273,7 @@ pub fn read_map(text: &str, file: &str, toml_format: bool) -> Result<UsageFile, 
                 format!("usage of `{name}` is not a number"),
             ));
         };
-        if !(u >= 0.0) || !u.is_finite() {
+        if u < 0.0 || !u.is_finite() {
             return Err(FairshareError::file(
                 file,
                 format!("usage of `{name}` must be a finite number >= 0, not {u}"),

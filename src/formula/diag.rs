@@ -214,6 +214,9 @@ fn render_range(source: &str, span: Span) -> std::ops::Range<usize> {
     start..end
 }
 
+/// At most this many diagnostics are rendered as code frames; the rest are counted.
+pub const MAX_RENDERED: usize = 50;
+
 /// Render diagnostics as ariadne code frames (byte-offset spans, so correct under non-ASCII
 /// input). `filename` labels the frame (`<formula>`, a path); `color` adds ANSI colours —
 /// the caller decides (the CLI: only on a terminal and never when `NO_COLOR` is set).
@@ -221,7 +224,7 @@ pub fn render(source: &str, filename: &str, diagnostics: &[Diagnostic], color: b
     use ariadne::{Color, Config, IndexType, Label as ALabel, Report, ReportKind, Source};
     let mut out = Vec::new();
     let mut cache = (filename, Source::from(source));
-    for d in diagnostics {
+    for d in diagnostics.iter().take(MAX_RENDERED) {
         let (kind, colour) = match d.severity {
             Severity::Error => (ReportKind::Error, Color::Red),
             Severity::Warning => (ReportKind::Warning, Color::Yellow),
@@ -260,7 +263,13 @@ pub fn render(source: &str, filename: &str, diagnostics: &[Diagnostic], color: b
         // Writing to a Vec cannot fail; a failure would only lose this one report.
         let _ = report.finish().write(&mut cache, &mut out);
     }
-    let text = String::from_utf8_lossy(&out).into_owned();
+    let mut text = String::from_utf8_lossy(&out).into_owned();
+    if diagnostics.len() > MAX_RENDERED {
+        text.push_str(&format!(
+            "... and {} more diagnostics not shown (--format json lists them all)\n",
+            diagnostics.len() - MAX_RENDERED
+        ));
+    }
     if color { text } else { strip_ansi(&text) }
 }
 
@@ -319,14 +328,103 @@ pub fn check_json(
     })
 }
 
-/// The short text under the primary span: a "did you mean" note, else a generic word.
+/// The short text under the primary span: a "did you mean" note, else a word per code.
 fn primary_label(d: &Diagnostic) -> &str {
     if let Some(n) = d.notes.iter().find(|n| n.starts_with("did you mean")) {
         return n;
     }
-    match d.severity {
-        Severity::Error => "here",
-        Severity::Warning => "this",
-        Severity::Note => "this",
+    match d.code {
+        codes::UNEXPECTED_CHAR | codes::UNSUPPORTED => "not supported",
+        codes::BAD_NUMBER => "malformed number",
+        codes::TOO_DEEP => "too deep",
+        codes::TOO_LONG => "too long",
+        codes::UNKNOWN_NAME => "unknown name",
+        codes::INVALID_TYPE => "not numeric",
+        codes::UNKNOWN_FUNCTION => "unknown function",
+        codes::ARITY => "wrong number of arguments",
+        codes::NOT_A_FUNCTION => "not a function",
+        codes::FUNCTION_AS_VALUE => "a function",
+        codes::ROUND_DIGITS => "not an integer literal",
+        codes::DIV_ZERO | codes::ALWAYS_FAILS => "always fails",
+        codes::NOT_FINITE => "not finite",
+        codes::MAYBE_DIV_ZERO => "can be 0",
+        codes::MAYBE_DOMAIN => "can fail",
+        codes::MAYBE_OVERFLOW => "can overflow",
+        codes::CONSTANT => "no job attribute",
+        codes::DEPRECATED => "deprecated",
+        codes::SHADOWED => "a math name in PBS",
+        codes::FAIRSHARE_FACTOR => "fairshare_factor",
+        codes::FLOAT32 => "can exceed 2^24",
+        _ => match d.severity {
+            Severity::Error => "here",
+            Severity::Warning | Severity::Note => "this",
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// With byte spans rendered as bytes, the underline sits under the right characters even
+    /// after multi-byte text (ariadne's default char indexing would shift it).
+    #[test]
+    fn render_uses_byte_offsets() {
+        let src = "1 # é\n+ ncpu";
+        let start = src.find("ncpu").unwrap();
+        let d = Diagnostic::error("E0201", "unknown name `ncpu`", Span::new(start, start + 4));
+        let out = render(src, "<formula>", &[d], false);
+        let lines: Vec<&str> = out.lines().collect();
+        let i = lines.iter().position(|l| l.ends_with("+ ncpu")).unwrap();
+        let col = |s: &str, pat: char| s.chars().position(|c| c == pat);
+        let underline = lines[i + 1];
+        let first_mark = underline.chars().position(|c| c == '─' || c == '┬');
+        assert_eq!(first_mark, col(lines[i], 'n'), "{out}");
+        assert!(!out.contains('\u{1b}'));
+        let coloured = render(
+            src,
+            "<formula>",
+            &[Diagnostic::note("N0501", "n", Span::new(0, 1))],
+            true,
+        );
+        assert!(coloured.contains('\u{1b}'));
+    }
+
+    #[test]
+    fn empty_and_out_of_range_spans_render() {
+        let d = Diagnostic::error("E0104", "the formula ends too early", Span::new(7, 7));
+        assert!(render("ncpus +", "f", std::slice::from_ref(&d), false).contains("ends too early"));
+        assert!(render("", "f", std::slice::from_ref(&d), false).contains("ends too early"));
+        let d = Diagnostic::error("E0106", "too long", Span::new(100, 200));
+        assert!(render("ncpus", "f", &[d], false).contains("too long"));
+    }
+
+    #[test]
+    fn rendering_is_capped() {
+        let d = Diagnostic::warning("W0401", "w", Span::new(0, 1));
+        let out = render("x", "f", &vec![d; MAX_RENDERED + 7], false);
+        assert!(
+            out.ends_with("... and 7 more diagnostics not shown (--format json lists them all)\n")
+        );
+        assert_eq!(out.matches("[W0401]").count(), MAX_RENDERED);
+    }
+
+    #[test]
+    fn check_json_shape() {
+        let d = Diagnostic::warning("W0401", "possible division by zero", Span::new(9, 14));
+        let v = check_json(true, &[d], Some((0.0, f64::INFINITY)));
+        assert_eq!(
+            v,
+            serde_json::json!({
+                "valid": true,
+                "diagnostics": [{"severity": "warning", "code": "W0401",
+                    "message": "possible division by zero", "span": [9, 14], "notes": []}],
+                "range": [0.0, null],
+            })
+        );
+        assert_eq!(
+            check_json(false, &[], None)["range"],
+            serde_json::Value::Null
+        );
     }
 }

@@ -200,7 +200,13 @@ struct Analyzer<'a> {
     quiet: u32,
     diags: Vec<Diagnostic>,
     may_err: bool,
+    /// Steps left for narrowing; when spent, guards stop narrowing (sound, less precise),
+    /// which bounds the analysis on adversarial nestings of conditions.
+    budget: u32,
 }
+
+/// Narrowing steps per analysis run.
+const NARROW_BUDGET: u32 = 20_000;
 
 /// Analyse a checked formula: hazards as diagnostics, and the formula's value range.
 pub fn analyze(ir: &Ir, source: &str, catalog: &Catalog, options: &CheckOptions) -> Report {
@@ -221,6 +227,7 @@ pub fn analyze(ir: &Ir, source: &str, catalog: &Catalog, options: &CheckOptions)
         quiet: 0,
         diags: Vec::new(),
         may_err: false,
+        budget: NARROW_BUDGET,
     };
     let root = a.eval(ir.root, &domains);
     let mut diags = std::mem::take(&mut a.diags);
@@ -232,6 +239,7 @@ pub fn analyze(ir: &Ir, source: &str, catalog: &Catalog, options: &CheckOptions)
         .collect();
     a.mode = Mode::Overflow;
     a.may_err = false;
+    a.budget = NARROW_BUDGET;
     a.eval(ir.root, &clamped);
     diags.append(&mut a.diags);
     let may_err = may_err || a.may_err;
@@ -239,10 +247,13 @@ pub fn analyze(ir: &Ir, source: &str, catalog: &Catalog, options: &CheckOptions)
     let whole = Span::new(0, source.len());
     let root_span = ir.node(ir.root).span;
     if a.is_const[ir.root.index()] && root.is_some() {
-        if let Err(e) = interp::eval_job(ir, &[]) {
+        if let (Err(_), Ok(v)) = (
+            interp::eval_job(ir, &[]),
+            interp::eval_node(ir, ir.root, &[]),
+        ) {
             diags.push(Diagnostic::error(
                 codes::NOT_FINITE,
-                format!("the formula's value is never finite ({})", e.message()),
+                format!("the formula's value is always {v}, which is not finite: every job would get 0 and an error"),
                 root_span,
             ));
         }
@@ -687,15 +698,19 @@ impl Analyzer<'_> {
                 span,
             )
         } else {
-            Diagnostic::warning(
-                codes::MAYBE_DOMAIN,
-                format!("possible {}: {what}", err.message()),
-                span,
+            let kind = match err {
+                EvalError::MathDomain => "possible math domain error".to_string(),
+                EvalError::FloatDivisionByZero | EvalError::ZeroToNegativePower => {
+                    "possible division by zero".to_string()
+                }
+                _ => "possible error".to_string(),
+            };
+            Diagnostic::warning(codes::MAYBE_DOMAIN, format!("{kind}: {what}"), span).with_note(
+                format!(
+                    "a job for which this fails gets the value 0 and the error \"{}\"",
+                    err.message()
+                ),
             )
-            .with_note(format!(
-                "a job for which this fails gets the value 0 and the error \"{}\"",
-                err.message()
-            ))
         };
         self.emit(d);
     }
@@ -776,10 +791,6 @@ impl Analyzer<'_> {
             if certain {
                 return None;
             }
-            if base.hi < 0.0 {
-                return None;
-            }
-            base = Interval::new(0.0, base.hi);
         }
         let r = pow_interval(base, exp);
         if self.mode == Mode::Overflow && base.is_finite() && exp.is_finite() && !r.is_finite() {
@@ -1069,6 +1080,10 @@ impl Analyzer<'_> {
     }
 
     fn narrow_inner(&mut self, cond: NodeId, truth: bool, env: &Env) -> Option<Env> {
+        if self.budget == 0 {
+            return Some(env.clone());
+        }
+        self.budget -= 1;
         let ic = self.eval(cond, env)?;
         if truth && !ic.can_be_truthy() || !truth && !ic.can_be_zero() {
             return None;

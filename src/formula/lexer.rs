@@ -158,8 +158,8 @@ impl Tok<'_> {
     /// How the token reads in a message ("`+`", "the name `ncpus`").
     pub fn describe(&self) -> String {
         match self {
-            Tok::Name(n) => format!("the name `{n}`"),
-            Tok::Num(n) => format!("the number `{}`", n.value),
+            Tok::Name(n) => format!("name `{n}`"),
+            Tok::Num(n) => format!("number `{}`", n.value),
             t => format!("`{}`", t.text()),
         }
     }
@@ -230,6 +230,9 @@ fn unsupported_word(word: &str) -> Option<&'static str> {
         _ => return None,
     })
 }
+
+/// At most this many lexical errors are reported (garbage input would give one per byte).
+pub const MAX_LEX_ERRORS: usize = 20;
 
 /// Lex a whole formula. Returns the tokens, or every lexical error found.
 pub fn lex(source: &str) -> Result<Vec<Spanned<'_>>, Vec<Diagnostic>> {
@@ -304,6 +307,15 @@ pub fn lex(source: &str) -> Result<Vec<Spanned<'_>>, Vec<Diagnostic>> {
     if errors.is_empty() {
         Ok(toks)
     } else {
+        if errors.len() > MAX_LEX_ERRORS {
+            let more = errors.len() - MAX_LEX_ERRORS;
+            errors.truncate(MAX_LEX_ERRORS);
+            if let Some(last) = errors.last_mut() {
+                last.notes.push(format!(
+                    "{more} more lexical errors follow and are not shown"
+                ));
+            }
+        }
         Err(errors)
     }
 }
@@ -434,7 +446,10 @@ pub fn parse_number(text: &str) -> Result<NumLit, String> {
     }
     let clean: String = text.chars().filter(|&c| c != '_').collect();
     if is_int && clean.len() > 1 && clean.starts_with('0') && clean.bytes().any(|c| c != b'0') {
-        return Err("leading zeros are not allowed in an integer (Python reads them as an error): write it without them".into());
+        let fixed = clean.trim_start_matches('0');
+        return Err(format!(
+            "leading zeros are not allowed in an integer (Python rejects them): write `{fixed}`"
+        ));
     }
     let value: f64 = clean
         .parse()

@@ -86,14 +86,12 @@ fn check_parens(tokens: &[Spanned<'_>]) -> Result<(), Vec<Diagnostic>> {
                     )]);
                 }
             }
-            Tok::RParen => {
-                if open.pop().is_none() {
-                    return Err(vec![Diagnostic::error(
-                        codes::SYNTAX,
-                        "unmatched `)`: there is no `(` for it to close",
-                        Span::new(l, r),
-                    )]);
-                }
+            Tok::RParen if open.pop().is_none() => {
+                return Err(vec![Diagnostic::error(
+                    codes::SYNTAX,
+                    "unmatched `)`: there is no `(` for it to close",
+                    Span::new(l, r),
+                )]);
             }
             _ => {}
         }
@@ -107,35 +105,51 @@ fn check_parens(tokens: &[Spanned<'_>]) -> Result<(), Vec<Diagnostic>> {
     Ok(())
 }
 
-/// Human words for lalrpop's terminal names.
+/// Human words for lalrpop's terminal names (the lists are per LR state and may be
+/// incomplete, so the caller says "for example").
 fn expected_words(expected: &[String]) -> Vec<&'static str> {
-    let mut words: Vec<&'static str> = Vec::new();
-    let mut push = |w: &'static str| {
-        if !words.contains(&w) {
-            words.push(w);
-        }
-    };
-    for e in expected {
-        match e.trim_matches('"') {
-            "name" | "number" | "(" | "True" | "False" | "not" => push("an expression"),
-            "+" | "-" | "*" | "/" | "//" | "%" | "**" => push("an operator"),
-            "<" | "<=" | ">" | ">=" | "==" | "!=" => push("a comparison"),
-            "and" | "or" | "if" => push("`and`, `or` or `if`"),
-            ")" => push("`)`"),
-            "," => push("`,`"),
-            "else" => push("`else`"),
-            _ => push("something else"),
-        }
+    let names: Vec<&str> = expected.iter().map(|e| e.trim_matches('"')).collect();
+    let has = |t: &str| names.contains(&t);
+    let expr = ["name", "number", "True", "False", "not"]
+        .iter()
+        .any(|t| has(t));
+    let mut words = Vec::new();
+    if expr {
+        words.push("an expression");
+    }
+    if ["*", "/", "//", "%", "**"].iter().any(|t| has(t)) || (!expr && (has("+") || has("-"))) {
+        words.push("an operator");
+    }
+    if ["<", "<=", ">", ">=", "==", "!="].iter().any(|t| has(t)) {
+        words.push("a comparison");
+    }
+    if has("and") || has("or") {
+        words.push("`and`/`or`");
+    }
+    if has("if") {
+        words.push("`if`");
+    }
+    if has("else") {
+        words.push("`else`");
+    }
+    if has(")") {
+        words.push("`)`");
+    }
+    if has(",") {
+        words.push("`,`");
     }
     words
 }
 
 fn expected_note(expected: &[String]) -> Option<String> {
     let words = expected_words(expected);
-    if words.is_empty() {
-        None
-    } else {
-        Some(format!("expected, for example, {}", words.join(" or ")))
+    match words.as_slice() {
+        [] => None,
+        [one] => Some(format!("expected {one} here")),
+        [rest @ .., last] => Some(format!(
+            "expected, for example, {} or {last}",
+            rest.join(", ")
+        )),
     }
 }
 

@@ -93,14 +93,20 @@ impl Cluster {
         for &(n, c) in &a.parts {
             let slot = &mut self.free[n as usize];
             *slot += c;
-            debug_assert!(*slot <= self.cores_per_node, "node {n} released beyond its size");
+            debug_assert!(
+                *slot <= self.cores_per_node,
+                "node {n} released beyond its size"
+            );
             self.free_total += c as u64;
         }
     }
 
     /// Reset to idle and re-sum from the given allocations (the "account resources" step);
     /// returns an error naming the first over-allocated node.
-    pub fn reset_and_resum<'a>(&mut self, running: impl IntoIterator<Item = &'a Allocation>) -> Result<(), String> {
+    pub fn reset_and_resum<'a>(
+        &mut self,
+        running: impl IntoIterator<Item = &'a Allocation>,
+    ) -> Result<(), String> {
         self.free.iter_mut().for_each(|f| *f = self.cores_per_node);
         self.free_total = self.capacity();
         for a in running {

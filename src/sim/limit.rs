@@ -1,105 +1,131 @@
-//! Limits inside the simulation: per-user running-job and core caps that hold jobs with named
-//! dependencies (flux-accounting's names `max-running-jobs-user-limit` and
-//! `max-resources-user-limit`).
+//! Limits inside the simulation: the crate's flux-accounting engine
+//! ([`crate::limits::LimitEngine`]) driven by the simulated job life cycle.
 //!
-//! This is the simulator's own minimal engine behind a small surface ([`LimitState::check`],
-//! [`LimitState::on_start`], [`LimitState::on_end`]), so the crate's full limits engine can be
-//! wired in behind the same calls. A held job is re-checked every round in rank order; a job
-//! started in a round counts against the caps of the jobs after it in that same round.
+//! - submit → [`LimitEngine::submit`]: `Rejected` (hard limit) jobs never queue; `Held` jobs
+//!   wait in DEPEND with named dependencies (decision `hold`), never blocking others; `Ready`
+//!   jobs are ranked and dispatched normally;
+//! - dispatch → [`LimitEngine::run`]; end → [`LimitEngine::end`], whose release pass may
+//!   release held jobs (they take part from the next round on);
+//! - job size: `ncores` = total cores, `nnodes` = nodes asked for (`procs` requests: the
+//!   fewest nodes that hold them);
+//! - the association is the job's user with its default bank; the queue is the trace's queue
+//!   name. Users the limits file does not list get an unlimited association (flux would
+//!   reject their jobs; a trace replay wants them scheduled), unless
+//!   [`LimitsSpec::reject_unknown_users`] is set.
 
-use std::collections::BTreeMap;
+use super::workload::{Request, SimJob};
+use crate::limits::{
+    AssocConfig, AssocLimits, INT_MAX, JobSpec, JobState, LimitEngine, LimitsConfig, SubmitOutcome,
+};
+use std::collections::BTreeSet;
 
-/// Caps of one user (absent = unlimited).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct UserLimits {
-    pub max_running_jobs: Option<u32>,
-    pub max_cores: Option<u64>,
-}
-
-/// The limits file: defaults for every user plus per-user overrides (TOML or JSON).
-///
-/// ```toml
-/// [default]
-/// max_running_jobs = 4
-/// [users.u12]
-/// max_cores = 32
-/// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LimitsConfig {
+/// The limits of a simulation as recorded: the limits file text (TOML or JSON, the format
+/// of `jobsort limits`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct LimitsSpec {
+    /// File name (for messages).
+    pub name: String,
+    pub text: String,
+    /// Reject jobs of users with no association (flux behaviour) instead of giving them an
+    /// unlimited one.
     #[serde(default)]
-    pub default: UserLimits,
-    #[serde(default)]
-    pub users: BTreeMap<String, UserLimits>,
+    pub reject_unknown_users: bool,
 }
 
-impl LimitsConfig {
-    /// Parse TOML (or JSON when the text starts with `{`).
-    pub fn parse(text: &str) -> Result<LimitsConfig, String> {
-        if text.trim_start().starts_with('{') {
-            serde_json::from_str(text).map_err(|e| e.to_string())
-        } else {
-            toml::from_str(text).map_err(|e| e.to_string())
-        }
-    }
-    fn for_user(&self, user: &str) -> UserLimits {
-        let d = self.default;
-        match self.users.get(user) {
-            Some(u) => UserLimits {
-                max_running_jobs: u.max_running_jobs.or(d.max_running_jobs),
-                max_cores: u.max_cores.or(d.max_cores),
-            },
-            None => d,
-        }
-    }
+/// What the engine said at submit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Admission {
+    Ready,
+    Held,
+    Rejected(String),
 }
 
-/// Dependency name: the user is at `max_running_jobs`.
-pub const DEP_RUNNING_JOBS: &str = "max-running-jobs-user-limit";
-/// Dependency name: the job would take the user past `max_cores`.
-pub const DEP_RESOURCES: &str = "max-resources-user-limit";
-
-/// Running counters per user (index = user id assigned by the simulator).
+/// The engine plus the simulation's view of it.
 #[derive(Debug, Clone)]
 pub struct LimitState {
-    caps: Vec<UserLimits>,
-    running_jobs: Vec<u32>,
-    running_cores: Vec<u64>,
+    engine: LimitEngine,
+    cores_per_node: u32,
 }
 
 impl LimitState {
-    /// Counters for users `names` (index = user id).
-    pub fn new(cfg: &LimitsConfig, names: &[String]) -> LimitState {
-        LimitState {
-            caps: names.iter().map(|n| cfg.for_user(n)).collect(),
-            running_jobs: vec![0; names.len()],
-            running_cores: vec![0; names.len()],
+    /// Load the limits and add associations for the workload's unlisted users.
+    pub fn new(
+        spec: &LimitsSpec,
+        jobs: &[SimJob],
+        cores_per_node: u32,
+    ) -> Result<LimitState, String> {
+        let cfg = LimitsConfig::parse(&spec.name, &spec.text).map_err(|e| e.to_string())?;
+        let mut engine =
+            LimitEngine::from_config(&cfg).map_err(|e| format!("{}: {e}", spec.name))?;
+        if !spec.reject_unknown_users {
+            let users: BTreeSet<&str> = jobs.iter().map(|j| j.user.as_str()).collect();
+            for u in users {
+                if engine.find_association(u, None).is_none() {
+                    let a = AssocConfig {
+                        user: u.to_string(),
+                        bank: "sim".into(),
+                        userid: 65534,
+                        fairshare: 0.5,
+                        default_bank: true,
+                        limits: AssocLimits {
+                            max_running_jobs: INT_MAX,
+                            max_active_jobs: 0,
+                            max_nodes: INT_MAX,
+                            max_cores: INT_MAX,
+                            max_sched_jobs: INT_MAX,
+                            ..AssocLimits::default()
+                        },
+                    };
+                    engine
+                        .add_association(&a)
+                        .map_err(|e| format!("{}: user {u}: {e}", spec.name))?;
+                }
+            }
+        }
+        Ok(LimitState {
+            engine,
+            cores_per_node: cores_per_node.max(1),
+        })
+    }
+
+    /// A job was submitted.
+    pub fn submit(&mut self, job: &SimJob) -> Admission {
+        let nnodes = match job.request {
+            Request::Nodes { nodes, .. } => nodes as i64,
+            Request::Procs(p) => p.div_ceil(self.cores_per_node) as i64,
+        };
+        let spec = JobSpec {
+            id: job.id.clone(),
+            user: job.user.clone(),
+            bank: None,
+            queue: Some(job.queue.clone()),
+            nnodes,
+            ncores: job.request.total_cores() as i64,
+        };
+        match self.engine.submit(spec) {
+            Ok(SubmitOutcome::Ready) => Admission::Ready,
+            Ok(SubmitOutcome::Held(_)) => Admission::Held,
+            Ok(SubmitOutcome::Rejected(m)) => Admission::Rejected(m),
+            Err(e) => Admission::Rejected(e.to_string()),
         }
     }
-    /// The dependencies that hold a job of `user` asking for `cores` (empty = may run).
-    pub fn check(&self, user: u32, cores: u64) -> Vec<&'static str> {
-        let u = user as usize;
-        let cap = self.caps[u];
-        let mut deps = Vec::new();
-        if cap.max_running_jobs.is_some_and(|m| self.running_jobs[u] >= m) {
-            deps.push(DEP_RUNNING_JOBS);
+
+    /// The dependencies holding a job (empty = may run).
+    pub fn holds(&self, id: &str) -> Vec<&'static str> {
+        match self.engine.job(id) {
+            Some(j) if j.state == JobState::Depend => j.deps.iter().map(|d| d.name()).collect(),
+            _ => vec![],
         }
-        if cap.max_cores.is_some_and(|m| self.running_cores[u] + cores > m) {
-            deps.push(DEP_RESOURCES);
-        }
-        deps
     }
-    /// A job of `user` started.
-    pub fn on_start(&mut self, user: u32, cores: u64) {
-        self.running_jobs[user as usize] += 1;
-        self.running_cores[user as usize] += cores;
+
+    /// A job started.
+    pub fn on_start(&mut self, id: &str) {
+        let _ = self.engine.run(id);
     }
-    /// A job of `user` ended.
-    pub fn on_end(&mut self, user: u32, cores: u64) {
-        let u = user as usize;
-        self.running_jobs[u] = self.running_jobs[u].saturating_sub(1);
-        self.running_cores[u] = self.running_cores[u].saturating_sub(cores);
+
+    /// A job ended.
+    pub fn on_end(&mut self, id: &str) {
+        let _ = self.engine.end(id);
     }
 }
 
@@ -107,16 +133,45 @@ impl LimitState {
 mod tests {
     use super::*;
 
+    fn job(id: &str, user: &str) -> SimJob {
+        SimJob {
+            id: id.into(),
+            submit: 0,
+            run: 1,
+            walltime: 1,
+            walltime_given: true,
+            request: Request::Procs(1),
+            mem: 0.0,
+            user: user.into(),
+            group: "g".into(),
+            queue: "default".into(),
+            queue_priority: 0.0,
+            resources: Default::default(),
+            recorded_start: None,
+        }
+    }
+
     #[test]
-    fn caps_hold_with_named_dependencies() {
-        let cfg = LimitsConfig::parse("[default]\nmax_running_jobs = 1\n[users.b]\nmax_cores = 4\nmax_running_jobs = 5\n").unwrap();
-        let mut s = LimitState::new(&cfg, &["a".into(), "b".into()]);
-        assert!(s.check(0, 8).is_empty());
-        s.on_start(0, 8);
-        assert_eq!(s.check(0, 1), vec![DEP_RUNNING_JOBS]);
-        assert_eq!(s.check(1, 5), vec![DEP_RESOURCES]);
-        s.on_end(0, 8);
-        assert!(s.check(0, 1).is_empty());
-        assert!(LimitsConfig::parse("[default]\nmax_jobs = 1\n").is_err());
+    fn flux_limits_hold_and_release_and_unlisted_users_are_unlimited() {
+        let spec = LimitsSpec {
+            name: "l.toml".into(),
+            text: "[[association]]\nuser = \"a\"\nbank = \"A\"\nmax_running_jobs = 1\n".into(),
+            reject_unknown_users: false,
+        };
+        let jobs = [job("1", "a"), job("2", "a"), job("3", "b")];
+        let mut s = LimitState::new(&spec, &jobs, 1).unwrap();
+        assert_eq!(s.submit(&jobs[0]), Admission::Ready);
+        s.on_start("1");
+        assert_eq!(s.submit(&jobs[1]), Admission::Held);
+        assert_eq!(s.holds("2"), vec!["max-running-jobs-user-limit"]);
+        assert_eq!(s.submit(&jobs[2]), Admission::Ready);
+        s.on_end("1");
+        assert!(s.holds("2").is_empty());
+        let strict = LimitsSpec {
+            reject_unknown_users: true,
+            ..spec
+        };
+        let mut s = LimitState::new(&strict, &jobs, 1).unwrap();
+        assert!(matches!(s.submit(&jobs[2]), Admission::Rejected(_)));
     }
 }

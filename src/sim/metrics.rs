@@ -58,16 +58,29 @@ pub fn percentile(sorted: &[f64], q: f64) -> f64 {
 pub fn jain(xs: &[f64]) -> f64 {
     let s: f64 = xs.iter().sum();
     let s2: f64 = xs.iter().map(|x| x * x).sum();
-    if xs.is_empty() || s2 == 0.0 { 1.0 } else { s * s / (xs.len() as f64 * s2) }
+    if xs.is_empty() || s2 == 0.0 {
+        1.0
+    } else {
+        s * s / (xs.len() as f64 * s2)
+    }
 }
 
 fn mean(xs: &[f64]) -> f64 {
-    if xs.is_empty() { 0.0 } else { xs.iter().sum::<f64>() / xs.len() as f64 }
+    if xs.is_empty() {
+        0.0
+    } else {
+        xs.iter().sum::<f64>() / xs.len() as f64
+    }
 }
 
 /// Compute the metrics of a run: `start`/`end` per job (`None` = never started), machine
 /// size `capacity` in cores.
-pub fn compute(jobs: &[SimJob], start: &[Option<i64>], end: &[Option<i64>], capacity: u64) -> Metrics {
+pub fn compute(
+    jobs: &[SimJob],
+    start: &[Option<i64>],
+    end: &[Option<i64>],
+    capacity: u64,
+) -> Metrics {
     let mut waits = Vec::with_capacity(jobs.len());
     let mut bslds = Vec::with_capacity(jobs.len());
     let mut area = 0.0;
@@ -75,7 +88,9 @@ pub fn compute(jobs: &[SimJob], start: &[Option<i64>], end: &[Option<i64>], capa
     let first_submit = jobs.iter().map(|j| j.submit).min();
     let mut last_end = None::<i64>;
     for (i, j) in jobs.iter().enumerate() {
-        let (Some(s), Some(e)) = (start[i], end[i]) else { continue };
+        let (Some(s), Some(e)) = (start[i], end[i]) else {
+            continue;
+        };
         let w = (s - j.submit) as f64;
         let r = (e - s) as f64;
         waits.push(w);
@@ -101,7 +116,11 @@ pub fn compute(jobs: &[SimJob], start: &[Option<i64>], end: &[Option<i64>], capa
         p95_wait: percentile(&waits, 0.95),
         mean_bsld,
         p95_bsld: percentile(&bslds, 0.95),
-        utilization: if makespan > 0.0 && capacity > 0 { area / (capacity as f64 * makespan) } else { 0.0 },
+        utilization: if makespan > 0.0 && capacity > 0 {
+            area / (capacity as f64 * makespan)
+        } else {
+            0.0
+        },
         makespan,
         jain_user_wait: jain(&user_means),
     }

@@ -24,7 +24,10 @@ fn color(i: usize) -> RGBColor {
 }
 
 /// Render the three panels as one SVG document.
-pub fn render_svg(runs: &[PlotRun<'_>], jobs: &[super::workload::SimJob]) -> Result<String, String> {
+pub fn render_svg(
+    runs: &[PlotRun<'_>],
+    jobs: &[super::workload::SimJob],
+) -> Result<String, String> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (1000, 1500)).into_drawing_area();
@@ -41,11 +44,17 @@ pub fn render_svg(runs: &[PlotRun<'_>], jobs: &[super::workload::SimJob]) -> Res
 type Area<'a, 'b> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 type PResult = Result<(), Box<dyn std::error::Error + 'static>>;
 
-fn boxed<E: std::error::Error + Send + Sync + 'static>(e: E) -> Box<dyn std::error::Error + 'static> {
+fn boxed<E: std::error::Error + Send + Sync + 'static>(
+    e: E,
+) -> Box<dyn std::error::Error + 'static> {
     Box::new(e)
 }
 
-fn wait_cdf(area: &Area<'_, '_>, runs: &[PlotRun<'_>], jobs: &[super::workload::SimJob]) -> PResult {
+fn wait_cdf(
+    area: &Area<'_, '_>,
+    runs: &[PlotRun<'_>],
+    jobs: &[super::workload::SimJob],
+) -> PResult {
     let mut curves = Vec::new();
     let mut max_w: f64 = 1.0;
     for r in runs {
@@ -90,14 +99,33 @@ fn wait_cdf(area: &Area<'_, '_>, runs: &[PlotRun<'_>], jobs: &[super::workload::
             .label(r.label.clone())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
     }
-    chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw().map_err(boxed)?;
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(boxed)?;
     Ok(())
 }
 
 fn queue_length(area: &Area<'_, '_>, runs: &[PlotRun<'_>]) -> PResult {
-    let t0 = runs.iter().filter_map(|r| r.result.outcome.series.first().map(|p| p.time)).min().unwrap_or(0);
-    let t1 = runs.iter().filter_map(|r| r.result.outcome.series.last().map(|p| p.time)).max().unwrap_or(1).max(t0 + 1);
-    let qmax = runs.iter().flat_map(|r| r.result.outcome.series.iter().map(|p| p.queued)).max().unwrap_or(1).max(1);
+    let t0 = runs
+        .iter()
+        .filter_map(|r| r.result.outcome.series.first().map(|p| p.time))
+        .min()
+        .unwrap_or(0);
+    let t1 = runs
+        .iter()
+        .filter_map(|r| r.result.outcome.series.last().map(|p| p.time))
+        .max()
+        .unwrap_or(1)
+        .max(t0 + 1);
+    let qmax = runs
+        .iter()
+        .flat_map(|r| r.result.outcome.series.iter().map(|p| p.queued))
+        .max()
+        .unwrap_or(1)
+        .max(1);
     let days = |t: i64| (t - t0) as f64 / 86400.0;
     let mut chart = ChartBuilder::on(area)
         .caption("Queue length over time", ("sans-serif", 22))
@@ -106,7 +134,12 @@ fn queue_length(area: &Area<'_, '_>, runs: &[PlotRun<'_>]) -> PResult {
         .y_label_area_size(55)
         .build_cartesian_2d(0.0..days(t1), 0.0..qmax as f64 * 1.05)
         .map_err(boxed)?;
-    chart.configure_mesh().x_desc("days since first event").y_desc("queued jobs").draw().map_err(boxed)?;
+    chart
+        .configure_mesh()
+        .x_desc("days since first event")
+        .y_desc("queued jobs")
+        .draw()
+        .map_err(boxed)?;
     for (k, r) in runs.iter().enumerate() {
         let s = &r.result.outcome.series;
         // At most ~3000 points: the maximum of each bucket, so peaks stay visible.
@@ -125,7 +158,12 @@ fn queue_length(area: &Area<'_, '_>, runs: &[PlotRun<'_>]) -> PResult {
             .label(r.label.clone())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
     }
-    chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw().map_err(boxed)?;
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(boxed)?;
     Ok(())
 }
 
@@ -143,16 +181,33 @@ fn shares(area: &Area<'_, '_>, runs: &[PlotRun<'_>]) -> PResult {
         .y_label_area_size(55)
         .build_cartesian_2d(0.0..m, 0.0..m)
         .map_err(boxed)?;
-    chart.configure_mesh().x_desc("target share").y_desc("delivered share").draw().map_err(boxed)?;
-    chart.draw_series(LineSeries::new(vec![(0.0, 0.0), (m, m)], BLACK.mix(0.4))).map_err(boxed)?;
+    chart
+        .configure_mesh()
+        .x_desc("target share")
+        .y_desc("delivered share")
+        .draw()
+        .map_err(boxed)?;
+    chart
+        .draw_series(LineSeries::new(vec![(0.0, 0.0), (m, m)], BLACK.mix(0.4)))
+        .map_err(boxed)?;
     for (k, r) in runs.iter().enumerate() {
         let c = color(k);
         chart
-            .draw_series(r.result.shares.iter().map(|s| Circle::new((s.target, s.delivered), 3, c.filled())))
+            .draw_series(
+                r.result
+                    .shares
+                    .iter()
+                    .map(|s| Circle::new((s.target, s.delivered), 3, c.filled())),
+            )
             .map_err(boxed)?
             .label(r.label.clone())
             .legend(move |(x, y)| Circle::new((x + 10, y), 3, c.filled()));
     }
-    chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw().map_err(boxed)?;
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(boxed)?;
     Ok(())
 }

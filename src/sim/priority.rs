@@ -39,16 +39,27 @@ pub struct IrPriority {
 impl IrPriority {
     /// `name` (one column), e.g. `eligible_time` (first come, first served).
     pub fn column(name: &str) -> IrPriority {
-        let mut ir = Ir { nodes: vec![], root: NodeId(0), inputs: vec![] };
+        let mut ir = Ir {
+            nodes: vec![],
+            root: NodeId(0),
+            inputs: vec![],
+        };
         let i = ir.input_index(name);
         ir.root = ir.push(Expr::Input(i), Ty::Num, Span::new(0, name.len()));
-        IrPriority { source: name.to_string(), ir }
+        IrPriority {
+            source: name.to_string(),
+            ir,
+        }
     }
     /// `-name`, e.g. `-walltime` (shortest requested time first).
     pub fn negated_column(name: &str) -> IrPriority {
         let mut p = IrPriority::column(name);
         let inner = p.ir.root;
-        p.ir.root = p.ir.push(Expr::Unary(UnaryOp::Neg, inner), Ty::Num, Span::new(0, name.len() + 1));
+        p.ir.root = p.ir.push(
+            Expr::Unary(UnaryOp::Neg, inner),
+            Ty::Num,
+            Span::new(0, name.len() + 1),
+        );
         p.source = format!("-{name}");
         p
     }

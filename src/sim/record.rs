@@ -5,7 +5,7 @@
 //! Same inputs ⇒ byte-identical recording: field order is fixed, numbers are written by
 //! `serde_json` (shortest round-trip form), nothing depends on hash-map order or the clock.
 
-use super::limit::LimitsConfig;
+use super::limit::LimitsSpec;
 use super::scheduler::{Decision, EventKind, PendReason, Policy, Round, SimConfig};
 use super::share::FairshareConfig;
 use super::workload::{Request, SimJob};
@@ -50,7 +50,7 @@ pub struct Header {
     pub cluster: ClusterInfo,
     pub threshold: Option<f64>,
     pub fairshare: Option<FairshareConfig>,
-    pub limits: Option<LimitsConfig>,
+    pub limits: Option<LimitsSpec>,
 }
 
 impl Header {
@@ -62,7 +62,10 @@ impl Header {
             trace,
             formula: formula.map(str::to_string),
             policy: config.policy,
-            cluster: ClusterInfo { nodes: config.nodes, cores: config.cores },
+            cluster: ClusterInfo {
+                nodes: config.nodes,
+                cores: config.cores,
+            },
             threshold: config.threshold,
             fairshare: config.fairshare.clone(),
             limits: config.limits.clone(),
@@ -94,7 +97,10 @@ impl<W: Write> Recorder<W> {
         s.push('\n');
         out.write_all(s.as_bytes())?;
         out.flush()?;
-        Ok(Recorder { out, line: String::new() })
+        Ok(Recorder {
+            out,
+            line: String::new(),
+        })
     }
 
     /// Append one round (and flush).
@@ -164,7 +170,11 @@ fn write_submit(out: &mut String, job: &SimJob) {
 
 /// Serialize one round (no trailing newline).
 pub fn write_round(out: &mut String, jobs: &[SimJob], round: &Round) {
-    let _ = write!(out, "{{\"round\":{},\"time\":{},\"events\":[", round.number, round.time);
+    let _ = write!(
+        out,
+        "{{\"round\":{},\"time\":{},\"events\":[",
+        round.number, round.time
+    );
     for (i, e) in round.events.iter().enumerate() {
         if i > 0 {
             out.push(',');
@@ -252,9 +262,19 @@ impl std::fmt::Display for RecDecision {
 /// A decision as recorded (ids as text).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RecDecision {
-    Dispatch { job: String, nodes: Vec<u32>, cores: u64 },
-    Pend { job: String, reason: String },
-    Hold { job: String, dependencies: Vec<String> },
+    Dispatch {
+        job: String,
+        nodes: Vec<u32>,
+        cores: u64,
+    },
+    Pend {
+        job: String,
+        reason: String,
+    },
+    Hold {
+        job: String,
+        dependencies: Vec<String>,
+    },
 }
 
 impl RecDecision {
@@ -266,7 +286,10 @@ impl RecDecision {
                 nodes: alloc.nodes(),
                 cores: alloc.cores(),
             },
-            Decision::Pend { job, reason } => RecDecision::Pend { job: jobs[*job as usize].id.clone(), reason: reason.name().into() },
+            Decision::Pend { job, reason } => RecDecision::Pend {
+                job: jobs[*job as usize].id.clone(),
+                reason: reason.name().into(),
+            },
             Decision::Hold { job, dependencies } => RecDecision::Hold {
                 job: jobs[*job as usize].id.clone(),
                 dependencies: dependencies.iter().map(|s| s.to_string()).collect(),
@@ -276,7 +299,9 @@ impl RecDecision {
     /// The job decided about.
     pub fn job(&self) -> &str {
         match self {
-            RecDecision::Dispatch { job, .. } | RecDecision::Pend { job, .. } | RecDecision::Hold { job, .. } => job,
+            RecDecision::Dispatch { job, .. }
+            | RecDecision::Pend { job, .. }
+            | RecDecision::Hold { job, .. } => job,
         }
     }
 }
@@ -326,7 +351,11 @@ pub struct RecordingError {
 /// Parse a recording. A last line without its newline (or that is not valid JSON and is
 /// the last line) is a truncation, not an error; anything else malformed is an error.
 pub fn parse_recording(text: &str, file: &str) -> Result<Recording, RecordingError> {
-    let err = |line: usize, reason: String| RecordingError { file: file.into(), line, reason };
+    let err = |line: usize, reason: String| RecordingError {
+        file: file.into(),
+        line,
+        reason,
+    };
     let mut lines: Vec<&str> = text.split('\n').collect();
     // `split` leaves "" after a final newline; anything else there is a partial line.
     let mut truncated = false;
@@ -335,14 +364,29 @@ pub fn parse_recording(text: &str, file: &str) -> Result<Recording, RecordingErr
         Some(_) => truncated = true,
     }
     let Some(first) = lines.first() else {
-        return Err(err(1, if truncated { "truncated before the end of the header" } else { "empty recording" }.into()));
+        return Err(err(
+            1,
+            if truncated {
+                "truncated before the end of the header"
+            } else {
+                "empty recording"
+            }
+            .into(),
+        ));
     };
-    let header: Header = serde_json::from_str(first).map_err(|e| err(1, format!("bad header: {e}")))?;
+    let header: Header =
+        serde_json::from_str(first).map_err(|e| err(1, format!("bad header: {e}")))?;
     if header.format != FORMAT {
-        return Err(err(1, format!("not a jobsort recording (format `{}`)", header.format)));
+        return Err(err(
+            1,
+            format!("not a jobsort recording (format `{}`)", header.format),
+        ));
     }
     if header.version != VERSION {
-        return Err(err(1, format!("unsupported recording version {}", header.version)));
+        return Err(err(
+            1,
+            format!("unsupported recording version {}", header.version),
+        ));
     }
     let mut rounds = Vec::with_capacity(lines.len());
     let n = lines.len();
@@ -363,24 +407,41 @@ pub fn parse_recording(text: &str, file: &str) -> Result<Recording, RecordingErr
         };
         rounds.push(parse_round(&v, lineno).map_err(|r| err(lineno, r))?);
     }
-    Ok(Recording { header, rounds, truncated })
+    Ok(Recording {
+        header,
+        rounds,
+        truncated,
+    })
 }
 
 fn parse_round(v: &Value, line: usize) -> Result<RecRound, String> {
     let o = v.as_object().ok_or("a round must be an object")?;
-    let int = |k: &str| o.get(k).and_then(Value::as_i64).ok_or_else(|| format!("`{k}` must be an integer"));
+    let int = |k: &str| {
+        o.get(k)
+            .and_then(Value::as_i64)
+            .ok_or_else(|| format!("`{k}` must be an integer"))
+    };
     let round = int("round")? as u64;
     let time = int("time")?;
-    let arr = |k: &str| o.get(k).and_then(Value::as_array).ok_or_else(|| format!("`{k}` must be an array"));
+    let arr = |k: &str| {
+        o.get(k)
+            .and_then(Value::as_array)
+            .ok_or_else(|| format!("`{k}` must be an array"))
+    };
     let mut events = Vec::new();
     for (i, e) in arr("events")?.iter().enumerate() {
         events.push(parse_event(e, time).map_err(|r| format!("events[{i}]: {r}"))?);
     }
     let mut queue = Vec::new();
     for (i, q) in arr("queue")?.iter().enumerate() {
-        let pair = q.as_array().filter(|a| a.len() == 2).ok_or_else(|| format!("queue[{i}]: expected [id, value]"))?;
+        let pair = q
+            .as_array()
+            .filter(|a| a.len() == 2)
+            .ok_or_else(|| format!("queue[{i}]: expected [id, value]"))?;
         let id = id_of(&pair[0]).ok_or_else(|| format!("queue[{i}]: bad id"))?;
-        let value = pair[1].as_f64().ok_or_else(|| format!("queue[{i}]: value must be a number"))?;
+        let value = pair[1]
+            .as_f64()
+            .ok_or_else(|| format!("queue[{i}]: value must be a number"))?;
         queue.push((id, value));
     }
     let mut decisions = Vec::new();
@@ -388,7 +449,15 @@ fn parse_round(v: &Value, line: usize) -> Result<RecRound, String> {
         decisions.push(parse_decision(d).map_err(|r| format!("decisions[{i}]: {r}"))?);
     }
     let hash = o.get("hash").and_then(Value::as_str).map(str::to_string);
-    Ok(RecRound { line, round, time, events, queue, decisions, hash })
+    Ok(RecRound {
+        line,
+        round,
+        time,
+        events,
+        queue,
+        decisions,
+        hash,
+    })
 }
 
 fn id_of(v: &Value) -> Option<String> {
@@ -415,7 +484,10 @@ fn parse_event(e: &Value, time: i64) -> Result<RecEvent, String> {
     let get = |k: &str| o.get(k).and_then(Value::as_f64);
     let text = |k: &str, d: &str| o.get(k).and_then(Value::as_str).unwrap_or(d).to_string();
     let request = match (get("nnodes"), get("ncores"), get("procs")) {
-        (Some(n), Some(c), _) => Request::Nodes { nodes: n as u32, cores: c as u32 },
+        (Some(n), Some(c), _) => Request::Nodes {
+            nodes: n as u32,
+            cores: c as u32,
+        },
         (_, _, Some(p)) => Request::Procs(p as u32),
         _ => return Err("a submit needs `procs` or `nnodes`+`ncores`".into()),
     };
@@ -424,7 +496,11 @@ fn parse_event(e: &Value, time: i64) -> Result<RecEvent, String> {
     let mut resources = BTreeMap::new();
     if let Some(r) = o.get("resources").and_then(Value::as_object) {
         for (k, v) in r {
-            resources.insert(k.clone(), v.as_f64().ok_or_else(|| format!("resource `{k}` must be a number"))?);
+            resources.insert(
+                k.clone(),
+                v.as_f64()
+                    .ok_or_else(|| format!("resource `{k}` must be a number"))?,
+            );
         }
     }
     Ok(RecEvent::Submit(Box::new(SimJob {
@@ -452,20 +528,33 @@ fn parse_decision(d: &Value) -> Result<RecDecision, String> {
             None | Some(Value::Null) => vec![],
             Some(Value::Array(a)) => a
                 .iter()
-                .map(|n| n.as_u64().map(|x| x as u32).ok_or("`nodes` must hold node numbers"))
+                .map(|n| {
+                    n.as_u64()
+                        .map(|x| x as u32)
+                        .ok_or("`nodes` must hold node numbers")
+                })
                 .collect::<Result<_, _>>()?,
             Some(_) => return Err("`nodes` must be an array".into()),
         };
-        let cores = o.get("cores").and_then(Value::as_u64).ok_or("`cores` must be a non-negative integer")?;
+        let cores = o
+            .get("cores")
+            .and_then(Value::as_u64)
+            .ok_or("`cores` must be a non-negative integer")?;
         return Ok(RecDecision::Dispatch { job, nodes, cores });
     }
     if let Some(id) = o.get("pend") {
         let job = id_of(id).ok_or("bad `pend` id")?;
-        let reason = o.get("reason").and_then(Value::as_str).ok_or("`reason` must be a string")?;
+        let reason = o
+            .get("reason")
+            .and_then(Value::as_str)
+            .ok_or("`reason` must be a string")?;
         if PendReason::parse(reason).is_none() {
             return Err(format!("unknown pend reason `{reason}`"));
         }
-        return Ok(RecDecision::Pend { job, reason: reason.into() });
+        return Ok(RecDecision::Pend {
+            job,
+            reason: reason.into(),
+        });
     }
     if let Some(id) = o.get("hold") {
         let job = id_of(id).ok_or("bad `hold` id")?;
@@ -474,9 +563,16 @@ fn parse_decision(d: &Value) -> Result<RecDecision, String> {
             .and_then(Value::as_array)
             .ok_or("`dependencies` must be an array")?
             .iter()
-            .map(|d| d.as_str().map(str::to_string).ok_or("dependencies are strings"))
+            .map(|d| {
+                d.as_str()
+                    .map(str::to_string)
+                    .ok_or("dependencies are strings")
+            })
             .collect::<Result<_, _>>()?;
-        return Ok(RecDecision::Hold { job, dependencies: deps });
+        return Ok(RecDecision::Hold {
+            job,
+            dependencies: deps,
+        });
     }
     Err("expected `dispatch`, `pend` or `hold`".into())
 }

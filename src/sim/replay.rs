@@ -17,7 +17,9 @@
 
 use super::metrics;
 use super::priority::Priority;
-use super::record::{ClusterInfo, FORMAT, Header, RecDecision, RecEvent, RecRound, Recording, VERSION};
+use super::record::{
+    ClusterInfo, FORMAT, Header, RecDecision, RecEvent, RecRound, Recording, VERSION,
+};
 use super::scheduler::{Decision, Policy, SimConfig, SimError, Simulator};
 use super::share::ShareTree;
 use super::workload::{SimJob, Workload};
@@ -72,7 +74,10 @@ pub fn recorded_jobs(rec: &Recording) -> Result<Vec<SimJob>, ReplayError> {
         for e in &r.events {
             if let RecEvent::Submit(j) = e {
                 if !seen.insert(j.id.clone()) {
-                    return Err(ReplayError::Bad { round: r.round, reason: format!("job `{}` submitted twice", j.id) });
+                    return Err(ReplayError::Bad {
+                        round: r.round,
+                        reason: format!("job `{}` submitted twice", j.id),
+                    });
                 }
                 jobs.push((**j).clone());
             }
@@ -84,7 +89,10 @@ pub fn recorded_jobs(rec: &Recording) -> Result<Vec<SimJob>, ReplayError> {
 
 /// `replay --verify`: drive the recorded jobs through the live scheduler with the recorded
 /// settings and `formula` (pass the recorded formula compiled, or another one) and compare.
-pub fn verify(rec: &Recording, formula: Option<&dyn Priority>) -> Result<VerifyReport, ReplayError> {
+pub fn verify(
+    rec: &Recording,
+    formula: Option<&dyn Priority>,
+) -> Result<VerifyReport, ReplayError> {
     let jobs = recorded_jobs(rec)?;
     let config = rec.header.config();
     let mut sim = Simulator::new(&jobs, config, formula)?.with_hashing(true);
@@ -109,7 +117,11 @@ pub fn verify(rec: &Recording, formula: Option<&dyn Priority>) -> Result<VerifyR
                     round: r.round,
                     time: r.time,
                     job: r.decisions.first().map(|d| d.job().to_string()),
-                    recorded: r.decisions.first().map(|d| d.to_string()).unwrap_or_else(null),
+                    recorded: r
+                        .decisions
+                        .first()
+                        .map(|d| d.to_string())
+                        .unwrap_or_else(null),
                     live: "no round (the live schedule had already ended)".into(),
                 });
             }
@@ -130,7 +142,11 @@ pub fn verify(rec: &Recording, formula: Option<&dyn Priority>) -> Result<VerifyR
                 });
             }
         }
-        let live_d: Vec<RecDecision> = live.decisions.iter().map(|d| RecDecision::from_live(&jobs, d)).collect();
+        let live_d: Vec<RecDecision> = live
+            .decisions
+            .iter()
+            .map(|d| RecDecision::from_live(&jobs, d))
+            .collect();
         let n = live_d.len().max(r.decisions.len());
         for i in 0..n {
             let (a, b) = (r.decisions.get(i), live_d.get(i));
@@ -202,21 +218,34 @@ enum State {
     Unsubmitted,
     Queued,
     /// Captured (charged `cores` from `start`).
-    Running { cores: u64, start: i64 },
+    Running {
+        cores: u64,
+        start: i64,
+    },
     /// RUN seen without a recorded dispatch: out of the queue, nothing charged.
     RunningUnaccounted,
     Done,
 }
 
 /// Follow `rec` and compare `formula`'s order with the recorded one each round.
-pub fn reconcile(rec: &Recording, formula: Option<&dyn Priority>) -> Result<ReconcileReport, ReplayError> {
+pub fn reconcile(
+    rec: &Recording,
+    formula: Option<&dyn Priority>,
+) -> Result<ReconcileReport, ReplayError> {
     let jobs = recorded_jobs(rec)?;
-    let index: HashMap<&str, usize> = jobs.iter().enumerate().map(|(i, j)| (j.id.as_str(), i)).collect();
+    let index: HashMap<&str, usize> = jobs
+        .iter()
+        .enumerate()
+        .map(|(i, j)| (j.id.as_str(), i))
+        .collect();
     let config = rec.header.config();
     let capacity = config.nodes as i64 * config.cores as i64;
     let (mut tree, leaves) = match &config.fairshare {
         Some(cfg) => {
-            let (t, l) = ShareTree::build(cfg, &jobs).map_err(|e| ReplayError::Bad { round: 0, reason: e })?;
+            let (t, l) = ShareTree::build(cfg, &jobs).map_err(|e| ReplayError::Bad {
+                round: 0,
+                reason: e,
+            })?;
             (Some(t), l)
         }
         None => (None, vec![]),
@@ -246,7 +275,10 @@ pub fn reconcile(rec: &Recording, formula: Option<&dyn Priority>) -> Result<Reco
     let (mut tau_sum, mut tau_n) = (0.0, 0u64);
     let (mut agree, mut recorded_dispatches) = (0u64, 0u64);
     let lookup = |id: &str, round: u64| -> Result<usize, ReplayError> {
-        index.get(id).copied().ok_or_else(|| ReplayError::Bad { round, reason: format!("job `{id}` was never submitted") })
+        index.get(id).copied().ok_or_else(|| ReplayError::Bad {
+            round,
+            reason: format!("job `{id}` was never submitted"),
+        })
     };
     for r in &rec.rounds {
         report.rounds += 1;
@@ -299,9 +331,24 @@ pub fn reconcile(rec: &Recording, formula: Option<&dyn Priority>) -> Result<Reco
         // The other formula's order over the queue.
         let values = evaluate(formula, &inputs, &jobs, &queued, t, tree.as_ref(), &leaves);
         let mut alt: Vec<usize> = (0..queued.len()).collect();
-        alt.sort_by(|&a, &b| (values[b] + 0.0).total_cmp(&(values[a] + 0.0)).then(queued[a].cmp(&queued[b])));
+        alt.sort_by(|&a, &b| {
+            (values[b] + 0.0)
+                .total_cmp(&(values[a] + 0.0))
+                .then(queued[a].cmp(&queued[b]))
+        });
         let alt_jobs: Vec<usize> = alt.iter().map(|&k| queued[k]).collect();
-        let would = would_start(&jobs, &alt_jobs, &state, &running_set, free_before, t, config.policy, config.threshold, &values, &alt);
+        let would = would_start(
+            &jobs,
+            &alt_jobs,
+            &state,
+            &running_set,
+            free_before,
+            t,
+            config.policy,
+            config.threshold,
+            &values,
+            &alt,
+        );
         // The recorded order over the same jobs.
         let recorded_dispatch: Vec<usize> = r
             .decisions
@@ -320,7 +367,9 @@ pub fn reconcile(rec: &Recording, formula: Option<&dyn Priority>) -> Result<Reco
         // Captures.
         let mut captured = Vec::new();
         for d in &r.decisions {
-            let RecDecision::Dispatch { job, cores, .. } = d else { continue };
+            let RecDecision::Dispatch { job, cores, .. } = d else {
+                continue;
+            };
             report.decisions += 1;
             let i = lookup(job, r.round)?;
             ever_dispatched[i] = true;
@@ -328,7 +377,11 @@ pub fn reconcile(rec: &Recording, formula: Option<&dyn Priority>) -> Result<Reco
                 State::Running { .. } => report.noops += 1,
                 State::Done => report.noops += 1,
                 _ => {
-                    let c = if *cores > 0 { *cores } else { jobs[i].request.total_cores() };
+                    let c = if *cores > 0 {
+                        *cores
+                    } else {
+                        jobs[i].request.total_cores()
+                    };
                     state[i] = State::Running { cores: c, start: t };
                     queue_set.remove(&i);
                     running_set.insert(i);
@@ -342,7 +395,11 @@ pub fn reconcile(rec: &Recording, formula: Option<&dyn Priority>) -> Result<Reco
             report.overcommitted_rounds += 1;
         }
         let rec_set: std::collections::HashSet<usize> = recorded_dispatch.iter().copied().collect();
-        let instead: Vec<String> = would.iter().filter(|i| !rec_set.contains(i)).map(|&i| jobs[i].id.clone()).collect();
+        let instead: Vec<String> = would
+            .iter()
+            .filter(|i| !rec_set.contains(i))
+            .map(|&i| jobs[i].id.clone())
+            .collect();
         let would_set: std::collections::HashSet<usize> = would.iter().copied().collect();
         for i in &recorded_dispatch {
             if queued.binary_search(i).is_ok() {
@@ -365,7 +422,10 @@ pub fn reconcile(rec: &Recording, formula: Option<&dyn Priority>) -> Result<Reco
         });
         last_time = Some(t);
     }
-    report.uncaptured = (0..jobs.len()).filter(|&i| !ever_dispatched[i]).map(|i| jobs[i].id.clone()).collect();
+    report.uncaptured = (0..jobs.len())
+        .filter(|&i| !ever_dispatched[i])
+        .map(|i| jobs[i].id.clone())
+        .collect();
     report.mean_kendall_tau = (tau_n > 0).then(|| tau_sum / tau_n as f64);
     report.agreement = (recorded_dispatches > 0).then(|| agree as f64 / recorded_dispatches as f64);
     Ok(report)
@@ -380,7 +440,9 @@ fn evaluate(
     tree: Option<&ShareTree>,
     leaves: &[u32],
 ) -> Vec<f64> {
-    let Some(f) = formula else { return vec![0.0; queued.len()] };
+    let Some(f) = formula else {
+        return vec![0.0; queued.len()];
+    };
     let cols: Vec<Vec<f64>> = inputs
         .iter()
         .map(|name| {
@@ -445,7 +507,9 @@ fn would_start(
                     let mut ends: Vec<(i64, i64)> = running
                         .iter()
                         .filter_map(|&x| match state[x] {
-                            State::Running { cores, start } => Some((start + jobs[x].walltime, cores as i64)),
+                            State::Running { cores, start } => {
+                                Some((start + jobs[x].walltime, cores as i64))
+                            }
                             _ => None,
                         })
                         .collect();
@@ -464,14 +528,13 @@ fn would_start(
                 }
                 None => {}
                 Some(_) if !fits => continue,
-                Some((st, extra)) => {
-                    if t + jobs[i].walltime > st {
-                        if need > extra {
-                            continue;
-                        }
-                        shadow = Some((st, extra - need));
+                Some((st, extra)) if t + jobs[i].walltime > st => {
+                    if need > extra {
+                        continue;
                     }
+                    shadow = Some((st, extra - need));
                 }
+                Some(_) => {}
             },
         }
         free -= need;
@@ -480,7 +543,12 @@ fn would_start(
     out
 }
 
-fn recorded_order(r: &RecRound, queued: &[usize], dispatched: &[usize], index: &HashMap<&str, usize>) -> Vec<usize> {
+fn recorded_order(
+    r: &RecRound,
+    queued: &[usize],
+    dispatched: &[usize],
+    index: &HashMap<&str, usize>,
+) -> Vec<usize> {
     let qset: std::collections::HashSet<usize> = queued.iter().copied().collect();
     let mut out = Vec::with_capacity(queued.len());
     let mut seen = std::collections::HashSet::new();
@@ -554,7 +622,9 @@ fn inversions(v: &mut [usize]) -> u64 {
 /// trace with recorded waits. Jobs without a recorded start are never dispatched (they show
 /// up as uncaptured). Ends use the trace's run time.
 pub fn recording_from_trace(w: &Workload, config: &SimConfig) -> Recording {
-    let mut at: BTreeMap<i64, (Vec<usize>, Vec<usize>, Vec<usize>)> = BTreeMap::new();
+    // Per time: (ends, submits, starts) as job indices.
+    type AtTime = (Vec<usize>, Vec<usize>, Vec<usize>);
+    let mut at: BTreeMap<i64, AtTime> = BTreeMap::new();
     for (i, j) in w.jobs.iter().enumerate() {
         at.entry(j.submit).or_default().1.push(i);
         if let Some(s) = j.recorded_start {
@@ -564,13 +634,32 @@ pub fn recording_from_trace(w: &Workload, config: &SimConfig) -> Recording {
     }
     let mut rounds = Vec::with_capacity(at.len());
     for (k, (t, (ends, submits, starts))) in at.into_iter().enumerate() {
-        let mut events: Vec<RecEvent> = ends.iter().map(|&i| RecEvent::End(w.jobs[i].id.clone())).collect();
-        events.extend(submits.iter().map(|&i| RecEvent::Submit(Box::new(w.jobs[i].clone()))));
+        let mut events: Vec<RecEvent> = ends
+            .iter()
+            .map(|&i| RecEvent::End(w.jobs[i].id.clone()))
+            .collect();
+        events.extend(
+            submits
+                .iter()
+                .map(|&i| RecEvent::Submit(Box::new(w.jobs[i].clone()))),
+        );
         let decisions = starts
             .iter()
-            .map(|&i| RecDecision::Dispatch { job: w.jobs[i].id.clone(), nodes: vec![], cores: w.jobs[i].request.total_cores() })
+            .map(|&i| RecDecision::Dispatch {
+                job: w.jobs[i].id.clone(),
+                nodes: vec![],
+                cores: w.jobs[i].request.total_cores(),
+            })
             .collect();
-        rounds.push(RecRound { line: k + 2, round: k as u64, time: t, events, queue: vec![], decisions, hash: None });
+        rounds.push(RecRound {
+            line: k + 2,
+            round: k as u64,
+            time: t,
+            events,
+            queue: vec![],
+            decisions,
+            hash: None,
+        });
     }
     Recording {
         header: Header {
@@ -579,7 +668,10 @@ pub fn recording_from_trace(w: &Workload, config: &SimConfig) -> Recording {
             trace: super::run::trace_info(w),
             formula: None,
             policy: config.policy,
-            cluster: ClusterInfo { nodes: config.nodes, cores: config.cores },
+            cluster: ClusterInfo {
+                nodes: config.nodes,
+                cores: config.cores,
+            },
             threshold: config.threshold,
             fairshare: config.fairshare.clone(),
             limits: config.limits.clone(),
@@ -592,7 +684,11 @@ pub fn recording_from_trace(w: &Workload, config: &SimConfig) -> Recording {
 /// Metrics of the recorded schedule of a trace (start = submit + wait, end = start + run).
 pub fn recorded_metrics(w: &Workload, capacity: u64) -> metrics::Metrics {
     let start: Vec<Option<i64>> = w.jobs.iter().map(|j| j.recorded_start).collect();
-    let end: Vec<Option<i64>> = w.jobs.iter().map(|j| j.recorded_start.map(|s| s + j.run)).collect();
+    let end: Vec<Option<i64>> = w
+        .jobs
+        .iter()
+        .map(|j| j.recorded_start.map(|s| s + j.run))
+        .collect();
     metrics::compute(&w.jobs, &start, &end, capacity)
 }
 

@@ -49,20 +49,37 @@ pub struct RunOptions<'a> {
 
 /// The trace description recorded in a header.
 pub fn trace_info(w: &Workload) -> TraceInfo {
-    TraceInfo { name: w.name.clone(), sha256: w.sha256.clone(), jobs: w.jobs.len(), dropped: w.report.dropped.clone() }
+    TraceInfo {
+        name: w.name.clone(),
+        sha256: w.sha256.clone(),
+        jobs: w.jobs.len(),
+        dropped: w.report.dropped.clone(),
+    }
 }
 
 /// Simulate `w` under `config` and `formula`.
-pub fn simulate(w: &Workload, config: &SimConfig, formula: Option<&dyn Priority>, opts: &RunOptions<'_>) -> Result<RunResult, RunError> {
+pub fn simulate(
+    w: &Workload,
+    config: &SimConfig,
+    formula: Option<&dyn Priority>,
+    opts: &RunOptions<'_>,
+) -> Result<RunResult, RunError> {
     let mut sim = Simulator::new(&w.jobs, config.clone(), formula)?
         .with_hashing(opts.record.is_some())
+        .with_full_rounds(opts.record.is_some())
         .with_series(opts.series);
-    let io_err = |p: &Path, e: std::io::Error| RunError::Io { path: p.display().to_string(), message: e.to_string() };
+    let io_err = |p: &Path, e: std::io::Error| RunError::Io {
+        path: p.display().to_string(),
+        message: e.to_string(),
+    };
     let mut recorder = match opts.record {
         Some(p) => {
             let f = std::fs::File::create(p).map_err(|e| io_err(p, e))?;
             let header = Header::new(trace_info(w), formula.map(|f| f.source()), config);
-            Some((Recorder::new(BufWriter::new(f), &header).map_err(|e| io_err(p, e))?, p))
+            Some((
+                Recorder::new(BufWriter::new(f), &header).map_err(|e| io_err(p, e))?,
+                p,
+            ))
         }
         None => None,
     };
@@ -78,7 +95,10 @@ pub fn simulate(w: &Workload, config: &SimConfig, formula: Option<&dyn Priority>
         }
     }
     if let Some((rec, p)) = recorder {
-        let mut f = rec.into_inner().into_inner().map_err(|e| io_err(p, e.into_error()))?;
+        let mut f = rec
+            .into_inner()
+            .into_inner()
+            .map_err(|e| io_err(p, e.into_error()))?;
         f.flush().map_err(|e| io_err(p, e))?;
         f.sync_all().map_err(|e| io_err(p, e))?;
     }
@@ -86,11 +106,21 @@ pub fn simulate(w: &Workload, config: &SimConfig, formula: Option<&dyn Priority>
         cb(total, total);
     }
     let outcome = sim.finish();
-    Ok(result(w, config, formula.map(|f| f.source().to_string()), outcome))
+    Ok(result(
+        w,
+        config,
+        formula.map(|f| f.source().to_string()),
+        outcome,
+    ))
 }
 
 /// Metrics and shares of a finished simulation.
-pub fn result(w: &Workload, config: &SimConfig, formula: Option<String>, outcome: SimOutcome) -> RunResult {
+pub fn result(
+    w: &Workload,
+    config: &SimConfig,
+    formula: Option<String>,
+    outcome: SimOutcome,
+) -> RunResult {
     let capacity = config.nodes as u64 * config.cores as u64;
     let m = metrics::compute(&w.jobs, &outcome.start, &outcome.end, capacity);
     let shares = match (&outcome.tree, &outcome.leaves) {
@@ -108,9 +138,16 @@ pub fn result(w: &Workload, config: &SimConfig, formula: Option<String>, outcome
             )
         }
         _ => {
-            let users: std::collections::BTreeSet<&str> = w.jobs.iter().map(|j| j.user.as_str()).collect();
+            let users: std::collections::BTreeSet<&str> =
+                w.jobs.iter().map(|j| j.user.as_str()).collect();
             let n = users.len().max(1) as f64;
-            metrics::shares(&w.jobs, &outcome.start, &outcome.end, |i| w.jobs[i].user.clone(), |_| 1.0 / n)
+            metrics::shares(
+                &w.jobs,
+                &outcome.start,
+                &outcome.end,
+                |i| w.jobs[i].user.clone(),
+                |_| 1.0 / n,
+            )
         }
     };
     RunResult {

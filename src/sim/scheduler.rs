@@ -26,7 +26,7 @@
 //! name reads the job's resource of that name (0 when absent).
 
 use super::cluster::{Allocation, Cluster, fits_in, place};
-use super::limit::{LimitState, LimitsConfig};
+use super::limit::{Admission, LimitState, LimitsSpec};
 use super::priority::Priority;
 use super::share::{FairshareConfig, ShareTree};
 use super::workload::{Request, SimJob};
@@ -71,7 +71,8 @@ pub struct SimConfig {
     /// `job_sort_formula_threshold`: jobs with value ≤ this are not run.
     pub threshold: Option<f64>,
     pub fairshare: Option<FairshareConfig>,
-    pub limits: Option<LimitsConfig>,
+    /// flux-accounting limits (the limits file text).
+    pub limits: Option<LimitsSpec>,
 }
 
 /// Kinds of events, in tie order.
@@ -121,16 +122,27 @@ impl PendReason {
 /// A scheduling decision about one queued job.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decision {
-    Dispatch { job: u32, alloc: Allocation },
-    Pend { job: u32, reason: PendReason },
-    Hold { job: u32, dependencies: Vec<&'static str> },
+    Dispatch {
+        job: u32,
+        alloc: Allocation,
+    },
+    Pend {
+        job: u32,
+        reason: PendReason,
+    },
+    Hold {
+        job: u32,
+        dependencies: Vec<&'static str>,
+    },
 }
 
 impl Decision {
     /// The job decided about.
     pub fn job(&self) -> u32 {
         match self {
-            Decision::Dispatch { job, .. } | Decision::Pend { job, .. } | Decision::Hold { job, .. } => *job,
+            Decision::Dispatch { job, .. }
+            | Decision::Pend { job, .. }
+            | Decision::Hold { job, .. } => *job,
         }
     }
 }
@@ -194,7 +206,10 @@ impl Source {
         }
     }
     fn is_fairshare(&self) -> bool {
-        matches!(self, Source::FsPerc | Source::FsTreeUsage | Source::FsFactor)
+        matches!(
+            self,
+            Source::FsPerc | Source::FsTreeUsage | Source::FsFactor
+        )
     }
 }
 
@@ -205,6 +220,8 @@ pub enum SimError {
     EmptyCluster { nodes: u32, cores: u32 },
     #[error("fairshare tree: {0}")]
     Fairshare(String),
+    #[error("limits: {0}")]
+    Limits(String),
     #[error("the jobs must be sorted by submit time (job `{0}` is out of order)")]
     Unsorted(String),
     #[error("job `{id}` asks for more than the cluster has ({request})")]
@@ -231,13 +248,19 @@ pub struct Simulator<'a> {
     share: Option<ShareTree>,
     leaf: Vec<u32>,
     limits: Option<LimitState>,
-    user_of: Vec<u32>,
+    /// Jobs rejected at submit by a hard limit.
+    rejected: Vec<bool>,
     sources: Vec<Source>,
     needs_share: bool,
     columns: Vec<Vec<f64>>,
     values: Vec<f64>,
     order: Vec<u32>,
     hashing: bool,
+    /// Record every decision and the ranked queue (else only dispatches, and rounds where
+    /// nothing can start skip evaluation).
+    full: bool,
+    /// Queued jobs by total cores asked (multiset), for the "nothing can start" shortcut.
+    queued_cores: BTreeMap<u64, u32>,
     eval_errors: u64,
     series: Vec<QueuePoint>,
     keep_series: bool,
@@ -246,9 +269,16 @@ pub struct Simulator<'a> {
 impl<'a> Simulator<'a> {
     /// Set up a simulation. `jobs` must be sorted by submit time and every job must fit the
     /// idle cluster (use [`drop_oversized`] first).
-    pub fn new(jobs: &'a [SimJob], config: SimConfig, formula: Option<&'a dyn Priority>) -> Result<Simulator<'a>, SimError> {
+    pub fn new(
+        jobs: &'a [SimJob],
+        config: SimConfig,
+        formula: Option<&'a dyn Priority>,
+    ) -> Result<Simulator<'a>, SimError> {
         if config.nodes == 0 || config.cores == 0 {
-            return Err(SimError::EmptyCluster { nodes: config.nodes, cores: config.cores });
+            return Err(SimError::EmptyCluster {
+                nodes: config.nodes,
+                cores: config.cores,
+            });
         }
         let cluster = Cluster::new(config.nodes, config.cores);
         for w in jobs.windows(2) {
@@ -257,7 +287,10 @@ impl<'a> Simulator<'a> {
             }
         }
         if let Some(j) = jobs.iter().find(|j| !cluster.can_ever_fit(j.request)) {
-            return Err(SimError::TooLarge { id: j.id.clone(), request: format!("{:?}", j.request) });
+            return Err(SimError::TooLarge {
+                id: j.id.clone(),
+                request: format!("{:?}", j.request),
+            });
         }
         let (share, leaf) = match &config.fairshare {
             Some(cfg) => {
@@ -266,23 +299,15 @@ impl<'a> Simulator<'a> {
             }
             None => (None, vec![]),
         };
-        let (limits, user_of) = match &config.limits {
-            Some(cfg) => {
-                let mut names: Vec<String> = Vec::new();
-                let mut idx: BTreeMap<&str, u32> = BTreeMap::new();
-                let mut user_of = Vec::with_capacity(jobs.len());
-                for j in jobs {
-                    let id = *idx.entry(j.user.as_str()).or_insert_with(|| {
-                        names.push(j.user.clone());
-                        names.len() as u32 - 1
-                    });
-                    user_of.push(id);
-                }
-                (Some(LimitState::new(cfg, &names)), user_of)
+        let limits = match &config.limits {
+            Some(spec) => {
+                Some(LimitState::new(spec, jobs, config.cores).map_err(SimError::Limits)?)
             }
-            None => (None, vec![]),
+            None => None,
         };
-        let sources: Vec<Source> = formula.map(|f| f.inputs().iter().map(|n| Source::of(n)).collect()).unwrap_or_default();
+        let sources: Vec<Source> = formula
+            .map(|f| f.inputs().iter().map(|n| Source::of(n)).collect())
+            .unwrap_or_default();
         let needs_share = sources.iter().any(Source::is_fairshare);
         let n = jobs.len();
         Ok(Simulator {
@@ -303,13 +328,15 @@ impl<'a> Simulator<'a> {
             share,
             leaf,
             limits,
-            user_of,
+            rejected: vec![false; n],
             columns: vec![Vec::new(); sources.len()],
             sources,
             needs_share,
             values: Vec::new(),
             order: Vec::new(),
             hashing: false,
+            full: true,
+            queued_cores: BTreeMap::new(),
             eval_errors: 0,
             series: Vec::new(),
             keep_series: false,
@@ -320,6 +347,15 @@ impl<'a> Simulator<'a> {
     /// Compute each round's input hash (needed for recording and verification).
     pub fn with_hashing(mut self, on: bool) -> Self {
         self.hashing = on;
+        self
+    }
+
+    /// Whether rounds list every queued job and decision (default on; needed for recording
+    /// and verification). Off, a round lists only its dispatches, and a round in which no
+    /// queued job can fit the free cores skips evaluation and ranking (its queue is empty).
+    /// The schedule is the same either way.
+    pub fn with_full_rounds(mut self, on: bool) -> Self {
+        self.full = on;
         self
     }
 
@@ -381,7 +417,10 @@ impl<'a> Simulator<'a> {
             let dt = (t - last) as f64;
             if dt > 0.0 {
                 for &j in &self.running {
-                    share.accrue(self.leaf[j as usize], self.jobs[j as usize].request.total_cores() as f64 * dt);
+                    share.accrue(
+                        self.leaf[j as usize],
+                        self.jobs[j as usize].request.total_cores() as f64 * dt,
+                    );
                 }
             }
         }
@@ -392,7 +431,10 @@ impl<'a> Simulator<'a> {
                 break;
             }
             self.ends.pop();
-            round.events.push(Event { kind: EventKind::End, job: j });
+            round.events.push(Event {
+                kind: EventKind::End,
+                job: j,
+            });
             if let Some(a) = self.alloc[j as usize].take() {
                 self.cluster.release(&a);
             }
@@ -400,7 +442,7 @@ impl<'a> Simulator<'a> {
                 self.running.swap_remove(p);
             }
             if let Some(l) = self.limits.as_mut() {
-                l.on_end(self.user_of[j as usize], self.jobs[j as usize].request.total_cores());
+                l.on_end(&self.jobs[j as usize].id);
             }
             self.finished[j as usize] += 1;
         }
@@ -409,8 +451,22 @@ impl<'a> Simulator<'a> {
                 break;
             }
             let j = self.next_submit as u32;
-            round.events.push(Event { kind: EventKind::Submit, job: j });
+            round.events.push(Event {
+                kind: EventKind::Submit,
+                job: j,
+            });
+            if let Some(l) = self.limits.as_mut()
+                && let Admission::Rejected(_) = l.submit(job)
+            {
+                self.rejected[j as usize] = true;
+                self.next_submit += 1;
+                continue;
+            }
             self.queue.push(j);
+            *self
+                .queued_cores
+                .entry(job.request.total_cores())
+                .or_insert(0) += 1;
             self.next_submit += 1;
         }
 
@@ -426,15 +482,37 @@ impl<'a> Simulator<'a> {
             panic!("simulator invariant broken at t={t}: {e}");
         }
 
-        self.evaluate(t);
-        self.rank();
-        round.queue.extend(self.order.iter().map(|&k| (self.queue[k as usize], self.values[k as usize])));
-
-        if self.hashing {
-            round.hash = Some(self.hash_inputs(&round));
+        // Nothing can start when the smallest queued job needs more cores than are free.
+        let may_start = self
+            .queued_cores
+            .keys()
+            .next()
+            .is_some_and(|&m| m <= self.cluster.free_total());
+        if self.full || self.hashing || may_start {
+            self.evaluate(t);
+            // Strict ordering without a recording needs only the ranked prefix up to the first
+            // job that does not fit: rank the top k, widen only if all of them started.
+            let lazy = !self.full && !self.hashing && self.config.policy == Policy::Strict;
+            let mut k = if lazy { 32 } else { usize::MAX };
+            loop {
+                let n = self.queue.len();
+                self.rank((k < n).then_some(k));
+                round.queue.clear();
+                round.queue.extend(
+                    self.order
+                        .iter()
+                        .map(|&k| (self.queue[k as usize], self.values[k as usize])),
+                );
+                if self.hashing {
+                    round.hash = Some(self.hash_inputs(&round));
+                }
+                let stopped = self.dispatch(t, &mut round);
+                if stopped || k >= n {
+                    break;
+                }
+                k = k.saturating_mul(8);
+            }
         }
-
-        self.dispatch(t, &mut round);
         let started: Vec<u32> = round
             .decisions
             .iter()
@@ -445,6 +523,18 @@ impl<'a> Simulator<'a> {
             .collect();
         if !started.is_empty() {
             self.queue.retain(|j| self.start[*j as usize].is_none());
+            for &j in &started {
+                let c = self.jobs[j as usize].request.total_cores();
+                if let Some(n) = self.queued_cores.get_mut(&c) {
+                    *n -= 1;
+                    if *n == 0 {
+                        self.queued_cores.remove(&c);
+                    }
+                }
+            }
+        }
+        if !self.full {
+            round.queue.clear();
         }
         if self.keep_series {
             self.series.push(QueuePoint {
@@ -476,17 +566,19 @@ impl<'a> Simulator<'a> {
                     Source::Walltime => job.walltime as f64,
                     Source::Mem => job.mem,
                     Source::EligibleTime => (t - job.submit) as f64,
-                    Source::FsPerc | Source::FsTreeUsage | Source::FsFactor => match &self.share {
-                        Some(s) => {
-                            let kw = s.keywords(self.leaf[j as usize]);
-                            match src {
-                                Source::FsPerc => kw.perc,
-                                Source::FsTreeUsage => kw.tree_usage,
-                                _ => kw.factor,
+                    Source::FsPerc | Source::FsTreeUsage | Source::FsFactor => {
+                        match self.share.as_mut() {
+                            Some(s) => {
+                                let kw = s.keywords_cached(self.leaf[j as usize]);
+                                match src {
+                                    Source::FsPerc => kw.perc,
+                                    Source::FsTreeUsage => kw.tree_usage,
+                                    _ => kw.factor,
+                                }
                             }
+                            None => 0.0,
                         }
-                        None => 0.0,
-                    },
+                    }
                     Source::QueuePriority => job.queue_priority,
                     Source::Const(c) => *c,
                     Source::Nodect => job.request.node_count() as f64,
@@ -501,36 +593,66 @@ impl<'a> Simulator<'a> {
         self.values = ev.values;
     }
 
-    fn rank(&mut self) {
+    /// Rank the queue into `order`; with `top = Some(k)` only the first `k` (selected, then
+    /// sorted: the same prefix a full sort gives, the order being total).
+    fn rank(&mut self, top: Option<usize>) {
+        let n = self.queue.len();
+        let k = top.unwrap_or(n).min(n);
         self.order.clear();
-        self.order.extend(0..self.queue.len() as u32);
         if self.formula.is_none() {
-            return; // all values equal: submit order
+            self.order.extend(0..k as u32); // all values equal: submit order
+            return;
         }
+        self.order.extend(0..n as u32);
         let values = &self.values;
         let queue = &self.queue;
-        self.order.sort_unstable_by(|&a, &b| {
-            let (va, vb) = (values[a as usize] + 0.0, values[b as usize] + 0.0);
-            vb.total_cmp(&va).then(queue[a as usize].cmp(&queue[b as usize]))
-        });
+        let cmp = |a: &u32, b: &u32| {
+            let (va, vb) = (values[*a as usize] + 0.0, values[*b as usize] + 0.0);
+            vb.total_cmp(&va)
+                .then(queue[*a as usize].cmp(&queue[*b as usize]))
+        };
+        if k < n {
+            if k > 0 {
+                self.order.select_nth_unstable_by(k - 1, cmp);
+            }
+            self.order.truncate(k);
+        }
+        self.order.sort_unstable_by(cmp);
     }
 
-    fn dispatch(&mut self, t: i64, round: &mut Round) {
+    /// Dispatch over `round.queue`; returns whether it stopped early at a job that does not
+    /// fit (strict ordering without full rounds). Jobs already started are skipped.
+    fn dispatch(&mut self, t: i64, round: &mut Round) -> bool {
+        let full = self.full;
+        let min_cores = self.queued_cores.keys().next().copied().unwrap_or(0);
         let policy = self.config.policy;
         let threshold = self.config.threshold;
         let mut blocked = false;
         // EASY reservation: (shadow time, free cores per node at the shadow time, their sum, request).
         let mut reservation: Option<(i64, Vec<u32>, u64, Request)> = None;
         for &(j, value) in &round.queue {
+            if self.start[j as usize].is_some() {
+                continue; // started earlier in this round (a widened strict prefix)
+            }
             let job = &self.jobs[j as usize];
             if threshold.is_some_and(|th| value <= th) {
-                round.decisions.push(Decision::Pend { job: j, reason: PendReason::Threshold });
+                if full {
+                    round.decisions.push(Decision::Pend {
+                        job: j,
+                        reason: PendReason::Threshold,
+                    });
+                }
                 continue;
             }
             if let Some(l) = &self.limits {
-                let deps = l.check(self.user_of[j as usize], job.request.total_cores());
+                let deps = l.holds(&job.id);
                 if !deps.is_empty() {
-                    round.decisions.push(Decision::Hold { job: j, dependencies: deps });
+                    if full {
+                        round.decisions.push(Decision::Hold {
+                            job: j,
+                            dependencies: deps,
+                        });
+                    }
                     continue;
                 }
             }
@@ -539,26 +661,53 @@ impl<'a> Simulator<'a> {
                 Policy::Strict => {
                     if blocked || !fits {
                         blocked = true;
-                        round.decisions.push(Decision::Pend { job: j, reason: PendReason::Resources });
+                        if !full {
+                            return true;
+                        }
+                        round.decisions.push(Decision::Pend {
+                            job: j,
+                            reason: PendReason::Resources,
+                        });
                         continue;
                     }
                 }
                 Policy::Easy => match &mut reservation {
                     None if !fits => {
                         reservation = Some(self.shadow(job.request));
-                        round.decisions.push(Decision::Pend { job: j, reason: PendReason::Resources });
+                        if full {
+                            round.decisions.push(Decision::Pend {
+                                job: j,
+                                reason: PendReason::Resources,
+                            });
+                        }
                         continue;
                     }
                     None => {}
                     Some(_) if !fits => {
-                        round.decisions.push(Decision::Pend { job: j, reason: PendReason::Resources });
+                        if full {
+                            round.decisions.push(Decision::Pend {
+                                job: j,
+                                reason: PendReason::Resources,
+                            });
+                        } else if self.cluster.free_total() < min_cores {
+                            break; // nothing later can fit either
+                        }
                         continue;
                     }
-                    Some((shadow, sfree, stotal, top)) => {
-                        if t + job.walltime > *shadow {
-                            // Would still run at the reservation: it must leave the top job room.
-                            let a = place(self.cluster.free(), self.cluster.free_total(), job.request);
-                            let ok = match &a {
+                    Some((shadow, sfree, stotal, top)) if t + job.walltime > *shadow => {
+                        // Would still run at the reservation: it must leave the top job room.
+                        let ok = if let Request::Procs(p) = *top {
+                            // Only the total matters to a `procs` request: no placement.
+                            let c = job.request.total_cores();
+                            if *stotal >= c && *stotal - c >= p as u64 {
+                                *stotal -= c;
+                                true
+                            } else {
+                                false
+                            }
+                        } else {
+                            match place(self.cluster.free(), self.cluster.free_total(), job.request)
+                            {
                                 Some(a) => {
                                     let mut trial = sfree.clone();
                                     for &(n, c) in &a.parts {
@@ -574,18 +723,27 @@ impl<'a> Simulator<'a> {
                                     }
                                 }
                                 None => false,
-                            };
-                            if !ok {
-                                round.decisions.push(Decision::Pend { job: j, reason: PendReason::Reservation });
-                                continue;
                             }
+                        };
+                        if !ok {
+                            if full {
+                                round.decisions.push(Decision::Pend {
+                                    job: j,
+                                    reason: PendReason::Reservation,
+                                });
+                            }
+                            continue;
                         }
                     }
+                    Some(_) => {}
                 },
             }
             let Some(a) = self.cluster.allocate(job.request) else {
                 // `fits` said yes; placement cannot fail. Treat defensively as resources.
-                round.decisions.push(Decision::Pend { job: j, reason: PendReason::Resources });
+                round.decisions.push(Decision::Pend {
+                    job: j,
+                    reason: PendReason::Resources,
+                });
                 continue;
             };
             let e = t + job.effective_run();
@@ -594,11 +752,14 @@ impl<'a> Simulator<'a> {
             self.ends.push(Reverse((e, j)));
             self.running.push(j);
             if let Some(l) = self.limits.as_mut() {
-                l.on_start(self.user_of[j as usize], job.request.total_cores());
+                l.on_start(&job.id);
             }
             self.alloc[j as usize] = Some(a.clone());
-            round.decisions.push(Decision::Dispatch { job: j, alloc: a });
+            round
+                .decisions
+                .push(Decision::Dispatch { job: j, alloc: a });
         }
+        false
     }
 
     /// The earliest time `req` fits given the running jobs' requested end times, and the
@@ -655,7 +816,11 @@ impl<'a> Simulator<'a> {
     /// Reset-and-re-sum accounting check plus per-job sanity (debug/test builds).
     pub fn check_invariants(&self, _t: i64) -> Result<(), String> {
         let mut c = Cluster::new(self.config.nodes, self.config.cores);
-        c.reset_and_resum(self.running.iter().filter_map(|&j| self.alloc[j as usize].as_ref()))?;
+        c.reset_and_resum(
+            self.running
+                .iter()
+                .filter_map(|&j| self.alloc[j as usize].as_ref()),
+        )?;
         if c != self.cluster {
             return Err("incremental free-core state differs from the re-summed one".into());
         }
@@ -686,7 +851,10 @@ impl<'a> Simulator<'a> {
     /// The outcome after the last round.
     pub fn finish(self) -> SimOutcome {
         debug_assert!(
-            self.start.iter().zip(&self.finished).all(|(s, &f)| s.is_none() || f == 1),
+            self.start
+                .iter()
+                .zip(&self.finished)
+                .all(|(s, &f)| s.is_none() || f == 1),
             "every started job finishes exactly once"
         );
         let (shares, targets) = match &self.share {
@@ -728,7 +896,10 @@ pub fn drop_oversized(w: &mut super::workload::Workload, nodes: u32, cores: u32)
     w.jobs.retain(|j| c.can_ever_fit(j.request));
     let dropped = before - w.jobs.len();
     if dropped > 0 {
-        *w.report.dropped.entry("larger than the cluster".into()).or_insert(0) += dropped;
+        *w.report
+            .dropped
+            .entry("larger than the cluster".into())
+            .or_insert(0) += dropped;
         w.report.kept = w.jobs.len();
     }
     dropped

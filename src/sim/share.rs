@@ -1,26 +1,21 @@
-//! Fairshare inside the simulation: a PBS-rule share tree with usage accrual and decay in
-//! simulated time (OpenPBS `fairshare.cpp` rules, `reference/openpbs.md` §8–11).
+//! Fairshare inside the simulation: the crate's OpenPBS tree ([`crate::fairshare::pbs::PbsTree`],
+//! bit for bit: `f32` percentages and usage factors, decay with a floor of 1) driven in
+//! simulated time.
 //!
-//! This is the simulator's own minimal implementation behind a small surface
-//! ([`ShareTree::accrue`], [`ShareTree::decay_to`], [`ShareTree::refresh`],
-//! [`ShareTree::keywords`]) so the crate's full fairshare engine can be wired in behind the
-//! same calls. Rules implemented:
-//! - percentages in `f32`: `group_perc = shares / Σ sibling shares`,
-//!   `tree_perc = group_perc × parent tree_perc` (0 when the sum or the parent's is 0);
-//! - usage: every node starts at 1; a job's usage (cores × seconds) is added to its leaf and
-//!   every ancestor, root included;
-//! - decay: while `now − last_decay > decay_time`, every node × `decay_factor` with a floor
-//!   of 1, `last_decay += decay_time` (anchored at the first round);
-//! - `fairshare_tree_usage`: root's children `usage / root.usage`; deeper
-//!   `u + (parent_uf − u) × group_perc` in `f32`; `fairshare_factor = 2^-(uf/perc)`, 0 when
-//!   perc is 0.
-//!
-//! Deliberate difference from a live PBS scheduler: usage is charged for every second a job
-//! runs, including its last interval before it ends (PBS samples running jobs between cycles
-//! and so drops that interval).
+//! - The tree comes from a PBS `resource_group` text, or is generated from the workload's
+//!   entities with equal shares (`--auto-tree user|group|group:user`); entities not in the
+//!   tree go under `unknown` with 1 share, as in PBS.
+//! - Usage (cores × seconds) accrues to the job's entity and every ancestor, root included,
+//!   for every second the job runs — including its last interval before it ends (a deliberate
+//!   difference from a live PBS scheduler, which samples running jobs between cycles and so
+//!   drops that interval).
+//! - Decay is PBS's loop (`while now − last_decay > decay_time`), anchored at the first round
+//!   (time 0 is taken as 1 s, since PBS reads `last_decay == 0` as "never").
+//! - `fairshare_tree_usage` is recomputed after accrual/decay; `fairshare_factor =
+//!   2^-(uf/perc)`, 0 when perc is 0.
 
 use super::workload::SimJob;
-use std::collections::BTreeMap;
+use crate::fairshare::pbs::{ParseOptions, PbsTree};
 
 /// How jobs map to share-tree entities and how the tree is built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -131,186 +126,82 @@ pub struct ShareKeywords {
     pub factor: f64,
 }
 
-/// The share tree with usage.
+/// The share tree with usage, in simulated time.
 #[derive(Debug, Clone)]
 pub struct ShareTree {
-    names: Vec<String>,
-    parent: Vec<Option<usize>>,
-    shares: Vec<u32>,
-    group_perc: Vec<f32>,
-    tree_perc: Vec<f32>,
-    usage: Vec<f64>,
-    uf: Vec<f32>,
-    by_name: BTreeMap<String, usize>,
-    last_decay: Option<i64>,
+    tree: PbsTree,
     decay_time: i64,
     decay_factor: f64,
     dirty: bool,
-    /// Index of `unknown` (child of root).
-    unknown: usize,
+    /// Per-node keyword cache, valid when `kw_gen[i] == generation`.
+    kw: Vec<ShareKeywords>,
+    kw_gen: Vec<u64>,
+    generation: u64,
 }
 
 impl ShareTree {
-    fn empty(cfg: &FairshareConfig) -> ShareTree {
-        let mut t = ShareTree {
-            names: vec![],
-            parent: vec![],
-            shares: vec![],
-            group_perc: vec![],
-            tree_perc: vec![],
-            usage: vec![],
-            uf: vec![],
-            by_name: BTreeMap::new(),
-            last_decay: None,
-            decay_time: cfg.decay_time.max(1),
-            decay_factor: cfg.decay_factor,
-            dirty: true,
-            unknown: 1,
-        };
-        t.add("root", None, 0);
-        t.add("unknown", Some(0), cfg.unknown_shares);
-        t
-    }
-
-    fn add(&mut self, name: &str, parent: Option<usize>, shares: u32) -> usize {
-        let i = self.names.len();
-        self.names.push(name.to_string());
-        self.parent.push(parent);
-        self.shares.push(shares);
-        self.group_perc.push(0.0);
-        self.tree_perc.push(0.0);
-        self.usage.push(1.0);
-        self.uf.push(1.0);
-        self.by_name.insert(name.to_string(), i);
-        i
-    }
-
-    /// Build the tree for a workload: the auto tree from its entities, or the
-    /// `resource_group` text (entities not in it go under `unknown` with 1 share, as PBS).
-    /// Returns the tree and each job's leaf index.
+    /// Build the tree for a workload: the `resource_group` text, or the auto tree from its
+    /// entities. Returns the tree and each job's node index.
     pub fn build(cfg: &FairshareConfig, jobs: &[SimJob]) -> Result<(ShareTree, Vec<u32>), String> {
-        let mut t = ShareTree::empty(cfg);
-        if let Some(text) = &cfg.resource_group {
-            t.parse_resource_group(text)?;
-        } else if let Some(auto) = cfg.auto_tree {
-            for j in jobs {
-                match auto {
-                    AutoTree::User => {
-                        if !t.by_name.contains_key(&j.user) {
-                            t.add(&j.user, Some(0), 1);
-                        }
-                    }
-                    AutoTree::Group => {
-                        if !t.by_name.contains_key(&j.group) {
-                            t.add(&j.group, Some(0), 1);
-                        }
-                    }
-                    AutoTree::GroupUser => {
-                        let g = match t.by_name.get(&j.group) {
-                            Some(&g) => g,
-                            None => t.add(&j.group, Some(0), 1),
-                        };
-                        let leaf = format!("{}:{}", j.group, j.user);
-                        if !t.by_name.contains_key(&leaf) {
-                            t.add(&leaf, Some(g), 1);
-                        }
-                    }
-                }
-            }
-        }
+        let text = match (&cfg.resource_group, cfg.auto_tree) {
+            (Some(text), _) => text.clone(),
+            (None, Some(auto)) => auto_resource_group(auto, jobs),
+            (None, None) => String::new(),
+        };
+        let opts = ParseOptions {
+            unknown_shares: cfg.unknown_shares as i32,
+            lenient: false,
+        };
+        let (mut tree, _) = PbsTree::parse_resource_group(&text, "resource_group", &opts)
+            .map_err(|e| e.to_string())?;
         let mut leaves = Vec::with_capacity(jobs.len());
         for j in jobs {
             let name = cfg.entity.entity_of(j);
-            let i = match t.by_name.get(&name) {
-                Some(&i) => i,
-                None => {
-                    let u = t.unknown;
-                    t.add(&name, Some(u), 1)
-                }
+            let i = match tree.find(&name) {
+                Some(i) => i,
+                None => tree.find_or_add_unknown(&name),
             };
             leaves.push(i as u32);
         }
-        t.compute_perc();
-        t.refresh();
-        Ok((t, leaves))
+        tree.recompute();
+        let n = tree.len();
+        Ok((
+            ShareTree {
+                tree,
+                decay_time: cfg.decay_time.max(1),
+                decay_factor: cfg.decay_factor,
+                dirty: false,
+                kw: vec![ShareKeywords::default(); n],
+                kw_gen: vec![0; n],
+                generation: 1,
+            },
+            leaves,
+        ))
     }
 
-    /// PBS `resource_group`: `name id parent shares` lines, `#`/`*` comments, parents defined
-    /// earlier, `root` the top. Bad lines are errors (`line N: reason`).
-    fn parse_resource_group(&mut self, text: &str) -> Result<(), String> {
-        for (i, line) in text.lines().enumerate() {
-            let l = line.trim_start();
-            if l.is_empty() || l.starts_with('#') || l.starts_with('*') {
-                continue;
-            }
-            let f: Vec<&str> = l.split_whitespace().collect();
-            let bad = |r: &str| format!("line {}: {r}", i + 1);
-            if f.len() < 4 {
-                return Err(bad("expected `name id parent shares`"));
-            }
-            f[1].parse::<i64>().map_err(|_| bad("id is not an integer"))?;
-            let shares: u32 = f[3].parse().map_err(|_| bad("shares is not a non-negative integer"))?;
-            if self.by_name.contains_key(f[0]) {
-                return Err(bad(&format!("entity {} is not unique", f[0])));
-            }
-            let parent = *self
-                .by_name
-                .get(f[2])
-                .ok_or_else(|| bad(&format!("parent {} of {} is not defined earlier", f[2], f[0])))?;
-            self.add(f[0], Some(parent), shares);
-        }
-        Ok(())
-    }
-
-    fn compute_perc(&mut self) {
-        let n = self.names.len();
-        let mut sum = vec![0u64; n];
-        for i in 1..n {
-            if let Some(p) = self.parent[i] {
-                sum[p] += self.shares[i] as u64;
-            }
-        }
-        self.tree_perc[0] = 1.0;
-        self.group_perc[0] = 1.0;
-        // Parents precede children (nodes are added after their parent).
-        for i in 1..n {
-            let p = self.parent[i].unwrap_or(0);
-            let s = sum[p] as f32;
-            if s * self.tree_perc[p] == 0.0 {
-                self.group_perc[i] = 0.0;
-                self.tree_perc[i] = 0.0;
-            } else {
-                self.group_perc[i] = self.shares[i] as f32 / s;
-                self.tree_perc[i] = self.group_perc[i] * self.tree_perc[p];
-            }
-        }
-    }
-
-    /// Add `amount` (cores × seconds) to a leaf and all its ancestors.
+    /// Add `amount` (cores × seconds) to a node and all its ancestors.
     pub fn accrue(&mut self, leaf: u32, amount: f64) {
         if amount <= 0.0 {
             return;
         }
-        let mut i = Some(leaf as usize);
-        while let Some(k) = i {
-            self.usage[k] += amount;
-            i = self.parent[k];
+        let mut cur = Some(leaf as usize);
+        while let Some(k) = cur {
+            let u = self.tree.node(k).usage;
+            self.tree.set_usage(k, u + amount);
+            cur = self.tree.node(k).parent;
         }
         self.dirty = true;
     }
 
     /// Apply every decay due by `now` (the first call anchors the decay clock).
     pub fn decay_to(&mut self, now: i64) {
-        let last = *self.last_decay.get_or_insert(now);
-        let mut last = last;
-        while now - last > self.decay_time {
-            for u in &mut self.usage {
-                *u = (*u * self.decay_factor).max(1.0);
-            }
-            last += self.decay_time;
+        if self
+            .tree
+            .decay_until(now.max(1), self.decay_time, self.decay_factor)
+            > 0
+        {
             self.dirty = true;
         }
-        self.last_decay = Some(last);
     }
 
     /// Recompute `fairshare_tree_usage` after accrual/decay (no-op when unchanged).
@@ -318,34 +209,86 @@ impl ShareTree {
         if !self.dirty {
             return;
         }
-        let root = self.usage[0];
-        self.uf[0] = 1.0;
-        for i in 1..self.names.len() {
-            let p = self.parent[i].unwrap_or(0);
-            let u = (self.usage[i] / root) as f32;
-            self.uf[i] = if p == 0 { u } else { u + (self.uf[p] - u) * self.group_perc[i] };
-        }
+        self.tree.calc_usage_factor();
         self.dirty = false;
+        self.generation += 1;
+    }
+
+    /// [`ShareTree::keywords`], computed once per node between refreshes.
+    pub fn keywords_cached(&mut self, leaf: u32) -> ShareKeywords {
+        let i = leaf as usize;
+        if self.kw_gen[i] != self.generation {
+            self.kw[i] = self.keywords(leaf);
+            self.kw_gen[i] = self.generation;
+        }
+        self.kw[i]
     }
 
     /// The formula keywords of a node.
     pub fn keywords(&self, leaf: u32) -> ShareKeywords {
-        let i = leaf as usize;
-        let perc = self.tree_perc[i];
-        let uf = self.uf[i];
-        let factor = if perc == 0.0 { 0.0 } else { 2f64.powf(-(uf as f64 / perc as f64)) };
-        ShareKeywords { perc: perc as f64, tree_usage: uf as f64, factor }
+        let v = self.tree.values(leaf as usize);
+        ShareKeywords {
+            perc: v.fairshare_perc,
+            tree_usage: v.fairshare_tree_usage,
+            factor: v.fairshare_factor,
+        }
     }
 
     /// Entity name of a node.
     pub fn name(&self, i: u32) -> &str {
-        &self.names[i as usize]
+        &self.tree.node(i as usize).name
     }
 
-    /// Target share (`tree_perc`) of a node.
+    /// Target share (`tree_percentage`) of a node.
     pub fn target(&self, i: u32) -> f64 {
-        self.tree_perc[i as usize] as f64
+        self.tree.node(i as usize).tree_percentage as f64
     }
+
+    /// Usage of a node.
+    pub fn usage(&self, i: u32) -> f64 {
+        self.tree.node(i as usize).usage
+    }
+
+    /// The underlying PBS tree.
+    pub fn pbs(&self) -> &PbsTree {
+        &self.tree
+    }
+}
+
+/// A `resource_group` text with equal shares for the workload's entities (first-seen order).
+pub fn auto_resource_group(auto: AutoTree, jobs: &[SimJob]) -> String {
+    use std::collections::BTreeSet;
+    let mut out = String::new();
+    let mut seen = BTreeSet::new();
+    let mut id = 10;
+    let mut line = |out: &mut String, name: &str, parent: &str| {
+        out.push_str(&format!("{name} {id} {parent} 1\n"));
+        id += 1;
+    };
+    for j in jobs {
+        match auto {
+            AutoTree::User => {
+                if seen.insert(j.user.clone()) {
+                    line(&mut out, &j.user, "root");
+                }
+            }
+            AutoTree::Group => {
+                if seen.insert(j.group.clone()) {
+                    line(&mut out, &j.group, "root");
+                }
+            }
+            AutoTree::GroupUser => {
+                if seen.insert(j.group.clone()) {
+                    line(&mut out, &j.group, "root");
+                }
+                let leaf = format!("{}:{}", j.group, j.user);
+                if seen.insert(leaf.clone()) {
+                    line(&mut out, &leaf, &j.group);
+                }
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -374,7 +317,8 @@ mod tests {
     #[test]
     fn equal_shares_usage_and_decay_follow_pbs_rules() {
         let jobs = [job("u1", "g1"), job("u2", "g1")];
-        let (mut t, leaves) = ShareTree::build(&FairshareConfig::auto(AutoTree::User), &jobs).unwrap();
+        let (mut t, leaves) =
+            ShareTree::build(&FairshareConfig::auto(AutoTree::User), &jobs).unwrap();
         // root, unknown (0 shares), u1, u2 → 0.5 each.
         assert_eq!(t.keywords(leaves[0]).perc, 0.5);
         // No usage: root usage 3 (1 + 1 + 1... every node starts at 1, leaf usage is not yet
@@ -384,11 +328,13 @@ mod tests {
         assert_eq!(t.keywords(leaves[0]).tree_usage, 1.0);
         assert_eq!(t.keywords(leaves[0]).factor, 0.25);
         assert_eq!(t.keywords(leaves[1]).tree_usage, 0.01f32 as f64);
-        t.decay_to(0);
+        t.decay_to(0); // anchors the decay clock at 1 s (PBS reads 0 as "never decayed")
         t.decay_to(86_401);
+        assert_eq!(t.usage(leaves[0]), 100.0); // 86_400 s elapsed: not more than decay_time
+        t.decay_to(86_402);
         t.refresh();
-        assert_eq!(t.usage[leaves[0] as usize], 50.0);
-        assert_eq!(t.usage[leaves[1] as usize], 1.0); // floor 1
+        assert_eq!(t.usage(leaves[0]), 50.0);
+        assert_eq!(t.usage(leaves[1]), 1.0); // floor 1
     }
 
     #[test]
@@ -402,7 +348,14 @@ mod tests {
         assert_eq!(t.keywords(leaves[0]).perc, 1.0);
         assert_eq!(t.keywords(leaves[1]).perc, 0.0); // under `unknown` with 0 shares
         assert_eq!(t.keywords(leaves[1]).factor, 0.0);
-        let bad = FairshareConfig { resource_group: Some("a 1 nowhere 5\n".into()), ..cfg };
-        assert_eq!(ShareTree::build(&bad, &[]).unwrap_err(), "line 1: parent nowhere of a is not defined earlier");
+        let bad = FairshareConfig {
+            resource_group: Some("a 1 nowhere 5\n".into()),
+            ..cfg
+        };
+        let e = ShareTree::build(&bad, &[]).unwrap_err();
+        assert!(
+            e.starts_with("resource_group:1: Parent ginfo of a doesnt exist."),
+            "{e}"
+        );
     }
 }

@@ -21,7 +21,10 @@ use std::path::Path;
 pub fn load_swf(path: &Path) -> Result<Workload, LoadError> {
     let (text, sha) = read_text(path)?;
     let mut w = parse_swf(&text, &path.display().to_string())?;
-    w.name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    w.name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     w.sha256 = sha;
     if w.machine.nodes.is_none() {
         let mut m = path.as_os_str().to_owned();
@@ -43,19 +46,32 @@ pub fn parse_machines(text: &str, file: &str) -> Result<MachineHint, LoadError> 
         if f.is_empty() || f[0].starts_with(';') || f[0].starts_with('#') {
             continue;
         }
-        let bad = |reason: &str| LoadError::Line { file: file.into(), line: i + 1, reason: reason.into() };
+        let bad = |reason: &str| LoadError::Line {
+            file: file.into(),
+            line: i + 1,
+            reason: reason.into(),
+        };
         if f.len() < 4 {
             return Err(bad("expected `cluster_id name nodes cpus_per_node ...`"));
         }
-        let n: u32 = f[2].parse().map_err(|_| bad("node count is not an integer"))?;
-        let c: u32 = f[3].parse().map_err(|_| bad("CPUs per node is not an integer"))?;
+        let n: u32 = f[2]
+            .parse()
+            .map_err(|_| bad("node count is not an integer"))?;
+        let c: u32 = f[3]
+            .parse()
+            .map_err(|_| bad("CPUs per node is not an integer"))?;
         if cores.is_some_and(|k| k != c) {
-            return Err(bad("clusters with different CPUs per node are not supported"));
+            return Err(bad(
+                "clusters with different CPUs per node are not supported",
+            ));
         }
         cores = Some(c);
         nodes += n;
     }
-    Ok(MachineHint { nodes: (nodes > 0).then_some(nodes), cores })
+    Ok(MachineHint {
+        nodes: (nodes > 0).then_some(nodes),
+        cores,
+    })
 }
 
 /// Parse SWF text. `file` names the source in errors (`file:line: reason`).
@@ -81,9 +97,18 @@ pub fn parse_swf(text: &str, file: &str) -> Result<Workload, LoadError> {
                         reason: format!("header `{label}`: {what}"),
                     };
                     match label {
-                        "MaxProcs" => max_procs = Some(value.parse::<u32>().map_err(|_| bad("not an integer"))?),
-                        "MaxNodes" => max_nodes = Some(value.parse::<u32>().map_err(|_| bad("not an integer"))?),
-                        "UnixStartTime" => w.unix_start_time = Some(value.parse::<i64>().map_err(|_| bad("not an integer"))?),
+                        "MaxProcs" => {
+                            max_procs =
+                                Some(value.parse::<u32>().map_err(|_| bad("not an integer"))?)
+                        }
+                        "MaxNodes" => {
+                            max_nodes =
+                                Some(value.parse::<u32>().map_err(|_| bad("not an integer"))?)
+                        }
+                        "UnixStartTime" => {
+                            w.unix_start_time =
+                                Some(value.parse::<i64>().map_err(|_| bad("not an integer"))?)
+                        }
                         _ => {}
                     }
                     w.header.push((label.to_string(), value.to_string()));
@@ -92,7 +117,11 @@ pub fn parse_swf(text: &str, file: &str) -> Result<Workload, LoadError> {
             continue;
         }
         let fields: Vec<&str> = line.split_whitespace().collect();
-        let bad = |reason: String| LoadError::Line { file: file.into(), line: lineno, reason };
+        let bad = |reason: String| LoadError::Line {
+            file: file.into(),
+            line: lineno,
+            reason,
+        };
         if fields.len() != 18 {
             return Err(bad(format!("expected 18 fields, found {}", fields.len())));
         }
@@ -100,7 +129,10 @@ pub fn parse_swf(text: &str, file: &str) -> Result<Workload, LoadError> {
             let s = fields[k - 1];
             match s.parse::<f64>() {
                 Ok(v) if v.is_finite() => Ok(v),
-                _ => Err(bad(format!("field {k} ({}) is not a number: `{s}`", FIELD_NAMES[k - 1]))),
+                _ => Err(bad(format!(
+                    "field {k} ({}) is not a number: `{s}`",
+                    FIELD_NAMES[k - 1]
+                ))),
             }
         };
         w.report.read += 1;
@@ -132,7 +164,11 @@ pub fn parse_swf(text: &str, file: &str) -> Result<Workload, LoadError> {
             continue;
         }
         let procs = procs.round().min(u32::MAX as f64) as u32;
-        let (walltime, given) = if req_time > 0.0 { (req_time.round() as i64, true) } else { (run, false) };
+        let (walltime, given) = if req_time > 0.0 {
+            (req_time.round() as i64, true)
+        } else {
+            (run, false)
+        };
         let entity = |k: usize, prefix: &str| -> String {
             let s = fields[k - 1];
             match s.parse::<f64>() {
@@ -149,19 +185,36 @@ pub fn parse_swf(text: &str, file: &str) -> Result<Workload, LoadError> {
             walltime,
             walltime_given: given,
             request: Request::Procs(procs),
-            mem: if req_mem > 0.0 { req_mem * procs as f64 } else { 0.0 },
+            mem: if req_mem > 0.0 {
+                req_mem * procs as f64
+            } else {
+                0.0
+            },
             user: entity(12, "u"),
             group: entity(13, "g"),
-            queue: if queue >= 0.0 { format!("q{}", queue as i64) } else { "default".into() },
+            queue: if queue >= 0.0 {
+                format!("q{}", queue as i64)
+            } else {
+                "default".into()
+            },
             queue_priority: 0.0,
             resources: BTreeMap::new(),
             recorded_start: (wait >= 0.0).then(|| submit + wait.round() as i64),
         });
     }
     w.machine = match (max_nodes, max_procs) {
-        (Some(n), Some(p)) if n > 0 && p >= n && p % n == 0 => MachineHint { nodes: Some(n), cores: Some(p / n) },
-        (Some(n), _) if n > 0 => MachineHint { nodes: Some(n), cores: Some(1) },
-        (None, Some(p)) if p > 0 => MachineHint { nodes: Some(p), cores: Some(1) },
+        (Some(n), Some(p)) if n > 0 && p >= n && p % n == 0 => MachineHint {
+            nodes: Some(n),
+            cores: Some(p / n),
+        },
+        (Some(n), _) if n > 0 => MachineHint {
+            nodes: Some(n),
+            cores: Some(1),
+        },
+        (None, Some(p)) if p > 0 => MachineHint {
+            nodes: Some(p),
+            cores: Some(1),
+        },
         _ => MachineHint::default(),
     };
     w.finish();
@@ -203,11 +256,20 @@ mod tests {
     #[test]
     fn header_fields_conventions_and_drop_reasons() {
         let w = parse_swf(SMALL, "t.swf").unwrap();
-        assert_eq!(w.machine, MachineHint { nodes: Some(4), cores: Some(2) });
+        assert_eq!(
+            w.machine,
+            MachineHint {
+                nodes: Some(4),
+                cores: Some(2)
+            }
+        );
         assert_eq!(w.unix_start_time, Some(1000));
         assert_eq!(w.jobs.len(), 3);
         let j1 = &w.jobs[0];
-        assert_eq!((j1.user.as_str(), j1.group.as_str(), j1.queue.as_str()), ("u3", "g7", "q1"));
+        assert_eq!(
+            (j1.user.as_str(), j1.group.as_str(), j1.queue.as_str()),
+            ("u3", "g7", "q1")
+        );
         assert_eq!(j1.recorded_start, Some(5));
         let j2 = &w.jobs[1];
         assert_eq!(j2.request, Request::Procs(4)); // field 5 missing → field 8
@@ -217,15 +279,27 @@ mod tests {
         assert_eq!(w.jobs[2].effective_run(), 20); // killed at its requested time
         assert_eq!(w.report.dropped["runtime <= 0"], 1);
         assert_eq!(w.report.dropped["no processors"], 1);
-        assert_eq!((w.report.read, w.report.kept, w.report.walltime_from_runtime, w.report.killed_at_walltime), (5, 3, 1, 1));
+        assert_eq!(
+            (
+                w.report.read,
+                w.report.kept,
+                w.report.walltime_from_runtime,
+                w.report.killed_at_walltime
+            ),
+            (5, 3, 1, 1)
+        );
     }
 
     #[test]
     fn bad_lines_say_file_and_line() {
         let e = parse_swf("; MaxProcs: 4\n1 0 0 10 1\n", "x.swf").unwrap_err();
         assert_eq!(e.to_string(), "x.swf:2: expected 18 fields, found 5");
-        let e = parse_swf("\n1 0 0 ten 1 -1 -1 1 -1 -1 1 1 1 -1 1 -1 -1 -1\n", "x.swf").unwrap_err();
-        assert_eq!(e.to_string(), "x.swf:2: field 4 (run time) is not a number: `ten`");
+        let e =
+            parse_swf("\n1 0 0 ten 1 -1 -1 1 -1 -1 1 1 1 -1 1 -1 -1 -1\n", "x.swf").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "x.swf:2: field 4 (run time) is not a number: `ten`"
+        );
         let e = parse_swf("; MaxProcs: many\n", "x.swf").unwrap_err();
         assert_eq!(e.to_string(), "x.swf:1: header `MaxProcs`: not an integer");
     }
@@ -233,6 +307,12 @@ mod tests {
     #[test]
     fn machines_file() {
         let m = parse_machines("36\tfer\t5\t2\t1\t256\t6.6\t8\n", "m").unwrap();
-        assert_eq!(m, MachineHint { nodes: Some(5), cores: Some(2) });
+        assert_eq!(
+            m,
+            MachineHint {
+                nodes: Some(5),
+                cores: Some(2)
+            }
+        );
     }
 }

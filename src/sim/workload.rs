@@ -69,7 +69,11 @@ pub struct SimJob {
 impl SimJob {
     /// Run time actually simulated: the job is killed at its requested time.
     pub fn effective_run(&self) -> i64 {
-        if self.walltime_given { self.run.min(self.walltime) } else { self.run }
+        if self.walltime_given {
+            self.run.min(self.walltime)
+        } else {
+            self.run
+        }
     }
 }
 
@@ -130,10 +134,18 @@ pub enum LoadError {
     Io { file: String, message: String },
     /// A malformed line or entry: `file:line: reason`.
     #[error("{file}:{line}: {reason}")]
-    Line { file: String, line: usize, reason: String },
+    Line {
+        file: String,
+        line: usize,
+        reason: String,
+    },
     /// A malformed JSON entry: `file: path: reason`.
     #[error("{file}: {path}: {reason}")]
-    Json { file: String, path: String, reason: String },
+    Json {
+        file: String,
+        path: String,
+        reason: String,
+    },
 }
 
 /// Read a whole file, transparently gunzipping `.gz` (or gzip magic bytes). Returns
@@ -142,16 +154,25 @@ pub fn read_text(path: &Path) -> Result<(String, String), LoadError> {
     use sha2::Digest;
     use std::io::Read;
     let file = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| LoadError::Io { file: file.clone(), message: e.to_string() })?;
+    let bytes = std::fs::read(path).map_err(|e| LoadError::Io {
+        file: file.clone(),
+        message: e.to_string(),
+    })?;
     let sha = hex(&sha2::Sha256::digest(&bytes));
     let text = if bytes.starts_with(&[0x1f, 0x8b]) {
         let mut s = String::new();
         flate2::read::MultiGzDecoder::new(&bytes[..])
             .read_to_string(&mut s)
-            .map_err(|e| LoadError::Io { file: file.clone(), message: format!("gzip: {e}") })?;
+            .map_err(|e| LoadError::Io {
+                file: file.clone(),
+                message: format!("gzip: {e}"),
+            })?;
         s
     } else {
-        String::from_utf8(bytes).map_err(|e| LoadError::Io { file: file.clone(), message: format!("not UTF-8 text: {e}") })?
+        String::from_utf8(bytes).map_err(|e| LoadError::Io {
+            file: file.clone(),
+            message: format!("not UTF-8 text: {e}"),
+        })?
     };
     Ok((text, sha))
 }
@@ -168,7 +189,10 @@ pub fn hex(bytes: &[u8]) -> String {
 
 /// Load a workload by extension: `.json`/`.jsonl` → JSON job list, anything else → SWF.
 pub fn load(path: &Path) -> Result<Workload, LoadError> {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let stem = name.trim_end_matches(".gz");
     if stem.ends_with(".json") || stem.ends_with(".jsonl") {
         let (text, sha) = read_text(path)?;
@@ -187,50 +211,65 @@ pub fn load(path: &Path) -> Result<Workload, LoadError> {
 /// number}. Jobs with `run <= 0` or no processors are dropped and counted.
 pub fn parse_json_jobs(text: &str, file: &str) -> Result<Workload, LoadError> {
     let trimmed = text.trim_start();
-    let entries: Vec<(String, Value)> = if trimmed.starts_with('[') || (trimmed.starts_with('{') && is_single_json(trimmed)) {
-        let v: Value = serde_json::from_str(text).map_err(|e| LoadError::Line {
-            file: file.to_string(),
-            line: e.line(),
-            reason: format!("invalid JSON: {e}"),
-        })?;
-        let arr = match v {
-            Value::Array(a) => a,
-            Value::Object(mut o) => match o.remove("jobs") {
-                Some(Value::Array(a)) => a,
+    let entries: Vec<(String, Value)> =
+        if trimmed.starts_with('[') || (trimmed.starts_with('{') && is_single_json(trimmed)) {
+            let v: Value = serde_json::from_str(text).map_err(|e| LoadError::Line {
+                file: file.to_string(),
+                line: e.line(),
+                reason: format!("invalid JSON: {e}"),
+            })?;
+            let arr = match v {
+                Value::Array(a) => a,
+                Value::Object(mut o) => match o.remove("jobs") {
+                    Some(Value::Array(a)) => a,
+                    _ => {
+                        return Err(LoadError::Json {
+                            file: file.into(),
+                            path: "$".into(),
+                            reason: "expected an array of jobs or an object with a \"jobs\" array"
+                                .into(),
+                        });
+                    }
+                },
                 _ => {
                     return Err(LoadError::Json {
                         file: file.into(),
                         path: "$".into(),
-                        reason: "expected an array of jobs or an object with a \"jobs\" array".into(),
+                        reason: "expected an array of jobs".into(),
                     });
                 }
-            },
-            _ => {
-                return Err(LoadError::Json { file: file.into(), path: "$".into(), reason: "expected an array of jobs".into() });
+            };
+            arr.into_iter()
+                .enumerate()
+                .map(|(i, v)| (format!("jobs[{i}]"), v))
+                .collect()
+        } else {
+            let mut out = Vec::new();
+            for (i, line) in text.lines().enumerate() {
+                if line.trim().is_empty() {
+                    continue;
+                }
+                let v: Value = serde_json::from_str(line).map_err(|e| LoadError::Line {
+                    file: file.to_string(),
+                    line: i + 1,
+                    reason: format!("invalid JSON: {e}"),
+                })?;
+                out.push((format!("line {}", i + 1), v));
             }
+            out
         };
-        arr.into_iter().enumerate().map(|(i, v)| (format!("jobs[{i}]"), v)).collect()
-    } else {
-        let mut out = Vec::new();
-        for (i, line) in text.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            let v: Value = serde_json::from_str(line).map_err(|e| LoadError::Line {
-                file: file.to_string(),
-                line: i + 1,
-                reason: format!("invalid JSON: {e}"),
-            })?;
-            out.push((format!("line {}", i + 1), v));
-        }
-        out
-    };
     let mut w = Workload::default();
     let mut seen = std::collections::HashSet::new();
     for (idx, (path, v)) in entries.into_iter().enumerate() {
         w.report.read += 1;
-        let err = |reason: String| LoadError::Json { file: file.to_string(), path: path.clone(), reason };
-        let o = v.as_object().ok_or_else(|| err("expected an object".into()))?;
+        let err = |reason: String| LoadError::Json {
+            file: file.to_string(),
+            path: path.clone(),
+            reason,
+        };
+        let o = v
+            .as_object()
+            .ok_or_else(|| err("expected an object".into()))?;
         let num = |k: &str| -> Result<Option<f64>, LoadError> {
             match o.get(k) {
                 None | Some(Value::Null) => Ok(None),
@@ -253,9 +292,17 @@ pub fn parse_json_jobs(text: &str, file: &str) -> Result<Workload, LoadError> {
         let submit = num("submit")?.ok_or_else(|| err("missing `submit`".into()))?;
         let run = num("run")?.ok_or_else(|| err("missing `run`".into()))?;
         let request = match (num("procs")?, num("nnodes")?, num("ncores")?) {
-            (_, Some(n), Some(c)) if n >= 1.0 && c >= 1.0 => Some(Request::Nodes { nodes: n.round() as u32, cores: c.round() as u32 }),
-            (_, Some(n), None) if n >= 1.0 => Some(Request::Nodes { nodes: n.round() as u32, cores: 1 }),
-            (Some(p), _, _) if p >= 1.0 => Some(Request::Procs(p.round().min(u32::MAX as f64) as u32)),
+            (_, Some(n), Some(c)) if n >= 1.0 && c >= 1.0 => Some(Request::Nodes {
+                nodes: n.round() as u32,
+                cores: c.round() as u32,
+            }),
+            (_, Some(n), None) if n >= 1.0 => Some(Request::Nodes {
+                nodes: n.round() as u32,
+                cores: 1,
+            }),
+            (Some(p), _, _) if p >= 1.0 => {
+                Some(Request::Procs(p.round().min(u32::MAX as f64) as u32))
+            }
             _ => None,
         };
         let run = run.round() as i64;
@@ -273,9 +320,13 @@ pub fn parse_json_jobs(text: &str, file: &str) -> Result<Workload, LoadError> {
         };
         let mut resources = BTreeMap::new();
         if let Some(r) = o.get("resources") {
-            let ro = r.as_object().ok_or_else(|| err("`resources` must be an object".into()))?;
+            let ro = r
+                .as_object()
+                .ok_or_else(|| err("`resources` must be an object".into()))?;
             for (k, v) in ro {
-                let x = v.as_f64().ok_or_else(|| err(format!("resource `{k}` must be a number")))?;
+                let x = v
+                    .as_f64()
+                    .ok_or_else(|| err(format!("resource `{k}` must be a number")))?;
                 resources.insert(k.clone(), x);
             }
         }
@@ -328,7 +379,11 @@ impl Workload {
         self.jobs.truncate(n);
         self.report.kept = self.jobs.len();
         self.report.walltime_from_runtime = self.jobs.iter().filter(|j| !j.walltime_given).count();
-        self.report.killed_at_walltime = self.jobs.iter().filter(|j| j.walltime_given && j.run > j.walltime).count();
+        self.report.killed_at_walltime = self
+            .jobs
+            .iter()
+            .filter(|j| j.walltime_given && j.run > j.walltime)
+            .count();
     }
 }
 
@@ -345,7 +400,10 @@ mod tests {
             {"id": "d", "submit": 2, "run": 3}
         ]"#;
         let w = parse_json_jobs(text, "jobs.json").unwrap();
-        assert_eq!(w.jobs.iter().map(|j| j.id.as_str()).collect::<Vec<_>>(), ["a", "c"]);
+        assert_eq!(
+            w.jobs.iter().map(|j| j.id.as_str()).collect::<Vec<_>>(),
+            ["a", "c"]
+        );
         assert_eq!(w.jobs[1].request, Request::Nodes { nodes: 2, cores: 4 });
         assert_eq!(w.jobs[1].effective_run(), 10);
         assert_eq!(w.report.dropped["runtime <= 0"], 1);
@@ -355,7 +413,11 @@ mod tests {
 
     #[test]
     fn json_errors_name_the_entry() {
-        let e = parse_json_jobs(r#"[{"submit": 0, "run": "x", "procs": 1}]"#, "f.json").unwrap_err();
-        assert_eq!(e.to_string(), "f.json: jobs[0]: `run` must be a number, got \"x\"");
+        let e =
+            parse_json_jobs(r#"[{"submit": 0, "run": "x", "procs": 1}]"#, "f.json").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "f.json: jobs[0]: `run` must be a number, got \"x\""
+        );
     }
 }

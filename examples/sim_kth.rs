@@ -1,0 +1,145 @@
+//! Simulate the full KTH-SP2 trace (and the AleaNG real-PBS validation runs) and print
+//! jobs/s and fidelity numbers. Not part of `cargo test`:
+//!
+//! ```sh
+//! cargo run --release --example sim_kth
+//! ```
+
+use jobsort::sim::metrics::Metrics;
+use jobsort::sim::replay::recorded_metrics;
+use jobsort::sim::run::{RunOptions, simulate};
+use jobsort::sim::scheduler::drop_oversized;
+use jobsort::sim::share::{AutoTree, FairshareConfig};
+use jobsort::sim::workload::load;
+use jobsort::sim::{Policy, Priority, SimConfig};
+use jobsort::{Catalog, Formula};
+use std::path::Path;
+use std::time::Instant;
+
+const TRACES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/traces");
+
+fn main() {
+    let kth = format!("{TRACES}/KTH-SP2-1996-2.1-cln.swf.gz");
+    let t0 = Instant::now();
+    let w = load(Path::new(&kth)).expect("KTH-SP2 trace");
+    println!(
+        "loaded {} jobs ({} dropped) in {:.3} s",
+        w.jobs.len(),
+        w.report.dropped_total(),
+        t0.elapsed().as_secs_f64()
+    );
+    let fs = Some(FairshareConfig::auto(AutoTree::User));
+    let formula = Formula::compile(
+        "fairshare_factor * 1000 + eligible_time / 3600",
+        &Catalog::pbs(),
+    )
+    .expect("formula");
+    let fcfs = Formula::compile("eligible_time", &Catalog::pbs()).expect("formula");
+    println!(
+        "\n{:<8} {:<48} {:>9} {:>8} {:>12} {:>12}",
+        "policy", "formula", "fairshare", "rounds", "seconds", "jobs/s"
+    );
+    for policy in [Policy::Strict, Policy::Easy] {
+        for (label, f, share) in [
+            ("(none: FCFS)", None, None),
+            ("eligible_time", Some(&fcfs), None),
+            (formula.source(), Some(&formula), fs.clone()),
+        ] {
+            let cfg = SimConfig {
+                policy,
+                nodes: 100,
+                cores: 1,
+                threshold: None,
+                fairshare: share.clone(),
+                limits: None,
+            };
+            let best = (0..3)
+                .map(|_| {
+                    let t = Instant::now();
+                    let r = simulate(
+                        &w,
+                        &cfg,
+                        f.map(|f| f as &dyn Priority),
+                        &RunOptions::default(),
+                    )
+                    .expect("simulate");
+                    (t.elapsed().as_secs_f64(), r.outcome.rounds)
+                })
+                .min_by(|a, b| a.0.total_cmp(&b.0))
+                .unwrap_or((0.0, 0));
+            println!(
+                "{:<8} {:<48} {:>9} {:>8} {:>12.4} {:>12.0}",
+                policy.name(),
+                label,
+                if share.is_some() { "user" } else { "-" },
+                best.1,
+                best.0,
+                w.jobs.len() as f64 / best.0
+            );
+        }
+    }
+    // Fidelity (a): EASY + FCFS-equivalent formula vs the recorded waits.
+    let cfg = SimConfig {
+        policy: Policy::Easy,
+        nodes: 100,
+        cores: 1,
+        threshold: None,
+        fairshare: None,
+        limits: None,
+    };
+    let sim = simulate(&w, &cfg, Some(&fcfs), &RunOptions::default()).expect("simulate");
+    let rec = recorded_metrics(&w, 100);
+    println!(
+        "\nKTH-SP2, EASY, eligible_time: mean wait simulated {:.1} s vs recorded {:.1} s",
+        sim.metrics.mean_wait, rec.mean_wait
+    );
+    print_pair("simulated", &sim.metrics);
+    print_pair("recorded ", &rec);
+    // Fidelity (b): AleaNG real-PBS runs.
+    println!("\nAleaNG real-PBS validation runs: mean |our start − PBS start| (s)");
+    for name in [
+        "PBSeasy",
+        "PBSeasy4",
+        "PBSstrict",
+        "PBSstrict3",
+        "PBSstrict4",
+    ] {
+        let p = format!("{TRACES}/aleang-pbs-validation/NGI_CZ_journal_{name}.swf");
+        let mut w = load(Path::new(&p)).expect("AleaNG trace");
+        let (nodes, cores) = (w.machine.nodes.unwrap_or(1), w.machine.cores.unwrap_or(1));
+        drop_oversized(&mut w, nodes, cores);
+        let policy = if name.contains("easy") {
+            Policy::Easy
+        } else {
+            Policy::Strict
+        };
+        let mut line = format!("{name:<11} {nodes}x{cores} {} jobs:", w.jobs.len());
+        for (label, f, share) in [("fcfs", &fcfs, None), ("fairshare", &formula, fs.clone())] {
+            let cfg = SimConfig {
+                policy,
+                nodes,
+                cores,
+                threshold: None,
+                fairshare: share,
+                limits: None,
+            };
+            let r = simulate(&w, &cfg, Some(f), &RunOptions::default()).expect("simulate");
+            let diffs: Vec<f64> = w
+                .jobs
+                .iter()
+                .zip(&r.outcome.start)
+                .filter_map(|(j, s)| Some((s.as_ref()? - j.recorded_start?).abs() as f64))
+                .collect();
+            let mad = diffs.iter().sum::<f64>() / diffs.len().max(1) as f64;
+            line.push_str(&format!("  {}/{label}: {mad:.1}", policy.name()));
+        }
+        println!("{line}");
+    }
+}
+
+fn print_pair(label: &str, m: &Metrics) {
+    println!(
+        "  {label}: mean wait {:.1}, median {:.1}, p95 {:.1}, mean bsld {:.2}, utilization {:.3}",
+        m.mean_wait, m.median_wait, m.p95_wait, m.mean_bsld, m.utilization
+    );
+}

@@ -1,0 +1,214 @@
+//! `jobsort eval` and `jobsort rank` end to end: JSON shapes of SPEC §6, exit codes, ordering,
+//! thresholds, top-k, explain, job file formats and located errors.
+
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn jobsort(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_jobsort"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run jobsort")
+}
+
+fn json(out: &Output) -> Value {
+    assert!(out.status.success(), "jobsort failed: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("stdout is one JSON document")
+}
+
+fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> String {
+    let path: PathBuf = dir.path().join(name);
+    std::fs::write(&path, text).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+const JOBS: &str = r#"[
+  {"id": "a", "ncpus": 2, "walltime": "01:00:00"},
+  {"id": "b", "ncpus": 0, "walltime": "00:30:00"},
+  {"id": "c", "ncpus": 4, "walltime": 600},
+  {"id": "d", "ncpus": 2, "walltime": "02:00:00"}
+]"#;
+
+#[test]
+fn eval_json_in_input_order_with_per_job_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = write(&dir, "jobs.json", JOBS);
+    for engine in ["jit", "interp"] {
+        let out = jobsort(&["eval", "walltime/ncpus", "--jobs", &jobs, "--format", "json", "--engine", engine]);
+        let v = json(&out);
+        let got: Vec<(String, f64, Value)> = v["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| (j["id"].as_str().unwrap().to_string(), j["value"].as_f64().unwrap(), j["error"].clone()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("a".into(), 1800.0, Value::Null),
+                ("b".into(), 0.0, Value::from("float division by zero")),
+                ("c".into(), 150.0, Value::Null),
+                ("d".into(), 3600.0, Value::Null),
+            ],
+            "engine {engine}"
+        );
+        // The warning about the possible division by zero goes to stderr, not stdout.
+        assert!(String::from_utf8_lossy(&out.stderr).contains("W0401"));
+    }
+}
+
+#[test]
+fn rank_orders_descending_ties_by_submission_order_then_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = write(&dir, "jobs.json", JOBS);
+    let v = json(&jobsort(&["rank", "ncpus", "--jobs", &jobs, "--format", "json"]));
+    let order: Vec<&str> = v["order"].as_array().unwrap().iter().map(|j| j["id"].as_str().unwrap()).collect();
+    assert_eq!(order, vec!["c", "a", "d", "b"]);
+    let first = &v["order"][0];
+    assert_eq!(first["rank"], 1);
+    assert_eq!(first["runnable"], true);
+    assert_eq!(first["reason"], Value::Null);
+
+    // With submission times the tie between a and d follows them, then the id.
+    let jobs = write(
+        &dir,
+        "submit.json",
+        r#"[{"id":"a","ncpus":2,"submit":20},{"id":"z","ncpus":2,"submit":10},{"id":"y","ncpus":2,"submit":10}]"#,
+    );
+    let v = json(&jobsort(&["rank", "ncpus", "--jobs", &jobs, "--format", "json"]));
+    let order: Vec<&str> = v["order"].as_array().unwrap().iter().map(|j| j["id"].as_str().unwrap()).collect();
+    assert_eq!(order, vec!["y", "z", "a"]);
+}
+
+#[test]
+fn rank_threshold_top_and_explain() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = write(&dir, "jobs.json", JOBS);
+    let v = json(&jobsort(&[
+        "rank", "ncpus*10 - walltime/600", "--jobs", &jobs, "--threshold", "14", "--top", "3", "--explain", "--format", "json",
+    ]));
+    let order = v["order"].as_array().unwrap();
+    assert_eq!(order.len(), 3);
+    // c: 40 - 1 = 39; a: 20 - 6 = 14 (not runnable: the threshold is inclusive); d: 20 - 12 = 8
+    assert_eq!(order[0]["id"], "c");
+    assert_eq!(order[1]["id"], "a");
+    assert_eq!(order[1]["value"], 14.0);
+    assert_eq!(order[1]["runnable"], false);
+    assert!(order[1]["reason"].as_str().unwrap().contains("threshold"));
+    assert_eq!(order[0]["terms"][0]["term"], "ncpus*10");
+    assert_eq!(order[0]["terms"][0]["value"], 40.0);
+    assert_eq!(order[0]["terms"][1]["term"], "-(walltime/600)");
+    assert_eq!(order[0]["terms"][1]["value"], -1.0);
+}
+
+#[test]
+fn table_and_csv_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = write(&dir, "jobs.json", JOBS);
+    let out = jobsort(&["rank", "ncpus", "--jobs", &jobs]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("rank  id"), "{text}");
+    assert!(lines[1].trim_start().starts_with("1  c"), "{text}");
+    let out = jobsort(&["eval", "ncpus", "--jobs", &jobs, "--format", "csv"]);
+    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().next(), Some("id,value,error"));
+}
+
+#[test]
+fn qstat_csv_and_json_lines_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let qstat = write(
+        &dir,
+        "qstat.json",
+        r#"{"Jobs":{"1.srv":{"Job_Owner":"ann@h","Resource_List":{"ncpus":2,"mem":"1gb","walltime":"00:10:00"}},
+                   "2.srv":{"Job_Owner":"bob@h","Resource_List":{"ncpus":1,"mem":"512mb"}}}}"#,
+    );
+    let v = json(&jobsort(&["eval", "mem + walltime", "--jobs", &qstat, "--format", "json"]));
+    assert_eq!(v["jobs"][0]["value"], 1048576.0 + 600.0);
+    assert_eq!(v["jobs"][1]["value"], 524288.0);
+    let csv = write(&dir, "jobs.csv", "id,ncpus\nx,3\ny,5\n");
+    let v = json(&jobsort(&["eval", "ncpus*2", "--jobs", &csv, "--format", "json"]));
+    assert_eq!(v["jobs"][1]["value"], 10.0);
+    let jsonl = write(&dir, "jobs.jsonl", "{\"id\":\"p\",\"ncpus\":1}\n{\"id\":\"q\",\"ncpus\":7}\n");
+    let v = json(&jobsort(&["rank", "ncpus", "--jobs", &jsonl, "--format", "json"]));
+    assert_eq!(v["order"][0]["id"], "q");
+}
+
+#[test]
+fn swf_trace_as_job_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let swf = write(
+        &dir,
+        "t.swf",
+        "; MaxProcs: 8\n1 0 5 100 4 -1 -1 4 200 -1 1 1 1 -1 -1 -1 -1 -1\n2 10 0 50 2 -1 -1 2 3600 -1 1 2 1 -1 -1 -1 -1 -1\n3 20 0 0 2 -1 -1 2 60 -1 1 2 1 -1 -1 -1 -1 -1\n",
+    );
+    let out = jobsort(&["rank", "-walltime", "--jobs", &swf, "--format", "json"]);
+    let v = json(&out);
+    let order: Vec<&str> = v["order"].as_array().unwrap().iter().map(|j| j["id"].as_str().unwrap()).collect();
+    assert_eq!(order, vec!["1", "2"]);
+    // The job with run time 0 is dropped, and that is said.
+    assert!(String::from_utf8_lossy(&out.stderr).contains("1 of 3 trace jobs dropped"));
+}
+
+#[test]
+fn bad_inputs_exit_1_with_location_usage_errors_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = write(&dir, "bad.json", "[{\"id\":\"a\",\"ncpus\":1},\n {\"id\":\"b\",\"walltime\":\"1:xx\"}]");
+    let out = jobsort(&["eval", "ncpus", "--jobs", &bad]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.json: $[1].walltime"), "{err}");
+    assert!(out.stdout.is_empty());
+
+    let jobs = write(&dir, "jobs.json", JOBS);
+    let out = jobsort(&["eval", "ncpu * 2", "--jobs", &jobs, "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean `ncpus`"));
+    assert!(out.stdout.is_empty(), "no JSON on stdout when the formula is invalid");
+
+    let out = jobsort(&["eval", "ncpus", "--jobs", &dir.path().join("missing.json").to_string_lossy()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("missing.json"));
+
+    let out = jobsort(&["rank", "ncpus"]);
+    assert_eq!(out.status.code(), Some(2), "missing --jobs is a usage error");
+    let out = jobsort(&["eval", "ncpus", "--jobs", &jobs, "--format", "yaml"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn deny_warnings_and_compat_pbs() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = write(&dir, "jobs.json", r#"[{"id":"a","eligible_time":16777217}]"#);
+    let out = jobsort(&["eval", "walltime/ncpus", "--jobs", &jobs, "--deny-warnings"]);
+    assert_eq!(out.status.code(), Some(1));
+    // PBS stores the value in a 32-bit float: 16777217 becomes 16777216.
+    let v = json(&jobsort(&["eval", "eligible_time", "--jobs", &jobs, "--compat", "pbs", "--format", "json"]));
+    assert_eq!(v["jobs"][0]["value"], 16777216.0);
+    let v = json(&jobsort(&["eval", "eligible_time", "--jobs", &jobs, "--format", "json"]));
+    assert_eq!(v["jobs"][0]["value"], 16777217.0);
+}
+
+#[test]
+fn fair_share_breaks_formula_ties_by_most_deserving_entity() {
+    let manifest = env!("CARGO_MANIFEST_DIR");
+    let jobs = format!("{manifest}/examples/jobs.json");
+    let rg = format!("{manifest}/examples/resource_group");
+    let usage = format!("{manifest}/examples/usage.json");
+    let args = ["rank", "0", "--jobs", &jobs, "--resource-group", &rg, "--usage", &usage, "--format", "json"];
+    let ids = |v: Value| -> Vec<String> {
+        v["order"].as_array().unwrap().iter().map(|j| j["id"].as_str().unwrap().to_string()).collect()
+    };
+    // Without --fair-share every job ties at 0: submission order.
+    assert_eq!(ids(json(&jobsort(&args)))[..3], ["101.pbs01", "102.pbs01", "103.pbs01"]);
+    // With it: dave (bio, least usage for its shares) first, the unknown entity (erin) last.
+    let mut with = args.to_vec();
+    with.push("--fair-share");
+    let order = ids(json(&jobsort(&with)));
+    assert_eq!(order.first().map(String::as_str), Some("104.pbs01"));
+    assert_eq!(order.last().map(String::as_str), Some("106.pbs01"));
+    let out = jobsort(&["rank", "0", "--jobs", &jobs, "--fair-share"]);
+    assert_eq!(out.status.code(), Some(2));
+}
