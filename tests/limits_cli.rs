@@ -162,7 +162,10 @@ fn bad_lines_are_located_and_stop_the_run() {
     let out = jobsort(&args);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8(out.stderr.clone()).unwrap();
-    assert_eq!(err, format!("{evs}:2: unknown job \"zz\" (never submitted)\n"));
+    assert_eq!(
+        err,
+        format!("{evs}:2: unknown job \"zz\" (never submitted)\n")
+    );
     assert_eq!(lines(&out).len(), 1, "the rest of the file is not applied");
 
     let out = jobsort(&[&args[..], &["--keep-going"]].concat());
@@ -170,7 +173,10 @@ fn bad_lines_are_located_and_stop_the_run() {
     let err = String::from_utf8(out.stderr.clone()).unwrap();
     let errs: Vec<&str> = err.lines().collect();
     assert_eq!(errs.len(), 4, "{err}");
-    assert_eq!(errs[0], format!("{evs}:2: unknown job \"zz\" (never submitted)"));
+    assert_eq!(
+        errs[0],
+        format!("{evs}:2: unknown job \"zz\" (never submitted)")
+    );
     assert!(errs[1].starts_with(&format!("{evs}:4: ")), "{err}");
     assert_eq!(errs[2], format!("{evs}:5: duplicate submit of job \"a\""));
     assert_eq!(
