@@ -19,6 +19,9 @@ pub const COLUMNS: [&str; 8] = [
     "job_priority",
 ];
 
+/// A hand-written evaluation loop: columns in [`COLUMNS`] order, values, error codes.
+pub type NativeLoop = fn(&[&[f64]], &mut [f64], &mut [u8]);
+
 /// One benchmark formula, with the spellings the peers need.
 pub struct BenchFormula {
     pub name: &'static str,
@@ -37,9 +40,9 @@ pub struct BenchFormula {
     /// The same formula built as IR directly (used until the text front end is available).
     pub build_ir: fn() -> Ir,
     /// Hand-written loop: the same semantics, libm `pow` written as Rust's `powf`.
-    pub native: fn(&[&[f64]], &mut [f64], &mut [u8]),
+    pub native: NativeLoop,
     /// Hand-written loop that really calls libm `pow` through pymath (seed formula only).
-    pub native_libm: Option<fn(&[&[f64]], &mut [f64], &mut [u8])>,
+    pub native_libm: Option<NativeLoop>,
 }
 
 pub fn formulas() -> Vec<BenchFormula> {
@@ -60,10 +63,18 @@ pub fn formulas() -> Vec<BenchFormula> {
             name: "weighted6",
             text: "0.5*ncpus + 0.25*mem/1048576 + 2*walltime/3600 + 0.1*queue_priority + 0.01*eligible_time + 3*job_priority",
             numexpr: "0.5*ncpus + 0.25*mem/1048576 + 2*walltime/3600 + 0.1*queue_priority + 0.01*eligible_time + 3*job_priority",
-            fasteval: Some("0.5*ncpus + 0.25*mem/1048576 + 2*walltime/3600 + 0.1*queue_priority + 0.01*eligible_time + 3*job_priority"),
-            meval: Some("0.5*ncpus + 0.25*mem/1048576 + 2*walltime/3600 + 0.1*queue_priority + 0.01*eligible_time + 3*job_priority"),
-            exmex: Some("0.5*ncpus + 0.25*mem/1048576 + 2*walltime/3600 + 0.1*queue_priority + 0.01*eligible_time + 3*job_priority"),
-            evalexpr: Some("0.5*ncpus + 0.25*mem/1048576.0 + 2.0*walltime/3600.0 + 0.1*queue_priority + 0.01*eligible_time + 3.0*job_priority"),
+            fasteval: Some(
+                "0.5*ncpus + 0.25*mem/1048576 + 2*walltime/3600 + 0.1*queue_priority + 0.01*eligible_time + 3*job_priority",
+            ),
+            meval: Some(
+                "0.5*ncpus + 0.25*mem/1048576 + 2*walltime/3600 + 0.1*queue_priority + 0.01*eligible_time + 3*job_priority",
+            ),
+            exmex: Some(
+                "0.5*ncpus + 0.25*mem/1048576 + 2*walltime/3600 + 0.1*queue_priority + 0.01*eligible_time + 3*job_priority",
+            ),
+            evalexpr: Some(
+                "0.5*ncpus + 0.25*mem/1048576.0 + 2.0*walltime/3600.0 + 0.1*queue_priority + 0.01*eligible_time + 3.0*job_priority",
+            ),
             build_ir: weighted_ir,
             native: weighted_native,
             native_libm: None,
@@ -72,10 +83,14 @@ pub fn formulas() -> Vec<BenchFormula> {
             name: "cond_minmax",
             text: "min(ncpus, 64) * 10 + (max(walltime, 60) / 3600 if queue_priority > 0 else 0) + eligible_time / 60",
             numexpr: "where(ncpus < 64, ncpus, 64) * 10 + where(queue_priority > 0, where(walltime > 60, walltime, 60) / 3600, 0) + eligible_time / 60",
-            fasteval: Some("min(ncpus, 64) * 10 + (queue_priority > 0) * (max(walltime, 60) / 3600) + eligible_time / 60"),
+            fasteval: Some(
+                "min(ncpus, 64) * 10 + (queue_priority > 0) * (max(walltime, 60) / 3600) + eligible_time / 60",
+            ),
             meval: None,
             exmex: None,
-            evalexpr: Some("min(ncpus, 64.0) * 10.0 + if(queue_priority > 0.0, max(walltime, 60.0) / 3600.0, 0.0) + eligible_time / 60.0"),
+            evalexpr: Some(
+                "min(ncpus, 64.0) * 10.0 + if(queue_priority > 0.0, max(walltime, 60.0) / 3600.0, 0.0) + eligible_time / 60.0",
+            ),
             build_ir: cond_ir,
             native: cond_native,
             native_libm: None,
@@ -118,7 +133,15 @@ pub fn column(k: usize, n: usize) -> Vec<f64> {
 pub fn columns_for(f: &CompiledFormula, n: usize) -> Vec<Vec<f64>> {
     f.inputs()
         .iter()
-        .map(|name| column(COLUMNS.iter().position(|c| c == name).expect("known column"), n))
+        .map(|name| {
+            column(
+                COLUMNS
+                    .iter()
+                    .position(|c| c == name)
+                    .expect("known column"),
+                n,
+            )
+        })
         .collect()
 }
 
@@ -136,7 +159,10 @@ pub fn bind<'a>(f: &CompiledFormula, cols: &'a [Vec<f64>]) -> Vec<&'a [f64]> {
     f.inputs()
         .iter()
         .map(|name| {
-            let k = COLUMNS.iter().position(|c| c == name).expect("known column");
+            let k = COLUMNS
+                .iter()
+                .position(|c| c == name)
+                .expect("known column");
             cols[k].as_slice()
         })
         .collect()
@@ -172,7 +198,8 @@ impl B {
         self.0.push(Expr::Input(k), Ty::Num, Span::default())
     }
     fn bin(&mut self, op: BinaryOp, a: NodeId, b: NodeId) -> NodeId {
-        self.0.push(Expr::Binary(op, a, b), Ty::Num, Span::default())
+        self.0
+            .push(Expr::Binary(op, a, b), Ty::Num, Span::default())
     }
     fn call(&mut self, f: Func, args: Vec<NodeId>) -> NodeId {
         self.0.push(Expr::Call(f, args), Ty::Num, Span::default())
@@ -189,7 +216,8 @@ fn seed_ir() -> Ir {
     let u = b.x("fairshare_tree_usage");
     let p = b.x("fairshare_perc");
     let d = b.bin(BinaryOp::Div, u, p);
-    let n = b.0.push(Expr::Unary(UnaryOp::Neg, d), Ty::Num, Span::default());
+    let n =
+        b.0.push(Expr::Unary(UnaryOp::Neg, d), Ty::Num, Span::default());
     let r = b.call(Func::Pow, vec![two, n]);
     b.done(r)
 }

@@ -36,7 +36,9 @@ fn evaluation(c: &mut Criterion) {
 fn compile_time(c: &mut Criterion) {
     let mut group = c.benchmark_group("compile");
     for f in common::formulas() {
-        group.bench_function(f.name, |b| b.iter(|| black_box(common::compile(&f, Engine::Jit))));
+        group.bench_function(f.name, |b| {
+            b.iter(|| black_box(common::compile(&f, Engine::Jit)))
+        });
     }
     group.finish();
 }

@@ -16,7 +16,10 @@ fn ranking(c: &mut Criterion) {
     let cols = common::columns_for(&cf, n);
     let refs: Vec<&[f64]> = cols.iter().map(Vec::as_slice).collect();
     let keys = cf.evaluate_columns(&refs, n).values;
-    let ties = TieBreak { submit: None, ids: None };
+    let ties = TieBreak {
+        submit: None,
+        ids: None,
+    };
     let mut group = c.benchmark_group("rank_1M");
     group.sample_size(10);
     group.bench_function("std_sort_unstable_precomputed_f64", |b| {
@@ -42,7 +45,14 @@ fn ranking(c: &mut Criterion) {
     group.bench_function("evaluate_and_top100", |b| {
         b.iter(|| {
             let ev = cf.evaluate_columns(&refs, n);
-            black_box(rank(&ev.values, ties, &RankOptions { threshold: None, top: Some(100) }))
+            black_box(rank(
+                &ev.values,
+                ties,
+                &RankOptions {
+                    threshold: None,
+                    top: Some(100),
+                },
+            ))
         })
     });
     group.finish();

@@ -71,7 +71,9 @@ fn main() {
     let mut compile_us: Vec<(String, f64, bool, bool)> = Vec::new();
     let mut jit_values: Vec<Vec<f64>> = Vec::new();
 
-    println!("jobsort bench_report: {n} jobs, single thread, best of 3 (evalexpr {n_slow} jobs, python {n_py} jobs)");
+    println!(
+        "jobsort bench_report: {n} jobs, single thread, best of 3 (evalexpr {n_slow} jobs, python {n_py} jobs)"
+    );
     for f in &formulas {
         // Compile time: parse + check + optimise + JIT (best of 20 after one warm-up).
         let (cf, frontend) = common::compile(f, Engine::Jit);
@@ -91,7 +93,13 @@ fn main() {
         let ns = time_ns(n, 3, || {
             kernel.run(&inputs, n, &mut v, &mut e);
         });
-        table.insert((f.name, "jit"), Row { ns: Some(ns), note: String::new() });
+        table.insert(
+            (f.name, "jit"),
+            Row {
+                ns: Some(ns),
+                note: String::new(),
+            },
+        );
         let jitv = v.clone();
 
         // Reference interpreter.
@@ -131,12 +139,16 @@ fn main() {
             table.insert((f.name, "exmex"), run_exmex(text, &all, n, &jitv));
         }
         if let Some(text) = f.evalexpr {
-            table.insert((f.name, "evalexpr"), run_evalexpr(text, &all, n_slow, &jitv));
+            table.insert(
+                (f.name, "evalexpr"),
+                run_evalexpr(text, &all, n_slow, &jitv),
+            );
         }
         jit_values.push(jitv);
     }
 
     python_peers(&formulas, &cols, &jit_values, n, n_py, &mut table);
+    ranking(&formulas[0], &cols, n);
 
     // The table.
     print!("{:<12}", "engine");
@@ -174,7 +186,11 @@ fn main() {
             } else {
                 "optimise + JIT from IR; text front end not available"
             },
-            if *simd { "f64x2 SIMD + scalar tail" } else { "scalar" }
+            if *simd {
+                "f64x2 SIMD + scalar tail"
+            } else {
+                "scalar"
+            }
         );
     }
     let geo = |eng: &str| -> Option<f64> {
@@ -204,6 +220,59 @@ fn main() {
     );
 }
 
+/// Rank `n` jobs by the seed formula (evaluate on one thread + order) against sorting `n`
+/// precomputed f64 keys with the standard library.
+fn ranking(f: &common::BenchFormula, cols: &[Vec<f64>], n: usize) {
+    use jobsort::rank::{RankOptions, TieBreak, rank};
+    let (cf, _) = common::compile(f, Engine::Jit);
+    let inputs = common::bind(&cf, cols);
+    let kernel = jit::compile(cf.ir()).expect("the JIT runs on this host");
+    let mut v = vec![0.0; n];
+    let mut e = vec![0u8; n];
+    kernel.run(&inputs, n, &mut v, &mut e);
+    let keys = v.clone();
+    let ties = TieBreak {
+        submit: None,
+        ids: None,
+    };
+    let ms = |ns_per_job: f64| ns_per_job * n as f64 / 1e6;
+    let sort_stable = time_ns(n, 3, || {
+        let mut k = keys.clone();
+        k.sort_by(|a, b| b.partial_cmp(a).unwrap_or(std::cmp::Ordering::Equal));
+        black_box(k);
+    });
+    let sort_unstable = time_ns(n, 3, || {
+        let mut k = keys.clone();
+        k.sort_unstable_by(|a, b| b.total_cmp(a));
+        black_box(k);
+    });
+    let eval_rank = time_ns(n, 3, || {
+        kernel.run(&inputs, n, &mut v, &mut e);
+        black_box(rank(&v, ties, &RankOptions::default()));
+    });
+    let eval_top = time_ns(n, 3, || {
+        kernel.run(&inputs, n, &mut v, &mut e);
+        black_box(rank(
+            &v,
+            ties,
+            &RankOptions {
+                threshold: None,
+                top: Some(100),
+            },
+        ));
+    });
+    println!(
+        "rank {n} jobs ({}): std sort_by(partial_cmp) of precomputed keys {:.1} ms, sort_unstable_by(total_cmp) {:.1} ms; jit evaluate + rank {:.1} ms ({:.2}x / {:.2}x of the sorts); evaluate + top-100 {:.1} ms",
+        f.name,
+        ms(sort_stable),
+        ms(sort_unstable),
+        ms(eval_rank),
+        eval_rank / sort_stable,
+        eval_rank / sort_unstable,
+        ms(eval_top)
+    );
+}
+
 fn column_index(name: &str) -> Option<usize> {
     common::COLUMNS.iter().position(|c| *c == name)
 }
@@ -214,7 +283,12 @@ fn run_fasteval(text: &str, all: &[&[f64]], n: usize, jit: &[f64]) -> Row {
     let mut slab = fasteval::Slab::new();
     let compiled = match parser.parse(text, &mut slab.ps) {
         Ok(p) => p.from(&slab.ps).compile(&slab.ps, &mut slab.cs),
-        Err(e) => return Row { ns: None, note: format!("parse error {e:?}") },
+        Err(e) => {
+            return Row {
+                ns: None,
+                note: format!("parse error {e:?}"),
+            };
+        }
     };
     let mut out = vec![0.0; n];
     let ns = time_ns(n, 3, || {
@@ -223,19 +297,36 @@ fn run_fasteval(text: &str, all: &[&[f64]], n: usize, jit: &[f64]) -> Row {
             *o = compiled.eval(&slab, &mut ns).unwrap_or(f64::NAN);
         }
     });
-    Row { ns: Some(ns), note: format!("{} differ", mismatches(&out, jit)) }
+    Row {
+        ns: Some(ns),
+        note: format!("{} differ", mismatches(&out, jit)),
+    }
 }
 
 fn run_meval(text: &str, all: &[&[f64]], n: usize, jit: &[f64]) -> Row {
     let expr: meval::Expr = match text.parse() {
         Ok(e) => e,
-        Err(e) => return Row { ns: None, note: format!("parse error {e}") },
+        Err(e) => {
+            return Row {
+                ns: None,
+                note: format!("parse error {e}"),
+            };
+        }
     };
-    let names: Vec<&str> = common::COLUMNS.iter().copied().filter(|c| text.contains(c)).collect();
+    let names: Vec<&str> = common::COLUMNS
+        .iter()
+        .copied()
+        .filter(|c| text.contains(c))
+        .collect();
     let idx: Vec<usize> = names.iter().filter_map(|c| column_index(c)).collect();
     let f = match expr.bindn(&names) {
         Ok(f) => f,
-        Err(e) => return Row { ns: None, note: format!("bind error {e}") },
+        Err(e) => {
+            return Row {
+                ns: None,
+                note: format!("bind error {e}"),
+            };
+        }
     };
     let mut out = vec![0.0; n];
     let mut row = vec![0.0; idx.len()];
@@ -247,17 +338,29 @@ fn run_meval(text: &str, all: &[&[f64]], n: usize, jit: &[f64]) -> Row {
             *o = f(&row);
         }
     });
-    Row { ns: Some(ns), note: format!("{} differ", mismatches(&out, jit)) }
+    Row {
+        ns: Some(ns),
+        note: format!("{} differ", mismatches(&out, jit)),
+    }
 }
 
 fn run_exmex(text: &str, all: &[&[f64]], n: usize, jit: &[f64]) -> Row {
     use exmex::Express;
     let expr = match exmex::parse::<f64>(text) {
         Ok(e) => e,
-        Err(e) => return Row { ns: None, note: format!("parse error {e}") },
+        Err(e) => {
+            return Row {
+                ns: None,
+                note: format!("parse error {e}"),
+            };
+        }
     };
     // exmex takes variables in alphabetical order of name.
-    let idx: Vec<usize> = expr.var_names().iter().filter_map(|v| column_index(v)).collect();
+    let idx: Vec<usize> = expr
+        .var_names()
+        .iter()
+        .filter_map(|v| column_index(v))
+        .collect();
     let mut out = vec![0.0; n];
     let mut row = vec![0.0; idx.len()];
     let ns = time_ns(n, 3, || {
@@ -268,16 +371,28 @@ fn run_exmex(text: &str, all: &[&[f64]], n: usize, jit: &[f64]) -> Row {
             *o = expr.eval(&row).unwrap_or(f64::NAN);
         }
     });
-    Row { ns: Some(ns), note: format!("{} differ", mismatches(&out, jit)) }
+    Row {
+        ns: Some(ns),
+        note: format!("{} differ", mismatches(&out, jit)),
+    }
 }
 
 fn run_evalexpr(text: &str, all: &[&[f64]], n: usize, jit: &[f64]) -> Row {
     use evalexpr::{ContextWithMutableVariables, HashMapContext, Value};
     let node = match evalexpr::build_operator_tree(text) {
         Ok(t) => t,
-        Err(e) => return Row { ns: None, note: format!("parse error {e}") },
+        Err(e) => {
+            return Row {
+                ns: None,
+                note: format!("parse error {e}"),
+            };
+        }
     };
-    let names: Vec<&str> = common::COLUMNS.iter().copied().filter(|c| text.contains(c)).collect();
+    let names: Vec<&str> = common::COLUMNS
+        .iter()
+        .copied()
+        .filter(|c| text.contains(c))
+        .collect();
     let idx: Vec<usize> = names.iter().filter_map(|c| column_index(c)).collect();
     let mut ctx = HashMapContext::new();
     let mut out = vec![0.0; n];
@@ -297,9 +412,15 @@ fn run_evalexpr(text: &str, all: &[&[f64]], n: usize, jit: &[f64]) -> Row {
         }
     });
     if let Some(e) = failed {
-        return Row { ns: None, note: format!("eval error {e}") };
+        return Row {
+            ns: None,
+            note: format!("eval error {e}"),
+        };
     }
-    Row { ns: Some(ns), note: format!("{} differ", mismatches(&out, &jit[..n])) }
+    Row {
+        ns: Some(ns),
+        note: format!("{} differ", mismatches(&out, &jit[..n])),
+    }
 }
 
 /// Run `benches/peers.py` over the same data (written to a temporary directory).
@@ -315,8 +436,20 @@ fn python_peers(
         println!("numexpr: not available ({why})");
         println!("python: not available ({why})");
         for f in formulas {
-            table.insert((f.name, "numexpr"), Row { ns: None, note: why.to_string() });
-            table.insert((f.name, "python"), Row { ns: None, note: why.to_string() });
+            table.insert(
+                (f.name, "numexpr"),
+                Row {
+                    ns: None,
+                    note: why.to_string(),
+                },
+            );
+            table.insert(
+                (f.name, "python"),
+                Row {
+                    ns: None,
+                    note: why.to_string(),
+                },
+            );
         }
     };
     let dir = match tempfile::tempdir() {
@@ -337,10 +470,17 @@ fn python_peers(
         if let Err(e) = write(&format!("{}.jit.f64", f.name), v) {
             return unavailable(table, &e.to_string());
         }
-        let used: Vec<&str> = common::COLUMNS.iter().copied().filter(|c| f.text.contains(c)).collect();
+        let used: Vec<&str> = common::COLUMNS
+            .iter()
+            .copied()
+            .filter(|c| f.text.contains(c))
+            .collect();
         spec.push(serde_json::json!({"name": f.name, "text": f.text, "numexpr": f.numexpr, "columns": used}));
     }
-    if let Err(e) = std::fs::write(dir.path().join("formulas.json"), serde_json::Value::Array(spec).to_string()) {
+    if let Err(e) = std::fs::write(
+        dir.path().join("formulas.json"),
+        serde_json::Value::Array(spec).to_string(),
+    ) {
         return unavailable(table, &e.to_string());
     }
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/peers.py");
@@ -357,11 +497,18 @@ fn python_peers(
     };
     let mut said_numexpr = false;
     for line in String::from_utf8_lossy(&out.stdout).lines() {
-        let Ok(j) = serde_json::from_str::<serde_json::Value>(line) else { continue };
-        let Some(f) = formulas.iter().find(|f| j["formula"] == f.name) else { continue };
+        let Ok(j) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        let Some(f) = formulas.iter().find(|f| j["formula"] == f.name) else {
+            continue;
+        };
         match j["numexpr_ns"].as_f64() {
             Some(ns) => {
-                let note = format!("max rel diff {:.1e}", j["numexpr_maxrel"].as_f64().unwrap_or(f64::NAN));
+                let note = format!(
+                    "max rel diff {:.1e}",
+                    j["numexpr_maxrel"].as_f64().unwrap_or(f64::NAN)
+                );
                 table.insert((f.name, "numexpr"), Row { ns: Some(ns), note });
             }
             None => {
@@ -369,7 +516,10 @@ fn python_peers(
                     println!("numexpr: not available");
                     said_numexpr = true;
                 }
-                let note = j["numexpr_note"].as_str().unwrap_or("not available").to_string();
+                let note = j["numexpr_note"]
+                    .as_str()
+                    .unwrap_or("not available")
+                    .to_string();
                 table.insert((f.name, "numexpr"), Row { ns: None, note });
             }
         }

@@ -7,8 +7,45 @@
 //! - [`fairshare`]: PBS, Slurm and flux-accounting fairshare trees.
 //! - [`limits`]: flux-accounting per-association limits with held jobs.
 //! - [`sim`]: trace-driven scheduling simulation, recording and replay.
+//! - [`capi`]: the C ABI (`include/jobsort.h`).
 //!
 //! The library never prints; the `jobsort` binary does.
+//!
+//! # Example: compile once, evaluate every cycle
+//!
+//! ```
+//! use jobsort::rank::{RankOptions, TieBreak, rank};
+//! use jobsort::{Catalog, EvalError, Formula, JobTable, ResourceType};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let catalog = Catalog::pbs().with_resource("gpu_hours", ResourceType::Float);
+//! // Compile once (parse, check, optimise, JIT); the result is Send + Sync.
+//! let formula = Formula::compile("ncpus + 10 * gpu_hours / walltime", &catalog)?;
+//! assert_eq!(formula.inputs(), ["ncpus", "gpu_hours", "walltime"]);
+//!
+//! let mut jobs = JobTable::new(3)
+//!     .with_column("ncpus", vec![4.0, 16.0, 1.0])?
+//!     .with_column("gpu_hours", vec![2.0, 0.0, 8.0])?
+//!     .with_column("walltime", vec![10.0, 7200.0, 0.0])?;
+//! let evaluation = formula.evaluate(&jobs);
+//! assert_eq!(evaluation.values, [6.0, 16.0, 0.0]);
+//! // Job 2 divides by zero: it gets 0 and Python's error, as in PBS.
+//! assert_eq!(evaluation.error(2), Some(EvalError::FloatDivisionByZero));
+//!
+//! let order = rank(&evaluation.values, TieBreak { submit: None, ids: None }, &RankOptions::default());
+//! assert_eq!(order.iter().map(|r| r.index).collect::<Vec<_>>(), [1, 0, 2]);
+//!
+//! // Next cycle: update a column in place and evaluate again with the same formula.
+//! jobs.column_mut("walltime").unwrap()[2] = 80.0;
+//! assert_eq!(formula.evaluate(&jobs).values[2], 2.0);
+//!
+//! // Errors are data: code, message and byte span.
+//! let err = Formula::compile("ncpu * 2", &catalog).unwrap_err();
+//! assert_eq!(err.0[0].code, "E0201");
+//! assert_eq!((err.0[0].span.start, err.0[0].span.end), (0, 4));
+//! # Ok(())
+//! # }
+//! ```
 
 pub mod fairshare;
 pub mod formula;

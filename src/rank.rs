@@ -123,8 +123,66 @@ fn order_by_value(values: &[f64], top: Option<usize>) -> Vec<usize> {
         .enumerate()
         .map(|(i, &v)| (u128::from(descending_key(v)) << 64) | i as u128)
         .collect();
-    sort_or_select(&mut keys, top, 8, 8);
+    match top {
+        Some(k) if k < n => sort_or_select(&mut keys, top, 8, 8),
+        _ => msd_bucket_sort(&mut keys),
+    }
     keys.into_iter().map(|k| (k as u64) as usize).collect()
+}
+
+/// Sort unique u128 keys (high 64 bits: the sort key; low bits: the position, ascending in
+/// the input) by MSD radix: one stable scatter pass on the 11 bits just below the slice's
+/// common key prefix, then the same on each bucket, down to cache-sized buckets that pdqsort
+/// finishes. Depth is bounded (each level consumes at least one differing key bit), and
+/// equal sort keys keep position order.
+fn msd_bucket_sort(keys: &mut [u128]) {
+    let mut scratch = vec![0u128; keys.len()];
+    msd_level(keys, &mut scratch);
+}
+
+fn msd_level(keys: &mut [u128], scratch: &mut [u128]) {
+    const BITS: u32 = 11;
+    let n = keys.len();
+    if n < 2048 {
+        keys.sort_unstable();
+        return;
+    }
+    let hi = |k: &u128| (*k >> 64) as u64;
+    let (mut lo_key, mut hi_key) = (u64::MAX, 0u64);
+    for k in keys.iter() {
+        let h = hi(k);
+        lo_key = lo_key.min(h);
+        hi_key = hi_key.max(h);
+    }
+    let diff = lo_key ^ hi_key;
+    if diff == 0 {
+        // Every sort key is equal: the keys are already in position order.
+        return;
+    }
+    let top = 63 - diff.leading_zeros();
+    let shift = top.saturating_sub(BITS - 1);
+    let base = lo_key >> shift;
+    let bucket = |k: &u128| ((hi(k) >> shift) - base) as usize;
+    let mut starts = vec![0usize; (1 << BITS) + 1];
+    for k in keys.iter() {
+        starts[bucket(k) + 1] += 1;
+    }
+    for d in 0..(1 << BITS) {
+        starts[d + 1] += starts[d];
+    }
+    let mut next = starts.clone();
+    for k in keys.iter() {
+        let d = bucket(k);
+        scratch[next[d]] = *k;
+        next[d] += 1;
+    }
+    keys.copy_from_slice(scratch);
+    for d in 0..(1 << BITS) {
+        let (a, b) = (starts[d], starts[d + 1]);
+        if b - a > 1 {
+            msd_level(&mut keys[a..b], &mut scratch[a..b]);
+        }
+    }
 }
 
 fn order_by_value_submit(values: &[f64], submit: &[f64], top: Option<usize>) -> Vec<usize> {
@@ -201,7 +259,7 @@ fn radix_sort<T: Copy>(items: &mut Vec<T>, bytes: usize, byte: impl Fn(&T, usize
     }
     let mut buf: Vec<T> = items.clone();
     for (b, c) in counts.iter().enumerate() {
-        if c.iter().any(|&x| x == n) {
+        if c.contains(&n) {
             continue;
         }
         let mut offsets = [0usize; 256];
@@ -339,12 +397,25 @@ mod tests {
             x ^= x << 17;
             x
         };
-        for n in [0usize, 1, 2, 7, 100, RADIX_MIN - 1, RADIX_MIN + 5, 20_000] {
+        for n in [
+            0usize,
+            1,
+            2,
+            7,
+            100,
+            RADIX_MIN - 1,
+            RADIX_MIN + 5,
+            20_000,
+            70_000,
+        ] {
             let values: Vec<f64> = (0..n)
-                .map(|_| match next() % 5 {
+                .map(|_| match next() % 7 {
                     0 => 0.0,
                     1 => -0.0,
                     2 => -((next() % 50) as f64),
+                    // spread over many exponents, and clustered just below 1
+                    3 => 2f64.powf(-((next() % 1_000_000) as f64) / 1000.0),
+                    4 => 1.0 - (next() % 4096) as f64 * f64::EPSILON,
                     _ => (next() % 100) as f64 * 0.25,
                 })
                 .collect();

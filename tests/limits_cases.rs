@@ -386,10 +386,10 @@ fn run_sequence(id: &str) {
             engine.check_consistency().unwrap();
             for ch in rec.changes {
                 let v = serde_json::to_value(ch).unwrap();
-                if let Some(d) = v.get("dependency_add").and_then(Value::as_str) {
-                    if !added.iter().any(|x| x == d) {
-                        added.push(d.to_string());
-                    }
+                if let Some(d) = v.get("dependency_add").and_then(Value::as_str)
+                    && !added.iter().any(|x| x == d)
+                {
+                    added.push(d.to_string());
                 }
                 changes.push(v);
             }

@@ -162,7 +162,10 @@ fn bad_lines_are_located_and_stop_the_run() {
     let out = jobsort(&args);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8(out.stderr.clone()).unwrap();
-    assert_eq!(err, format!("{evs}:2: unknown job \"zz\"\n"));
+    assert_eq!(
+        err,
+        format!("{evs}:2: unknown job \"zz\" (never submitted)\n")
+    );
     assert_eq!(lines(&out).len(), 1, "the rest of the file is not applied");
 
     let out = jobsort(&[&args[..], &["--keep-going"]].concat());
@@ -170,7 +173,10 @@ fn bad_lines_are_located_and_stop_the_run() {
     let err = String::from_utf8(out.stderr.clone()).unwrap();
     let errs: Vec<&str> = err.lines().collect();
     assert_eq!(errs.len(), 4, "{err}");
-    assert_eq!(errs[0], format!("{evs}:2: unknown job \"zz\""));
+    assert_eq!(
+        errs[0],
+        format!("{evs}:2: unknown job \"zz\" (never submitted)")
+    );
     assert!(errs[1].starts_with(&format!("{evs}:4: ")), "{err}");
     assert_eq!(errs[2], format!("{evs}:5: duplicate submit of job \"a\""));
     assert_eq!(
@@ -259,4 +265,34 @@ fn case_translations_run_through_the_cli() {
         n += 1;
     }
     assert_eq!(n, 6);
+}
+
+/// The README example: flux releases both 3-node jobs into 4 nodes of headroom; with
+/// `--count-sched-in-resources` only one.
+#[test]
+fn readme_overshoot_example() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/limits_examples");
+    let cfg = root.join("overshoot.toml");
+    let ev = root.join("overshoot.jsonl");
+    let args = [
+        "--config",
+        cfg.to_str().unwrap(),
+        "--events",
+        ev.to_str().unwrap(),
+        "--format",
+        "json",
+    ];
+    let released = |extra: &[&str]| -> Vec<String> {
+        let out = jobsort(&[&args[..], extra].concat());
+        assert!(out.status.success());
+        lines(&out)[4]["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["state"] == "sched")
+            .map(|c| c["job"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(released(&[]), ["j2", "j3"]);
+    assert_eq!(released(&["--count-sched-in-resources"]), ["j2"]);
 }

@@ -455,3 +455,58 @@ fn loads_flux_accounting_database() {
         .to_string();
     assert!(err.contains("cannot open database"), "{err}");
 }
+
+/// A job held by another limit while it still fitted the node headroom: flux re-checks
+/// only its held dependency and releases it into an overshoot; with the option it gets
+/// `max-resources-user-limit` at release time (found by the property test).
+#[test]
+fn count_sched_rechecks_resources_at_release() {
+    let base = "[[association]]\nuser='u'\nbank='A'\nmax_nodes=4\nmax_sched_jobs=1\nmax_running_jobs=100\nmax_active_jobs=100\n";
+    for count_sched in [false, true] {
+        let toml = format!("[options]\ncount_sched_in_resources = {count_sched}\n{base}");
+        let mut e = engine(&toml);
+        assert_eq!(e.submit(job("j1", 2)).unwrap(), SubmitOutcome::Ready);
+        let held = SubmitOutcome::Held(vec![Dependency::MaxSchedJobsUser]);
+        assert_eq!(e.submit(job("j2", 2)).unwrap(), held);
+        assert_eq!(e.submit(job("j3", 1)).unwrap(), held);
+        e.run("j1").unwrap(); // j2 released, j3 still at max_sched_jobs
+        assert_eq!(e.job("j3").unwrap().state, JobState::Depend);
+        let changes = serde_json::to_value(e.run("j2").unwrap()).unwrap();
+        if count_sched {
+            assert_eq!(
+                changes,
+                json!([
+                    {"job": "j2", "state": "run"},
+                    {"job": "j3", "dependency_remove": "max-sched-jobs-user-limit"},
+                    {"job": "j3", "dependency_add": "max-resources-user-limit"},
+                ])
+            );
+            assert_eq!(e.job("j3").unwrap().deps, [Dependency::MaxResourcesUser]);
+        } else {
+            assert_eq!(
+                changes,
+                json!([
+                    {"job": "j2", "state": "run"},
+                    {"job": "j3", "dependency_remove": "max-sched-jobs-user-limit"},
+                    {"job": "j3", "state": "sched"},
+                ])
+            );
+            e.run("j3").unwrap();
+            assert_eq!(e.associations()[0].counters.cur_nodes, 5, "flux overshoots");
+        }
+        e.check_consistency().unwrap();
+    }
+}
+
+#[test]
+fn forget_only_inactive_jobs() {
+    let mut e = engine("[[association]]\nuser='u'\nbank='A'\n");
+    e.submit(job("a", 1)).unwrap();
+    assert!(!e.forget("a"), "a live job is kept");
+    assert!(!e.forget("nope"));
+    e.end("a").unwrap();
+    assert!(e.forget("a"));
+    assert!(e.job("a").is_none());
+    assert_eq!(e.submit(job("a", 1)).unwrap(), SubmitOutcome::Ready);
+    e.check_consistency().unwrap();
+}

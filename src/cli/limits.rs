@@ -140,7 +140,7 @@ pub fn run(args: Args) -> ExitCode {
 
 fn write_text(out: &mut impl Write, r: &EventRecord) -> std::io::Result<()> {
     write!(out, "#{} {}", r.event, r.op)?;
-    if let Some(j) = &r.job {
+    if let Some(j) = r.job.as_ref().or(r.target.as_ref()) {
         write!(out, " {j}")?;
     }
     writeln!(out)?;

@@ -111,8 +111,10 @@ pub struct CompiledFormula {
 /// The columns given to [`CompiledFormula::try_evaluate_columns`] do not fit the formula.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ColumnError {
+    /// Not one column per input.
     #[error("the formula reads {expected} columns but {got} were given")]
     Count { expected: usize, got: usize },
+    /// A column holds fewer values than jobs requested.
     #[error("column {index} (`{name}`) has {got} values but {n} jobs were requested")]
     TooShort {
         index: usize,
@@ -120,6 +122,9 @@ pub enum ColumnError {
         got: usize,
         n: usize,
     },
+    /// The output buffers of [`CompiledFormula::evaluate_into`] differ in length.
+    #[error("{values} value slots but {errors} error slots")]
+    Outputs { values: usize, errors: usize },
 }
 
 /// Per-job results: a value for every job (0 where the evaluation erred) and an error code
@@ -273,6 +278,27 @@ impl CompiledFormula {
         columns: &[&[f64]],
         n: usize,
     ) -> Result<Evaluation, ColumnError> {
+        let mut values = vec![0.0; n];
+        let mut errors = vec![0u8; n];
+        self.evaluate_into(columns, &mut values, &mut errors)?;
+        Ok(Evaluation { values, errors })
+    }
+
+    /// Evaluate `values.len()` jobs straight into caller-owned buffers (no allocation for the
+    /// results; for embedders such as the C ABI). `errors` must be as long as `values`.
+    pub fn evaluate_into(
+        &self,
+        columns: &[&[f64]],
+        values: &mut [f64],
+        errors: &mut [u8],
+    ) -> Result<(), ColumnError> {
+        let n = values.len();
+        if errors.len() != n {
+            return Err(ColumnError::Outputs {
+                values: n,
+                errors: errors.len(),
+            });
+        }
         if columns.len() != self.ir.inputs.len() {
             return Err(ColumnError::Count {
                 expected: self.ir.inputs.len(),
@@ -287,8 +313,6 @@ impl CompiledFormula {
                 n,
             });
         }
-        let mut values = vec![0.0; n];
-        let mut errors = vec![0u8; n];
         if self.options.compat_pbs {
             // PBS rounds the inputs before Python sees them and stores the result as a float.
             let rounded: Vec<Vec<f64>> = columns
@@ -297,16 +321,16 @@ impl CompiledFormula {
                 .map(|(c, &fs)| c[..n].iter().map(|&v| pbs_round_input(v, fs)).collect())
                 .collect();
             let refs: Vec<&[f64]> = rounded.iter().map(Vec::as_slice).collect();
-            self.run(&refs, &mut values, &mut errors);
-            for (v, &e) in values.iter_mut().zip(&errors) {
+            self.run(&refs, values, errors);
+            for (v, &e) in values.iter_mut().zip(errors.iter()) {
                 if e == 0 {
                     *v = pbs_store(*v);
                 }
             }
         } else {
-            self.run(columns, &mut values, &mut errors);
+            self.run(columns, values, errors);
         }
-        Ok(Evaluation { values, errors })
+        Ok(())
     }
 
     /// Evaluate `values.len()` jobs (no compat processing), in parallel when large.

@@ -1,6 +1,7 @@
 //! The limit engine: associations, queues, jobs, counters, held lists and release passes.
 
 use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use serde::Serialize;
 
@@ -87,7 +88,7 @@ pub enum Change {
         /// flux's message.
         rejected: String,
     },
-    /// A dependency was added (at submit).
+    /// A dependency was added (at submit, or at release under `count_sched_in_resources`).
     DependencyAdd {
         /// Job id.
         job: String,
@@ -108,6 +109,30 @@ pub enum Change {
         /// The new state.
         state: JobState,
     },
+}
+
+impl Change {
+    /// The job the change is about.
+    pub fn job(&self) -> &str {
+        match self {
+            Change::Rejected { job, .. }
+            | Change::DependencyAdd { job, .. }
+            | Change::DependencyRemove { job, .. }
+            | Change::State { job, .. } => job,
+        }
+    }
+
+    /// The job this change moved into SCHED (released from DEPEND or newly submitted):
+    /// what a scheduler adds to its queue.
+    pub fn entered_sched(&self) -> Option<&str> {
+        match self {
+            Change::State {
+                job,
+                state: JobState::Sched,
+            } => Some(job),
+            _ => None,
+        }
+    }
 }
 
 /// A partial update of an association's limits: `None` keeps the value, `Some(-1)` resets
@@ -202,16 +227,42 @@ pub struct Job {
     pub deps: Vec<Dependency>,
 }
 
+/// FNV-1a: job ids are short strings chosen by the caller; SipHash's DoS resistance is not
+/// needed and it was the largest single cost of a lookup.
+#[derive(Clone, Copy, Debug)]
+struct FnvHasher(u64);
+
+impl Default for FnvHasher {
+    fn default() -> Self {
+        FnvHasher(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for FnvHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FnvHasher>>;
+
 /// The flux-accounting limit engine. See the module documentation.
 #[derive(Clone, Debug, Default)]
 pub struct LimitEngine {
     options: Options,
     assocs: Vec<Association>,
-    assoc_index: HashMap<(String, String), usize>,
-    default_bank: HashMap<String, usize>,
+    assoc_index: FastMap<(String, String), usize>,
+    default_bank: FastMap<String, usize>,
     queues: Vec<Queue>,
-    queue_index: HashMap<String, usize>,
-    jobs: HashMap<String, Job>,
+    queue_index: FastMap<String, usize>,
+    jobs: FastMap<String, Job>,
 }
 
 impl LimitEngine {
@@ -544,6 +595,22 @@ impl LimitEngine {
         Ok(changes)
     }
 
+    /// Forgets an inactive (ended or rejected) job to bound memory in long streams; its id
+    /// may then be submitted again. Returns whether a job was removed (false for unknown or
+    /// live jobs, which are left alone).
+    pub fn forget(&mut self, id: &str) -> bool {
+        if self
+            .jobs
+            .get(id)
+            .is_some_and(|j| j.state == JobState::Inactive)
+        {
+            self.jobs.remove(id);
+            true
+        } else {
+            false
+        }
+    }
+
     /// Updates an association's limits, then runs a release pass for every association
     /// with held jobs (flux's `reprioritize` after a data update).
     pub fn update_association(
@@ -558,10 +625,13 @@ impl LimitEngine {
                 bank: Some(bank.to_string()),
             }
         })?;
-        if let Some(qs) = &update.queues {
-            if let Some(q) = qs.iter().find(|q| !self.queue_index.contains_key(*q)) {
-                return Err(LimitError::UnknownQueue(q.clone()));
-            }
+        if let Some(q) = update
+            .queues
+            .iter()
+            .flatten()
+            .find(|q| !self.queue_index.contains_key(*q))
+        {
+            return Err(LimitError::UnknownQueue(q.clone()));
         }
         let d = AssocLimits::default();
         let l = &mut self.assocs[a].limits;
@@ -651,7 +721,8 @@ impl LimitEngine {
         let held = std::mem::take(&mut self.assocs[a].held);
         let mut still_held = Vec::with_capacity(held.len());
         let mut pending_run = 0i64;
-        let mut pending_queue_run: HashMap<usize, i64> = HashMap::new();
+        // (queue index, released jobs): a handful of queues at most, a Vec beats a map.
+        let mut pending_queue_run: Vec<(usize, i64)> = Vec::new();
         let count_sched = self.options.count_sched_in_resources;
         for id in held {
             let Some(job) = self.jobs.get_mut(&id) else {
@@ -674,8 +745,8 @@ impl LimitEngine {
                     run_jobs: pending_run,
                     queue_run_jobs: job
                         .queue
-                        .and_then(|qi| pending_queue_run.get(&qi).copied())
-                        .unwrap_or(0),
+                        .and_then(|qi| pending_queue_run.iter().find(|p| p.0 == qi))
+                        .map_or(0, |p| p.1),
                 },
                 count_sched_in_resources: count_sched,
             };
@@ -691,6 +762,18 @@ impl LimitEngine {
                     });
                 }
             }
+            // Under count_sched_in_resources a job about to leave DEPEND must also fit
+            // the association's node/core headroom, even if that limit was not one of its
+            // dependencies (it may have been held by another limit when it fit): else it
+            // gets `max-resources-user-limit` now. flux re-checks only the held
+            // dependencies, one way its overshoot happens.
+            if kept.is_empty() && count_sched && ctx.hits(Dependency::MaxResourcesUser) {
+                kept.push(Dependency::MaxResourcesUser);
+                changes.push(Change::DependencyAdd {
+                    job: id.clone(),
+                    dependency_add: Dependency::MaxResourcesUser,
+                });
+            }
             job.deps = kept;
             if job.deps.is_empty() {
                 enter_sched(assoc, job);
@@ -700,7 +783,10 @@ impl LimitEngine {
                 });
                 pending_run += 1;
                 if let Some(qi) = job.queue {
-                    *pending_queue_run.entry(qi).or_default() += 1;
+                    match pending_queue_run.iter_mut().find(|p| p.0 == qi) {
+                        Some(p) => p.1 += 1,
+                        None => pending_queue_run.push((qi, 1)),
+                    }
                 }
             } else {
                 still_held.push(id);

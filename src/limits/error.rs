@@ -6,7 +6,7 @@ use super::engine::JobState;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LimitError {
     /// No job with this id was submitted.
-    #[error("unknown job \"{0}\"")]
+    #[error("unknown job \"{0}\" (never submitted)")]
     UnknownJob(String),
     /// A job with this id was already submitted.
     #[error("duplicate submit of job \"{0}\"")]

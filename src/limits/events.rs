@@ -225,6 +225,9 @@ pub struct EventRecord {
     pub op: &'static str,
     /// The job, for submit/run/end.
     pub job: Option<String>,
+    /// What an update changed (`association user/bank`, `queue name`); text output only.
+    #[serde(skip)]
+    pub target: Option<String>,
     /// Changes in the order they happened.
     pub changes: Vec<Change>,
     /// The associations the event touched (the job's, the updated one, and every one
@@ -256,13 +259,7 @@ pub fn apply(engine: &mut LimitEngine, number: usize, op: &Op) -> Result<EventRe
         Op::UpdateQueue { name, update } => engine.update_queue(name, update)?,
     };
     for c in &changes {
-        let job = match c {
-            Change::Rejected { job, .. }
-            | Change::DependencyAdd { job, .. }
-            | Change::DependencyRemove { job, .. }
-            | Change::State { job, .. } => job,
-        };
-        if let Some(j) = engine.job(job) {
+        if let Some(j) = engine.job(c.job()) {
             touched.push(j.assoc);
         }
     }
@@ -272,6 +269,11 @@ pub fn apply(engine: &mut LimitEngine, number: usize, op: &Op) -> Result<EventRe
         event: number,
         op: op.name(),
         job: op.job().map(str::to_string),
+        target: match op {
+            Op::UpdateAssociation { user, bank, .. } => Some(format!("association {user}/{bank}")),
+            Op::UpdateQueue { name, .. } => Some(format!("queue {name}")),
+            _ => None,
+        },
         changes,
         associations: touched
             .into_iter()

@@ -5,9 +5,9 @@
 //!
 //! # Engine API ([`LimitEngine`])
 //! Jobs are keyed by a `String` id, unique for the engine's lifetime (ended and rejected
-//! jobs stay known, so a reused id is an error). Every operation is deterministic and
-//! returns the observable [`Change`]s in the order they happened; on `Err` the engine is
-//! unchanged.
+//! jobs stay known until [`LimitEngine::forget`], so a reused id is an error). Every
+//! operation is deterministic and returns the observable [`Change`]s in the order they
+//! happened; on `Err` the engine is unchanged.
 //! - [`LimitEngine::submit`]`(JobSpec) -> Result<SubmitOutcome, LimitError>`:
 //!   `Rejected(message)` (hard limit: `max_active_jobs`, a job larger than the
 //!   association's `max_nodes`/`max_cores` or the queue's `max_nodes_per_assoc`, unknown or
@@ -20,6 +20,7 @@
 //! - [`LimitEngine::update_association`] / [`LimitEngine::update_queue`]: change limits
 //!   (`-1` = flux default), then a release pass over every association with held jobs.
 //! - [`LimitEngine::query`]: the state in the shape of `flux jobtap query mf_priority.so`.
+//! - [`LimitEngine::forget`]`(id)`: drop an inactive job (bounds memory in long streams).
 //!
 //! Counters change exactly when flux changes them: active at submit/end; SCHED counters
 //! (association jobs; queue jobs, nodes, cores) at SCHED, RUN and end; run counters
@@ -34,7 +35,10 @@
 //! `max-resources-user-limit` and `max-resources-queue` have no pending adjustment, as in
 //! flux. Because the association node/core limits count only RUN jobs, a burst of releases
 //! can overshoot them once the jobs run; [`Options::count_sched_in_resources`] (off by
-//! default) makes them count SCHED jobs too, which closes the overshoot.
+//! default) makes them count SCHED jobs too, and also re-checks `max-resources-user-limit`
+//! for a job about to leave DEPEND (adding that dependency if it no longer fits: it may have
+//! been held by another limit when it fitted), which closes the overshoot: RUN + SCHED
+//! nodes/cores never exceed the limits (unless an update lowers them).
 //!
 //! # Loading
 //! [`LimitsConfig::parse`] (TOML or JSON, see [`config`]), [`flux_db::load_flux_db`]
