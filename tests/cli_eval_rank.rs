@@ -14,7 +14,11 @@ fn jobsort(args: &[&str]) -> Output {
 }
 
 fn json(out: &Output) -> Value {
-    assert!(out.status.success(), "jobsort failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "jobsort failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).expect("stdout is one JSON document")
 }
 
@@ -36,13 +40,28 @@ fn eval_json_in_input_order_with_per_job_errors() {
     let dir = tempfile::tempdir().unwrap();
     let jobs = write(&dir, "jobs.json", JOBS);
     for engine in ["jit", "interp"] {
-        let out = jobsort(&["eval", "walltime/ncpus", "--jobs", &jobs, "--format", "json", "--engine", engine]);
+        let out = jobsort(&[
+            "eval",
+            "walltime/ncpus",
+            "--jobs",
+            &jobs,
+            "--format",
+            "json",
+            "--engine",
+            engine,
+        ]);
         let v = json(&out);
         let got: Vec<(String, f64, Value)> = v["jobs"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|j| (j["id"].as_str().unwrap().to_string(), j["value"].as_f64().unwrap(), j["error"].clone()))
+            .map(|j| {
+                (
+                    j["id"].as_str().unwrap().to_string(),
+                    j["value"].as_f64().unwrap(),
+                    j["error"].clone(),
+                )
+            })
             .collect();
         assert_eq!(
             got,
@@ -63,8 +82,15 @@ fn eval_json_in_input_order_with_per_job_errors() {
 fn rank_orders_descending_ties_by_submission_order_then_id() {
     let dir = tempfile::tempdir().unwrap();
     let jobs = write(&dir, "jobs.json", JOBS);
-    let v = json(&jobsort(&["rank", "ncpus", "--jobs", &jobs, "--format", "json"]));
-    let order: Vec<&str> = v["order"].as_array().unwrap().iter().map(|j| j["id"].as_str().unwrap()).collect();
+    let v = json(&jobsort(&[
+        "rank", "ncpus", "--jobs", &jobs, "--format", "json",
+    ]));
+    let order: Vec<&str> = v["order"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["id"].as_str().unwrap())
+        .collect();
     assert_eq!(order, vec!["c", "a", "d", "b"]);
     let first = &v["order"][0];
     assert_eq!(first["rank"], 1);
@@ -77,8 +103,15 @@ fn rank_orders_descending_ties_by_submission_order_then_id() {
         "submit.json",
         r#"[{"id":"a","ncpus":2,"submit":20},{"id":"z","ncpus":2,"submit":10},{"id":"y","ncpus":2,"submit":10}]"#,
     );
-    let v = json(&jobsort(&["rank", "ncpus", "--jobs", &jobs, "--format", "json"]));
-    let order: Vec<&str> = v["order"].as_array().unwrap().iter().map(|j| j["id"].as_str().unwrap()).collect();
+    let v = json(&jobsort(&[
+        "rank", "ncpus", "--jobs", &jobs, "--format", "json",
+    ]));
+    let order: Vec<&str> = v["order"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["id"].as_str().unwrap())
+        .collect();
     assert_eq!(order, vec!["y", "z", "a"]);
 }
 
@@ -87,7 +120,17 @@ fn rank_threshold_top_and_explain() {
     let dir = tempfile::tempdir().unwrap();
     let jobs = write(&dir, "jobs.json", JOBS);
     let v = json(&jobsort(&[
-        "rank", "ncpus*10 - walltime/600", "--jobs", &jobs, "--threshold", "14", "--top", "3", "--explain", "--format", "json",
+        "rank",
+        "ncpus*10 - walltime/600",
+        "--jobs",
+        &jobs,
+        "--threshold",
+        "14",
+        "--top",
+        "3",
+        "--explain",
+        "--format",
+        "json",
     ]));
     let order = v["order"].as_array().unwrap();
     assert_eq!(order.len(), 3);
@@ -113,7 +156,10 @@ fn table_and_csv_output() {
     assert!(lines[0].starts_with("rank  id"), "{text}");
     assert!(lines[1].trim_start().starts_with("1  c"), "{text}");
     let out = jobsort(&["eval", "ncpus", "--jobs", &jobs, "--format", "csv"]);
-    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().next(), Some("id,value,error"));
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap().lines().next(),
+        Some("id,value,error")
+    );
 }
 
 #[test]
@@ -125,14 +171,29 @@ fn qstat_csv_and_json_lines_inputs() {
         r#"{"Jobs":{"1.srv":{"Job_Owner":"ann@h","Resource_List":{"ncpus":2,"mem":"1gb","walltime":"00:10:00"}},
                    "2.srv":{"Job_Owner":"bob@h","Resource_List":{"ncpus":1,"mem":"512mb"}}}}"#,
     );
-    let v = json(&jobsort(&["eval", "mem + walltime", "--jobs", &qstat, "--format", "json"]));
+    let v = json(&jobsort(&[
+        "eval",
+        "mem + walltime",
+        "--jobs",
+        &qstat,
+        "--format",
+        "json",
+    ]));
     assert_eq!(v["jobs"][0]["value"], 1048576.0 + 600.0);
     assert_eq!(v["jobs"][1]["value"], 524288.0);
     let csv = write(&dir, "jobs.csv", "id,ncpus\nx,3\ny,5\n");
-    let v = json(&jobsort(&["eval", "ncpus*2", "--jobs", &csv, "--format", "json"]));
+    let v = json(&jobsort(&[
+        "eval", "ncpus*2", "--jobs", &csv, "--format", "json",
+    ]));
     assert_eq!(v["jobs"][1]["value"], 10.0);
-    let jsonl = write(&dir, "jobs.jsonl", "{\"id\":\"p\",\"ncpus\":1}\n{\"id\":\"q\",\"ncpus\":7}\n");
-    let v = json(&jobsort(&["rank", "ncpus", "--jobs", &jsonl, "--format", "json"]));
+    let jsonl = write(
+        &dir,
+        "jobs.jsonl",
+        "{\"id\":\"p\",\"ncpus\":1}\n{\"id\":\"q\",\"ncpus\":7}\n",
+    );
+    let v = json(&jobsort(&[
+        "rank", "ncpus", "--jobs", &jsonl, "--format", "json",
+    ]));
     assert_eq!(v["order"][0]["id"], "q");
 }
 
@@ -146,7 +207,12 @@ fn swf_trace_as_job_input() {
     );
     let out = jobsort(&["rank", "-walltime", "--jobs", &swf, "--format", "json"]);
     let v = json(&out);
-    let order: Vec<&str> = v["order"].as_array().unwrap().iter().map(|j| j["id"].as_str().unwrap()).collect();
+    let order: Vec<&str> = v["order"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["id"].as_str().unwrap())
+        .collect();
     assert_eq!(order, vec!["1", "2"]);
     // The job with run time 0 is dropped, and that is said.
     assert!(String::from_utf8_lossy(&out.stderr).contains("1 of 3 trace jobs dropped"));
@@ -155,7 +221,11 @@ fn swf_trace_as_job_input() {
 #[test]
 fn bad_inputs_exit_1_with_location_usage_errors_exit_2() {
     let dir = tempfile::tempdir().unwrap();
-    let bad = write(&dir, "bad.json", "[{\"id\":\"a\",\"ncpus\":1},\n {\"id\":\"b\",\"walltime\":\"1:xx\"}]");
+    let bad = write(
+        &dir,
+        "bad.json",
+        "[{\"id\":\"a\",\"ncpus\":1},\n {\"id\":\"b\",\"walltime\":\"1:xx\"}]",
+    );
     let out = jobsort(&["eval", "ncpus", "--jobs", &bad]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
@@ -166,14 +236,26 @@ fn bad_inputs_exit_1_with_location_usage_errors_exit_2() {
     let out = jobsort(&["eval", "ncpu * 2", "--jobs", &jobs, "--format", "json"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean `ncpus`"));
-    assert!(out.stdout.is_empty(), "no JSON on stdout when the formula is invalid");
+    assert!(
+        out.stdout.is_empty(),
+        "no JSON on stdout when the formula is invalid"
+    );
 
-    let out = jobsort(&["eval", "ncpus", "--jobs", &dir.path().join("missing.json").to_string_lossy()]);
+    let out = jobsort(&[
+        "eval",
+        "ncpus",
+        "--jobs",
+        &dir.path().join("missing.json").to_string_lossy(),
+    ]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("missing.json"));
 
     let out = jobsort(&["rank", "ncpus"]);
-    assert_eq!(out.status.code(), Some(2), "missing --jobs is a usage error");
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "missing --jobs is a usage error"
+    );
     let out = jobsort(&["eval", "ncpus", "--jobs", &jobs, "--format", "yaml"]);
     assert_eq!(out.status.code(), Some(2));
 }
@@ -181,13 +263,33 @@ fn bad_inputs_exit_1_with_location_usage_errors_exit_2() {
 #[test]
 fn deny_warnings_and_compat_pbs() {
     let dir = tempfile::tempdir().unwrap();
-    let jobs = write(&dir, "jobs.json", r#"[{"id":"a","eligible_time":16777217}]"#);
+    let jobs = write(
+        &dir,
+        "jobs.json",
+        r#"[{"id":"a","eligible_time":16777217}]"#,
+    );
     let out = jobsort(&["eval", "walltime/ncpus", "--jobs", &jobs, "--deny-warnings"]);
     assert_eq!(out.status.code(), Some(1));
     // PBS stores the value in a 32-bit float: 16777217 becomes 16777216.
-    let v = json(&jobsort(&["eval", "eligible_time", "--jobs", &jobs, "--compat", "pbs", "--format", "json"]));
+    let v = json(&jobsort(&[
+        "eval",
+        "eligible_time",
+        "--jobs",
+        &jobs,
+        "--compat",
+        "pbs",
+        "--format",
+        "json",
+    ]));
     assert_eq!(v["jobs"][0]["value"], 16777216.0);
-    let v = json(&jobsort(&["eval", "eligible_time", "--jobs", &jobs, "--format", "json"]));
+    let v = json(&jobsort(&[
+        "eval",
+        "eligible_time",
+        "--jobs",
+        &jobs,
+        "--format",
+        "json",
+    ]));
     assert_eq!(v["jobs"][0]["value"], 16777217.0);
 }
 
@@ -197,12 +299,31 @@ fn fair_share_breaks_formula_ties_by_most_deserving_entity() {
     let jobs = format!("{manifest}/examples/jobs.json");
     let rg = format!("{manifest}/examples/resource_group");
     let usage = format!("{manifest}/examples/usage.json");
-    let args = ["rank", "0", "--jobs", &jobs, "--resource-group", &rg, "--usage", &usage, "--format", "json"];
+    let args = [
+        "rank",
+        "0",
+        "--jobs",
+        &jobs,
+        "--resource-group",
+        &rg,
+        "--usage",
+        &usage,
+        "--format",
+        "json",
+    ];
     let ids = |v: Value| -> Vec<String> {
-        v["order"].as_array().unwrap().iter().map(|j| j["id"].as_str().unwrap().to_string()).collect()
+        v["order"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j["id"].as_str().unwrap().to_string())
+            .collect()
     };
     // Without --fair-share every job ties at 0: submission order.
-    assert_eq!(ids(json(&jobsort(&args)))[..3], ["101.pbs01", "102.pbs01", "103.pbs01"]);
+    assert_eq!(
+        ids(json(&jobsort(&args)))[..3],
+        ["101.pbs01", "102.pbs01", "103.pbs01"]
+    );
     // With it: dave (bio, least usage for its shares) first, the unknown entity (erin) last.
     let mut with = args.to_vec();
     with.push("--fair-share");

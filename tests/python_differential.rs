@@ -94,7 +94,11 @@ fn number(rng: &mut Rng) -> String {
         2 => "2".into(),
         3 => format!("{}", rng.below(100)),
         4 => format!("{}.{}", rng.below(10), rng.below(100)),
-        5 => rng.pick(&["0.5", "1e-3", "2.5E+4", "1e300", "1e-300", "3600", "1_000", ".5", "5."]).to_string(),
+        5 => rng
+            .pick(&[
+                "0.5", "1e-3", "2.5E+4", "1e300", "1e-300", "3600", "1_000", ".5", "5.",
+            ])
+            .to_string(),
         6 => rng.pick(&["1000", "1024", "7", "3", "0.1"]).to_string(),
         7 => rng.pick(&["True", "False", "pi", "e", "tau"]).to_string(),
         _ => format!("{}", rng.below(10)),
@@ -103,19 +107,33 @@ fn number(rng: &mut Rng) -> String {
 
 fn generate(rng: &mut Rng, depth: u32) -> Gen {
     if depth == 0 || rng.chance(25) {
-        let text = if rng.chance(55) { rng.pick(&NAMES).to_string() } else { number(rng) };
+        let text = if rng.chance(55) {
+            rng.pick(&NAMES).to_string()
+        } else {
+            number(rng)
+        };
         return Gen { text, prec: P_ATOM };
     }
     let d = depth - 1;
     match rng.below(14) {
         0..=3 => {
             // left-associative binary arithmetic
-            let (op, prec) = *rng.pick(&[("+", P_ADD), ("-", P_ADD), ("*", P_MUL), ("/", P_MUL), ("//", P_MUL), ("%", P_MUL)]);
+            let (op, prec) = *rng.pick(&[
+                ("+", P_ADD),
+                ("-", P_ADD),
+                ("*", P_MUL),
+                ("/", P_MUL),
+                ("//", P_MUL),
+                ("%", P_MUL),
+            ]);
             let a = generate(rng, d);
             let b = generate(rng, d);
             let a = paren(a, prec, rng);
             let b = paren(b, prec + 1, rng);
-            Gen { text: format!("{a} {op} {b}"), prec }
+            Gen {
+                text: format!("{a} {op} {b}"),
+                prec,
+            }
         }
         4 => {
             // ** : right-assoc; the left operand must bind tighter than unary; the right may be unary
@@ -123,13 +141,19 @@ fn generate(rng: &mut Rng, depth: u32) -> Gen {
             let b = generate(rng, d);
             let a = paren(a, P_ATOM, rng);
             let b = paren(b, P_UNARY, rng);
-            Gen { text: format!("{a}**{b}"), prec: P_POW }
+            Gen {
+                text: format!("{a}**{b}"),
+                prec: P_POW,
+            }
         }
         5 => {
             let op = *rng.pick(&["-", "+", "-"]);
             let a = generate(rng, d);
             let a = paren(a, P_UNARY, rng);
-            Gen { text: format!("{op}{a}"), prec: P_UNARY }
+            Gen {
+                text: format!("{op}{a}"),
+                prec: P_UNARY,
+            }
         }
         6 => {
             // comparison chain of 2 or 3 operands
@@ -142,7 +166,10 @@ fn generate(rng: &mut Rng, depth: u32) -> Gen {
                     parts.push(rng.pick(&["<", "<=", ">", ">=", "==", "!="]).to_string());
                 }
             }
-            Gen { text: parts.join(" "), prec: P_CMP }
+            Gen {
+                text: parts.join(" "),
+                prec: P_CMP,
+            }
         }
         7 => {
             let (op, prec) = *rng.pick(&[("and", P_AND), ("or", P_OR)]);
@@ -150,12 +177,18 @@ fn generate(rng: &mut Rng, depth: u32) -> Gen {
             let b = generate(rng, d);
             let a = paren(a, prec, rng);
             let b = paren(b, prec + 1, rng);
-            Gen { text: format!("{a} {op} {b}"), prec }
+            Gen {
+                text: format!("{a} {op} {b}"),
+                prec,
+            }
         }
         8 => {
             let a = generate(rng, d);
             let a = paren(a, P_NOT, rng);
-            Gen { text: format!("not {a}"), prec: P_NOT }
+            Gen {
+                text: format!("not {a}"),
+                prec: P_NOT,
+            }
         }
         9 => {
             let t = generate(rng, d);
@@ -164,15 +197,46 @@ fn generate(rng: &mut Rng, depth: u32) -> Gen {
             let t = paren(t, P_OR, rng);
             let c = paren(c, P_OR, rng);
             let o = paren(o, P_COND, rng);
-            Gen { text: format!("{t} if {c} else {o}"), prec: P_COND }
+            Gen {
+                text: format!("{t} if {c} else {o}"),
+                prec: P_COND,
+            }
         }
         _ => {
             let (f, arity): (&str, usize) = *rng.pick(&[
-                ("abs", 1), ("fabs", 1), ("min", 2), ("max", 3), ("pow", 2), ("sqrt", 1), ("exp", 1),
-                ("log", 1), ("log", 2), ("log10", 1), ("log2", 1), ("ceil", 1), ("floor", 1), ("trunc", 1),
-                ("round", 1), ("round", 2), ("fmod", 2), ("copysign", 2), ("hypot", 2), ("sin", 1),
-                ("cos", 1), ("tan", 1), ("asin", 1), ("acos", 1), ("atan", 1), ("atan2", 2), ("sinh", 1),
-                ("cosh", 1), ("tanh", 1), ("expm1", 1), ("log1p", 1), ("degrees", 1), ("radians", 1),
+                ("abs", 1),
+                ("fabs", 1),
+                ("min", 2),
+                ("max", 3),
+                ("pow", 2),
+                ("sqrt", 1),
+                ("exp", 1),
+                ("log", 1),
+                ("log", 2),
+                ("log10", 1),
+                ("log2", 1),
+                ("ceil", 1),
+                ("floor", 1),
+                ("trunc", 1),
+                ("round", 1),
+                ("round", 2),
+                ("fmod", 2),
+                ("copysign", 2),
+                ("hypot", 2),
+                ("sin", 1),
+                ("cos", 1),
+                ("tan", 1),
+                ("asin", 1),
+                ("acos", 1),
+                ("atan", 1),
+                ("atan2", 2),
+                ("sinh", 1),
+                ("cosh", 1),
+                ("tanh", 1),
+                ("expm1", 1),
+                ("log1p", 1),
+                ("degrees", 1),
+                ("radians", 1),
             ]);
             let mut args = vec![];
             for i in 0..arity {
@@ -183,7 +247,10 @@ fn generate(rng: &mut Rng, depth: u32) -> Gen {
                     args.push(paren(g, P_COND, rng));
                 }
             }
-            Gen { text: format!("{f}({})", args.join(", ")), prec: P_ATOM }
+            Gen {
+                text: format!("{f}({})", args.join(", ")),
+                prec: P_ATOM,
+            }
         }
     }
 }
@@ -292,7 +359,10 @@ json.dump(out, sys.stdout)
 "#;
 
 fn env_or(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 #[test]
@@ -301,8 +371,12 @@ fn jobsort_matches_cpython_bit_for_bit() {
     let n_jobs = env_or("JOBSORT_DIFF_JOBS", 24) as usize;
     let mut rng = Rng(env_or("JOBSORT_DIFF_SEED", 20261130));
 
-    let formulas: Vec<String> = (0..n_formulas).map(|_| generate(&mut rng, 4).text).collect();
-    let jobs: Vec<Vec<f64>> = (0..n_jobs).map(|_| NAMES.iter().map(|_| job_value(&mut rng)).collect()).collect();
+    let formulas: Vec<String> = (0..n_formulas)
+        .map(|_| generate(&mut rng, 4).text)
+        .collect();
+    let jobs: Vec<Vec<f64>> = (0..n_jobs)
+        .map(|_| NAMES.iter().map(|_| job_value(&mut rng)).collect())
+        .collect();
 
     let mut input = String::from("{\"names\":");
     input.push_str(&serde_json::to_string(&NAMES).unwrap());
@@ -313,7 +387,10 @@ fn jobsort_matches_cpython_bit_for_bit() {
         if i > 0 {
             input.push(',');
         }
-        let bits: Vec<String> = job.iter().map(|v| format!("{:016x}", v.to_bits())).collect();
+        let bits: Vec<String> = job
+            .iter()
+            .map(|v| format!("{:016x}", v.to_bits()))
+            .collect();
         input.push_str(&serde_json::to_string(&bits).unwrap());
     }
     input.push_str("]}");
@@ -326,14 +403,26 @@ fn jobsort_matches_cpython_bit_for_bit() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| panic!("cannot run {python} (python3 is required for this test): {e}"));
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
     let output = child.wait_with_output().unwrap();
-    assert!(output.status.success(), "python harness failed: {}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "python harness failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let expected: Vec<String> = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(expected.len(), n_formulas * n_jobs);
 
     let catalog = Catalog::pbs();
-    let options = CompileOptions { engine: Engine::Interp, ..CompileOptions::default() };
+    let options = CompileOptions {
+        engine: Engine::Interp,
+        ..CompileOptions::default()
+    };
     let mut mismatches = String::new();
     let mut count = 0;
     let mut errors_seen = 0;
@@ -346,7 +435,9 @@ fn jobsort_matches_cpython_bit_for_bit() {
             Ok(c) => c,
             Err(d) => {
                 assert!(
-                    d.iter().filter(|d| d.is_error()).all(|d| d.code.starts_with("E03")),
+                    d.iter()
+                        .filter(|d| d.is_error())
+                        .all(|d| d.code.starts_with("E03")),
                     "generated formula `{src}` was rejected for something other than a constant error:\n{d}"
                 );
                 rejected += 1;
@@ -356,11 +447,20 @@ fn jobsort_matches_cpython_bit_for_bit() {
         let inputs: Vec<usize> = compiled
             .inputs()
             .iter()
-            .map(|name| NAMES.iter().position(|n| n == name).unwrap_or_else(|| panic!("unexpected input {name}")))
+            .map(|name| {
+                NAMES
+                    .iter()
+                    .position(|n| n == name)
+                    .unwrap_or_else(|| panic!("unexpected input {name}"))
+            })
             .collect();
         // The JIT over columns must give the very same outcome for every job.
-        let jit = Formula::compile_with(src, &catalog, &CompileOptions::default()).expect("compiles as above");
-        let columns: Vec<Vec<f64>> = inputs.iter().map(|&k| jobs.iter().map(|job| job[k]).collect()).collect();
+        let jit = Formula::compile_with(src, &catalog, &CompileOptions::default())
+            .expect("compiles as above");
+        let columns: Vec<Vec<f64>> = inputs
+            .iter()
+            .map(|&k| jobs.iter().map(|job| job[k]).collect())
+            .collect();
         let column_refs: Vec<&[f64]> = columns.iter().map(Vec::as_slice).collect();
         let jitted = jit.evaluate_columns(&column_refs, n_jobs);
         for (j, job) in jobs.iter().enumerate() {
@@ -370,19 +470,41 @@ fn jobsort_matches_cpython_bit_for_bit() {
                 Some(e) => Err(e),
                 None => Ok(jitted.values[j]),
             });
-            assert_eq!(got, jit_got, "`{src}`: interp and {:?} disagree on job {j}", jit.engine());
+            assert_eq!(
+                got,
+                jit_got,
+                "`{src}`: interp and {:?} disagree on job {j}",
+                jit.engine()
+            );
             let want = &expected[f * n_jobs + j];
             errors_seen += usize::from(want.starts_with("err"));
             if &got != want {
                 count += 1;
                 if count <= 20 {
-                    let values: Vec<String> = NAMES.iter().zip(job).map(|(n, v)| format!("{n}={v:e}")).collect();
-                    let _ = writeln!(mismatches, "`{src}` with {}: jobsort {got}, python {want}", values.join(" "));
+                    let values: Vec<String> = NAMES
+                        .iter()
+                        .zip(job)
+                        .map(|(n, v)| format!("{n}={v:e}"))
+                        .collect();
+                    let _ = writeln!(
+                        mismatches,
+                        "`{src}` with {}: jobsort {got}, python {want}",
+                        values.join(" ")
+                    );
                 }
             }
         }
     }
-    assert!(rejected * 4 < n_formulas, "too many generated formulas rejected statically: {rejected}");
-    assert!(errors_seen > 0 && errors_seen < n_formulas * n_jobs, "the generated cases must mix values and errors");
-    assert_eq!(count, 0, "{count} mismatches against CPython; first ones:\n{mismatches}");
+    assert!(
+        rejected * 4 < n_formulas,
+        "too many generated formulas rejected statically: {rejected}"
+    );
+    assert!(
+        errors_seen > 0 && errors_seen < n_formulas * n_jobs,
+        "the generated cases must mix values and errors"
+    );
+    assert_eq!(
+        count, 0,
+        "{count} mismatches against CPython; first ones:\n{mismatches}"
+    );
 }

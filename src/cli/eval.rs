@@ -33,7 +33,10 @@ pub fn run(args: Args) -> ExitCode {
             vec![
                 job.id.clone(),
                 show_value(p.evaluation.values[i]),
-                p.evaluation.error(i).map(|e| e.message().to_string()).unwrap_or_default(),
+                p.evaluation
+                    .error(i)
+                    .map(|e| e.message().to_string())
+                    .unwrap_or_default(),
             ]
         })
         .collect();

@@ -31,7 +31,8 @@ impl JobsArgs {
     pub fn load(&self, catalog: &Catalog) -> Result<Vec<Job>, String> {
         let name = self.jobs.to_string_lossy().to_ascii_lowercase();
         if self.jobs_format == JobsFormatArg::Swf
-            || (self.jobs_format == JobsFormatArg::Auto && (name.ends_with(".swf") || name.ends_with(".swf.gz")))
+            || (self.jobs_format == JobsFormatArg::Auto
+                && (name.ends_with(".swf") || name.ends_with(".swf.gz")))
         {
             return load_swf_jobs(&self.jobs);
         }
@@ -54,7 +55,11 @@ fn load_swf_jobs(path: &std::path::Path) -> Result<Vec<Job>, String> {
     let workload = jobsort::sim::swf::load_swf(path).map_err(|e| e.to_string())?;
     let report = &workload.report;
     if report.dropped_total() > 0 {
-        let reasons: Vec<String> = report.dropped.iter().map(|(r, n)| format!("{n} ({r})")).collect();
+        let reasons: Vec<String> = report
+            .dropped
+            .iter()
+            .map(|(r, n)| format!("{n} ({r})"))
+            .collect();
         eprintln!(
             "jobsort: note: {} of {} trace jobs dropped: {}",
             report.dropped_total(),

@@ -28,7 +28,12 @@ fn fail(message: &str) -> ExitCode {
 }
 
 impl Prepared {
-    pub fn new(formula: &FormulaArgs, jobs: &JobsArgs, fairshare: &FairshareOpts, eval: &EvalOpts) -> Result<Prepared, ExitCode> {
+    pub fn new(
+        formula: &FormulaArgs,
+        jobs: &JobsArgs,
+        fairshare: &FairshareOpts,
+        eval: &EvalOpts,
+    ) -> Result<Prepared, ExitCode> {
         let source = formula.source().map_err(|e| fail(&e))?;
         let catalog = formula.catalog().map_err(|e| fail(&e))?;
         let options = eval.compile_options();
@@ -36,12 +41,28 @@ impl Prepared {
         let compiled = match Formula::compile_with(&source, &catalog, &options) {
             Ok(c) => c,
             Err(diagnostics) => {
-                eprint!("{}", jobsort::formula::diag::render(&source, &formula.source_name(), &diagnostics.0, color));
+                eprint!(
+                    "{}",
+                    jobsort::formula::diag::render(
+                        &source,
+                        &formula.source_name(),
+                        &diagnostics.0,
+                        color
+                    )
+                );
                 return Err(ExitCode::from(super::EXIT_INVALID));
             }
         };
         if !compiled.diagnostics().is_empty() {
-            eprint!("{}", jobsort::formula::diag::render(&source, &formula.source_name(), compiled.diagnostics(), color));
+            eprint!(
+                "{}",
+                jobsort::formula::diag::render(
+                    &source,
+                    &formula.source_name(),
+                    compiled.diagnostics(),
+                    color
+                )
+            );
         }
         let mut jobs = jobs.load(&catalog).map_err(|e| fail(&e))?;
         let (warnings, tree) = fairshare.apply_loaded(&mut jobs).map_err(|e| fail(&e))?;
@@ -50,7 +71,12 @@ impl Prepared {
         }
         let table = table_from_jobs(&jobs, compiled.inputs());
         let evaluation = compiled.evaluate(&table);
-        Ok(Prepared { compiled, jobs, evaluation, fairshare: tree })
+        Ok(Prepared {
+            compiled,
+            jobs,
+            evaluation,
+            fairshare: tree,
+        })
     }
 
     /// Per-job errors go to stderr (the job's value is 0, as in PBS).
@@ -59,10 +85,17 @@ impl Prepared {
         if n > 0 {
             for (i, job) in self.jobs.iter().enumerate() {
                 if let Some(e) = self.evaluation.error(i) {
-                    eprintln!("jobsort: job {}: formula evaluation error, value 0 used: {}", job.id, e.message());
+                    eprintln!(
+                        "jobsort: job {}: formula evaluation error, value 0 used: {}",
+                        job.id,
+                        e.message()
+                    );
                 }
             }
-            eprintln!("jobsort: {n} of {} jobs had evaluation errors", self.jobs.len());
+            eprintln!(
+                "jobsort: {n} of {} jobs had evaluation errors",
+                self.jobs.len()
+            );
         }
     }
 }

@@ -45,8 +45,14 @@ pub fn run(args: Args) -> ExitCode {
     let ids: Vec<String> = p.jobs.iter().map(|j| j.id.clone()).collect();
     // Submission order: the jobs' `submit`/`qrank` when every job has one, else input order.
     let submit: Option<Vec<f64>> = p.jobs.iter().map(|j| j.submit).collect();
-    let ties = TieBreak { submit: submit.as_deref(), ids: Some(&ids) };
-    let options = RankOptions { threshold: args.threshold, top: args.top };
+    let ties = TieBreak {
+        submit: submit.as_deref(),
+        ids: Some(&ids),
+    };
+    let options = RankOptions {
+        threshold: args.threshold,
+        top: args.top,
+    };
     let ranked = if args.fair_share {
         let ranks = match &p.fairshare {
             Some(tree) => args
@@ -56,9 +62,12 @@ pub fn run(args: Args) -> ExitCode {
             None => Err("--fair-share needs a fairshare tree (--resource-group FILE)".to_string()),
         };
         match ranks {
-            Ok(Some(ranks)) => {
-                jobsort::fairshare::inputs::rank_fair_share(&p.evaluation.values, &ranks, ties, &options)
-            }
+            Ok(Some(ranks)) => jobsort::fairshare::inputs::rank_fair_share(
+                &p.evaluation.values,
+                &ranks,
+                ties,
+                &options,
+            ),
             Ok(None) => {
                 eprintln!("jobsort: --fair-share applies to the PBS algorithm only");
                 return ExitCode::from(super::EXIT_USAGE);
@@ -73,13 +82,21 @@ pub fn run(args: Args) -> ExitCode {
     };
 
     let ir = p.compiled.ir();
-    let terms = if args.explain { explain::terms(ir) } else { vec![] };
+    let terms = if args.explain {
+        explain::terms(ir)
+    } else {
+        vec![]
+    };
     let source = p.compiled.source();
     let term_names: Vec<String> = terms
         .iter()
         .map(|t| {
             let text = source.get(t.span.start..t.span.end).unwrap_or("?").trim();
-            if t.sign < 0.0 { format!("-({text})") } else { text.to_string() }
+            if t.sign < 0.0 {
+                format!("-({text})")
+            } else {
+                text.to_string()
+            }
         })
         .collect();
     let term_values = |index: usize| -> Vec<Option<f64>> {
@@ -92,10 +109,18 @@ pub fn run(args: Args) -> ExitCode {
             .iter()
             .map(|name| p.jobs[index].values.get(name).copied().unwrap_or(0.0))
             .collect();
-        explain::explain_job(ir, &terms, &row).into_iter().map(Result::ok).collect()
+        explain::explain_job(ir, &terms, &row)
+            .into_iter()
+            .map(Result::ok)
+            .collect()
     };
     let reason = |runnable: bool| -> Option<String> {
-        (!runnable).then(|| format!("under threshold: value <= {}", show_value(args.threshold.unwrap_or(0.0))))
+        (!runnable).then(|| {
+            format!(
+                "under threshold: value <= {}",
+                show_value(args.threshold.unwrap_or(0.0))
+            )
+        })
     };
 
     match args.format {
@@ -135,7 +160,11 @@ pub fn run(args: Args) -> ExitCode {
                 .enumerate()
                 .map(|(r, job)| {
                     let why = reason(job.runnable)
-                        .or_else(|| p.evaluation.error(job.index).map(|e| format!("error: {}", e.message())))
+                        .or_else(|| {
+                            p.evaluation
+                                .error(job.index)
+                                .map(|e| format!("error: {}", e.message()))
+                        })
                         .unwrap_or_default();
                     let mut row = vec![
                         (r + 1).to_string(),
@@ -144,7 +173,11 @@ pub fn run(args: Args) -> ExitCode {
                         if job.runnable { "yes" } else { "no" }.to_string(),
                         why,
                     ];
-                    row.extend(term_values(job.index).into_iter().map(|v| v.map(show_value).unwrap_or_else(|| "error".into())));
+                    row.extend(
+                        term_values(job.index)
+                            .into_iter()
+                            .map(|v| v.map(show_value).unwrap_or_else(|| "error".into())),
+                    );
                     row
                 })
                 .collect();

@@ -33,13 +33,20 @@ fn collect(ir: &Ir, id: NodeId, sign: f64, out: &mut Vec<Term>) {
             collect(ir, a, sign, out);
             collect(ir, b, -sign, out);
         }
-        _ => out.push(Term { span: ir.node(id).span, sign, node: id }),
+        _ => out.push(Term {
+            span: ir.node(id).span,
+            sign,
+            node: id,
+        }),
     }
 }
 
 /// The signed value of each term for one job (inputs indexed like [`Ir::inputs`]).
 pub fn explain_job(ir: &Ir, terms: &[Term], inputs: &[f64]) -> Vec<Result<f64, EvalError>> {
-    terms.iter().map(|t| interp::eval_node(ir, t.node, inputs).map(|v| t.sign * v)).collect()
+    terms
+        .iter()
+        .map(|t| interp::eval_node(ir, t.node, inputs).map(|v| t.sign * v))
+        .collect()
 }
 
 #[cfg(test)]
@@ -51,14 +58,24 @@ mod tests {
     fn sum_and_difference_split_into_signed_terms() {
         // x + 2 - y
         let s = Span::default();
-        let mut ir = Ir { nodes: vec![], root: NodeId(0), inputs: vec!["x".into(), "y".into()] };
+        let mut ir = Ir {
+            nodes: vec![],
+            root: NodeId(0),
+            inputs: vec!["x".into(), "y".into()],
+        };
         let x = ir.push(Expr::Input(0), Ty::Num, Span::new(0, 1));
         let two = ir.push(Expr::Const(2.0), Ty::Num, Span::new(4, 5));
         let add = ir.push(Expr::Binary(BinaryOp::Add, x, two), Ty::Num, s);
         let y = ir.push(Expr::Input(1), Ty::Num, Span::new(8, 9));
         ir.root = ir.push(Expr::Binary(BinaryOp::Sub, add, y), Ty::Num, s);
         let t = terms(&ir);
-        assert_eq!(t.iter().map(|t| (t.span.start, t.sign)).collect::<Vec<_>>(), vec![(0, 1.0), (4, 1.0), (8, -1.0)]);
-        assert_eq!(explain_job(&ir, &t, &[3.0, 5.0]), vec![Ok(3.0), Ok(2.0), Ok(-5.0)]);
+        assert_eq!(
+            t.iter().map(|t| (t.span.start, t.sign)).collect::<Vec<_>>(),
+            vec![(0, 1.0), (4, 1.0), (8, -1.0)]
+        );
+        assert_eq!(
+            explain_job(&ir, &t, &[3.0, 5.0]),
+            vec![Ok(3.0), Ok(2.0), Ok(-5.0)]
+        );
     }
 }

@@ -47,9 +47,17 @@ pub enum JobFormat {
 /// Read jobs from a file.
 pub fn load_jobs(path: &Path, format: JobFormat, catalog: &Catalog) -> Result<Vec<Job>, LoadError> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io { path: name.clone(), source })?;
+    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
+        path: name.clone(),
+        source,
+    })?;
     let format = match format {
-        JobFormat::Auto => match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+        JobFormat::Auto => match path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
             Some("csv") => JobFormat::Csv,
             Some("jsonl" | "ndjson") => JobFormat::JsonLines,
             _ => JobFormat::Auto,
@@ -60,7 +68,12 @@ pub fn load_jobs(path: &Path, format: JobFormat, catalog: &Catalog) -> Result<Ve
 }
 
 /// Parse jobs from text; `name` is used in error locations.
-pub fn parse_jobs(text: &str, name: &str, format: JobFormat, catalog: &Catalog) -> Result<Vec<Job>, LoadError> {
+pub fn parse_jobs(
+    text: &str,
+    name: &str,
+    format: JobFormat,
+    catalog: &Catalog,
+) -> Result<Vec<Job>, LoadError> {
     match format {
         JobFormat::Csv => parse_csv(text, name, catalog),
         JobFormat::JsonLines => parse_json_lines(text, name, catalog),
@@ -76,7 +89,14 @@ pub fn parse_jobs(text: &str, name: &str, format: JobFormat, catalog: &Catalog) 
                 Some('{') => match serde_json::from_str::<Value>(text) {
                     Ok(value) => from_json_document(value, name, catalog),
                     // Several objects one after another: JSON lines.
-                    Err(e) if e.is_syntax() && e.line() > 1 && text.lines().next().is_some_and(|l| serde_json::from_str::<Value>(l).is_ok()) => {
+                    Err(e)
+                        if e.is_syntax()
+                            && e.line() > 1
+                            && text
+                                .lines()
+                                .next()
+                                .is_some_and(|l| serde_json::from_str::<Value>(l).is_ok()) =>
+                    {
                         parse_json_lines(text, name, catalog)
                     }
                     Err(e) => Err(json_syntax(name, &e)),
@@ -88,11 +108,17 @@ pub fn parse_jobs(text: &str, name: &str, format: JobFormat, catalog: &Catalog) 
 }
 
 fn json_syntax(name: &str, e: &serde_json::Error) -> LoadError {
-    LoadError::Invalid { location: format!("{name}:{}:{}", e.line(), e.column()), message: format!("invalid JSON: {e}") }
+    LoadError::Invalid {
+        location: format!("{name}:{}:{}", e.line(), e.column()),
+        message: format!("invalid JSON: {e}"),
+    }
 }
 
 fn invalid(location: String, message: impl Into<String>) -> LoadError {
-    LoadError::Invalid { location, message: message.into() }
+    LoadError::Invalid {
+        location,
+        message: message.into(),
+    }
 }
 
 fn from_json_document(value: Value, name: &str, catalog: &Catalog) -> Result<Vec<Job>, LoadError> {
@@ -106,7 +132,10 @@ fn from_json_document(value: Value, name: &str, catalog: &Catalog) -> Result<Vec
             if let Some(jobs) = map.remove("Jobs") {
                 // qstat -f -F json
                 let Value::Object(jobs) = jobs else {
-                    return Err(invalid(format!("{name}: $.Jobs"), "expected an object of jobs keyed by job id"));
+                    return Err(invalid(
+                        format!("{name}: $.Jobs"),
+                        "expected an object of jobs keyed by job id",
+                    ));
                 };
                 jobs.into_iter()
                     .enumerate()
@@ -119,7 +148,9 @@ fn from_json_document(value: Value, name: &str, catalog: &Catalog) -> Result<Vec
                 items
                     .into_iter()
                     .enumerate()
-                    .map(|(i, item)| job_from_json(item, None, &format!("$.jobs[{i}]"), i, name, catalog))
+                    .map(|(i, item)| {
+                        job_from_json(item, None, &format!("$.jobs[{i}]"), i, name, catalog)
+                    })
                     .collect()
             } else {
                 Err(invalid(
@@ -128,7 +159,10 @@ fn from_json_document(value: Value, name: &str, catalog: &Catalog) -> Result<Vec
                 ))
             }
         }
-        _ => Err(invalid(format!("{name}: $"), "expected a JSON array of jobs")),
+        _ => Err(invalid(
+            format!("{name}: $"),
+            "expected a JSON array of jobs",
+        )),
     }
 }
 
@@ -139,13 +173,20 @@ fn parse_json_lines(text: &str, name: &str, catalog: &Catalog) -> Result<Vec<Job
         if line.trim().is_empty() {
             continue;
         }
-        let value: Value = serde_json::from_str(line)
-            .map_err(|e| invalid(format!("{name}:{lineno}:{}", e.column()), format!("invalid JSON: {e}")))?;
+        let value: Value = serde_json::from_str(line).map_err(|e| {
+            invalid(
+                format!("{name}:{lineno}:{}", e.column()),
+                format!("invalid JSON: {e}"),
+            )
+        })?;
         let index = jobs.len();
         let job = job_from_json(value, None, "$", index, name, catalog).map_err(|e| match e {
             LoadError::Invalid { message, location } => {
                 // Replace the document-level location by the line.
-                let path = location.split_once(": ").map(|(_, p)| p.to_string()).unwrap_or_default();
+                let path = location
+                    .split_once(": ")
+                    .map(|(_, p)| p.to_string())
+                    .unwrap_or_default();
                 invalid(format!("{name}:{lineno}"), format!("{path}: {message}"))
             }
             other => other,
@@ -156,7 +197,10 @@ fn parse_json_lines(text: &str, name: &str, catalog: &Catalog) -> Result<Vec<Job
 }
 
 fn parse_csv(text: &str, name: &str, catalog: &Catalog) -> Result<Vec<Job>, LoadError> {
-    let mut reader = csv::ReaderBuilder::new().trim(csv::Trim::All).flexible(false).from_reader(text.as_bytes());
+    let mut reader = csv::ReaderBuilder::new()
+        .trim(csv::Trim::All)
+        .flexible(false)
+        .from_reader(text.as_bytes());
     let headers = reader
         .headers()
         .map_err(|e| invalid(format!("{name}:1"), format!("invalid CSV header: {e}")))?
@@ -167,20 +211,31 @@ fn parse_csv(text: &str, name: &str, catalog: &Catalog) -> Result<Vec<Job>, Load
             let line = e.position().map(|p| p.line()).unwrap_or(0);
             invalid(format!("{name}:{line}"), format!("invalid CSV record: {e}"))
         })?;
-        let line = record.position().map(|p| p.line()).unwrap_or(index as u64 + 2);
+        let line = record
+            .position()
+            .map(|p| p.line())
+            .unwrap_or(index as u64 + 2);
         let mut map = Map::new();
         for (header, field) in headers.iter().zip(record.iter()) {
             if !field.is_empty() {
                 map.insert(header.to_string(), Value::String(field.to_string()));
             }
         }
-        let job = job_from_json(Value::Object(map), None, "", index, name, catalog).map_err(|e| match e {
-            LoadError::Invalid { message, location } => {
-                let column = location.split_once(": ").map(|(_, p)| p.trim_start_matches('.').to_string()).unwrap_or_default();
-                invalid(format!("{name}:{line}"), format!("column `{column}`: {message}"))
-            }
-            other => other,
-        })?;
+        let job = job_from_json(Value::Object(map), None, "", index, name, catalog).map_err(
+            |e| match e {
+                LoadError::Invalid { message, location } => {
+                    let column = location
+                        .split_once(": ")
+                        .map(|(_, p)| p.trim_start_matches('.').to_string())
+                        .unwrap_or_default();
+                    invalid(
+                        format!("{name}:{line}"),
+                        format!("column `{column}`: {message}"),
+                    )
+                }
+                other => other,
+            },
+        )?;
         jobs.push(job);
     }
     Ok(jobs)
@@ -263,9 +318,19 @@ fn as_text(v: &Value) -> Option<String> {
 }
 
 /// Build a job from a JSON object. `path` is the object's JSON path for errors.
-fn job_from_json(value: Value, id: Option<String>, path: &str, index: usize, name: &str, catalog: &Catalog) -> Result<Job, LoadError> {
+fn job_from_json(
+    value: Value,
+    id: Option<String>,
+    path: &str,
+    index: usize,
+    name: &str,
+    catalog: &Catalog,
+) -> Result<Job, LoadError> {
     let Value::Object(map) = value else {
-        return Err(invalid(format!("{name}: {path}"), format!("expected a job object, found {}", json_type(&value))));
+        return Err(invalid(
+            format!("{name}: {path}"),
+            format!("expected a job object, found {}", json_type(&value)),
+        ));
     };
     let mut job = Job::new(id.unwrap_or_default());
     let mut owner = None;
@@ -273,10 +338,14 @@ fn job_from_json(value: Value, id: Option<String>, path: &str, index: usize, nam
     for (key, value) in &map {
         let at = |k: &str| format!("{name}: {path}.{k}");
         // Strip CSV-style prefixes.
-        let field = key.strip_prefix("Resource_List.").or_else(|| key.strip_prefix("resources.")).unwrap_or(key);
+        let field = key
+            .strip_prefix("Resource_List.")
+            .or_else(|| key.strip_prefix("resources."))
+            .unwrap_or(key);
         match field {
             "id" | "Job_Id" | "job_id" | "jobid" => {
-                job.id = as_text(value).ok_or_else(|| invalid(at(key), "the job id must be a string or number"))?
+                job.id = as_text(value)
+                    .ok_or_else(|| invalid(at(key), "the job id must be a string or number"))?
             }
             "user" | "euser" => job.user = as_text(value),
             "Job_Owner" => owner = as_text(value),
@@ -292,16 +361,25 @@ fn job_from_json(value: Value, id: Option<String>, path: &str, index: usize, nam
             }
             "qtime" => qtime = Some(value.clone()),
             "Priority" => {
-                if let Some(v) = convert("job_priority", value, catalog).map_err(|m| invalid(at(key), m))? {
+                if let Some(v) =
+                    convert("job_priority", value, catalog).map_err(|m| invalid(at(key), m))?
+                {
                     job.values.insert("job_priority".into(), v);
                 }
             }
             "resources" | "Resource_List" => {
                 let Value::Object(res) = value else {
-                    return Err(invalid(at(key), format!("expected an object of resources, found {}", json_type(value))));
+                    return Err(invalid(
+                        at(key),
+                        format!(
+                            "expected an object of resources, found {}",
+                            json_type(value)
+                        ),
+                    ));
                 };
                 for (rname, rvalue) in res {
-                    let v = convert(rname, rvalue, catalog).map_err(|m| invalid(format!("{name}: {path}.{key}.{rname}"), m))?;
+                    let v = convert(rname, rvalue, catalog)
+                        .map_err(|m| invalid(format!("{name}: {path}.{key}.{rname}"), m))?;
                     if let Some(v) = v {
                         job.values.insert(rname.clone(), v);
                     }
@@ -309,7 +387,9 @@ fn job_from_json(value: Value, id: Option<String>, path: &str, index: usize, nam
             }
             _ => {
                 if let Some(v) = convert(field, value, catalog).map_err(|m| invalid(at(key), m))? {
-                    let column = Keyword::from_name(field).map(|k| k.column()).unwrap_or(field);
+                    let column = Keyword::from_name(field)
+                        .map(|k| k.column())
+                        .unwrap_or(field);
                     job.values.insert(column.to_string(), v);
                 }
             }
@@ -327,7 +407,10 @@ fn job_from_json(value: Value, id: Option<String>, path: &str, index: usize, nam
                 _ => None,
             };
             if job.submit.is_none() {
-                return Err(invalid(format!("{name}: {path}.qtime"), format!("`{q}` is not a time stamp")));
+                return Err(invalid(
+                    format!("{name}: {path}.qtime"),
+                    format!("`{q}` is not a time stamp"),
+                ));
             }
         }
     }
@@ -359,8 +442,12 @@ mod tests {
     #[test]
     fn json_lines_and_csv() {
         let jobs = parse("{\"id\":\"a\",\"ncpus\":1}\n{\"id\":\"b\",\"ncpus\":2}\n").unwrap();
-        assert_eq!(jobs.iter().map(|j| j.values["ncpus"]).collect::<Vec<_>>(), vec![1.0, 2.0]);
-        let jobs = parse("id,user,ncpus,Resource_List.walltime\nj1,ann,8,00:30:00\nj2,bob,,\n").unwrap();
+        assert_eq!(
+            jobs.iter().map(|j| j.values["ncpus"]).collect::<Vec<_>>(),
+            vec![1.0, 2.0]
+        );
+        let jobs =
+            parse("id,user,ncpus,Resource_List.walltime\nj1,ann,8,00:30:00\nj2,bob,,\n").unwrap();
         assert_eq!(jobs[0].values["walltime"], 1800.0);
         assert!(!jobs[1].values.contains_key("ncpus"));
     }
@@ -384,9 +471,13 @@ mod tests {
 
     #[test]
     fn errors_name_the_place() {
-        let e = parse(r#"[{"id":"a"},{"id":"b","walltime":"1:xx"}]"#).unwrap_err().to_string();
+        let e = parse(r#"[{"id":"a"},{"id":"b","walltime":"1:xx"}]"#)
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("jobs: $[1].walltime: "), "{e}");
-        let e = parse("{\"id\":\"a\"}\n{\"id\":\"b\",\"ncpus\":\"many\"}\n").unwrap_err().to_string();
+        let e = parse("{\"id\":\"a\"}\n{\"id\":\"b\",\"ncpus\":\"many\"}\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("jobs:2: "), "{e}");
         let e = parse("id,ncpus\na,1\nb,lots\n").unwrap_err().to_string();
         assert!(e.starts_with("jobs:3: column `ncpus`"), "{e}");

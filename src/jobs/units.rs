@@ -7,12 +7,16 @@ pub fn parse_time(s: &str) -> Result<f64, String> {
     let s = s.trim();
     let parts: Vec<&str> = s.split(':').collect();
     if parts.is_empty() || parts.len() > 3 || parts.iter().any(|p| p.is_empty()) {
-        return Err(format!("`{s}` is not a time (expected SS, MM:SS or HH:MM:SS)"));
+        return Err(format!(
+            "`{s}` is not a time (expected SS, MM:SS or HH:MM:SS)"
+        ));
     }
     let mut seconds = 0.0;
     for (i, part) in parts.iter().enumerate() {
         let last = i == parts.len() - 1;
-        let ok_chars = part.chars().all(|c| c.is_ascii_digit() || (last && c == '.'));
+        let ok_chars = part
+            .chars()
+            .all(|c| c.is_ascii_digit() || (last && c == '.'));
         let v: f64 = if ok_chars { part.parse().ok() } else { None }
             .ok_or_else(|| format!("`{s}` is not a time (expected SS, MM:SS or HH:MM:SS)"))?;
         seconds = seconds * 60.0 + v;
@@ -26,11 +30,15 @@ pub fn parse_time(s: &str) -> Result<f64, String> {
 /// A string with no unit is a number of bytes (PBS's default unit).
 pub fn parse_size(s: &str) -> Result<f64, String> {
     let t = s.trim().to_ascii_lowercase();
-    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
-    let n: f64 = num
-        .parse()
-        .map_err(|_| format!("`{s}` is not a size (expected a number with an optional unit such as 4gb, 512mb, 10kb)"))?;
+    let n: f64 = num.parse().map_err(|_| {
+        format!(
+            "`{s}` is not a size (expected a number with an optional unit such as 4gb, 512mb, 10kb)"
+        )
+    })?;
     // Units in bytes; `w` is an 8-byte word.
     let (scale_bytes, word) = match unit {
         "" | "b" => (1.0, false),
@@ -44,7 +52,11 @@ pub fn parse_size(s: &str) -> Result<f64, String> {
         "mw" => (1024.0 * 1024.0, true),
         "gw" => (1024.0 * 1024.0 * 1024.0, true),
         "tw" => (1024.0f64.powi(4), true),
-        _ => return Err(format!("`{s}` has an unknown size unit `{unit}` (use b, kb, mb, gb, tb, pb or w, kw, mw, gw, tw)")),
+        _ => {
+            return Err(format!(
+                "`{s}` has an unknown size unit `{unit}` (use b, kb, mb, gb, tb, pb or w, kw, mw, gw, tw)"
+            ));
+        }
     };
     let bytes = n * scale_bytes * if word { 8.0 } else { 1.0 };
     Ok((bytes / 1024.0).ceil())
@@ -69,11 +81,16 @@ pub fn parse_ctime(s: &str) -> Option<f64> {
     if f.len() != 5 {
         return None;
     }
-    const MONTHS: [&str; 12] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+    const MONTHS: [&str; 12] = [
+        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    ];
     let month = MONTHS.iter().position(|m| f[1].eq_ignore_ascii_case(m))? as i64 + 1;
     let day: i64 = f[2].parse().ok()?;
     let year: i64 = f[4].parse().ok()?;
-    let hms: Vec<i64> = f[3].split(':').map(|p| p.parse().ok()).collect::<Option<_>>()?;
+    let hms: Vec<i64> = f[3]
+        .split(':')
+        .map(|p| p.parse().ok())
+        .collect::<Option<_>>()?;
     if hms.len() != 3 {
         return None;
     }
