@@ -399,19 +399,19 @@ fn job_from_json(
         // Job_Owner is user@host.
         job.user = owner.map(|o| o.split('@').next().unwrap_or_default().to_string());
     }
-    if job.submit.is_none() {
-        if let Some(q) = qtime {
-            job.submit = match &q {
-                Value::Number(n) => n.as_f64(),
-                Value::String(s) => parse_plain_number(s).or_else(|| parse_ctime(s)),
-                _ => None,
-            };
-            if job.submit.is_none() {
-                return Err(invalid(
-                    format!("{name}: {path}.qtime"),
-                    format!("`{q}` is not a time stamp"),
-                ));
-            }
+    if job.submit.is_none()
+        && let Some(q) = qtime
+    {
+        job.submit = match &q {
+            Value::Number(n) => n.as_f64(),
+            Value::String(s) => parse_plain_number(s).or_else(|| parse_ctime(s)),
+            _ => None,
+        };
+        if job.submit.is_none() {
+            return Err(invalid(
+                format!("{name}: {path}.qtime"),
+                format!("`{q}` is not a time stamp"),
+            ));
         }
     }
     if job.id.is_empty() {
