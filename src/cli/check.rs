@@ -11,7 +11,6 @@
 use super::formula_args::FormulaArgs;
 use jobsort::formula::check::{CheckOptions, check};
 use jobsort::formula::diag::{Severity, check_json, render};
-use std::io::IsTerminal;
 use std::process::ExitCode;
 
 /// Output format of `check`.
@@ -44,11 +43,6 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
-}
-
-/// Colour only on a terminal, and never when `NO_COLOR` is set (to anything non-empty).
-fn use_color() -> bool {
-    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
 fn fmt_bound(v: f64) -> String {
@@ -92,7 +86,7 @@ pub fn run(args: Args) -> ExitCode {
                 &source,
                 &args.formula.source_name(),
                 &checked.diagnostics,
-                use_color(),
+                super::prepared::stderr_color(),
             );
             eprint!("{text}");
             let count = |s: Severity| {

@@ -1,27 +1,20 @@
 //! `jobsort eval FORMULA --jobs FILE`: the value of the formula for every job, in input order.
 
-use super::formula_args::FormulaArgs;
-use super::jobs_args::{EvalOpts, JobsArgs, OutputFormat, print_csv, print_table, show_value};
-use super::prepared::Prepared;
+use super::jobs_args::{OutputFormat, print_csv, print_table, show_value};
+use super::prepared::{InputArgs, Prepared};
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
     #[command(flatten)]
-    pub formula: FormulaArgs,
-    #[command(flatten)]
-    pub jobs: JobsArgs,
-    #[command(flatten)]
-    pub fairshare: super::fairshare_opts::FairshareOpts,
-    #[command(flatten)]
-    pub eval: EvalOpts,
+    pub input: InputArgs,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: OutputFormat,
 }
 
 pub fn run(args: Args) -> ExitCode {
-    let p = match Prepared::new(&args.formula, &args.jobs, &args.fairshare, &args.eval) {
+    let p = match Prepared::new(&args.input) {
         Ok(p) => p,
         Err(code) => return code,
     };

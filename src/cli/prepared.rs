@@ -9,6 +9,20 @@ use jobsort::{CompiledFormula, Evaluation, Formula};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
+/// The inputs `eval` and `rank` share: the formula, the jobs, the fairshare tree, and how to
+/// compile and evaluate.
+#[derive(clap::Args, Debug)]
+pub struct InputArgs {
+    #[command(flatten)]
+    pub formula: FormulaArgs,
+    #[command(flatten)]
+    pub jobs: JobsArgs,
+    #[command(flatten)]
+    pub fairshare: FairshareOpts,
+    #[command(flatten)]
+    pub eval: EvalOpts,
+}
+
 pub struct Prepared {
     pub compiled: CompiledFormula,
     pub jobs: Vec<Job>,
@@ -28,12 +42,13 @@ fn fail(message: &str) -> ExitCode {
 }
 
 impl Prepared {
-    pub fn new(
-        formula: &FormulaArgs,
-        jobs: &JobsArgs,
-        fairshare: &FairshareOpts,
-        eval: &EvalOpts,
-    ) -> Result<Prepared, ExitCode> {
+    pub fn new(args: &InputArgs) -> Result<Prepared, ExitCode> {
+        let InputArgs {
+            formula,
+            jobs,
+            fairshare,
+            eval,
+        } = args;
         let source = formula.source().map_err(|e| fail(&e))?;
         let catalog = formula.catalog().map_err(|e| fail(&e))?;
         let options = eval.compile_options();

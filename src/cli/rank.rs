@@ -2,9 +2,8 @@
 //! value descending, ties by submission order then id — with `--threshold`, `--top` and
 //! `--explain`.
 
-use super::formula_args::FormulaArgs;
-use super::jobs_args::{EvalOpts, JobsArgs, OutputFormat, print_csv, print_table, show_value};
-use super::prepared::Prepared;
+use super::jobs_args::{OutputFormat, print_csv, print_table, show_value};
+use super::prepared::{InputArgs, Prepared};
 use jobsort::formula::explain;
 use jobsort::rank::{RankOptions, TieBreak, rank};
 use std::process::ExitCode;
@@ -12,11 +11,7 @@ use std::process::ExitCode;
 #[derive(clap::Args, Debug)]
 pub struct Args {
     #[command(flatten)]
-    pub formula: FormulaArgs,
-    #[command(flatten)]
-    pub jobs: JobsArgs,
-    #[command(flatten)]
-    pub fairshare: super::fairshare_opts::FairshareOpts,
+    pub input: InputArgs,
     /// Show only the first K jobs (selected without sorting the rest).
     #[arg(long, value_name = "K")]
     pub top: Option<usize>,
@@ -30,15 +25,13 @@ pub struct Args {
     /// Show the value of each top-level term of the formula per job.
     #[arg(long)]
     pub explain: bool,
-    #[command(flatten)]
-    pub eval: EvalOpts,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: OutputFormat,
 }
 
 pub fn run(args: Args) -> ExitCode {
-    let p = match Prepared::new(&args.formula, &args.jobs, &args.fairshare, &args.eval) {
+    let p = match Prepared::new(&args.input) {
         Ok(p) => p,
         Err(code) => return code,
     };
@@ -56,6 +49,7 @@ pub fn run(args: Args) -> ExitCode {
     let ranked = if args.fair_share {
         let ranks = match &p.fairshare {
             Some(tree) => args
+                .input
                 .fairshare
                 .entity_kind()
                 .and_then(|kind| tree.fair_share_ranks(&p.jobs, kind)),
