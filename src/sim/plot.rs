@@ -54,15 +54,14 @@ pub fn render_png(svg: &str) -> Result<Vec<u8>, String> {
     let mut db = usvg::fontdb::Database::new();
     db.load_font_data(dejavu::sans::regular().to_vec());
     db.load_font_data(dejavu::sans::bold().to_vec());
-    for family in ["DejaVu Sans"] {
-        db.set_sans_serif_family(family);
-        db.set_serif_family(family);
-        db.set_monospace_family(family);
-        db.set_cursive_family(family);
-        db.set_fantasy_family(family);
-    }
+    let family = "DejaVu Sans";
+    db.set_sans_serif_family(family);
+    db.set_serif_family(family);
+    db.set_monospace_family(family);
+    db.set_cursive_family(family);
+    db.set_fantasy_family(family);
     let opt = usvg::Options {
-        font_family: "DejaVu Sans".to_string(),
+        font_family: family.to_string(),
         fontdb: std::sync::Arc::new(db),
         ..usvg::Options::default()
     };
