@@ -105,3 +105,45 @@ fn kth_slice_strict_lazy_ranking_gives_the_recorded_schedule() {
     assert_eq!(quick.outcome.start, full.outcome.start);
     assert!(full.outcome.start.iter().all(Option::is_some));
 }
+
+#[test]
+fn kth_slice_strict_lazy_ranking_matches_full_ranking_for_several_orders() {
+    // The lazy strict path tries the top job alone (one scan), then a bounded top-32 pass,
+    // then partial selection; each must give the same schedule as ranking everything (the
+    // recorded run). Orders with many ties (ncpus), reversed submit order (-eligible_time:
+    // every new job is the best so far), and long queues (the first 2500 KTH jobs).
+    let mut w = load(std::path::Path::new(KTH)).unwrap();
+    w.truncate(2500);
+    let dir = tempfile::tempdir().unwrap();
+    for (src, share) in [
+        ("eligible_time", false),
+        ("-eligible_time", false),
+        ("-walltime", false),
+        ("ncpus", false),
+        ("fairshare_factor * 1000 + eligible_time / 3600", true),
+    ] {
+        let cfg = SimConfig {
+            policy: Policy::Strict,
+            nodes: 100,
+            cores: 1,
+            threshold: None,
+            fairshare: share.then(|| FairshareConfig::auto(AutoTree::User)),
+            limits: None,
+        };
+        let f = Formula::compile(src, &Catalog::pbs()).unwrap();
+        let p = dir.path().join("s.jsonl");
+        let full = simulate(
+            &w,
+            &cfg,
+            Some(&f),
+            &RunOptions {
+                record: Some(&p),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let quick = simulate(&w, &cfg, Some(&f), &RunOptions::default()).unwrap();
+        assert_eq!(quick.outcome.start, full.outcome.start, "{src}");
+        assert!(full.outcome.start.iter().all(Option::is_some), "{src}");
+    }
+}

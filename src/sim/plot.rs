@@ -1,5 +1,9 @@
 //! Comparison plots (plotters, SVG backend): wait CDF per formula, queue length over time,
 //! delivered vs target share per entity. Rendered to a string; the caller writes the file.
+//!
+//! PNG output ([`render_png`]) rasterises that same SVG with `resvg` (pure Rust). Text is
+//! drawn with DejaVu Sans bundled in the binary (the `dejavu` crate), so a PNG has its labels
+//! on any machine, fonts installed or not, and the same inputs give the same PNG bytes.
 
 use super::run::RunResult;
 use plotters::prelude::*;
@@ -39,6 +43,37 @@ pub fn render_svg(
         root.present().map_err(|e| e.to_string())?;
     }
     Ok(svg)
+}
+
+/// Rasterise an SVG document (as produced by [`render_svg`]) to PNG bytes at its own size.
+///
+/// `sans-serif` (the family plotters asks for) and every other family resolve to the bundled
+/// DejaVu Sans; no system font is consulted.
+pub fn render_png(svg: &str) -> Result<Vec<u8>, String> {
+    use resvg::{tiny_skia, usvg};
+    let mut db = usvg::fontdb::Database::new();
+    db.load_font_data(dejavu::sans::regular().to_vec());
+    db.load_font_data(dejavu::sans::bold().to_vec());
+    let family = "DejaVu Sans";
+    db.set_sans_serif_family(family);
+    db.set_serif_family(family);
+    db.set_monospace_family(family);
+    db.set_cursive_family(family);
+    db.set_fantasy_family(family);
+    let opt = usvg::Options {
+        font_family: family.to_string(),
+        fontdb: std::sync::Arc::new(db),
+        ..usvg::Options::default()
+    };
+    let tree = usvg::Tree::from_str(svg, &opt).map_err(|e| format!("SVG to PNG: {e}"))?;
+    let size = tree.size().to_int_size();
+    let mut pixmap = tiny_skia::Pixmap::new(size.width(), size.height())
+        .ok_or_else(|| format!("SVG to PNG: bad size {}x{}", size.width(), size.height()))?;
+    pixmap.fill(tiny_skia::Color::WHITE);
+    resvg::render(&tree, tiny_skia::Transform::default(), &mut pixmap.as_mut());
+    pixmap
+        .encode_png()
+        .map_err(|e| format!("PNG encoding: {e}"))
 }
 
 type Area<'a, 'b> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;

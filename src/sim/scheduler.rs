@@ -489,9 +489,11 @@ impl<'a> Simulator<'a> {
         if self.full || self.hashing || may_start {
             self.evaluate(t);
             // Strict ordering without a recording needs only the ranked prefix up to the first
-            // job that does not fit: rank the top k, widen only if all of them started.
+            // job that does not fit: rank the top k, widen only if all of them started. The
+            // first try is the top job alone (one linear scan): in a long queue it usually
+            // does not fit and the round is over.
             let lazy = !self.full && !self.hashing && self.config.policy == Policy::Strict;
-            let mut k = if lazy { 32 } else { usize::MAX };
+            let mut k = if lazy { 1 } else { usize::MAX };
             loop {
                 let n = self.queue.len();
                 self.rank((k < n).then_some(k));
@@ -508,7 +510,7 @@ impl<'a> Simulator<'a> {
                 if stopped || k >= n {
                     break;
                 }
-                k = k.saturating_mul(8);
+                k = if k == 1 { 32 } else { k.saturating_mul(8) };
             }
         }
         let started: Vec<u32> = round
@@ -559,35 +561,37 @@ impl<'a> Simulator<'a> {
         {
             share.refresh();
         }
+        // One pass per column with the source matched once (not once per job).
+        let jobs = self.jobs;
+        let queue = &self.queue;
         for (k, src) in self.sources.iter().enumerate() {
             let col = &mut self.columns[k];
             col.clear();
-            for &j in &self.queue {
-                let job = &self.jobs[j as usize];
-                let v = match src {
-                    Source::Ncpus => job.request.total_cores() as f64,
-                    Source::Walltime => job.walltime as f64,
-                    Source::Mem => job.mem,
-                    Source::EligibleTime => (t - job.submit) as f64,
-                    Source::FsPerc | Source::FsTreeUsage | Source::FsFactor => {
-                        match self.share.as_mut() {
-                            Some(s) => {
-                                let kw = s.keywords_cached(self.leaf[j as usize]);
-                                match src {
-                                    Source::FsPerc => kw.perc,
-                                    Source::FsTreeUsage => kw.tree_usage,
-                                    _ => kw.factor,
-                                }
+            let each = queue.iter().map(|&j| &jobs[j as usize]);
+            match src {
+                Source::Ncpus => col.extend(each.map(|job| job.request.total_cores() as f64)),
+                Source::Walltime => col.extend(each.map(|job| job.walltime as f64)),
+                Source::Mem => col.extend(each.map(|job| job.mem)),
+                Source::EligibleTime => col.extend(each.map(|job| (t - job.submit) as f64)),
+                Source::FsPerc | Source::FsTreeUsage | Source::FsFactor => {
+                    match self.share.as_mut() {
+                        Some(s) => col.extend(queue.iter().map(|&j| {
+                            let kw = s.keywords_cached(self.leaf[j as usize]);
+                            match src {
+                                Source::FsPerc => kw.perc,
+                                Source::FsTreeUsage => kw.tree_usage,
+                                _ => kw.factor,
                             }
-                            None => 0.0,
-                        }
+                        })),
+                        None => col.resize(queue.len(), 0.0),
                     }
-                    Source::QueuePriority => job.queue_priority,
-                    Source::Const(c) => *c,
-                    Source::Nodect => job.request.node_count() as f64,
-                    Source::Resource(name) => job.resources.get(name).copied().unwrap_or(0.0),
-                };
-                col.push(v);
+                }
+                Source::QueuePriority => col.extend(each.map(|job| job.queue_priority)),
+                Source::Const(c) => col.resize(queue.len(), *c),
+                Source::Nodect => col.extend(each.map(|job| job.request.node_count() as f64)),
+                Source::Resource(name) => {
+                    col.extend(each.map(|job| job.resources.get(name).copied().unwrap_or(0.0)))
+                }
             }
         }
         let cols: Vec<&[f64]> = self.columns.iter().map(Vec::as_slice).collect();
@@ -606,7 +610,6 @@ impl<'a> Simulator<'a> {
             self.order.extend(0..k as u32); // all values equal: submit order
             return;
         }
-        self.order.extend(0..n as u32);
         let values = &self.values;
         let queue = &self.queue;
         let cmp = |a: &u32, b: &u32| {
@@ -614,6 +617,26 @@ impl<'a> Simulator<'a> {
             vb.total_cmp(&va)
                 .then(queue[*a as usize].cmp(&queue[*b as usize]))
         };
+        if k < n && k <= 64 {
+            // A short prefix: one pass keeping the best k sorted (most jobs lose to the k-th
+            // with one comparison). The order is total, so this is the prefix a full sort gives.
+            for i in 0..n as u32 {
+                if self.order.len() == k {
+                    match self.order.last() {
+                        Some(w) if cmp(&i, w) == std::cmp::Ordering::Less => {
+                            self.order.pop();
+                        }
+                        _ => continue,
+                    }
+                }
+                let at = self
+                    .order
+                    .partition_point(|x| cmp(x, &i) == std::cmp::Ordering::Less);
+                self.order.insert(at, i);
+            }
+            return;
+        }
+        self.order.extend(0..n as u32);
         if k < n {
             if k > 0 {
                 self.order.select_nth_unstable_by(k - 1, cmp);

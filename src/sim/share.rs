@@ -215,6 +215,7 @@ impl ShareTree {
     }
 
     /// [`ShareTree::keywords`], computed once per node between refreshes.
+    #[inline]
     pub fn keywords_cached(&mut self, leaf: u32) -> ShareKeywords {
         let i = leaf as usize;
         if self.kw_gen[i] != self.generation {

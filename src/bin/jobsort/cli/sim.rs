@@ -2,7 +2,7 @@
 
 use jobsort::formula::catalog::{Catalog, ResourceType};
 use jobsort::sim::limit::LimitsSpec;
-use jobsort::sim::plot::{PlotRun, render_svg};
+use jobsort::sim::plot::{PlotRun, render_png, render_svg};
 use jobsort::sim::run::{RunOptions, RunResult, simulate};
 use jobsort::sim::scheduler::drop_oversized;
 use jobsort::sim::share::{AutoTree, EntityKind, FairshareConfig};
@@ -65,7 +65,8 @@ pub struct Args {
     /// before its extension.
     #[arg(long)]
     pub record: Option<PathBuf>,
-    /// Write comparison plots (SVG).
+    /// Write comparison plots: wait CDF per formula, queue length over time, delivered vs
+    /// target share. The format follows the extension: FILE.svg or FILE.png.
     #[arg(long)]
     pub plot: Option<PathBuf>,
     /// Output format.
@@ -209,12 +210,33 @@ pub fn fairshare_config(
     }))
 }
 
+/// The `--plot` file and whether it is a PNG (`.png`) rather than an SVG (`.svg`, or no
+/// extension). Any other extension is a usage error.
+fn plot_format(p: &Path) -> Result<(&Path, bool), String> {
+    let Some(ext) = p.extension() else {
+        return Ok((p, false));
+    };
+    match ext.to_str() {
+        Some(e) if e.eq_ignore_ascii_case("svg") => Ok((p, false)),
+        Some(e) if e.eq_ignore_ascii_case("png") => Ok((p, true)),
+        _ => Err(format!(
+            "{}: --plot writes FILE.svg or FILE.png; unknown extension",
+            p.display()
+        )),
+    }
+}
+
 fn fail(code: u8, msg: impl std::fmt::Display) -> ExitCode {
     eprintln!("jobsort sim: {msg}");
     ExitCode::from(code)
 }
 
 pub fn run(args: Args) -> ExitCode {
+    // Checked before simulating, so a bad name does not cost a whole run.
+    let plot = match args.plot.as_deref().map(plot_format).transpose() {
+        Ok(p) => p,
+        Err(e) => return fail(EXIT_USAGE, e),
+    };
     let catalog = match catalog(&args.resources) {
         Ok(c) => c,
         Err(e) => return fail(EXIT_USAGE, e),
@@ -345,16 +367,8 @@ pub fn run(args: Args) -> ExitCode {
             Err(e) => return fail(EXIT_INVALID, e),
         }
     }
-    if let Some(p) = &args.plot {
-        if p.extension().is_some_and(|e| e != "svg") {
-            return fail(
-                EXIT_USAGE,
-                format!(
-                    "{}: only SVG plots are supported (use a .svg file name)",
-                    p.display()
-                ),
-            );
-        }
+    if let Some((p, png)) = &plot {
+        let png = *png;
         let pr: Vec<PlotRun<'_>> = runs
             .iter()
             .map(|r| PlotRun {
@@ -362,13 +376,16 @@ pub fn run(args: Args) -> ExitCode {
                 result: r,
             })
             .collect();
-        match render_svg(&pr, &w.jobs) {
-            Ok(svg) => {
-                if let Err(e) = write_atomic(p, svg.as_bytes()) {
-                    return fail(EXIT_INVALID, format!("{}: {e}", p.display()));
-                }
-            }
+        let bytes = match render_svg(&pr, &w.jobs) {
+            Ok(svg) if png => match render_png(&svg) {
+                Ok(b) => b,
+                Err(e) => return fail(EXIT_INVALID, format!("plot: {e}")),
+            },
+            Ok(svg) => svg.into_bytes(),
             Err(e) => return fail(EXIT_INVALID, format!("plot: {e}")),
+        };
+        if let Err(e) = write_atomic(p, &bytes) {
+            return fail(EXIT_INVALID, format!("{}: {e}", p.display()));
         }
     }
     if args.format == "json" {
