@@ -197,7 +197,11 @@ fn rank_by_value(values: &[f64], threshold: Option<f64>) -> Vec<Ranked> {
         digit_plan(values.iter().map(|&v| descending_key(v)))
     };
     let Some((shift, base)) = plan else {
-        let mut out: Vec<Ranked> = values.iter().enumerate().map(|(i, &v)| make(i, v)).collect();
+        let mut out: Vec<Ranked> = values
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| make(i, v))
+            .collect();
         if n <= RANK_CUT {
             out.sort_unstable_by(by_value_then_index);
         }
