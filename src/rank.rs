@@ -140,6 +140,27 @@ fn order_by_value(values: &[f64], top: Option<usize>) -> Vec<usize> {
 /// Digit width of the MSD radix passes of [`rank_by_value`].
 const RANK_BITS: u32 = 8;
 
+/// Width of the first (histogram) digit of [`rank_by_value`].
+const FINE_BITS: u32 = 16;
+
+/// Jobs per first-level bucket of [`rank_by_value`] (fine digits are merged up to this).
+const RANK_TARGET: usize = 1 << 10;
+
+/// `(shift, base)` of a `FINE_BITS` digit just below the common prefix of the keys.
+fn fine_plan(keys: impl Iterator<Item = u64>) -> Option<(u32, u64)> {
+    let (mut lo, mut hi) = (u64::MAX, 0u64);
+    for k in keys {
+        lo = lo.min(k);
+        hi = hi.max(k);
+    }
+    let diff = lo ^ hi;
+    if diff == 0 {
+        return None;
+    }
+    let shift = (63 - diff.leading_zeros()).saturating_sub(FINE_BITS - 1);
+    Some((shift, lo >> shift))
+}
+
 /// Buckets up to this size are finished with pdqsort.
 const RANK_CUT: usize = 1 << 11;
 
@@ -194,7 +215,7 @@ fn rank_by_value(values: &[f64], threshold: Option<f64>) -> Vec<Ranked> {
     let plan = if n <= RANK_CUT {
         None
     } else {
-        digit_plan(values.iter().map(|&v| descending_key(v)))
+        fine_plan(values.iter().map(|&v| descending_key(v)))
     };
     let Some((shift, base)) = plan else {
         let mut out: Vec<Ranked> = values
@@ -208,8 +229,28 @@ fn rank_by_value(values: &[f64], threshold: Option<f64>) -> Vec<Ranked> {
         // else: every key is equal, and the jobs are already in position order.
         return out;
     };
-    let digit = |v: f64| ((descending_key(v) >> shift) - base) as usize;
-    let starts = bucket_starts(values.iter().map(|&v| digit(v)));
+    // Histogram on a fine 16-bit digit, then fine digits are merged, in order, into buckets
+    // of about `RANK_TARGET` jobs each: one scatter balances even skewed value distributions.
+    let fine = |v: f64| ((descending_key(v) >> shift) - base) as usize;
+    let mut counts = vec![0u32; 1 << FINE_BITS];
+    for &v in values {
+        counts[fine(v)] += 1;
+    }
+    let mut coarse = vec![0u16; 1 << FINE_BITS];
+    let mut starts = vec![0usize];
+    let mut acc = 0usize;
+    for (f, &c) in counts.iter().enumerate() {
+        coarse[f] = (starts.len() - 1) as u16;
+        acc += c as usize;
+        if acc - starts[starts.len() - 1] >= RANK_TARGET && starts.len() < (1 << FINE_BITS) - 1 {
+            starts.push(acc);
+        }
+    }
+    if starts[starts.len() - 1] != n {
+        starts.push(n);
+    }
+    let buckets = starts.len() - 1;
+    let digit = |v: f64| coarse[fine(v)] as usize;
     let mut out: Vec<Ranked> = Vec::with_capacity(n);
     {
         let slots = &mut out.spare_capacity_mut()[..n];
@@ -226,13 +267,13 @@ fn rank_by_value(values: &[f64], threshold: Option<f64>) -> Vec<Ranked> {
     // Every one of the first `n` slots is therefore initialised.
     unsafe { out.set_len(n) };
     // One scratch buffer, as long as the largest bucket that needs another radix level.
-    let widest = (0..1 << RANK_BITS)
+    let widest = (0..buckets)
         .map(|d| starts[d + 1] - starts[d])
         .filter(|&len| len > RANK_CUT)
         .max()
         .unwrap_or(0);
     let mut scratch = vec![make(0, 0.0); widest];
-    for d in 0..(1 << RANK_BITS) {
+    for d in 0..buckets {
         let (a, b) = (starts[d], starts[d + 1]);
         order_bucket(&mut out[a..b], &mut scratch[..(b - a).min(widest)]);
     }
