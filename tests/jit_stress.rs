@@ -35,7 +35,10 @@ fn formula(op: BinaryOp, with_input: bool) -> Ir {
     ir
 }
 
-fn expected(ir: &Ir, col: &[f64]) -> (Vec<u64>, Vec<u8>) {
+/// Value bits and error codes per job.
+type Outcome = (Vec<u64>, Vec<u8>);
+
+fn expected(ir: &Ir, col: &[f64]) -> Outcome {
     col.iter()
         .map(|&x| {
             let row: Vec<f64> = if ir.inputs.is_empty() {
@@ -51,7 +54,7 @@ fn expected(ir: &Ir, col: &[f64]) -> (Vec<u64>, Vec<u8>) {
         .unzip()
 }
 
-fn run(k: &jit::Kernel, ir: &Ir, col: &[f64]) -> (Vec<u64>, Vec<u8>) {
+fn run(k: &jit::Kernel, ir: &Ir, col: &[f64]) -> Outcome {
     let n = col.len();
     let cols: Vec<&[f64]> = if ir.inputs.is_empty() {
         vec![]
@@ -79,7 +82,7 @@ fn stress(duration: Duration) -> u64 {
     for t in 0..3usize {
         let (col, stop, checks) = (col.clone(), stop.clone(), checks.clone());
         handles.push(std::thread::spawn(move || -> Result<(), String> {
-            let cases: Vec<(Ir, (Vec<u64>, Vec<u8>))> = ops
+            let cases: Vec<(Ir, Outcome)> = ops
                 .iter()
                 .flat_map(|&op| [false, true].map(|inp| formula(op, inp)))
                 .map(|ir| {
