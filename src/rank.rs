@@ -1,11 +1,14 @@
 //! Ranking jobs by formula value: descending, ties by submission order then id (PBS
 //! `cmp_sort`: formula value, then `qrank`), with PBS's `job_sort_formula_threshold` and top-k.
 //!
-//! Fast path: every job becomes one packed integer key — the value's IEEE total-order bits
-//! (descending, `-0.0` folded into `0.0`), the submission key, then the input position — and
-//! the keys are sorted with an LSD radix sort (large inputs) or pdqsort (small ones). Keys are
-//! unique, so the order is fully determined. Top-k selects on the same keys
-//! (`select_nth_unstable`, O(n)) and sorts only the first k.
+//! Every job's value is compared through its IEEE total-order bits (descending, `-0.0` folded
+//! into `0.0`, NaN last). A full ranking by value (no submission keys) is built directly in the
+//! returned `Vec<Ranked>`: one stable MSD radix scatter into value buckets, further radix levels
+//! for big buckets (one shared scratch buffer), pdqsort for small ones — no full-size key,
+//! index or scratch arrays. With submission keys every job becomes one packed integer key
+//! (value bits, submission key, then the input position) sorted by an LSD radix sort (large
+//! inputs) or pdqsort (small ones). Keys are unique, so the order is fully determined. Top-k
+//! selects on the same keys (`select_nth_unstable`, O(n)) and sorts only the first k.
 
 use std::cmp::Ordering;
 
@@ -41,6 +44,10 @@ const RADIX_MIN: usize = 1 << 12;
 /// when none), then id, then input position. `values` should be finite (evaluation
 /// guarantees it); a NaN value ranks after every number, a NaN `submit` after every number.
 pub fn rank(values: &[f64], ties: TieBreak<'_>, options: &RankOptions) -> Vec<Ranked> {
+    if ties.submit.is_none() && options.top.is_none_or(|k| k >= values.len()) {
+        // The common case (a full ranking by value): sorted straight in the output.
+        return rank_by_value(values, options.threshold);
+    }
     let order = match (ties.submit, ties.ids) {
         (None, _) => order_by_value(values, options.top),
         (Some(submit), None) => order_by_value_submit(values, submit, options.top),
@@ -128,6 +135,176 @@ fn order_by_value(values: &[f64], top: Option<usize>) -> Vec<usize> {
         _ => msd_bucket_sort(&mut keys),
     }
     keys.into_iter().map(|k| (k as u64) as usize).collect()
+}
+
+/// Digit width of the MSD radix passes of [`rank_by_value`].
+const RANK_BITS: u32 = 8;
+
+/// Width of the first (histogram) digit of [`rank_by_value`].
+const FINE_BITS: u32 = 16;
+
+/// Jobs per first-level bucket of [`rank_by_value`] (fine digits are merged up to this).
+const RANK_TARGET: usize = 1 << 10;
+
+/// `(shift, base)` of a `FINE_BITS` digit just below the common prefix of the keys.
+fn fine_plan(keys: impl Iterator<Item = u64>) -> Option<(u32, u64)> {
+    let (mut lo, mut hi) = (u64::MAX, 0u64);
+    for k in keys {
+        lo = lo.min(k);
+        hi = hi.max(k);
+    }
+    let diff = lo ^ hi;
+    if diff == 0 {
+        return None;
+    }
+    let shift = (63 - diff.leading_zeros()).saturating_sub(FINE_BITS - 1);
+    Some((shift, lo >> shift))
+}
+
+/// Buckets up to this size are finished with pdqsort.
+const RANK_CUT: usize = 1 << 11;
+
+/// The total order of [`rank`] without submission keys: value descending, then position.
+#[inline]
+fn by_value_then_index(a: &Ranked, b: &Ranked) -> Ordering {
+    descending_key(a.value)
+        .cmp(&descending_key(b.value))
+        .then(a.index.cmp(&b.index))
+}
+
+/// Where the keys of a slice differ: `(shift, base)` so that `(key >> shift) - base` is a
+/// `RANK_BITS`-bit digit just below their common prefix; `None` when all keys are equal.
+fn digit_plan(keys: impl Iterator<Item = u64>) -> Option<(u32, u64)> {
+    let (mut lo, mut hi) = (u64::MAX, 0u64);
+    for k in keys {
+        lo = lo.min(k);
+        hi = hi.max(k);
+    }
+    let diff = lo ^ hi;
+    if diff == 0 {
+        return None;
+    }
+    let top = 63 - diff.leading_zeros();
+    let shift = top.saturating_sub(RANK_BITS - 1);
+    Some((shift, lo >> shift))
+}
+
+/// Prefix sums of the digit histogram: bucket `d` is `starts[d] .. starts[d + 1]`.
+fn bucket_starts(digits: impl Iterator<Item = usize>) -> Vec<usize> {
+    let mut starts = vec![0usize; (1 << RANK_BITS) + 1];
+    for d in digits {
+        starts[d + 1] += 1;
+    }
+    for d in 0..(1 << RANK_BITS) {
+        starts[d + 1] += starts[d];
+    }
+    starts
+}
+
+/// A full ranking by value (ties by position), built directly in the returned vector: one
+/// MSD radix scatter of the jobs (in position order, so stable) into their value buckets,
+/// then each bucket is ordered in place (pdqsort, or further MSD levels for big buckets).
+/// No intermediate key, index or scratch arrays of the full size are allocated.
+fn rank_by_value(values: &[f64], threshold: Option<f64>) -> Vec<Ranked> {
+    let n = values.len();
+    let make = |index: usize, value: f64| Ranked {
+        index,
+        value,
+        runnable: threshold.is_none_or(|t| value > t),
+    };
+    let plan = if n <= RANK_CUT {
+        None
+    } else {
+        fine_plan(values.iter().map(|&v| descending_key(v)))
+    };
+    let Some((shift, base)) = plan else {
+        let mut out: Vec<Ranked> = values
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| make(i, v))
+            .collect();
+        if n <= RANK_CUT {
+            out.sort_unstable_by(by_value_then_index);
+        }
+        // else: every key is equal, and the jobs are already in position order.
+        return out;
+    };
+    // Histogram on a fine 16-bit digit, then fine digits are merged, in order, into buckets
+    // of about `RANK_TARGET` jobs each: one scatter balances even skewed value distributions.
+    let fine = |v: f64| ((descending_key(v) >> shift) - base) as usize;
+    let mut counts = vec![0u32; 1 << FINE_BITS];
+    for &v in values {
+        counts[fine(v)] += 1;
+    }
+    let mut coarse = vec![0u16; 1 << FINE_BITS];
+    let mut starts = vec![0usize];
+    let mut acc = 0usize;
+    for (f, &c) in counts.iter().enumerate() {
+        coarse[f] = (starts.len() - 1) as u16;
+        acc += c as usize;
+        if acc - starts[starts.len() - 1] >= RANK_TARGET && starts.len() < (1 << FINE_BITS) - 1 {
+            starts.push(acc);
+        }
+    }
+    if starts[starts.len() - 1] != n {
+        starts.push(n);
+    }
+    let buckets = starts.len() - 1;
+    let digit = |v: f64| coarse[fine(v)] as usize;
+    let mut out: Vec<Ranked> = Vec::with_capacity(n);
+    {
+        let slots = &mut out.spare_capacity_mut()[..n];
+        let mut next = starts.clone();
+        for (i, &v) in values.iter().enumerate() {
+            let d = digit(v);
+            slots[next[d]].write(make(i, v));
+            next[d] += 1;
+        }
+    }
+    // SAFETY: `digit` is a pure function of the value, so the scatter above saw the same
+    // digits as the histogram: bucket `d` received exactly `starts[d + 1] - starts[d]` jobs,
+    // written to the distinct slots `starts[d] .. starts[d + 1]`, which partition `0 .. n`.
+    // Every one of the first `n` slots is therefore initialised.
+    unsafe { out.set_len(n) };
+    // One scratch buffer, as long as the largest bucket that needs another radix level.
+    let widest = (0..buckets)
+        .map(|d| starts[d + 1] - starts[d])
+        .filter(|&len| len > RANK_CUT)
+        .max()
+        .unwrap_or(0);
+    let mut scratch = vec![make(0, 0.0); widest];
+    for d in 0..buckets {
+        let (a, b) = (starts[d], starts[d + 1]);
+        order_bucket(&mut out[a..b], &mut scratch[..(b - a).min(widest)]);
+    }
+    out
+}
+
+/// Order a bucket of jobs (in position order among equal keys) by [`by_value_then_index`].
+/// `scratch` is as long as `jobs` whenever `jobs` is longer than `RANK_CUT`.
+fn order_bucket(jobs: &mut [Ranked], scratch: &mut [Ranked]) {
+    if jobs.len() <= RANK_CUT || scratch.len() < jobs.len() {
+        jobs.sort_unstable_by(by_value_then_index);
+        return;
+    }
+    let Some((shift, base)) = digit_plan(jobs.iter().map(|r| descending_key(r.value))) else {
+        // All keys equal: the stable scatters kept them in position order.
+        return;
+    };
+    let digit = |r: &Ranked| ((descending_key(r.value) >> shift) - base) as usize;
+    let starts = bucket_starts(jobs.iter().map(digit));
+    let copy = &mut scratch[..jobs.len()];
+    copy.copy_from_slice(jobs);
+    let mut next = starts.clone();
+    for r in copy.iter() {
+        let d = digit(r);
+        jobs[next[d]] = *r;
+        next[d] += 1;
+    }
+    for d in 0..(1 << RANK_BITS) {
+        let (a, b) = (starts[d], starts[d + 1]);
+        order_bucket(&mut jobs[a..b], &mut scratch[a..b]);
+    }
 }
 
 /// Sort unique u128 keys (high 64 bits: the sort key; low bits: the position, ascending in
@@ -438,6 +615,21 @@ mod tests {
             for ties in cases {
                 let want = order_by_comparator(&values, ties, None);
                 assert_eq!(order(&values, ties, None), want, "n={n}");
+                // The full ranking carries each job's value and the (inclusive) threshold.
+                let ranked = rank(
+                    &values,
+                    ties,
+                    &RankOptions {
+                        threshold: Some(1.0),
+                        top: None,
+                    },
+                );
+                assert_eq!(ranked.len(), n);
+                for (r, &i) in ranked.iter().zip(&want) {
+                    assert_eq!(r.index, i);
+                    assert_eq!(r.value.to_bits(), values[i].to_bits());
+                    assert_eq!(r.runnable, values[i] > 1.0);
+                }
                 for k in [0, 1, 3, n / 2, n, n + 1] {
                     let got = order(&values, ties, Some(k));
                     assert_eq!(got, want[..k.min(n)].to_vec(), "n={n} k={k}");

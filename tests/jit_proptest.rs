@@ -407,7 +407,11 @@ fn parallel_evaluation_is_identical() {
     }
 }
 
-/// Found by the long run: `(1 % 1.5) or 0` with no input columns.
+/// Found by the long run: `(1 % 1.5) or 0` with no input columns gave 0 (error 0) — the value
+/// of `(1 // 1.5) or 0` / `(0 % 1.5) or 0`, same-shaped kernels proptest compiled just before
+/// while shrinking. Not reproducible in isolation; the likely cause (stale code at a recycled
+/// code address) and its hardening are described at `jit::code_pool`, and
+/// `tests/jit_stress.rs` hammers that path.
 #[test]
 fn regression_rem_or_zero_without_columns() {
     let c = Case {

@@ -122,7 +122,13 @@ impl Kernel {
         if n == 0 {
             return true;
         }
-        let ptrs: Vec<*const f64> = columns.iter().map(|c| c.as_ptr()).collect();
+        // A trailing null keeps the array a real allocation even with no input columns (the
+        // kernel never reads past `ptrs[inputs - 1]`).
+        let ptrs: Vec<*const f64> = columns
+            .iter()
+            .map(|c| c.as_ptr())
+            .chain([std::ptr::null()])
+            .collect();
         // SAFETY: every column holds at least `n` values and both outputs have room for `n`;
         // the kernel reads `ptrs[k][0..n]` and writes `values[0..n]`, `errors[0..n]` only.
         unsafe {
@@ -134,6 +140,162 @@ impl Kernel {
             )
         };
         true
+    }
+}
+
+/// Code memory that is recycled, never unmapped (x86-64 Linux).
+///
+/// Cranelift's default provider `munmap`s a module's pages in `free_memory`, so the next
+/// kernel is usually mapped at the very same virtual address on a *new* physical page. A
+/// stale instruction translation for that address (the CPU or, under nested virtualisation,
+/// the hypervisor missing a TLB shootdown) then runs the previous kernel's bytes — which, for
+/// two formulas of the same shape, computes the other formula's value (the once-seen flake:
+/// `(1 % 1.5) or 0` giving 0, the value of `(1 // 1.5) or 0` or `(0 % 1.5) or 0`, both
+/// compiled just before it while proptest shrank). Recycling keeps every code address bound
+/// to the same physical page for the life of the process: a page is only rewritten (after
+/// `mprotect` RW, then RX again, which x86 keeps coherent for the same address space) once
+/// the kernel that used it is gone. Memory stays bounded by the peak of live kernels; it also
+/// saves the `mmap`/`munmap` and page faults of every compile.
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+mod code_pool {
+    use cranelift_jit::{BranchProtection, JITMemoryKind, JITMemoryProvider};
+    use cranelift_module::{ModuleError, ModuleResult};
+    use std::io;
+    use std::sync::Mutex;
+
+    const PAGE: usize = 4096;
+    const PROT_READ: i32 = 1;
+    const PROT_WRITE: i32 = 2;
+    const PROT_EXEC: i32 = 4;
+    const MAP_PRIVATE: i32 = 2;
+    const MAP_ANONYMOUS: i32 = 0x20;
+
+    unsafe extern "C" {
+        fn mmap(addr: *mut u8, len: usize, prot: i32, flags: i32, fd: i32, off: i64) -> *mut u8;
+        fn mprotect(addr: *mut u8, len: usize, prot: i32) -> i32;
+    }
+
+    /// A page-aligned run of pages: `(address, length)`.
+    #[derive(Clone, Copy)]
+    struct Chunk(usize, usize);
+
+    /// Chunks whose kernels are gone, ready for reuse (never returned to the OS).
+    static FREE: Mutex<Vec<Chunk>> = Mutex::new(Vec::new());
+
+    fn protect(c: Chunk, prot: i32) -> io::Result<()> {
+        // SAFETY: `c` is a whole-page range this pool mapped and owns exclusively.
+        if unsafe { mprotect(c.0 as *mut u8, c.1, prot) } == 0 {
+            Ok(())
+        } else {
+            Err(io::Error::last_os_error())
+        }
+    }
+
+    /// The memory of one `JITModule`: chunks taken from the pool (or freshly mapped).
+    #[derive(Default)]
+    pub(super) struct PooledMemory {
+        chunks: Vec<Chunk>,
+        /// Bytes used in the last chunk.
+        used: usize,
+        /// Chunks `..finalized` are read+execute already.
+        finalized: usize,
+    }
+
+    impl PooledMemory {
+        fn take_chunk(&mut self, size: usize) -> io::Result<Chunk> {
+            let len = size.div_ceil(PAGE).max(1) * PAGE;
+            let reused = {
+                let mut free = FREE.lock().unwrap_or_else(|p| p.into_inner());
+                free.iter()
+                    .position(|c| c.1 >= len)
+                    .map(|k| free.swap_remove(k))
+            };
+            let chunk = match reused {
+                Some(c) => {
+                    if let Err(e) = protect(c, PROT_READ | PROT_WRITE) {
+                        FREE.lock().unwrap_or_else(|p| p.into_inner()).push(c);
+                        return Err(e);
+                    }
+                    c
+                }
+                None => {
+                    // SAFETY: a fresh private anonymous mapping; no existing memory is touched.
+                    let p = unsafe {
+                        mmap(
+                            std::ptr::null_mut(),
+                            len,
+                            PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS,
+                            -1,
+                            0,
+                        )
+                    };
+                    if p as isize == -1 || p.is_null() {
+                        return Err(io::Error::last_os_error());
+                    }
+                    Chunk(p as usize, len)
+                }
+            };
+            self.chunks.push(chunk);
+            self.used = 0;
+            Ok(chunk)
+        }
+
+        fn release(&mut self) {
+            let mut free = FREE.lock().unwrap_or_else(|p| p.into_inner());
+            free.append(&mut self.chunks);
+            self.used = 0;
+            self.finalized = 0;
+        }
+    }
+
+    impl JITMemoryProvider for PooledMemory {
+        fn allocate(
+            &mut self,
+            size: usize,
+            align: u64,
+            kind: JITMemoryKind,
+        ) -> io::Result<*mut u8> {
+            if matches!(kind, JITMemoryKind::Writable) {
+                // Kernels define no data objects; writable memory would become read-only.
+                return Err(io::Error::other("the formula JIT has no writable data"));
+            }
+            let align = usize::try_from(align).unwrap_or(usize::MAX);
+            if align == 0 || !align.is_power_of_two() || align > PAGE {
+                return Err(io::Error::other("unsupported alignment"));
+            }
+            let open = self.chunks.len() > self.finalized;
+            if let (true, Some(&c)) = (open, self.chunks.last()) {
+                let at = self.used.div_ceil(align) * align;
+                if at + size <= c.1 {
+                    self.used = at + size;
+                    return Ok((c.0 + at) as *mut u8);
+                }
+            }
+            let c = self.take_chunk(size)?;
+            self.used = size;
+            Ok(c.0 as *mut u8)
+        }
+
+        unsafe fn free_memory(&mut self) {
+            self.release();
+        }
+
+        fn finalize(&mut self, _: BranchProtection) -> ModuleResult<()> {
+            for &c in &self.chunks[self.finalized..] {
+                protect(c, PROT_READ | PROT_EXEC).map_err(|err| ModuleError::Allocation { err })?;
+            }
+            self.finalized = self.chunks.len();
+            Ok(())
+        }
+    }
+
+    impl Drop for PooledMemory {
+        /// Only reached without `free_memory` when compilation failed, before any code could
+        /// run; the chunks are then safe to recycle.
+        fn drop(&mut self) {
+            self.release();
+        }
     }
 }
 
@@ -260,6 +422,8 @@ pub fn compile_with(ir: &Ir, allow_simd: bool) -> Result<Kernel, JitError> {
     for (name, ptr) in symbols() {
         jb.symbol(name, ptr);
     }
+    #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+    jb.memory_provider(Box::<code_pool::PooledMemory>::default());
     let mut module = JITModule::new(jb);
     let ptr = module.target_config().pointer_type();
     let cg = |e: cranelift_module::ModuleError| JitError::Codegen(e.to_string());
