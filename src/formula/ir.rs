@@ -329,6 +329,35 @@ impl Ir {
     }
 }
 
+impl Expr {
+    /// The same operation with every child id replaced by `f(child)` (for passes that rebuild
+    /// the arena).
+    pub fn map_children(&self, mut f: impl FnMut(NodeId) -> NodeId) -> Expr {
+        match self {
+            Expr::Const(c) => Expr::Const(*c),
+            Expr::Input(k) => Expr::Input(*k),
+            Expr::Unary(op, a) => Expr::Unary(*op, f(*a)),
+            Expr::Binary(op, a, b) => Expr::Binary(*op, f(*a), f(*b)),
+            Expr::Compare { first, rest } => Expr::Compare {
+                first: f(*first),
+                rest: rest.iter().map(|(op, n)| (*op, f(*n))).collect(),
+            },
+            Expr::And(a, b) => Expr::And(f(*a), f(*b)),
+            Expr::Or(a, b) => Expr::Or(f(*a), f(*b)),
+            Expr::IfElse {
+                cond,
+                then,
+                otherwise,
+            } => Expr::IfElse {
+                cond: f(*cond),
+                then: f(*then),
+                otherwise: f(*otherwise),
+            },
+            Expr::Call(func, args) => Expr::Call(*func, args.iter().map(|a| f(*a)).collect()),
+        }
+    }
+}
+
 /// The direct children of an expression, in evaluation order.
 pub fn expr_children(expr: &Expr) -> Vec<NodeId> {
     match expr {

@@ -42,29 +42,7 @@ pub fn optimize(ir: &Ir) -> Ir {
     };
     let mut map: Vec<NodeId> = Vec::with_capacity(ir.nodes.len());
     for node in &ir.nodes {
-        let m = |id: &NodeId| map[id.index()];
-        let expr = match &node.expr {
-            Expr::Const(c) => Expr::Const(*c),
-            Expr::Input(k) => Expr::Input(*k),
-            Expr::Unary(op, a) => Expr::Unary(*op, m(a)),
-            Expr::Binary(op, a, c) => Expr::Binary(*op, m(a), m(c)),
-            Expr::Compare { first, rest } => Expr::Compare {
-                first: m(first),
-                rest: rest.iter().map(|(op, n)| (*op, m(n))).collect(),
-            },
-            Expr::And(a, c) => Expr::And(m(a), m(c)),
-            Expr::Or(a, c) => Expr::Or(m(a), m(c)),
-            Expr::IfElse {
-                cond,
-                then,
-                otherwise,
-            } => Expr::IfElse {
-                cond: m(cond),
-                then: m(then),
-                otherwise: m(otherwise),
-            },
-            Expr::Call(f, args) => Expr::Call(*f, args.iter().map(m).collect()),
-        };
+        let expr = node.expr.map_children(|id| map[id.index()]);
         let id = b.simplify(expr, node.ty, node);
         map.push(id);
     }
@@ -308,29 +286,7 @@ fn compact(ir: &Ir) -> Ir {
         if !live[i] {
             continue;
         }
-        let m = |id: &NodeId| map[id.index()];
-        let expr = match &node.expr {
-            Expr::Const(c) => Expr::Const(*c),
-            Expr::Input(k) => Expr::Input(*k),
-            Expr::Unary(op, a) => Expr::Unary(*op, m(a)),
-            Expr::Binary(op, a, b) => Expr::Binary(*op, m(a), m(b)),
-            Expr::Compare { first, rest } => Expr::Compare {
-                first: m(first),
-                rest: rest.iter().map(|(op, n)| (*op, m(n))).collect(),
-            },
-            Expr::And(a, b) => Expr::And(m(a), m(b)),
-            Expr::Or(a, b) => Expr::Or(m(a), m(b)),
-            Expr::IfElse {
-                cond,
-                then,
-                otherwise,
-            } => Expr::IfElse {
-                cond: m(cond),
-                then: m(then),
-                otherwise: m(otherwise),
-            },
-            Expr::Call(f, args) => Expr::Call(*f, args.iter().map(m).collect()),
-        };
+        let expr = node.expr.map_children(|id| map[id.index()]);
         map[i] = out.push(expr, node.ty, node.span);
     }
     out.root = map[ir.root.index()];
