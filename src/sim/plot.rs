@@ -85,6 +85,19 @@ fn boxed<E: std::error::Error + Send + Sync + 'static>(
     Box::new(e)
 }
 
+/// The legend box every panel draws (white, bordered, default corner).
+fn draw_legend<'a, 'b: 'a, CT: plotters::coord::CoordTranslate>(
+    chart: &mut ChartContext<'a, SVGBackend<'b>, CT>,
+) -> PResult {
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(boxed)?;
+    Ok(())
+}
+
 fn wait_cdf(
     area: &Area<'_, '_>,
     runs: &[PlotRun<'_>],
@@ -134,13 +147,7 @@ fn wait_cdf(
             .label(r.label.clone())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(boxed)?;
-    Ok(())
+    draw_legend(&mut chart)
 }
 
 fn queue_length(area: &Area<'_, '_>, runs: &[PlotRun<'_>]) -> PResult {
@@ -193,13 +200,7 @@ fn queue_length(area: &Area<'_, '_>, runs: &[PlotRun<'_>]) -> PResult {
             .label(r.label.clone())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(boxed)?;
-    Ok(())
+    draw_legend(&mut chart)
 }
 
 fn shares(area: &Area<'_, '_>, runs: &[PlotRun<'_>]) -> PResult {
@@ -238,11 +239,5 @@ fn shares(area: &Area<'_, '_>, runs: &[PlotRun<'_>]) -> PResult {
             .label(r.label.clone())
             .legend(move |(x, y)| Circle::new((x + 10, y), 3, c.filled()));
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(boxed)?;
-    Ok(())
+    draw_legend(&mut chart)
 }
