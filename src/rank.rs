@@ -137,8 +137,13 @@ fn order_by_value(values: &[f64], top: Option<usize>) -> Vec<usize> {
     keys.into_iter().map(|k| (k as u64) as usize).collect()
 }
 
-/// Digit width of the MSD radix passes of [`rank_by_value`].
-const RANK_BITS: u32 = 8;
+/// Digit width of an MSD radix pass of [`rank_by_value`] over a bucket of `len` jobs: about
+/// eight jobs per sub-bucket, so most finish with a short insertion sort.
+fn digit_bits(len: usize) -> u32 {
+    (usize::BITS - len.leading_zeros())
+        .saturating_sub(3)
+        .clamp(4, 12)
+}
 
 /// Width of the first (histogram) digit of [`rank_by_value`].
 const FINE_BITS: u32 = 16;
@@ -173,8 +178,8 @@ fn by_value_then_index(a: &Ranked, b: &Ranked) -> Ordering {
 }
 
 /// Where the keys of a slice differ: `(shift, base)` so that `(key >> shift) - base` is a
-/// `RANK_BITS`-bit digit just below their common prefix; `None` when all keys are equal.
-fn digit_plan(keys: impl Iterator<Item = u64>) -> Option<(u32, u64)> {
+/// `bits`-bit digit just below their common prefix; `None` when all keys are equal.
+fn digit_plan(keys: impl Iterator<Item = u64>, bits: u32) -> Option<(u32, u64)> {
     let (mut lo, mut hi) = (u64::MAX, 0u64);
     for k in keys {
         lo = lo.min(k);
@@ -185,17 +190,17 @@ fn digit_plan(keys: impl Iterator<Item = u64>) -> Option<(u32, u64)> {
         return None;
     }
     let top = 63 - diff.leading_zeros();
-    let shift = top.saturating_sub(RANK_BITS - 1);
+    let shift = top.saturating_sub(bits - 1);
     Some((shift, lo >> shift))
 }
 
 /// Prefix sums of the digit histogram: bucket `d` is `starts[d] .. starts[d + 1]`.
-fn bucket_starts(digits: impl Iterator<Item = usize>) -> Vec<usize> {
-    let mut starts = vec![0usize; (1 << RANK_BITS) + 1];
+fn bucket_starts(digits: impl Iterator<Item = usize>, bits: u32) -> Vec<usize> {
+    let mut starts = vec![0usize; (1 << bits) + 1];
     for d in digits {
         starts[d + 1] += 1;
     }
-    for d in 0..(1 << RANK_BITS) {
+    for d in 0..(1 << bits) {
         starts[d + 1] += starts[d];
     }
     starts
@@ -269,7 +274,7 @@ fn rank_by_value(values: &[f64], threshold: Option<f64>) -> Vec<Ranked> {
     // One scratch buffer, as long as the largest bucket that needs another radix level.
     let widest = (0..buckets)
         .map(|d| starts[d + 1] - starts[d])
-        .filter(|&len| len > RANK_CUT)
+        .filter(|&len| len > SMALL)
         .max()
         .unwrap_or(0);
     let mut scratch = vec![make(0, 0.0); widest];
@@ -280,19 +285,42 @@ fn rank_by_value(values: &[f64], threshold: Option<f64>) -> Vec<Ranked> {
     out
 }
 
+/// Buckets up to this size are finished by insertion sort.
+const SMALL: usize = 24;
+
+/// Stable insertion sort by value key: jobs arrive in position order among equal keys (the
+/// scatters are stable), so this yields [`by_value_then_index`] order.
+fn insertion_sort_by_key(jobs: &mut [Ranked]) {
+    for i in 1..jobs.len() {
+        let item = jobs[i];
+        let key = descending_key(item.value);
+        let mut j = i;
+        while j > 0 && descending_key(jobs[j - 1].value) > key {
+            jobs[j] = jobs[j - 1];
+            j -= 1;
+        }
+        jobs[j] = item;
+    }
+}
+
 /// Order a bucket of jobs (in position order among equal keys) by [`by_value_then_index`].
 /// `scratch` is as long as `jobs` whenever `jobs` is longer than `RANK_CUT`.
 fn order_bucket(jobs: &mut [Ranked], scratch: &mut [Ranked]) {
-    if jobs.len() <= RANK_CUT || scratch.len() < jobs.len() {
+    if jobs.len() <= SMALL {
+        insertion_sort_by_key(jobs);
+        return;
+    }
+    if scratch.len() < jobs.len() {
         jobs.sort_unstable_by(by_value_then_index);
         return;
     }
-    let Some((shift, base)) = digit_plan(jobs.iter().map(|r| descending_key(r.value))) else {
+    let bits = digit_bits(jobs.len());
+    let Some((shift, base)) = digit_plan(jobs.iter().map(|r| descending_key(r.value)), bits) else {
         // All keys equal: the stable scatters kept them in position order.
         return;
     };
     let digit = |r: &Ranked| ((descending_key(r.value) >> shift) - base) as usize;
-    let starts = bucket_starts(jobs.iter().map(digit));
+    let starts = bucket_starts(jobs.iter().map(digit), bits);
     let copy = &mut scratch[..jobs.len()];
     copy.copy_from_slice(jobs);
     let mut next = starts.clone();
@@ -301,7 +329,7 @@ fn order_bucket(jobs: &mut [Ranked], scratch: &mut [Ranked]) {
         jobs[next[d]] = *r;
         next[d] += 1;
     }
-    for d in 0..(1 << RANK_BITS) {
+    for d in 0..(1 << bits) {
         let (a, b) = (starts[d], starts[d + 1]);
         order_bucket(&mut jobs[a..b], &mut scratch[a..b]);
     }
@@ -593,6 +621,8 @@ mod tests {
                     // spread over many exponents, and clustered just below 1
                     3 => 2f64.powf(-((next() % 1_000_000) as f64) / 1000.0),
                     4 => 1.0 - (next() % 4096) as f64 * f64::EPSILON,
+                    // distinct values: uniform mantissas, deep radix levels
+                    5 => 0.5 + (next() >> 11) as f64 / (1u64 << 54) as f64,
                     _ => (next() % 100) as f64 * 0.25,
                 })
                 .collect();
