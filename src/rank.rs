@@ -4,7 +4,8 @@
 //! Every job's value is compared through its IEEE total-order bits (descending, `-0.0` folded
 //! into `0.0`, NaN last). A full ranking by value (no submission keys) is built directly in the
 //! returned `Vec<Ranked>`: one stable MSD radix scatter into value buckets, further radix levels
-//! for big buckets (one shared scratch buffer), pdqsort for small ones — no full-size key,
+//! for big buckets (one shared scratch buffer, digit width chosen for about eight jobs per
+//! sub-bucket), a stable insertion sort for small ones — no full-size key,
 //! index or scratch arrays. With submission keys every job becomes one packed integer key
 //! (value bits, submission key, then the input position) sorted by an LSD radix sort (large
 //! inputs) or pdqsort (small ones). Keys are unique, so the order is fully determined. Top-k
@@ -166,7 +167,7 @@ fn fine_plan(keys: impl Iterator<Item = u64>) -> Option<(u32, u64)> {
     Some((shift, lo >> shift))
 }
 
-/// Buckets up to this size are finished with pdqsort.
+/// Inputs up to this size are ordered by one pdqsort, without radix passes.
 const RANK_CUT: usize = 1 << 11;
 
 /// The total order of [`rank`] without submission keys: value descending, then position.
@@ -208,7 +209,7 @@ fn bucket_starts(digits: impl Iterator<Item = usize>, bits: u32) -> Vec<usize> {
 
 /// A full ranking by value (ties by position), built directly in the returned vector: one
 /// MSD radix scatter of the jobs (in position order, so stable) into their value buckets,
-/// then each bucket is ordered in place (pdqsort, or further MSD levels for big buckets).
+/// then each bucket is ordered in place (insertion sort, or further MSD levels for big buckets).
 /// No intermediate key, index or scratch arrays of the full size are allocated.
 fn rank_by_value(values: &[f64], threshold: Option<f64>) -> Vec<Ranked> {
     let n = values.len();
@@ -304,7 +305,7 @@ fn insertion_sort_by_key(jobs: &mut [Ranked]) {
 }
 
 /// Order a bucket of jobs (in position order among equal keys) by [`by_value_then_index`].
-/// `scratch` is as long as `jobs` whenever `jobs` is longer than `RANK_CUT`.
+/// `scratch` is as long as `jobs` whenever `jobs` is longer than `SMALL`.
 fn order_bucket(jobs: &mut [Ranked], scratch: &mut [Ranked]) {
     if jobs.len() <= SMALL {
         insertion_sort_by_key(jobs);
