@@ -66,12 +66,30 @@ impl PbsNode {
     /// `fairshare_factor`: `2^-(usage_factor / tree_percentage)`, 0 when the percentage is 0.
     /// The division is in `f32` and the power in `f64`, as PBS computes it.
     pub fn fairshare_factor(&self) -> f64 {
-        if self.tree_percentage == 0.0 {
-            0.0
-        } else {
-            let ratio: f32 = self.usage_factor / self.tree_percentage;
-            2f64.powf(-(ratio as f64))
-        }
+        fairshare_factor(self.usage_factor, self.tree_percentage)
+    }
+}
+
+/// `fairshare_factor` of a node with this usage factor and tree percentage:
+/// `2^-(usage_factor / tree_percentage)` (division in `f32`, power in `f64`), 0 when the
+/// percentage is 0.
+pub fn fairshare_factor(usage_factor: f32, tree_percentage: f32) -> f64 {
+    if tree_percentage == 0.0 {
+        0.0
+    } else {
+        let ratio: f32 = usage_factor / tree_percentage;
+        2f64.powf(-(ratio as f64))
+    }
+}
+
+/// One step of `calc_usage_factor`: the usage factor of a node with `usage`, given the root's
+/// usage and, below the first level, its parent's usage factor and its own group percentage.
+#[inline]
+pub fn usage_factor(usage: f64, root_usage: f64, parent: Option<(f32, f32)>) -> f32 {
+    let u = (usage / root_usage) as f32;
+    match parent {
+        None => u,
+        Some((parent_factor, group_percentage)) => u + (parent_factor - u) * group_percentage,
     }
 }
 
@@ -360,13 +378,9 @@ impl PbsTree {
         let root_usage = self.nodes[0].usage;
         for i in 1..self.nodes.len() {
             let p = self.nodes[i].parent.unwrap_or(0);
-            let u = (self.nodes[i].usage / root_usage) as f32;
-            self.nodes[i].usage_factor = if p == 0 {
-                u
-            } else {
-                let puf = self.nodes[p].usage_factor;
-                u + (puf - u) * self.nodes[i].group_percentage
-            };
+            let parent =
+                (p != 0).then(|| (self.nodes[p].usage_factor, self.nodes[i].group_percentage));
+            self.nodes[i].usage_factor = usage_factor(self.nodes[i].usage, root_usage, parent);
         }
     }
 

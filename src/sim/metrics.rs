@@ -14,7 +14,7 @@
 //! `x[⌊h⌋] + (h − ⌊h⌋)·(x[⌊h⌋+1] − x[⌊h⌋])`.
 
 use super::workload::SimJob;
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 /// The bounded-slowdown threshold τ (seconds).
 pub const BSLD_TAU: f64 = 10.0;
@@ -84,7 +84,9 @@ pub fn compute(
     let mut waits = Vec::with_capacity(jobs.len());
     let mut bslds = Vec::with_capacity(jobs.len());
     let mut area = 0.0;
-    let mut per_user: BTreeMap<&str, (f64, usize)> = BTreeMap::new();
+    // Per-user (wait sum, jobs), users numbered in first-seen order.
+    let mut user_ix: HashMap<&str, usize> = HashMap::new();
+    let mut per_user: Vec<(&str, f64, usize)> = Vec::new();
     let first_submit = jobs.iter().map(|j| j.submit).min();
     let mut last_end = None::<i64>;
     for (i, j) in jobs.iter().enumerate() {
@@ -96,16 +98,21 @@ pub fn compute(
         waits.push(w);
         bslds.push(((w + r) / r.max(BSLD_TAU)).max(1.0));
         area += j.request.total_cores() as f64 * r;
-        let u = per_user.entry(j.user.as_str()).or_insert((0.0, 0));
-        u.0 += w;
-        u.1 += 1;
+        let k = *user_ix.entry(j.user.as_str()).or_insert_with(|| {
+            per_user.push((j.user.as_str(), 0.0, 0));
+            per_user.len() - 1
+        });
+        per_user[k].1 += w;
+        per_user[k].2 += 1;
         last_end = Some(last_end.map_or(e, |l| l.max(e)));
     }
     let makespan = match (first_submit, last_end) {
         (Some(f), Some(l)) => (l - f) as f64,
         _ => 0.0,
     };
-    let user_means: Vec<f64> = per_user.values().map(|&(s, n)| s / n as f64).collect();
+    // Jain's index sums the means in user-name order (the sums are then reproducible).
+    per_user.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    let user_means: Vec<f64> = per_user.iter().map(|&(_, s, n)| s / n as f64).collect();
     let mean_wait = mean(&waits);
     let mean_bsld = mean(&bslds);
     waits.sort_by(f64::total_cmp);
@@ -126,32 +133,40 @@ pub fn compute(
     }
 }
 
-/// Delivered share per entity (`entity_of[i]` names job `i`'s entity) against `target`.
-/// Rows sorted by entity name.
+/// Delivered share per entity against its target: job `i` belongs to entity `entity[i]`,
+/// named `names[e]` with target share `target[e]`. One row per entity that has a job, sorted
+/// by entity name.
 pub fn shares(
     jobs: &[SimJob],
     start: &[Option<i64>],
     end: &[Option<i64>],
-    entity_of: impl Fn(usize) -> String,
-    target: impl Fn(&str) -> f64,
+    entity: &[u32],
+    names: &[&str],
+    target: &[f64],
 ) -> Vec<ShareRow> {
-    let mut used: BTreeMap<String, f64> = BTreeMap::new();
+    let mut used: Vec<Option<f64>> = vec![None; names.len()];
     let mut total = 0.0;
     for (i, j) in jobs.iter().enumerate() {
-        let e = used.entry(entity_of(i)).or_insert(0.0);
+        let e = used[entity[i] as usize].get_or_insert(0.0);
         if let (Some(s), Some(t)) = (start[i], end[i]) {
             let a = j.request.total_cores() as f64 * (t - s) as f64;
             *e += a;
             total += a;
         }
     }
-    used.into_iter()
-        .map(|(entity, a)| ShareRow {
-            target: target(&entity),
-            delivered: if total > 0.0 { a / total } else { 0.0 },
-            entity,
+    let mut rows: Vec<ShareRow> = used
+        .iter()
+        .enumerate()
+        .filter_map(|(e, a)| {
+            a.map(|a| ShareRow {
+                target: target[e],
+                delivered: if total > 0.0 { a / total } else { 0.0 },
+                entity: names[e].to_string(),
+            })
         })
-        .collect()
+        .collect();
+    rows.sort_by(|a, b| a.entity.cmp(&b.entity));
+    rows
 }
 
 #[cfg(test)]

@@ -15,6 +15,13 @@ pub trait Priority: Send + Sync + fmt::Debug {
     fn inputs(&self) -> &[String];
     /// Evaluate `n` jobs: `columns[k][i]` is input `k` of job `i`.
     fn evaluate_columns(&self, columns: &[&[f64]], n: usize) -> Evaluation;
+    /// [`Priority::evaluate_columns`] into caller buffers (`values.len()` jobs; an erred job's
+    /// value is 0 and its error code non-zero), so a simulation allocates nothing per round.
+    fn evaluate_into(&self, columns: &[&[f64]], values: &mut [f64], errors: &mut [u8]) {
+        let ev = self.evaluate_columns(columns, values.len());
+        values.copy_from_slice(&ev.values);
+        errors.copy_from_slice(&ev.errors);
+    }
 }
 
 impl Priority for CompiledFormula {
@@ -26,6 +33,11 @@ impl Priority for CompiledFormula {
     }
     fn evaluate_columns(&self, columns: &[&[f64]], n: usize) -> Evaluation {
         CompiledFormula::evaluate_columns(self, columns, n)
+    }
+    fn evaluate_into(&self, columns: &[&[f64]], values: &mut [f64], errors: &mut [u8]) {
+        if let Err(e) = CompiledFormula::evaluate_into(self, columns, values, errors) {
+            panic!("evaluate_into: {e}");
+        }
     }
 }
 

@@ -125,28 +125,39 @@ pub fn result(
     let m = metrics::compute(&w.jobs, &outcome.start, &outcome.end, capacity);
     let shares = match (&outcome.tree, &outcome.leaves) {
         (Some(tree), Some(leaves)) => {
-            let mut target_of = std::collections::BTreeMap::new();
-            for &l in leaves {
-                target_of.insert(tree.name(l).to_string(), tree.target(l));
-            }
+            let names: Vec<&str> = (0..tree.len() as u32).map(|i| tree.name(i)).collect();
+            let target: Vec<f64> = (0..tree.len() as u32).map(|i| tree.target(i)).collect();
             metrics::shares(
                 &w.jobs,
                 &outcome.start,
                 &outcome.end,
-                |i| tree.name(leaves[i]).to_string(),
-                |e| target_of.get(e).copied().unwrap_or(0.0),
+                leaves,
+                &names,
+                &target,
             )
         }
         _ => {
-            let users: std::collections::BTreeSet<&str> =
-                w.jobs.iter().map(|j| j.user.as_str()).collect();
-            let n = users.len().max(1) as f64;
+            // Per user, equal targets.
+            let mut ix: std::collections::HashMap<&str, u32> = Default::default();
+            let mut names: Vec<&str> = Vec::new();
+            let entity: Vec<u32> = w
+                .jobs
+                .iter()
+                .map(|j| {
+                    *ix.entry(j.user.as_str()).or_insert_with(|| {
+                        names.push(j.user.as_str());
+                        names.len() as u32 - 1
+                    })
+                })
+                .collect();
+            let target = vec![1.0 / names.len().max(1) as f64; names.len()];
             metrics::shares(
                 &w.jobs,
                 &outcome.start,
                 &outcome.end,
-                |i| w.jobs[i].user.clone(),
-                |_| 1.0 / n,
+                &entity,
+                &names,
+                &target,
             )
         }
     };

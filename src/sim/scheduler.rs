@@ -247,6 +247,9 @@ pub struct Simulator<'a> {
     last_time: Option<i64>,
     share: Option<ShareTree>,
     leaf: Vec<u32>,
+    /// Cores running per share-tree node, and the nodes with any (accrual per entity).
+    leaf_cores: Vec<u64>,
+    active_leaves: Vec<u32>,
     limits: Option<LimitState>,
     /// Jobs rejected at submit by a hard limit.
     rejected: Vec<bool>,
@@ -254,6 +257,7 @@ pub struct Simulator<'a> {
     needs_share: bool,
     columns: Vec<Vec<f64>>,
     values: Vec<f64>,
+    errors: Vec<u8>,
     order: Vec<u32>,
     hashing: bool,
     /// Record every decision and the ranked queue (else only dispatches, and rounds where
@@ -325,6 +329,8 @@ impl<'a> Simulator<'a> {
             round: Round::default(),
             rounds_done: 0,
             last_time: None,
+            leaf_cores: vec![0; share.as_ref().map_or(0, |s| s.len())],
+            active_leaves: Vec::new(),
             share,
             leaf,
             limits,
@@ -333,6 +339,7 @@ impl<'a> Simulator<'a> {
             sources,
             needs_share,
             values: Vec::new(),
+            errors: Vec::new(),
             order: Vec::new(),
             hashing: false,
             full: true,
@@ -412,15 +419,13 @@ impl<'a> Simulator<'a> {
         round.decisions.clear();
         round.hash = None;
 
-        // Fairshare accrual for [last_time, t] over the jobs that ran in it.
+        // Fairshare accrual for [last_time, t] over the jobs that ran in it: per entity,
+        // (cores running) × seconds.
         if let (Some(share), Some(last)) = (self.share.as_mut(), self.last_time) {
             let dt = (t - last) as f64;
             if dt > 0.0 {
-                for &j in &self.running {
-                    share.accrue(
-                        self.leaf[j as usize],
-                        self.jobs[j as usize].request.total_cores() as f64 * dt,
-                    );
+                for &l in &self.active_leaves {
+                    share.accrue(l, self.leaf_cores[l as usize] as f64 * dt);
                 }
             }
         }
@@ -440,6 +445,7 @@ impl<'a> Simulator<'a> {
             }
             if let Some(p) = self.running.iter().position(|&r| r == j) {
                 self.running.swap_remove(p);
+                self.charge(j, false);
             }
             if let Some(l) = self.limits.as_mut() {
                 l.on_end(&self.jobs[j as usize].id);
@@ -513,17 +519,13 @@ impl<'a> Simulator<'a> {
                 k = if k == 1 { 32 } else { k.saturating_mul(8) };
             }
         }
-        let started: Vec<u32> = round
-            .decisions
-            .iter()
-            .filter_map(|d| match d {
-                Decision::Dispatch { job, .. } => Some(*job),
-                _ => None,
-            })
-            .collect();
-        if !started.is_empty() {
+        let mut started = round.decisions.iter().filter_map(|d| match d {
+            Decision::Dispatch { job, .. } => Some(*job),
+            _ => None,
+        });
+        if let Some(first) = started.next() {
             self.queue.retain(|j| self.start[*j as usize].is_none());
-            for &j in &started {
+            for j in std::iter::once(first).chain(started) {
                 let c = self.jobs[j as usize].request.total_cores();
                 if let Some(n) = self.queued_cores.get_mut(&c) {
                     *n -= 1;
@@ -595,9 +597,11 @@ impl<'a> Simulator<'a> {
             }
         }
         let cols: Vec<&[f64]> = self.columns.iter().map(Vec::as_slice).collect();
-        let ev = f.evaluate_columns(&cols, n);
-        self.eval_errors += ev.error_count() as u64;
-        self.values = ev.values;
+        self.values.resize(n, 0.0);
+        self.errors.clear();
+        self.errors.resize(n, 0);
+        f.evaluate_into(&cols, &mut self.values, &mut self.errors);
+        self.eval_errors += self.errors.iter().filter(|&&e| e != 0).count() as u64;
     }
 
     /// Rank the queue into `order`; with `top = Some(k)` only the first `k` (selected, then
@@ -777,6 +781,7 @@ impl<'a> Simulator<'a> {
             self.end[j as usize] = Some(e);
             self.ends.push(Reverse((e, j)));
             self.running.push(j);
+            self.charge(j, true);
             if let Some(l) = self.limits.as_mut() {
                 l.on_start(&job.id);
             }
@@ -786,6 +791,28 @@ impl<'a> Simulator<'a> {
                 .push(Decision::Dispatch { job: j, alloc: a });
         }
         false
+    }
+
+    /// Count job `j`'s cores as running (`on`) or no longer running for its share entity.
+    fn charge(&mut self, j: u32, on: bool) {
+        let Some(&l) = self.leaf.get(j as usize) else {
+            return; // no fairshare
+        };
+        let cores = self.jobs[j as usize].request.total_cores();
+        let c = &mut self.leaf_cores[l as usize];
+        if on {
+            if *c == 0 {
+                self.active_leaves.push(l);
+            }
+            *c += cores;
+        } else {
+            *c -= cores;
+            if *c == 0
+                && let Some(p) = self.active_leaves.iter().position(|&x| x == l)
+            {
+                self.active_leaves.remove(p);
+            }
+        }
     }
 
     /// The earliest time `req` fits given the running jobs' requested end times, and the

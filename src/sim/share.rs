@@ -15,7 +15,7 @@
 //!   2^-(uf/perc)`, 0 when perc is 0.
 
 use super::workload::SimJob;
-use crate::fairshare::pbs::{ParseOptions, PbsTree};
+use crate::fairshare::pbs::{ParseOptions, PbsTree, fairshare_factor, usage_factor};
 
 /// How jobs map to share-tree entities and how the tree is built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -136,6 +136,9 @@ pub struct ShareTree {
     /// Per-node keyword cache, valid when `kw_gen[i] == generation`.
     kw: Vec<ShareKeywords>,
     kw_gen: Vec<u64>,
+    /// Per-node usage-factor cache, valid when `uf_gen[i] == generation`.
+    uf: Vec<f32>,
+    uf_gen: Vec<u64>,
     generation: u64,
 }
 
@@ -173,6 +176,8 @@ impl ShareTree {
                 dirty: false,
                 kw: vec![ShareKeywords::default(); n],
                 kw_gen: vec![0; n],
+                uf: vec![0.0; n],
+                uf_gen: vec![0; n],
                 generation: 1,
             },
             leaves,
@@ -204,35 +209,81 @@ impl ShareTree {
         }
     }
 
-    /// Recompute `fairshare_tree_usage` after accrual/decay (no-op when unchanged).
+    /// Start a new generation of keyword values after accrual/decay (no-op when unchanged).
+    /// Values are then computed lazily, node by node, by [`ShareTree::keywords_cached`]: PBS's
+    /// `calc_usage_factor` over the whole tree would cost every round as much as the tree is
+    /// large, while a round reads only the entities of its queued jobs.
     pub fn refresh(&mut self) {
         if !self.dirty {
             return;
         }
-        self.tree.calc_usage_factor();
         self.dirty = false;
         self.generation += 1;
     }
 
-    /// [`ShareTree::keywords`], computed once per node between refreshes.
+    /// [`ShareTree::keywords`], computed once per node between refreshes (the same values,
+    /// bit for bit).
     #[inline]
     pub fn keywords_cached(&mut self, leaf: u32) -> ShareKeywords {
         let i = leaf as usize;
         if self.kw_gen[i] != self.generation {
-            self.kw[i] = self.keywords(leaf);
+            let uf = self.usage_factor_cached(i);
+            self.kw[i] = self.keywords_with(i, uf);
             self.kw_gen[i] = self.generation;
         }
         self.kw[i]
     }
 
-    /// The formula keywords of a node.
-    pub fn keywords(&self, leaf: u32) -> ShareKeywords {
-        let v = self.tree.values(leaf as usize);
-        ShareKeywords {
-            perc: v.fairshare_perc,
-            tree_usage: v.fairshare_tree_usage,
-            factor: v.fairshare_factor,
+    /// `calc_usage_factor`'s value for node `i` (parents first, each cached per generation).
+    fn usage_factor_cached(&mut self, i: usize) -> f32 {
+        if self.uf_gen[i] == self.generation {
+            return self.uf[i];
         }
+        let node = self.tree.node(i);
+        let (usage, parent, gp) = (node.usage, node.parent, node.group_percentage);
+        let parent = match parent {
+            Some(p) if p != 0 => Some((self.usage_factor_cached(p), gp)),
+            _ => None,
+        };
+        let uf = usage_factor(usage, self.tree.node(0).usage, parent);
+        self.uf[i] = uf;
+        self.uf_gen[i] = self.generation;
+        uf
+    }
+
+    /// `calc_usage_factor`'s value for node `i`, from the current usage (no cache).
+    fn usage_factor_now(&self, i: usize) -> f32 {
+        let node = self.tree.node(i);
+        let parent = match node.parent {
+            Some(p) if p != 0 => Some((self.usage_factor_now(p), node.group_percentage)),
+            _ => None,
+        };
+        usage_factor(node.usage, self.tree.node(0).usage, parent)
+    }
+
+    fn keywords_with(&self, i: usize, uf: f32) -> ShareKeywords {
+        let tp = self.tree.node(i).tree_percentage;
+        ShareKeywords {
+            perc: tp as f64,
+            tree_usage: uf as f64,
+            factor: fairshare_factor(uf, tp),
+        }
+    }
+
+    /// The formula keywords of a node, from the usage accrued and decayed so far.
+    pub fn keywords(&self, leaf: u32) -> ShareKeywords {
+        let i = leaf as usize;
+        self.keywords_with(i, self.usage_factor_now(i))
+    }
+
+    /// Number of nodes in the tree.
+    pub fn len(&self) -> usize {
+        self.tree.len()
+    }
+
+    /// Whether the tree has no nodes (never: it always has the root and `unknown`).
+    pub fn is_empty(&self) -> bool {
+        self.tree.is_empty()
     }
 
     /// Entity name of a node.
@@ -250,7 +301,8 @@ impl ShareTree {
         self.tree.node(i as usize).usage
     }
 
-    /// The underlying PBS tree.
+    /// The underlying PBS tree (its stored `usage_factor`s are those of the last full
+    /// recompute; use [`ShareTree::keywords`] for current values).
     pub fn pbs(&self) -> &PbsTree {
         &self.tree
     }
@@ -269,12 +321,14 @@ pub fn auto_resource_group(auto: AutoTree, jobs: &[SimJob]) -> String {
     for j in jobs {
         match auto {
             AutoTree::User => {
-                if seen.insert(j.user.clone()) {
+                if !seen.contains(j.user.as_str()) {
+                    seen.insert(j.user.clone());
                     line(&mut out, &j.user, "root");
                 }
             }
             AutoTree::Group => {
-                if seen.insert(j.group.clone()) {
+                if !seen.contains(j.group.as_str()) {
+                    seen.insert(j.group.clone());
                     line(&mut out, &j.group, "root");
                 }
             }
