@@ -121,6 +121,19 @@ fn kth_slice_strict_lazy_ranking_matches_full_ranking_for_several_orders() {
         ("-walltime", false),
         ("ncpus", false),
         ("fairshare_factor * 1000 + eligible_time / 3600", true),
+        // Ordered by group heads (monotone in eligible_time): per-entity and per-resource
+        // groups, min/max, a divisor input, and a formula that errs for some jobs.
+        ("ncpus * 0.5 + eligible_time / 600", false),
+        (
+            "min(eligible_time, 7200) / 3600 + fairshare_factor * 10",
+            true,
+        ),
+        (
+            "pow(2, -(fairshare_tree_usage/fairshare_perc)) * 1000 + ncpus * 0.5 + eligible_time/3600",
+            true,
+        ),
+        ("eligible_time / (ncpus - 1) - walltime / 100000", false),
+        ("eligible_time * fairshare_factor", true),
     ] {
         let cfg = SimConfig {
             policy: Policy::Strict,
@@ -146,4 +159,38 @@ fn kth_slice_strict_lazy_ranking_matches_full_ranking_for_several_orders() {
         assert_eq!(quick.outcome.start, full.outcome.start, "{src}");
         assert!(full.outcome.start.iter().all(Option::is_some), "{src}");
     }
+}
+
+#[test]
+fn head_path_is_used_and_agrees_with_every_full_round() {
+    // Debug builds check every head-path round against the full ranking (a panic here means a
+    // wrong top job); this test also proves the path is taken: the evaluation count of the
+    // quick run is far below the full run's.
+    let mut w = load(std::path::Path::new(KTH)).unwrap();
+    w.truncate(2500);
+    let cfg = SimConfig {
+        policy: Policy::Strict,
+        nodes: 100,
+        cores: 1,
+        threshold: None,
+        fairshare: Some(FairshareConfig::auto(AutoTree::User)),
+        limits: None,
+    };
+    let f = Formula::compile(
+        "fairshare_factor * 1000 + eligible_time / 3600",
+        &Catalog::pbs(),
+    )
+    .unwrap();
+    let full = jobsort::sim::Simulator::new(&w.jobs, cfg.clone(), Some(&f))
+        .unwrap()
+        .run_to_end();
+    let sim = jobsort::sim::Simulator::new(&w.jobs, cfg, Some(&f))
+        .unwrap()
+        .with_full_rounds(false);
+    assert!(
+        sim.orders_by_heads(),
+        "the formula is monotone in eligible_time"
+    );
+    let quick = sim.run_to_end();
+    assert_eq!(quick.start, full.start);
 }

@@ -14,6 +14,7 @@
 //! byte-identical recording.
 
 pub mod cluster;
+pub mod heads;
 pub mod limit;
 pub mod metrics;
 pub mod plot;

@@ -17,6 +17,10 @@ pub trait Priority: Send + Sync + fmt::Debug {
     fn evaluate_columns(&self, columns: &[&[f64]], n: usize) -> Evaluation;
     /// [`Priority::evaluate_columns`] into caller buffers (`values.len()` jobs; an erred job's
     /// value is 0 and its error code non-zero), so a simulation allocates nothing per round.
+    /// The formula's IR, when it has one (lets the simulator analyse the formula).
+    fn ir(&self) -> Option<&Ir> {
+        None
+    }
     fn evaluate_into(&self, columns: &[&[f64]], values: &mut [f64], errors: &mut [u8]) {
         let ev = self.evaluate_columns(columns, values.len());
         values.copy_from_slice(&ev.values);
@@ -33,6 +37,9 @@ impl Priority for CompiledFormula {
     }
     fn evaluate_columns(&self, columns: &[&[f64]], n: usize) -> Evaluation {
         CompiledFormula::evaluate_columns(self, columns, n)
+    }
+    fn ir(&self) -> Option<&Ir> {
+        Some(CompiledFormula::ir(self))
     }
     fn evaluate_into(&self, columns: &[&[f64]], values: &mut [f64], errors: &mut [u8]) {
         if let Err(e) = CompiledFormula::evaluate_into(self, columns, values, errors) {
@@ -83,6 +90,9 @@ impl Priority for IrPriority {
     }
     fn inputs(&self) -> &[String] {
         &self.ir.inputs
+    }
+    fn ir(&self) -> Option<&Ir> {
+        Some(&self.ir)
     }
     fn evaluate_columns(&self, columns: &[&[f64]], n: usize) -> Evaluation {
         let mut values = vec![0.0; n];

@@ -26,6 +26,7 @@
 //! name reads the job's resource of that name (0 when absent).
 
 use super::cluster::{Allocation, Cluster, fits_in, place};
+use super::heads::{self, Groups, InputKind};
 use super::limit::{Admission, LimitState, LimitsSpec};
 use super::priority::Priority;
 use super::share::{FairshareConfig, ShareTree};
@@ -266,6 +267,13 @@ pub struct Simulator<'a> {
     /// Queued jobs by total cores asked (multiset), for the "nothing can start" shortcut.
     queued_cores: BTreeMap<u64, u32>,
     eval_errors: u64,
+    /// Strict ordering by group heads (see [`super::heads`]), when the formula allows it.
+    groups: Option<Groups>,
+    /// Jobs evaluated by the head path, their values and errors; each group's head value.
+    cand: Vec<u32>,
+    cand_values: Vec<f64>,
+    cand_errors: Vec<u8>,
+    head_value: Vec<f64>,
     series: Vec<QueuePoint>,
     keep_series: bool,
 }
@@ -314,6 +322,16 @@ impl<'a> Simulator<'a> {
             .unwrap_or_default();
         let needs_share = sources.iter().any(Source::is_fairshare);
         let n = jobs.len();
+        let groups = match formula {
+            Some(f)
+                if config.policy == Policy::Strict
+                    && config.threshold.is_none()
+                    && limits.is_none() =>
+            {
+                head_groups(jobs, f, &sources, &leaf)
+            }
+            _ => None,
+        };
         Ok(Simulator {
             jobs,
             formula,
@@ -345,6 +363,11 @@ impl<'a> Simulator<'a> {
             full: true,
             queued_cores: BTreeMap::new(),
             eval_errors: 0,
+            head_value: vec![0.0; groups.as_ref().map_or(0, Groups::len)],
+            groups,
+            cand: Vec::new(),
+            cand_values: Vec::new(),
+            cand_errors: Vec::new(),
             series: Vec::new(),
             keep_series: false,
             config,
@@ -364,6 +387,13 @@ impl<'a> Simulator<'a> {
     pub fn with_full_rounds(mut self, on: bool) -> Self {
         self.full = on;
         self
+    }
+
+    /// Whether strict rounds without a recording are decided from group heads
+    /// ([`super::heads`]): strict policy, no threshold or limits, and a formula non-decreasing
+    /// in `eligible_time`.
+    pub fn orders_by_heads(&self) -> bool {
+        self.groups.is_some() && !self.full && !self.hashing
     }
 
     /// Keep the queue-length series (for plots).
@@ -469,6 +499,9 @@ impl<'a> Simulator<'a> {
                 continue;
             }
             self.queue.push(j);
+            if let Some(g) = self.groups.as_mut() {
+                g.push(j);
+            }
             *self
                 .queued_cores
                 .entry(job.request.total_cores())
@@ -492,7 +525,10 @@ impl<'a> Simulator<'a> {
             .keys()
             .next()
             .is_some_and(|&m| m <= self.cluster.free_total());
-        if self.full || self.hashing || may_start {
+        let by_heads = !self.full && !self.hashing && self.groups.is_some();
+        if may_start && by_heads && self.dispatch_heads(t, &mut round) {
+            // Decided from the group heads.
+        } else if self.full || self.hashing || may_start {
             self.evaluate(t);
             // Strict ordering without a recording needs only the ranked prefix up to the first
             // job that does not fit: rank the top k, widen only if all of them started. The
@@ -526,6 +562,9 @@ impl<'a> Simulator<'a> {
         if let Some(first) = started.next() {
             self.queue.retain(|j| self.start[*j as usize].is_none());
             for j in std::iter::once(first).chain(started) {
+                if let Some(g) = self.groups.as_mut() {
+                    g.remove(j);
+                }
                 let c = self.jobs[j as usize].request.total_cores();
                 if let Some(n) = self.queued_cores.get_mut(&c) {
                     *n -= 1;
@@ -554,8 +593,26 @@ impl<'a> Simulator<'a> {
     fn evaluate(&mut self, t: i64) {
         let n = self.queue.len();
         self.values.clear();
-        let Some(f) = self.formula else {
+        if self.formula.is_none() {
             self.values.resize(n, 0.0);
+            return;
+        }
+        let queue = std::mem::take(&mut self.queue);
+        let mut values = std::mem::take(&mut self.values);
+        let mut errors = std::mem::take(&mut self.errors);
+        self.evaluate_jobs(t, &queue, &mut values, &mut errors);
+        self.eval_errors += errors.iter().filter(|&&e| e != 0).count() as u64;
+        (self.queue, self.values, self.errors) = (queue, values, errors);
+    }
+
+    /// Evaluate the formula for `jobs` at time `t` into `values` and `errors` (resized).
+    fn evaluate_jobs(&mut self, t: i64, jobs: &[u32], values: &mut Vec<f64>, errors: &mut Vec<u8>) {
+        let n = jobs.len();
+        values.clear();
+        values.resize(n, 0.0);
+        errors.clear();
+        errors.resize(n, 0);
+        let Some(f) = self.formula else {
             return;
         };
         if self.needs_share
@@ -564,12 +621,11 @@ impl<'a> Simulator<'a> {
             share.refresh();
         }
         // One pass per column with the source matched once (not once per job).
-        let jobs = self.jobs;
-        let queue = &self.queue;
+        let all = self.jobs;
         for (k, src) in self.sources.iter().enumerate() {
             let col = &mut self.columns[k];
             col.clear();
-            let each = queue.iter().map(|&j| &jobs[j as usize]);
+            let each = jobs.iter().map(|&j| &all[j as usize]);
             match src {
                 Source::Ncpus => col.extend(each.map(|job| job.request.total_cores() as f64)),
                 Source::Walltime => col.extend(each.map(|job| job.walltime as f64)),
@@ -577,7 +633,7 @@ impl<'a> Simulator<'a> {
                 Source::EligibleTime => col.extend(each.map(|job| (t - job.submit) as f64)),
                 Source::FsPerc | Source::FsTreeUsage | Source::FsFactor => {
                     match self.share.as_mut() {
-                        Some(s) => col.extend(queue.iter().map(|&j| {
+                        Some(s) => col.extend(jobs.iter().map(|&j| {
                             let kw = s.keywords_cached(self.leaf[j as usize]);
                             match src {
                                 Source::FsPerc => kw.perc,
@@ -585,11 +641,11 @@ impl<'a> Simulator<'a> {
                                 _ => kw.factor,
                             }
                         })),
-                        None => col.resize(queue.len(), 0.0),
+                        None => col.resize(n, 0.0),
                     }
                 }
                 Source::QueuePriority => col.extend(each.map(|job| job.queue_priority)),
-                Source::Const(c) => col.resize(queue.len(), *c),
+                Source::Const(c) => col.resize(n, *c),
                 Source::Nodect => col.extend(each.map(|job| job.request.node_count() as f64)),
                 Source::Resource(name) => {
                     col.extend(each.map(|job| job.resources.get(name).copied().unwrap_or(0.0)))
@@ -597,11 +653,107 @@ impl<'a> Simulator<'a> {
             }
         }
         let cols: Vec<&[f64]> = self.columns.iter().map(Vec::as_slice).collect();
-        self.values.resize(n, 0.0);
-        self.errors.clear();
-        self.errors.resize(n, 0);
-        f.evaluate_into(&cols, &mut self.values, &mut self.errors);
-        self.eval_errors += self.errors.iter().filter(|&&e| e != 0).count() as u64;
+        f.evaluate_into(&cols, values, errors);
+    }
+
+    /// Strict ordering from the group heads (module [`super::heads`]): evaluate the head and
+    /// tail of every group, then start the best head while it fits. Returns `false`, having
+    /// changed nothing, when an evaluation erred (the caller then ranks the whole queue).
+    fn dispatch_heads(&mut self, t: i64, round: &mut Round) -> bool {
+        let Some(groups) = self.groups.as_ref() else {
+            return false;
+        };
+        // Only a head can be the top job: nothing starts unless one fits.
+        let fits = |g: &u32| {
+            self.cluster
+                .fits(self.jobs[groups.head(*g) as usize].request)
+        };
+        if !groups.nonempty().iter().any(fits) {
+            return true;
+        }
+        let mut cand = std::mem::take(&mut self.cand);
+        cand.clear();
+        for &g in groups.nonempty() {
+            let (h, l) = (groups.head(g), groups.tail(g));
+            cand.push(h);
+            if l != h {
+                cand.push(l);
+            }
+        }
+        let (mut values, mut errors) = (
+            std::mem::take(&mut self.cand_values),
+            std::mem::take(&mut self.cand_errors),
+        );
+        self.evaluate_jobs(t, &cand, &mut values, &mut errors);
+        let ok = errors.iter().all(|&e| e == 0);
+        if ok && let Some(groups) = self.groups.as_ref() {
+            for (&j, &v) in cand.iter().zip(&values) {
+                let g = groups.group_of(j);
+                if groups.head(g) == j {
+                    self.head_value[g as usize] = v;
+                }
+            }
+        }
+        (self.cand, self.cand_values, self.cand_errors) = (cand, values, errors);
+        if !ok {
+            return false;
+        }
+        while let Some(groups) = self.groups.as_ref() {
+            // The top head: value descending (`-0.0` as `0.0`), then submit order.
+            let Some((g, j, v)) = groups
+                .nonempty()
+                .iter()
+                .map(|&g| (g, groups.head(g), self.head_value[g as usize]))
+                .min_by(|a, b| (b.2 + 0.0).total_cmp(&(a.2 + 0.0)).then(a.1.cmp(&b.1)))
+            else {
+                break;
+            };
+            #[cfg(debug_assertions)]
+            self.check_top(t, j, v);
+            round.queue.clear();
+            round.queue.push((j, v));
+            if self.dispatch(t, round) {
+                break; // the top job does not fit
+            }
+            let Some(groups) = self.groups.as_mut() else {
+                break;
+            };
+            groups.remove(j);
+            if groups.nonempty().contains(&g) {
+                let h = [groups.head(g)];
+                let (mut values, mut errors) = (
+                    std::mem::take(&mut self.cand_values),
+                    std::mem::take(&mut self.cand_errors),
+                );
+                self.evaluate_jobs(t, &h, &mut values, &mut errors);
+                // Between the group's head and tail, which were both fine: cannot err.
+                debug_assert_eq!(errors[0], 0, "a job between two finite ends erred");
+                self.head_value[g as usize] = values[0];
+                (self.cand_values, self.cand_errors) = (values, errors);
+            }
+        }
+        round.queue.clear();
+        true
+    }
+
+    /// Debug builds: the head path's top job is the full ranking's top job.
+    #[cfg(debug_assertions)]
+    fn check_top(&mut self, t: i64, j: u32, v: f64) {
+        let mut q: Vec<u32> = self.queue.clone();
+        q.retain(|&x| self.start[x as usize].is_none());
+        let (mut values, mut errors) = (Vec::new(), Vec::new());
+        self.evaluate_jobs(t, &q, &mut values, &mut errors);
+        let best = q
+            .iter()
+            .zip(&values)
+            .zip(&errors)
+            .map(|((&x, &val), &e)| (x, if e == 0 { val } else { 0.0 }))
+            .min_by(|a, b| (b.1 + 0.0).total_cmp(&(a.1 + 0.0)).then(a.0.cmp(&b.0)));
+        assert_eq!(
+            best.map(|b| (b.0, b.1.to_bits())),
+            Some((j, v.to_bits())),
+            "head path disagrees with the full ranking at t={t}"
+        );
     }
 
     /// Rank the queue into `order`; with `top = Some(k)` only the first `k` (selected, then
@@ -923,6 +1075,79 @@ impl<'a> Simulator<'a> {
             leaves: shares,
             tree: targets,
         }
+    }
+}
+
+/// Groups for strict ordering by heads, when the formula is monotone in `eligible_time`
+/// (see [`super::heads`]): jobs sharing every other input (entity, resources) share a group.
+fn head_groups(
+    jobs: &[SimJob],
+    f: &dyn Priority,
+    sources: &[Source],
+    leaf: &[u32],
+) -> Option<Groups> {
+    let ir = f.ir()?;
+    let first = jobs.iter().map(|j| j.submit).min().unwrap_or(0);
+    let last = jobs.iter().map(|j| j.submit).max().unwrap_or(0);
+    let span = (last - first) as f64 + jobs.iter().map(|j| j.effective_run() as f64).sum::<f64>();
+    let fixed = |k: usize| -> (f64, f64) {
+        let vals = jobs.iter().map(|j| static_input(&sources[k], j));
+        vals.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        })
+    };
+    let kinds: Vec<InputKind> = sources
+        .iter()
+        .enumerate()
+        .map(|(k, src)| match src {
+            Source::EligibleTime => InputKind::EligibleTime { max: span },
+            s if s.is_fairshare() => InputKind::Fixed { min: 0.0, max: 2.0 },
+            Source::Const(c) => InputKind::Fixed { min: *c, max: *c },
+            _ => {
+                let (min, max) = fixed(k);
+                InputKind::Fixed { min, max }
+            }
+        })
+        .collect();
+    if !heads::analyze(ir, &kinds) {
+        return None;
+    }
+    let uses_share = sources.iter().any(Source::is_fairshare);
+    let statics: Vec<usize> = (0..sources.len())
+        .filter(|&k| {
+            !matches!(
+                sources[k],
+                Source::EligibleTime
+                    | Source::Const(_)
+                    | Source::FsPerc
+                    | Source::FsTreeUsage
+                    | Source::FsFactor
+            )
+        })
+        .collect();
+    Some(Groups::from_keys(jobs.iter().enumerate().map(|(i, j)| {
+        let mut key = Vec::with_capacity(statics.len() + 1);
+        key.push(if uses_share { u64::from(leaf[i]) } else { 0 });
+        key.extend(
+            statics
+                .iter()
+                .map(|&k| static_input(&sources[k], j).to_bits()),
+        );
+        key
+    })))
+}
+
+/// A job's value of an input that does not change while it waits (0 for the others).
+fn static_input(src: &Source, job: &SimJob) -> f64 {
+    match src {
+        Source::Ncpus => job.request.total_cores() as f64,
+        Source::Walltime => job.walltime as f64,
+        Source::Mem => job.mem,
+        Source::QueuePriority => job.queue_priority,
+        Source::Const(c) => *c,
+        Source::Nodect => job.request.node_count() as f64,
+        Source::Resource(name) => job.resources.get(name).copied().unwrap_or(0.0),
+        _ => 0.0,
     }
 }
 
