@@ -237,8 +237,14 @@ pub struct Simulator<'a> {
     cluster: Cluster,
     next_submit: usize,
     ends: BinaryHeap<Reverse<(i64, u32)>>,
+    /// Queued jobs in submit order; may still hold jobs started since the last
+    /// [`Simulator::compact_queue`] (`queue_stale`), `queued` counts the real ones.
     queue: Vec<u32>,
+    queue_stale: bool,
+    queued: usize,
     running: Vec<u32>,
+    /// Running jobs by requested end (start + requested time), for EASY reservations.
+    by_req_end: std::collections::BTreeSet<(i64, u32)>,
     alloc: Vec<Option<Allocation>>,
     start: Vec<Option<i64>>,
     end: Vec<Option<i64>>,
@@ -339,7 +345,10 @@ impl<'a> Simulator<'a> {
             next_submit: 0,
             ends: BinaryHeap::new(),
             queue: Vec::new(),
+            queue_stale: false,
+            queued: 0,
             running: Vec::new(),
+            by_req_end: Default::default(),
             alloc: vec![None; n],
             start: vec![None; n],
             end: vec![None; n],
@@ -476,6 +485,10 @@ impl<'a> Simulator<'a> {
             if let Some(p) = self.running.iter().position(|&r| r == j) {
                 self.running.swap_remove(p);
                 self.charge(j, false);
+                if let Some(s) = self.start[j as usize] {
+                    self.by_req_end
+                        .remove(&(s + self.jobs[j as usize].walltime, j));
+                }
             }
             if let Some(l) = self.limits.as_mut() {
                 l.on_end(&self.jobs[j as usize].id);
@@ -499,6 +512,7 @@ impl<'a> Simulator<'a> {
                 continue;
             }
             self.queue.push(j);
+            self.queued += 1;
             if let Some(g) = self.groups.as_mut() {
                 g.push(j);
             }
@@ -529,6 +543,7 @@ impl<'a> Simulator<'a> {
         if may_start && by_heads && self.dispatch_heads(t, &mut round) {
             // Decided from the group heads.
         } else if self.full || self.hashing || may_start {
+            self.compact_queue();
             self.evaluate(t);
             // Strict ordering without a recording needs only the ranked prefix up to the first
             // job that does not fit: rank the top k, widen only if all of them started. The
@@ -560,8 +575,10 @@ impl<'a> Simulator<'a> {
             _ => None,
         });
         if let Some(first) = started.next() {
-            self.queue.retain(|j| self.start[*j as usize].is_none());
+            // Started jobs leave `queue` when it is next needed (the head path never needs it).
+            self.queue_stale = true;
             for j in std::iter::once(first).chain(started) {
+                self.queued -= 1;
                 if let Some(g) = self.groups.as_mut() {
                     g.remove(j);
                 }
@@ -580,7 +597,7 @@ impl<'a> Simulator<'a> {
         if self.keep_series {
             self.series.push(QueuePoint {
                 time: t,
-                queued: self.queue.len() as u32,
+                queued: self.queued as u32,
                 busy_cores: self.cluster.capacity() - self.cluster.free_total(),
             });
         }
@@ -588,6 +605,14 @@ impl<'a> Simulator<'a> {
         self.rounds_done += 1;
         self.round = round;
         Some(&self.round)
+    }
+
+    /// Drop started jobs from `queue`.
+    fn compact_queue(&mut self) {
+        if std::mem::replace(&mut self.queue_stale, false) {
+            let start = &self.start;
+            self.queue.retain(|j| start[*j as usize].is_none());
+        }
     }
 
     fn evaluate(&mut self, t: i64) {
@@ -739,6 +764,7 @@ impl<'a> Simulator<'a> {
     /// Debug builds: the head path's top job is the full ranking's top job.
     #[cfg(debug_assertions)]
     fn check_top(&mut self, t: i64, j: u32, v: f64) {
+        self.compact_queue();
         let mut q: Vec<u32> = self.queue.clone();
         q.retain(|&x| self.start[x as usize].is_none());
         let (mut values, mut errors) = (Vec::new(), Vec::new());
@@ -810,8 +836,9 @@ impl<'a> Simulator<'a> {
         let policy = self.config.policy;
         let threshold = self.config.threshold;
         let mut blocked = false;
-        // EASY reservation: (shadow time, free cores per node at the shadow time, their sum, request).
-        let mut reservation: Option<(i64, Vec<u32>, u64, Request)> = None;
+        // EASY reservation: the top blocked job's request, and (computed when a later job
+        // first needs it) the shadow time with the free cores per node then and their sum.
+        let mut reservation: Option<(Request, Option<(i64, Vec<u32>, u64)>)> = None;
         for &(j, value) in &round.queue {
             if self.start[j as usize].is_some() {
                 continue; // started earlier in this round (a widened strict prefix)
@@ -855,7 +882,7 @@ impl<'a> Simulator<'a> {
                 }
                 Policy::Easy => match &mut reservation {
                     None if !fits => {
-                        reservation = Some(self.shadow(job.request));
+                        reservation = Some((job.request, None));
                         if full {
                             round.decisions.push(Decision::Pend {
                                 job: j,
@@ -876,38 +903,11 @@ impl<'a> Simulator<'a> {
                         }
                         continue;
                     }
-                    Some((shadow, sfree, stotal, top)) if t + job.walltime > *shadow => {
-                        // Would still run at the reservation: it must leave the top job room.
-                        let ok = if let Request::Procs(p) = *top {
-                            // Only the total matters to a `procs` request: no placement.
-                            let c = job.request.total_cores();
-                            if *stotal >= c && *stotal - c >= p as u64 {
-                                *stotal -= c;
-                                true
-                            } else {
-                                false
-                            }
-                        } else {
-                            match place(self.cluster.free(), self.cluster.free_total(), job.request)
-                            {
-                                Some(a) => {
-                                    let mut trial = sfree.clone();
-                                    for &(n, c) in &a.parts {
-                                        trial[n as usize] -= c;
-                                    }
-                                    let tt = *stotal - a.cores();
-                                    if fits_in(&trial, tt, *top) {
-                                        *sfree = trial;
-                                        *stotal = tt;
-                                        true
-                                    } else {
-                                        false
-                                    }
-                                }
-                                None => false,
-                            }
-                        };
-                        if !ok {
+                    Some((top, at)) => {
+                        let (shadow, sfree, stotal) = at.get_or_insert_with(|| self.shadow(*top));
+                        if t + job.walltime <= *shadow {
+                            // Ends (by its requested time) before the reservation.
+                        } else if !self.leaves_room(job.request, *top, sfree, stotal) {
                             if full {
                                 round.decisions.push(Decision::Pend {
                                     job: j,
@@ -917,7 +917,6 @@ impl<'a> Simulator<'a> {
                             continue;
                         }
                     }
-                    Some(_) => {}
                 },
             }
             let Some(a) = self.cluster.allocate(job.request) else {
@@ -933,6 +932,7 @@ impl<'a> Simulator<'a> {
             self.end[j as usize] = Some(e);
             self.ends.push(Reverse((e, j)));
             self.running.push(j);
+            self.by_req_end.insert((t + job.walltime, j));
             self.charge(j, true);
             if let Some(l) = self.limits.as_mut() {
                 l.on_start(&job.id);
@@ -967,21 +967,51 @@ impl<'a> Simulator<'a> {
         }
     }
 
+    /// Whether starting `req` now leaves the reserved job (`top`) room at the shadow time,
+    /// whose free cores (`sfree` per node, `stotal` in all) it then takes.
+    fn leaves_room(&self, req: Request, top: Request, sfree: &mut [u32], stotal: &mut u64) -> bool {
+        if let Request::Procs(p) = top {
+            // Only the total matters to a `procs` request: no placement.
+            let c = req.total_cores();
+            if *stotal >= c && *stotal - c >= p as u64 {
+                *stotal -= c;
+                return true;
+            }
+            return false;
+        }
+        let Some(a) = place(self.cluster.free(), self.cluster.free_total(), req) else {
+            return false;
+        };
+        let mut trial = sfree.to_vec();
+        for &(n, c) in &a.parts {
+            trial[n as usize] -= c;
+        }
+        let tt = *stotal - a.cores();
+        if fits_in(&trial, tt, top) {
+            sfree.copy_from_slice(&trial);
+            *stotal = tt;
+            true
+        } else {
+            false
+        }
+    }
+
     /// The earliest time `req` fits given the running jobs' requested end times, and the
-    /// free cores at that time.
-    fn shadow(&self, req: Request) -> (i64, Vec<u32>, u64, Request) {
-        let mut free = self.cluster.free().to_vec();
+    /// free cores at that time (per node, left empty for a `procs` request, where only the
+    /// sum matters; and in all).
+    fn shadow(&self, req: Request) -> (i64, Vec<u32>, u64) {
         let mut total = self.cluster.free_total();
-        let mut by_end: Vec<(i64, u32)> = self
-            .running
-            .iter()
-            .map(|&j| {
-                let s = self.start[j as usize].unwrap_or(0);
-                (s + self.jobs[j as usize].walltime, j)
-            })
-            .collect();
-        by_end.sort_unstable();
-        for (e, j) in by_end {
+        if let Request::Procs(p) = req {
+            for &(e, j) in &self.by_req_end {
+                total += self.jobs[j as usize].request.total_cores();
+                if total >= p as u64 {
+                    return (e, Vec::new(), total);
+                }
+            }
+            return (i64::MAX, Vec::new(), total);
+        }
+        let mut free = self.cluster.free().to_vec();
+        for &(e, j) in &self.by_req_end {
             if let Some(a) = &self.alloc[j as usize] {
                 for &(n, c) in &a.parts {
                     free[n as usize] += c;
@@ -989,11 +1019,11 @@ impl<'a> Simulator<'a> {
                 total += a.cores();
             }
             if fits_in(&free, total, req) {
-                return (e, free, total, req);
+                return (e, free, total);
             }
         }
         // Cannot happen for a job that fits the idle cluster; reserve at the end of time.
-        (i64::MAX, free, total, req)
+        (i64::MAX, free, total)
     }
 
     fn hash_inputs(&self, round: &Round) -> String {
