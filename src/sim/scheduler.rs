@@ -173,6 +173,10 @@ pub struct QueuePoint {
     pub busy_cores: u64,
 }
 
+/// An EASY reservation's shadow time, free cores per node then (empty for a `procs`
+/// request) and their sum.
+type Shadow = (i64, Vec<u32>, u64);
+
 /// Where a formula input comes from.
 #[derive(Debug, Clone)]
 enum Source {
@@ -838,7 +842,7 @@ impl<'a> Simulator<'a> {
         let mut blocked = false;
         // EASY reservation: the top blocked job's request, and (computed when a later job
         // first needs it) the shadow time with the free cores per node then and their sum.
-        let mut reservation: Option<(Request, Option<(i64, Vec<u32>, u64)>)> = None;
+        let mut reservation: Option<(Request, Option<Shadow>)> = None;
         for &(j, value) in &round.queue {
             if self.start[j as usize].is_some() {
                 continue; // started earlier in this round (a widened strict prefix)
@@ -999,7 +1003,7 @@ impl<'a> Simulator<'a> {
     /// The earliest time `req` fits given the running jobs' requested end times, and the
     /// free cores at that time (per node, left empty for a `procs` request, where only the
     /// sum matters; and in all).
-    fn shadow(&self, req: Request) -> (i64, Vec<u32>, u64) {
+    fn shadow(&self, req: Request) -> Shadow {
         let mut total = self.cluster.free_total();
         if let Request::Procs(p) = req {
             for &(e, j) in &self.by_req_end {
