@@ -270,6 +270,7 @@ pub struct Simulator<'a> {
     values: Vec<f64>,
     errors: Vec<u8>,
     order: Vec<u32>,
+    rank_keys: Vec<(u64, u32, u32)>,
     hashing: bool,
     /// Record every decision and the ranked queue (else only dispatches, and rounds where
     /// nothing can start skip evaluation).
@@ -372,6 +373,7 @@ impl<'a> Simulator<'a> {
             values: Vec::new(),
             errors: Vec::new(),
             order: Vec::new(),
+            rank_keys: Vec::new(),
             hashing: false,
             full: true,
             queued_cores: BTreeMap::new(),
@@ -394,8 +396,9 @@ impl<'a> Simulator<'a> {
     }
 
     /// Whether rounds list every queued job and decision (default on; needed for recording
-    /// and verification). Off, a round lists only its dispatches, and a round in which no
-    /// queued job can fit the free cores skips evaluation and ranking (its queue is empty).
+    /// and verification). Off, a round lists only its dispatches (with empty allocations),
+    /// and a round in which no queued job can fit the free cores skips evaluation and
+    /// ranking (its queue is empty).
     /// The schedule is the same either way.
     pub fn with_full_rounds(mut self, on: bool) -> Self {
         self.full = on;
@@ -681,8 +684,19 @@ impl<'a> Simulator<'a> {
                 }
             }
         }
-        let cols: Vec<&[f64]> = self.columns.iter().map(Vec::as_slice).collect();
-        f.evaluate_into(&cols, values, errors);
+        // The column list without an allocation for the usual few inputs.
+        let mut few: [&[f64]; 8] = [&[]; 8];
+        let many: Vec<&[f64]>;
+        let cols: &[&[f64]] = if self.columns.len() <= few.len() {
+            for (slot, c) in few.iter_mut().zip(&self.columns) {
+                *slot = c;
+            }
+            &few[..self.columns.len()]
+        } else {
+            many = self.columns.iter().map(Vec::as_slice).collect();
+            &many
+        };
+        f.evaluate_into(cols, values, errors);
     }
 
     /// Strict ordering from the group heads (module [`super::heads`]): evaluate the head and
@@ -822,14 +836,29 @@ impl<'a> Simulator<'a> {
             }
             return;
         }
-        self.order.extend(0..n as u32);
         if k < n {
+            self.order.extend(0..n as u32);
             if k > 0 {
                 self.order.select_nth_unstable_by(k - 1, cmp);
             }
             self.order.truncate(k);
+            self.order.sort_unstable_by(cmp);
+            return;
         }
-        self.order.sort_unstable_by(cmp);
+        // A full ranking: sort plain integer keys (value order, then submit order = job
+        // index, then queue position), the same total order as `cmp`.
+        let mut keys = std::mem::take(&mut self.rank_keys);
+        keys.clear();
+        keys.extend(
+            values
+                .iter()
+                .zip(queue)
+                .enumerate()
+                .map(|(i, (&v, &j))| (descending_bits(v), j, i as u32)),
+        );
+        keys.sort_unstable();
+        self.order.extend(keys.iter().map(|&(_, _, i)| i));
+        self.rank_keys = keys;
     }
 
     /// Dispatch over `round.queue`; returns whether it stopped early at a job that does not
@@ -941,10 +970,17 @@ impl<'a> Simulator<'a> {
             if let Some(l) = self.limits.as_mut() {
                 l.on_start(&job.id);
             }
-            self.alloc[j as usize] = Some(a.clone());
-            round
-                .decisions
-                .push(Decision::Dispatch { job: j, alloc: a });
+            // Without full rounds the decision does not repeat the allocation (no copy).
+            let listed = if full {
+                a.clone()
+            } else {
+                Allocation::default()
+            };
+            self.alloc[j as usize] = Some(a);
+            round.decisions.push(Decision::Dispatch {
+                job: j,
+                alloc: listed,
+            });
         }
         false
     }
@@ -1169,6 +1205,15 @@ fn head_groups(
         );
         key
     })))
+}
+
+/// Ascending integer key for descending `f64` order: `-0.0` as `0.0`, as `total_cmp` of
+/// `v + 0.0` orders them (NaN never occurs: errored jobs are 0).
+#[inline]
+fn descending_bits(v: f64) -> u64 {
+    let b = (v + 0.0).to_bits();
+    let asc = if b >> 63 == 1 { !b } else { b | (1 << 63) };
+    !asc
 }
 
 /// A job's value of an input that does not change while it waits (0 for the others).

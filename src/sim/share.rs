@@ -72,6 +72,16 @@ impl EntityKind {
             _ => None,
         }
     }
+    /// The entity name of a job when it is one of the job's fields (all but `egroup:euser`).
+    pub fn entity_ref(self, job: &SimJob) -> Option<&str> {
+        match self {
+            EntityKind::Euser => Some(&job.user),
+            EntityKind::Egroup => Some(&job.group),
+            EntityKind::Queue => Some(&job.queue),
+            EntityKind::EgroupEuser => None,
+        }
+    }
+
     /// The entity name of a job.
     pub fn entity_of(self, job: &SimJob) -> String {
         match self {
@@ -158,13 +168,22 @@ impl ShareTree {
         let (mut tree, _) = PbsTree::parse_resource_group(&text, "resource_group", &opts)
             .map_err(|e| e.to_string())?;
         let mut leaves = Vec::with_capacity(jobs.len());
+        // Entity names repeat: look each up once.
+        let mut seen: std::collections::HashMap<String, u32> = Default::default();
         for j in jobs {
-            let name = cfg.entity.entity_of(j);
-            let i = match tree.find(&name) {
-                Some(i) => i,
-                None => tree.find_or_add_unknown(&name),
+            let i = match cfg.entity.entity_ref(j).and_then(|n| seen.get(n)) {
+                Some(&i) => i,
+                None => {
+                    let name = cfg.entity.entity_of(j);
+                    let i = match tree.find(&name) {
+                        Some(i) => i,
+                        None => tree.find_or_add_unknown(&name),
+                    } as u32;
+                    seen.insert(name, i);
+                    i
+                }
             };
-            leaves.push(i as u32);
+            leaves.push(i);
         }
         tree.recompute();
         let n = tree.len();
@@ -310,9 +329,8 @@ impl ShareTree {
 
 /// A `resource_group` text with equal shares for the workload's entities (first-seen order).
 pub fn auto_resource_group(auto: AutoTree, jobs: &[SimJob]) -> String {
-    use std::collections::BTreeSet;
     let mut out = String::new();
-    let mut seen = BTreeSet::new();
+    let mut seen: std::collections::HashSet<String> = Default::default();
     let mut id = 10;
     let mut line = |out: &mut String, name: &str, parent: &str| {
         out.push_str(&format!("{name} {id} {parent} 1\n"));
@@ -333,7 +351,8 @@ pub fn auto_resource_group(auto: AutoTree, jobs: &[SimJob]) -> String {
                 }
             }
             AutoTree::GroupUser => {
-                if seen.insert(j.group.clone()) {
+                if !seen.contains(j.group.as_str()) {
+                    seen.insert(j.group.clone());
                     line(&mut out, &j.group, "root");
                 }
                 let leaf = format!("{}:{}", j.group, j.user);
