@@ -86,21 +86,36 @@ struct Fact {
 /// Magnitudes at or above this could overflow on the way (see the module docs).
 const SAFE_BOUND: f64 = 1e300;
 
-/// Whether `ir` is non-decreasing in `eligible_time` (or independent of it) in the sense of
-/// the module docs, given what each input is (`inputs[k]` for `Expr::Input(k)`).
-pub fn analyze(ir: &Ir, inputs: &[InputKind]) -> bool {
+/// What [`analyze`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Analysis {
+    /// Non-decreasing in `eligible_time` (or independent of it), in the sense of the module
+    /// docs: group heads decide strict ordering.
+    pub monotone: bool,
+    /// No evaluation can err: only `+ - * min max`, unary `-`, division by non-zero
+    /// literals, and every value bounded below 10^300. The group tails need no check.
+    pub never_errs: bool,
+}
+
+/// Analyse `ir` given what each input is (`inputs[k]` for `Expr::Input(k)`).
+pub fn analyze(ir: &Ir, inputs: &[InputKind]) -> Analysis {
     let mut facts: Vec<Option<Fact>> = Vec::with_capacity(ir.nodes.len());
     for i in 0..ir.nodes.len() {
         let f = fact(ir, NodeId(i as u32), &facts, inputs);
         facts.push(f);
     }
-    matches!(
-        facts.get(ir.root.0 as usize).copied().flatten(),
+    let root = facts.get(ir.root.0 as usize).copied().flatten();
+    let monotone = matches!(
+        root,
         Some(Fact {
             dir: Direction::Up | Direction::Constant,
             ..
         })
-    )
+    );
+    Analysis {
+        monotone,
+        never_errs: monotone && root.and_then(|f| f.bound).is_some_and(|b| b < SAFE_BOUND),
+    }
 }
 
 fn fact(ir: &Ir, id: NodeId, facts: &[Option<Fact>], inputs: &[InputKind]) -> Option<Fact> {
@@ -293,7 +308,29 @@ mod tests {
                 _ => InputKind::Fixed { min: 1.0, max: 1e6 },
             })
             .collect();
-        analyze(f.ir(), &kinds)
+        analyze(f.ir(), &kinds).monotone
+    }
+
+    fn never_errs(src: &str) -> bool {
+        let f = Formula::compile(src, &Catalog::pbs()).unwrap();
+        let kinds: Vec<InputKind> = f
+            .inputs()
+            .iter()
+            .map(|n| match n.as_str() {
+                "eligible_time" => InputKind::EligibleTime { max: 1e9 },
+                _ => InputKind::Fixed { min: 0.0, max: 1.0 },
+            })
+            .collect();
+        analyze(f.ir(), &kinds).never_errs
+    }
+
+    #[test]
+    fn error_free_formulas_are_recognised() {
+        assert!(never_errs("fairshare_factor * 1000 + eligible_time / 3600"));
+        assert!(never_errs("min(eligible_time, 86400) * 2 - ncpus"));
+        assert!(!never_errs("eligible_time / ncpus"));
+        assert!(!never_errs("eligible_time * 1e300"));
+        assert!(!never_errs("pow(2, -fairshare_tree_usage) + eligible_time"));
     }
 
     #[test]
@@ -341,10 +378,15 @@ mod tests {
 pub struct Groups {
     group_of: Vec<u32>,
     fifo: Vec<std::collections::VecDeque<u32>>,
+    /// Each non-empty group's head (`fifo[g][0]`, kept at hand).
+    head_of: Vec<u32>,
     queued: Vec<bool>,
     /// Groups with queued jobs, and each group's position in that list.
     nonempty: Vec<u32>,
     slot: Vec<u32>,
+    /// Evaluate each group's tail as well as its head every round (off when the formula
+    /// provably never errs).
+    pub check_tails: bool,
 }
 
 const ABSENT: u32 = u32::MAX;
@@ -357,9 +399,11 @@ impl Groups {
         Groups {
             group_of,
             fifo: vec![Default::default(); n],
+            head_of: vec![ABSENT; n],
             queued: vec![false; jobs],
             nonempty: Vec::new(),
             slot: vec![ABSENT; n],
+            check_tails: true,
         }
     }
 
@@ -382,6 +426,7 @@ impl Groups {
         let q = &mut self.fifo[g as usize];
         q.push_back(j);
         if q.len() == 1 {
+            self.head_of[g as usize] = j;
             self.slot[g as usize] = self.nonempty.len() as u32;
             self.nonempty.push(g);
         }
@@ -396,6 +441,7 @@ impl Groups {
         let q = &mut self.fifo[g as usize];
         if q.front() == Some(&j) {
             q.pop_front();
+            self.head_of[g as usize] = q.front().copied().unwrap_or(ABSENT);
         } else if let Some(p) = q.iter().position(|&x| x == j) {
             q.remove(p);
         }
@@ -415,7 +461,7 @@ impl Groups {
 
     /// The earliest-submitted queued job of a non-empty group.
     pub fn head(&self, g: u32) -> u32 {
-        self.fifo[g as usize][0]
+        self.head_of[g as usize]
     }
 
     /// The latest-submitted queued job of a non-empty group.

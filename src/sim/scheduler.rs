@@ -714,13 +714,16 @@ impl<'a> Simulator<'a> {
         if !groups.nonempty().iter().any(fits) {
             return true;
         }
+        // Heads in `nonempty` order, then the tails that differ from their heads.
         let mut cand = std::mem::take(&mut self.cand);
         cand.clear();
-        for &g in groups.nonempty() {
-            let (h, l) = (groups.head(g), groups.tail(g));
-            cand.push(h);
-            if l != h {
-                cand.push(l);
+        cand.extend(groups.nonempty().iter().map(|&g| groups.head(g)));
+        if groups.check_tails {
+            for &g in groups.nonempty() {
+                let l = groups.tail(g);
+                if l != groups.head(g) {
+                    cand.push(l);
+                }
             }
         }
         let (mut values, mut errors) = (
@@ -730,11 +733,8 @@ impl<'a> Simulator<'a> {
         self.evaluate_jobs(t, &cand, &mut values, &mut errors);
         let ok = errors.iter().all(|&e| e == 0);
         if ok && let Some(groups) = self.groups.as_ref() {
-            for (&j, &v) in cand.iter().zip(&values) {
-                let g = groups.group_of(j);
-                if groups.head(g) == j {
-                    self.head_value[g as usize] = v;
-                }
+            for (&g, &v) in groups.nonempty().iter().zip(&values) {
+                self.head_value[g as usize] = v;
             }
         }
         (self.cand, self.cand_values, self.cand_errors) = (cand, values, errors);
@@ -1179,7 +1179,8 @@ fn head_groups(
             }
         })
         .collect();
-    if !heads::analyze(ir, &kinds) {
+    let analysis = heads::analyze(ir, &kinds);
+    if !analysis.monotone {
         return None;
     }
     let uses_share = sources.iter().any(Source::is_fairshare);
@@ -1195,7 +1196,7 @@ fn head_groups(
             )
         })
         .collect();
-    Some(Groups::from_keys(jobs.iter().enumerate().map(|(i, j)| {
+    let mut groups = Groups::from_keys(jobs.iter().enumerate().map(|(i, j)| {
         let mut key = Vec::with_capacity(statics.len() + 1);
         key.push(if uses_share { u64::from(leaf[i]) } else { 0 });
         key.extend(
@@ -1204,7 +1205,9 @@ fn head_groups(
                 .map(|&k| static_input(&sources[k], j).to_bits()),
         );
         key
-    })))
+    }));
+    groups.check_tails = !analysis.never_errs;
+    Some(groups)
 }
 
 /// Ascending integer key for descending `f64` order: `-0.0` as `0.0`, as `total_cmp` of
