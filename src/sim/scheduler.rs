@@ -177,6 +177,17 @@ pub struct QueuePoint {
 /// request) and their sum.
 type Shadow = (i64, Vec<u32>, u64);
 
+/// The per-job fields the scheduling loop reads, packed (a `SimJob` is large, and the loop
+/// touches these for every queued job every round).
+#[derive(Debug, Clone, Copy)]
+struct Hot {
+    submit: i64,
+    walltime: i64,
+    /// [`SimJob::effective_run`].
+    run: i64,
+    request: Request,
+}
+
 /// Where a formula input comes from.
 #[derive(Debug, Clone)]
 enum Source {
@@ -236,6 +247,7 @@ pub enum SimError {
 /// The simulator: feed it jobs (sorted by submit time) and step it round by round.
 pub struct Simulator<'a> {
     jobs: &'a [SimJob],
+    hot: Vec<Hot>,
     config: SimConfig,
     formula: Option<&'a dyn Priority>,
     cluster: Cluster,
@@ -345,6 +357,15 @@ impl<'a> Simulator<'a> {
         };
         Ok(Simulator {
             jobs,
+            hot: jobs
+                .iter()
+                .map(|j| Hot {
+                    submit: j.submit,
+                    walltime: j.walltime,
+                    run: j.effective_run(),
+                    request: j.request,
+                })
+                .collect(),
             formula,
             cluster,
             next_submit: 0,
@@ -494,7 +515,7 @@ impl<'a> Simulator<'a> {
                 self.charge(j, false);
                 if let Some(s) = self.start[j as usize] {
                     self.by_req_end
-                        .remove(&(s + self.jobs[j as usize].walltime, j));
+                        .remove(&(s + self.hot[j as usize].walltime, j));
                 }
             }
             if let Some(l) = self.limits.as_mut() {
@@ -589,7 +610,7 @@ impl<'a> Simulator<'a> {
                 if let Some(g) = self.groups.as_mut() {
                     g.remove(j);
                 }
-                let c = self.jobs[j as usize].request.total_cores();
+                let c = self.hot[j as usize].request.total_cores();
                 if let Some(n) = self.queued_cores.get_mut(&c) {
                     *n -= 1;
                     if *n == 0 {
@@ -654,15 +675,17 @@ impl<'a> Simulator<'a> {
         }
         // One pass per column with the source matched once (not once per job).
         let all = self.jobs;
+        let hot = &self.hot;
         for (k, src) in self.sources.iter().enumerate() {
             let col = &mut self.columns[k];
             col.clear();
             let each = jobs.iter().map(|&j| &all[j as usize]);
+            let each_hot = jobs.iter().map(|&j| &hot[j as usize]);
             match src {
-                Source::Ncpus => col.extend(each.map(|job| job.request.total_cores() as f64)),
-                Source::Walltime => col.extend(each.map(|job| job.walltime as f64)),
+                Source::Ncpus => col.extend(each_hot.map(|h| h.request.total_cores() as f64)),
+                Source::Walltime => col.extend(each_hot.map(|h| h.walltime as f64)),
                 Source::Mem => col.extend(each.map(|job| job.mem)),
-                Source::EligibleTime => col.extend(each.map(|job| (t - job.submit) as f64)),
+                Source::EligibleTime => col.extend(each_hot.map(|h| (t - h.submit) as f64)),
                 Source::FsPerc | Source::FsTreeUsage | Source::FsFactor => {
                     match self.share.as_mut() {
                         Some(s) => col.extend(jobs.iter().map(|&j| {
@@ -709,7 +732,7 @@ impl<'a> Simulator<'a> {
         // Only a head can be the top job: nothing starts unless one fits.
         let fits = |g: &u32| {
             self.cluster
-                .fits(self.jobs[groups.head(*g) as usize].request)
+                .fits(self.hot[groups.head(*g) as usize].request)
         };
         if !groups.nonempty().iter().any(fits) {
             return true;
@@ -877,6 +900,7 @@ impl<'a> Simulator<'a> {
                 continue; // started earlier in this round (a widened strict prefix)
             }
             let job = &self.jobs[j as usize];
+            let h = self.hot[j as usize];
             if threshold.is_some_and(|th| value <= th) {
                 if full {
                     round.decisions.push(Decision::Pend {
@@ -898,7 +922,7 @@ impl<'a> Simulator<'a> {
                     continue;
                 }
             }
-            let fits = self.cluster.fits(job.request);
+            let fits = self.cluster.fits(h.request);
             match policy {
                 Policy::Strict => {
                     if blocked || !fits {
@@ -915,7 +939,7 @@ impl<'a> Simulator<'a> {
                 }
                 Policy::Easy => match &mut reservation {
                     None if !fits => {
-                        reservation = Some((job.request, None));
+                        reservation = Some((h.request, None));
                         if full {
                             round.decisions.push(Decision::Pend {
                                 job: j,
@@ -938,9 +962,9 @@ impl<'a> Simulator<'a> {
                     }
                     Some((top, at)) => {
                         let (shadow, sfree, stotal) = at.get_or_insert_with(|| self.shadow(*top));
-                        if t + job.walltime <= *shadow {
+                        if t + h.walltime <= *shadow {
                             // Ends (by its requested time) before the reservation.
-                        } else if !self.leaves_room(job.request, *top, sfree, stotal) {
+                        } else if !self.leaves_room(h.request, *top, sfree, stotal) {
                             if full {
                                 round.decisions.push(Decision::Pend {
                                     job: j,
@@ -952,7 +976,7 @@ impl<'a> Simulator<'a> {
                     }
                 },
             }
-            let Some(a) = self.cluster.allocate(job.request) else {
+            let Some(a) = self.cluster.allocate(h.request) else {
                 // `fits` said yes; placement cannot fail. Treat defensively as resources.
                 round.decisions.push(Decision::Pend {
                     job: j,
@@ -960,12 +984,12 @@ impl<'a> Simulator<'a> {
                 });
                 continue;
             };
-            let e = t + job.effective_run();
+            let e = t + h.run;
             self.start[j as usize] = Some(t);
             self.end[j as usize] = Some(e);
             self.ends.push(Reverse((e, j)));
             self.running.push(j);
-            self.by_req_end.insert((t + job.walltime, j));
+            self.by_req_end.insert((t + h.walltime, j));
             self.charge(j, true);
             if let Some(l) = self.limits.as_mut() {
                 l.on_start(&job.id);
@@ -990,7 +1014,7 @@ impl<'a> Simulator<'a> {
         let Some(&l) = self.leaf.get(j as usize) else {
             return; // no fairshare
         };
-        let cores = self.jobs[j as usize].request.total_cores();
+        let cores = self.hot[j as usize].request.total_cores();
         let c = &mut self.leaf_cores[l as usize];
         if on {
             if *c == 0 {
@@ -1043,7 +1067,7 @@ impl<'a> Simulator<'a> {
         let mut total = self.cluster.free_total();
         if let Request::Procs(p) = req {
             for &(e, j) in &self.by_req_end {
-                total += self.jobs[j as usize].request.total_cores();
+                total += self.hot[j as usize].request.total_cores();
                 if total >= p as u64 {
                     return (e, Vec::new(), total);
                 }
