@@ -153,7 +153,11 @@ pub fn place(free: &[u32], free_total: u64, r: Request) -> Option<Allocation> {
     if !fits_in(free, free_total, r) {
         return None;
     }
-    let mut parts = Vec::new();
+    // One allocation of the right size (a job may take a part on every node).
+    let mut parts = Vec::with_capacity(match r {
+        Request::Procs(p) => (p as usize).min(free.len()),
+        Request::Nodes { nodes, .. } => nodes as usize,
+    });
     match r {
         Request::Procs(p) => {
             let mut left = p;
