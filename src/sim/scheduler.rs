@@ -1220,16 +1220,25 @@ fn head_groups(
             )
         })
         .collect();
-    let mut groups = Groups::from_keys(jobs.iter().enumerate().map(|(i, j)| {
-        let mut key = Vec::with_capacity(statics.len() + 1);
-        key.push(if uses_share { u64::from(leaf[i]) } else { 0 });
-        key.extend(
-            statics
-                .iter()
-                .map(|&k| static_input(&sources[k], j).to_bits()),
-        );
-        key
-    }));
+    let mut groups = if statics.is_empty() {
+        // Grouped by entity alone (or one group): the leaf index is the group.
+        Groups::new(if uses_share {
+            leaf.to_vec()
+        } else {
+            vec![0; jobs.len()]
+        })
+    } else {
+        Groups::from_keys(jobs.iter().enumerate().map(|(i, j)| {
+            let mut key = Vec::with_capacity(statics.len() + 1);
+            key.push(if uses_share { u64::from(leaf[i]) } else { 0 });
+            key.extend(
+                statics
+                    .iter()
+                    .map(|&k| static_input(&sources[k], j).to_bits()),
+            );
+            key
+        }))
+    };
     groups.check_tails = !analysis.never_errs;
     Some(groups)
 }
