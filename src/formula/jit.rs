@@ -5,7 +5,7 @@
 //! ```
 //!
 //! For job `i` the kernel reads `columns[k][i]` for every input `k`, writes the formula value
-//! to `out_values[i]` and the [`EvalError`](super::pymath::EvalError) code (0 for none) to
+//! to `out_values[i]` and the [`EvalError`] code (0 for none) to
 //! `out_errors[i]`; an erring job gets the value `+0.0`.
 //!
 //! Two code shapes, chosen per formula:

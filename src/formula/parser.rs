@@ -1,4 +1,4 @@
-//! The parser: tokens → [`ast::Expr`], with lalrpop (grammar in `grammar/formula.lalrpop`).
+//! The parser: tokens → [`Expr`], with lalrpop (grammar in `grammar/formula.lalrpop`).
 //!
 //! Before the LR parser runs, the token stream is checked for balanced parentheses and for
 //! nesting deeper than [`MAX_DEPTH`], and the source for length ([`MAX_LEN`]); the grammar

@@ -8,11 +8,14 @@
 //! - Usage (cores × seconds) accrues to the job's entity and every ancestor, root included,
 //!   for every second the job runs — including its last interval before it ends (a deliberate
 //!   difference from a live PBS scheduler, which samples running jobs between cycles and so
-//!   drops that interval).
+//!   drops that interval). Each round adds, per entity, (cores of its running jobs) × the
+//!   seconds since the previous round: one addition per entity rather than one per job, which
+//!   is the same sum (integers) until decay leaves fractional bits.
 //! - Decay is PBS's loop (`while now − last_decay > decay_time`), anchored at the first round
 //!   (time 0 is taken as 1 s, since PBS reads `last_decay == 0` as "never").
-//! - `fairshare_tree_usage` is recomputed after accrual/decay; `fairshare_factor =
-//!   2^-(uf/perc)`, 0 when perc is 0.
+//! - `fairshare_tree_usage` follows accrual/decay: PBS's `calc_usage_factor` formula, evaluated
+//!   lazily for the entities a round reads (and their ancestors), not for the whole tree;
+//!   `fairshare_factor = 2^-(uf/perc)`, 0 when perc is 0.
 
 use super::workload::SimJob;
 use crate::fairshare::pbs::{ParseOptions, PbsTree, fairshare_factor, usage_factor};
