@@ -1,21 +1,9 @@
 //! Jobs simulated per second on the full KTH-SP2 trace (28,467 jobs, 100 × 1 cores), strict
-//! and EASY, with a formula and fairshare on (SPEC §8). Needs `[[bench]] name = "sim"
-//! harness = false` in Cargo.toml; run with `cargo bench --bench sim`. Criterion reports
+//! and EASY, with a formula and fairshare on (SPEC §8): `cargo bench --bench sim`. Criterion reports
 //! throughput in jobs/s (elements/s). The same numbers, plus the fidelity checks, come from
 //! `cargo run --release --example sim_kth`.
 //!
-//! Measured 2026-11-30 on the shared 2-core box with `cargo run --release --example sim_kth`
-//! (best of 3, quiet moment), formula `fairshare_factor * 1000 + eligible_time / 3600` with an
-//! equal-share user tree: EASY 428k jobs/s, strict 40k jobs/s (strict ordering builds queues
-//! of thousands, each evaluated every round); no formula: EASY 1.02M, strict 0.93M jobs/s.
-//! Under load (other builds running) the same runs measured 2–3× slower. Target (SPEC §8):
-//! 1M jobs/s.
-//!
-//! After the strict path learned to try the top job alone (one scan) and then a bounded
-//! top-32 pass before partial selection (same schedules; `sim_kth` tests compare with full
-//! ranking), the same example, same box, measured: strict with that formula 42k → 76k jobs/s
-//! (0.674 s → 0.377 s), strict `eligible_time` 91k → 177k jobs/s (0.314 s → 0.161 s); EASY
-//! and the fidelity numbers unchanged.
+//! Measured numbers, and what limits them, are in the README's "Speed" section.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use jobsort::sim::run::{RunOptions, simulate};
