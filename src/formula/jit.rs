@@ -122,13 +122,24 @@ impl Kernel {
         if n == 0 {
             return true;
         }
-        // A trailing null keeps the array a real allocation even with no input columns (the
-        // kernel never reads past `ptrs[inputs - 1]`).
-        let ptrs: Vec<*const f64> = columns
-            .iter()
-            .map(|c| c.as_ptr())
-            .chain([std::ptr::null()])
-            .collect();
+        // The column pointers, on the stack for the usual few inputs. A trailing null keeps
+        // the array non-empty even with no input columns (the kernel never reads past
+        // `ptrs[inputs - 1]`).
+        let mut few = [std::ptr::null::<f64>(); 9];
+        let many: Vec<*const f64>;
+        let ptrs: &[*const f64] = if columns.len() < few.len() {
+            for (p, c) in few.iter_mut().zip(columns) {
+                *p = c.as_ptr();
+            }
+            &few[..=columns.len()]
+        } else {
+            many = columns
+                .iter()
+                .map(|c| c.as_ptr())
+                .chain([std::ptr::null()])
+                .collect();
+            &many
+        };
         // SAFETY: every column holds at least `n` values and both outputs have room for `n`;
         // the kernel reads `ptrs[k][0..n]` and writes `values[0..n]`, `errors[0..n]` only.
         unsafe {

@@ -350,15 +350,23 @@ impl CompiledFormula {
     /// Evaluate jobs `start .. start + values.len()` on this thread.
     fn run_serial(&self, columns: &[&[f64]], start: usize, values: &mut [f64], errors: &mut [u8]) {
         let len = values.len();
-        let cols: Vec<&[f64]> = columns.iter().map(|c| &c[start..start + len]).collect();
+        // The first chunk (and every serial run) reads the columns as given; only later
+        // parallel chunks need offset views.
+        let offset: Vec<&[f64]>;
+        let cols: &[&[f64]] = if start == 0 {
+            columns
+        } else {
+            offset = columns.iter().map(|c| &c[start..start + len]).collect();
+            &offset
+        };
         if let Some(k) = &self.kernel
-            && k.run(&cols, len, values, errors)
+            && k.run(cols, len, values, errors)
         {
             return;
         }
         let mut row = vec![0.0; cols.len()];
         for i in 0..len {
-            for (slot, col) in row.iter_mut().zip(&cols) {
+            for (slot, col) in row.iter_mut().zip(cols) {
                 *slot = col[i];
             }
             match interp::eval_job(&self.ir, &row) {

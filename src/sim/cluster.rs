@@ -186,9 +186,80 @@ pub fn place(free: &[u32], free_total: u64, r: Request) -> Option<Allocation> {
     Some(Allocation { parts })
 }
 
+/// A multiset of job sizes (cores) up to a bound, with the smallest at hand: counts per size
+/// and a bitset of the sizes present (the smallest is found by a word scan).
+#[derive(Debug, Clone, Default)]
+pub struct SizeSet {
+    counts: Vec<u32>,
+    present: Vec<u64>,
+    len: usize,
+}
+
+impl SizeSet {
+    /// An empty set for sizes `0 ..= max`.
+    pub fn new(max: u64) -> SizeSet {
+        let n = max as usize + 1;
+        SizeSet {
+            counts: vec![0; n],
+            present: vec![0; n.div_ceil(64)],
+            len: 0,
+        }
+    }
+
+    /// Add one job of `size` cores (sizes above the bound are counted at the bound).
+    pub fn insert(&mut self, size: u64) {
+        let s = (size as usize).min(self.counts.len() - 1);
+        self.counts[s] += 1;
+        self.present[s / 64] |= 1 << (s % 64);
+        self.len += 1;
+    }
+
+    /// Remove one job of `size` cores (a no-op when there is none).
+    pub fn remove(&mut self, size: u64) {
+        let s = (size as usize).min(self.counts.len() - 1);
+        if self.counts[s] == 0 {
+            return;
+        }
+        self.counts[s] -= 1;
+        self.len -= 1;
+        if self.counts[s] == 0 {
+            self.present[s / 64] &= !(1 << (s % 64));
+        }
+    }
+
+    /// The smallest size present.
+    pub fn min(&self) -> Option<u64> {
+        if self.len == 0 {
+            return None;
+        }
+        let (w, bits) = self.present.iter().enumerate().find(|(_, b)| **b != 0)?;
+        Some((w * 64) as u64 + u64::from(bits.trailing_zeros()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn size_set_keeps_the_smallest() {
+        let mut s = SizeSet::new(200);
+        assert_eq!(s.min(), None);
+        for x in [130, 7, 64, 7, 200] {
+            s.insert(x);
+        }
+        assert_eq!(s.min(), Some(7));
+        s.remove(7);
+        assert_eq!(s.min(), Some(7));
+        s.remove(7);
+        assert_eq!(s.min(), Some(64));
+        s.remove(64);
+        s.remove(64); // not present: no-op
+        assert_eq!(s.min(), Some(130));
+        s.remove(130);
+        s.remove(200);
+        assert_eq!(s.min(), None);
+    }
 
     #[test]
     fn first_fit_spans_nodes_and_node_requests_need_whole_slots() {

@@ -25,7 +25,7 @@
 //! `job_priority` = 0, `accrue_type` = 2 (eligible), `nodect` = nodes asked for; any other
 //! name reads the job's resource of that name (0 when absent).
 
-use super::cluster::{Allocation, Cluster, fits_in, place};
+use super::cluster::{Allocation, Cluster, SizeSet, fits_in, place};
 use super::heads::{self, Groups, InputKind};
 use super::limit::{Admission, LimitState, LimitsSpec};
 use super::priority::Priority;
@@ -33,7 +33,7 @@ use super::share::{FairshareConfig, ShareTree};
 use super::workload::{Request, SimJob};
 use sha2::{Digest, Sha256};
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::BinaryHeap;
 
 /// Dispatch policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -288,7 +288,7 @@ pub struct Simulator<'a> {
     /// nothing can start skip evaluation).
     full: bool,
     /// Queued jobs by total cores asked (multiset), for the "nothing can start" shortcut.
-    queued_cores: BTreeMap<u64, u32>,
+    queued_cores: SizeSet,
     eval_errors: u64,
     /// Strict ordering by group heads (see [`super::heads`]), when the formula allows it.
     groups: Option<Groups>,
@@ -397,7 +397,7 @@ impl<'a> Simulator<'a> {
             rank_keys: Vec::new(),
             hashing: false,
             full: true,
-            queued_cores: BTreeMap::new(),
+            queued_cores: SizeSet::new(config.nodes as u64 * config.cores as u64),
             eval_errors: 0,
             head_value: vec![0.0; groups.as_ref().map_or(0, Groups::len)],
             groups,
@@ -544,10 +544,7 @@ impl<'a> Simulator<'a> {
             if let Some(g) = self.groups.as_mut() {
                 g.push(j);
             }
-            *self
-                .queued_cores
-                .entry(job.request.total_cores())
-                .or_insert(0) += 1;
+            self.queued_cores.insert(job.request.total_cores());
             self.next_submit += 1;
         }
 
@@ -564,9 +561,8 @@ impl<'a> Simulator<'a> {
         // Nothing can start when the smallest queued job needs more cores than are free.
         let may_start = self
             .queued_cores
-            .keys()
-            .next()
-            .is_some_and(|&m| m <= self.cluster.free_total());
+            .min()
+            .is_some_and(|m| m <= self.cluster.free_total());
         let by_heads = !self.full && !self.hashing && self.groups.is_some();
         if may_start && by_heads && self.dispatch_heads(t, &mut round) {
             // Decided from the group heads.
@@ -611,12 +607,7 @@ impl<'a> Simulator<'a> {
                     g.remove(j);
                 }
                 let c = self.hot[j as usize].request.total_cores();
-                if let Some(n) = self.queued_cores.get_mut(&c) {
-                    *n -= 1;
-                    if *n == 0 {
-                        self.queued_cores.remove(&c);
-                    }
-                }
+                self.queued_cores.remove(c);
             }
         }
         if !self.full {
@@ -888,7 +879,7 @@ impl<'a> Simulator<'a> {
     /// fit (strict ordering without full rounds). Jobs already started are skipped.
     fn dispatch(&mut self, t: i64, round: &mut Round) -> bool {
         let full = self.full;
-        let min_cores = self.queued_cores.keys().next().copied().unwrap_or(0);
+        let min_cores = self.queued_cores.min().unwrap_or(0);
         let policy = self.config.policy;
         let threshold = self.config.threshold;
         let mut blocked = false;
