@@ -107,6 +107,7 @@ pub fn compute(
     // Per-user (wait sum, jobs), users numbered in first-seen order.
     let mut user_ix: HashMap<&str, usize> = HashMap::new();
     let mut per_user: Vec<(&str, f64, usize)> = Vec::new();
+    let mut last_user: Option<(&str, usize)> = None;
     let first_submit = jobs.iter().map(|j| j.submit).min();
     let mut last_end = None::<i64>;
     for (i, j) in jobs.iter().enumerate() {
@@ -118,10 +119,15 @@ pub fn compute(
         waits.push(w);
         bslds.push(((w + r) / r.max(BSLD_TAU)).max(1.0));
         area += j.request.total_cores() as f64 * r;
-        let k = *user_ix.entry(j.user.as_str()).or_insert_with(|| {
-            per_user.push((j.user.as_str(), 0.0, 0));
-            per_user.len() - 1
-        });
+        // Traces list a user's jobs in runs: compare with the previous job's user first.
+        let k = match last_user {
+            Some((u, k)) if u == j.user => k,
+            _ => *user_ix.entry(j.user.as_str()).or_insert_with(|| {
+                per_user.push((j.user.as_str(), 0.0, 0));
+                per_user.len() - 1
+            }),
+        };
+        last_user = Some((j.user.as_str(), k));
         per_user[k].1 += w;
         per_user[k].2 += 1;
         last_end = Some(last_end.map_or(e, |l| l.max(e)));

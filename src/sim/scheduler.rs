@@ -259,8 +259,6 @@ pub struct Simulator<'a> {
     queue_stale: bool,
     queued: usize,
     running: Vec<u32>,
-    /// Running jobs by requested end (start + requested time), for EASY reservations.
-    by_req_end: std::collections::BTreeSet<(i64, u32)>,
     alloc: Vec<Option<Allocation>>,
     start: Vec<Option<i64>>,
     end: Vec<Option<i64>>,
@@ -374,7 +372,6 @@ impl<'a> Simulator<'a> {
             queue_stale: false,
             queued: 0,
             running: Vec::new(),
-            by_req_end: Default::default(),
             alloc: vec![None; n],
             start: vec![None; n],
             end: vec![None; n],
@@ -513,10 +510,6 @@ impl<'a> Simulator<'a> {
             if let Some(p) = self.running.iter().position(|&r| r == j) {
                 self.running.swap_remove(p);
                 self.charge(j, false);
-                if let Some(s) = self.start[j as usize] {
-                    self.by_req_end
-                        .remove(&(s + self.hot[j as usize].walltime, j));
-                }
             }
             if let Some(l) = self.limits.as_mut() {
                 l.on_end(&self.jobs[j as usize].id);
@@ -980,7 +973,6 @@ impl<'a> Simulator<'a> {
             self.end[j as usize] = Some(e);
             self.ends.push(Reverse((e, j)));
             self.running.push(j);
-            self.by_req_end.insert((t + h.walltime, j));
             self.charge(j, true);
             if let Some(l) = self.limits.as_mut() {
                 l.on_start(&job.id);
@@ -1055,9 +1047,21 @@ impl<'a> Simulator<'a> {
     /// free cores at that time (per node, left empty for a `procs` request, where only the
     /// sum matters; and in all).
     fn shadow(&self, req: Request) -> Shadow {
+        // Running jobs by requested end (start + requested time), then submit order.
+        let mut by_req_end: Vec<(i64, u32)> = self
+            .running
+            .iter()
+            .map(|&j| {
+                (
+                    self.start[j as usize].unwrap_or(0) + self.hot[j as usize].walltime,
+                    j,
+                )
+            })
+            .collect();
+        by_req_end.sort_unstable();
         let mut total = self.cluster.free_total();
         if let Request::Procs(p) = req {
-            for &(e, j) in &self.by_req_end {
+            for &(e, j) in &by_req_end {
                 total += self.hot[j as usize].request.total_cores();
                 if total >= p as u64 {
                     return (e, Vec::new(), total);
@@ -1066,7 +1070,7 @@ impl<'a> Simulator<'a> {
             return (i64::MAX, Vec::new(), total);
         }
         let mut free = self.cluster.free().to_vec();
-        for &(e, j) in &self.by_req_end {
+        for &(e, j) in &by_req_end {
             if let Some(a) = &self.alloc[j as usize] {
                 for &(n, c) in &a.parts {
                     free[n as usize] += c;

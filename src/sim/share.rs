@@ -173,9 +173,17 @@ impl ShareTree {
         let mut leaves = Vec::with_capacity(jobs.len());
         // Entity names repeat: look each up once.
         let mut seen: std::collections::HashMap<String, u32> = Default::default();
+        // Traces list a user's jobs in runs: compare with the previous job's entity first.
+        let mut last: Option<(&str, u32)> = None;
         for j in jobs {
-            let i = match cfg.entity.entity_ref(j).and_then(|n| seen.get(n)) {
-                Some(&i) => i,
+            let name = cfg.entity.entity_ref(j);
+            let known = match (name, last) {
+                (Some(n), Some((l, i))) if n == l => Some(i),
+                (Some(n), _) => seen.get(n).copied(),
+                (None, _) => None,
+            };
+            let i = match known {
+                Some(i) => i,
                 None => {
                     let name = cfg.entity.entity_of(j);
                     let i = match tree.find(&name) {
@@ -186,6 +194,9 @@ impl ShareTree {
                     i
                 }
             };
+            if let Some(n) = name {
+                last = Some((n, i));
+            }
             leaves.push(i);
         }
         tree.recompute();
@@ -334,6 +345,7 @@ impl ShareTree {
 pub fn auto_resource_group(auto: AutoTree, jobs: &[SimJob]) -> String {
     let mut out = String::new();
     let mut seen: std::collections::HashSet<String> = Default::default();
+    let mut prev: Option<&SimJob> = None;
     let mut id = 10;
     let mut line = |out: &mut String, name: &str, parent: &str| {
         out.push_str(&format!("{name} {id} {parent} 1\n"));
@@ -342,6 +354,10 @@ pub fn auto_resource_group(auto: AutoTree, jobs: &[SimJob]) -> String {
     for j in jobs {
         match auto {
             AutoTree::User => {
+                if prev.is_some_and(|p: &SimJob| p.user == j.user) {
+                    continue;
+                }
+                prev = Some(j);
                 if !seen.contains(j.user.as_str()) {
                     seen.insert(j.user.clone());
                     line(&mut out, &j.user, "root");
