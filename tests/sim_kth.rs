@@ -80,14 +80,7 @@ fn kth_slice_strict_lazy_ranking_gives_the_recorded_schedule() {
     // Unrecorded strict runs rank only the prefix they need; recorded runs rank everything.
     let mut w = load(std::path::Path::new(KTH)).unwrap();
     w.truncate(1200);
-    let cfg = SimConfig {
-        policy: Policy::Strict,
-        nodes: 100,
-        cores: 1,
-        threshold: None,
-        fairshare: Some(FairshareConfig::auto(AutoTree::User)),
-        limits: None,
-    };
+    let cfg = strict_with_user_tree();
     let f = Formula::compile("fairshare_factor * 1000 - ncpus", &Catalog::pbs()).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("s.jsonl");
@@ -161,21 +154,25 @@ fn kth_slice_strict_lazy_ranking_matches_full_ranking_for_several_orders() {
     }
 }
 
-#[test]
-fn head_path_is_used_and_agrees_with_every_full_round() {
-    // Debug builds check every head-path round against the full ranking (a panic here means a
-    // wrong top job); this test also proves the path is taken: the evaluation count of the
-    // quick run is far below the full run's.
-    let mut w = load(std::path::Path::new(KTH)).unwrap();
-    w.truncate(2500);
-    let cfg = SimConfig {
+/// KTH's cluster (100 × 1 cores), strict ordering, an equal-share user tree.
+fn strict_with_user_tree() -> SimConfig {
+    SimConfig {
         policy: Policy::Strict,
         nodes: 100,
         cores: 1,
         threshold: None,
         fairshare: Some(FairshareConfig::auto(AutoTree::User)),
         limits: None,
-    };
+    }
+}
+
+#[test]
+fn head_path_is_used_and_agrees_with_every_full_round() {
+    // Debug builds check every head-path round against the full ranking (a panic here means a
+    // wrong top job); the simulator also says it takes that path for this formula.
+    let mut w = load(std::path::Path::new(KTH)).unwrap();
+    w.truncate(2500);
+    let cfg = strict_with_user_tree();
     let f = Formula::compile(
         "fairshare_factor * 1000 + eligible_time / 3600",
         &Catalog::pbs(),

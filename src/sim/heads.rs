@@ -291,37 +291,34 @@ mod tests {
     use super::*;
     use crate::{Catalog, Formula};
 
-    fn accepts(src: &str) -> bool {
+    /// Analyse `src`, `fixed` giving the range of each input but `eligible_time` (up to 1e9 s).
+    fn analysis(src: &str, fixed: impl Fn(&str) -> (f64, f64)) -> Analysis {
         let f = Formula::compile(src, &Catalog::pbs()).unwrap();
         let kinds: Vec<InputKind> = f
             .inputs()
             .iter()
             .map(|n| match n.as_str() {
                 "eligible_time" => InputKind::EligibleTime { max: 1e9 },
-                "fairshare_factor" | "fairshare_perc" | "fairshare_tree_usage" => {
-                    InputKind::Fixed { min: 0.0, max: 1.0 }
+                other => {
+                    let (min, max) = fixed(other);
+                    InputKind::Fixed { min, max }
                 }
-                "queue_priority" => InputKind::Fixed {
-                    min: -5.0,
-                    max: 5.0,
-                },
-                _ => InputKind::Fixed { min: 1.0, max: 1e6 },
             })
             .collect();
-        analyze(f.ir(), &kinds).monotone
+        analyze(f.ir(), &kinds)
+    }
+
+    fn accepts(src: &str) -> bool {
+        analysis(src, |name| match name {
+            "fairshare_factor" | "fairshare_perc" | "fairshare_tree_usage" => (0.0, 1.0),
+            "queue_priority" => (-5.0, 5.0),
+            _ => (1.0, 1e6),
+        })
+        .monotone
     }
 
     fn never_errs(src: &str) -> bool {
-        let f = Formula::compile(src, &Catalog::pbs()).unwrap();
-        let kinds: Vec<InputKind> = f
-            .inputs()
-            .iter()
-            .map(|n| match n.as_str() {
-                "eligible_time" => InputKind::EligibleTime { max: 1e9 },
-                _ => InputKind::Fixed { min: 0.0, max: 1.0 },
-            })
-            .collect();
-        analyze(f.ir(), &kinds).never_errs
+        analysis(src, |_| (0.0, 1.0)).never_errs
     }
 
     #[test]

@@ -46,12 +46,19 @@ pub fn percentile(sorted: &[f64], q: f64) -> f64 {
         0 => 0.0,
         1 => sorted[0],
         n => {
-            let h = (n - 1) as f64 * q.clamp(0.0, 1.0);
-            let lo = h.floor() as usize;
+            let (lo, frac) = rank_position(n, q);
             let hi = (lo + 1).min(n - 1);
-            sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo])
+            sorted[lo] + frac * (sorted[hi] - sorted[lo])
         }
     }
+}
+
+/// Where percentile `q` of `n > 1` sorted values falls: the lower index, and the fraction of
+/// the way to the next value.
+fn rank_position(n: usize, q: f64) -> (usize, f64) {
+    let h = (n - 1) as f64 * q.clamp(0.0, 1.0);
+    let lo = h.floor() as usize;
+    (lo, h - lo as f64)
 }
 
 /// [`percentile`] of values in any order, by selection (O(n), no full sort); reorders `xs`.
@@ -60,8 +67,7 @@ pub fn percentile_select(xs: &mut [f64], q: f64) -> f64 {
         0 => 0.0,
         1 => xs[0],
         n => {
-            let h = (n - 1) as f64 * q.clamp(0.0, 1.0);
-            let lo = h.floor() as usize;
+            let (lo, frac) = rank_position(n, q);
             let (_, &mut at_lo, above) = xs.select_nth_unstable_by(lo, f64::total_cmp);
             // The next order statistic is the least of the part above `lo`.
             let at_hi = above
@@ -69,7 +75,7 @@ pub fn percentile_select(xs: &mut [f64], q: f64) -> f64 {
                 .copied()
                 .min_by(f64::total_cmp)
                 .unwrap_or(at_lo);
-            at_lo + (h - lo as f64) * (at_hi - at_lo)
+            at_lo + frac * (at_hi - at_lo)
         }
     }
 }
