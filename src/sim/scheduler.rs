@@ -713,14 +713,6 @@ impl<'a> Simulator<'a> {
         let Some(groups) = self.groups.as_ref() else {
             return false;
         };
-        // Only a head can be the top job: nothing starts unless one fits.
-        let fits = |g: &u32| {
-            self.cluster
-                .fits(self.hot[groups.head(*g) as usize].request)
-        };
-        if !groups.nonempty().iter().any(fits) {
-            return true;
-        }
         // Heads in `nonempty` order, then the tails that differ from their heads.
         let mut cand = std::mem::take(&mut self.cand);
         cand.clear();
@@ -750,14 +742,15 @@ impl<'a> Simulator<'a> {
         }
         while let Some(groups) = self.groups.as_ref() {
             // The top head: value descending (`-0.0` as `0.0`), then submit order.
-            let Some((g, j, v)) = groups
+            let Some((_, j, g)) = groups
                 .nonempty()
                 .iter()
-                .map(|&g| (g, groups.head(g), self.head_value[g as usize]))
-                .min_by(|a, b| (b.2 + 0.0).total_cmp(&(a.2 + 0.0)).then(a.1.cmp(&b.1)))
+                .map(|&g| (descending_bits(self.head_value[g as usize]), groups.head(g), g))
+                .min()
             else {
                 break;
             };
+            let v = self.head_value[g as usize];
             #[cfg(debug_assertions)]
             self.check_top(t, j, v);
             round.queue.clear();
