@@ -745,7 +745,13 @@ impl<'a> Simulator<'a> {
             let Some((_, j, g)) = groups
                 .nonempty()
                 .iter()
-                .map(|&g| (descending_bits(self.head_value[g as usize]), groups.head(g), g))
+                .map(|&g| {
+                    (
+                        descending_bits(self.head_value[g as usize]),
+                        groups.head(g),
+                        g,
+                    )
+                })
                 .min()
             else {
                 break;
