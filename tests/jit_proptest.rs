@@ -428,3 +428,56 @@ fn regression_rem_or_zero_without_columns() {
     };
     check(&c).unwrap();
 }
+
+/// Formulas reading many columns: the kernel's column-pointer array is on the stack up to 8
+/// inputs and on the heap beyond; both sides of that line agree with the interpreter, in the
+/// serial and the parallel (chunk offsets) runs.
+#[test]
+fn many_input_columns() {
+    let s = Span::default();
+    for inputs in [1u32, 7, 8, 9, 12] {
+        let mut ir = Ir {
+            nodes: vec![],
+            root: NodeId(0),
+            inputs: (0..inputs).map(|k| format!("c{k}")).collect(),
+        };
+        // Σ c_k · (k + 1.5) / (c_0 - 3): every column matters, and some jobs divide by zero.
+        let mut acc = None;
+        for k in 0..inputs {
+            let x = ir.push(Expr::Input(k), Ty::Num, s);
+            let w = ir.push(Expr::Const(k as f64 + 1.5), Ty::Num, s);
+            let t = ir.push(Expr::Binary(BinaryOp::Mul, x, w), Ty::Num, s);
+            acc = Some(match acc {
+                None => t,
+                Some(a) => ir.push(Expr::Binary(BinaryOp::Add, a, t), Ty::Num, s),
+            });
+        }
+        let c0 = ir.push(Expr::Input(0), Ty::Num, s);
+        let three = ir.push(Expr::Const(3.0), Ty::Num, s);
+        let d = ir.push(Expr::Binary(BinaryOp::Sub, c0, three), Ty::Num, s);
+        let sum = acc.unwrap_or(c0);
+        ir.root = ir.push(Expr::Binary(BinaryOp::Div, sum, d), Ty::Num, s);
+        for n in [13usize, jobsort::formula::PARALLEL_THRESHOLD + 17] {
+            let cols: Vec<Vec<f64>> = (0..inputs as usize)
+                .map(|k| (0..n).map(|i| ((i * (k + 3)) % 11) as f64 - 2.0).collect())
+                .collect();
+            let refs: Vec<&[f64]> = cols.iter().map(Vec::as_slice).collect();
+            let want = oracle(&ir, &refs, n);
+            let f = CompiledFormula::from_ir(
+                &ir,
+                &CompileOptions {
+                    engine: Engine::Jit,
+                    ..Default::default()
+                },
+            );
+            let ev = f.evaluate_columns(&refs, n);
+            assert_eq!(
+                ev.values.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                want.0,
+                "{inputs} inputs, {n} jobs"
+            );
+            assert_eq!(ev.errors, want.1, "{inputs} inputs, {n} jobs");
+            assert!(ev.error_count() > 0);
+        }
+    }
+}

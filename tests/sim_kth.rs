@@ -167,6 +167,41 @@ fn strict_with_user_tree() -> SimConfig {
 }
 
 #[test]
+fn fairshare_keywords_without_a_tree_are_zero_on_every_path() {
+    // No share tree: the keywords read 0 for every job (no entity groups); strict and EASY,
+    // recorded and not, give the same schedule.
+    let mut w = load(std::path::Path::new(KTH)).unwrap();
+    w.truncate(800);
+    let f = Formula::compile(
+        "fairshare_factor * 1000 + eligible_time / 3600",
+        &Catalog::pbs(),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for policy in [Policy::Strict, Policy::Easy] {
+        let cfg = SimConfig {
+            fairshare: None,
+            policy,
+            ..strict_with_user_tree()
+        };
+        let p = dir.path().join("s.jsonl");
+        let full = simulate(
+            &w,
+            &cfg,
+            Some(&f),
+            &RunOptions {
+                record: Some(&p),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let quick = simulate(&w, &cfg, Some(&f), &RunOptions::default()).unwrap();
+        assert_eq!(quick.outcome.start, full.outcome.start, "{policy:?}");
+        assert!(quick.outcome.start.iter().all(Option::is_some));
+    }
+}
+
+#[test]
 fn head_path_is_used_and_agrees_with_every_full_round() {
     // Debug builds check every head-path round against the full ranking (a panic here means a
     // wrong top job); the simulator also says it takes that path for this formula.

@@ -1201,7 +1201,8 @@ fn head_groups(
     if !analysis.monotone {
         return None;
     }
-    let uses_share = sources.iter().any(Source::is_fairshare);
+    // Without a share tree the fairshare keywords are 0 for every job: no grouping by entity.
+    let uses_share = !leaf.is_empty() && sources.iter().any(Source::is_fairshare);
     let statics: Vec<usize> = (0..sources.len())
         .filter(|&k| {
             !matches!(
