@@ -187,7 +187,8 @@ pub fn place(free: &[u32], free_total: u64, r: Request) -> Option<Allocation> {
 }
 
 /// A multiset of job sizes (cores) up to a bound, with the smallest at hand: counts per size
-/// and a bitset of the sizes present (the smallest is found by a word scan).
+/// and a bitset of the sizes present (the smallest is found by a word scan). Sizes above the
+/// bound are counted at the bound.
 #[derive(Debug, Clone, Default)]
 pub struct SizeSet {
     counts: Vec<u32>,
@@ -227,7 +228,8 @@ impl SizeSet {
         }
     }
 
-    /// The smallest size present.
+    /// The smallest size present (sizes above the bound read as the bound, so this is then a
+    /// lower bound of the true smallest size).
     pub fn min(&self) -> Option<u64> {
         if self.len == 0 {
             return None;
@@ -258,6 +260,11 @@ mod tests {
         assert_eq!(s.min(), Some(130));
         s.remove(130);
         s.remove(200);
+        assert_eq!(s.min(), None);
+        // Above the bound: counted at the bound.
+        s.insert(5_000);
+        assert_eq!(s.min(), Some(200));
+        s.remove(5_000);
         assert_eq!(s.min(), None);
     }
 

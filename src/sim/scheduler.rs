@@ -394,7 +394,15 @@ impl<'a> Simulator<'a> {
             rank_keys: Vec::new(),
             hashing: false,
             full: true,
-            queued_cores: SizeSet::new(config.nodes as u64 * config.cores as u64),
+            // Sized by the largest job (not the cluster, which may be huge), at most 2^20:
+            // larger sizes count at the bound, which keeps `min` a lower bound.
+            queued_cores: SizeSet::new(
+                jobs.iter()
+                    .map(|j| j.request.total_cores())
+                    .max()
+                    .unwrap_or(0)
+                    .min(1 << 20),
+            ),
             eval_errors: 0,
             head_value: vec![0.0; groups.as_ref().map_or(0, Groups::len)],
             groups,
