@@ -84,19 +84,9 @@ fn kth_slice_strict_lazy_ranking_gives_the_recorded_schedule() {
     let f = Formula::compile("fairshare_factor * 1000 - ncpus", &Catalog::pbs()).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("s.jsonl");
-    let full = simulate(
-        &w,
-        &cfg,
-        Some(&f),
-        &RunOptions {
-            record: Some(&p),
-            ..Default::default()
-        },
-    )
-    .unwrap();
-    let quick = simulate(&w, &cfg, Some(&f), &RunOptions::default()).unwrap();
-    assert_eq!(quick.outcome.start, full.outcome.start);
-    assert!(full.outcome.start.iter().all(Option::is_some));
+    let (full, quick) = recorded_and_quick(&w, &cfg, &f, &p);
+    assert_eq!(quick, full);
+    assert!(full.iter().all(Option::is_some));
 }
 
 #[test]
@@ -138,20 +128,32 @@ fn kth_slice_strict_lazy_ranking_matches_full_ranking_for_several_orders() {
         };
         let f = Formula::compile(src, &Catalog::pbs()).unwrap();
         let p = dir.path().join("s.jsonl");
-        let full = simulate(
-            &w,
-            &cfg,
-            Some(&f),
-            &RunOptions {
-                record: Some(&p),
-                ..Default::default()
-            },
-        )
-        .unwrap();
-        let quick = simulate(&w, &cfg, Some(&f), &RunOptions::default()).unwrap();
-        assert_eq!(quick.outcome.start, full.outcome.start, "{src}");
-        assert!(full.outcome.start.iter().all(Option::is_some), "{src}");
+        let (full, quick) = recorded_and_quick(&w, &cfg, &f, &p);
+        assert_eq!(quick, full, "{src}");
+        assert!(full.iter().all(Option::is_some), "{src}");
     }
+}
+
+/// Start times of a recorded run (full rounds: every job ranked) and of an unrecorded one
+/// (the fast paths), both of `f` under `cfg`; the recording goes to `p`.
+fn recorded_and_quick(
+    w: &jobsort::sim::Workload,
+    cfg: &SimConfig,
+    f: &jobsort::CompiledFormula,
+    p: &std::path::Path,
+) -> (Vec<Option<i64>>, Vec<Option<i64>>) {
+    let full = simulate(
+        w,
+        cfg,
+        Some(f),
+        &RunOptions {
+            record: Some(p),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let quick = simulate(w, cfg, Some(f), &RunOptions::default()).unwrap();
+    (full.outcome.start, quick.outcome.start)
 }
 
 /// KTH's cluster (100 × 1 cores), strict ordering, an equal-share user tree.
@@ -185,19 +187,9 @@ fn fairshare_keywords_without_a_tree_are_zero_on_every_path() {
             ..strict_with_user_tree()
         };
         let p = dir.path().join("s.jsonl");
-        let full = simulate(
-            &w,
-            &cfg,
-            Some(&f),
-            &RunOptions {
-                record: Some(&p),
-                ..Default::default()
-            },
-        )
-        .unwrap();
-        let quick = simulate(&w, &cfg, Some(&f), &RunOptions::default()).unwrap();
-        assert_eq!(quick.outcome.start, full.outcome.start, "{policy:?}");
-        assert!(quick.outcome.start.iter().all(Option::is_some));
+        let (full, quick) = recorded_and_quick(&w, &cfg, &f, &p);
+        assert_eq!(quick, full, "{policy:?}");
+        assert!(quick.iter().all(Option::is_some));
     }
 }
 
