@@ -8,14 +8,10 @@ use std::path::PathBuf;
 use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_jobsort");
-const CASES: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../shared/cases/slurm_flux.json"
-);
+mod common;
 
 fn case(id: &str) -> Value {
-    let all: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(CASES).unwrap()).unwrap();
-    all.into_iter().find(|c| c["id"] == id).unwrap()
+    common::case(common::SLURM_FLUX, id)
 }
 
 fn tmpdir(tag: &str) -> PathBuf {

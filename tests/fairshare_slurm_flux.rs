@@ -7,21 +7,14 @@ use jobsort::fairshare::{flux, slurm};
 use serde_json::Value;
 use std::collections::HashMap;
 
-const CASES: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../shared/cases/slurm_flux.json"
-);
+mod common;
 
 fn cases() -> Vec<Value> {
-    let text = std::fs::read_to_string(CASES).expect("read slurm_flux.json");
-    serde_json::from_str::<Vec<Value>>(&text).expect("parse slurm_flux.json")
+    common::cases(common::SLURM_FLUX)
 }
 
 fn case(id: &str) -> Value {
-    cases()
-        .into_iter()
-        .find(|c| c["id"] == id)
-        .unwrap_or_else(|| panic!("case {id} missing"))
+    common::case(common::SLURM_FLUX, id)
 }
 
 fn f6(x: f64) -> String {

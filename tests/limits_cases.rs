@@ -28,21 +28,14 @@ use jobsort::limits::{
 };
 use serde_json::{Value, json};
 
-const CASES: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../shared/cases/slurm_flux.json"
-);
+mod common;
 
 fn cases() -> Vec<Value> {
-    let text = std::fs::read_to_string(CASES).expect("read slurm_flux.json");
-    serde_json::from_str::<Vec<Value>>(&text).expect("parse slurm_flux.json")
+    common::cases(common::SLURM_FLUX)
 }
 
 fn case(id: &str) -> Value {
-    cases()
-        .into_iter()
-        .find(|c| c["id"] == id)
-        .unwrap_or_else(|| panic!("case {id} not in slurm_flux.json"))
+    common::case(common::SLURM_FLUX, id)
 }
 
 fn data_dir(id: &str) -> PathBuf {

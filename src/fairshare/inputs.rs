@@ -462,6 +462,16 @@ pub fn from_sshare(text: &str, file: &str) -> Result<(ShareTree, Vec<String>), F
     Ok((t, w))
 }
 
+/// Every row of a query without parameters, mapped by `row`.
+fn query_all<T>(
+    conn: &rusqlite::Connection,
+    sql: &str,
+    row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+) -> rusqlite::Result<Vec<T>> {
+    let mut st = conn.prepare(sql)?;
+    st.query_map([], row)?.collect()
+}
+
 /// Read a flux-accounting database (`bank_table`, `association_table`) as
 /// `data_reader_db.cpp` does: depth-first from the bank with `parent_bank = ''`, sub-banks by
 /// name, users by name, inactive rows skipped; a bank with sub-banks gets only its sub-banks
@@ -473,47 +483,18 @@ pub fn from_flux_db(path: &Path) -> Result<(ShareTree, Vec<String>), FairshareEr
     let err =
         |e: rusqlite::Error| FairshareError::file(&file, format!("flux-accounting database: {e}"));
     let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(err)?;
-    let mut banks: Vec<(String, String, f64)> = Vec::new();
-    {
-        let mut st = conn
-            .prepare(
-                "SELECT bank, parent_bank, shares FROM bank_table WHERE active = 1 ORDER BY bank",
-            )
-            .map_err(err)?;
-        let rows = st
-            .query_map([], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, f64>(2)?,
-                ))
-            })
-            .map_err(err)?;
-        for r in rows {
-            banks.push(r.map_err(err)?);
-        }
-    }
-    let mut users: Vec<(String, String, f64, f64)> = Vec::new();
-    {
-        let mut st = conn
-            .prepare(
-                "SELECT username, bank, shares, job_usage FROM association_table WHERE active = 1 ORDER BY username",
-            )
-            .map_err(err)?;
-        let rows = st
-            .query_map([], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, f64>(2)?,
-                    r.get::<_, f64>(3)?,
-                ))
-            })
-            .map_err(err)?;
-        for r in rows {
-            users.push(r.map_err(err)?);
-        }
-    }
+    let banks: Vec<(String, String, f64)> = query_all(
+        &conn,
+        "SELECT bank, parent_bank, shares FROM bank_table WHERE active = 1 ORDER BY bank",
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )
+    .map_err(err)?;
+    let users: Vec<(String, String, f64, f64)> = query_all(
+        &conn,
+        "SELECT username, bank, shares, job_usage FROM association_table WHERE active = 1 ORDER BY username",
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+    )
+    .map_err(err)?;
     let roots: Vec<&(String, String, f64)> = banks.iter().filter(|b| b.1.is_empty()).collect();
     let [root] = roots.as_slice() else {
         return Err(FairshareError::file(
