@@ -467,6 +467,11 @@ impl Groups {
         q[q.len() - 1]
     }
 
+    /// Whether group `g` has queued jobs.
+    pub fn is_queued(&self, g: u32) -> bool {
+        self.slot[g as usize] != ABSENT
+    }
+
     /// Job `j`'s group.
     pub fn group_of(&self, j: u32) -> u32 {
         self.group_of[j as usize]

@@ -189,7 +189,7 @@ struct Hot {
 }
 
 /// Where a formula input comes from.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 enum Source {
     Ncpus,
     Walltime,
@@ -294,7 +294,10 @@ pub struct Simulator<'a> {
     cand: Vec<u32>,
     cand_values: Vec<f64>,
     cand_errors: Vec<u8>,
-    head_value: Vec<f64>,
+    /// The head path's candidates as [`head_key`]s, and scratch space for one evaluation.
+    head_keys: Vec<u128>,
+    scratch_values: Vec<f64>,
+    scratch_errors: Vec<u8>,
     series: Vec<QueuePoint>,
     keep_series: bool,
 }
@@ -404,7 +407,9 @@ impl<'a> Simulator<'a> {
                     .min(1 << 20),
             ),
             eval_errors: 0,
-            head_value: vec![0.0; groups.as_ref().map_or(0, Groups::len)],
+            head_keys: Vec::new(),
+            scratch_values: Vec::new(),
+            scratch_errors: Vec::new(),
             groups,
             cand: Vec::new(),
             cand_values: Vec::new(),
@@ -679,16 +684,15 @@ impl<'a> Simulator<'a> {
                 Source::Mem => col.extend(each.map(|job| job.mem)),
                 Source::EligibleTime => col.extend(each_hot.map(|h| (t - h.submit) as f64)),
                 Source::FsPerc | Source::FsTreeUsage | Source::FsFactor => {
-                    match self.share.as_mut() {
-                        Some(s) => col.extend(jobs.iter().map(|&j| {
-                            let kw = s.keywords_cached(self.leaf[j as usize]);
-                            match src {
-                                Source::FsPerc => kw.perc,
-                                Source::FsTreeUsage => kw.tree_usage,
-                                _ => kw.factor,
-                            }
-                        })),
-                        None => col.resize(n, 0.0),
+                    let leaf = &self.leaf;
+                    let leaves = jobs.iter().map(|&j| leaf[j as usize]);
+                    match (self.share.as_mut(), src) {
+                        (None, _) => col.resize(n, 0.0),
+                        (Some(s), Source::FsPerc) => col.extend(leaves.map(|l| s.perc(l))),
+                        (Some(s), Source::FsTreeUsage) => {
+                            col.extend(leaves.map(|l| s.tree_usage_cached(l)))
+                        }
+                        (Some(s), _) => col.extend(leaves.map(|l| s.factor_cached(l))),
                     }
                 }
                 Source::QueuePriority => col.extend(each.map(|job| job.queue_priority)),
@@ -725,6 +729,7 @@ impl<'a> Simulator<'a> {
         let mut cand = std::mem::take(&mut self.cand);
         cand.clear();
         cand.extend(groups.nonempty().iter().map(|&g| groups.head(g)));
+        let heads = cand.len();
         if groups.check_tails {
             for &g in groups.nonempty() {
                 let l = groups.tail(g);
@@ -739,32 +744,27 @@ impl<'a> Simulator<'a> {
         );
         self.evaluate_jobs(t, &cand, &mut values, &mut errors);
         let ok = errors.iter().all(|&e| e == 0);
-        if ok && let Some(groups) = self.groups.as_ref() {
-            for (&g, &v) in groups.nonempty().iter().zip(&values) {
-                self.head_value[g as usize] = v;
-            }
+        // One integer key per head: value descending (`-0.0` as `0.0`), then submit order;
+        // the least key is the top job.
+        let mut keys = std::mem::take(&mut self.head_keys);
+        keys.clear();
+        if ok {
+            keys.extend(
+                cand[..heads]
+                    .iter()
+                    .zip(&values)
+                    .map(|(&j, &v)| head_key(j, v)),
+            );
+            values.truncate(heads);
         }
         (self.cand, self.cand_values, self.cand_errors) = (cand, values, errors);
         if !ok {
+            self.head_keys = keys;
             return false;
         }
-        while let Some(groups) = self.groups.as_ref() {
-            // The top head: value descending (`-0.0` as `0.0`), then submit order.
-            let Some((_, j, g)) = groups
-                .nonempty()
-                .iter()
-                .map(|&g| {
-                    (
-                        descending_bits(self.head_value[g as usize]),
-                        groups.head(g),
-                        g,
-                    )
-                })
-                .min()
-            else {
-                break;
-            };
-            let v = self.head_value[g as usize];
+        while let Some((at, &key)) = keys.iter().enumerate().min_by_key(|&(_, k)| k) {
+            let j = (key & u128::from(u32::MAX)) as u32;
+            let v = self.cand_values[at];
             #[cfg(debug_assertions)]
             self.check_top(t, j, v);
             round.queue.clear();
@@ -775,22 +775,34 @@ impl<'a> Simulator<'a> {
             let Some(groups) = self.groups.as_mut() else {
                 break;
             };
+            let g = groups.group_of(j);
             groups.remove(j);
-            if groups.nonempty().contains(&g) {
-                let h = [groups.head(g)];
-                let (mut values, mut errors) = (
-                    std::mem::take(&mut self.cand_values),
-                    std::mem::take(&mut self.cand_errors),
-                );
-                self.evaluate_jobs(t, &h, &mut values, &mut errors);
-                // Between the group's head and tail, which were both fine: cannot err.
-                debug_assert_eq!(errors[0], 0, "a job between two finite ends erred");
-                self.head_value[g as usize] = values[0];
-                (self.cand_values, self.cand_errors) = (values, errors);
+            if groups.is_queued(g) {
+                let h = groups.head(g);
+                let v = self.evaluate_one(t, h);
+                (keys[at], self.cand_values[at]) = (head_key(h, v), v);
+            } else {
+                keys.swap_remove(at);
+                self.cand_values.swap_remove(at);
             }
         }
+        self.head_keys = keys;
         round.queue.clear();
         true
+    }
+
+    /// The value of one job known not to err (a group head between a head and a tail that
+    /// were both fine).
+    fn evaluate_one(&mut self, t: i64, j: u32) -> f64 {
+        let (mut values, mut errors) = (
+            std::mem::take(&mut self.scratch_values),
+            std::mem::take(&mut self.scratch_errors),
+        );
+        self.evaluate_jobs(t, &[j], &mut values, &mut errors);
+        debug_assert_eq!(errors[0], 0, "job {j} erred on the head path");
+        let v = values[0];
+        (self.scratch_values, self.scratch_errors) = (values, errors);
+        v
     }
 
     /// Debug builds: the head path's top job is the full ranking's top job.
@@ -1244,6 +1256,13 @@ fn head_groups(
     };
     groups.check_tails = !analysis.never_errs;
     Some(groups)
+}
+
+/// The head path's ranking key of job `j` with value `v`: the least key is the top job (value
+/// descending as [`descending_bits`], then submit order).
+#[inline]
+fn head_key(j: u32, v: f64) -> u128 {
+    (u128::from(descending_bits(v)) << 32) | u128::from(j)
 }
 
 /// Ascending integer key for descending `f64` order: `-0.0` as `0.0`, as `total_cmp` of

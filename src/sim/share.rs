@@ -146,9 +146,9 @@ pub struct ShareTree {
     decay_time: i64,
     decay_factor: f64,
     dirty: bool,
-    /// Per-node keyword cache, valid when `kw_gen[i] == generation`.
-    kw: Vec<ShareKeywords>,
-    kw_gen: Vec<u64>,
+    /// Per-node `fairshare_factor` cache, valid when `factor_gen[i] == generation`.
+    factor: Vec<f64>,
+    factor_gen: Vec<u64>,
     /// Per-node usage-factor cache, valid when `uf_gen[i] == generation`.
     uf: Vec<f32>,
     uf_gen: Vec<u64>,
@@ -207,8 +207,8 @@ impl ShareTree {
                 decay_time: cfg.decay_time.max(1),
                 decay_factor: cfg.decay_factor,
                 dirty: false,
-                kw: vec![ShareKeywords::default(); n],
-                kw_gen: vec![0; n],
+                factor: vec![0.0; n],
+                factor_gen: vec![0; n],
                 uf: vec![0.0; n],
                 uf_gen: vec![0; n],
                 generation: 1,
@@ -243,7 +243,8 @@ impl ShareTree {
     }
 
     /// Start a new generation of keyword values after accrual/decay (no-op when unchanged).
-    /// Values are then computed lazily, node by node, by [`ShareTree::keywords_cached`]: PBS's
+    /// Values are then computed lazily, node by node, by [`ShareTree::tree_usage_cached`] and
+    /// [`ShareTree::factor_cached`]: PBS's
     /// `calc_usage_factor` over the whole tree would cost every round as much as the tree is
     /// large, while a round reads only the entities of its queued jobs.
     pub fn refresh(&mut self) {
@@ -254,17 +255,30 @@ impl ShareTree {
         self.generation += 1;
     }
 
-    /// [`ShareTree::keywords`], computed once per node between refreshes (the same values,
-    /// bit for bit).
+    /// `fairshare_perc` of a node (fixed: it does not depend on usage).
     #[inline]
-    pub fn keywords_cached(&mut self, leaf: u32) -> ShareKeywords {
+    pub fn perc(&self, leaf: u32) -> f64 {
+        self.tree.node(leaf as usize).tree_percentage as f64
+    }
+
+    /// `fairshare_tree_usage` of a node, computed once per node between refreshes (the same
+    /// value as [`ShareTree::keywords`], bit for bit).
+    #[inline]
+    pub fn tree_usage_cached(&mut self, leaf: u32) -> f64 {
+        self.usage_factor_cached(leaf as usize) as f64
+    }
+
+    /// `fairshare_factor` of a node, computed once per node between refreshes (the same value
+    /// as [`ShareTree::keywords`], bit for bit). Only formulas that read it pay for its `pow`.
+    #[inline]
+    pub fn factor_cached(&mut self, leaf: u32) -> f64 {
         let i = leaf as usize;
-        if self.kw_gen[i] != self.generation {
+        if self.factor_gen[i] != self.generation {
             let uf = self.usage_factor_cached(i);
-            self.kw[i] = self.keywords_with(i, uf);
-            self.kw_gen[i] = self.generation;
+            self.factor[i] = fairshare_factor(uf, self.tree.node(i).tree_percentage);
+            self.factor_gen[i] = self.generation;
         }
-        self.kw[i]
+        self.factor[i]
     }
 
     /// `calc_usage_factor`'s value for node `i` (parents first, each cached per generation).
