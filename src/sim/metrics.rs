@@ -14,7 +14,7 @@
 //! `x[⌊h⌋] + (h − ⌊h⌋)·(x[⌊h⌋+1] − x[⌊h⌋])`.
 
 use super::workload::SimJob;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// The bounded-slowdown threshold τ (seconds).
 pub const BSLD_TAU: f64 = 10.0;
@@ -111,7 +111,7 @@ pub fn compute(
     let mut bslds = Vec::with_capacity(jobs.len());
     let mut area = 0.0;
     // Per-user (wait sum, jobs), users numbered in first-seen order.
-    let mut user_ix: HashMap<&str, usize> = HashMap::new();
+    let mut user_ix: FxHashMap<&str, usize> = FxHashMap::default();
     let mut per_user: Vec<(&str, f64, usize)> = Vec::new();
     let mut last_user: Option<(&str, usize)> = None;
     let first_submit = jobs.iter().map(|j| j.submit).min();

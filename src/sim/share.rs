@@ -172,7 +172,7 @@ impl ShareTree {
             .map_err(|e| e.to_string())?;
         let mut leaves = Vec::with_capacity(jobs.len());
         // Entity names repeat: look each up once.
-        let mut seen: std::collections::HashMap<String, u32> = Default::default();
+        let mut seen: rustc_hash::FxHashMap<String, u32> = Default::default();
         // Traces list a user's jobs in runs: compare with the previous job's entity first.
         let mut last: Option<(&str, u32)> = None;
         for j in jobs {
@@ -358,7 +358,7 @@ impl ShareTree {
 /// A `resource_group` text with equal shares for the workload's entities (first-seen order).
 pub fn auto_resource_group(auto: AutoTree, jobs: &[SimJob]) -> String {
     let mut out = String::new();
-    let mut seen: std::collections::HashSet<String> = Default::default();
+    let mut seen: rustc_hash::FxHashSet<String> = Default::default();
     let mut prev: Option<&SimJob> = None;
     let mut id = 10;
     let mut line = |out: &mut String, name: &str, parent: &str| {
