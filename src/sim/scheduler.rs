@@ -189,7 +189,7 @@ struct Hot {
 }
 
 /// Where a formula input comes from.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 enum Source {
     Ncpus,
     Walltime,
