@@ -242,6 +242,17 @@ fn case(max_len: usize) -> impl Strategy<Value = Case> {
     })
 }
 
+/// `ir` compiled through the public API with `engine` (default options otherwise).
+fn compiled(ir: &Ir, engine: Engine) -> CompiledFormula {
+    CompiledFormula::from_ir(
+        ir,
+        &CompileOptions {
+            engine,
+            ..Default::default()
+        },
+    )
+}
+
 fn oracle(ir: &Ir, cols: &[&[f64]], n: usize) -> (Vec<u64>, Vec<u8>) {
     let mut vals = Vec::with_capacity(n);
     let mut errs = Vec::with_capacity(n);
@@ -316,13 +327,7 @@ fn check(c: &Case) -> Result<(), TestCaseError> {
         }
     }
     // Through the public API as well.
-    let f = CompiledFormula::from_ir(
-        &raw,
-        &CompileOptions {
-            engine: Engine::Jit,
-            ..Default::default()
-        },
-    );
+    let f = compiled(&raw, Engine::Jit);
     let ev = f.evaluate_columns(&cols, n);
     prop_assert_eq!(
         ev.values.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
@@ -390,13 +395,7 @@ fn parallel_evaluation_is_identical() {
     let cols: Vec<&[f64]> = vec![&ca, &cb];
     let want = oracle(&ir, &cols, n);
     for engine in [Engine::Jit, Engine::Interp] {
-        let f = CompiledFormula::from_ir(
-            &ir,
-            &CompileOptions {
-                engine,
-                ..Default::default()
-            },
-        );
+        let f = compiled(&ir, engine);
         let ev = f.evaluate_columns(&cols, n);
         assert_eq!(
             ev.values.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
@@ -463,13 +462,7 @@ fn many_input_columns() {
                 .collect();
             let refs: Vec<&[f64]> = cols.iter().map(Vec::as_slice).collect();
             let want = oracle(&ir, &refs, n);
-            let f = CompiledFormula::from_ir(
-                &ir,
-                &CompileOptions {
-                    engine: Engine::Jit,
-                    ..Default::default()
-                },
-            );
+            let f = compiled(&ir, Engine::Jit);
             let ev = f.evaluate_columns(&refs, n);
             assert_eq!(
                 ev.values.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),

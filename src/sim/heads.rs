@@ -134,14 +134,7 @@ fn fact(ir: &Ir, id: NodeId, facts: &[Option<Fact>], inputs: &[InputKind]) -> Op
         .is_some_and(|fs| fs.iter().all(|f| f.dir == Direction::Constant));
     match &node.expr {
         Expr::Const(c) => {
-            let sign = if *c >= 0.0 {
-                Sign::NonNeg
-            } else if *c <= 0.0 {
-                Sign::NonPos
-            } else {
-                Sign::Unknown
-            };
-            return Some(constant(sign, c.is_finite().then(|| c.abs())));
+            return Some(constant(range_sign(*c, *c), c.is_finite().then(|| c.abs())));
         }
         Expr::Input(k) => {
             return Some(match inputs.get(*k as usize)? {
@@ -151,16 +144,9 @@ fn fact(ir: &Ir, id: NodeId, facts: &[Option<Fact>], inputs: &[InputKind]) -> Op
                     bound: Some(*max),
                 },
                 InputKind::Fixed { min, max } => {
-                    let sign = if *min >= 0.0 {
-                        Sign::NonNeg
-                    } else if *max <= 0.0 {
-                        Sign::NonPos
-                    } else {
-                        Sign::Unknown
-                    };
                     let bound =
                         (min.is_finite() && max.is_finite()).then(|| min.abs().max(max.abs()));
-                    constant(sign, bound)
+                    constant(range_sign(*min, *max), bound)
                 }
             });
         }
@@ -256,6 +242,17 @@ fn fact(ir: &Ir, id: NodeId, facts: &[Option<Fact>], inputs: &[InputKind]) -> Op
         }
         _ if independent => Some(constant(independent_sign(&node.expr, &fs), None)),
         _ => None,
+    }
+}
+
+/// Sign of every value in `[min, max]` (`Unknown` when the range straddles 0, or for NaN).
+fn range_sign(min: f64, max: f64) -> Sign {
+    if min >= 0.0 {
+        Sign::NonNeg
+    } else if max <= 0.0 {
+        Sign::NonPos
+    } else {
+        Sign::Unknown
     }
 }
 
@@ -475,15 +472,5 @@ impl Groups {
     /// Job `j`'s group.
     pub fn group_of(&self, j: u32) -> u32 {
         self.group_of[j as usize]
-    }
-
-    /// Number of groups.
-    pub fn len(&self) -> usize {
-        self.fifo.len()
-    }
-
-    /// Whether there are no groups (no jobs).
-    pub fn is_empty(&self) -> bool {
-        self.fifo.is_empty()
     }
 }
