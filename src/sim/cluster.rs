@@ -30,6 +30,8 @@ pub struct Cluster {
     pub cores_per_node: u32,
     free: Vec<u32>,
     free_total: u64,
+    /// Bit `n` set when node `n` has a free core: placement visits only those nodes.
+    with_free: Vec<u64>,
 }
 
 impl Cluster {
@@ -40,6 +42,7 @@ impl Cluster {
             cores_per_node,
             free: vec![cores_per_node; nodes as usize],
             free_total: nodes as u64 * cores_per_node as u64,
+            with_free: all_set(nodes, cores_per_node > 0),
         }
     }
 
@@ -71,11 +74,63 @@ impl Cluster {
         fits_in(&self.free, self.free_total, r)
     }
 
-    /// Place `r` (first fit) and take its cores; `None` if it does not fit.
+    /// Place `r` (first fit, the same placement as [`place`]) and take its cores; `None` if
+    /// it does not fit.
     pub fn allocate(&mut self, r: Request) -> Option<Allocation> {
-        let a = place(&self.free, self.free_total, r)?;
+        if !self.fits(r) {
+            return None;
+        }
+        if let Request::Nodes { cores: 0, .. } = r {
+            // Every node qualifies, full ones too: no shortcut.
+            let a = place(&self.free, self.free_total, r)?;
+            self.take(&a);
+            return Some(a);
+        }
+        let mut parts = Vec::with_capacity(match r {
+            Request::Procs(p) => (p as usize).min(self.free.len()),
+            Request::Nodes { nodes, .. } => nodes as usize,
+        });
+        // Only nodes with a free core can take a part, in node order either way.
+        let mut nodes = self.nodes_with_free();
+        match r {
+            Request::Procs(p) => {
+                let mut left = p;
+                while left > 0
+                    && let Some(n) = nodes.next()
+                {
+                    let c = self.free[n].min(left);
+                    parts.push((n as u32, c));
+                    left -= c;
+                }
+            }
+            Request::Nodes { nodes: k, cores } => {
+                while parts.len() < k as usize
+                    && let Some(n) = nodes.next()
+                {
+                    if self.free[n] >= cores {
+                        parts.push((n as u32, cores));
+                    }
+                }
+            }
+        }
+        drop(nodes);
+        let a = Allocation { parts };
         self.take(&a);
         Some(a)
+    }
+
+    /// The nodes with a free core, in node order.
+    fn nodes_with_free(&self) -> impl Iterator<Item = usize> + '_ {
+        let words = self.with_free.iter().copied().enumerate();
+        words.flat_map(|(w, mut bits)| {
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let b = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    w * 64 + b
+                })
+            })
+        })
     }
 
     /// Take the cores of an allocation (must be free).
@@ -85,6 +140,9 @@ impl Cluster {
             debug_assert!(*slot >= c, "node {n} over-allocated");
             *slot = slot.saturating_sub(c);
             self.free_total -= c as u64;
+            if *slot == 0 {
+                self.with_free[n as usize / 64] &= !(1 << (n % 64));
+            }
         }
     }
 
@@ -98,6 +156,9 @@ impl Cluster {
                 "node {n} released beyond its size"
             );
             self.free_total += c as u64;
+            if c > 0 {
+                self.with_free[n as usize / 64] |= 1 << (n % 64);
+            }
         }
     }
 
@@ -122,8 +183,25 @@ impl Cluster {
                 self.free_total -= c as u64;
             }
         }
+        self.with_free = all_set(self.nodes, false);
+        for (n, &f) in self.free.iter().enumerate() {
+            if f > 0 {
+                self.with_free[n / 64] |= 1 << (n % 64);
+            }
+        }
         Ok(())
     }
+}
+
+/// A bitset of `n` bits, all set (`on`) or all clear.
+fn all_set(n: u32, on: bool) -> Vec<u64> {
+    let mut bits = vec![0u64; (n as usize).div_ceil(64)];
+    if on {
+        for i in 0..n as usize {
+            bits[i / 64] |= 1 << (i % 64);
+        }
+    }
+    bits
 }
 
 /// Whether `r` fits in `free` (with `free_total` = Σ free).
@@ -266,6 +344,45 @@ mod tests {
         assert_eq!(s.min(), Some(200));
         s.remove(5_000);
         assert_eq!(s.min(), None);
+    }
+
+    /// `allocate` (which visits only nodes with a free core) places exactly as `place` (which
+    /// scans every node), and the set of nodes with a free core stays right.
+    #[test]
+    fn allocate_places_as_the_full_scan_does() {
+        let mut x: u64 = 11;
+        let mut next = |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        for (nodes, cores) in [(1, 1), (100, 1), (70, 3), (130, 4), (64, 2)] {
+            let mut c = Cluster::new(nodes, cores);
+            let mut held: Vec<Allocation> = Vec::new();
+            for _ in 0..3000 {
+                if !held.is_empty() && next(3) == 0 {
+                    let a = held.swap_remove(next(held.len() as u64) as usize);
+                    c.release(&a);
+                } else {
+                    let r = if next(2) == 0 {
+                        Request::Procs(next(u64::from(nodes * cores) / 3 + 1) as u32)
+                    } else {
+                        Request::Nodes {
+                            nodes: next(u64::from(nodes) / 4 + 1) as u32,
+                            cores: next(u64::from(cores) + 1) as u32,
+                        }
+                    };
+                    let expected = place(c.free(), c.free_total(), r);
+                    let got = c.allocate(r);
+                    assert_eq!(got, expected, "{nodes}x{cores} {r:?}");
+                    held.extend(got);
+                }
+                let mut resummed = Cluster::new(nodes, cores);
+                resummed.reset_and_resum(&held).unwrap();
+                assert_eq!(resummed, c);
+            }
+        }
     }
 
     #[test]

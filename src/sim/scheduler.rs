@@ -259,6 +259,8 @@ pub struct Simulator<'a> {
     queue_stale: bool,
     queued: usize,
     running: Vec<u32>,
+    /// Each job's index in `running` (`u32::MAX`: not running), for O(1) removal.
+    running_at: Vec<u32>,
     alloc: Vec<Option<Allocation>>,
     start: Vec<Option<i64>>,
     end: Vec<Option<i64>>,
@@ -375,6 +377,7 @@ impl<'a> Simulator<'a> {
             queue_stale: false,
             queued: 0,
             running: Vec::new(),
+            running_at: vec![u32::MAX; n],
             alloc: vec![None; n],
             start: vec![None; n],
             end: vec![None; n],
@@ -520,8 +523,7 @@ impl<'a> Simulator<'a> {
             if let Some(a) = self.alloc[j as usize].take() {
                 self.cluster.release(&a);
             }
-            if let Some(p) = self.running.iter().position(|&r| r == j) {
-                self.running.swap_remove(p);
+            if self.stop_running(j) {
                 self.charge(j, false);
             }
             if let Some(l) = self.limits.as_mut() {
@@ -991,6 +993,7 @@ impl<'a> Simulator<'a> {
             self.start[j as usize] = Some(t);
             self.end[j as usize] = Some(e);
             self.ends.push(Reverse((e, j)));
+            self.running_at[j as usize] = self.running.len() as u32;
             self.running.push(j);
             self.charge(j, true);
             if let Some(l) = self.limits.as_mut() {
@@ -1009,6 +1012,19 @@ impl<'a> Simulator<'a> {
             });
         }
         false
+    }
+
+    /// Take job `j` out of `running`; `false` if it was not there.
+    fn stop_running(&mut self, j: u32) -> bool {
+        let p = std::mem::replace(&mut self.running_at[j as usize], u32::MAX);
+        if p == u32::MAX {
+            return false;
+        }
+        self.running.swap_remove(p as usize);
+        if let Some(&moved) = self.running.get(p as usize) {
+            self.running_at[moved as usize] = p;
+        }
+        true
     }
 
     /// Count job `j`'s cores as running (`on`) or no longer running for its share entity.
