@@ -14,6 +14,7 @@
 pub mod flux;
 pub mod inputs;
 pub mod pbs;
+pub mod pow2;
 pub mod slurm;
 pub mod tree;
 pub mod usage_file;

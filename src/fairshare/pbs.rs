@@ -71,15 +71,24 @@ impl PbsNode {
 }
 
 /// `fairshare_factor` of a node with this usage factor and tree percentage:
-/// `2^-(usage_factor / tree_percentage)` (division in `f32`, power in `f64`), 0 when the
-/// percentage is 0.
+/// `2^-(usage_factor / tree_percentage)` (division in `f32`, power in `f64` by glibc's `pow`:
+/// see [`super::pow2`]), 0 when the percentage is 0.
+#[inline]
 pub fn fairshare_factor(usage_factor: f32, tree_percentage: f32) -> f64 {
-    if tree_percentage == 0.0 {
-        0.0
-    } else {
-        let ratio: f32 = usage_factor / tree_percentage;
-        2f64.powf(-(ratio as f64))
+    match factor_exponent(usage_factor, tree_percentage) {
+        Some(y) => super::pow2::pow2(y),
+        None => 0.0,
     }
+}
+
+/// The power of 2 that [`fairshare_factor`] takes, `None` when the percentage is 0 (the
+/// factor is then 0). For computing many factors with [`super::pow2::pow2_in_place`].
+#[inline]
+pub fn factor_exponent(usage_factor: f32, tree_percentage: f32) -> Option<f64> {
+    (tree_percentage != 0.0).then(|| {
+        let ratio: f32 = usage_factor / tree_percentage;
+        -(ratio as f64)
+    })
 }
 
 /// One step of `calc_usage_factor`: the usage factor of a node with `usage`, given the root's

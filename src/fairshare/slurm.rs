@@ -117,7 +117,7 @@ pub fn classic(t: &ShareTree, damp: f64) -> Vec<NodeValues> {
         let fs = if s[i] <= 0.0 {
             0.0
         } else {
-            2f64.powf(-(ue[i] / s[i]) / damp)
+            super::pow2::pow2(-(ue[i] / s[i]) / damp)
         };
         out[i] = NodeValues {
             norm_shares: Some(if i == 0 { 0.0 } else { s[i] }),
