@@ -42,6 +42,21 @@ pub fn pow2(y: f64) -> f64 {
     libm_pow(2.0, y)
 }
 
+/// [`pow2`] of every element, in place. Each `pow` is a chain of about ten dependent
+/// floating-point operations: one tight loop over many lets the CPU overlap the chains
+/// (measured: 5.1 against 7.5 ns per fairshare factor, divisions included).
+pub fn pow2_in_place(ys: &mut [f64]) {
+    #[cfg(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu"))]
+    if fma::usable() {
+        // SAFETY: the CPU has FMA and AVX2 (checked just above).
+        unsafe { fma::pow2_in_place(ys) };
+        return;
+    }
+    for y in ys {
+        *y = pow2(*y);
+    }
+}
+
 #[cfg(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu"))]
 mod fma {
     use std::sync::atomic::{AtomicU8, Ordering};
@@ -81,6 +96,15 @@ mod fma {
     const C4: f64 = f64::from_bits(0x3fa55555cf172b91);
     const C5: f64 = f64::from_bits(0x3f81111167a4d017);
     const SHIFT: f64 = f64::from_bits(0x4338000000000000); // 0x1.8p52
+
+    /// [`super::pow2_in_place`] with FMA and AVX2.
+    #[target_feature(enable = "fma,avx2")]
+    pub unsafe fn pow2_in_place(ys: &mut [f64]) {
+        for y in ys {
+            // SAFETY: this function's own precondition.
+            *y = unsafe { pow2(*y) }.unwrap_or_else(|| super::pow2(*y));
+        }
+    }
 
     /// `pow(2, y)` on glibc's main path, `None` off it. Each `mul_add` is one FMA instruction
     /// where glibc's FMA build has one (GCC contracts `a * b + c` there).
@@ -211,6 +235,24 @@ mod tests {
         // SAFETY: FMA and AVX2 are usable (checked above).
         let answered = ys.iter().filter(|&&y| unsafe { fma::pow2(y) }.is_some());
         assert!(answered.count() > 9_900);
+    }
+
+    #[test]
+    fn in_place_is_one_at_a_time() {
+        let mut ys: Vec<f64> = (0..5000).map(|i| -(i as f64) * 0.173 + 3.0).collect();
+        ys.extend([
+            0.0,
+            -0.0,
+            1e-300,
+            2000.0,
+            -2000.0,
+            f64::NAN,
+            f64::NEG_INFINITY,
+        ]);
+        let want: Vec<u64> = ys.iter().map(|&y| libm_pow(2.0, y).to_bits()).collect();
+        pow2_in_place(&mut ys);
+        let got: Vec<u64> = ys.iter().map(|v| v.to_bits()).collect();
+        assert_eq!(got, want);
     }
 
     /// Ratios where glibc's `exp2` (what `2f64.powf` becomes in release builds) differs from

@@ -469,6 +469,11 @@ impl Groups {
         self.slot[g as usize] != ABSENT
     }
 
+    /// Number of groups.
+    pub fn count(&self) -> usize {
+        self.fifo.len()
+    }
+
     /// Job `j`'s group.
     pub fn group_of(&self, j: u32) -> u32 {
         self.group_of[j as usize]

@@ -290,8 +290,13 @@ pub struct Simulator<'a> {
     /// Queued jobs by total cores asked (multiset), for the "nothing can start" shortcut.
     queued_cores: SizeSet,
     eval_errors: u64,
-    /// Strict ordering by group heads (see [`super::heads`]), when the formula allows it.
+    /// Strict ordering by group heads (see [`super::heads`]), when the formula allows it,
+    /// with each group's inputs.
     groups: Option<Groups>,
+    group_inputs: GroupInputs,
+    /// The groups of `cand`'s jobs, and their share-tree nodes.
+    cand_groups: Vec<u32>,
+    cand_leaves: Vec<u32>,
     /// Jobs evaluated by the head path, their values and errors; each group's head value.
     cand: Vec<u32>,
     cand_values: Vec<f64>,
@@ -358,6 +363,10 @@ impl<'a> Simulator<'a> {
             }
             _ => None,
         };
+        let (groups, group_inputs) = match groups {
+            Some((g, i)) => (Some(g), i),
+            None => (None, GroupInputs::default()),
+        };
         Ok(Simulator {
             jobs,
             hot: jobs
@@ -415,6 +424,9 @@ impl<'a> Simulator<'a> {
             scratch_errors: Vec::new(),
             groups,
             cand: Vec::new(),
+            group_inputs,
+            cand_groups: Vec::new(),
+            cand_leaves: Vec::new(),
             cand_values: Vec::new(),
             cand_errors: Vec::new(),
             series: Vec::new(),
@@ -705,19 +717,60 @@ impl<'a> Simulator<'a> {
                 }
             }
         }
-        // The column list without an allocation for the usual few inputs.
-        let mut few: [&[f64]; 8] = [&[]; 8];
-        let many: Vec<&[f64]>;
-        let cols: &[&[f64]] = if self.columns.len() <= few.len() {
-            for (slot, c) in few.iter_mut().zip(&self.columns) {
-                *slot = c;
-            }
-            &few[..self.columns.len()]
-        } else {
-            many = self.columns.iter().map(Vec::as_slice).collect();
-            &many
+        run_kernel(f, &self.columns, values, errors);
+    }
+
+    /// [`Simulator::evaluate_jobs`] for group-path rows: job `jobs[r]` of group `groups[r]`.
+    /// The inputs fixed per group come from [`GroupInputs`], the fairshare keywords are
+    /// computed fresh per row from the group's node (a new usage generation every round
+    /// makes a per-node cache useless here), the factors together. The values are those of
+    /// `evaluate_jobs`, bit for bit: debug builds compare the two every round (`check_top`).
+    fn evaluate_rows(
+        &mut self,
+        t: i64,
+        jobs: &[u32],
+        groups: &[u32],
+        values: &mut Vec<f64>,
+        errors: &mut Vec<u8>,
+    ) {
+        let n = jobs.len();
+        values.clear();
+        values.resize(n, 0.0);
+        errors.clear();
+        errors.resize(n, 0);
+        let Some(f) = self.formula else {
+            return;
         };
-        f.evaluate_into(cols, values, errors);
+        let needs_share = self.needs_share;
+        let mut share = self.share.as_mut().filter(|_| needs_share);
+        if let Some(s) = share.as_mut() {
+            s.refresh();
+            let leaf = &self.group_inputs.leaf;
+            self.cand_leaves.clear();
+            self.cand_leaves
+                .extend(groups.iter().map(|&g| leaf[g as usize]));
+        }
+        let width = self.sources.len();
+        let (hot, statics) = (&self.hot, &self.group_inputs.statics);
+        for (k, src) in self.sources.iter().enumerate() {
+            let col = &mut self.columns[k];
+            col.clear();
+            match (src, share.as_mut()) {
+                (Source::EligibleTime, _) => {
+                    col.extend(jobs.iter().map(|&j| (t - hot[j as usize].submit) as f64))
+                }
+                (Source::FsPerc, Some(s)) => {
+                    col.extend(self.cand_leaves.iter().map(|&l| s.perc(l)))
+                }
+                (Source::FsTreeUsage, Some(s)) => s.tree_usages_into(&self.cand_leaves, col),
+                (Source::FsFactor, Some(s)) => s.factors_into(&self.cand_leaves, col),
+                (Source::FsPerc | Source::FsTreeUsage | Source::FsFactor, None) => {
+                    col.resize(n, 0.0)
+                }
+                _ => col.extend(groups.iter().map(|&g| statics[g as usize * width + k])),
+            }
+        }
+        run_kernel(f, &self.columns, values, errors);
     }
 
     /// Strict ordering from the group heads (module [`super::heads`]): evaluate the head and
@@ -729,14 +782,18 @@ impl<'a> Simulator<'a> {
         };
         // Heads in `nonempty` order, then the tails that differ from their heads.
         let mut cand = std::mem::take(&mut self.cand);
+        let mut cand_groups = std::mem::take(&mut self.cand_groups);
         cand.clear();
+        cand_groups.clear();
         cand.extend(groups.nonempty().iter().map(|&g| groups.head(g)));
+        cand_groups.extend_from_slice(groups.nonempty());
         let heads = cand.len();
         if groups.check_tails {
             for &g in groups.nonempty() {
                 let l = groups.tail(g);
                 if l != groups.head(g) {
                     cand.push(l);
+                    cand_groups.push(g);
                 }
             }
         }
@@ -744,7 +801,8 @@ impl<'a> Simulator<'a> {
             std::mem::take(&mut self.cand_values),
             std::mem::take(&mut self.cand_errors),
         );
-        self.evaluate_jobs(t, &cand, &mut values, &mut errors);
+        self.evaluate_rows(t, &cand, &cand_groups, &mut values, &mut errors);
+        self.cand_groups = cand_groups;
         let ok = errors.iter().all(|&e| e == 0);
         // One integer key per head: value descending (`-0.0` as `0.0`), then submit order;
         // the least key is the top job.
@@ -781,7 +839,7 @@ impl<'a> Simulator<'a> {
             groups.remove(j);
             if groups.is_queued(g) {
                 let h = groups.head(g);
-                let v = self.evaluate_one(t, h);
+                let v = self.evaluate_one(t, h, g);
                 (keys[at], self.cand_values[at]) = (head_key(h, v), v);
             } else {
                 keys.swap_remove(at);
@@ -793,14 +851,14 @@ impl<'a> Simulator<'a> {
         true
     }
 
-    /// The value of one job known not to err (a group head between a head and a tail that
-    /// were both fine).
-    fn evaluate_one(&mut self, t: i64, j: u32) -> f64 {
+    /// The value of job `j` of group `g`, known not to err (a group head between a head and a
+    /// tail that were both fine).
+    fn evaluate_one(&mut self, t: i64, j: u32, g: u32) -> f64 {
         let (mut values, mut errors) = (
             std::mem::take(&mut self.scratch_values),
             std::mem::take(&mut self.scratch_errors),
         );
-        self.evaluate_jobs(t, &[j], &mut values, &mut errors);
+        self.evaluate_rows(t, &[j], &[g], &mut values, &mut errors);
         debug_assert_eq!(errors[0], 0, "job {j} erred on the head path");
         let v = values[0];
         (self.scratch_values, self.scratch_errors) = (values, errors);
@@ -1202,6 +1260,32 @@ impl<'a> Simulator<'a> {
     }
 }
 
+/// Evaluate `f` over `columns` (one per input) into `values` and `errors`.
+fn run_kernel(f: &dyn Priority, columns: &[Vec<f64>], values: &mut [f64], errors: &mut [u8]) {
+    // The column list without an allocation for the usual few inputs.
+    let mut few: [&[f64]; 8] = [&[]; 8];
+    let many: Vec<&[f64]>;
+    let cols: &[&[f64]] = if columns.len() <= few.len() {
+        for (slot, c) in few.iter_mut().zip(columns) {
+            *slot = c;
+        }
+        &few[..columns.len()]
+    } else {
+        many = columns.iter().map(Vec::as_slice).collect();
+        &many
+    };
+    f.evaluate_into(cols, values, errors);
+}
+
+/// What the jobs of one head group share: the share-tree node, and every input that does not
+/// change while a job waits (`statics[g * inputs + k]` for input `k`; `eligible_time` and the
+/// fairshare keywords are not stored).
+#[derive(Debug, Clone, Default)]
+struct GroupInputs {
+    leaf: Vec<u32>,
+    statics: Vec<f64>,
+}
+
 /// Groups for strict ordering by heads, when the formula is monotone in `eligible_time`
 /// (see [`super::heads`]): jobs sharing every other input (entity, resources) share a group.
 fn head_groups(
@@ -1209,7 +1293,7 @@ fn head_groups(
     f: &dyn Priority,
     sources: &[Source],
     leaf: &[u32],
-) -> Option<Groups> {
+) -> Option<(Groups, GroupInputs)> {
     let ir = f.ir()?;
     let first = jobs.iter().map(|j| j.submit).min().unwrap_or(0);
     let last = jobs.iter().map(|j| j.submit).max().unwrap_or(0);
@@ -1271,7 +1355,26 @@ fn head_groups(
         }))
     };
     groups.check_tails = !analysis.never_errs;
-    Some(groups)
+    // Every job of a group has the same node and static inputs (the group key): take the
+    // first job's.
+    let count = groups.count();
+    let width = sources.len();
+    let mut inputs = GroupInputs {
+        leaf: vec![u32::MAX; count],
+        statics: vec![0.0; count * width],
+    };
+    let mut seen = vec![false; count];
+    for (i, job) in jobs.iter().enumerate() {
+        let g = groups.group_of(i as u32) as usize;
+        if std::mem::replace(&mut seen[g], true) {
+            continue;
+        }
+        inputs.leaf[g] = leaf.get(i).copied().unwrap_or(u32::MAX);
+        for (k, src) in sources.iter().enumerate() {
+            inputs.statics[g * width + k] = static_input(src, job);
+        }
+    }
+    Some((groups, inputs))
 }
 
 /// The head path's ranking key of job `j` with value `v`: the least key is the top job (value

@@ -18,7 +18,10 @@
 //!   `fairshare_factor = 2^-(uf/perc)`, 0 when perc is 0.
 
 use super::workload::SimJob;
-use crate::fairshare::pbs::{ParseOptions, PbsTree, fairshare_factor, usage_factor};
+use crate::fairshare::pbs::{
+    ParseOptions, PbsTree, factor_exponent, fairshare_factor, usage_factor,
+};
+use crate::fairshare::pow2::pow2_in_place;
 
 /// How jobs map to share-tree entities and how the tree is built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -153,6 +156,8 @@ pub struct ShareTree {
     uf: Vec<f32>,
     uf_gen: Vec<u64>,
     generation: u64,
+    /// Per node: its parent is the root (its usage factor needs no other node's).
+    top_level: Vec<bool>,
 }
 
 impl ShareTree {
@@ -201,6 +206,11 @@ impl ShareTree {
         }
         tree.recompute();
         let n = tree.len();
+        let top_level = tree
+            .nodes()
+            .iter()
+            .map(|n| n.parent.is_none_or(|p| p == 0))
+            .collect();
         Ok((
             ShareTree {
                 tree,
@@ -212,6 +222,7 @@ impl ShareTree {
                 uf: vec![0.0; n],
                 uf_gen: vec![0; n],
                 generation: 1,
+                top_level,
             },
             leaves,
         ))
@@ -279,6 +290,43 @@ impl ShareTree {
             self.factor_gen[i] = self.generation;
         }
         self.factor[i]
+    }
+
+    /// `fairshare_tree_usage` of each of `leaves`, appended to `out`: computed afresh (the
+    /// same value as [`ShareTree::tree_usage_cached`], bit for bit), without the per-node
+    /// cache for first-level nodes. For the strict head path, where every round is a new
+    /// generation and each node is asked for about once.
+    pub fn tree_usages_into(&mut self, leaves: &[u32], out: &mut Vec<f64>) {
+        out.extend(
+            leaves
+                .iter()
+                .map(|&l| self.usage_factor_fresh(l as usize) as f64),
+        );
+    }
+
+    /// `fairshare_factor` of each of `leaves`, appended to `out`, as
+    /// [`ShareTree::tree_usages_into`] (the same values as [`ShareTree::factor_cached`]). The
+    /// `pow`s run together once their exponents are known ([`pow2_in_place`]).
+    pub fn factors_into(&mut self, leaves: &[u32], out: &mut Vec<f64>) {
+        let start = out.len();
+        for &l in leaves {
+            let i = l as usize;
+            let uf = self.usage_factor_fresh(i);
+            let y = factor_exponent(uf, self.tree.node(i).tree_percentage);
+            // A zero percentage has factor 0, which is also `pow(2, -inf)`.
+            out.push(y.unwrap_or(f64::NEG_INFINITY));
+        }
+        pow2_in_place(&mut out[start..]);
+    }
+
+    /// [`ShareTree::usage_factor_cached`], computed directly for first-level nodes.
+    #[inline]
+    fn usage_factor_fresh(&mut self, i: usize) -> f32 {
+        if self.top_level[i] {
+            usage_factor(self.tree.node(i).usage, self.tree.node(0).usage, None)
+        } else {
+            self.usage_factor_cached(i)
+        }
     }
 
     /// `calc_usage_factor`'s value for node `i` (parents first, each cached per generation).
