@@ -146,7 +146,11 @@ mod fma {
         let kd = _mm256_fmadd_pd(ehi, pd(INV_LN2_N), pd(SHIFT));
         let ki = _mm256_castpd_si256(kd);
         let kd = _mm256_sub_pd(kd, pd(SHIFT));
-        let r = _mm256_fmadd_pd(kd, pd(NEG_LN2_LO_N), _mm256_fmadd_pd(kd, pd(NEG_LN2_HI_N), ehi));
+        let r = _mm256_fmadd_pd(
+            kd,
+            pd(NEG_LN2_LO_N),
+            _mm256_fmadd_pd(kd, pd(NEG_LN2_HI_N), ehi),
+        );
         let r = _mm256_add_pd(elo, r);
         let idx = _mm256_slli_epi64::<1>(_mm256_and_si256(ki, _mm256_set1_epi64x(127)));
         let base = TAB.as_ptr() as *const i64;
@@ -164,7 +168,11 @@ mod fma {
             r2,
             _mm256_add_pd(tail, r),
         );
-        let tmp = _mm256_fmadd_pd(_mm256_fmadd_pd(r, pd(C5), pd(C4)), _mm256_mul_pd(r2, r2), tmp);
+        let tmp = _mm256_fmadd_pd(
+            _mm256_fmadd_pd(r, pd(C5), pd(C4)),
+            _mm256_mul_pd(r2, r2),
+            tmp,
+        );
         let v = _mm256_fmadd_pd(tmp, scale, scale);
         let ok = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_and_si256(y_ok, e_ok)));
         (v, ok)
@@ -394,7 +402,9 @@ mod tests {
         let mut b: u64 = 0;
         while b <= 0x7f80_0000 {
             ys.clear();
-            ys.extend((b..(b + (1 << 16)).min(0x7f80_0001)).map(|x| -(f32::from_bits(x as u32) as f64)));
+            ys.extend(
+                (b..(b + (1 << 16)).min(0x7f80_0001)).map(|x| -(f32::from_bits(x as u32) as f64)),
+            );
             let want: Vec<u64> = ys.iter().map(|&y| pow2(y).to_bits()).collect();
             pow2_in_place(&mut ys);
             for (k, (v, w)) in ys.iter().zip(&want).enumerate() {

@@ -122,11 +122,7 @@ impl FairshareConfig {
         FairshareConfig {
             auto_tree: Some(tree),
             resource_group: None,
-            entity: match tree {
-                AutoTree::User => EntityKind::Euser,
-                AutoTree::Group => EntityKind::Egroup,
-                AutoTree::GroupUser => EntityKind::EgroupEuser,
-            },
+            entity: auto_entity(tree),
             decay_time: 86_400,
             decay_factor: 0.5,
             unknown_shares: 0,
@@ -164,8 +160,21 @@ impl ShareTree {
     /// Build the tree for a workload: the `resource_group` text, or the auto tree from its
     /// entities. Returns the tree and each job's node index.
     pub fn build(cfg: &FairshareConfig, jobs: &[SimJob]) -> Result<(ShareTree, Vec<u32>), String> {
+        // Each job's entity, numbered in first-seen order (one pass, names hashed once per
+        // change of entity: traces list a user's jobs in runs).
+        let (entity_of_job, names) = entities(cfg.entity, jobs);
         let text = match (&cfg.resource_group, cfg.auto_tree) {
             (Some(text), _) => text.clone(),
+            // A tree of the entities themselves: they are its leaves, in first-seen order.
+            (None, Some(auto @ (AutoTree::User | AutoTree::Group)))
+                if auto_entity(auto) == cfg.entity =>
+            {
+                let mut text = String::new();
+                for (k, name) in names.iter().enumerate() {
+                    text.push_str(&format!("{name} {} root 1\n", 10 + k));
+                }
+                text
+            }
             (None, Some(auto)) => auto_resource_group(auto, jobs),
             (None, None) => String::new(),
         };
@@ -175,35 +184,15 @@ impl ShareTree {
         };
         let (mut tree, _) = PbsTree::parse_resource_group(&text, "resource_group", &opts)
             .map_err(|e| e.to_string())?;
-        let mut leaves = Vec::with_capacity(jobs.len());
-        // Entity names repeat: look each up once.
-        let mut seen: rustc_hash::FxHashMap<String, u32> = Default::default();
-        // Traces list a user's jobs in runs: compare with the previous job's entity first.
-        let mut last: Option<(&str, u32)> = None;
-        for j in jobs {
-            let name = cfg.entity.entity_ref(j);
-            let known = match (name, last) {
-                (Some(n), Some((l, i))) if n == l => Some(i),
-                (Some(n), _) => seen.get(n).copied(),
-                (None, _) => None,
-            };
-            let i = match known {
-                Some(i) => i,
-                None => {
-                    let name = cfg.entity.entity_of(j);
-                    let i = match tree.find(&name) {
-                        Some(i) => i,
-                        None => tree.find_or_add_unknown(&name),
-                    } as u32;
-                    seen.insert(name, i);
-                    i
-                }
-            };
-            if let Some(n) = name {
-                last = Some((n, i));
-            }
-            leaves.push(i);
-        }
+        // Entities not in the tree go under `unknown`, added in first-seen order.
+        let node_of: Vec<u32> = names
+            .iter()
+            .map(|name| match tree.find(name) {
+                Some(i) => i as u32,
+                None => tree.find_or_add_unknown(name) as u32,
+            })
+            .collect();
+        let leaves = entity_of_job.iter().map(|&e| node_of[e as usize]).collect();
         tree.recompute();
         let n = tree.len();
         let top_level = tree
@@ -403,6 +392,49 @@ impl ShareTree {
     }
 }
 
+/// Each job's entity number (first-seen order) and the entities' names.
+fn entities(kind: EntityKind, jobs: &[SimJob]) -> (Vec<u32>, Vec<String>) {
+    let mut of_job = Vec::with_capacity(jobs.len());
+    let mut names: Vec<String> = Vec::new();
+    if kind == EntityKind::EgroupEuser {
+        let mut seen: rustc_hash::FxHashMap<String, u32> = Default::default();
+        for j in jobs {
+            let name = kind.entity_of(j);
+            let next = names.len() as u32;
+            let e = *seen.entry(name).or_insert_with_key(|n| {
+                names.push(n.clone());
+                next
+            });
+            of_job.push(e);
+        }
+        return (of_job, names);
+    }
+    let mut seen: rustc_hash::FxHashMap<&str, u32> = Default::default();
+    let mut last: Option<(&str, u32)> = None;
+    for j in jobs {
+        let name = kind.entity_ref(j).unwrap_or_default();
+        let e = match last {
+            Some((l, e)) if l == name => e,
+            _ => *seen.entry(name).or_insert_with(|| {
+                names.push(name.to_string());
+                names.len() as u32 - 1
+            }),
+        };
+        last = Some((name, e));
+        of_job.push(e);
+    }
+    (of_job, names)
+}
+
+/// The entity kind whose names are an auto tree's leaves.
+fn auto_entity(auto: AutoTree) -> EntityKind {
+    match auto {
+        AutoTree::User => EntityKind::Euser,
+        AutoTree::Group => EntityKind::Egroup,
+        AutoTree::GroupUser => EntityKind::EgroupEuser,
+    }
+}
+
 /// A `resource_group` text with equal shares for the workload's entities (first-seen order).
 pub fn auto_resource_group(auto: AutoTree, jobs: &[SimJob]) -> String {
     let mut out = String::new();
@@ -467,6 +499,51 @@ mod tests {
             resources: Default::default(),
             recorded_start: None,
         }
+    }
+
+    /// The auto tree built from the entities' first appearances is the tree of
+    /// `auto_resource_group`'s text, with every job on the same node.
+    #[test]
+    fn auto_trees_equal_their_resource_group_text() {
+        let jobs: Vec<SimJob> = [
+            ("u3", "g2"),
+            ("u1", "g1"),
+            ("u1", "g1"),
+            ("u2", "g2"),
+            ("u3", "g2"),
+            ("u1", "g3"),
+            ("u4", "g1"),
+        ]
+        .iter()
+        .map(|&(u, g)| job(u, g))
+        .collect();
+        for auto in [AutoTree::User, AutoTree::Group, AutoTree::GroupUser] {
+            let cfg = FairshareConfig::auto(auto);
+            let (fast, fast_leaves) = ShareTree::build(&cfg, &jobs).unwrap();
+            let text = FairshareConfig {
+                auto_tree: None,
+                resource_group: Some(auto_resource_group(auto, &jobs)),
+                ..cfg
+            };
+            let (slow, slow_leaves) = ShareTree::build(&text, &jobs).unwrap();
+            assert_eq!(fast_leaves, slow_leaves, "{auto:?}");
+            let names = |t: &ShareTree| -> Vec<(String, f64)> {
+                (0..t.len() as u32)
+                    .map(|i| (t.name(i).to_string(), t.keywords(i).perc))
+                    .collect()
+            };
+            assert_eq!(names(&fast), names(&slow), "{auto:?}");
+        }
+        // An entity outside a given tree goes under `unknown`.
+        let cfg = FairshareConfig {
+            auto_tree: None,
+            resource_group: Some("u1 10 root 1\n".into()),
+            ..FairshareConfig::auto(AutoTree::User)
+        };
+        let (t, leaves) = ShareTree::build(&cfg, &jobs).unwrap();
+        assert_eq!(t.name(leaves[1]), "u1");
+        assert_eq!(t.name(leaves[0]), "u3");
+        assert_ne!(leaves[0], leaves[3]);
     }
 
     #[test]
