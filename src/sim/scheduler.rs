@@ -824,13 +824,12 @@ impl<'a> Simulator<'a> {
         }
         while let Some((at, &key)) = keys.iter().enumerate().min_by_key(|&(_, k)| k) {
             let j = (key & u128::from(u32::MAX)) as u32;
-            let v = self.cand_values[at];
             #[cfg(debug_assertions)]
-            self.check_top(t, j, v);
-            round.queue.clear();
-            round.queue.push((j, v));
-            if self.dispatch(t, round) {
-                break; // the top job does not fit
+            self.check_top(t, j, self.cand_values[at]);
+            // Strict, no threshold, no limits (else no head path): the top job starts if
+            // it fits, and the round is over if not.
+            if !self.start_job(t, j, &mut round.decisions) {
+                break;
             }
             let Some(groups) = self.groups.as_mut() else {
                 break;
@@ -1039,37 +1038,46 @@ impl<'a> Simulator<'a> {
                     }
                 },
             }
-            let Some(a) = self.cluster.allocate(h.request) else {
+            if !self.start_job(t, j, &mut round.decisions) {
                 // `fits` said yes; placement cannot fail. Treat defensively as resources.
                 round.decisions.push(Decision::Pend {
                     job: j,
                     reason: PendReason::Resources,
                 });
-                continue;
-            };
-            let e = t + h.run;
-            self.start[j as usize] = Some(t);
-            self.end[j as usize] = Some(e);
-            self.ends.push(Reverse((e, j)));
-            self.running_at[j as usize] = self.running.len() as u32;
-            self.running.push(j);
-            self.charge(j, true);
-            if let Some(l) = self.limits.as_mut() {
-                l.on_start(&job.id);
             }
-            // Without full rounds the decision does not repeat the allocation (no copy).
-            let listed = if full {
-                a.clone()
-            } else {
-                Allocation::default()
-            };
-            self.alloc[j as usize] = Some(a);
-            round.decisions.push(Decision::Dispatch {
-                job: j,
-                alloc: listed,
-            });
         }
         false
+    }
+
+    /// Start job `j` at `t` (placed first fit) and record the dispatch; `false`, changing
+    /// nothing, when it does not fit.
+    fn start_job(&mut self, t: i64, j: u32, decisions: &mut Vec<Decision>) -> bool {
+        let h = self.hot[j as usize];
+        let Some(a) = self.cluster.allocate(h.request) else {
+            return false;
+        };
+        let e = t + h.run;
+        self.start[j as usize] = Some(t);
+        self.end[j as usize] = Some(e);
+        self.ends.push(Reverse((e, j)));
+        self.running_at[j as usize] = self.running.len() as u32;
+        self.running.push(j);
+        self.charge(j, true);
+        if let Some(l) = self.limits.as_mut() {
+            l.on_start(&self.jobs[j as usize].id);
+        }
+        // Without full rounds the decision does not repeat the allocation (no copy).
+        let listed = if self.full {
+            a.clone()
+        } else {
+            Allocation::default()
+        };
+        self.alloc[j as usize] = Some(a);
+        decisions.push(Decision::Dispatch {
+            job: j,
+            alloc: listed,
+        });
+        true
     }
 
     /// Take job `j` out of `running`; `false` if it was not there.
