@@ -10,13 +10,15 @@
 //! - On x86-64 Linux with glibc, when the CPU has FMA and AVX2, glibc runs its FMA build of
 //!   `pow` (the ARM optimized-routines algorithm since glibc 2.28). For base 2 the logarithm
 //!   part is a constant pair, and the rest is done here with the same operations in the same
-//!   order, FMA for FMA, as that build's machine code. It is inlinable and about three times
-//!   faster than calling `pow`.
+//!   order, FMA for FMA, as that build's machine code: 4.0 ns a call against 13.4 ns for
+//!   libm's `pow` (and 3.2 ns for `exp2`). [`pow2_in_place`] does four lanes at a time with
+//!   AVX2, each lane the same operations.
 //! - Everywhere else, and for arguments outside the main path (|y| < 2^-65, |y| >= 2^63,
 //!   results that overflow or underflow, NaN), it calls the C library's `pow`.
 //!
 //! Tests compare it with the C library's `pow` over sampled `f32` ratios and random
-//! doubles; an ignored test covers every `f32` (the whole domain of the PBS factor).
+//! doubles; ignored tests cover every `f32` (the whole domain of the PBS factor), against
+//! libm and four lanes against one.
 //! One gap: glibc can be told to pick its SSE2 build (`GLIBC_TUNABLES` hwcaps masks); a
 //! process started that way gets the FMA bits from here and the SSE2 bits from C.
 
