@@ -672,10 +672,7 @@ impl<'a> Simulator<'a> {
     /// Evaluate the formula for `jobs` at time `t` into `values` and `errors` (resized).
     fn evaluate_jobs(&mut self, t: i64, jobs: &[u32], values: &mut Vec<f64>, errors: &mut Vec<u8>) {
         let n = jobs.len();
-        values.clear();
-        values.resize(n, 0.0);
-        errors.clear();
-        errors.resize(n, 0);
+        zeroed(n, values, errors);
         let Some(f) = self.formula else {
             return;
         };
@@ -734,10 +731,7 @@ impl<'a> Simulator<'a> {
         errors: &mut Vec<u8>,
     ) {
         let n = jobs.len();
-        values.clear();
-        values.resize(n, 0.0);
-        errors.clear();
-        errors.resize(n, 0);
+        zeroed(n, values, errors);
         let Some(f) = self.formula else {
             return;
         };
@@ -1266,6 +1260,14 @@ impl<'a> Simulator<'a> {
             tree: targets,
         }
     }
+}
+
+/// `values` and `errors` made `n` long, all zero (the outputs without a formula).
+fn zeroed(n: usize, values: &mut Vec<f64>, errors: &mut Vec<u8>) {
+    values.clear();
+    values.resize(n, 0.0);
+    errors.clear();
+    errors.resize(n, 0);
 }
 
 /// Evaluate `f` over `columns` (one per input) into `values` and `errors`.
