@@ -297,7 +297,7 @@ pub struct Simulator<'a> {
     /// The groups of `cand`'s jobs, and their share-tree nodes.
     cand_groups: Vec<u32>,
     cand_leaves: Vec<u32>,
-    /// Jobs evaluated by the head path, their values and errors; each group's head value.
+    /// Jobs evaluated by the head path (heads, then tails), their values and errors.
     cand: Vec<u32>,
     cand_values: Vec<f64>,
     cand_errors: Vec<u8>,

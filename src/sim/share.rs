@@ -152,8 +152,6 @@ pub struct ShareTree {
     uf: Vec<f32>,
     uf_gen: Vec<u64>,
     generation: u64,
-    /// Per node: its parent is the root (its usage factor needs no other node's).
-    top_level: Vec<bool>,
 }
 
 impl ShareTree {
@@ -195,11 +193,6 @@ impl ShareTree {
         let leaves = entity_of_job.iter().map(|&e| node_of[e as usize]).collect();
         tree.recompute();
         let n = tree.len();
-        let top_level = tree
-            .nodes()
-            .iter()
-            .map(|n| n.parent.is_none_or(|p| p == 0))
-            .collect();
         Ok((
             ShareTree {
                 tree,
@@ -211,7 +204,6 @@ impl ShareTree {
                 uf: vec![0.0; n],
                 uf_gen: vec![0; n],
                 generation: 1,
-                top_level,
             },
             leaves,
         ))
@@ -311,10 +303,11 @@ impl ShareTree {
     /// [`ShareTree::usage_factor_cached`], computed directly for first-level nodes.
     #[inline]
     fn usage_factor_fresh(&mut self, i: usize) -> f32 {
-        if self.top_level[i] {
-            usage_factor(self.tree.node(i).usage, self.tree.node(0).usage, None)
-        } else {
-            self.usage_factor_cached(i)
+        let node = self.tree.node(i);
+        match node.parent {
+            // Under the root: no other node's factor is needed.
+            None | Some(0) => usage_factor(node.usage, self.tree.node(0).usage, None),
+            Some(_) => self.usage_factor_cached(i),
         }
     }
 
@@ -394,36 +387,45 @@ impl ShareTree {
 
 /// Each job's entity number (first-seen order) and the entities' names.
 fn entities(kind: EntityKind, jobs: &[SimJob]) -> (Vec<u32>, Vec<String>) {
-    let mut of_job = Vec::with_capacity(jobs.len());
-    let mut names: Vec<String> = Vec::new();
-    if kind == EntityKind::EgroupEuser {
-        let mut seen: rustc_hash::FxHashMap<String, u32> = Default::default();
-        for j in jobs {
-            let name = kind.entity_of(j);
-            let next = names.len() as u32;
-            let e = *seen.entry(name).or_insert_with_key(|n| {
-                names.push(n.clone());
-                next
-            });
-            of_job.push(e);
+    let mut names = Vec::new();
+    let of_job = match kind {
+        // Keyed by the two fields: the `group:user` name is written once per entity.
+        EntityKind::EgroupEuser => {
+            let keys = jobs.iter().map(|j| (j.group.as_str(), j.user.as_str()));
+            number_first_seen(keys, |&(g, u)| names.push(format!("{g}:{u}")))
         }
-        return (of_job, names);
-    }
-    let mut seen: rustc_hash::FxHashMap<&str, u32> = Default::default();
-    let mut last: Option<(&str, u32)> = None;
-    for j in jobs {
-        let name = kind.entity_ref(j).unwrap_or_default();
-        let e = match last {
-            Some((l, e)) if l == name => e,
-            _ => *seen.entry(name).or_insert_with(|| {
-                names.push(name.to_string());
-                names.len() as u32 - 1
-            }),
-        };
-        last = Some((name, e));
-        of_job.push(e);
-    }
+        _ => {
+            let keys = jobs.iter().map(|j| kind.entity_ref(j).unwrap_or_default());
+            number_first_seen(keys, |n| names.push(n.to_string()))
+        }
+    };
     (of_job, names)
+}
+
+/// Number `keys` in first-seen order, calling `new` on each key seen the first time. Traces
+/// list a user's jobs in runs: a key equal to the previous one skips the hash lookup.
+fn number_first_seen<K: Copy + Eq + std::hash::Hash>(
+    keys: impl ExactSizeIterator<Item = K>,
+    mut new: impl FnMut(&K),
+) -> Vec<u32> {
+    let mut of_key = Vec::with_capacity(keys.len());
+    let mut seen: rustc_hash::FxHashMap<K, u32> = Default::default();
+    let mut last: Option<(K, u32)> = None;
+    for k in keys {
+        let e = match last {
+            Some((l, e)) if l == k => e,
+            _ => {
+                let next = seen.len() as u32;
+                *seen.entry(k).or_insert_with(|| {
+                    new(&k);
+                    next
+                })
+            }
+        };
+        last = Some((k, e));
+        of_key.push(e);
+    }
+    of_key
 }
 
 /// The entity kind whose names are an auto tree's leaves.
