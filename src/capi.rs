@@ -137,7 +137,7 @@
 //! }
 //! ```
 
-use crate::formula::catalog::{Catalog, Input, ResourceType};
+use crate::catalog::{Catalog, Input, ResourceType};
 use crate::formula::diag::{Diagnostic, Severity};
 use crate::formula::pymath::EvalError;
 use crate::formula::{CompileOptions, CompiledFormula, Engine, Formula};

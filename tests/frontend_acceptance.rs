@@ -1,7 +1,7 @@
 //! The front end's acceptance behaviours (issue #2) and the PBS conformance cases for
 //! formula acceptance (`../shared/cases/openpbs.json`).
 
-use jobsort::formula::catalog::ResourceType;
+use jobsort::catalog::ResourceType;
 use jobsort::formula::check::{CheckOptions, Checked, check};
 use jobsort::formula::diag::{Severity, codes};
 use jobsort::formula::ir::Span;

@@ -1,9 +1,9 @@
 //! The front-end pipeline: lex → parse → sema → hazards, behind one call.
 
-use super::catalog::Catalog;
 use super::diag::{Diagnostic, Severity};
 use super::ir::Ir;
 use super::{hazards, parser, sema};
+use crate::catalog::Catalog;
 
 /// Options of the static checker.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -52,7 +52,7 @@ pub fn explain_job(ir: &Ir, terms: &[Term], inputs: &[f64]) -> Vec<Result<f64, E
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formula::catalog::{Input, ResourceType};
+    use crate::catalog::{Input, ResourceType};
     use crate::formula::ir::Ty;
 
     #[test]

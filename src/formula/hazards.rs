@@ -24,12 +24,12 @@
 //! so `ncpus ** 2` is fine while `2 ** ncpus` and `exp(walltime)` warn; every other hazard
 //! and the value range use the unbounded domains.
 
-use super::catalog::{Catalog, Input, Keyword, ResourceType};
 use super::check::CheckOptions;
 use super::diag::{Diagnostic, codes};
 use super::interp;
 use super::ir::{BinaryOp, CmpOp, Expr, Func, Ir, NodeId, Span, UnaryOp, expr_children};
 use super::pymath::EvalError;
+use crate::catalog::{Catalog, Input, Keyword, ResourceType};
 
 /// What the hazard analysis found.
 #[derive(Debug, Clone, Default, PartialEq)]

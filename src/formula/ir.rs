@@ -11,7 +11,7 @@
 
 use std::fmt;
 
-use super::catalog::Input;
+use crate::catalog::Input;
 
 /// A half-open byte range `[start, end)` into the formula source.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]

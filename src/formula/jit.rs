@@ -1168,7 +1168,7 @@ impl Gen<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formula::catalog::{Input, ResourceType};
+    use crate::catalog::{Input, ResourceType};
     use crate::formula::interp;
     use crate::formula::ir::{CmpOp, Span, Ty};
 

@@ -5,7 +5,6 @@
 //! ```
 
 pub mod ast;
-pub mod catalog;
 pub mod check;
 pub mod diag;
 pub mod explain;
@@ -19,8 +18,8 @@ pub mod parser;
 pub mod pymath;
 pub mod sema;
 
-use crate::jobs::table::JobTable;
-use catalog::{Catalog, Input};
+use crate::catalog::{Catalog, Input};
+use crate::table::JobTable;
 pub use check::{CheckOptions, Checked};
 use diag::{Diagnostic, Diagnostics};
 use ir::{Ir, Span};

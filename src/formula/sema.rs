@@ -11,9 +11,9 @@
 //! sides are; a conditional is `Bool` only when both branches are; everything else is `Num`.
 
 use super::ast::{self, ExprKind};
-use super::catalog::{Catalog, Input, NameRef};
 use super::diag::{Diagnostic, codes};
 use super::ir::{self, Expr, Func, Ir, NodeId, Span, Ty, UnaryOp};
+use crate::catalog::{Catalog, Input, NameRef};
 
 /// Every public name of Python's `math` module (3.11+). PBS binds them all before the
 /// resources, so a resource with one of these names is invisible to a PBS formula.
@@ -502,7 +502,7 @@ pub fn levenshtein(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formula::catalog::{Keyword, ResourceType};
+    use crate::catalog::{Keyword, ResourceType};
     use crate::formula::parser::parse;
 
     fn run(src: &str, cat: &Catalog) -> (Option<Ir>, Vec<Diagnostic>) {

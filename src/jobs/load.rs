@@ -11,7 +11,7 @@
 
 use super::Job;
 use super::units::{parse_ctime, parse_plain_number, parse_size, parse_time};
-use crate::formula::catalog::{Catalog, Keyword, ResourceType};
+use crate::catalog::{Catalog, Keyword, ResourceType};
 use serde_json::{Map, Value};
 use std::path::Path;
 

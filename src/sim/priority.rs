@@ -2,7 +2,7 @@
 //! [`CompiledFormula`] is the real thing; [`IrPriority`] evaluates a hand-built
 //! [`Ir`] with the reference interpreter (tests, embedding without the front end).
 
-use crate::formula::catalog::{Catalog, Input, ResourceType};
+use crate::catalog::{Catalog, Input, ResourceType};
 use crate::formula::interp;
 use crate::formula::ir::{Expr, Ir, NodeId, Span, Ty, UnaryOp};
 use crate::formula::{CompiledFormula, Evaluation};

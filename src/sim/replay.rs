@@ -23,7 +23,7 @@ use super::record::{
 use super::scheduler::{Decision, Policy, SimConfig, SimError, Simulator};
 use super::share::ShareTree;
 use super::workload::{SimJob, Workload};
-use crate::formula::catalog::Input;
+use crate::catalog::Input;
 use std::collections::{BTreeMap, HashMap};
 
 /// Where a verification first disagreed.

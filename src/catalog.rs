@@ -1,5 +1,6 @@
-//! The names a formula may use: PBS's special keywords, PBS's built-in resources, and custom
-//! resources declared by the user (`--resource NAME:TYPE` or a PBS `resourcedef` file).
+//! The schema formulas and job loaders both read: the names a formula may use (PBS's special
+//! keywords, PBS's built-in resources, and custom resources declared by the user with
+//! `--resource NAME:TYPE` or a PBS `resourcedef` file), and the [`Input`] a name resolves to.
 
 use std::collections::BTreeMap;
 use std::fmt;

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-use crate::formula::catalog::Input;
+use crate::catalog::Input;
 
 /// Jobs as columns. Every column has [`JobTable::len`] values; a column the table does not
 /// hold reads as all zeros (PBS: a job that did not request a resource has 0).
@@ -96,7 +96,7 @@ impl JobTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formula::catalog::ResourceType;
+    use crate::catalog::ResourceType;
 
     #[test]
     fn absent_columns_read_as_zero_and_lengths_are_checked() {
