@@ -2,8 +2,10 @@
 //! data, and hand-written Rust loops with the same semantics as the formulas.
 #![allow(dead_code)]
 
-use jobsort::formula::ir::{BinaryOp, CmpOp, Expr, Func, Ir, NodeId, Span, Ty, UnaryOp};
+use jobsort::formula::ir::{Expr, Func, Ir, NodeId, Ty};
+
 use jobsort::formula::pymath::{self, EvalError};
+use jobsort::formula::syntax::{BinaryOp, CmpOp, Span, UnaryOp};
 use jobsort::formula::{CompileOptions, CompiledFormula, Engine, Formula};
 use jobsort::{Catalog, JobTable};
 

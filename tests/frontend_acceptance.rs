@@ -4,7 +4,7 @@
 use jobsort::catalog::ResourceType;
 use jobsort::formula::check::{CheckOptions, Checked, check};
 use jobsort::formula::diag::{Severity, codes};
-use jobsort::formula::ir::Span;
+use jobsort::formula::syntax::Span;
 use jobsort::{Catalog, Formula};
 
 fn run(src: &str) -> Checked {

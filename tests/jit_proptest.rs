@@ -8,7 +8,8 @@
 //! over a million formula×job pairs (it prints its counts).
 
 use jobsort::formula::interp;
-use jobsort::formula::ir::{BinaryOp, CmpOp, Expr, Func, Ir, NodeId, Span, Ty, UnaryOp};
+use jobsort::formula::ir::{Expr, Func, Ir, NodeId, Ty};
+use jobsort::formula::syntax::{BinaryOp, CmpOp, Span, UnaryOp};
 use jobsort::formula::{CompileOptions, CompiledFormula, Engine, jit, opt};
 use jobsort::{Input, ResourceType};
 use proptest::prelude::*;

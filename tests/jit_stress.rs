@@ -9,8 +9,9 @@
 //! Default: a short run (a few seconds). `JOBSORT_LONG_STRESS=<seconds>`: a longer one.
 
 use jobsort::formula::interp;
-use jobsort::formula::ir::{BinaryOp, Expr, Ir, NodeId, Span, Ty};
+use jobsort::formula::ir::{Expr, Ir, NodeId, Ty};
 use jobsort::formula::jit;
+use jobsort::formula::syntax::{BinaryOp, Span};
 use jobsort::{Input, ResourceType};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

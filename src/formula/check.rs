@@ -50,7 +50,7 @@ pub fn check(source: &str, catalog: &Catalog, options: &CheckOptions) -> Checked
     drop(ast);
     let mut range = None;
     if let Some(ir) = &ir {
-        let report = hazards::analyze(ir, source, catalog, options);
+        let report = hazards::analyze(ir, source, catalog, options.compat_pbs);
         diagnostics.extend(report.diagnostics);
         range = report.range;
     }

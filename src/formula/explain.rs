@@ -2,8 +2,9 @@
 //! chain) and evaluate each one per job, like Slurm's `sprio` breakdown of a priority.
 
 use super::interp;
-use super::ir::{BinaryOp, Expr, Ir, NodeId, Span};
+use super::ir::{Expr, Ir, NodeId};
 use super::pymath::EvalError;
+use super::syntax::{BinaryOp, Span};
 
 /// One top-level term of a formula.
 #[derive(Debug, Clone, PartialEq)]

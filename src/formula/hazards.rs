@@ -24,11 +24,11 @@
 //! so `ncpus ** 2` is fine while `2 ** ncpus` and `exp(walltime)` warn; every other hazard
 //! and the value range use the unbounded domains.
 
-use super::check::CheckOptions;
 use super::diag::{Diagnostic, codes};
 use super::interp;
-use super::ir::{BinaryOp, CmpOp, Expr, Func, Ir, NodeId, Span, UnaryOp, expr_children};
+use super::ir::{Expr, Func, Ir, NodeId, expr_children};
 use super::pymath::EvalError;
+use super::syntax::{BinaryOp, CmpOp, Span, UnaryOp};
 use crate::catalog::{Catalog, Input, Keyword, ResourceType};
 
 /// What the hazard analysis found.
@@ -209,7 +209,8 @@ struct Analyzer<'a> {
 const NARROW_BUDGET: u32 = 20_000;
 
 /// Analyse a checked formula: hazards as diagnostics, and the formula's value range.
-pub fn analyze(ir: &Ir, source: &str, catalog: &Catalog, options: &CheckOptions) -> Report {
+/// `compat_pbs` (`--compat pbs`) also reports values a 32-bit float cannot tell apart.
+pub fn analyze(ir: &Ir, source: &str, catalog: &Catalog, compat_pbs: bool) -> Report {
     let mut is_const = vec![false; ir.nodes.len()];
     for (i, node) in ir.nodes.iter().enumerate() {
         is_const[i] = match &node.expr {
@@ -286,7 +287,7 @@ pub fn analyze(ir: &Ir, source: &str, catalog: &Catalog, options: &CheckOptions)
         };
         (r.lo, r.hi)
     });
-    if options.compat_pbs
+    if compat_pbs
         && let Some((lo, hi)) = range
         && (hi > FLOAT32_EXACT || lo < -FLOAT32_EXACT)
     {

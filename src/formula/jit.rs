@@ -41,8 +41,10 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{FuncId, Linkage, Module, default_libcall_names};
 
-use super::ir::{BinaryOp, CmpOp, Expr, Func, Ir, NodeId, UnaryOp};
+use super::ir::{Expr, Func, Ir, NodeId};
+
 use super::pymath::{EvalError, ffi};
+use super::syntax::{BinaryOp, CmpOp, UnaryOp};
 
 /// Why a formula could not be compiled to native code (the caller falls back to the
 /// interpreter).
@@ -1170,7 +1172,8 @@ mod tests {
     use super::*;
     use crate::catalog::{Input, ResourceType};
     use crate::formula::interp;
-    use crate::formula::ir::{CmpOp, Span, Ty};
+    use crate::formula::ir::Ty;
+    use crate::formula::syntax::{CmpOp, Span};
 
     fn run(ir: &Ir, simd: bool, cols: &[Vec<f64>]) -> (Vec<f64>, Vec<u8>) {
         let k = compile_with(ir, simd).expect("compiles");

@@ -17,14 +17,16 @@ pub mod opt;
 pub mod parser;
 pub mod pymath;
 pub mod sema;
+pub mod syntax;
 
 use crate::catalog::{Catalog, Input};
 use crate::table::JobTable;
 pub use check::{CheckOptions, Checked};
 use diag::{Diagnostic, Diagnostics};
-use ir::{Ir, Span};
+use ir::Ir;
 use pymath::EvalError;
 use rayon::prelude::*;
+use syntax::Span;
 
 /// Tables with at least this many jobs are evaluated on several threads (rayon). The result
 /// is identical to the single-threaded run: every job is evaluated independently.

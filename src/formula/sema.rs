@@ -12,7 +12,8 @@
 
 use super::ast::{self, ExprKind};
 use super::diag::{Diagnostic, codes};
-use super::ir::{self, Expr, Func, Ir, NodeId, Span, Ty, UnaryOp};
+use super::ir::{self, Expr, Func, Ir, NodeId, Ty};
+use super::syntax::{Span, UnaryOp};
 use crate::catalog::{Catalog, Input, NameRef};
 
 /// Every public name of Python's `math` module (3.11+). PBS binds them all before the

@@ -25,7 +25,9 @@
 //!
 //! Debug and test builds check every round decided this way against the full ranking.
 
-use crate::formula::ir::{BinaryOp, Expr, Func, Ir, NodeId, UnaryOp};
+use crate::formula::ir::{Expr, Func, Ir, NodeId};
+
+use crate::formula::syntax::{BinaryOp, UnaryOp};
 
 /// How a node's value moves when `eligible_time` grows (the other inputs fixed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,7 +4,8 @@
 
 use crate::catalog::{Catalog, Input, ResourceType};
 use crate::formula::interp;
-use crate::formula::ir::{Expr, Ir, NodeId, Span, Ty, UnaryOp};
+use crate::formula::ir::{Expr, Ir, NodeId, Ty};
+use crate::formula::syntax::{Span, UnaryOp};
 use crate::formula::{CompiledFormula, Evaluation};
 use std::fmt;
 
