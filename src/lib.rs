@@ -1,8 +1,11 @@
 //! jobsort: HPC batch-scheduler priorities, compiled.
 //!
+//! - [`catalog`]: the names formulas and job loaders share — PBS keywords, built-in and custom
+//!   resources, and the resolved formula [`Input`].
 //! - [`formula`]: PBS `job_sort_formula` compiler — lexer, parser, checker, reference
 //!   interpreter and Cranelift JIT.
-//! - [`jobs`]: job inputs (JSON, CSV, `qstat -f -F json`) and the columnar [`jobs::table::JobTable`].
+//! - [`table`]: the columnar [`JobTable`] the evaluators stream over.
+//! - [`jobs`]: job inputs (JSON, CSV, `qstat -f -F json`) and their tables.
 //! - [`rank`]: ordering by formula value with PBS's tie-breaks, thresholds and top-k.
 //! - [`fairshare`]: PBS, Slurm and flux-accounting fairshare trees.
 //! - [`limits`]: flux-accounting per-association limits with held jobs.
@@ -47,17 +50,19 @@
 //! # }
 //! ```
 
+pub mod catalog;
 pub mod fairshare;
 pub mod formula;
 pub mod jobs;
 pub mod limits;
 pub mod rank;
 pub mod sim;
+pub mod table;
 
 pub mod capi;
 
-pub use formula::catalog::{Catalog, ResourceType};
+pub use catalog::{Catalog, Input, Keyword, ResourceType};
 pub use formula::diag::{Diagnostic, Diagnostics, Severity};
 pub use formula::pymath::EvalError;
 pub use formula::{CompileOptions, CompiledFormula, Engine, Evaluation, Formula};
-pub use jobs::table::JobTable;
+pub use table::JobTable;

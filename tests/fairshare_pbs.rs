@@ -680,7 +680,7 @@ fn job_order_cases_with_fair_share_cycles() {
 /// the logged values.
 #[test]
 fn job_order_cases_through_compiled_formulas() {
-    use jobsort::formula::catalog::Catalog;
+    use jobsort::catalog::Catalog;
     use jobsort::{CompileOptions, Engine, Formula};
     let mut ran = 0;
     for c in cases("job_order") {

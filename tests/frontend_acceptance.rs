@@ -1,10 +1,10 @@
 //! The front end's acceptance behaviours (issue #2) and the PBS conformance cases for
 //! formula acceptance (`../shared/cases/openpbs.json`).
 
-use jobsort::formula::catalog::ResourceType;
+use jobsort::catalog::ResourceType;
 use jobsort::formula::check::{CheckOptions, Checked, check};
 use jobsort::formula::diag::{Severity, codes};
-use jobsort::formula::ir::Span;
+use jobsort::formula::syntax::Span;
 use jobsort::{Catalog, Formula};
 
 fn run(src: &str) -> Checked {

@@ -2,12 +2,12 @@
 //! printer round-trips (parse → Display → parse gives the same tree).
 
 use jobsort::Catalog;
+use jobsort::catalog::ResourceType;
 use jobsort::formula::ast::{Expr, ExprKind, MAX_DEPTH};
-use jobsort::formula::catalog::ResourceType;
 use jobsort::formula::check::{CheckOptions, check};
 use jobsort::formula::diag::{codes, render};
-use jobsort::formula::ir::{BinaryOp, CmpOp, Span, UnaryOp};
 use jobsort::formula::parser::{MAX_LEN, parse};
+use jobsort::formula::syntax::{BinaryOp, CmpOp, Span, UnaryOp};
 use proptest::prelude::*;
 
 fn catalog() -> Catalog {

@@ -4,7 +4,7 @@
 //! review the diff of `tests/snapshots/`.
 
 use jobsort::Catalog;
-use jobsort::formula::catalog::ResourceType;
+use jobsort::catalog::ResourceType;
 use jobsort::formula::check::{CheckOptions, check};
 use jobsort::formula::diag::render;
 

@@ -9,8 +9,10 @@
 //! Default: a short run (a few seconds). `JOBSORT_LONG_STRESS=<seconds>`: a longer one.
 
 use jobsort::formula::interp;
-use jobsort::formula::ir::{BinaryOp, Expr, Ir, NodeId, Span, Ty};
+use jobsort::formula::ir::{Expr, Ir, NodeId, Ty};
 use jobsort::formula::jit;
+use jobsort::formula::syntax::{BinaryOp, Span};
+use jobsort::{Input, ResourceType};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -21,7 +23,14 @@ fn formula(op: BinaryOp, with_input: bool) -> Ir {
     let mut ir = Ir {
         nodes: vec![],
         root: NodeId(0),
-        inputs: if with_input { vec!["x".into()] } else { vec![] },
+        inputs: if with_input {
+            vec![Input::Resource {
+                name: "x".to_string(),
+                ty: ResourceType::Float,
+            }]
+        } else {
+            vec![]
+        },
     };
     let a = if with_input {
         ir.push(Expr::Input(0), Ty::Num, s)

@@ -7,7 +7,7 @@
 //! Architecture invariant: no tree is deeper than [`MAX_DEPTH`]; the parser refuses to build a
 //! deeper one, so every recursive walk (sema, hazards, `Drop`) is bounded.
 
-use super::ir::{BinaryOp, CmpOp, Span, UnaryOp};
+use super::syntax::{BinaryOp, CmpOp, Span, UnaryOp};
 use std::fmt;
 
 /// The deepest tree the parser builds (and the deepest parenthesis nesting it accepts).

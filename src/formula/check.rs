@@ -1,9 +1,9 @@
 //! The front-end pipeline: lex → parse → sema → hazards, behind one call.
 
-use super::catalog::Catalog;
 use super::diag::{Diagnostic, Severity};
 use super::ir::Ir;
 use super::{hazards, parser, sema};
+use crate::catalog::Catalog;
 
 /// Options of the static checker.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -50,7 +50,7 @@ pub fn check(source: &str, catalog: &Catalog, options: &CheckOptions) -> Checked
     drop(ast);
     let mut range = None;
     if let Some(ir) = &ir {
-        let report = hazards::analyze(ir, source, catalog, options);
+        let report = hazards::analyze(ir, source, catalog, options.compat_pbs);
         diagnostics.extend(report.diagnostics);
         range = report.range;
     }

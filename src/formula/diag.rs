@@ -38,7 +38,7 @@
 //! | `N0501` | note | `pow(2, -(fairshare_tree_usage/fairshare_perc))` is `fairshare_factor` |
 //! | `N0502` | note | `--compat pbs`: values beyond ±2^24 tie in PBS's 32-bit storage |
 
-use super::ir::Span;
+use super::syntax::Span;
 use serde::Serialize;
 
 /// The stable diagnostic codes (table in the module docs).

@@ -2,8 +2,9 @@
 //! chain) and evaluate each one per job, like Slurm's `sprio` breakdown of a priority.
 
 use super::interp;
-use super::ir::{BinaryOp, Expr, Ir, NodeId, Span};
+use super::ir::{Expr, Ir, NodeId};
 use super::pymath::EvalError;
+use super::syntax::{BinaryOp, Span};
 
 /// One top-level term of a formula.
 #[derive(Debug, Clone, PartialEq)]
@@ -52,6 +53,7 @@ pub fn explain_job(ir: &Ir, terms: &[Term], inputs: &[f64]) -> Vec<Result<f64, E
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::catalog::{Input, ResourceType};
     use crate::formula::ir::Ty;
 
     #[test]
@@ -61,7 +63,12 @@ mod tests {
         let mut ir = Ir {
             nodes: vec![],
             root: NodeId(0),
-            inputs: vec!["x".into(), "y".into()],
+            inputs: ["x", "y"]
+                .map(|name| Input::Resource {
+                    name: name.to_string(),
+                    ty: ResourceType::Float,
+                })
+                .to_vec(),
         };
         let x = ir.push(Expr::Input(0), Ty::Num, Span::new(0, 1));
         let two = ir.push(Expr::Const(2.0), Ty::Num, Span::new(4, 5));

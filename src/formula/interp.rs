@@ -4,8 +4,10 @@
 //! job. Only the branches Python would evaluate are evaluated, so an error in an untaken
 //! branch does not count.
 
-use super::ir::{BinaryOp, CmpOp, Expr, Func, Ir, NodeId, Ty, UnaryOp};
+use super::ir::{Expr, Func, Ir, NodeId, Ty};
+
 use super::pymath::{self, EvalError, PyResult, truthy};
+use super::syntax::{BinaryOp, CmpOp, UnaryOp};
 
 /// Evaluate the formula for one job whose column values are `inputs` (indexed like
 /// [`Ir::inputs`]). Returns the final value (a bool as 1.0/0.0) or the first error Python would
@@ -172,7 +174,7 @@ pub fn result_type(ir: &Ir) -> Ty {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formula::ir::Span;
+    use crate::formula::syntax::Span;
 
     fn ir_with(build: impl FnOnce(&mut Ir) -> NodeId) -> Ir {
         let mut ir = Ir {

@@ -2,7 +2,7 @@
 //!
 //! An [`Ir`] is plain data: an arena of [`Node`]s in which every child comes before its parent
 //! (so a forward walk is a valid evaluation order for straight-line code), the root node, and
-//! the names of the job columns the formula reads. Every node keeps its type and the byte span
+//! the resolved [`Input`]s (job columns) the formula reads. Every node keeps its type and the byte span
 //! of the source text it came from, so diagnostics and run-time errors can point at it.
 //!
 //! Architecture invariant: the IR has exactly the run-time semantics of the reference evaluator
@@ -11,35 +11,8 @@
 
 use std::fmt;
 
-/// A half-open byte range `[start, end)` into the formula source.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
-pub struct Span {
-    pub start: usize,
-    pub end: usize,
-}
-
-impl Span {
-    pub fn new(start: usize, end: usize) -> Span {
-        Span { start, end }
-    }
-    /// The smallest span covering both.
-    pub fn cover(self, other: Span) -> Span {
-        Span::new(self.start.min(other.start), self.end.max(other.end))
-    }
-}
-
-/// Serialised as `[start, end]` (the JSON shape of SPEC §6).
-impl serde::Serialize for Span {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        (self.start, self.end).serialize(s)
-    }
-}
-
-impl From<std::ops::Range<usize>> for Span {
-    fn from(r: std::ops::Range<usize>) -> Span {
-        Span::new(r.start, r.end)
-    }
-}
+use super::syntax::{BinaryOp, CmpOp, Span, UnaryOp};
+use crate::catalog::Input;
 
 /// The two value types of the language (SPEC §1.4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -58,41 +31,6 @@ impl NodeId {
     pub fn index(self) -> usize {
         self.0 as usize
     }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum UnaryOp {
-    /// `-x`
-    Neg,
-    /// `+x`
-    Pos,
-    /// `not x` (always `Bool`)
-    Not,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum BinaryOp {
-    Add,
-    Sub,
-    Mul,
-    /// `/`, true division.
-    Div,
-    /// `//`, Python floor division.
-    FloorDiv,
-    /// `%`, Python modulo (sign of the divisor).
-    Mod,
-    /// `**`, Python's float power (`float.__pow__`), not `math.pow`.
-    Pow,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum CmpOp {
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    Eq,
-    Ne,
 }
 
 /// Built-in functions: Python's `math` module and a few builtins, all over floats.
@@ -297,8 +235,8 @@ pub struct Ir {
     /// Children always precede their parents.
     pub nodes: Vec<Node>,
     pub root: NodeId,
-    /// Column names, indexed by [`Expr::Input`].
-    pub inputs: Vec<String>,
+    /// The values read from each job, indexed by [`Expr::Input`].
+    pub inputs: Vec<Input>,
 }
 
 impl Ir {
@@ -317,12 +255,12 @@ impl Ir {
         NodeId((self.nodes.len() - 1) as u32)
     }
 
-    /// The column index of `name`, adding it to [`Ir::inputs`] if new.
-    pub fn input_index(&mut self, name: &str) -> u32 {
-        match self.inputs.iter().position(|n| n == name) {
+    /// The column index of `input`, adding it to [`Ir::inputs`] if new.
+    pub fn input_index(&mut self, input: Input) -> u32 {
+        match self.inputs.iter().position(|i| *i == input) {
             Some(i) => i as u32,
             None => {
-                self.inputs.push(name.to_string());
+                self.inputs.push(input);
                 (self.inputs.len() - 1) as u32
             }
         }
@@ -373,43 +311,6 @@ pub fn expr_children(expr: &Expr) -> Vec<NodeId> {
             otherwise,
         } => vec![*cond, *then, *otherwise],
         Expr::Call(_, args) => args.clone(),
-    }
-}
-
-impl fmt::Display for UnaryOp {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            UnaryOp::Neg => "-",
-            UnaryOp::Pos => "+",
-            UnaryOp::Not => "not ",
-        })
-    }
-}
-
-impl fmt::Display for BinaryOp {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            BinaryOp::Add => "+",
-            BinaryOp::Sub => "-",
-            BinaryOp::Mul => "*",
-            BinaryOp::Div => "/",
-            BinaryOp::FloorDiv => "//",
-            BinaryOp::Mod => "%",
-            BinaryOp::Pow => "**",
-        })
-    }
-}
-
-impl fmt::Display for CmpOp {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            CmpOp::Lt => "<",
-            CmpOp::Le => "<=",
-            CmpOp::Gt => ">",
-            CmpOp::Ge => ">=",
-            CmpOp::Eq => "==",
-            CmpOp::Ne => "!=",
-        })
     }
 }
 

@@ -41,8 +41,10 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{FuncId, Linkage, Module, default_libcall_names};
 
-use super::ir::{BinaryOp, CmpOp, Expr, Func, Ir, NodeId, UnaryOp};
+use super::ir::{Expr, Func, Ir, NodeId};
+
 use super::pymath::{EvalError, ffi};
+use super::syntax::{BinaryOp, CmpOp, UnaryOp};
 
 /// Why a formula could not be compiled to native code (the caller falls back to the
 /// interpreter).
@@ -1168,8 +1170,10 @@ impl Gen<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::catalog::{Input, ResourceType};
     use crate::formula::interp;
-    use crate::formula::ir::{CmpOp, Span, Ty};
+    use crate::formula::ir::Ty;
+    use crate::formula::syntax::{CmpOp, Span};
 
     fn run(ir: &Ir, simd: bool, cols: &[Vec<f64>]) -> (Vec<f64>, Vec<u8>) {
         let k = compile_with(ir, simd).expect("compiles");
@@ -1201,7 +1205,12 @@ mod tests {
         let mut ir = Ir {
             nodes: vec![],
             root: NodeId(0),
-            inputs: vec!["x".into(), "y".into()],
+            inputs: ["x", "y"]
+                .map(|name| Input::Resource {
+                    name: name.to_string(),
+                    ty: ResourceType::Float,
+                })
+                .to_vec(),
         };
         let x = ir.push(Expr::Input(0), Ty::Num, s);
         let y = ir.push(Expr::Input(1), Ty::Num, s);
@@ -1251,7 +1260,12 @@ mod tests {
         let mut ir = Ir {
             nodes: vec![],
             root: NodeId(0),
-            inputs: vec!["x".into(), "y".into()],
+            inputs: ["x", "y"]
+                .map(|name| Input::Resource {
+                    name: name.to_string(),
+                    ty: ResourceType::Float,
+                })
+                .to_vec(),
         };
         let x = ir.push(Expr::Input(0), Ty::Num, s);
         let y = ir.push(Expr::Input(1), Ty::Num, s);

@@ -8,7 +8,7 @@
 //! that says what to write instead.
 
 use super::diag::{Diagnostic, codes};
-use super::ir::Span;
+use super::syntax::Span;
 use logos::Logos;
 use std::fmt;
 

@@ -27,8 +27,9 @@
 use std::collections::HashMap;
 
 use super::interp;
-use super::ir::{BinaryOp, CmpOp, Expr, Ir, Node, NodeId, Ty, UnaryOp, expr_children};
+use super::ir::{Expr, Ir, Node, NodeId, Ty, expr_children};
 use super::pymath::truthy;
+use super::syntax::{BinaryOp, CmpOp, UnaryOp};
 
 /// Optimise `ir`; the result has exactly the values and errors of `ir` for every job.
 pub fn optimize(ir: &Ir) -> Ir {

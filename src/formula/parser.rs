@@ -7,8 +7,8 @@
 
 use super::ast::{Expr, ExprKind, MAX_DEPTH};
 use super::diag::{Diagnostic, codes};
-use super::ir::Span;
 use super::lexer::{self, Spanned, Tok};
+use super::syntax::Span;
 use lalrpop_util::ParseError;
 
 lalrpop_util::lalrpop_mod!(

@@ -11,7 +11,7 @@
 
 use super::Job;
 use super::units::{parse_ctime, parse_plain_number, parse_size, parse_time};
-use crate::formula::catalog::{Catalog, Keyword, ResourceType};
+use crate::catalog::{Catalog, Keyword, ResourceType};
 use serde_json::{Map, Value};
 use std::path::Path;
 
@@ -387,9 +387,7 @@ fn job_from_json(
             }
             _ => {
                 if let Some(v) = convert(field, value, catalog).map_err(|m| invalid(at(key), m))? {
-                    let column = Keyword::from_name(field)
-                        .map(|k| k.column())
-                        .unwrap_or(field);
+                    let column = Keyword::from_name(field).map_or(field, |k| k.name());
                     job.values.insert(column.to_string(), v);
                 }
             }

@@ -1,11 +1,13 @@
-//! Jobs: the row form read from files ([`Job`]), the loaders for every input format, and the
-//! columnar [`table::JobTable`] the evaluators stream over.
+//! Jobs: the row form read from files ([`Job`]), the loaders for every input format, and
+//! [`table_from_jobs`], which lays them out as the columnar [`JobTable`] the evaluators read.
 
 pub mod load;
-pub mod table;
 pub mod units;
 
 use std::collections::BTreeMap;
+
+use crate::catalog::Input;
+use crate::table::JobTable;
 
 /// One job as read from a file: identity, fairshare entity fields, submission order, and
 /// numeric values by name (resources in PBS units — seconds, kilobytes — and keywords).
@@ -36,10 +38,10 @@ impl Job {
     }
 }
 
-/// Build a table holding the columns `names` (absent values are 0).
-pub fn table_from_jobs(jobs: &[Job], names: &[String]) -> table::JobTable {
-    let mut t = table::JobTable::new(jobs.len());
-    for name in names {
+/// Build a table holding the columns of `inputs` (absent values are 0).
+pub fn table_from_jobs(jobs: &[Job], inputs: &[Input]) -> JobTable {
+    let mut t = JobTable::new(jobs.len());
+    for name in inputs.iter().map(Input::column) {
         let col: Vec<f64> = jobs
             .iter()
             .map(|j| j.values.get(name).copied().unwrap_or(0.0))

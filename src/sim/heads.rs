@@ -25,7 +25,9 @@
 //!
 //! Debug and test builds check every round decided this way against the full ranking.
 
-use crate::formula::ir::{BinaryOp, Expr, Func, Ir, NodeId, UnaryOp};
+use crate::formula::ir::{Expr, Func, Ir, NodeId};
+
+use crate::formula::syntax::{BinaryOp, UnaryOp};
 
 /// How a node's value moves when `eligible_time` grows (the other inputs fixed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -294,7 +296,7 @@ mod tests {
         let kinds: Vec<InputKind> = f
             .inputs()
             .iter()
-            .map(|n| match n.as_str() {
+            .map(|n| match n.column() {
                 "eligible_time" => InputKind::EligibleTime { max: 1e9 },
                 other => {
                     let (min, max) = fixed(other);

@@ -3,7 +3,7 @@
 //! built-ins plus `--resource NAME:TYPE` and `--resourcedef FILE`).
 
 use jobsort::Catalog;
-use jobsort::formula::catalog::parse_resource_arg;
+use jobsort::catalog::parse_resource_arg;
 use jobsort::formula::check::formula_from_qmgr;
 use std::io::Read;
 use std::path::PathBuf;

@@ -1,6 +1,6 @@
 //! `jobsort sim`: simulate a trace under one or more formulas, side by side.
 
-use jobsort::formula::catalog::{Catalog, ResourceType};
+use jobsort::catalog::{Catalog, ResourceType};
 use jobsort::sim::limit::LimitsSpec;
 use jobsort::sim::plot::{PlotRun, render_png, render_svg};
 use jobsort::sim::run::{RunOptions, RunResult, simulate};
