@@ -14,7 +14,7 @@
 //! byte-identical recording.
 
 pub mod cluster;
-pub mod heads;
+mod inputs;
 pub mod limit;
 pub mod metrics;
 pub mod plot;
