@@ -23,6 +23,7 @@ use super::record::{
 use super::scheduler::{Decision, Policy, SimConfig, SimError, Simulator};
 use super::share::ShareTree;
 use super::workload::{SimJob, Workload};
+use crate::rank::{self, TieBreak};
 use std::collections::{BTreeMap, HashMap};
 
 /// Where a verification first disagreed.
@@ -328,14 +329,9 @@ pub fn reconcile(
         }
         let queued: Vec<usize> = queue_set.iter().copied().collect();
         let free_before = capacity - charged;
-        // The other formula's order over the queue.
+        // The other formula's order over the queue (in submit order: ties by position).
         let values = evaluate(formula, &inputs, &jobs, &queued, t, tree.as_ref(), &leaves);
-        let mut alt: Vec<usize> = (0..queued.len()).collect();
-        alt.sort_by(|&a, &b| {
-            (values[b] + 0.0)
-                .total_cmp(&(values[a] + 0.0))
-                .then(queued[a].cmp(&queued[b]))
-        });
+        let alt = rank::order(&values, TieBreak::default(), None);
         let alt_jobs: Vec<usize> = alt.iter().map(|&k| queued[k]).collect();
         let would = would_start(
             &jobs,

@@ -19,8 +19,9 @@
 //! Debug and test builds check every round decided this way against the full ranking.
 
 use super::evaluate::{run_kernel, zeroed};
-use super::{Round, Simulator, descending_bits};
+use super::{Round, Simulator};
 use crate::formula::monotone::{self, InputKind};
+use crate::rank::JobKey;
 use crate::sim::inputs::{Source, static_input};
 use crate::sim::priority::Priority;
 use crate::sim::workload::SimJob;
@@ -107,8 +108,8 @@ impl<'a> Simulator<'a> {
         self.evaluate_rows(t, &cand, &cand_groups, &mut values, &mut errors);
         self.cand_groups = cand_groups;
         let ok = errors.iter().all(|&e| e == 0);
-        // One integer key per head: value descending (`-0.0` as `0.0`), then submit order;
-        // the least key is the top job.
+        // One key per head in the job order (value descending, then submit order, which is
+        // the job index); the least key is the top job.
         let mut keys = std::mem::take(&mut self.head_keys);
         keys.clear();
         if ok {
@@ -116,7 +117,7 @@ impl<'a> Simulator<'a> {
                 cand[..heads]
                     .iter()
                     .zip(&values)
-                    .map(|(&j, &v)| head_key(j, v)),
+                    .map(|(&j, &v)| JobKey::new(v, j)),
             );
             values.truncate(heads);
         }
@@ -126,7 +127,7 @@ impl<'a> Simulator<'a> {
             return false;
         }
         while let Some((at, &key)) = keys.iter().enumerate().min_by_key(|&(_, k)| k) {
-            let j = (key & u128::from(u32::MAX)) as u32;
+            let j = key.position();
             #[cfg(debug_assertions)]
             self.check_top(t, j, self.cand_values[at]);
             // Strict, no threshold, no limits (else no head path): the top job starts if
@@ -142,7 +143,7 @@ impl<'a> Simulator<'a> {
             if groups.is_queued(g) {
                 let h = groups.head(g);
                 let v = self.evaluate_one(t, h, g);
-                (keys[at], self.cand_values[at]) = (head_key(h, v), v);
+                (keys[at], self.cand_values[at]) = (JobKey::new(v, h), v);
             } else {
                 keys.swap_remove(at);
                 self.cand_values.swap_remove(at);
@@ -175,14 +176,16 @@ impl<'a> Simulator<'a> {
         q.retain(|&x| self.start[x as usize].is_none());
         let (mut values, mut errors) = (Vec::new(), Vec::new());
         self.evaluate_jobs(t, &q, &mut values, &mut errors);
-        let best = q
-            .iter()
-            .zip(&values)
-            .zip(&errors)
-            .map(|((&x, &val), &e)| (x, if e == 0 { val } else { 0.0 }))
-            .min_by(|a, b| (b.1 + 0.0).total_cmp(&(a.1 + 0.0)).then(a.0.cmp(&b.0)));
+        for (v, &e) in values.iter_mut().zip(&errors) {
+            if e != 0 {
+                *v = 0.0;
+            }
+        }
+        let (mut keys, mut top) = (Vec::new(), Vec::new());
+        crate::rank::top_into(&values, Some(1), &mut keys, &mut top);
+        let best = top.first().map(|&p| (q[p as usize], values[p as usize]));
         assert_eq!(
-            best.map(|b| (b.0, b.1.to_bits())),
+            best.map(|(x, val)| (x, val.to_bits())),
             Some((j, v.to_bits())),
             "head path disagrees with the full ranking at t={t}"
         );
@@ -287,13 +290,6 @@ pub(super) fn head_groups(
         }
     }
     Some((groups, inputs))
-}
-
-/// The head path's ranking key of job `j` with value `v`: the least key is the top job (value
-/// descending as [`descending_bits`], then submit order).
-#[inline]
-fn head_key(j: u32, v: f64) -> u128 {
-    (u128::from(descending_bits(v)) << 32) | u128::from(j)
 }
 
 /// Queued jobs in groups that share every formula input but `eligible_time`, each group a

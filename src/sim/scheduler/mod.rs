@@ -39,6 +39,7 @@ pub use types::{
     SimOutcome,
 };
 
+use crate::rank::{self, JobKey};
 use crate::sim::cluster::{Allocation, Cluster, SizeSet};
 use crate::sim::inputs::Source;
 use crate::sim::limit::{Admission, LimitState};
@@ -99,7 +100,7 @@ pub struct Simulator<'a> {
     values: Vec<f64>,
     errors: Vec<u8>,
     order: Vec<u32>,
-    rank_keys: Vec<(u64, u32, u32)>,
+    rank_keys: Vec<JobKey>,
     hashing: bool,
     /// Record every decision and the ranked queue (else only dispatches, and rounds where
     /// nothing can start skip evaluation).
@@ -118,8 +119,9 @@ pub struct Simulator<'a> {
     cand: Vec<u32>,
     cand_values: Vec<f64>,
     cand_errors: Vec<u8>,
-    /// The head path's candidates as [`head_key`]s, and scratch space for one evaluation.
-    head_keys: Vec<u128>,
+    /// The head path's candidates as keys of the job order (position: the job), and scratch
+    /// space for one evaluation.
+    head_keys: Vec<JobKey>,
     scratch_values: Vec<f64>,
     scratch_errors: Vec<u8>,
     series: Vec<QueuePoint>,
@@ -477,65 +479,18 @@ impl<'a> Simulator<'a> {
         }
     }
 
-    /// Rank the queue into `order`; with `top = Some(k)` only the first `k` (selected, then
-    /// sorted: the same prefix a full sort gives, the order being total).
+    /// Rank the queue into `order` (positions in `queue`) by [`crate::rank`]'s order: value
+    /// descending, then position, which is submit order; with `top = Some(k)` only the first
+    /// `k`.
     fn rank(&mut self, top: Option<usize>) {
-        let n = self.queue.len();
-        let k = top.unwrap_or(n).min(n);
-        self.order.clear();
         if self.formula.is_none() {
-            self.order.extend(0..k as u32); // all values equal: submit order
+            // Every value is 0: the order is the queue's.
+            let k = top.unwrap_or(usize::MAX).min(self.queue.len());
+            self.order.clear();
+            self.order.extend(0..k as u32);
             return;
         }
-        let values = &self.values;
-        let queue = &self.queue;
-        let cmp = |a: &u32, b: &u32| {
-            let (va, vb) = (values[*a as usize] + 0.0, values[*b as usize] + 0.0);
-            vb.total_cmp(&va)
-                .then(queue[*a as usize].cmp(&queue[*b as usize]))
-        };
-        if k < n && k <= 64 {
-            // A short prefix: one pass keeping the best k sorted (most jobs lose to the k-th
-            // with one comparison). The order is total, so this is the prefix a full sort gives.
-            for i in 0..n as u32 {
-                if self.order.len() == k {
-                    match self.order.last() {
-                        Some(w) if cmp(&i, w) == std::cmp::Ordering::Less => {
-                            self.order.pop();
-                        }
-                        _ => continue,
-                    }
-                }
-                let at = self
-                    .order
-                    .partition_point(|x| cmp(x, &i) == std::cmp::Ordering::Less);
-                self.order.insert(at, i);
-            }
-            return;
-        }
-        if k < n {
-            self.order.extend(0..n as u32);
-            if k > 0 {
-                self.order.select_nth_unstable_by(k - 1, cmp);
-            }
-            self.order.truncate(k);
-            self.order.sort_unstable_by(cmp);
-            return;
-        }
-        // A full ranking: sort plain integer keys (value order, then submit order = job
-        // index, then queue position), the same total order as `cmp`.
-        let mut keys = std::mem::take(&mut self.rank_keys);
-        keys.clear();
-        keys.extend(
-            values
-                .iter()
-                .zip(queue)
-                .enumerate()
-                .map(|(i, (&v, &j))| (descending_bits(v), j, i as u32)),
-        );
-        keys.sort_unstable();
-        self.order.extend(keys.iter().map(|&(_, _, i)| i));
-        self.rank_keys = keys;
+        rank::top_into(&self.values, top, &mut self.rank_keys, &mut self.order);
     }
 
     /// Start job `j` at `t` (placed first fit) and record the dispatch; `false`, changing
@@ -684,15 +639,6 @@ impl<'a> Simulator<'a> {
             tree: targets,
         }
     }
-}
-
-/// Ascending integer key for descending `f64` order: `-0.0` as `0.0`, as `total_cmp` of
-/// `v + 0.0` orders them (NaN never occurs: errored jobs are 0).
-#[inline]
-fn descending_bits(v: f64) -> u64 {
-    let b = (v + 0.0).to_bits();
-    let asc = if b >> 63 == 1 { !b } else { b | (1 << 63) };
-    !asc
 }
 
 /// Remove jobs that can never fit the cluster, counting them as dropped
