@@ -137,7 +137,7 @@ pub fn columns_for(f: &CompiledFormula, n: usize) -> Vec<Vec<f64>> {
             column(
                 COLUMNS
                     .iter()
-                    .position(|c| c == name)
+                    .position(|c| name == c)
                     .expect("known column"),
                 n,
             )
@@ -161,7 +161,7 @@ pub fn bind<'a>(f: &CompiledFormula, cols: &'a [Vec<f64>]) -> Vec<&'a [f64]> {
         .map(|name| {
             let k = COLUMNS
                 .iter()
-                .position(|c| c == name)
+                .position(|c| name == c)
                 .expect("known column");
             cols[k].as_slice()
         })
@@ -194,7 +194,10 @@ impl B {
         self.0.push(Expr::Const(v), Ty::Num, Span::default())
     }
     fn x(&mut self, name: &str) -> NodeId {
-        let k = self.0.input_index(name);
+        let input = Catalog::pbs()
+            .input(name)
+            .expect("a PBS keyword or resource");
+        let k = self.0.input_index(input);
         self.0.push(Expr::Input(k), Ty::Num, Span::default())
     }
     fn bin(&mut self, op: BinaryOp, a: NodeId, b: NodeId) -> NodeId {

@@ -137,7 +137,7 @@
 //! }
 //! ```
 
-use crate::formula::catalog::{Catalog, ResourceType};
+use crate::formula::catalog::{Catalog, Input, ResourceType};
 use crate::formula::diag::{Diagnostic, Severity};
 use crate::formula::pymath::EvalError;
 use crate::formula::{CompileOptions, CompiledFormula, Engine, Formula};
@@ -775,7 +775,11 @@ unsafe fn compile_impl(
         }
         match result {
             Ok(formula) => {
-                let columns = formula.inputs().iter().map(|n| c_string(n)).collect();
+                let columns = formula
+                    .inputs()
+                    .iter()
+                    .map(|n| c_string(n.column()))
+                    .collect();
                 Ok(Box::into_raw(Box::new(JobsortFormula {
                     tag: FORMULA_TAG,
                     formula,
@@ -1029,7 +1033,13 @@ pub unsafe extern "C" fn jobsort_column_index(
             .iter()
             .position(|c| c == name)
             .ok_or_else(|| {
-                let reads = f.formula.inputs().join(", ");
+                let reads = f
+                    .formula
+                    .inputs()
+                    .iter()
+                    .map(Input::column)
+                    .collect::<Vec<_>>()
+                    .join(", ");
                 Failure::new(
                     JobsortStatus::UnknownColumn,
                     if reads.is_empty() {

@@ -56,7 +56,7 @@ pub mod sim;
 
 pub mod capi;
 
-pub use formula::catalog::{Catalog, ResourceType};
+pub use formula::catalog::{Catalog, Input, Keyword, ResourceType};
 pub use formula::diag::{Diagnostic, Diagnostics, Severity};
 pub use formula::pymath::EvalError;
 pub use formula::{CompileOptions, CompiledFormula, Engine, Evaluation, Formula};

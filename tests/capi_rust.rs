@@ -108,7 +108,7 @@ fn eval_through_the_c_abi_equals_the_rust_api_bit_for_bit() {
                 .collect();
             for (k, name) in rust.inputs().iter().enumerate() {
                 let (mut index, mut c_name): (usize, *const c_char) = (usize::MAX, ptr::null());
-                let cname = CString::new(name.as_str()).expect("no NUL");
+                let cname = CString::new(name.column()).expect("no NUL");
                 // SAFETY: live handle, NUL-terminated string.
                 unsafe {
                     assert_eq!(
@@ -116,7 +116,7 @@ fn eval_through_the_c_abi_equals_the_rust_api_bit_for_bit() {
                         JobsortStatus::Ok
                     );
                     assert_eq!(jobsort_column_name(f, k, &mut c_name), JobsortStatus::Ok);
-                    assert_eq!(CStr::from_ptr(c_name).to_str(), Ok(name.as_str()));
+                    assert_eq!(CStr::from_ptr(c_name).to_str(), Ok(name.column()));
                 }
                 assert_eq!(index, k);
             }

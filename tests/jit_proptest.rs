@@ -10,6 +10,7 @@
 use jobsort::formula::interp;
 use jobsort::formula::ir::{BinaryOp, CmpOp, Expr, Func, Ir, NodeId, Span, Ty, UnaryOp};
 use jobsort::formula::{CompileOptions, CompiledFormula, Engine, jit, opt};
+use jobsort::{Input, ResourceType};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -206,11 +207,19 @@ fn push(ir: &mut Ir, t: &T) -> NodeId {
     }
 }
 
+/// A custom float resource `name`.
+fn float_input(name: &str) -> Input {
+    Input::Resource {
+        name: name.to_string(),
+        ty: ResourceType::Float,
+    }
+}
+
 fn to_ir(t: &T, inputs: u32) -> Ir {
     let mut ir = Ir {
         nodes: vec![],
         root: NodeId(0),
-        inputs: (0..inputs).map(|k| format!("c{k}")).collect(),
+        inputs: (0..inputs).map(|k| float_input(&format!("c{k}"))).collect(),
     };
     ir.root = push(&mut ir, t);
     ir
@@ -382,7 +391,7 @@ fn parallel_evaluation_is_identical() {
     let mut ir = Ir {
         nodes: vec![],
         root: NodeId(0),
-        inputs: vec!["a".into(), "b".into()],
+        inputs: vec![float_input("a"), float_input("b")],
     };
     let a = ir.push(Expr::Input(0), Ty::Num, s);
     let b = ir.push(Expr::Input(1), Ty::Num, s);
@@ -438,7 +447,7 @@ fn many_input_columns() {
         let mut ir = Ir {
             nodes: vec![],
             root: NodeId(0),
-            inputs: (0..inputs).map(|k| format!("c{k}")).collect(),
+            inputs: (0..inputs).map(|k| float_input(&format!("c{k}"))).collect(),
         };
         // Σ c_k · (k + 1.5) / (c_0 - 3): every column matters, and some jobs divide by zero.
         let mut acc = None;

@@ -11,6 +11,7 @@
 use jobsort::formula::interp;
 use jobsort::formula::ir::{BinaryOp, Expr, Ir, NodeId, Span, Ty};
 use jobsort::formula::jit;
+use jobsort::{Input, ResourceType};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -21,7 +22,14 @@ fn formula(op: BinaryOp, with_input: bool) -> Ir {
     let mut ir = Ir {
         nodes: vec![],
         root: NodeId(0),
-        inputs: if with_input { vec!["x".into()] } else { vec![] },
+        inputs: if with_input {
+            vec![Input::Resource {
+                name: "x".to_string(),
+                ty: ResourceType::Float,
+            }]
+        } else {
+            vec![]
+        },
     };
     let a = if with_input {
         ir.push(Expr::Input(0), Ty::Num, s)

@@ -91,7 +91,7 @@ fn jit_equals_interp_on_formulas_from_text() {
                         _ => EDGE[(i * (j + 3)) % EDGE.len()],
                     })
                     .collect();
-                table.set_column(name, col).expect("length n");
+                table.set_column(name.column(), col).expect("length n");
             }
             let a = jit.evaluate(&table);
             let b = interp.evaluate(&table);
@@ -110,7 +110,7 @@ fn jit_equals_interp_on_formulas_from_text() {
                 let row: Vec<f64> = jit
                     .inputs()
                     .iter()
-                    .map(|c| table.column(c).map_or(0.0, |c| c[i]))
+                    .map(|c| table.column(c.column()).map_or(0.0, |c| c[i]))
                     .collect();
                 let one = jit.eval_one(&row);
                 assert_eq!(

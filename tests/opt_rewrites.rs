@@ -5,6 +5,7 @@ use jobsort::formula::interp;
 use jobsort::formula::ir::{BinaryOp, CmpOp, Expr, Func, Ir, NodeId, Span, Ty, UnaryOp};
 use jobsort::formula::opt::optimize;
 use jobsort::formula::pymath::EvalError;
+use jobsort::{Input, ResourceType};
 
 /// A tiny IR builder for tests.
 struct B {
@@ -17,7 +18,13 @@ impl B {
             ir: Ir {
                 nodes: vec![],
                 root: NodeId(0),
-                inputs: inputs.iter().map(|s| s.to_string()).collect(),
+                inputs: inputs
+                    .iter()
+                    .map(|s| Input::Resource {
+                        name: s.to_string(),
+                        ty: ResourceType::Float,
+                    })
+                    .collect(),
             },
         }
     }

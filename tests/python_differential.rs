@@ -450,7 +450,7 @@ fn jobsort_matches_cpython_bit_for_bit() {
             .map(|name| {
                 NAMES
                     .iter()
-                    .position(|n| n == name)
+                    .position(|n| name == n)
                     .unwrap_or_else(|| panic!("unexpected input {name}"))
             })
             .collect();

@@ -76,25 +76,28 @@ pub enum Keyword {
     QueuePriority,
     JobPriority,
     AccrueType,
+    /// Also spelled `fair_share_perc` (deprecated; [`Keyword::from_name`] accepts both).
     FairsharePerc,
-    /// Deprecated alias of `fairshare_perc`.
-    FairSharePerc,
     FairshareTreeUsage,
     FairshareFactor,
 }
 
 impl Keyword {
-    pub const ALL: [Keyword; 8] = [
+    pub const ALL: [Keyword; 7] = [
         Keyword::EligibleTime,
         Keyword::QueuePriority,
         Keyword::JobPriority,
         Keyword::AccrueType,
         Keyword::FairsharePerc,
-        Keyword::FairSharePerc,
         Keyword::FairshareTreeUsage,
         Keyword::FairshareFactor,
     ];
 
+    /// Deprecated spellings PBS still accepts, and the keyword each one means.
+    pub const DEPRECATED_ALIASES: [(&'static str, Keyword); 1] =
+        [("fair_share_perc", Keyword::FairsharePerc)];
+
+    /// The keyword's name, which is also the job-table column holding its value.
     pub fn name(self) -> &'static str {
         match self {
             Keyword::EligibleTime => "eligible_time",
@@ -102,32 +105,30 @@ impl Keyword {
             Keyword::JobPriority => "job_priority",
             Keyword::AccrueType => "accrue_type",
             Keyword::FairsharePerc => "fairshare_perc",
-            Keyword::FairSharePerc => "fair_share_perc",
             Keyword::FairshareTreeUsage => "fairshare_tree_usage",
             Keyword::FairshareFactor => "fairshare_factor",
         }
     }
 
+    /// The keyword `name` means, deprecated aliases included.
     pub fn from_name(name: &str) -> Option<Keyword> {
-        Keyword::ALL.iter().copied().find(|k| k.name() == name)
-    }
-
-    /// The column a job table holds the keyword's value in (the alias reads the real one).
-    pub fn column(self) -> &'static str {
-        match self {
-            Keyword::FairSharePerc => Keyword::FairsharePerc.name(),
-            k => k.name(),
-        }
+        Keyword::ALL
+            .iter()
+            .copied()
+            .find(|k| k.name() == name)
+            .or_else(|| {
+                Keyword::DEPRECATED_ALIASES
+                    .iter()
+                    .find(|(alias, _)| *alias == name)
+                    .map(|&(_, k)| k)
+            })
     }
 
     /// Whether the value comes from the fairshare tree (rounded to 6 decimals in PBS).
     pub fn is_fairshare(self) -> bool {
         matches!(
             self,
-            Keyword::FairsharePerc
-                | Keyword::FairSharePerc
-                | Keyword::FairshareTreeUsage
-                | Keyword::FairshareFactor
+            Keyword::FairsharePerc | Keyword::FairshareTreeUsage | Keyword::FairshareFactor
         )
     }
 
@@ -138,8 +139,16 @@ impl Keyword {
             Keyword::QueuePriority => (-1024.0, 1023.0),
             Keyword::JobPriority => (-1024.0, 1023.0),
             Keyword::AccrueType => (0.0, 4.0),
-            _ => (0.0, 1.0),
+            Keyword::FairsharePerc | Keyword::FairshareTreeUsage | Keyword::FairshareFactor => {
+                (0.0, 1.0)
+            }
         }
+    }
+}
+
+impl fmt::Display for Keyword {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -148,6 +157,66 @@ impl Keyword {
 pub enum NameRef {
     Keyword(Keyword),
     Resource(ResourceType),
+}
+
+/// A value a formula reads from each job, resolved once by sema: a keyword, or a numeric
+/// resource with its type. It is read from the job-table column [`Input::column`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Input {
+    Keyword(Keyword),
+    Resource { name: String, ty: ResourceType },
+}
+
+impl Input {
+    /// The canonical name (a deprecated keyword alias is already resolved).
+    pub fn name(&self) -> &str {
+        match self {
+            Input::Keyword(k) => k.name(),
+            Input::Resource { name, .. } => name,
+        }
+    }
+
+    /// The job-table column that holds the value: the canonical name.
+    pub fn column(&self) -> &str {
+        self.name()
+    }
+
+    pub fn keyword(&self) -> Option<Keyword> {
+        match self {
+            Input::Keyword(k) => Some(*k),
+            Input::Resource { .. } => None,
+        }
+    }
+
+    /// Whether the value comes from the fairshare tree (rounded to 6 decimals in PBS).
+    pub fn is_fairshare(&self) -> bool {
+        self.keyword().is_some_and(Keyword::is_fairshare)
+    }
+}
+
+impl From<Keyword> for Input {
+    fn from(k: Keyword) -> Input {
+        Input::Keyword(k)
+    }
+}
+
+/// An input equals the name of its column (`inputs() == ["ncpus", "walltime"]`).
+impl PartialEq<str> for Input {
+    fn eq(&self, name: &str) -> bool {
+        self.column() == name
+    }
+}
+
+impl PartialEq<&str> for Input {
+    fn eq(&self, name: &&str) -> bool {
+        self.column() == *name
+    }
+}
+
+impl fmt::Display for Input {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// PBS's built-in resources and their types (`master_resc_def_all.xml`).
@@ -283,6 +352,18 @@ impl Catalog {
             return Some(NameRef::Keyword(k));
         }
         self.resource_type(name).map(NameRef::Resource)
+    }
+
+    /// The input `name` reads, if it names a keyword or a numeric resource.
+    pub fn input(&self, name: &str) -> Option<Input> {
+        match self.lookup(name)? {
+            NameRef::Keyword(k) => Some(Input::Keyword(k)),
+            NameRef::Resource(ty) if ty.is_numeric() => Some(Input::Resource {
+                name: name.to_string(),
+                ty,
+            }),
+            NameRef::Resource(_) => None,
+        }
     }
 
     /// Every resource, in name order.
@@ -425,7 +506,23 @@ mod tests {
             c.lookup("fairshare_perc"),
             Some(NameRef::Keyword(Keyword::FairsharePerc))
         );
+        assert_eq!(
+            c.lookup("fair_share_perc"),
+            Some(NameRef::Keyword(Keyword::FairsharePerc))
+        );
         assert_eq!(c.lookup("fair_share_factor"), None);
+        assert_eq!(
+            c.input("foo"),
+            Some(Input::Resource {
+                name: "foo".to_string(),
+                ty: ResourceType::Float
+            })
+        );
+        assert_eq!(
+            c.input("fair_share_perc").unwrap().column(),
+            "fairshare_perc"
+        );
+        assert_eq!(c.input("accelerator"), None);
         assert!(!c.resource_type("accelerator").unwrap().is_numeric());
     }
 

@@ -52,6 +52,7 @@ pub fn explain_job(ir: &Ir, terms: &[Term], inputs: &[f64]) -> Vec<Result<f64, E
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formula::catalog::{Input, ResourceType};
     use crate::formula::ir::Ty;
 
     #[test]
@@ -61,7 +62,12 @@ mod tests {
         let mut ir = Ir {
             nodes: vec![],
             root: NodeId(0),
-            inputs: vec!["x".into(), "y".into()],
+            inputs: ["x", "y"]
+                .map(|name| Input::Resource {
+                    name: name.to_string(),
+                    ty: ResourceType::Float,
+                })
+                .to_vec(),
         };
         let x = ir.push(Expr::Input(0), Ty::Num, Span::new(0, 1));
         let two = ir.push(Expr::Const(2.0), Ty::Num, Span::new(4, 5));

@@ -24,7 +24,7 @@
 //! so `ncpus ** 2` is fine while `2 ** ncpus` and `exp(walltime)` warn; every other hazard
 //! and the value range use the unbounded domains.
 
-use super::catalog::{Catalog, Keyword, ResourceType};
+use super::catalog::{Catalog, Input, Keyword, ResourceType};
 use super::check::CheckOptions;
 use super::diag::{Diagnostic, codes};
 use super::interp;
@@ -324,42 +324,50 @@ pub fn analyze(ir: &Ir, source: &str, catalog: &Catalog, options: &CheckOptions)
 fn input_domains(ir: &Ir, catalog: &Catalog) -> Env {
     ir.inputs
         .iter()
-        .map(|name| {
-            if let Some(k) = Keyword::from_name(name) {
+        .map(|input| match input {
+            Input::Keyword(k) => {
                 let (lo, hi) = k.domain();
                 Interval::new(lo, hi).int(!k.is_fairshare())
-            } else if let Some(r) = catalog.resource(name) {
+            }
+            Input::Resource { name, ty } => {
                 let int = matches!(
-                    r.ty,
+                    ty,
                     ResourceType::Long | ResourceType::Size | ResourceType::Time
                 );
-                Interval::new(r.domain.0, r.domain.1).int(int)
-            } else {
-                Interval::full()
+                match catalog.resource(name) {
+                    Some(r) => Interval::new(r.domain.0, r.domain.1).int(int),
+                    None => Interval::full(),
+                }
             }
         })
         .collect()
 }
 
 /// Why an input can be 0, in words.
-fn why_zero(name: &str, catalog: &Catalog) -> String {
-    match Keyword::from_name(name) {
-        Some(Keyword::FairsharePerc | Keyword::FairSharePerc) => {
+fn why_zero(input: &Input, catalog: &Catalog) -> String {
+    match input {
+        Input::Keyword(Keyword::FairsharePerc) => {
             "fairshare_perc is 0 for entities with no shares; PBS gives those jobs 0".into()
         }
-        Some(Keyword::FairshareFactor) => {
+        Input::Keyword(Keyword::FairshareFactor) => {
             "fairshare_factor is 0 for entities with no shares".into()
         }
-        Some(Keyword::FairshareTreeUsage) => {
+        Input::Keyword(Keyword::FairshareTreeUsage) => {
             "fairshare_tree_usage is 0 for entities with no usage".into()
         }
-        Some(Keyword::EligibleTime) => {
+        Input::Keyword(Keyword::EligibleTime) => {
             "eligible_time is 0 for a job that has just become eligible".into()
         }
-        Some(Keyword::QueuePriority) => "queue_priority is 0 for a queue without a Priority".into(),
-        Some(Keyword::JobPriority) => "job_priority is 0 unless the job's Priority is set".into(),
-        Some(Keyword::AccrueType) => "accrue_type is 0 for a job in its initial state".into(),
-        None => match catalog.resource(name) {
+        Input::Keyword(Keyword::QueuePriority) => {
+            "queue_priority is 0 for a queue without a Priority".into()
+        }
+        Input::Keyword(Keyword::JobPriority) => {
+            "job_priority is 0 unless the job's Priority is set".into()
+        }
+        Input::Keyword(Keyword::AccrueType) => {
+            "accrue_type is 0 for a job in its initial state".into()
+        }
+        Input::Resource { name, .. } => match catalog.resource(name) {
             Some(r) if r.builtin => format!("{name} is 0 when a job does not request it"),
             _ => format!("{name} can be 0 (it is 0 when a job does not request it)"),
         },
@@ -400,9 +408,9 @@ impl Analyzer<'_> {
     }
 
     /// The input a node reads directly, if it is an input.
-    fn input_name(&self, id: NodeId) -> Option<&str> {
+    fn input(&self, id: NodeId) -> Option<&Input> {
         match self.ir.node(id).expr {
-            Expr::Input(k) => self.ir.inputs.get(k as usize).map(String::as_str),
+            Expr::Input(k) => self.ir.inputs.get(k as usize),
             _ => None,
         }
     }
@@ -611,8 +619,9 @@ impl Analyzer<'_> {
             );
             return None;
         }
-        let d = if let Some(name) = self.input_name(b) {
-            let why = why_zero(name, self.catalog);
+        let d = if let Some(input) = self.input(b) {
+            let why = why_zero(input, self.catalog);
+            let name = input.name();
             Diagnostic::warning(
                 codes::MAYBE_DIV_ZERO,
                 format!("possible division by zero: {why}"),
@@ -627,8 +636,8 @@ impl Analyzer<'_> {
                 self.text(id)
             ))
         } else {
-            let mut names: Vec<String> = Vec::new();
-            self.collect_inputs(b, &mut names);
+            let mut inputs = Vec::new();
+            self.collect_inputs(b, &mut inputs);
             let mut d = Diagnostic::warning(
                 codes::MAYBE_DIV_ZERO,
                 format!(
@@ -641,11 +650,15 @@ impl Analyzer<'_> {
                 "a job for which it is 0 gets the value 0 and the error \"{}\"",
                 err.message()
             ));
-            for n in &names {
-                if self.catalog.resource(n).is_some_and(|r| r.builtin)
-                    || Keyword::from_name(n).is_some()
-                {
-                    d = d.with_note(why_zero(n, self.catalog));
+            for input in inputs {
+                let zero_when_absent = match input {
+                    Input::Keyword(_) => true,
+                    Input::Resource { name, .. } => {
+                        self.catalog.resource(name).is_some_and(|r| r.builtin)
+                    }
+                };
+                if zero_when_absent {
+                    d = d.with_note(why_zero(input, self.catalog));
                 }
             }
             d.with_note(format!(
@@ -657,10 +670,10 @@ impl Analyzer<'_> {
         ib.without_zero()
     }
 
-    fn collect_inputs(&self, id: NodeId, out: &mut Vec<String>) {
-        if let Some(n) = self.input_name(id) {
-            if !out.iter().any(|o| o == n) {
-                out.push(n.to_string());
+    fn collect_inputs<'s>(&'s self, id: NodeId, out: &mut Vec<&'s Input>) {
+        if let Some(input) = self.input(id) {
+            if !out.contains(&input) {
+                out.push(input);
             }
             return;
         }
@@ -814,8 +827,8 @@ impl Analyzer<'_> {
             .unwrap_or_default();
         let zero_reason = |s: &Self| {
             args.first()
-                .and_then(|&a| s.input_name(a))
-                .map(|n| format!(" ({})", why_zero(n, s.catalog)))
+                .and_then(|&a| s.input(a))
+                .map(|input| format!(" ({})", why_zero(input, s.catalog)))
                 .unwrap_or_default()
         };
         let mono = |f: fn(f64) -> f64, lo: f64, hi: f64| Interval::new(f(lo), f(hi));
@@ -1025,8 +1038,8 @@ impl Analyzer<'_> {
                     let certain = y.always_zero();
                     let reason = args
                         .get(1)
-                        .and_then(|&a| self.input_name(a))
-                        .map(|n| format!(" ({})", why_zero(n, self.catalog)))
+                        .and_then(|&a| self.input(a))
+                        .map(|input| format!(" ({})", why_zero(input, self.catalog)))
                         .unwrap_or_default();
                     self.domain(
                         id,
@@ -1358,14 +1371,15 @@ fn pow_interval(base: Interval, exp: Interval) -> Interval {
 /// `pow(2, -(fairshare_tree_usage/fairshare_perc))` or `2 ** -(...)`: that is
 /// `fairshare_factor`, which PBS defines as 0 where perc is 0 instead of failing.
 fn fairshare_lint(ir: &Ir, diags: &mut Vec<Diagnostic>) {
-    let input = |id: NodeId| match ir.node(id).expr {
-        Expr::Input(k) => ir.inputs.get(k as usize).map(String::as_str),
+    let keyword = |id: NodeId| match ir.node(id).expr {
+        Expr::Input(k) => ir.inputs.get(k as usize).and_then(Input::keyword),
         _ => None,
     };
     let is_ratio = |id: NodeId| match ir.node(id).expr {
         Expr::Unary(UnaryOp::Neg, inner) => match ir.node(inner).expr {
             Expr::Binary(BinaryOp::Div, u, p) => {
-                input(u) == Some("fairshare_tree_usage") && input(p) == Some("fairshare_perc")
+                keyword(u) == Some(Keyword::FairshareTreeUsage)
+                    && keyword(p) == Some(Keyword::FairsharePerc)
             }
             _ => false,
         },

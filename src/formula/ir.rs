@@ -2,7 +2,7 @@
 //!
 //! An [`Ir`] is plain data: an arena of [`Node`]s in which every child comes before its parent
 //! (so a forward walk is a valid evaluation order for straight-line code), the root node, and
-//! the names of the job columns the formula reads. Every node keeps its type and the byte span
+//! the resolved [`Input`]s (job columns) the formula reads. Every node keeps its type and the byte span
 //! of the source text it came from, so diagnostics and run-time errors can point at it.
 //!
 //! Architecture invariant: the IR has exactly the run-time semantics of the reference evaluator
@@ -10,6 +10,8 @@
 //! value or error flag is wrong.
 
 use std::fmt;
+
+use super::catalog::Input;
 
 /// A half-open byte range `[start, end)` into the formula source.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
@@ -297,8 +299,8 @@ pub struct Ir {
     /// Children always precede their parents.
     pub nodes: Vec<Node>,
     pub root: NodeId,
-    /// Column names, indexed by [`Expr::Input`].
-    pub inputs: Vec<String>,
+    /// The values read from each job, indexed by [`Expr::Input`].
+    pub inputs: Vec<Input>,
 }
 
 impl Ir {
@@ -317,12 +319,12 @@ impl Ir {
         NodeId((self.nodes.len() - 1) as u32)
     }
 
-    /// The column index of `name`, adding it to [`Ir::inputs`] if new.
-    pub fn input_index(&mut self, name: &str) -> u32 {
-        match self.inputs.iter().position(|n| n == name) {
+    /// The column index of `input`, adding it to [`Ir::inputs`] if new.
+    pub fn input_index(&mut self, input: Input) -> u32 {
+        match self.inputs.iter().position(|i| *i == input) {
             Some(i) => i as u32,
             None => {
-                self.inputs.push(name.to_string());
+                self.inputs.push(input);
                 (self.inputs.len() - 1) as u32
             }
         }

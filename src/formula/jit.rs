@@ -1168,6 +1168,7 @@ impl Gen<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formula::catalog::{Input, ResourceType};
     use crate::formula::interp;
     use crate::formula::ir::{CmpOp, Span, Ty};
 
@@ -1201,7 +1202,12 @@ mod tests {
         let mut ir = Ir {
             nodes: vec![],
             root: NodeId(0),
-            inputs: vec!["x".into(), "y".into()],
+            inputs: ["x", "y"]
+                .map(|name| Input::Resource {
+                    name: name.to_string(),
+                    ty: ResourceType::Float,
+                })
+                .to_vec(),
         };
         let x = ir.push(Expr::Input(0), Ty::Num, s);
         let y = ir.push(Expr::Input(1), Ty::Num, s);
@@ -1251,7 +1257,12 @@ mod tests {
         let mut ir = Ir {
             nodes: vec![],
             root: NodeId(0),
-            inputs: vec!["x".into(), "y".into()],
+            inputs: ["x", "y"]
+                .map(|name| Input::Resource {
+                    name: name.to_string(),
+                    ty: ResourceType::Float,
+                })
+                .to_vec(),
         };
         let x = ir.push(Expr::Input(0), Ty::Num, s);
         let y = ir.push(Expr::Input(1), Ty::Num, s);

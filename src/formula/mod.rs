@@ -21,7 +21,7 @@ pub mod pymath;
 pub mod sema;
 
 use crate::jobs::table::JobTable;
-use catalog::{Catalog, Keyword};
+use catalog::{Catalog, Input};
 pub use check::{CheckOptions, Checked};
 use diag::{Diagnostic, Diagnostics};
 use ir::{Ir, Span};
@@ -185,11 +185,7 @@ impl CompiledFormula {
         };
         CompiledFormula {
             source: source.to_string(),
-            fairshare_inputs: ir
-                .inputs
-                .iter()
-                .map(|n| Keyword::from_name(n).is_some_and(Keyword::is_fairshare))
-                .collect(),
+            fairshare_inputs: ir.inputs.iter().map(Input::is_fairshare).collect(),
             ir,
             diagnostics,
             range,
@@ -221,9 +217,9 @@ impl CompiledFormula {
     pub fn ir(&self) -> &Ir {
         &self.ir
     }
-    /// The job columns the formula reads, in the order [`CompiledFormula::evaluate_columns`]
-    /// expects them.
-    pub fn inputs(&self) -> &[String] {
+    /// The values the formula reads from each job, in the order
+    /// [`CompiledFormula::evaluate_columns`] expects their columns.
+    pub fn inputs(&self) -> &[Input] {
         &self.ir.inputs
     }
     /// Warnings and notes from the checker.
@@ -309,7 +305,7 @@ impl CompiledFormula {
         if let Some((index, c)) = columns.iter().enumerate().find(|(_, c)| c.len() < n) {
             return Err(ColumnError::TooShort {
                 index,
-                name: self.ir.inputs[index].clone(),
+                name: self.ir.inputs[index].column().to_string(),
                 got: c.len(),
                 n,
             });

@@ -285,7 +285,7 @@ mod tests {
         let kinds: Vec<InputKind> = f
             .inputs()
             .iter()
-            .map(|n| match n.as_str() {
+            .map(|n| match n.column() {
                 "eligible_time" => InputKind::EligibleTime { max: 1e9 },
                 other => {
                     let (min, max) = fixed(other);

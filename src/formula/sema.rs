@@ -2,16 +2,16 @@
 //! lower the syntax tree to the typed [`Ir`].
 //!
 //! Name resolution (SPEC §1.3): `True`/`False` and the math constants `pi e tau inf` are
-//! folded to [`Expr::Const`]; PBS keywords read the column [`Keyword::column`] (so the
-//! deprecated `fair_share_perc` reads `fairshare_perc`); numeric resources read the column of
-//! their name. A custom resource named like a Python `math` name is still the resource in
+//! folded to [`Expr::Const`]; PBS keywords and numeric resources become [`Input`]s, resolved
+//! here once (the deprecated `fair_share_perc` is [`Keyword::FairsharePerc`](super::catalog::Keyword::FairsharePerc), one input).
+//! A custom resource named like a Python `math` name is still the resource in
 //! jobsort, with a warning, because PBS looks math names up first and would not see it.
 //!
 //! Types (SPEC §1.4): comparisons and `not` are `Bool`; `and`/`or` are `Bool` only when both
 //! sides are; a conditional is `Bool` only when both branches are; everything else is `Num`.
 
 use super::ast::{self, ExprKind};
-use super::catalog::{Catalog, Keyword, NameRef};
+use super::catalog::{Catalog, Input, NameRef};
 use super::diag::{Diagnostic, codes};
 use super::ir::{self, Expr, Func, Ir, NodeId, Span, Ty, UnaryOp};
 
@@ -224,22 +224,25 @@ impl Lower<'_> {
         }
         match resolved {
             Some(NameRef::Keyword(k)) => {
-                if k == Keyword::FairSharePerc {
+                if name != k.name() {
                     self.warn_once(
                         name,
                         Diagnostic::warning(
                             codes::DEPRECATED,
-                            "`fair_share_perc` is deprecated: write `fairshare_perc`",
+                            format!("`{name}` is deprecated: write `{k}`"),
                             span,
                         ),
                     );
                 }
-                let col = self.ir.input_index(k.column());
+                let col = self.ir.input_index(Input::Keyword(k));
                 Some(self.ir.push(Expr::Input(col), Ty::Num, span))
             }
             Some(NameRef::Resource(ty)) => {
                 if ty.is_numeric() {
-                    let col = self.ir.input_index(name);
+                    let col = self.ir.input_index(Input::Resource {
+                        name: name.to_string(),
+                        ty,
+                    });
                     Some(self.ir.push(Expr::Input(col), Ty::Num, span))
                 } else {
                     self.error(
@@ -499,7 +502,7 @@ pub fn levenshtein(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formula::catalog::ResourceType;
+    use crate::formula::catalog::{Keyword, ResourceType};
     use crate::formula::parser::parse;
 
     fn run(src: &str, cat: &Catalog) -> (Option<Ir>, Vec<Diagnostic>) {
@@ -512,7 +515,16 @@ mod tests {
     fn names_resolve_and_types_follow_spec() {
         let (ir, d) = run("fair_share_perc + ncpus", &Catalog::pbs());
         let ir = ir.unwrap();
-        assert_eq!(ir.inputs, vec!["fairshare_perc", "ncpus"]);
+        assert_eq!(
+            ir.inputs,
+            vec![
+                Input::Keyword(Keyword::FairsharePerc),
+                Input::Resource {
+                    name: "ncpus".to_string(),
+                    ty: ResourceType::Long
+                }
+            ]
+        );
         assert_eq!(d[0].code, codes::DEPRECATED);
         let (ir, _) = run("ncpus > 1 and mem < 2", &Catalog::pbs());
         let ir = ir.unwrap();

@@ -387,9 +387,7 @@ fn job_from_json(
             }
             _ => {
                 if let Some(v) = convert(field, value, catalog).map_err(|m| invalid(at(key), m))? {
-                    let column = Keyword::from_name(field)
-                        .map(|k| k.column())
-                        .unwrap_or(field);
+                    let column = Keyword::from_name(field).map_or(field, |k| k.name());
                     job.values.insert(column.to_string(), v);
                 }
             }

@@ -7,6 +7,8 @@ pub mod units;
 
 use std::collections::BTreeMap;
 
+use crate::formula::catalog::Input;
+
 /// One job as read from a file: identity, fairshare entity fields, submission order, and
 /// numeric values by name (resources in PBS units — seconds, kilobytes — and keywords).
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -36,10 +38,10 @@ impl Job {
     }
 }
 
-/// Build a table holding the columns `names` (absent values are 0).
-pub fn table_from_jobs(jobs: &[Job], names: &[String]) -> table::JobTable {
+/// Build a table holding the columns of `inputs` (absent values are 0).
+pub fn table_from_jobs(jobs: &[Job], inputs: &[Input]) -> table::JobTable {
     let mut t = table::JobTable::new(jobs.len());
-    for name in names {
+    for name in inputs.iter().map(Input::column) {
         let col: Vec<f64> = jobs
             .iter()
             .map(|j| j.values.get(name).copied().unwrap_or(0.0))

@@ -4,6 +4,8 @@
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
+use crate::formula::catalog::Input;
+
 /// Jobs as columns. Every column has [`JobTable::len`] values; a column the table does not
 /// hold reads as all zeros (PBS: a job that did not request a resource has 0).
 #[derive(Debug, Clone, Default)]
@@ -78,11 +80,12 @@ impl JobTable {
         self.columns.keys().map(String::as_str)
     }
 
-    /// The columns for `names`, in that order; absent ones are a shared all-zero column.
-    pub fn bind(&self, names: &[String]) -> Vec<&[f64]> {
-        names
+    /// The columns of `inputs` ([`Input::column`]), in that order; absent ones are a shared
+    /// all-zero column.
+    pub fn bind(&self, inputs: &[Input]) -> Vec<&[f64]> {
+        inputs
             .iter()
-            .map(|n| match self.columns.get(n.as_str()) {
+            .map(|input| match self.columns.get(input.column()) {
                 Some(c) => c.as_slice(),
                 None => self.zeros.get_or_init(|| vec![0.0; self.len]).as_slice(),
             })
@@ -93,13 +96,21 @@ impl JobTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formula::catalog::ResourceType;
 
     #[test]
     fn absent_columns_read_as_zero_and_lengths_are_checked() {
         let t = JobTable::new(3)
             .with_column("ncpus", vec![1.0, 2.0, 3.0])
             .unwrap();
-        let cols = t.bind(&["ncpus".to_string(), "mem".to_string()]);
+        let resource = |name: &str, ty| Input::Resource {
+            name: name.to_string(),
+            ty,
+        };
+        let cols = t.bind(&[
+            resource("ncpus", ResourceType::Long),
+            resource("mem", ResourceType::Size),
+        ]);
         assert_eq!(cols[0], &[1.0, 2.0, 3.0]);
         assert_eq!(cols[1], &[0.0, 0.0, 0.0]);
         assert!(JobTable::new(2).with_column("x", vec![1.0]).is_err());

@@ -2,6 +2,7 @@
 //! [`CompiledFormula`] is the real thing; [`IrPriority`] evaluates a hand-built
 //! [`Ir`] with the reference interpreter (tests, embedding without the front end).
 
+use crate::formula::catalog::{Catalog, Input, ResourceType};
 use crate::formula::interp;
 use crate::formula::ir::{Expr, Ir, NodeId, Span, Ty, UnaryOp};
 use crate::formula::{CompiledFormula, Evaluation};
@@ -11,8 +12,8 @@ use std::fmt;
 pub trait Priority: Send + Sync + fmt::Debug {
     /// The formula text (recorded in the recording header).
     fn source(&self) -> &str;
-    /// Column names read, in the order [`Priority::evaluate_columns`] expects.
-    fn inputs(&self) -> &[String];
+    /// The inputs read, in the order [`Priority::evaluate_columns`] expects their columns.
+    fn inputs(&self) -> &[Input];
     /// Evaluate `n` jobs: `columns[k][i]` is input `k` of job `i`.
     fn evaluate_columns(&self, columns: &[&[f64]], n: usize) -> Evaluation;
     /// [`Priority::evaluate_columns`] into caller buffers (`values.len()` jobs; an erred job's
@@ -32,7 +33,7 @@ impl Priority for CompiledFormula {
     fn source(&self) -> &str {
         CompiledFormula::source(self)
     }
-    fn inputs(&self) -> &[String] {
+    fn inputs(&self) -> &[Input] {
         CompiledFormula::inputs(self)
     }
     fn evaluate_columns(&self, columns: &[&[f64]], n: usize) -> Evaluation {
@@ -56,14 +57,21 @@ pub struct IrPriority {
 }
 
 impl IrPriority {
-    /// `name` (one column), e.g. `eligible_time` (first come, first served).
+    /// `name` (one column), e.g. `eligible_time` (first come, first served): a PBS keyword or
+    /// built-in resource, else a custom float resource of that name.
     pub fn column(name: &str) -> IrPriority {
+        let input = Catalog::pbs()
+            .input(name)
+            .unwrap_or_else(|| Input::Resource {
+                name: name.to_string(),
+                ty: ResourceType::Float,
+            });
         let mut ir = Ir {
             nodes: vec![],
             root: NodeId(0),
             inputs: vec![],
         };
-        let i = ir.input_index(name);
+        let i = ir.input_index(input);
         ir.root = ir.push(Expr::Input(i), Ty::Num, Span::new(0, name.len()));
         IrPriority {
             source: name.to_string(),
@@ -88,7 +96,7 @@ impl Priority for IrPriority {
     fn source(&self) -> &str {
         &self.source
     }
-    fn inputs(&self) -> &[String] {
+    fn inputs(&self) -> &[Input] {
         &self.ir.inputs
     }
     fn ir(&self) -> Option<&Ir> {

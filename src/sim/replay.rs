@@ -23,6 +23,7 @@ use super::record::{
 use super::scheduler::{Decision, Policy, SimConfig, SimError, Simulator};
 use super::share::ShareTree;
 use super::workload::{SimJob, Workload};
+use crate::formula::catalog::Input;
 use crate::rank::{self, TieBreak};
 use std::collections::{BTreeMap, HashMap};
 
@@ -258,7 +259,7 @@ pub fn reconcile(
     let mut queue_set: std::collections::BTreeSet<usize> = Default::default();
     let mut running_set: std::collections::BTreeSet<usize> = Default::default();
     let mut last_time: Option<i64> = None;
-    let inputs: Vec<String> = formula.map(|f| f.inputs().to_vec()).unwrap_or_default();
+    let inputs: Vec<Input> = formula.map(|f| f.inputs().to_vec()).unwrap_or_default();
     let mut report = ReconcileReport {
         formula: formula.map(|f| f.source().to_string()),
         rounds: 0,
@@ -429,7 +430,7 @@ pub fn reconcile(
 
 fn evaluate(
     formula: Option<&dyn Priority>,
-    inputs: &[String],
+    inputs: &[Input],
     jobs: &[SimJob],
     queued: &[usize],
     t: i64,
@@ -447,7 +448,7 @@ fn evaluate(
                 .map(|&i| {
                     let j = &jobs[i];
                     let kw = tree.map(|tr| tr.keywords(leaves[i])).unwrap_or_default();
-                    match name.as_str() {
+                    match name.column() {
                         "ncpus" => j.request.total_cores() as f64,
                         "walltime" => j.walltime as f64,
                         "mem" => j.mem,

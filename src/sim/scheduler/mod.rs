@@ -168,7 +168,7 @@ impl<'a> Simulator<'a> {
             None => None,
         };
         let sources: Vec<Source> = formula
-            .map(|f| f.inputs().iter().map(|n| Source::of(n)).collect())
+            .map(|f| f.inputs().iter().map(|i| Source::of(i.column())).collect())
             .unwrap_or_default();
         let needs_share = sources.iter().any(Source::is_fairshare);
         let n = jobs.len();

@@ -104,7 +104,13 @@ pub fn run(args: Args) -> ExitCode {
             .compiled
             .inputs()
             .iter()
-            .map(|name| p.jobs[index].values.get(name).copied().unwrap_or(0.0))
+            .map(|input| {
+                p.jobs[index]
+                    .values
+                    .get(input.column())
+                    .copied()
+                    .unwrap_or(0.0)
+            })
             .collect();
         explain::explain_job(ir, &terms, &row)
             .into_iter()
