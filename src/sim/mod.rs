@@ -14,7 +14,7 @@
 //! byte-identical recording.
 
 pub mod cluster;
-mod inputs;
+pub mod inputs;
 pub mod limit;
 mod load;
 pub mod metrics;

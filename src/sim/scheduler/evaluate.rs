@@ -1,7 +1,7 @@
 //! Evaluating the formula over queued jobs: one column per input, then one kernel call.
 
 use super::Simulator;
-use crate::sim::inputs::Source;
+use crate::sim::inputs::{self, FairshareKeyword, Source};
 use crate::sim::priority::Priority;
 
 impl<'a> Simulator<'a> {
@@ -38,37 +38,38 @@ impl<'a> Simulator<'a> {
         {
             share.refresh();
         }
-        // One pass per column with the source matched once (not once per job).
+        // One pass per column, each value as the binder ([`crate::sim::inputs`]) defines it;
+        // the loop's hot fields stand in for the job's own where they are the same number.
         let all = self.jobs;
         let hot = &self.hot;
         for (k, src) in self.sources.iter().enumerate() {
             let col = &mut self.columns[k];
             col.clear();
-            let each = jobs.iter().map(|&j| &all[j as usize]);
             let each_hot = jobs.iter().map(|&j| &hot[j as usize]);
             match src {
-                Source::Ncpus => col.extend(each_hot.map(|h| h.request.total_cores() as f64)),
-                Source::Walltime => col.extend(each_hot.map(|h| h.walltime as f64)),
-                Source::Mem => col.extend(each.map(|job| job.mem)),
-                Source::EligibleTime => col.extend(each_hot.map(|h| (t - h.submit) as f64)),
-                Source::FsPerc | Source::FsTreeUsage | Source::FsFactor => {
+                Source::Ncpus => col.extend(each_hot.map(|h| inputs::ncpus(h.request))),
+                Source::Walltime => col.extend(each_hot.map(|h| inputs::walltime(h.walltime))),
+                Source::EligibleTime => {
+                    col.extend(each_hot.map(|h| inputs::eligible_time(t, h.submit)))
+                }
+                Source::Fairshare(kw) => {
                     let leaf = &self.leaf;
                     let leaves = jobs.iter().map(|&j| leaf[j as usize]);
-                    match (self.share.as_mut(), src) {
+                    match (self.share.as_mut(), kw) {
                         (None, _) => col.resize(n, 0.0),
-                        (Some(s), Source::FsPerc) => col.extend(leaves.map(|l| s.perc(l))),
-                        (Some(s), Source::FsTreeUsage) => {
+                        (Some(s), FairshareKeyword::Perc) => col.extend(leaves.map(|l| s.perc(l))),
+                        (Some(s), FairshareKeyword::TreeUsage) => {
                             col.extend(leaves.map(|l| s.tree_usage_cached(l)))
                         }
-                        (Some(s), _) => col.extend(leaves.map(|l| s.factor_cached(l))),
+                        (Some(s), FairshareKeyword::Factor) => {
+                            col.extend(leaves.map(|l| s.factor_cached(l)))
+                        }
                     }
                 }
-                Source::QueuePriority => col.extend(each.map(|job| job.queue_priority)),
-                Source::Const(c) => col.resize(n, *c),
-                Source::Nodect => col.extend(each.map(|job| job.request.node_count() as f64)),
-                Source::Resource(name) => {
-                    col.extend(each.map(|job| job.resources.get(name).copied().unwrap_or(0.0)))
-                }
+                fixed => col.extend(
+                    jobs.iter()
+                        .map(|&j| fixed.fixed(&all[j as usize]).unwrap_or(0.0)),
+                ),
             }
         }
         run_kernel(f, &self.columns, values, errors);

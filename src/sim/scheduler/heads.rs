@@ -22,7 +22,7 @@ use super::evaluate::{run_kernel, zeroed};
 use super::{Round, Simulator};
 use crate::formula::monotone::{self, InputKind};
 use crate::rank::JobKey;
-use crate::sim::inputs::{Source, static_input};
+use crate::sim::inputs::{self, FairshareKeyword, Source};
 use crate::sim::priority::Priority;
 use crate::sim::workload::SimJob;
 
@@ -60,24 +60,27 @@ impl<'a> Simulator<'a> {
             let col = &mut self.columns[k];
             col.clear();
             match (src, share.as_mut()) {
-                (Source::EligibleTime, _) => {
-                    col.extend(jobs.iter().map(|&j| (t - hot[j as usize].submit) as f64))
-                }
-                (Source::FsPerc, Some(s)) => {
+                (Source::EligibleTime, _) => col.extend(
+                    jobs.iter()
+                        .map(|&j| inputs::eligible_time(t, hot[j as usize].submit)),
+                ),
+                (Source::Fairshare(FairshareKeyword::Perc), Some(s)) => {
                     col.extend(self.cand_leaves.iter().map(|&l| s.perc(l)))
                 }
-                (Source::FsTreeUsage, Some(s)) => s.tree_usages_into(&self.cand_leaves, col),
-                (Source::FsFactor, Some(s)) => s.factors_into(&self.cand_leaves, col),
-                (Source::FsPerc | Source::FsTreeUsage | Source::FsFactor, None) => {
-                    col.resize(n, 0.0)
+                (Source::Fairshare(FairshareKeyword::TreeUsage), Some(s)) => {
+                    s.tree_usages_into(&self.cand_leaves, col)
                 }
+                (Source::Fairshare(FairshareKeyword::Factor), Some(s)) => {
+                    s.factors_into(&self.cand_leaves, col)
+                }
+                (Source::Fairshare(_), None) => col.resize(n, 0.0),
                 _ => col.extend(groups.iter().map(|&g| statics[g as usize * width + k])),
             }
         }
         run_kernel(f, &self.columns, values, errors);
     }
 
-    /// Strict ordering from the group heads (module [the module docs](self)): evaluate the head and
+    /// Strict ordering from the group heads (see the module docs): evaluate the head and
     /// tail of every group, then start the best head while it fits. Returns `false`, having
     /// changed nothing, when an evaluation erred (the caller then ranks the whole queue).
     pub(super) fn dispatch_heads(&mut self, t: i64, round: &mut Round) -> bool {
@@ -214,7 +217,7 @@ pub(super) fn head_groups(
     let last = jobs.iter().map(|j| j.submit).max().unwrap_or(0);
     let span = (last - first) as f64 + jobs.iter().map(|j| j.effective_run() as f64).sum::<f64>();
     let fixed = |k: usize| -> (f64, f64) {
-        let vals = jobs.iter().map(|j| static_input(&sources[k], j));
+        let vals = jobs.iter().map(|j| sources[k].fixed(j).unwrap_or(0.0));
         vals.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
             (lo.min(v), hi.max(v))
         })
@@ -225,9 +228,8 @@ pub(super) fn head_groups(
         .map(|(k, src)| match src {
             Source::EligibleTime => InputKind::EligibleTime { max: span },
             s if s.is_fairshare() => InputKind::Fixed { min: 0.0, max: 2.0 },
-            Source::Const(c) => InputKind::Fixed { min: *c, max: *c },
-            _ => {
-                let (min, max) = fixed(k);
+            s => {
+                let (min, max) = s.constant().map_or_else(|| fixed(k), |c| (c, c));
                 InputKind::Fixed { min, max }
             }
         })
@@ -240,14 +242,8 @@ pub(super) fn head_groups(
     let uses_share = !leaf.is_empty() && sources.iter().any(Source::is_fairshare);
     let statics: Vec<usize> = (0..sources.len())
         .filter(|&k| {
-            !matches!(
-                sources[k],
-                Source::EligibleTime
-                    | Source::Const(_)
-                    | Source::FsPerc
-                    | Source::FsTreeUsage
-                    | Source::FsFactor
-            )
+            let s = &sources[k];
+            !(*s == Source::EligibleTime || s.is_fairshare() || s.constant().is_some())
         })
         .collect();
     let mut groups = if statics.is_empty() {
@@ -264,7 +260,7 @@ pub(super) fn head_groups(
             key.extend(
                 statics
                     .iter()
-                    .map(|&k| static_input(&sources[k], j).to_bits()),
+                    .map(|&k| sources[k].fixed(j).unwrap_or(0.0).to_bits()),
             );
             key
         }))
@@ -286,7 +282,7 @@ pub(super) fn head_groups(
         }
         inputs.leaf[g] = leaf.get(i).copied().unwrap_or(u32::MAX);
         for (k, src) in sources.iter().enumerate() {
-            inputs.statics[g * width + k] = static_input(src, job);
+            inputs.statics[g * width + k] = src.fixed(job).unwrap_or(0.0);
         }
     }
     Some((groups, inputs))

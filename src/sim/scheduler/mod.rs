@@ -9,8 +9,9 @@
 //!    every job that ran in it, including jobs ending now), then decay;
 //! 3. account resources: the free-core state is kept incrementally and, in debug/test builds,
 //!    checked every round against a reset-and-re-sum from the RUN jobs;
-//! 4. evaluate the formula over the queued jobs (keywords below) and rank: value descending,
-//!    then submit order (as [`crate::rank::rank`] with `submit` = submit order);
+//! 4. evaluate the formula over the queued jobs (inputs bound as [`crate::sim::inputs`]
+//!    defines them) and rank: value descending, then submit order ([`crate::rank`]'s order,
+//!    the queue being in submit order);
 //! 5. limits: held jobs wait (decision `hold` with dependencies), they never block others;
 //! 6. dispatch in rank order: `strict` stops at the first job that does not fit (every later
 //!    job pends `resources`); `easy` gives the first job that does not fit a reservation at
@@ -18,12 +19,6 @@
 //!    starts now only if it fits now and either ends (by its requested time) before that
 //!    reservation or leaves the reserved job room at the reservation time (else it pends
 //!    `reservation`). Jobs at or under `--threshold` pend `threshold` and never block.
-//!
-//! Formula keywords: `ncpus` = processors, `walltime` = requested time (s), `mem` = requested
-//! memory (KB), `eligible_time` = seconds queued so far, `fairshare_perc`/`fair_share_perc`,
-//! `fairshare_tree_usage`, `fairshare_factor` from the share tree, `queue_priority`,
-//! `job_priority` = 0, `accrue_type` = 2 (eligible), `nodect` = nodes asked for; any other
-//! name reads the job's resource of that name (0 when absent).
 //!
 //! Files: [`types`] the vocabulary (settings, events, decisions, rounds), this file the
 //! round loop, [`evaluate`] the formula over the queue, [`heads`] strict ordering by group
@@ -168,7 +163,7 @@ impl<'a> Simulator<'a> {
             None => None,
         };
         let sources: Vec<Source> = formula
-            .map(|f| f.inputs().iter().map(|i| Source::of(i.column())).collect())
+            .map(|f| f.inputs().iter().map(Source::of).collect())
             .unwrap_or_default();
         let needs_share = sources.iter().any(Source::is_fairshare);
         let n = jobs.len();
