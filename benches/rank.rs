@@ -18,10 +18,7 @@ fn ranking(c: &mut Criterion) {
     let cols = common::columns_for(&cf, n);
     let refs: Vec<&[f64]> = cols.iter().map(Vec::as_slice).collect();
     let keys = cf.evaluate_columns(&refs, n).values;
-    let ties = TieBreak {
-        submit: None,
-        ids: None,
-    };
+    let ties = TieBreak::default();
     let mut group = c.benchmark_group("rank_1M");
     group.sample_size(10);
     group.bench_function("std_sort_unstable_precomputed_f64", |b| {

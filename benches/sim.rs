@@ -6,9 +6,9 @@
 //! Measured numbers, and what limits them, are in the README's "Speed" section.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use jobsort::sim::load_workload;
 use jobsort::sim::run::{RunOptions, simulate};
 use jobsort::sim::share::{AutoTree, FairshareConfig};
-use jobsort::sim::workload::load;
 use jobsort::sim::{Policy, Priority, SimConfig};
 use jobsort::{Catalog, Formula};
 use std::time::Duration;
@@ -19,7 +19,7 @@ const KTH: &str = concat!(
 );
 
 fn bench(c: &mut Criterion) {
-    let w = load(std::path::Path::new(KTH)).expect("KTH-SP2 trace");
+    let w = load_workload(std::path::Path::new(KTH)).expect("KTH-SP2 trace");
     let f = Formula::compile(
         "fairshare_factor * 1000 + eligible_time / 3600",
         &Catalog::pbs(),

@@ -236,10 +236,7 @@ fn ranking(f: &common::BenchFormula, cols: &[Vec<f64>], n: usize) {
     let mut e = vec![0u8; n];
     kernel.run(&inputs, n, &mut v, &mut e);
     let keys = v.clone();
-    let ties = TieBreak {
-        submit: None,
-        ids: None,
-    };
+    let ties = TieBreak::default();
     let ms = |ns_per_job: f64| ns_per_job * n as f64 / 1e6;
     let sort_stable = time_ns(n, 3, || {
         let mut k = keys.clone();

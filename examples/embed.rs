@@ -95,7 +95,7 @@ fn main() -> Result<(), Box<dyn Error>> {
             &evaluation.values,
             TieBreak {
                 submit: Some(&submit),
-                ids: None,
+                ..TieBreak::default()
             },
             &options,
         );

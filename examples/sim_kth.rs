@@ -5,12 +5,12 @@
 //! cargo run --release --example sim_kth
 //! ```
 
+use jobsort::sim::load_workload;
 use jobsort::sim::metrics::Metrics;
 use jobsort::sim::replay::recorded_metrics;
 use jobsort::sim::run::{RunOptions, simulate};
 use jobsort::sim::scheduler::drop_oversized;
 use jobsort::sim::share::{AutoTree, FairshareConfig};
-use jobsort::sim::workload::load;
 use jobsort::sim::{Policy, Priority, SimConfig};
 use jobsort::{Catalog, Formula};
 use std::path::Path;
@@ -21,7 +21,7 @@ const TRACES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/traces
 fn main() {
     let kth = format!("{TRACES}/KTH-SP2-1996-2.1-cln.swf.gz");
     let t0 = Instant::now();
-    let w = load(Path::new(&kth)).expect("KTH-SP2 trace");
+    let w = load_workload(Path::new(&kth)).expect("KTH-SP2 trace");
     println!(
         "loaded {} jobs ({} dropped) in {:.3} s",
         w.jobs.len(),
@@ -105,7 +105,7 @@ fn main() {
         "PBSstrict4",
     ] {
         let p = format!("{TRACES}/aleang-pbs-validation/NGI_CZ_journal_{name}.swf");
-        let mut w = load(Path::new(&p)).expect("AleaNG trace");
+        let mut w = load_workload(Path::new(&p)).expect("AleaNG trace");
         let (nodes, cores) = (w.machine.nodes.unwrap_or(1), w.machine.cores.unwrap_or(1));
         drop_oversized(&mut w, nodes, cores);
         let policy = if name.contains("easy") {

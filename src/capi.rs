@@ -79,7 +79,7 @@
 //! assert_eq!(evaluation.error(2).map(|e| e.message()), Some("float division by zero"));
 //!
 //! // Rank: value descending, ties by submission order.
-//! let ranked = rank(&evaluation.values, TieBreak { submit: None, ids: None }, &RankOptions::default());
+//! let ranked = rank(&evaluation.values, TieBreak::default(), &RankOptions::default());
 //! assert_eq!(ranked.iter().map(|r| r.index).collect::<Vec<_>>(), [1, 0, 2]);
 //!
 //! // Next cycle: update the table in place and evaluate again.
@@ -1169,7 +1169,10 @@ pub unsafe extern "C" fn jobsort_rank(
         }
         let ranked = rank(
             values,
-            TieBreak { submit, ids: None },
+            TieBreak {
+                submit,
+                ..TieBreak::default()
+            },
             &RankOptions::default(),
         );
         // SAFETY: valid for `n` writes (caller contract).

@@ -35,7 +35,7 @@
 //! // Job 2 divides by zero: it gets 0 and Python's error, as in PBS.
 //! assert_eq!(evaluation.error(2), Some(EvalError::FloatDivisionByZero));
 //!
-//! let order = rank(&evaluation.values, TieBreak { submit: None, ids: None }, &RankOptions::default());
+//! let order = rank(&evaluation.values, TieBreak::default(), &RankOptions::default());
 //! assert_eq!(order.iter().map(|r| r.index).collect::<Vec<_>>(), [1, 0, 2]);
 //!
 //! // Next cycle: update a column in place and evaluate again with the same formula.

@@ -31,9 +31,14 @@ pub struct Ranked {
     pub runnable: bool,
 }
 
-/// Tie-break keys for ranking: submission order (`submit`, or input order when absent), then id.
-#[derive(Debug, Clone, Copy)]
+/// Tie-break keys for ranking, after the value: PBS's fairshare order, then submission order
+/// (`submit`, or input order when absent), then id. All `None` (the default): input order.
+#[derive(Debug, Clone, Copy, Default)]
 pub struct TieBreak<'a> {
+    /// PBS `fair_share`: each job's rank in the fairshare order (0 = most deserving, from
+    /// [`crate::fairshare::inputs::Fairshare::fair_share_ranks`]). PBS's `cmp_sort` compares
+    /// it (`compare_path`) right after the formula value; a job without one ranks after all.
+    pub fair_share: Option<&'a [usize]>,
     pub submit: Option<&'a [f64]>,
     pub ids: Option<&'a [String]>,
 }
@@ -41,18 +46,21 @@ pub struct TieBreak<'a> {
 /// Below this many jobs a comparison sort of the packed keys beats the radix sort.
 const RADIX_MIN: usize = 1 << 12;
 
-/// Order jobs by value descending (`-0.0` equals `0.0`), then `submit` ascending (input order
-/// when none), then id, then input position. `values` should be finite (evaluation
-/// guarantees it); a NaN value ranks after every number, a NaN `submit` after every number.
+/// Order jobs by value descending (`-0.0` equals `0.0`, as [`value_key`]), then the fairshare
+/// rank when given, then `submit` ascending (input order when none), then id, then input
+/// position. `values` should be finite (evaluation guarantees it); a NaN value ranks after
+/// every number, a NaN `submit` after every number.
 pub fn rank(values: &[f64], ties: TieBreak<'_>, options: &RankOptions) -> Vec<Ranked> {
-    if ties.submit.is_none() && options.top.is_none_or(|k| k >= values.len()) {
+    let plain = ties.fair_share.is_none() && ties.submit.is_none();
+    if plain && options.top.is_none_or(|k| k >= values.len()) {
         // The common case (a full ranking by value): sorted straight in the output.
         return rank_by_value(values, options.threshold);
     }
-    let order = match (ties.submit, ties.ids) {
-        (None, _) => order_by_value(values, options.top),
-        (Some(submit), None) => order_by_value_submit(values, submit, options.top),
-        (Some(submit), Some(ids)) => match options.top {
+    let order = match (ties.fair_share, ties.submit, ties.ids) {
+        (Some(_), _, _) => order_by_comparator(values, ties, options.top),
+        (None, None, _) => order_by_value(values, options.top),
+        (None, Some(submit), None) => order_by_value_submit(values, submit, options.top),
+        (None, Some(submit), Some(ids)) => match options.top {
             Some(k) if k < values.len() => order_by_comparator(values, ties, Some(k)),
             _ => {
                 let mut order = order_by_value_submit(values, submit, None);
@@ -104,32 +112,88 @@ fn ascending_key(v: f64) -> u64 {
     }
 }
 
-/// Ascending key for descending f64 order (NaN last).
+/// The order's key of a value: an integer that ascends as the value descends (IEEE total
+/// order with `-0.0` equal to `0.0`, NaN after every number). The least key ranks first.
 #[inline]
-fn descending_key(v: f64) -> u64 {
+pub fn value_key(v: f64) -> u64 {
     if v.is_nan() {
         return u64::MAX;
     }
     !ascending_key(v)
 }
 
+/// A job's place in the order of [`rank`] without submission keys, as one integer: the value's
+/// [`value_key`], then the position that breaks ties (the input position, or any number that
+/// ascends with it, such as a submit order). The least key is the top job; keys of distinct
+/// positions are distinct, so any sort of them gives the same order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct JobKey(u128);
+
+impl JobKey {
+    /// The key of the job at `position` with `value`.
+    #[inline]
+    pub fn new(value: f64, position: u32) -> JobKey {
+        JobKey((u128::from(value_key(value)) << 64) | u128::from(position))
+    }
+    /// The position the key was made with.
+    #[inline]
+    pub fn position(self) -> u32 {
+        self.0 as u32
+    }
+}
+
+/// The first `top` jobs (all when `None`) of the order of [`rank`] without submission keys
+/// (value descending, then position), best first, as positions in `out`. Nothing is allocated
+/// once `keys` (scratch) and `out` have grown to the size needed: callers that rank every
+/// round (the simulator) keep both. At most `u32::MAX` values are ranked (positions are `u32`).
+pub fn top_into(values: &[f64], top: Option<usize>, keys: &mut Vec<JobKey>, out: &mut Vec<u32>) {
+    let values = &values[..values.len().min(u32::MAX as usize)];
+    let n = values.len();
+    let k = top.unwrap_or(n).min(n);
+    let all = values
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| JobKey::new(v, i as u32));
+    keys.clear();
+    out.clear();
+    if k < n && k <= 64 {
+        // A short prefix: one pass keeping the best k sorted (most jobs lose to the k-th with
+        // one comparison). The keys are unique, so this is the prefix a full sort gives.
+        for key in all {
+            if keys.len() == k {
+                match keys.last() {
+                    Some(&worst) if key < worst => {
+                        keys.pop();
+                    }
+                    _ => continue,
+                }
+            }
+            let at = keys.partition_point(|x| *x < key);
+            keys.insert(at, key);
+        }
+    } else {
+        keys.extend(all);
+        if k < n {
+            if k > 0 {
+                keys.select_nth_unstable(k - 1);
+            }
+            keys.truncate(k);
+        }
+        keys.sort_unstable();
+    }
+    out.extend(keys.iter().map(|key| key.position()));
+}
+
 fn order_by_value(values: &[f64], top: Option<usize>) -> Vec<usize> {
     let n = values.len();
     if n > u32::MAX as usize {
-        return order_by_comparator(
-            values,
-            TieBreak {
-                submit: None,
-                ids: None,
-            },
-            top,
-        );
+        return order_by_comparator(values, TieBreak::default(), top);
     }
     // (descending value key << 64) | position: unique, so any sort gives the same order.
     let mut keys: Vec<u128> = values
         .iter()
         .enumerate()
-        .map(|(i, &v)| (u128::from(descending_key(v)) << 64) | i as u128)
+        .map(|(i, &v)| (u128::from(value_key(v)) << 64) | i as u128)
         .collect();
     match top {
         Some(k) if k < n => sort_or_select(&mut keys, top, 8, 8),
@@ -173,8 +237,8 @@ const RANK_CUT: usize = 1 << 11;
 /// The total order of [`rank`] without submission keys: value descending, then position.
 #[inline]
 fn by_value_then_index(a: &Ranked, b: &Ranked) -> Ordering {
-    descending_key(a.value)
-        .cmp(&descending_key(b.value))
+    value_key(a.value)
+        .cmp(&value_key(b.value))
         .then(a.index.cmp(&b.index))
 }
 
@@ -221,7 +285,7 @@ fn rank_by_value(values: &[f64], threshold: Option<f64>) -> Vec<Ranked> {
     let plan = if n <= RANK_CUT {
         None
     } else {
-        fine_plan(values.iter().map(|&v| descending_key(v)))
+        fine_plan(values.iter().map(|&v| value_key(v)))
     };
     let Some((shift, base)) = plan else {
         let mut out: Vec<Ranked> = values
@@ -237,7 +301,7 @@ fn rank_by_value(values: &[f64], threshold: Option<f64>) -> Vec<Ranked> {
     };
     // Histogram on a fine 16-bit digit, then fine digits are merged, in order, into buckets
     // of about `RANK_TARGET` jobs each: one scatter balances even skewed value distributions.
-    let fine = |v: f64| ((descending_key(v) >> shift) - base) as usize;
+    let fine = |v: f64| ((value_key(v) >> shift) - base) as usize;
     let mut counts = vec![0u32; 1 << FINE_BITS];
     for &v in values {
         counts[fine(v)] += 1;
@@ -294,9 +358,9 @@ const SMALL: usize = 24;
 fn insertion_sort_by_key(jobs: &mut [Ranked]) {
     for i in 1..jobs.len() {
         let item = jobs[i];
-        let key = descending_key(item.value);
+        let key = value_key(item.value);
         let mut j = i;
-        while j > 0 && descending_key(jobs[j - 1].value) > key {
+        while j > 0 && value_key(jobs[j - 1].value) > key {
             jobs[j] = jobs[j - 1];
             j -= 1;
         }
@@ -316,11 +380,11 @@ fn order_bucket(jobs: &mut [Ranked], scratch: &mut [Ranked]) {
         return;
     }
     let bits = digit_bits(jobs.len());
-    let Some((shift, base)) = digit_plan(jobs.iter().map(|r| descending_key(r.value)), bits) else {
+    let Some((shift, base)) = digit_plan(jobs.iter().map(|r| value_key(r.value)), bits) else {
         // All keys equal: the stable scatters kept them in position order.
         return;
     };
-    let digit = |r: &Ranked| ((descending_key(r.value) >> shift) - base) as usize;
+    let digit = |r: &Ranked| ((value_key(r.value) >> shift) - base) as usize;
     let starts = bucket_starts(jobs.iter().map(digit), bits);
     let copy = &mut scratch[..jobs.len()];
     copy.copy_from_slice(jobs);
@@ -403,7 +467,7 @@ fn order_by_value_submit(values: &[f64], submit: &[f64], top: Option<usize>) -> 
             values,
             TieBreak {
                 submit: Some(submit),
-                ids: None,
+                ..TieBreak::default()
             },
             top,
         );
@@ -413,7 +477,7 @@ fn order_by_value_submit(values: &[f64], submit: &[f64], top: Option<usize>) -> 
         .zip(submit)
         .enumerate()
         .map(|(i, (&v, &s))| Item {
-            key: (u128::from(descending_key(v)) << 64) | u128::from(ascending_key(s)),
+            key: (u128::from(value_key(v)) << 64) | u128::from(ascending_key(s)),
             index: i as u32,
         })
         .collect();
@@ -486,7 +550,7 @@ fn radix_sort<T: Copy>(items: &mut Vec<T>, bytes: usize, byte: impl Fn(&T, usize
 /// Within runs of equal (value, submit), order by id then position.
 fn sort_equal_runs_by_id(order: &mut [usize], values: &[f64], submit: &[f64], ids: &[String]) {
     let same = |a: usize, b: usize| {
-        descending_key(values[a]) == descending_key(values[b])
+        value_key(values[a]) == value_key(values[b])
             && ascending_key(submit[a]) == ascending_key(submit[b])
     };
     let mut start = 0;
@@ -506,11 +570,17 @@ fn sort_equal_runs_by_id(order: &mut [usize], values: &[f64], submit: &[f64], id
     }
 }
 
-/// The general comparison sort (used for top-k with ids, and beyond u32 positions).
+/// The general comparison sort (used with a fairshare tie-break, for top-k with ids, and
+/// beyond u32 positions): the definition the fast paths are tested against.
 fn order_by_comparator(values: &[f64], ties: TieBreak<'_>, top: Option<usize>) -> Vec<usize> {
+    let fair_share = |i: usize| {
+        ties.fair_share
+            .map(|r| r.get(i).copied().unwrap_or(usize::MAX))
+    };
     let cmp = |&a: &usize, &b: &usize| -> Ordering {
-        descending_key(values[a])
-            .cmp(&descending_key(values[b]))
+        value_key(values[a])
+            .cmp(&value_key(values[b]))
+            .then_with(|| fair_share(a).cmp(&fair_share(b)))
             .then_with(|| match ties.submit {
                 Some(s) => ascending_key(s.get(a).copied().unwrap_or(f64::NAN))
                     .cmp(&ascending_key(s.get(b).copied().unwrap_or(f64::NAN))),
@@ -547,8 +617,8 @@ mod tests {
         let r = rank(
             &values,
             TieBreak {
-                submit: None,
                 ids: Some(&ids),
+                ..TieBreak::default()
             },
             &RankOptions::default(),
         );
@@ -562,6 +632,7 @@ mod tests {
             TieBreak {
                 submit: Some(&submit),
                 ids: Some(&ids),
+                ..TieBreak::default()
             },
             &RankOptions::default(),
         );
@@ -578,22 +649,16 @@ mod tests {
             threshold: Some(2.0),
             top: Some(3),
         };
-        let r = rank(
-            &values,
-            TieBreak {
-                submit: None,
-                ids: None,
-            },
-            &opts,
-        );
+        let r = rank(&values, TieBreak::default(), &opts);
         assert_eq!(
             r.iter().map(|r| (r.index, r.runnable)).collect::<Vec<_>>(),
             vec![(1, true), (3, true), (2, false)]
         );
     }
 
-    /// The fast paths (radix and pdqsort, with and without top-k) agree with the plain
-    /// comparison sort on data with many ties, signed zeros and negative values.
+    /// The fast paths (radix and pdqsort, with and without top-k, and the simulator's
+    /// [`top_into`] and [`JobKey`]) agree with the plain comparison sort on data with many
+    /// ties, signed zeros and negative values.
     #[test]
     fn fast_paths_equal_the_comparison_sort() {
         let mut x: u64 = 0x9E3779B97F4A7C15;
@@ -629,20 +694,36 @@ mod tests {
                 .collect();
             let submit: Vec<f64> = (0..n).map(|_| (next() % 10) as f64).collect();
             let ids: Vec<String> = (0..n).map(|_| format!("{}", next() % 7)).collect();
+            let fair_share: Vec<usize> = (0..n).map(|_| (next() % 5) as usize).collect();
             let cases = [
-                TieBreak {
-                    submit: None,
-                    ids: None,
-                },
+                TieBreak::default(),
                 TieBreak {
                     submit: Some(&submit),
-                    ids: None,
+                    ..TieBreak::default()
                 },
                 TieBreak {
                     submit: Some(&submit),
                     ids: Some(&ids),
+                    ..TieBreak::default()
+                },
+                TieBreak {
+                    fair_share: Some(&fair_share),
+                    submit: Some(&submit),
+                    ids: Some(&ids),
                 },
             ];
+            // The simulator's order (no tie-break keys: ties by position), into its buffers.
+            let want = order_by_comparator(&values, TieBreak::default(), None);
+            let (mut keys, mut out) = (Vec::new(), Vec::new());
+            for k in [0, 1, 3, 64, 65, n / 2, n, n + 1] {
+                top_into(&values, Some(k), &mut keys, &mut out);
+                let got: Vec<usize> = out.iter().map(|&i| i as usize).collect();
+                assert_eq!(got, want[..k.min(n)].to_vec(), "top_into n={n} k={k}");
+            }
+            top_into(&values, None, &mut keys, &mut out);
+            assert!(out.iter().map(|&i| i as usize).eq(want.iter().copied()));
+            let best = (0..n).map(|i| JobKey::new(values[i], i as u32)).min();
+            assert_eq!(best.map(|b| b.position() as usize), want.first().copied());
             for ties in cases {
                 let want = order_by_comparator(&values, ties, None);
                 assert_eq!(order(&values, ties, None), want, "n={n}");
@@ -672,10 +753,39 @@ mod tests {
     #[test]
     fn negative_zero_ties_with_zero_and_nan_ranks_last() {
         let values = [-0.0, f64::NAN, 0.0, -1.0, 2.0];
+        assert_eq!(
+            order(&values, TieBreak::default(), None),
+            vec![4, 0, 2, 3, 1]
+        );
+        let (mut keys, mut out) = (Vec::new(), Vec::new());
+        top_into(&values, None, &mut keys, &mut out);
+        assert_eq!(out, vec![4, 0, 2, 3, 1]);
+    }
+
+    /// PBS `fair_share`: the fairshare rank decides between equal values, before submission
+    /// order; the value still comes first, and a NaN value ranks last as without fairshare
+    /// (issue 18 item 28: the old fairshare comparator took NaN as equal to every value).
+    #[test]
+    fn fair_share_breaks_value_ties_and_nan_ranks_last() {
+        let values = [1.0, f64::NAN, 1.0, 2.0, 1.0, -0.0, 0.0];
+        let fair_share = [2, 0, 1, 3, 1, 1, 0];
+        let submit = [1.0, 2.0, 3.0, 4.0, 0.0, 6.0, 7.0];
         let ties = TieBreak {
-            submit: None,
+            fair_share: Some(&fair_share),
+            submit: Some(&submit),
             ids: None,
         };
-        assert_eq!(order(&values, ties, None), vec![4, 0, 2, 3, 1]);
+        assert_eq!(order(&values, ties, None), vec![3, 4, 2, 0, 6, 5, 1]);
+        assert_eq!(order(&values, ties, Some(3)), vec![3, 4, 2]);
+        let r = rank(
+            &values,
+            ties,
+            &RankOptions {
+                threshold: Some(0.0),
+                top: None,
+            },
+        );
+        let runnable: Vec<bool> = r.iter().map(|r| r.runnable).collect();
+        assert_eq!(runnable, [true, true, true, true, false, false, false]);
     }
 }

@@ -145,7 +145,7 @@ fn scheduler_example_ranks_like_the_rust_api_bit_for_bit() {
         &evaluation.values,
         TieBreak {
             submit: Some(&submit),
-            ids: None,
+            ..TieBreak::default()
         },
         &RankOptions::default(),
     );

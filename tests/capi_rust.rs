@@ -212,7 +212,10 @@ fn rank_through_the_c_abi_equals_the_rust_api() {
     for submit in [None, Some(submit.as_slice())] {
         let expected: Vec<usize> = rank(
             &values,
-            TieBreak { submit, ids: None },
+            TieBreak {
+                submit,
+                ..TieBreak::default()
+            },
             &RankOptions::default(),
         )
         .iter()

@@ -3,7 +3,7 @@
 //! prints them (`%f` of the float32 fields), `pbsfs` output byte for byte through the
 //! `jobsort fairshare` binary.
 
-use jobsort::fairshare::inputs::{EntityKind, Fairshare, rank_fair_share};
+use jobsort::fairshare::inputs::{EntityKind, Fairshare};
 use jobsort::fairshare::pbs::{ParseOptions, PbsTree};
 use jobsort::fairshare::usage_file;
 use jobsort::jobs::Job;
@@ -503,12 +503,12 @@ fn job_order_cases_with_keyword_formulas() {
                 .fair_share_ranks(&jobs, EntityKind::Euser)
                 .unwrap()
                 .unwrap();
-            rank_fair_share(
+            rank(
                 &values,
-                &ranks,
                 TieBreak {
-                    submit: None,
+                    fair_share: Some(&ranks),
                     ids: Some(&ids),
+                    ..TieBreak::default()
                 },
                 &RankOptions::default(),
             )
@@ -516,8 +516,8 @@ fn job_order_cases_with_keyword_formulas() {
             rank(
                 &values,
                 TieBreak {
-                    submit: None,
                     ids: Some(&ids),
+                    ..TieBreak::default()
                 },
                 &RankOptions::default(),
             )
@@ -541,12 +541,12 @@ fn pick(fs: &Fairshare, jobs: &[Job], kind: EntityKind) -> usize {
     let ranks = fs.fair_share_ranks(jobs, kind).unwrap().unwrap();
     let ids: Vec<String> = jobs.iter().map(|j| j.id.clone()).collect();
     let zeros = vec![0.0; jobs.len()];
-    rank_fair_share(
+    rank(
         &zeros,
-        &ranks,
         TieBreak {
-            submit: None,
+            fair_share: Some(&ranks),
             ids: Some(&ids),
+            ..TieBreak::default()
         },
         &RankOptions::default(),
     )[0]
@@ -719,13 +719,18 @@ fn job_order_cases_through_compiled_formulas() {
             }
             let ids: Vec<String> = jobs.iter().map(|j| j.id.clone()).collect();
             let ties = TieBreak {
-                submit: None,
                 ids: Some(&ids),
+                ..TieBreak::default()
             };
             let order = match fs.fair_share_ranks(&jobs, EntityKind::Euser).unwrap() {
-                Some(r) if input["fair_share"] == true => {
-                    rank_fair_share(&ev.values, &r, ties, &RankOptions::default())
-                }
+                Some(r) if input["fair_share"] == true => rank(
+                    &ev.values,
+                    TieBreak {
+                        fair_share: Some(&r),
+                        ..ties
+                    },
+                    &RankOptions::default(),
+                ),
                 _ => rank(&ev.values, ties, &RankOptions::default()),
             };
             let got: Vec<&str> = order.iter().map(|r| ids[r.index].as_str()).collect();

@@ -1,11 +1,11 @@
 //! A CI-sized slice of the real KTH-SP2 trace: EASY with a formula and fairshare, invariants
 //! (checked every round in debug builds), determinism, and `--verify` of the recording.
 
+use jobsort::sim::load_workload;
 use jobsort::sim::record::parse_recording;
 use jobsort::sim::replay::verify;
 use jobsort::sim::run::{RunOptions, simulate};
 use jobsort::sim::share::{AutoTree, FairshareConfig};
-use jobsort::sim::workload::load;
 use jobsort::sim::{Policy, SimConfig};
 use jobsort::{Catalog, Formula};
 
@@ -16,7 +16,7 @@ const KTH: &str = concat!(
 
 #[test]
 fn kth_slice_easy_with_formula_and_fairshare_is_deterministic_and_verifies() {
-    let mut w = load(std::path::Path::new(KTH)).unwrap();
+    let mut w = load_workload(std::path::Path::new(KTH)).unwrap();
     assert_eq!(w.report.read, 28_476);
     assert_eq!(w.report.dropped.get("runtime <= 0"), Some(&8));
     assert_eq!((w.machine.nodes, w.machine.cores), (Some(100), Some(1)));
@@ -78,7 +78,7 @@ fn kth_slice_easy_with_formula_and_fairshare_is_deterministic_and_verifies() {
 #[test]
 fn kth_slice_strict_lazy_ranking_gives_the_recorded_schedule() {
     // Unrecorded strict runs rank only the prefix they need; recorded runs rank everything.
-    let mut w = load(std::path::Path::new(KTH)).unwrap();
+    let mut w = load_workload(std::path::Path::new(KTH)).unwrap();
     w.truncate(1200);
     let cfg = strict_with_user_tree();
     let f = Formula::compile("fairshare_factor * 1000 - ncpus", &Catalog::pbs()).unwrap();
@@ -95,7 +95,7 @@ fn kth_slice_strict_lazy_ranking_matches_full_ranking_for_several_orders() {
     // then partial selection; each must give the same schedule as ranking everything (the
     // recorded run). Orders with many ties (ncpus), reversed submit order (-eligible_time:
     // every new job is the best so far), and long queues (the first 2500 KTH jobs).
-    let mut w = load(std::path::Path::new(KTH)).unwrap();
+    let mut w = load_workload(std::path::Path::new(KTH)).unwrap();
     w.truncate(2500);
     let dir = tempfile::tempdir().unwrap();
     for (src, share) in [
@@ -172,7 +172,7 @@ fn strict_with_user_tree() -> SimConfig {
 fn fairshare_keywords_without_a_tree_are_zero_on_every_path() {
     // No share tree: the keywords read 0 for every job (no entity groups); strict and EASY,
     // recorded and not, give the same schedule.
-    let mut w = load(std::path::Path::new(KTH)).unwrap();
+    let mut w = load_workload(std::path::Path::new(KTH)).unwrap();
     w.truncate(800);
     let f = Formula::compile(
         "fairshare_factor * 1000 + eligible_time / 3600",
@@ -197,7 +197,7 @@ fn fairshare_keywords_without_a_tree_are_zero_on_every_path() {
 fn head_path_is_used_and_agrees_with_every_full_round() {
     // Debug builds check every head-path round against the full ranking (a panic here means a
     // wrong top job); the simulator also says it takes that path for this formula.
-    let mut w = load(std::path::Path::new(KTH)).unwrap();
+    let mut w = load_workload(std::path::Path::new(KTH)).unwrap();
     w.truncate(2500);
     let cfg = strict_with_user_tree();
     let f = Formula::compile(

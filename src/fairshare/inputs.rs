@@ -10,7 +10,6 @@ use super::pbs::{ParseOptions, PbsTree};
 use super::tree::{NodeValues, ShareTree, Shares};
 use super::{Algorithm, FairshareError, flux, slurm, usage_file};
 use crate::jobs::Job;
-use crate::rank::{RankOptions, Ranked, TieBreak};
 use std::cmp::Ordering;
 use std::path::Path;
 
@@ -170,7 +169,8 @@ impl Fairshare {
     }
 
     /// PBS's fairshare order of jobs (`cmp_fairshare` → `compare_path`) as a dense rank per
-    /// job, 0 = most deserving. `None` for share trees (PBS's tie-break only exists there).
+    /// job, 0 = most deserving: the key of [`TieBreak::fair_share`](crate::rank::TieBreak).
+    /// `None` for share trees (PBS's tie-break only exists there).
     /// Call after [`fill_jobs`](Self::fill_jobs) so every entity exists.
     pub fn fair_share_ranks(
         &self,
@@ -232,48 +232,6 @@ impl Fairshare {
                 .collect(),
         ))
     }
-}
-
-/// [`crate::rank::rank`] with PBS's `fair_share` tie-break: value descending, then the
-/// fairshare rank (`fs_rank`, 0 = most deserving, from [`Fairshare::fair_share_ranks`]), then
-/// submission order, id and input position.
-pub fn rank_fair_share(
-    values: &[f64],
-    fs_rank: &[usize],
-    ties: TieBreak<'_>,
-    options: &RankOptions,
-) -> Vec<Ranked> {
-    let cmp = |&a: &usize, &b: &usize| -> Ordering {
-        let (va, vb) = (values[a] + 0.0, values[b] + 0.0);
-        vb.partial_cmp(&va)
-            .unwrap_or(Ordering::Equal)
-            .then_with(|| fs_rank[a].cmp(&fs_rank[b]))
-            .then_with(|| match ties.submit {
-                Some(s) => s[a].partial_cmp(&s[b]).unwrap_or(Ordering::Equal),
-                None => a.cmp(&b),
-            })
-            .then_with(|| match ties.ids {
-                Some(ids) => ids[a].cmp(&ids[b]),
-                None => Ordering::Equal,
-            })
-            .then_with(|| a.cmp(&b))
-    };
-    let mut order: Vec<usize> = (0..values.len()).collect();
-    order.sort_by(cmp);
-    if let Some(k) = options.top {
-        order.truncate(k);
-    }
-    order
-        .into_iter()
-        .map(|index| {
-            let value = values[index];
-            Ranked {
-                index,
-                value,
-                runnable: options.threshold.is_none_or(|t| value > t),
-            }
-        })
-        .collect()
 }
 
 /// Load a PBS `resource_group` file and optional usage file.

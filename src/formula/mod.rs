@@ -13,6 +13,7 @@ pub mod interp;
 pub mod ir;
 pub mod jit;
 pub mod lexer;
+pub mod monotone;
 pub mod opt;
 pub mod parser;
 pub mod pymath;

@@ -1,7 +1,7 @@
 //! Trace-driven scheduling simulation, recording and replay (SPEC §5).
 //!
-//! - [`workload`] / [`swf`]: jobs from SWF traces (plain or gzip) and JSON job lists, with a
-//!   report of what was dropped and why;
+//! - [`workload`] / [`swf`] / [`load_workload`]: jobs from SWF traces (plain or gzip) and JSON
+//!   job lists, with a report of what was dropped and why;
 //! - [`cluster`]: nodes × cores and first-fit placement;
 //! - [`scheduler`]: the deterministic discrete-event scheduler (rounds, strict and EASY);
 //! - [`priority`], [`share`], [`limit`]: the formula, fairshare and limits adapters;
@@ -14,8 +14,9 @@
 //! byte-identical recording.
 
 pub mod cluster;
-pub mod heads;
+pub mod inputs;
 pub mod limit;
+mod load;
 pub mod metrics;
 pub mod plot;
 pub mod priority;
@@ -27,6 +28,7 @@ pub mod share;
 pub mod swf;
 pub mod workload;
 
+pub use load::load_workload;
 pub use priority::{IrPriority, Priority};
 pub use scheduler::{Policy, SimConfig, Simulator};
 pub use workload::{Request, SimJob, Workload};

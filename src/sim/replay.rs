@@ -15,15 +15,16 @@
 //!   (`nodes × cores`), not per node.
 //! - [`recording_from_trace`]: a real schedule (SWF `submit + wait`) as a recording.
 
+use super::inputs::Source;
 use super::metrics;
 use super::priority::Priority;
 use super::record::{
     ClusterInfo, FORMAT, Header, RecDecision, RecEvent, RecRound, Recording, VERSION,
 };
 use super::scheduler::{Decision, Policy, SimConfig, SimError, Simulator};
-use super::share::ShareTree;
+use super::share::{ShareKeywords, ShareTree};
 use super::workload::{SimJob, Workload};
-use crate::catalog::Input;
+use crate::rank::{self, TieBreak};
 use std::collections::{BTreeMap, HashMap};
 
 /// Where a verification first disagreed.
@@ -258,7 +259,9 @@ pub fn reconcile(
     let mut queue_set: std::collections::BTreeSet<usize> = Default::default();
     let mut running_set: std::collections::BTreeSet<usize> = Default::default();
     let mut last_time: Option<i64> = None;
-    let inputs: Vec<Input> = formula.map(|f| f.inputs().to_vec()).unwrap_or_default();
+    let sources: Vec<Source> = formula
+        .map(|f| f.inputs().iter().map(Source::of).collect())
+        .unwrap_or_default();
     let mut report = ReconcileReport {
         formula: formula.map(|f| f.source().to_string()),
         rounds: 0,
@@ -329,14 +332,9 @@ pub fn reconcile(
         }
         let queued: Vec<usize> = queue_set.iter().copied().collect();
         let free_before = capacity - charged;
-        // The other formula's order over the queue.
-        let values = evaluate(formula, &inputs, &jobs, &queued, t, tree.as_ref(), &leaves);
-        let mut alt: Vec<usize> = (0..queued.len()).collect();
-        alt.sort_by(|&a, &b| {
-            (values[b] + 0.0)
-                .total_cmp(&(values[a] + 0.0))
-                .then(queued[a].cmp(&queued[b]))
-        });
+        // The other formula's order over the queue (in submit order: ties by position).
+        let values = evaluate(formula, &sources, &jobs, &queued, t, tree.as_ref(), &leaves);
+        let alt = rank::order(&values, TieBreak::default(), None);
         let alt_jobs: Vec<usize> = alt.iter().map(|&k| queued[k]).collect();
         let would = would_start(
             &jobs,
@@ -432,9 +430,11 @@ pub fn reconcile(
     Ok(report)
 }
 
+/// The other formula's values of the `queued` jobs at `t`, the inputs bound by
+/// [`crate::sim::inputs`] as in the simulator.
 fn evaluate(
     formula: Option<&dyn Priority>,
-    inputs: &[Input],
+    sources: &[Source],
     jobs: &[SimJob],
     queued: &[usize],
     t: i64,
@@ -444,28 +444,17 @@ fn evaluate(
     let Some(f) = formula else {
         return vec![0.0; queued.len()];
     };
-    let cols: Vec<Vec<f64>> = inputs
+    let keywords: Vec<Option<ShareKeywords>> = queued
         .iter()
-        .map(|name| {
+        .map(|&i| tree.map(|tr| tr.keywords(leaves[i])))
+        .collect();
+    let cols: Vec<Vec<f64>> = sources
+        .iter()
+        .map(|src| {
             queued
                 .iter()
-                .map(|&i| {
-                    let j = &jobs[i];
-                    let kw = tree.map(|tr| tr.keywords(leaves[i])).unwrap_or_default();
-                    match name.column() {
-                        "ncpus" => j.request.total_cores() as f64,
-                        "walltime" => j.walltime as f64,
-                        "mem" => j.mem,
-                        "eligible_time" => (t - j.submit) as f64,
-                        "fairshare_perc" | "fair_share_perc" => kw.perc,
-                        "fairshare_tree_usage" => kw.tree_usage,
-                        "fairshare_factor" => kw.factor,
-                        "queue_priority" => j.queue_priority,
-                        "accrue_type" => 2.0,
-                        "nodect" => j.request.node_count() as f64,
-                        other => j.resources.get(other).copied().unwrap_or(0.0),
-                    }
-                })
+                .zip(&keywords)
+                .map(|(&i, kw)| src.value(&jobs[i], t, kw.as_ref()))
                 .collect()
         })
         .collect();

@@ -1,5 +1,6 @@
 //! Workloads: the jobs a simulation replays ([`SimJob`]), the hygiene report of what was
-//! dropped or adjusted while loading ([`LoadReport`]), and the JSON job-list reader.
+//! dropped or adjusted while loading ([`LoadReport`]), and the JSON job-list reader
+//! ([`crate::sim::load_workload`] picks the reader by file name).
 //!
 //! Conventions (documented in `docs/recording.md` too):
 //! - times are integer seconds;
@@ -185,24 +186,6 @@ pub fn hex(bytes: &[u8]) -> String {
         let _ = write!(s, "{b:02x}");
     }
     s
-}
-
-/// Load a workload by extension: `.json`/`.jsonl` → JSON job list, anything else → SWF.
-pub fn load(path: &Path) -> Result<Workload, LoadError> {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let stem = name.trim_end_matches(".gz");
-    if stem.ends_with(".json") || stem.ends_with(".jsonl") {
-        let (text, sha) = read_text(path)?;
-        let mut w = parse_json_jobs(&text, &path.display().to_string())?;
-        w.name = name;
-        w.sha256 = sha;
-        Ok(w)
-    } else {
-        crate::sim::swf::load_swf(path)
-    }
 }
 
 /// Parse a JSON job list: an array of objects, an object with a `"jobs"` array, or JSON lines.

@@ -105,7 +105,7 @@ impl FairshareOpts {
     }
 
     /// [`apply`](Self::apply), also returning the loaded tree (for `rank --fair-share`, whose
-    /// tie-break is [`Fairshare::fair_share_ranks`] + [`inputs::rank_fair_share`]).
+    /// tie-break is [`Fairshare::fair_share_ranks`] as `jobsort::rank::TieBreak::fair_share`).
     pub fn apply_loaded(
         &self,
         jobs: &mut [Job],

@@ -48,9 +48,11 @@ impl JobsArgs {
     }
 }
 
-/// Jobs of an SWF trace as formula inputs: `ncpus` = processors, `walltime` = requested time,
-/// `mem` = requested memory (KB), user `u<N>`, group `g<N>`, submission order = submit time.
-/// Jobs the trace conventions drop (run time <= 0, no processors) are reported on stderr.
+/// Jobs of an SWF trace as formula inputs, bound as the simulator binds them when the job is
+/// submitted ([`jobsort::sim::inputs::values_at_submit`]: `ncpus` = processors, `walltime` =
+/// requested time, `mem` = requested memory (KB), `accrue_type` = 2, `job_priority` = 0, ...),
+/// user `u<N>`, group `g<N>`, submission order = submit time. Jobs the trace conventions drop
+/// (run time <= 0, no processors) are reported on stderr.
 fn load_swf_jobs(path: &std::path::Path) -> Result<Vec<Job>, String> {
     let workload = jobsort::sim::swf::load_swf(path).map_err(|e| e.to_string())?;
     let report = &workload.report;
@@ -71,12 +73,9 @@ fn load_swf_jobs(path: &std::path::Path) -> Result<Vec<Job>, String> {
         .jobs
         .into_iter()
         .map(|j| {
-            let mut job = Job::new(j.id)
-                .with("ncpus", j.request.total_cores() as f64)
-                .with("walltime", j.walltime as f64)
-                .with("mem", j.mem)
-                .with("queue_priority", j.queue_priority);
-            job.values.extend(j.resources);
+            let mut job = Job::new(j.id.clone());
+            job.values
+                .extend(jobsort::sim::inputs::values_at_submit(&j));
             job.user = Some(j.user);
             job.group = Some(j.group);
             job.queue = Some(j.queue);

@@ -39,6 +39,7 @@ pub fn run(args: Args) -> ExitCode {
     // Submission order: the jobs' `submit`/`qrank` when every job has one, else input order.
     let submit: Option<Vec<f64>> = p.jobs.iter().map(|j| j.submit).collect();
     let ties = TieBreak {
+        fair_share: None,
         submit: submit.as_deref(),
         ids: Some(&ids),
     };
@@ -56,10 +57,12 @@ pub fn run(args: Args) -> ExitCode {
             None => Err("--fair-share needs a fairshare tree (--resource-group FILE)".to_string()),
         };
         match ranks {
-            Ok(Some(ranks)) => jobsort::fairshare::inputs::rank_fair_share(
+            Ok(Some(ranks)) => rank(
                 &p.evaluation.values,
-                &ranks,
-                ties,
+                TieBreak {
+                    fair_share: Some(&ranks),
+                    ..ties
+                },
                 &options,
             ),
             Ok(None) => {

@@ -6,7 +6,7 @@ use jobsort::sim::replay::{
     ReconcileReport, VerifyReport, reconcile, recorded_metrics, recording_from_trace, verify,
 };
 use jobsort::sim::scheduler::drop_oversized;
-use jobsort::sim::{Policy, Priority, SimConfig, workload};
+use jobsort::sim::{Policy, Priority, SimConfig, load_workload};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -83,7 +83,7 @@ pub fn run(args: Args) -> ExitCode {
                     "--verify needs a recording made by `jobsort sim --record`, not --trace",
                 );
             }
-            let mut w = match workload::load(t) {
+            let mut w = match load_workload(t) {
                 Ok(w) => w,
                 Err(e) => return fail(EXIT_INVALID, e),
             };

@@ -252,7 +252,7 @@ pub fn run(args: Args) -> ExitCode {
             Err(e) => return fail(EXIT_INVALID, e),
         }
     }
-    let mut w = match workload::load(&args.trace) {
+    let mut w = match jobsort::sim::load_workload(&args.trace) {
         Ok(w) => w,
         Err(e) => return fail(EXIT_INVALID, e),
     };

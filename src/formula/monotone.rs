@@ -1,29 +1,19 @@
-//! Strict ordering without evaluating the whole queue.
-//!
-//! Under `--policy strict` a round starts jobs only while the top-ranked job fits, so all it
-//! needs is the top job, again and again. When the formula is *non-decreasing in
-//! `eligible_time`* and every other input is fixed per job (a resource) or per entity (a
-//! fairshare keyword), the queued jobs fall into groups that share every input but
-//! `eligible_time` (same entity, same resources). Within a group the earliest-submitted job
-//! has the largest `eligible_time`, hence a value at least as large as every later one, and it
-//! wins ties by submission order: so the top job of the whole queue is the top among the
-//! group *heads*, and a round evaluates the heads (and tails, see below) instead of every job.
+//! Monotonicity in `eligible_time`: an IR proof that a formula's value never decreases as a
+//! job waits, the other inputs fixed (the simulator's strict-ordering head path rests on it,
+//! see `sim::scheduler::heads`).
 //!
 //! Why it is exact, bit for bit. [`analyze`] accepts only formulas in which every node that
 //! depends on `eligible_time` is `eligible_time` itself, `+`/`-`/unary `-` of such nodes (with
 //! matching directions) and of anything that does not depend on it, `*` or `/` by a
 //! sign-definite factor that does not depend on it, or `min`/`max` of such nodes; every IEEE
 //! operation involved is monotone (rounding to nearest is monotone), so the computed value is
-//! monotone in `eligible_time` as long as no NaN or infinity appears. Each round evaluates
-//! both ends of every group (head: largest `eligible_time`; tail: smallest); if either errs
-//! (a non-finite final value, a zero divisor, ...) the round falls back to evaluating the
-//! whole queue. With both ends finite and no `min`/`max`, no member in between can be
-//! non-finite (an infinity or NaN on the way would reach the ends too). `min`/`max` can hide
-//! an infinity, so under one every operand must have a finite magnitude bound
-//! (`eligible_time` at most the simulation's span, fairshare keywords at most 1, resources
-//! at most their largest value in the workload, literals), below 10^300: no overflow at all.
-//!
-//! Debug and test builds check every round decided this way against the full ranking.
+//! monotone in `eligible_time` as long as no NaN or infinity appears. A caller that evaluates
+//! both ends of a range of `eligible_time` (largest and smallest) and sees both finite knows,
+//! with no `min`/`max`, that no value in between is non-finite (an infinity or NaN on the way
+//! would reach the ends too). `min`/`max` can hide an infinity, so under one every operand
+//! must have a finite magnitude bound (`eligible_time` at most the given span, other inputs
+//! at most their largest magnitude, literals), below 10^300: no overflow at all
+//! ([`Analysis::never_errs`]).
 
 use crate::formula::ir::{Expr, Func, Ir, NodeId};
 
@@ -288,7 +278,8 @@ fn independent_sign(e: &Expr, fs: &[Fact]) -> Sign {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Catalog, Formula};
+    use crate::formula::Formula;
+    use crate::catalog::Catalog;
 
     /// Analyse `src`, `fixed` giving the range of each input but `eligible_time` (up to 1e9 s).
     fn analysis(src: &str, fixed: impl Fn(&str) -> (f64, f64)) -> Analysis {
@@ -365,119 +356,5 @@ mod tests {
         ] {
             assert!(!accepts(src), "{src}");
         }
-    }
-}
-
-/// Queued jobs in groups that share every formula input but `eligible_time`, each group a
-/// FIFO in submit order (its head is the earliest-submitted queued job).
-#[derive(Debug, Clone)]
-pub struct Groups {
-    group_of: Vec<u32>,
-    fifo: Vec<std::collections::VecDeque<u32>>,
-    /// Each non-empty group's head (`fifo[g][0]`, kept at hand).
-    head_of: Vec<u32>,
-    queued: Vec<bool>,
-    /// Groups with queued jobs, and each group's position in that list.
-    nonempty: Vec<u32>,
-    slot: Vec<u32>,
-    /// Evaluate each group's tail as well as its head every round (off when the formula
-    /// provably never errs).
-    pub check_tails: bool,
-}
-
-const ABSENT: u32 = u32::MAX;
-
-impl Groups {
-    /// `group_of[j]`: job `j`'s group, numbered from 0.
-    pub fn new(group_of: Vec<u32>) -> Groups {
-        let n = group_of.iter().map(|&g| g as usize + 1).max().unwrap_or(0);
-        let jobs = group_of.len();
-        Groups {
-            group_of,
-            fifo: vec![Default::default(); n],
-            head_of: vec![ABSENT; n],
-            queued: vec![false; jobs],
-            nonempty: Vec::new(),
-            slot: vec![ABSENT; n],
-            check_tails: true,
-        }
-    }
-
-    /// Group ids from per-job keys: jobs with equal keys share a group.
-    pub fn from_keys<K: std::hash::Hash + Eq>(keys: impl Iterator<Item = K>) -> Groups {
-        let mut ids: std::collections::HashMap<K, u32> = Default::default();
-        let group_of = keys
-            .map(|k| {
-                let next = ids.len() as u32;
-                *ids.entry(k).or_insert(next)
-            })
-            .collect();
-        Groups::new(group_of)
-    }
-
-    /// Queue job `j` (jobs arrive in submit order).
-    pub fn push(&mut self, j: u32) {
-        let g = self.group_of[j as usize];
-        self.queued[j as usize] = true;
-        let q = &mut self.fifo[g as usize];
-        q.push_back(j);
-        if q.len() == 1 {
-            self.head_of[g as usize] = j;
-            self.slot[g as usize] = self.nonempty.len() as u32;
-            self.nonempty.push(g);
-        }
-    }
-
-    /// Job `j` left the queue (a no-op when it is not queued).
-    pub fn remove(&mut self, j: u32) {
-        if !std::mem::replace(&mut self.queued[j as usize], false) {
-            return;
-        }
-        let g = self.group_of[j as usize];
-        let q = &mut self.fifo[g as usize];
-        if q.front() == Some(&j) {
-            q.pop_front();
-            self.head_of[g as usize] = q.front().copied().unwrap_or(ABSENT);
-        } else if let Some(p) = q.iter().position(|&x| x == j) {
-            q.remove(p);
-        }
-        if q.is_empty() {
-            let s = std::mem::replace(&mut self.slot[g as usize], ABSENT) as usize;
-            self.nonempty.swap_remove(s);
-            if let Some(&moved) = self.nonempty.get(s) {
-                self.slot[moved as usize] = s as u32;
-            }
-        }
-    }
-
-    /// Groups with queued jobs (in no particular order).
-    pub fn nonempty(&self) -> &[u32] {
-        &self.nonempty
-    }
-
-    /// The earliest-submitted queued job of a non-empty group.
-    pub fn head(&self, g: u32) -> u32 {
-        self.head_of[g as usize]
-    }
-
-    /// The latest-submitted queued job of a non-empty group.
-    pub fn tail(&self, g: u32) -> u32 {
-        let q = &self.fifo[g as usize];
-        q[q.len() - 1]
-    }
-
-    /// Whether group `g` has queued jobs.
-    pub fn is_queued(&self, g: u32) -> bool {
-        self.slot[g as usize] != ABSENT
-    }
-
-    /// Number of groups.
-    pub fn count(&self) -> usize {
-        self.fifo.len()
-    }
-
-    /// Job `j`'s group.
-    pub fn group_of(&self, j: u32) -> u32 {
-        self.group_of[j as usize]
     }
 }

@@ -1,0 +1,654 @@
+//! The deterministic discrete-event scheduler (SPEC §5.2).
+//!
+//! Time is integer seconds. A round runs at each time that has an event; within a round:
+//!
+//! 1. apply events: ends first, then submits (ties by `(time, event kind, submit order, id)`;
+//!    the job index *is* the submit order, ids break nothing further because indices are
+//!    unique);
+//! 2. fairshare: accrue the usage of the interval since the previous round (cores × seconds of
+//!    every job that ran in it, including jobs ending now), then decay;
+//! 3. account resources: the free-core state is kept incrementally and, in debug/test builds,
+//!    checked every round against a reset-and-re-sum from the RUN jobs;
+//! 4. evaluate the formula over the queued jobs (inputs bound as [`crate::sim::inputs`]
+//!    defines them) and rank: value descending, then submit order ([`crate::rank`]'s order,
+//!    the queue being in submit order);
+//! 5. limits: held jobs wait (decision `hold` with dependencies), they never block others;
+//! 6. dispatch in rank order: `strict` stops at the first job that does not fit (every later
+//!    job pends `resources`); `easy` gives the first job that does not fit a reservation at
+//!    the earliest time it fits given the running jobs' requested end times, and a later job
+//!    starts now only if it fits now and either ends (by its requested time) before that
+//!    reservation or leaves the reserved job room at the reservation time (else it pends
+//!    `reservation`). Jobs at or under `--threshold` pend `threshold` and never block.
+//!
+//! Files: [`types`] the vocabulary (settings, events, decisions, rounds), this file the
+//! round loop, [`evaluate`] the formula over the queue, [`heads`] strict ordering by group
+//! heads, [`dispatch`] strict and EASY dispatch.
+
+mod dispatch;
+mod evaluate;
+mod heads;
+mod types;
+
+pub use types::{
+    Decision, Event, EventKind, PendReason, Policy, QueuePoint, Round, SimConfig, SimError,
+    SimOutcome,
+};
+
+use crate::rank::{self, JobKey};
+use crate::sim::cluster::{Allocation, Cluster, SizeSet};
+use crate::sim::inputs::Source;
+use crate::sim::limit::{Admission, LimitState};
+use crate::sim::priority::Priority;
+use crate::sim::share::ShareTree;
+use crate::sim::workload::{Request, SimJob};
+use heads::{GroupInputs, Groups, head_groups};
+use sha2::{Digest, Sha256};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// The per-job fields the scheduling loop reads, packed (a `SimJob` is large, and the loop
+/// touches these for every queued job every round).
+#[derive(Debug, Clone, Copy)]
+struct Hot {
+    submit: i64,
+    walltime: i64,
+    /// [`SimJob::effective_run`].
+    run: i64,
+    request: Request,
+}
+
+/// The simulator: feed it jobs (sorted by submit time) and step it round by round.
+pub struct Simulator<'a> {
+    jobs: &'a [SimJob],
+    hot: Vec<Hot>,
+    config: SimConfig,
+    formula: Option<&'a dyn Priority>,
+    cluster: Cluster,
+    next_submit: usize,
+    ends: BinaryHeap<Reverse<(i64, u32)>>,
+    /// Queued jobs in submit order; may still hold jobs started since the last
+    /// [`Simulator::compact_queue`] (`queue_stale`), `queued` counts the real ones.
+    queue: Vec<u32>,
+    queue_stale: bool,
+    queued: usize,
+    running: Vec<u32>,
+    /// Each job's index in `running` (`u32::MAX`: not running), for O(1) removal.
+    running_at: Vec<u32>,
+    alloc: Vec<Option<Allocation>>,
+    start: Vec<Option<i64>>,
+    end: Vec<Option<i64>>,
+    finished: Vec<u8>,
+    round: Round,
+    rounds_done: u64,
+    last_time: Option<i64>,
+    share: Option<ShareTree>,
+    leaf: Vec<u32>,
+    /// Cores running per share-tree node, and the nodes with any (accrual per entity).
+    leaf_cores: Vec<u64>,
+    active_leaves: Vec<u32>,
+    limits: Option<LimitState>,
+    /// Jobs rejected at submit by a hard limit.
+    rejected: Vec<bool>,
+    sources: Vec<Source>,
+    needs_share: bool,
+    columns: Vec<Vec<f64>>,
+    values: Vec<f64>,
+    errors: Vec<u8>,
+    order: Vec<u32>,
+    rank_keys: Vec<JobKey>,
+    hashing: bool,
+    /// Record every decision and the ranked queue (else only dispatches, and rounds where
+    /// nothing can start skip evaluation).
+    full: bool,
+    /// Queued jobs by total cores asked (multiset), for the "nothing can start" shortcut.
+    queued_cores: SizeSet,
+    eval_errors: u64,
+    /// Strict ordering by group heads (see [`heads`]), when the formula allows it,
+    /// with each group's inputs.
+    groups: Option<Groups>,
+    group_inputs: GroupInputs,
+    /// The groups of `cand`'s jobs, and their share-tree nodes.
+    cand_groups: Vec<u32>,
+    cand_leaves: Vec<u32>,
+    /// Jobs evaluated by the head path (heads, then tails), their values and errors.
+    cand: Vec<u32>,
+    cand_values: Vec<f64>,
+    cand_errors: Vec<u8>,
+    /// The head path's candidates as keys of the job order (position: the job), and scratch
+    /// space for one evaluation.
+    head_keys: Vec<JobKey>,
+    scratch_values: Vec<f64>,
+    scratch_errors: Vec<u8>,
+    series: Vec<QueuePoint>,
+    keep_series: bool,
+}
+
+impl<'a> Simulator<'a> {
+    /// Set up a simulation. `jobs` must be sorted by submit time and every job must fit the
+    /// idle cluster (use [`drop_oversized`] first).
+    pub fn new(
+        jobs: &'a [SimJob],
+        config: SimConfig,
+        formula: Option<&'a dyn Priority>,
+    ) -> Result<Simulator<'a>, SimError> {
+        if config.nodes == 0 || config.cores == 0 {
+            return Err(SimError::EmptyCluster {
+                nodes: config.nodes,
+                cores: config.cores,
+            });
+        }
+        let cluster = Cluster::new(config.nodes, config.cores);
+        for w in jobs.windows(2) {
+            if w[1].submit < w[0].submit {
+                return Err(SimError::Unsorted(w[1].id.clone()));
+            }
+        }
+        if let Some(j) = jobs.iter().find(|j| !cluster.can_ever_fit(j.request)) {
+            return Err(SimError::TooLarge {
+                id: j.id.clone(),
+                request: format!("{:?}", j.request),
+            });
+        }
+        let (share, leaf) = match &config.fairshare {
+            Some(cfg) => {
+                let (t, l) = ShareTree::build(cfg, jobs).map_err(SimError::Fairshare)?;
+                (Some(t), l)
+            }
+            None => (None, vec![]),
+        };
+        let limits = match &config.limits {
+            Some(spec) => {
+                Some(LimitState::new(spec, jobs, config.cores).map_err(SimError::Limits)?)
+            }
+            None => None,
+        };
+        let sources: Vec<Source> = formula
+            .map(|f| f.inputs().iter().map(Source::of).collect())
+            .unwrap_or_default();
+        let needs_share = sources.iter().any(Source::is_fairshare);
+        let n = jobs.len();
+        let groups = match formula {
+            Some(f)
+                if config.policy == Policy::Strict
+                    && config.threshold.is_none()
+                    && limits.is_none() =>
+            {
+                head_groups(jobs, f, &sources, &leaf)
+            }
+            _ => None,
+        };
+        let (groups, group_inputs) = match groups {
+            Some((g, i)) => (Some(g), i),
+            None => (None, GroupInputs::default()),
+        };
+        Ok(Simulator {
+            jobs,
+            hot: jobs
+                .iter()
+                .map(|j| Hot {
+                    submit: j.submit,
+                    walltime: j.walltime,
+                    run: j.effective_run(),
+                    request: j.request,
+                })
+                .collect(),
+            formula,
+            cluster,
+            next_submit: 0,
+            ends: BinaryHeap::new(),
+            queue: Vec::new(),
+            queue_stale: false,
+            queued: 0,
+            running: Vec::new(),
+            running_at: vec![u32::MAX; n],
+            alloc: vec![None; n],
+            start: vec![None; n],
+            end: vec![None; n],
+            finished: vec![0; n],
+            round: Round::default(),
+            rounds_done: 0,
+            last_time: None,
+            leaf_cores: vec![0; share.as_ref().map_or(0, |s| s.len())],
+            active_leaves: Vec::new(),
+            share,
+            leaf,
+            limits,
+            rejected: vec![false; n],
+            columns: vec![Vec::new(); sources.len()],
+            sources,
+            needs_share,
+            values: Vec::new(),
+            errors: Vec::new(),
+            order: Vec::new(),
+            rank_keys: Vec::new(),
+            hashing: false,
+            full: true,
+            // Sized by the largest job (not the cluster, which may be huge), at most 2^20:
+            // larger sizes count at the bound, which keeps `min` a lower bound.
+            queued_cores: SizeSet::new(
+                jobs.iter()
+                    .map(|j| j.request.total_cores())
+                    .max()
+                    .unwrap_or(0)
+                    .min(1 << 20),
+            ),
+            eval_errors: 0,
+            head_keys: Vec::new(),
+            scratch_values: Vec::new(),
+            scratch_errors: Vec::new(),
+            groups,
+            cand: Vec::new(),
+            group_inputs,
+            cand_groups: Vec::new(),
+            cand_leaves: Vec::new(),
+            cand_values: Vec::new(),
+            cand_errors: Vec::new(),
+            series: Vec::new(),
+            keep_series: false,
+            config,
+        })
+    }
+
+    /// Compute each round's input hash (needed for recording and verification).
+    pub fn with_hashing(mut self, on: bool) -> Self {
+        self.hashing = on;
+        self
+    }
+
+    /// Whether rounds list every queued job and decision (default on; needed for recording
+    /// and verification). Off, a round lists only its dispatches (with empty allocations),
+    /// and a round in which no queued job can fit the free cores skips evaluation and
+    /// ranking (its queue is empty).
+    /// The schedule is the same either way.
+    pub fn with_full_rounds(mut self, on: bool) -> Self {
+        self.full = on;
+        self
+    }
+
+    /// Whether strict rounds without a recording are decided from group heads
+    /// ([`heads`]): strict policy, no threshold or limits, and a formula non-decreasing
+    /// in `eligible_time`.
+    pub fn orders_by_heads(&self) -> bool {
+        self.groups.is_some() && !self.full && !self.hashing
+    }
+
+    /// Keep the queue-length series (for plots).
+    pub fn with_series(mut self, on: bool) -> Self {
+        self.keep_series = on;
+        self
+    }
+
+    /// The jobs simulated.
+    pub fn jobs(&self) -> &'a [SimJob] {
+        self.jobs
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &SimConfig {
+        &self.config
+    }
+
+    /// Rounds run so far.
+    pub fn rounds(&self) -> u64 {
+        self.rounds_done
+    }
+
+    /// Jobs submitted so far.
+    pub fn submitted(&self) -> usize {
+        self.next_submit
+    }
+
+    /// Formula evaluations that erred (the job's value was taken as 0).
+    pub fn eval_errors(&self) -> u64 {
+        self.eval_errors
+    }
+
+    /// The fairshare tree, when fairshare is on.
+    pub fn share_tree(&self) -> Option<&ShareTree> {
+        self.share.as_ref()
+    }
+
+    /// Each job's leaf in the share tree (empty without fairshare).
+    pub fn leaves(&self) -> &[u32] {
+        &self.leaf
+    }
+
+    /// Run one round; `None` when no event is left. The round is valid until the next call.
+    pub fn step(&mut self) -> Option<&Round> {
+        let next_end = self.ends.peek().map(|Reverse((t, _))| *t);
+        let next_sub = self.jobs.get(self.next_submit).map(|j| j.submit);
+        let t = match (next_end, next_sub) {
+            (Some(a), Some(b)) => a.min(b),
+            (Some(a), None) => a,
+            (None, Some(b)) => b,
+            (None, None) => return None,
+        };
+        let mut round = std::mem::take(&mut self.round);
+        round.number = self.rounds_done;
+        round.time = t;
+        round.events.clear();
+        round.queue.clear();
+        round.decisions.clear();
+        round.hash = None;
+
+        // Fairshare accrual for [last_time, t] over the jobs that ran in it: per entity,
+        // (cores running) × seconds.
+        if let (Some(share), Some(last)) = (self.share.as_mut(), self.last_time) {
+            let dt = (t - last) as f64;
+            if dt > 0.0 {
+                for &l in &self.active_leaves {
+                    share.accrue(l, self.leaf_cores[l as usize] as f64 * dt);
+                }
+            }
+        }
+
+        // Events: ends (by submit order), then submits.
+        while let Some(&Reverse((e, j))) = self.ends.peek() {
+            if e != t {
+                break;
+            }
+            self.ends.pop();
+            round.events.push(Event {
+                kind: EventKind::End,
+                job: j,
+            });
+            if let Some(a) = self.alloc[j as usize].take() {
+                self.cluster.release(&a);
+            }
+            if self.stop_running(j) {
+                self.charge(j, false);
+            }
+            if let Some(l) = self.limits.as_mut() {
+                l.on_end(&self.jobs[j as usize].id);
+            }
+            self.finished[j as usize] += 1;
+        }
+        while let Some(job) = self.jobs.get(self.next_submit) {
+            if job.submit != t {
+                break;
+            }
+            let j = self.next_submit as u32;
+            round.events.push(Event {
+                kind: EventKind::Submit,
+                job: j,
+            });
+            if let Some(l) = self.limits.as_mut()
+                && let Admission::Rejected(_) = l.submit(job)
+            {
+                self.rejected[j as usize] = true;
+                self.next_submit += 1;
+                continue;
+            }
+            self.queue.push(j);
+            self.queued += 1;
+            if let Some(g) = self.groups.as_mut() {
+                g.push(j);
+            }
+            self.queued_cores.insert(job.request.total_cores());
+            self.next_submit += 1;
+        }
+
+        if let Some(share) = self.share.as_mut() {
+            share.decay_to(t);
+            // `fairshare_tree_usage` is recomputed lazily, when the formula is evaluated.
+        }
+
+        #[cfg(debug_assertions)]
+        if let Err(e) = self.check_invariants(t) {
+            panic!("simulator invariant broken at t={t}: {e}");
+        }
+
+        // Nothing can start when the smallest queued job needs more cores than are free.
+        let may_start = self
+            .queued_cores
+            .min()
+            .is_some_and(|m| m <= self.cluster.free_total());
+        let by_heads = !self.full && !self.hashing && self.groups.is_some();
+        if may_start && by_heads && self.dispatch_heads(t, &mut round) {
+            // Decided from the group heads.
+        } else if self.full || self.hashing || may_start {
+            self.compact_queue();
+            self.evaluate(t);
+            // Strict ordering without a recording needs only the ranked prefix up to the first
+            // job that does not fit: rank the top k, widen only if all of them started. The
+            // first try is the top job alone (one linear scan): in a long queue it usually
+            // does not fit and the round is over.
+            let lazy = !self.full && !self.hashing && self.config.policy == Policy::Strict;
+            let mut k = if lazy { 1 } else { usize::MAX };
+            loop {
+                let n = self.queue.len();
+                self.rank((k < n).then_some(k));
+                round.queue.clear();
+                round.queue.extend(
+                    self.order
+                        .iter()
+                        .map(|&k| (self.queue[k as usize], self.values[k as usize])),
+                );
+                if self.hashing {
+                    round.hash = Some(self.hash_inputs(&round));
+                }
+                let stopped = self.dispatch(t, &mut round);
+                if stopped || k >= n {
+                    break;
+                }
+                k = if k == 1 { 32 } else { k.saturating_mul(8) };
+            }
+        }
+        let mut started = round.decisions.iter().filter_map(|d| match d {
+            Decision::Dispatch { job, .. } => Some(*job),
+            _ => None,
+        });
+        if let Some(first) = started.next() {
+            // Started jobs leave `queue` when it is next needed (the head path never needs it).
+            self.queue_stale = true;
+            for j in std::iter::once(first).chain(started) {
+                self.queued -= 1;
+                if let Some(g) = self.groups.as_mut() {
+                    g.remove(j);
+                }
+                let c = self.hot[j as usize].request.total_cores();
+                self.queued_cores.remove(c);
+            }
+        }
+        if !self.full {
+            round.queue.clear();
+        }
+        if self.keep_series {
+            self.series.push(QueuePoint {
+                time: t,
+                queued: self.queued as u32,
+                busy_cores: self.cluster.capacity() - self.cluster.free_total(),
+            });
+        }
+        self.last_time = Some(t);
+        self.rounds_done += 1;
+        self.round = round;
+        Some(&self.round)
+    }
+
+    /// Drop started jobs from `queue`.
+    fn compact_queue(&mut self) {
+        if std::mem::replace(&mut self.queue_stale, false) {
+            let start = &self.start;
+            self.queue.retain(|j| start[*j as usize].is_none());
+        }
+    }
+
+    /// Rank the queue into `order` (positions in `queue`) by [`crate::rank`]'s order: value
+    /// descending, then position, which is submit order; with `top = Some(k)` only the first
+    /// `k`.
+    fn rank(&mut self, top: Option<usize>) {
+        if self.formula.is_none() {
+            // Every value is 0: the order is the queue's.
+            let k = top.unwrap_or(usize::MAX).min(self.queue.len());
+            self.order.clear();
+            self.order.extend(0..k as u32);
+            return;
+        }
+        rank::top_into(&self.values, top, &mut self.rank_keys, &mut self.order);
+    }
+
+    /// Start job `j` at `t` (placed first fit) and record the dispatch; `false`, changing
+    /// nothing, when it does not fit.
+    fn start_job(&mut self, t: i64, j: u32, decisions: &mut Vec<Decision>) -> bool {
+        let h = self.hot[j as usize];
+        let Some(a) = self.cluster.allocate(h.request) else {
+            return false;
+        };
+        let e = t + h.run;
+        self.start[j as usize] = Some(t);
+        self.end[j as usize] = Some(e);
+        self.ends.push(Reverse((e, j)));
+        self.running_at[j as usize] = self.running.len() as u32;
+        self.running.push(j);
+        self.charge(j, true);
+        if let Some(l) = self.limits.as_mut() {
+            l.on_start(&self.jobs[j as usize].id);
+        }
+        // Without full rounds the decision does not repeat the allocation (no copy).
+        let listed = if self.full {
+            a.clone()
+        } else {
+            Allocation::default()
+        };
+        self.alloc[j as usize] = Some(a);
+        decisions.push(Decision::Dispatch {
+            job: j,
+            alloc: listed,
+        });
+        true
+    }
+
+    /// Take job `j` out of `running`; `false` if it was not there.
+    fn stop_running(&mut self, j: u32) -> bool {
+        let p = std::mem::replace(&mut self.running_at[j as usize], u32::MAX);
+        if p == u32::MAX {
+            return false;
+        }
+        self.running.swap_remove(p as usize);
+        if let Some(&moved) = self.running.get(p as usize) {
+            self.running_at[moved as usize] = p;
+        }
+        true
+    }
+
+    /// Count job `j`'s cores as running (`on`) or no longer running for its share entity.
+    fn charge(&mut self, j: u32, on: bool) {
+        let Some(&l) = self.leaf.get(j as usize) else {
+            return; // no fairshare
+        };
+        let cores = self.hot[j as usize].request.total_cores();
+        let c = &mut self.leaf_cores[l as usize];
+        if on {
+            if *c == 0 {
+                self.active_leaves.push(l);
+            }
+            *c += cores;
+        } else {
+            *c -= cores;
+            if *c == 0
+                && let Some(p) = self.active_leaves.iter().position(|&x| x == l)
+            {
+                self.active_leaves.remove(p);
+            }
+        }
+    }
+
+    fn hash_inputs(&self, round: &Round) -> String {
+        let mut h = Sha256::new();
+        h.update(round.number.to_le_bytes());
+        h.update(round.time.to_le_bytes());
+        for e in &round.events {
+            h.update([e.kind as u8]);
+            h.update(self.jobs[e.job as usize].id.as_bytes());
+            h.update([0]);
+        }
+        h.update([0xff]);
+        for &(j, v) in &round.queue {
+            h.update(self.jobs[j as usize].id.as_bytes());
+            h.update([0]);
+            h.update(v.to_bits().to_le_bytes());
+        }
+        h.update([0xff]);
+        for f in self.cluster.free() {
+            h.update(f.to_le_bytes());
+        }
+        crate::sim::workload::hex(&h.finalize()[..16])
+    }
+
+    /// Reset-and-re-sum accounting check plus per-job sanity (debug/test builds).
+    pub fn check_invariants(&self, _t: i64) -> Result<(), String> {
+        let mut c = Cluster::new(self.config.nodes, self.config.cores);
+        c.reset_and_resum(
+            self.running
+                .iter()
+                .filter_map(|&j| self.alloc[j as usize].as_ref()),
+        )?;
+        if c != self.cluster {
+            return Err("incremental free-core state differs from the re-summed one".into());
+        }
+        for &j in &self.running {
+            let job = &self.jobs[j as usize];
+            let (Some(s), Some(e)) = (self.start[j as usize], self.end[j as usize]) else {
+                return Err(format!("running job {} has no start", job.id));
+            };
+            if s < job.submit {
+                return Err(format!("job {} started before its submit", job.id));
+            }
+            if e != s + job.effective_run() {
+                return Err(format!("job {} ends at {e}, not start + run", job.id));
+            }
+        }
+        if self.finished.iter().any(|&f| f > 1) {
+            return Err("a job finished twice".into());
+        }
+        Ok(())
+    }
+
+    /// Run to the end (no recording) and return the outcome.
+    pub fn run_to_end(mut self) -> SimOutcome {
+        while self.step().is_some() {}
+        self.finish()
+    }
+
+    /// The outcome after the last round.
+    pub fn finish(self) -> SimOutcome {
+        debug_assert!(
+            self.start
+                .iter()
+                .zip(&self.finished)
+                .all(|(s, &f)| s.is_none() || f == 1),
+            "every started job finishes exactly once"
+        );
+        let (shares, targets) = match &self.share {
+            Some(t) => (Some(self.leaf.clone()), Some(t.clone())),
+            None => (None, None),
+        };
+        SimOutcome {
+            start: self.start,
+            end: self.end,
+            rounds: self.rounds_done,
+            eval_errors: self.eval_errors,
+            series: self.series,
+            leaves: shares,
+            tree: targets,
+        }
+    }
+}
+
+/// Remove jobs that can never fit the cluster, counting them as dropped
+/// (`"larger than the cluster"`). Returns how many were dropped.
+pub fn drop_oversized(w: &mut crate::sim::workload::Workload, nodes: u32, cores: u32) -> usize {
+    let c = Cluster::new(nodes, cores);
+    let before = w.jobs.len();
+    w.jobs.retain(|j| c.can_ever_fit(j.request));
+    let dropped = before - w.jobs.len();
+    if dropped > 0 {
+        *w.report
+            .dropped
+            .entry("larger than the cluster".into())
+            .or_insert(0) += dropped;
+        w.report.kept = w.jobs.len();
+    }
+    dropped
+}

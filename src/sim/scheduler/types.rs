@@ -1,0 +1,173 @@
+//! The scheduler's vocabulary: settings, events, decisions, rounds and the outcome.
+
+use crate::sim::cluster::Allocation;
+use crate::sim::limit::LimitsSpec;
+use crate::sim::share::{FairshareConfig, ShareTree};
+
+/// Dispatch policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Policy {
+    /// PBS `strict_ordering`: stop at the first job that does not fit.
+    Strict,
+    /// EASY backfilling: one reservation for the top blocked job.
+    Easy,
+}
+
+impl Policy {
+    /// Parse `strict` or `easy`.
+    pub fn parse(s: &str) -> Option<Policy> {
+        match s {
+            "strict" => Some(Policy::Strict),
+            "easy" => Some(Policy::Easy),
+            _ => None,
+        }
+    }
+    /// Name as on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Policy::Strict => "strict",
+            Policy::Easy => "easy",
+        }
+    }
+}
+
+/// Everything that decides a simulation besides the jobs and the formula.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SimConfig {
+    pub policy: Policy,
+    pub nodes: u32,
+    pub cores: u32,
+    /// `job_sort_formula_threshold`: jobs with value ≤ this are not run.
+    pub threshold: Option<f64>,
+    pub fairshare: Option<FairshareConfig>,
+    /// flux-accounting limits (the limits file text).
+    pub limits: Option<LimitsSpec>,
+}
+
+/// Kinds of events, in tie order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum EventKind {
+    /// A running job ended.
+    End,
+    /// A job was submitted.
+    Submit,
+}
+
+/// An event applied in a round (`job` = index in the job list = submit order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Event {
+    pub kind: EventKind,
+    pub job: u32,
+}
+
+/// Why a queued job did not start this round.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PendReason {
+    Resources,
+    Reservation,
+    Threshold,
+}
+
+impl PendReason {
+    /// Name used in recordings.
+    pub fn name(self) -> &'static str {
+        match self {
+            PendReason::Resources => "resources",
+            PendReason::Reservation => "reservation",
+            PendReason::Threshold => "threshold",
+        }
+    }
+    /// Parse a recorded name.
+    pub fn parse(s: &str) -> Option<PendReason> {
+        match s {
+            "resources" => Some(PendReason::Resources),
+            "reservation" => Some(PendReason::Reservation),
+            "threshold" => Some(PendReason::Threshold),
+            _ => None,
+        }
+    }
+}
+
+/// A scheduling decision about one queued job.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    Dispatch {
+        job: u32,
+        alloc: Allocation,
+    },
+    Pend {
+        job: u32,
+        reason: PendReason,
+    },
+    Hold {
+        job: u32,
+        dependencies: Vec<&'static str>,
+    },
+}
+
+impl Decision {
+    /// The job decided about.
+    pub fn job(&self) -> u32 {
+        match self {
+            Decision::Dispatch { job, .. }
+            | Decision::Pend { job, .. }
+            | Decision::Hold { job, .. } => *job,
+        }
+    }
+}
+
+/// One round as it happened.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Round {
+    /// 0-based round number.
+    pub number: u64,
+    pub time: i64,
+    pub events: Vec<Event>,
+    /// Queued jobs in rank order with their formula values.
+    pub queue: Vec<(u32, f64)>,
+    pub decisions: Vec<Decision>,
+    /// SHA-256 (first 16 bytes, hex) of the round's inputs: number, time, events, ranked
+    /// queue with value bits, free cores per node before dispatch. Only when hashing is on.
+    pub hash: Option<String>,
+}
+
+/// Per-round statistics kept for plots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueuePoint {
+    pub time: i64,
+    /// Jobs still queued after the round's dispatch.
+    pub queued: u32,
+    /// Cores busy after dispatch.
+    pub busy_cores: u64,
+}
+
+/// An error setting up a simulation.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SimError {
+    #[error("the cluster must have at least one node and one core (got {nodes} × {cores})")]
+    EmptyCluster { nodes: u32, cores: u32 },
+    #[error("fairshare tree: {0}")]
+    Fairshare(String),
+    #[error("limits: {0}")]
+    Limits(String),
+    #[error("the jobs must be sorted by submit time (job `{0}` is out of order)")]
+    Unsorted(String),
+    #[error("job `{id}` asks for more than the cluster has ({request})")]
+    TooLarge { id: String, request: String },
+}
+
+/// What a finished simulation produced.
+#[derive(Debug, Clone)]
+pub struct SimOutcome {
+    /// Start time per job (`None`: never started, e.g. under the threshold).
+    pub start: Vec<Option<i64>>,
+    pub end: Vec<Option<i64>>,
+    pub rounds: u64,
+    pub eval_errors: u64,
+    pub series: Vec<QueuePoint>,
+    /// Each job's share-tree node, with fairshare on.
+    pub leaves: Option<Vec<u32>>,
+    /// The share tree at the end, with fairshare on.
+    pub tree: Option<ShareTree>,
+}
