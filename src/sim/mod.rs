@@ -17,6 +17,7 @@ pub mod cluster;
 pub mod heads;
 pub mod limit;
 pub mod metrics;
+#[cfg(feature = "plot")]
 pub mod plot;
 pub mod priority;
 pub mod record;
