@@ -3,6 +3,7 @@
 //! errors, the flux-accounting database loader and the query shape.
 
 use jobsort::limits::events::{apply, parse_event_line, parse_events};
+#[cfg(feature = "flux-db")]
 use jobsort::limits::flux_db::load_flux_db;
 use jobsort::limits::{
     AssocUpdate, Change, Dependency, JobSpec, JobState, LimitEngine, LimitError, LimitsConfig,
@@ -363,6 +364,8 @@ fn event_errors_are_located() {
     assert_eq!(snapshot(&eng), before);
 }
 
+/// A flux-accounting database (schema 38, or the older one without `max_sched_jobs`).
+#[cfg(feature = "flux-db")]
 fn flux_db(path: &std::path::Path, with_sched_columns: bool) {
     let conn = rusqlite::Connection::open(path).unwrap();
     let sched = if with_sched_columns {
@@ -406,6 +409,7 @@ fn flux_db(path: &std::path::Path, with_sched_columns: bool) {
 }
 
 #[test]
+#[cfg(feature = "flux-db")]
 fn loads_flux_accounting_database() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("FluxAccounting.db");

@@ -421,6 +421,7 @@ pub fn from_sshare(text: &str, file: &str) -> Result<(ShareTree, Vec<String>), F
 }
 
 /// Every row of a query without parameters, mapped by `row`.
+#[cfg(feature = "flux-db")]
 fn query_all<T>(
     conn: &rusqlite::Connection,
     sql: &str,
@@ -435,6 +436,9 @@ fn query_all<T>(
 /// name, users by name, inactive rows skipped; a bank with sub-banks gets only its sub-banks
 /// (its own associations are ignored, with a warning). User associations are named
 /// `bank/username`; jobs map to them by username.
+///
+/// Needs the `flux-db` feature (SQLite); without it this is an error saying so.
+#[cfg(feature = "flux-db")]
 pub fn from_flux_db(path: &Path) -> Result<(ShareTree, Vec<String>), FairshareError> {
     use rusqlite::{Connection, OpenFlags};
     let file = path.display().to_string();
@@ -508,4 +512,14 @@ pub fn from_flux_db(path: &Path) -> Result<(ShareTree, Vec<String>), FairshareEr
     }
     warnings.extend(t.finish());
     Ok((t, warnings))
+}
+
+/// [`from_flux_db`] in a build without the `flux-db` feature: the database cannot be read.
+#[cfg(not(feature = "flux-db"))]
+pub fn from_flux_db(path: &Path) -> Result<(ShareTree, Vec<String>), FairshareError> {
+    Err(FairshareError::file(
+        &path.display().to_string(),
+        "a flux-accounting database needs SQLite: this jobsort was built without the \
+         `flux-db` feature",
+    ))
 }

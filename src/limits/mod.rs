@@ -41,14 +41,16 @@
 //! nodes/cores never exceed the limits (unless an update lowers them).
 //!
 //! # Loading
-//! [`LimitsConfig::parse`] (TOML or JSON, see [`config`]), [`flux_db::load_flux_db`]
-//! (a flux-accounting SQLite database), [`events::parse_events`] (JSON-lines events).
+//! [`LimitsConfig::parse`] (TOML or JSON, see [`config`]), `flux_db::load_flux_db` (a
+//! flux-accounting SQLite database; feature `flux-db`), [`events::parse_events`]
+//! (JSON-lines events).
 
 pub mod assoc;
 pub mod config;
 pub mod engine;
 pub mod error;
 pub mod events;
+#[cfg(feature = "flux-db")]
 pub mod flux_db;
 pub mod state;
 

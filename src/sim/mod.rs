@@ -18,6 +18,7 @@ pub mod inputs;
 pub mod limit;
 mod load;
 pub mod metrics;
+#[cfg(feature = "plot")]
 pub mod plot;
 pub mod priority;
 pub mod record;
