@@ -198,42 +198,103 @@ impl clap::builder::TypedValueParser for FormulaValue {
         arg: Option<&clap::Arg>,
         value: &std::ffi::OsStr,
     ) -> Result<String, clap::Error> {
-        use clap::error::{ContextKind, ContextValue, ErrorKind};
         let text = value
             .to_str()
-            .ok_or_else(|| clap::Error::new(ErrorKind::InvalidUtf8).with_cmd(cmd))?;
-        let Some(flag) = flag_like(text) else {
-            return Ok(text.to_string());
-        };
-        let longs: Vec<&str> = cmd.get_arguments().filter_map(|a| a.get_long()).collect();
-        let mut err = clap::Error::new(ErrorKind::UnknownArgument).with_cmd(cmd);
-        err.insert(ContextKind::InvalidArg, ContextValue::String(text.into()));
-        let tip = if longs.contains(&flag) {
-            let what = arg
-                .map(|a| {
-                    a.get_long()
-                        .map(|l| format!("--{l}"))
-                        .unwrap_or(a.to_string())
-                })
-                .unwrap_or_else(|| "FORMULA".into());
-            format!("{what} needs a formula; `{text}` is a flag")
-        } else if flag == "version" || flag == "help" {
-            format!("`--{flag}` is an option of `jobsort` itself: `jobsort --{flag}`")
-        } else if let Some(s) = jobsort::formula::sema::suggest(flag, longs.iter().copied()) {
-            format!("a similar argument exists: `--{s}`")
-        } else {
-            "a formula cannot start with `--`; write `-(-x)` for a double negation".into()
-        };
-        err.insert(
-            ContextKind::Suggested,
-            ContextValue::StyledStrs(vec![tip.into()]),
-        );
-        err.insert(
-            ContextKind::Usage,
-            ContextValue::StyledStr(cmd.clone().render_usage()),
-        );
-        Err(err)
+            .ok_or_else(|| clap::Error::new(clap::error::ErrorKind::InvalidUtf8).with_cmd(cmd))?;
+        let what = arg
+            .and_then(|a| a.get_long().map(|l| format!("--{l}")))
+            .unwrap_or_else(|| "FORMULA".into());
+        match flag_error(cmd, &what, text) {
+            Some(err) => Err(err),
+            None => Ok(text.to_string()),
+        }
     }
+}
+
+/// Before clap parses: a formula argument that looks like a flag is the usage error,
+/// reported as such. Clap would take `check --version` or `eval --formt json` as the
+/// formula, and `sim --formula --policy strict` as the formula `--policy`, and then complain
+/// about the next argument instead. `args` is the whole command line.
+pub fn check_formula_position(
+    cli: &clap::Command,
+    args: &[std::ffi::OsString],
+) -> Result<(), clap::Error> {
+    let args: Vec<String> = args
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let Some(sub_at) = args.iter().skip(1).position(|a| !a.starts_with('-')) else {
+        return Ok(());
+    };
+    let Some(sub) = cli.find_subcommand(&args[sub_at + 1]) else {
+        return Ok(());
+    };
+    let mut positional_formula = sub
+        .get_arguments()
+        .any(|a| a.get_id() == "formula" && a.is_positional());
+    let mut rest = args[sub_at + 2..].iter();
+    while let Some(token) = rest.next() {
+        if token == "--" {
+            break;
+        }
+        let Some(flag) = token.strip_prefix("--") else {
+            // The first positional argument (or `-walltime`) is the formula.
+            positional_formula = false;
+            continue;
+        };
+        let (long, inline) = match flag.split_once('=') {
+            Some((l, v)) => (l, Some(v)),
+            None => (flag, None),
+        };
+        match sub.get_arguments().find(|a| a.get_long() == Some(long)) {
+            Some(a) if a.get_action().takes_values() => {
+                let value = match inline {
+                    Some(v) => Some(v),
+                    None => rest.next().map(String::as_str),
+                };
+                if long == "formula"
+                    && let Some(err) = value.and_then(|v| flag_error(sub, "--formula", v))
+                {
+                    return Err(err);
+                }
+            }
+            Some(_) => {}
+            None if positional_formula => {
+                return flag_error(sub, "FORMULA", token).map_or(Ok(()), Err);
+            }
+            // An unknown flag elsewhere: clap reports it, with its own suggestion.
+            None => return Ok(()),
+        }
+    }
+    Ok(())
+}
+
+/// The usage error for a formula argument `text` that looks like a flag, `None` when it does
+/// not. `what` names the argument (`FORMULA`, `--formula`).
+fn flag_error(cmd: &clap::Command, what: &str, text: &str) -> Option<clap::Error> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let flag = flag_like(text)?;
+    let longs: Vec<&str> = cmd.get_arguments().filter_map(|a| a.get_long()).collect();
+    let mut err = clap::Error::new(ErrorKind::UnknownArgument).with_cmd(cmd);
+    err.insert(ContextKind::InvalidArg, ContextValue::String(text.into()));
+    let tip = if longs.contains(&flag) {
+        format!("{what} needs a formula; `{text}` is a flag")
+    } else if flag == "version" || flag == "help" {
+        format!("`--{flag}` is an option of `jobsort` itself: `jobsort --{flag}`")
+    } else if let Some(s) = jobsort::formula::sema::suggest(flag, longs.iter().copied()) {
+        format!("a similar argument exists: `--{s}`")
+    } else {
+        "a formula cannot start with `--`; write `-(-x)` for a double negation".into()
+    };
+    err.insert(
+        ContextKind::Suggested,
+        ContextValue::StyledStrs(vec![tip.into()]),
+    );
+    err.insert(
+        ContextKind::Usage,
+        ContextValue::StyledStr(cmd.clone().render_usage()),
+    );
+    Some(err)
 }
 
 /// `Some(name)` when `text` is `--name` or `--name=...` with a name that is no PBS formula

@@ -251,10 +251,10 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     if let Some(n) = args.first {
         w.truncate(n);
     }
+    let (nodes, cores) = args.machine.resolve(w.machine, &args.trace.name())?;
     if w.jobs.is_empty() {
         warn(&format!("{}: no jobs to simulate", args.trace.name()));
     }
-    let (nodes, cores) = args.machine.resolve(w.machine, &args.trace.name())?;
     drop_oversized(&mut w, nodes, cores);
     if let (Some(config), Some(path)) = (&fairshare, &args.fairshare.resource_group) {
         warn_unmatched_tree(config, &path.name(), &w.jobs)?;
