@@ -1,32 +1,10 @@
 //! `jobsort eval` and `jobsort rank` end to end: JSON shapes of SPEC §6, exit codes, ordering,
 //! thresholds, top-k, explain, job file formats and located errors.
 
+mod common;
+
+use common::cli::{jobsort, json, write};
 use serde_json::Value;
-use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn jobsort(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_jobsort"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run jobsort")
-}
-
-fn json(out: &Output) -> Value {
-    assert!(
-        out.status.success(),
-        "jobsort failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("stdout is one JSON document")
-}
-
-fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> String {
-    let path: PathBuf = dir.path().join(name);
-    std::fs::write(&path, text).unwrap();
-    path.to_string_lossy().into_owned()
-}
 
 const JOBS: &str = r#"[
   {"id": "a", "ncpus": 2, "walltime": "01:00:00"},
@@ -38,7 +16,7 @@ const JOBS: &str = r#"[
 #[test]
 fn eval_json_in_input_order_with_per_job_errors() {
     let dir = tempfile::tempdir().unwrap();
-    let jobs = write(&dir, "jobs.json", JOBS);
+    let jobs = write(dir.path(), "jobs.json", JOBS);
     for engine in ["jit", "interp"] {
         let out = jobsort(&[
             "eval",
@@ -81,7 +59,7 @@ fn eval_json_in_input_order_with_per_job_errors() {
 #[test]
 fn rank_orders_descending_ties_by_submission_order_then_id() {
     let dir = tempfile::tempdir().unwrap();
-    let jobs = write(&dir, "jobs.json", JOBS);
+    let jobs = write(dir.path(), "jobs.json", JOBS);
     let v = json(&jobsort(&[
         "rank", "ncpus", "--jobs", &jobs, "--format", "json",
     ]));
@@ -99,7 +77,7 @@ fn rank_orders_descending_ties_by_submission_order_then_id() {
 
     // With submission times the tie between a and d follows them, then the id.
     let jobs = write(
-        &dir,
+        dir.path(),
         "submit.json",
         r#"[{"id":"a","ncpus":2,"submit":20},{"id":"z","ncpus":2,"submit":10},{"id":"y","ncpus":2,"submit":10}]"#,
     );
@@ -118,7 +96,7 @@ fn rank_orders_descending_ties_by_submission_order_then_id() {
 #[test]
 fn rank_threshold_top_and_explain() {
     let dir = tempfile::tempdir().unwrap();
-    let jobs = write(&dir, "jobs.json", JOBS);
+    let jobs = write(dir.path(), "jobs.json", JOBS);
     let v = json(&jobsort(&[
         "rank",
         "ncpus*10 - walltime/600",
@@ -149,7 +127,7 @@ fn rank_threshold_top_and_explain() {
 #[test]
 fn table_and_csv_output() {
     let dir = tempfile::tempdir().unwrap();
-    let jobs = write(&dir, "jobs.json", JOBS);
+    let jobs = write(dir.path(), "jobs.json", JOBS);
     let out = jobsort(&["rank", "ncpus", "--jobs", &jobs]);
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
@@ -166,7 +144,7 @@ fn table_and_csv_output() {
 fn qstat_csv_and_json_lines_inputs() {
     let dir = tempfile::tempdir().unwrap();
     let qstat = write(
-        &dir,
+        dir.path(),
         "qstat.json",
         r#"{"Jobs":{"1.srv":{"Job_Owner":"ann@h","Resource_List":{"ncpus":2,"mem":"1gb","walltime":"00:10:00"}},
                    "2.srv":{"Job_Owner":"bob@h","Resource_List":{"ncpus":1,"mem":"512mb"}}}}"#,
@@ -181,13 +159,13 @@ fn qstat_csv_and_json_lines_inputs() {
     ]));
     assert_eq!(v["jobs"][0]["value"], 1048576.0 + 600.0);
     assert_eq!(v["jobs"][1]["value"], 524288.0);
-    let csv = write(&dir, "jobs.csv", "id,ncpus\nx,3\ny,5\n");
+    let csv = write(dir.path(), "jobs.csv", "id,ncpus\nx,3\ny,5\n");
     let v = json(&jobsort(&[
         "eval", "ncpus*2", "--jobs", &csv, "--format", "json",
     ]));
     assert_eq!(v["jobs"][1]["value"], 10.0);
     let jsonl = write(
-        &dir,
+        dir.path(),
         "jobs.jsonl",
         "{\"id\":\"p\",\"ncpus\":1}\n{\"id\":\"q\",\"ncpus\":7}\n",
     );
@@ -201,7 +179,7 @@ fn qstat_csv_and_json_lines_inputs() {
 fn swf_trace_as_job_input() {
     let dir = tempfile::tempdir().unwrap();
     let swf = write(
-        &dir,
+        dir.path(),
         "t.swf",
         "; MaxProcs: 8\n1 0 5 100 4 -1 -1 4 200 -1 1 1 1 -1 -1 -1 -1 -1\n2 10 0 50 2 -1 -1 2 3600 -1 1 2 1 -1 -1 -1 -1 -1\n3 20 0 0 2 -1 -1 2 60 -1 1 2 1 -1 -1 -1 -1 -1\n",
     );
@@ -222,7 +200,7 @@ fn swf_trace_as_job_input() {
 fn bad_inputs_exit_1_with_location_usage_errors_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     let bad = write(
-        &dir,
+        dir.path(),
         "bad.json",
         "[{\"id\":\"a\",\"ncpus\":1},\n {\"id\":\"b\",\"walltime\":\"1:xx\"}]",
     );
@@ -232,7 +210,7 @@ fn bad_inputs_exit_1_with_location_usage_errors_exit_2() {
     assert!(err.contains("bad.json: $[1].walltime"), "{err}");
     assert!(out.stdout.is_empty());
 
-    let jobs = write(&dir, "jobs.json", JOBS);
+    let jobs = write(dir.path(), "jobs.json", JOBS);
     let out = jobsort(&["eval", "ncpu * 2", "--jobs", &jobs, "--format", "json"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean `ncpus`"));
@@ -264,7 +242,7 @@ fn bad_inputs_exit_1_with_location_usage_errors_exit_2() {
 fn deny_warnings_and_compat_pbs() {
     let dir = tempfile::tempdir().unwrap();
     let jobs = write(
-        &dir,
+        dir.path(),
         "jobs.json",
         r#"[{"id":"a","eligible_time":16777217}]"#,
     );

@@ -1,23 +1,14 @@
 //! `jobsort check` end to end: formula sources, flags, exit codes and the JSON shape of
 //! SPEC §6.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod common;
 
+use common::cli::jobsort_stdin;
+use std::process::Output;
+
+/// `jobsort ARGS`, with `stdin` (or nothing) on stdin.
 fn jobsort(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_jobsort"));
-    cmd.args(args)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("run jobsort");
-    if let Some(s) = stdin {
-        child.stdin.take().unwrap().write_all(s.as_bytes()).unwrap();
-    } else {
-        drop(child.stdin.take());
-    }
-    child.wait_with_output().unwrap()
+    jobsort_stdin(args, stdin.unwrap_or("").as_bytes())
 }
 
 fn json(args: &[&str]) -> (i32, serde_json::Value) {
@@ -111,8 +102,14 @@ fn formula_from_stdin_file_and_qmgr_line() {
     let (code, v) = json(&["set server job_sort_formula = \"ncpu\""]);
     assert_eq!(code, 1);
     assert_eq!(v["diagnostics"][0]["span"], serde_json::json!([0, 4]));
+    // A formula file that cannot be read is bad input (1), not a usage error (2).
     let out = jobsort(&["check", "--file", "/nonexistent/formula"], None);
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).starts_with("jobsort check: /nonexistent/formula: "),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/formula"));
 }
 
@@ -141,7 +138,11 @@ fn custom_resources_from_flags_and_resourcedef() {
         &["check", "--resourcedef", rd.to_str().unwrap(), "paws"],
         None,
     );
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a bad resourcedef file is bad input"
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains(&format!(

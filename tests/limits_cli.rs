@@ -1,8 +1,10 @@
 //! `jobsort limits` end to end: JSON-lines output, text output, the state query, the flux
 //! database source and located errors for bad event lines.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::{Value, json};
 
@@ -17,25 +19,16 @@ name = "bronze"
 "#;
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p
+    PathBuf::from(common::cli::write(dir, name, text))
 }
 
+/// `jobsort limits ARGS`.
 fn jobsort(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_jobsort"))
-        .arg("limits")
-        .args(args)
-        .output()
-        .unwrap()
+    common::cli::jobsort(std::iter::once("limits").chain(args.iter().copied()))
 }
 
 fn lines(o: &Output) -> Vec<Value> {
-    String::from_utf8(o.stdout.clone())
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    common::cli::json_lines(o)
 }
 
 #[test]
@@ -164,7 +157,7 @@ fn bad_lines_are_located_and_stop_the_run() {
     let err = String::from_utf8(out.stderr.clone()).unwrap();
     assert_eq!(
         err,
-        format!("{evs}:2: unknown job \"zz\" (never submitted)\n")
+        format!("jobsort limits: {evs}:2: unknown job \"zz\" (never submitted)\n")
     );
     assert_eq!(lines(&out).len(), 1, "the rest of the file is not applied");
 
@@ -175,13 +168,19 @@ fn bad_lines_are_located_and_stop_the_run() {
     assert_eq!(errs.len(), 4, "{err}");
     assert_eq!(
         errs[0],
-        format!("{evs}:2: unknown job \"zz\" (never submitted)")
+        format!("jobsort limits: {evs}:2: unknown job \"zz\" (never submitted)")
     );
-    assert!(errs[1].starts_with(&format!("{evs}:4: ")), "{err}");
-    assert_eq!(errs[2], format!("{evs}:5: duplicate submit of job \"a\""));
+    assert!(
+        errs[1].starts_with(&format!("jobsort limits: {evs}:4: ")),
+        "{err}"
+    );
+    assert_eq!(
+        errs[2],
+        format!("jobsort limits: {evs}:5: duplicate submit of job \"a\"")
+    );
     assert_eq!(
         errs[3],
-        format!("{evs}:6: unknown association nobody/(default bank)")
+        format!("jobsort limits: {evs}:6: unknown association nobody/(default bank)")
     );
     let got = lines(&out);
     assert_eq!(got.len(), 3);
@@ -197,7 +196,10 @@ fn bad_lines_are_located_and_stop_the_run() {
     let out = jobsort(&["--config", bad.to_str().unwrap(), "--events", evs]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.starts_with(&format!("{}:4: ", bad.display())), "{err}");
+    assert!(
+        err.starts_with(&format!("jobsort limits: {}:4: ", bad.display())),
+        "{err}"
+    );
 }
 
 #[test]

@@ -2,9 +2,10 @@
 //! PNGs of the plot's size with their text drawn (bundled font), and a bad extension is a usage
 //! error caught before simulating.
 
+mod common;
+
 use jobsort::sim::plot::render_png;
 use std::path::Path;
-use std::process::Command;
 
 const KTH: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -14,13 +15,20 @@ const KTH: &str = concat!(
 const PNG_SIGNATURE: [u8; 8] = [0x89, b'P', b'N', b'G', b'\r', b'\n', 0x1a, b'\n'];
 
 fn sim_plot(out: &Path) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_jobsort"))
-        .args(["sim", "--trace", KTH, "--first", "200"])
-        .args(["--formula", "eligible_time", "--formula", "-walltime"])
-        .arg("--plot")
-        .arg(out)
-        .output()
-        .unwrap()
+    let plot = out.to_string_lossy();
+    common::cli::jobsort([
+        "sim",
+        "--trace",
+        KTH,
+        "--first",
+        "200",
+        "--formula",
+        "eligible_time",
+        "--formula",
+        "-walltime",
+        "--plot",
+        &plot,
+    ])
 }
 
 /// Width and height from the IHDR chunk, which must come first.

@@ -278,8 +278,8 @@ fn independent_sign(e: &Expr, fs: &[Fact]) -> Sign {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formula::Formula;
     use crate::catalog::Catalog;
+    use crate::formula::Formula;
 
     /// Analyse `src`, `fixed` giving the range of each input but `eligible_time` (up to 1e9 s).
     fn analysis(src: &str, fixed: impl Fn(&str) -> (f64, f64)) -> Analysis {

@@ -6,12 +6,18 @@
 //! qstat output), PBS keywords (`eligible_time`, `job_priority`, `fairshare_perc`, ...), and
 //! resources — flat, or under `resources` / `Resource_List` (CSV: `Resource_List.ncpus`).
 //! Values are numbers in formula units (seconds, kilobytes) or PBS strings: `HH:MM:SS` /
-//! `MM:SS` times and `4gb` / `512mb` / `10kb` sizes. String and boolean resources and
-//! unknown non-numeric fields are attributes the formula cannot use, and are not read.
+//! `MM:SS` times and `4gb` / `512mb` / `10kb` sizes. String and boolean resources and PBS
+//! job attributes (`Job_Name`, `job_state`, ...) are not formula values and are not read.
+//!
+//! Nothing is silent: a field that is no keyword, resource, identity field or PBS job
+//! attribute — usually a misspelling (`ncpu`, a CSV column `walltme`) — is reported in
+//! [`JobFile::unknown`] with the closest known name. A UTF-8 byte order mark is skipped; a
+//! `.json` file must be JSON.
 
 use super::Job;
 use super::units::{parse_ctime, parse_plain_number, parse_size, parse_time};
 use crate::catalog::{Catalog, Keyword, ResourceType};
+use crate::formula::sema::suggest;
 use serde_json::{Map, Value};
 use std::path::Path;
 
@@ -44,66 +50,185 @@ pub enum JobFormat {
     Qstat,
 }
 
-/// Read jobs from a file.
-pub fn load_jobs(path: &Path, format: JobFormat, catalog: &Catalog) -> Result<Vec<Job>, LoadError> {
+/// A job file as read: the jobs, and the fields no formula can read.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct JobFile {
+    pub jobs: Vec<Job>,
+    /// Fields that are no keyword, resource, identity field or PBS job attribute, in the
+    /// order first seen.
+    pub unknown: Vec<UnknownField>,
+}
+
+/// A field no formula can read (usually a misspelling): where it first appears, in how many
+/// jobs, and the closest known name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownField {
+    /// The field as written, with its `Resource_List.` / `resources.` prefix if any.
+    pub field: String,
+    /// `file: $[0].ncpu`, `file:3` or `file:2: column `walltme``.
+    pub location: String,
+    /// Jobs that have it.
+    pub jobs: usize,
+    /// The closest keyword, resource or identity field, when one is close.
+    pub suggestion: Option<String>,
+}
+
+impl std::fmt::Display for UnknownField {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: `{}` is no PBS keyword, resource or job attribute and is not read",
+            self.location, self.field
+        )?;
+        if self.jobs > 1 {
+            write!(f, " ({} jobs have it)", self.jobs)?;
+        }
+        match &self.suggestion {
+            Some(s) => write!(f, "; did you mean `{s}`?"),
+            None => write!(f, " (declare a custom resource with --resource NAME:TYPE)"),
+        }
+    }
+}
+
+/// The format a file name implies (`.csv`, `.jsonl`/`.ndjson`, `.json`), else `Auto`.
+fn format_of_name(path: &Path) -> Option<JobFormat> {
+    match path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .as_deref()
+    {
+        Some("csv") => Some(JobFormat::Csv),
+        Some("jsonl" | "ndjson") => Some(JobFormat::JsonLines),
+        Some("json") => Some(JobFormat::Json),
+        _ => None,
+    }
+}
+
+/// Read jobs from a file. With [`JobFormat::Auto`] the extension decides (`.csv`, `.jsonl`;
+/// a `.json` file is JSON — a document or JSON lines — and never read as CSV), else the
+/// content.
+pub fn load_jobs(path: &Path, format: JobFormat, catalog: &Catalog) -> Result<JobFile, LoadError> {
     let name = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
         path: name.clone(),
         source,
     })?;
-    let format = match format {
-        JobFormat::Auto => match path
-            .extension()
-            .and_then(|e| e.to_str())
-            .map(str::to_ascii_lowercase)
-            .as_deref()
-        {
-            Some("csv") => JobFormat::Csv,
-            Some("jsonl" | "ndjson") => JobFormat::JsonLines,
-            _ => JobFormat::Auto,
-        },
-        f => f,
+    let format = match (format, format_of_name(path)) {
+        (JobFormat::Auto, Some(JobFormat::Json)) => {
+            return parse_any_json(strip_bom(&text), &name, catalog);
+        }
+        (JobFormat::Auto, Some(f)) => f,
+        (f, _) => f,
     };
     parse_jobs(&text, &name, format, catalog)
 }
 
-/// Parse jobs from text; `name` is used in error locations.
+/// Parse jobs from text; `name` is used in error locations. A leading byte order mark is
+/// skipped.
 pub fn parse_jobs(
     text: &str,
     name: &str,
     format: JobFormat,
     catalog: &Catalog,
-) -> Result<Vec<Job>, LoadError> {
-    match format {
-        JobFormat::Csv => parse_csv(text, name, catalog),
-        JobFormat::JsonLines => parse_json_lines(text, name, catalog),
+) -> Result<JobFile, LoadError> {
+    let text = strip_bom(text);
+    let mut unknown = Unknown::default();
+    let jobs = match format {
+        JobFormat::Csv => parse_csv(text, name, catalog, &mut unknown),
+        JobFormat::JsonLines => parse_json_lines(text, name, catalog, &mut unknown),
         JobFormat::Json | JobFormat::Qstat => {
             let value: Value = serde_json::from_str(text).map_err(|e| json_syntax(name, &e))?;
-            from_json_document(value, name, catalog)
+            from_json_document(value, name, catalog, &mut unknown)
         }
-        JobFormat::Auto => {
-            let first = text.trim_start().chars().next();
-            match first {
-                None => Ok(vec![]),
-                Some('[') => parse_jobs(text, name, JobFormat::Json, catalog),
-                Some('{') => match serde_json::from_str::<Value>(text) {
-                    Ok(value) => from_json_document(value, name, catalog),
-                    // Several objects one after another: JSON lines.
-                    Err(e)
-                        if e.is_syntax()
-                            && e.line() > 1
-                            && text
-                                .lines()
-                                .next()
-                                .is_some_and(|l| serde_json::from_str::<Value>(l).is_ok()) =>
-                    {
-                        parse_json_lines(text, name, catalog)
-                    }
-                    Err(e) => Err(json_syntax(name, &e)),
-                },
-                Some(_) => parse_csv(text, name, catalog),
-            }
+        JobFormat::Auto => match text.trim_start().chars().next() {
+            None => Ok(vec![]),
+            Some('[' | '{') => return parse_any_json(text, name, catalog),
+            Some(_) => parse_csv(text, name, catalog, &mut unknown),
+        },
+    }?;
+    Ok(JobFile {
+        jobs,
+        unknown: unknown.fields,
+    })
+}
+
+/// A JSON document (array, `{"jobs"}`, qstat) or JSON lines; anything else is an error at
+/// the first place it is not JSON.
+fn parse_any_json(text: &str, name: &str, catalog: &Catalog) -> Result<JobFile, LoadError> {
+    let mut unknown = Unknown::default();
+    let jobs = match serde_json::from_str::<Value>(text) {
+        Ok(value) => from_json_document(value, name, catalog, &mut unknown),
+        // Several objects one after another: JSON lines.
+        Err(e)
+            if e.is_syntax()
+                && e.line() > 1
+                && text.trim_start().starts_with('{')
+                && text
+                    .lines()
+                    .find(|l| !l.trim().is_empty())
+                    .is_some_and(|l| serde_json::from_str::<Value>(l).is_ok()) =>
+        {
+            parse_json_lines(text, name, catalog, &mut unknown)
         }
+        Err(e) if e.is_eof() && text.trim().is_empty() => Ok(vec![]),
+        Err(e) => Err(json_syntax(name, &e)),
+    }?;
+    Ok(JobFile {
+        jobs,
+        unknown: unknown.fields,
+    })
+}
+
+fn strip_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
+/// PBS job attributes (`qstat -f`, `src/include/pbs_ifl.h`) that are not formula values:
+/// read as nothing, without a warning.
+const PBS_JOB_ATTRIBUTES: &str = "\
+    Account_Name accounting_id accrue_type alt_id argument_list array array_id array_index \
+    array_indices_remaining array_indices_submitted array_state_count block Checkpoint \
+    comment create_resv_from_job credential_id credential_validity ctime depend egroup \
+    eligible_time Error_Path estimated etime euser exec_host exec_vnode Executable \
+    executable Execution_Time Exit_status forward_x11_cookie forward_x11_port group_list \
+    hashname Hold_Types history_timestamp interactive jobdir Job_Name Job_Owner \
+    job_kill_delay job_state Join_Path Keep_Files Mail_Points Mail_Users max_run_subjobs \
+    mtime obittime Output_Path Priority project pset qtime queue queue_rank queue_type \
+    release_nodes_on_stageout Remove_Files Rerunable resources_used run_count run_version \
+    sandbox schedselect security_context server server_instance_id session_id \
+    Shell_Path_List Stagein Stageout stime Submit_arguments Submit_Host substate \
+    tolerate_node_failures topjob topjob_ineligible umask User_List Variable_List";
+
+/// The identity fields a job file may carry (besides keywords and resources).
+const IDENTITY_FIELDS: &[&str] = &["id", "user", "group", "account", "queue", "submit"];
+
+/// The unknown fields of a file, one entry per name.
+#[derive(Default)]
+struct Unknown {
+    fields: Vec<UnknownField>,
+}
+
+impl Unknown {
+    /// Count `field` (as written) of one job; `location` is computed on first sight.
+    fn record(
+        &mut self,
+        field: &str,
+        bare: &str,
+        location: impl FnOnce() -> String,
+        catalog: &Catalog,
+    ) {
+        if let Some(f) = self.fields.iter_mut().find(|f| f.field == field) {
+            f.jobs += 1;
+            return;
+        }
+        let known = catalog.names().chain(IDENTITY_FIELDS.iter().copied());
+        self.fields.push(UnknownField {
+            field: field.to_string(),
+            location: location(),
+            jobs: 1,
+            suggestion: suggest(bare, known).map(str::to_string),
+        });
     }
 }
 
@@ -121,12 +246,25 @@ fn invalid(location: String, message: impl Into<String>) -> LoadError {
     }
 }
 
-fn from_json_document(value: Value, name: &str, catalog: &Catalog) -> Result<Vec<Job>, LoadError> {
+fn from_json_document(
+    value: Value,
+    name: &str,
+    catalog: &Catalog,
+    unknown: &mut Unknown,
+) -> Result<Vec<Job>, LoadError> {
+    let mut job = |item: Value, id: Option<String>, path: &str, i: usize| {
+        let place = Place {
+            file: name,
+            path,
+            csv_line: None,
+        };
+        job_from_json(item, id, &place, i, catalog, unknown)
+    };
     match value {
         Value::Array(items) => items
             .into_iter()
             .enumerate()
-            .map(|(i, item)| job_from_json(item, None, &format!("$[{i}]"), i, name, catalog))
+            .map(|(i, item)| job(item, None, &format!("$[{i}]"), i))
             .collect(),
         Value::Object(mut map) => {
             if let Some(jobs) = map.remove("Jobs") {
@@ -139,18 +277,16 @@ fn from_json_document(value: Value, name: &str, catalog: &Catalog) -> Result<Vec
                 };
                 jobs.into_iter()
                     .enumerate()
-                    .map(|(i, (id, job))| {
+                    .map(|(i, (id, value))| {
                         let path = format!("$.Jobs[{}]", Value::String(id.clone()));
-                        job_from_json(job, Some(id), &path, i, name, catalog)
+                        job(value, Some(id), &path, i)
                     })
                     .collect()
             } else if let Some(Value::Array(items)) = map.remove("jobs") {
                 items
                     .into_iter()
                     .enumerate()
-                    .map(|(i, item)| {
-                        job_from_json(item, None, &format!("$.jobs[{i}]"), i, name, catalog)
-                    })
+                    .map(|(i, item)| job(item, None, &format!("$.jobs[{i}]"), i))
                     .collect()
             } else {
                 Err(invalid(
@@ -166,7 +302,12 @@ fn from_json_document(value: Value, name: &str, catalog: &Catalog) -> Result<Vec
     }
 }
 
-fn parse_json_lines(text: &str, name: &str, catalog: &Catalog) -> Result<Vec<Job>, LoadError> {
+fn parse_json_lines(
+    text: &str,
+    name: &str,
+    catalog: &Catalog,
+    unknown: &mut Unknown,
+) -> Result<Vec<Job>, LoadError> {
     let mut jobs = vec![];
     for (lineno, line) in text.lines().enumerate() {
         let lineno = lineno + 1;
@@ -180,23 +321,35 @@ fn parse_json_lines(text: &str, name: &str, catalog: &Catalog) -> Result<Vec<Job
             )
         })?;
         let index = jobs.len();
-        let job = job_from_json(value, None, "$", index, name, catalog).map_err(|e| match e {
-            LoadError::Invalid { message, location } => {
-                // Replace the document-level location by the line.
-                let path = location
-                    .split_once(": ")
-                    .map(|(_, p)| p.to_string())
-                    .unwrap_or_default();
-                invalid(format!("{name}:{lineno}"), format!("{path}: {message}"))
-            }
-            other => other,
-        })?;
+        let file_line = format!("{name}:{lineno}");
+        let place = Place {
+            file: &file_line,
+            path: "$",
+            csv_line: None,
+        };
+        let job =
+            job_from_json(value, None, &place, index, catalog, unknown).map_err(|e| match e {
+                LoadError::Invalid { message, location } => {
+                    // Replace the document-level location by the line.
+                    let path = location
+                        .split_once(": ")
+                        .map(|(_, p)| p.to_string())
+                        .unwrap_or_default();
+                    invalid(format!("{name}:{lineno}"), format!("{path}: {message}"))
+                }
+                other => other,
+            })?;
         jobs.push(job);
     }
     Ok(jobs)
 }
 
-fn parse_csv(text: &str, name: &str, catalog: &Catalog) -> Result<Vec<Job>, LoadError> {
+fn parse_csv(
+    text: &str,
+    name: &str,
+    catalog: &Catalog,
+    unknown: &mut Unknown,
+) -> Result<Vec<Job>, LoadError> {
     let mut reader = csv::ReaderBuilder::new()
         .trim(csv::Trim::All)
         .flexible(false)
@@ -221,8 +374,13 @@ fn parse_csv(text: &str, name: &str, catalog: &Catalog) -> Result<Vec<Job>, Load
                 map.insert(header.to_string(), Value::String(field.to_string()));
             }
         }
-        let job = job_from_json(Value::Object(map), None, "", index, name, catalog).map_err(
-            |e| match e {
+        let place = Place {
+            file: name,
+            path: "",
+            csv_line: Some(line),
+        };
+        let job = job_from_json(Value::Object(map), None, &place, index, catalog, unknown)
+            .map_err(|e| match e {
                 LoadError::Invalid { message, location } => {
                     let column = location
                         .split_once(": ")
@@ -234,8 +392,7 @@ fn parse_csv(text: &str, name: &str, catalog: &Catalog) -> Result<Vec<Job>, Load
                     )
                 }
                 other => other,
-            },
-        )?;
+            })?;
         jobs.push(job);
     }
     Ok(jobs)
@@ -317,15 +474,34 @@ fn as_text(v: &Value) -> Option<String> {
     }
 }
 
-/// Build a job from a JSON object. `path` is the object's JSON path for errors.
+/// Where a job object is: its file (or `file:line` for JSON lines), its JSON path, and for
+/// CSV the record's line.
+struct Place<'a> {
+    file: &'a str,
+    path: &'a str,
+    csv_line: Option<u64>,
+}
+
+impl Place<'_> {
+    /// Where field `key` of this job is, for an unknown-field report.
+    fn of_field(&self, key: &str) -> String {
+        match self.csv_line {
+            Some(line) => format!("{}:{line}: column `{key}`", self.file),
+            None => format!("{}: {}.{key}", self.file, self.path),
+        }
+    }
+}
+
+/// Build a job from a JSON object. `place` locates the object for errors.
 fn job_from_json(
     value: Value,
     id: Option<String>,
-    path: &str,
+    place: &Place<'_>,
     index: usize,
-    name: &str,
     catalog: &Catalog,
+    unknown: &mut Unknown,
 ) -> Result<Job, LoadError> {
+    let (name, path) = (place.file, place.path);
     let Value::Object(map) = value else {
         return Err(invalid(
             format!("{name}: {path}"),
@@ -378,6 +554,10 @@ fn job_from_json(
                     ));
                 };
                 for (rname, rvalue) in res {
+                    if catalog.lookup(rname).is_none() {
+                        let field = format!("{key}.{rname}");
+                        unknown.record(&field, rname, || place.of_field(&field), catalog);
+                    }
                     let v = convert(rname, rvalue, catalog)
                         .map_err(|m| invalid(format!("{name}: {path}.{key}.{rname}"), m))?;
                     if let Some(v) = v {
@@ -386,6 +566,11 @@ fn job_from_json(
                 }
             }
             _ => {
+                if catalog.lookup(field).is_none()
+                    && !PBS_JOB_ATTRIBUTES.split_whitespace().any(|a| a == field)
+                {
+                    unknown.record(key, field, || place.of_field(key), catalog);
+                }
                 if let Some(v) = convert(field, value, catalog).map_err(|m| invalid(at(key), m))? {
                     let column = Keyword::from_name(field).map_or(field, |k| k.name());
                     job.values.insert(column.to_string(), v);
@@ -423,7 +608,16 @@ mod tests {
     use super::*;
 
     fn parse(text: &str) -> Result<Vec<Job>, LoadError> {
+        parse_jobs(text, "jobs", JobFormat::Auto, &Catalog::pbs()).map(|f| f.jobs)
+    }
+
+    fn unknown(text: &str) -> Vec<String> {
         parse_jobs(text, "jobs", JobFormat::Auto, &Catalog::pbs())
+            .unwrap()
+            .unknown
+            .iter()
+            .map(ToString::to_string)
+            .collect()
     }
 
     #[test]
@@ -483,5 +677,67 @@ mod tests {
         assert!(e.starts_with("jobs:1:"), "{e}");
         let e = parse("id,ncpus\na,1,2\n").unwrap_err().to_string();
         assert!(e.starts_with("jobs:2"), "{e}");
+    }
+
+    #[test]
+    fn misspelled_fields_are_reported_with_the_closest_name() {
+        assert_eq!(
+            unknown(r#"[{"id":"a","ncpu":4},{"id":"b","ncpu":2,"Resource_List":{"walltme":60}}]"#),
+            [
+                "jobs: $[0].ncpu: `ncpu` is no PBS keyword, resource or job attribute and is not read (2 jobs have it); did you mean `ncpus`?",
+                "jobs: $[1].Resource_List.walltme: `Resource_List.walltme` is no PBS keyword, resource or job attribute and is not read; did you mean `walltime`?",
+            ]
+        );
+        assert_eq!(
+            unknown("id,walltme,Resource_List.ncpu\na,60,1\n"),
+            [
+                "jobs:2: column `walltme`: `walltme` is no PBS keyword, resource or job attribute and is not read; did you mean `walltime`?",
+                "jobs:2: column `Resource_List.ncpu`: `Resource_List.ncpu` is no PBS keyword, resource or job attribute and is not read; did you mean `ncpus`?",
+            ]
+        );
+        assert_eq!(
+            unknown("{\"id\":\"a\",\"frobs\":1}\n{\"id\":\"b\"}\n"),
+            [
+                "jobs:1: $.frobs: `frobs` is no PBS keyword, resource or job attribute and is not read (declare a custom resource with --resource NAME:TYPE)"
+            ]
+        );
+        // qstat attributes, identity fields, keywords and string resources are known.
+        let qstat = r#"{"Jobs":{"1.srv":{"Job_Name":"x","job_state":"Q","euser":"ann","Priority":0,
+            "eligible_time":"00:00:10","Resource_List":{"ncpus":1,"select":"1:ncpus=1"},
+            "resources_used":{"cput":"00:00:00"}}}}"#;
+        assert_eq!(unknown(qstat), Vec::<String>::new());
+    }
+
+    #[test]
+    fn byte_order_mark_is_skipped_and_json_files_must_be_json() {
+        let jobs = parse("\u{feff}[{\"id\":\"a\",\"ncpus\":1}]").unwrap();
+        assert_eq!(jobs.len(), 1);
+        let jobs = parse("\u{feff}id,ncpus\na,1\n").unwrap();
+        assert_eq!(jobs[0].values["ncpus"], 1.0);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("jobs.json");
+        std::fs::write(&path, "\u{feff}[{\"id\":\"a\"}]").unwrap();
+        assert_eq!(
+            load_jobs(&path, JobFormat::Auto, &Catalog::pbs())
+                .unwrap()
+                .jobs
+                .len(),
+            1
+        );
+        std::fs::write(&path, "{\"id\":\"a\"}\n{\"id\":\"b\"}\n").unwrap();
+        assert_eq!(
+            load_jobs(&path, JobFormat::Auto, &Catalog::pbs())
+                .unwrap()
+                .jobs
+                .len(),
+            2,
+            "JSON lines in a .json file"
+        );
+        std::fs::write(&path, "\n\nid,ncpus\na,1\n").unwrap();
+        let e = load_jobs(&path, JobFormat::Auto, &Catalog::pbs())
+            .unwrap_err()
+            .to_string();
+        let at = format!("{}:3:1: invalid JSON", path.display());
+        assert!(e.starts_with(&at), "{e}");
     }
 }

@@ -1,4 +1,8 @@
-//! Shared by the integration tests that read the conformance cases in `../shared/cases/`.
+//! Shared by the integration tests: the conformance cases in `../shared/cases/`, and [`cli`],
+//! the runner of the `jobsort` binary. Each test crate uses a part of it.
+#![allow(dead_code)]
+
+pub mod cli;
 
 use serde_json::Value;
 

@@ -2,10 +2,13 @@
 
 mod cli;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let args = cli::Cli::parse();
-    cli::run(args)
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Err(e) = cli::formula_args::check_formula_position(&cli::Cli::command(), &args) {
+        e.exit();
+    }
+    cli::run(cli::Cli::parse_from(args))
 }

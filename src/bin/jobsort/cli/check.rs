@@ -1,14 +1,16 @@
 //! `jobsort check`: check a formula statically and report diagnostics and its value range.
 //!
-//! Exit codes: 0 valid (warnings allowed), 1 invalid, 2 usage error (bad flags, unreadable
-//! formula file, bad `--resource`/`--resourcedef`).
+//! Exit codes: 0 valid (warnings allowed), 1 invalid or unreadable (formula, `--file`,
+//! `--resourcedef`), 2 usage error (bad flags, a bad `--resource`).
 //!
 //! `--format json` prints one document on stdout: `{"valid", "diagnostics": [{"severity",
 //! "code", "message", "span": [start, end], "notes"}], "range": [lo, hi]}`; `range` is `null`
 //! for an invalid formula and an unbounded side is `null` (`[0, null]` is "0 or more").
 //! Spans are byte offsets into the formula text (after unquoting a qmgr line).
 
-use super::formula_args::FormulaArgs;
+use super::formula_args::{Compat, CompatArgs, FormulaArgs};
+use super::output::{Out, write_json};
+use super::report::{EXIT_INVALID, Outcome, stderr_color};
 use jobsort::formula::check::{CheckOptions, check};
 use jobsort::formula::diag::{Severity, check_json, render};
 use std::process::ExitCode;
@@ -19,27 +21,17 @@ pub enum Format {
     /// Rendered diagnostics and a summary on stderr.
     #[default]
     Text,
-    /// One JSON document on stdout (SPEC §6).
+    /// One JSON document on stdout: `valid`, `diagnostics` (severity, code, message, span,
+    /// notes) and `range` (see the README).
     Json,
-}
-
-/// Compatibility mode.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Compat {
-    /// Also report PBS's numeric quirks (32-bit storage of values).
-    Pbs,
 }
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
     #[command(flatten)]
     pub formula: FormulaArgs,
-    /// Treat warnings as errors.
-    #[arg(long)]
-    pub deny_warnings: bool,
-    /// Report where PBS would behave differently (e.g. values tying in 32-bit storage).
-    #[arg(long, value_enum)]
-    pub compat: Option<Compat>,
+    #[command(flatten)]
+    pub compat: CompatArgs,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
@@ -55,39 +47,22 @@ fn fmt_bound(v: f64) -> String {
     }
 }
 
-pub fn run(args: Args) -> ExitCode {
-    let source = match args.formula.source() {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("jobsort check: {e}");
-            return ExitCode::from(super::EXIT_USAGE);
-        }
-    };
-    let catalog = match args.formula.catalog() {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("jobsort check: {e}");
-            return ExitCode::from(super::EXIT_USAGE);
-        }
-    };
+pub fn run(args: Args, out: &mut Out) -> Outcome {
+    let (source, name) = args.formula.read()?;
+    let catalog = args.formula.catalog.catalog()?;
     let options = CheckOptions {
-        compat_pbs: args.compat == Some(Compat::Pbs),
-        deny_warnings: args.deny_warnings,
+        compat_pbs: args.compat.compat == Some(Compat::Pbs),
+        deny_warnings: args.compat.deny_warnings,
     };
     let checked = check(&source, &catalog, &options);
     let valid = checked.is_valid();
     match args.format {
         Format::Json => {
             let doc = check_json(valid, &checked.diagnostics, checked.range);
-            println!("{doc}");
+            write_json(out, &doc, false)?;
         }
         Format::Text => {
-            let text = render(
-                &source,
-                &args.formula.source_name(),
-                &checked.diagnostics,
-                super::prepared::stderr_color(),
-            );
+            let text = render(&source, &name, &checked.diagnostics, stderr_color());
             eprint!("{text}");
             let count = |s: Severity| {
                 checked
@@ -123,9 +98,9 @@ pub fn run(args: Args) -> ExitCode {
             }
         }
     }
-    if valid {
+    Ok(if valid {
         ExitCode::SUCCESS
     } else {
-        ExitCode::from(super::EXIT_INVALID)
-    }
+        ExitCode::from(EXIT_INVALID)
+    })
 }

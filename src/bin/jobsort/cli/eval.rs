@@ -1,7 +1,8 @@
 //! `jobsort eval FORMULA --jobs FILE`: the value of the formula for every job, in input order.
 
-use super::jobs_args::{OutputFormat, print_csv, print_table, show_value};
-use super::prepared::{InputArgs, Prepared};
+use super::output::{Out, OutputFormat, show_value, write_csv, write_json, write_table};
+use super::prepared::{InputArgs, Prepared, Ties};
+use super::report::Outcome;
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
@@ -13,26 +14,9 @@ pub struct Args {
     pub format: OutputFormat,
 }
 
-pub fn run(args: Args) -> ExitCode {
-    let p = match Prepared::new(&args.input) {
-        Ok(p) => p,
-        Err(code) => return code,
-    };
-    let rows: Vec<Vec<String>> = p
-        .jobs
-        .iter()
-        .enumerate()
-        .map(|(i, job)| {
-            vec![
-                job.id.clone(),
-                show_value(p.evaluation.values[i]),
-                p.evaluation
-                    .error(i)
-                    .map(|e| e.message().to_string())
-                    .unwrap_or_default(),
-            ]
-        })
-        .collect();
+pub fn run(args: Args, out: &mut Out) -> Outcome {
+    let p = Prepared::new(&args.input, Ties::Warn)?;
+    let error = |i: usize| p.evaluation.error(i).map(|e| e.message());
     match args.format {
         OutputFormat::Json => {
             let jobs: Vec<serde_json::Value> = p
@@ -43,20 +27,34 @@ pub fn run(args: Args) -> ExitCode {
                     serde_json::json!({
                         "id": job.id,
                         "value": p.evaluation.values[i],
-                        "error": p.evaluation.error(i).map(|e| e.message()),
+                        "error": error(i),
                     })
                 })
                 .collect();
-            println!("{}", serde_json::json!({ "jobs": jobs }));
+            write_json(out, &serde_json::json!({ "jobs": jobs }), false)?;
         }
-        OutputFormat::Csv => {
-            if let Err(e) = print_csv(&["id", "value", "error"], &rows) {
-                eprintln!("jobsort: {e}");
-                return ExitCode::from(super::EXIT_INVALID);
+        OutputFormat::Csv | OutputFormat::Table => {
+            let rows: Vec<Vec<String>> = p
+                .jobs
+                .iter()
+                .enumerate()
+                .map(|(i, job)| {
+                    vec![
+                        job.id.clone(),
+                        show_value(p.evaluation.values[i]),
+                        error(i).unwrap_or_default().to_string(),
+                    ]
+                })
+                .collect();
+            let header = ["id", "value", "error"];
+            if args.format == OutputFormat::Csv {
+                write_csv(out, &header, &rows)?;
+            } else {
+                write_table(out, &header, &[false, true, false], &rows)?;
             }
         }
-        OutputFormat::Table => print_table(&["id", "value", "error"], &[false, true, false], &rows),
     }
+    out.flush()?;
     p.report_errors();
-    ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }

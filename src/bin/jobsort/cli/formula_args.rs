@@ -1,86 +1,333 @@
-//! Formula arguments shared by `check`, `eval` and `rank`: where the formula text comes from
-//! (argument, `-` for stdin, `--file`, or a qmgr line) and which names it may use (PBS's
-//! built-ins plus `--resource NAME:TYPE` and `--resourcedef FILE`).
+//! Formula arguments every formula-reading subcommand shares: where the formula text comes
+//! from (argument, `-` for stdin, `--file`, or a qmgr line), which names it may use (PBS's
+//! built-ins plus `--resource NAME:TYPE` and `--resourcedef FILE`), how it is compiled
+//! (`--engine`, `--compat`, `--deny-warnings`), and compiling with rendered diagnostics.
 
-use jobsort::Catalog;
+use super::input::InputPath;
+use super::report::{Failure, stderr_color};
 use jobsort::catalog::parse_resource_arg;
 use jobsort::formula::check::formula_from_qmgr;
-use std::io::Read;
-use std::path::PathBuf;
+use jobsort::formula::diag::render;
+use jobsort::{Catalog, CompileOptions, CompiledFormula, Formula, ResourceType};
 
-/// Flatten into a subcommand with `#[command(flatten)]`.
-#[derive(clap::Args, Debug, Clone, Default)]
+/// The one formula of `check`, `eval` and `rank`. Flatten with `#[command(flatten)]`.
+#[derive(clap::Args, Debug, Clone)]
 pub struct FormulaArgs {
     /// The formula (`-` reads it from stdin). A qmgr line `set server job_sort_formula="..."`
-    /// is accepted and unquoted. A formula starting with `-` works too (`-walltime`), as does
-    /// anything after `--`.
+    /// is accepted and unquoted. A formula starting with `-` works too (`-walltime`); one
+    /// that looks like a flag (`--version`) is a usage error.
     #[arg(
         value_name = "FORMULA",
         allow_hyphen_values = true,
         required_unless_present = "file",
-        conflicts_with = "file"
+        conflicts_with = "file",
+        value_parser = FormulaValue
     )]
     pub formula: Option<String>,
-    /// Read the formula (or a qmgr line setting it) from a file.
+    /// Read the formula (or a qmgr line setting it) from a file (`-` for stdin).
     #[arg(long, value_name = "PATH")]
-    pub file: Option<PathBuf>,
-    /// Declare a custom resource, e.g. `--resource paws:float` (types: long, float, size,
-    /// time, boolean, string, string_array). Repeatable.
-    #[arg(long = "resource", value_name = "NAME:TYPE")]
-    pub resources: Vec<String>,
-    /// Declare the custom resources of a PBS `resourcedef` file (`NAME type=TYPE [flag=...]`).
-    #[arg(long, value_name = "FILE")]
-    pub resourcedef: Option<PathBuf>,
+    pub file: Option<InputPath>,
+    #[command(flatten)]
+    pub catalog: CatalogArgs,
 }
 
 impl FormulaArgs {
-    /// The formula text. `Err` is a message for the user (exit code 2 for a missing source,
-    /// the caller decides).
-    pub fn source(&self) -> Result<String, String> {
-        let text = match (&self.file, self.formula.as_deref()) {
-            (Some(path), _) => {
-                std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?
-            }
-            (None, Some("-")) => {
-                let mut s = String::new();
-                std::io::stdin()
-                    .read_to_string(&mut s)
-                    .map_err(|e| format!("<stdin>: {e}"))?;
-                s
-            }
-            (None, Some(f)) => f.to_string(),
-            (None, None) => return Err("no formula given (FORMULA, `-` or --file PATH)".into()),
-        };
-        Ok(match formula_from_qmgr(&text) {
-            Some(f) => f,
-            None => text.trim_end_matches(['\n', '\r']).to_string(),
-        })
-    }
-
-    /// A name for the formula's source in diagnostics (`<formula>`, `<stdin>` or the path).
-    pub fn source_name(&self) -> String {
+    /// The formula text and its name in diagnostics (`<formula>`, `<stdin>` or the path).
+    pub fn read(&self) -> Result<(String, String), Failure> {
         match (&self.file, self.formula.as_deref()) {
-            (Some(path), _) => path.display().to_string(),
-            (None, Some("-")) => "<stdin>".into(),
-            _ => "<formula>".into(),
+            (Some(path), _) => Ok((formula_text(&path.read_text()?), path.name())),
+            (None, Some(arg)) => read_formula_arg(arg, "<formula>"),
+            (None, None) => Err(Failure::usage(
+                "no formula given (FORMULA, `-` or --file PATH)",
+            )),
         }
     }
+}
 
+/// The formula text of an argument (`-` reads stdin) and its name in diagnostics.
+pub fn read_formula_arg(arg: &str, name: &str) -> Result<(String, String), Failure> {
+    if arg == "-" {
+        Ok((
+            formula_text(&InputPath::Stdin.read_text()?),
+            "<stdin>".into(),
+        ))
+    } else {
+        Ok((formula_text(arg), name.to_string()))
+    }
+}
+
+/// A formula as written: a qmgr line is unquoted, trailing line ends are dropped (spans stay
+/// byte offsets into what is left).
+pub fn formula_text(raw: &str) -> String {
+    match formula_from_qmgr(raw) {
+        Some(f) => f,
+        None => raw.trim_end_matches(['\n', '\r']).to_string(),
+    }
+}
+
+/// The names a formula may use besides PBS's built-ins.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct CatalogArgs {
+    /// Declare a custom resource, e.g. `--resource paws:float` (types: long, float, size,
+    /// time, boolean, string, string_array). Repeatable.
+    #[arg(long = "resource", value_name = "NAME:TYPE", value_parser = resource_arg)]
+    pub resources: Vec<(String, ResourceType)>,
+    /// Declare the custom resources of a PBS `resourcedef` file (`NAME type=TYPE [flag=...]`).
+    #[arg(long, value_name = "FILE")]
+    pub resourcedef: Option<InputPath>,
+}
+
+fn resource_arg(s: &str) -> Result<(String, ResourceType), String> {
+    parse_resource_arg(s)
+}
+
+impl CatalogArgs {
     /// PBS's catalog plus the declared custom resources (`--resourcedef` first, then each
     /// `--resource`, so a `--resource` can override a file entry).
-    pub fn catalog(&self) -> Result<Catalog, String> {
+    pub fn catalog(&self) -> Result<Catalog, Failure> {
         let mut catalog = Catalog::pbs();
         if let Some(path) = &self.resourcedef {
-            let text =
-                std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let text = path.read_text()?;
             catalog
-                .add_resourcedef(&text, &path.display().to_string())
-                .map_err(|e| e.to_string())?;
+                .add_resourcedef(&text, &path.name())
+                .map_err(Failure::invalid)?;
         }
-        for r in &self.resources {
-            let (name, ty) = parse_resource_arg(r).map_err(|e| format!("--resource {e}"))?;
-            catalog.add_resource(&name, ty);
+        for (name, ty) in &self.resources {
+            catalog.add_resource(name, *ty);
         }
         Ok(catalog)
+    }
+}
+
+/// Compatibility mode.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compat {
+    /// Reproduce PBS's numeric quirks: inputs rounded as PBS passes them, results stored as
+    /// 32-bit floats (and `check` reports where they change a ranking).
+    Pbs,
+}
+
+/// What `check` and the compiler share: PBS compatibility and strictness.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct CompatArgs {
+    /// Reproduce PBS's numeric quirks: inputs rounded as PBS passes them, results stored as
+    /// 32-bit floats.
+    #[arg(long, value_enum)]
+    pub compat: Option<Compat>,
+    /// Treat warnings as errors.
+    #[arg(long)]
+    pub deny_warnings: bool,
+}
+
+/// Evaluation engine.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EngineArg {
+    /// Native code (Cranelift); the default.
+    #[default]
+    Jit,
+    /// The reference interpreter (bit-identical results).
+    Interp,
+}
+
+impl From<EngineArg> for jobsort::Engine {
+    fn from(e: EngineArg) -> jobsort::Engine {
+        match e {
+            EngineArg::Jit => jobsort::Engine::Jit,
+            EngineArg::Interp => jobsort::Engine::Interp,
+        }
+    }
+}
+
+/// How `eval`, `rank`, `sim` and `replay` compile their formulas.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct CompileArgs {
+    /// Evaluation engine.
+    #[arg(long, value_enum, default_value = "jit")]
+    pub engine: EngineArg,
+    #[command(flatten)]
+    pub compat: CompatArgs,
+}
+
+impl CompileArgs {
+    pub fn options(&self) -> CompileOptions {
+        CompileOptions {
+            engine: self.engine.into(),
+            compat_pbs: self.compat.compat == Some(Compat::Pbs),
+            deny_warnings: self.compat.deny_warnings,
+        }
+    }
+
+    /// Compile `source`, rendering its diagnostics on stderr (errors, or the warnings and
+    /// notes of a formula that compiles). `name` is the source in those diagnostics.
+    pub fn compile(
+        &self,
+        source: &str,
+        name: &str,
+        catalog: &Catalog,
+    ) -> Result<CompiledFormula, Failure> {
+        match Formula::compile_with(source, catalog, &self.options()) {
+            Ok(compiled) => {
+                if !compiled.diagnostics().is_empty() {
+                    eprint!(
+                        "{}",
+                        render(source, name, compiled.diagnostics(), stderr_color())
+                    );
+                }
+                Ok(compiled)
+            }
+            Err(diagnostics) => {
+                eprint!("{}", render(source, name, &diagnostics.0, stderr_color()));
+                Err(Failure::Reported)
+            }
+        }
+    }
+}
+
+/// The value parser of formula arguments: any text, except one that looks like a flag
+/// (`--name` where `name` is no PBS name), which is the usage error clap gives for an
+/// unknown flag, with a suggestion.
+#[derive(Clone)]
+pub struct FormulaValue;
+
+impl clap::builder::TypedValueParser for FormulaValue {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        let text = value
+            .to_str()
+            .ok_or_else(|| clap::Error::new(clap::error::ErrorKind::InvalidUtf8).with_cmd(cmd))?;
+        let what = arg
+            .and_then(|a| a.get_long().map(|l| format!("--{l}")))
+            .unwrap_or_else(|| "FORMULA".into());
+        match flag_error(cmd, &what, text) {
+            Some(err) => Err(err),
+            None => Ok(text.to_string()),
+        }
+    }
+}
+
+/// Before clap parses: a formula argument that looks like a flag is the usage error,
+/// reported as such. Clap would take `check --version` or `eval --formt json` as the
+/// formula, and `sim --formula --policy strict` as the formula `--policy`, and then complain
+/// about the next argument instead. `args` is the whole command line.
+pub fn check_formula_position(
+    cli: &clap::Command,
+    args: &[std::ffi::OsString],
+) -> Result<(), clap::Error> {
+    let args: Vec<String> = args
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let Some(sub_at) = args.iter().skip(1).position(|a| !a.starts_with('-')) else {
+        return Ok(());
+    };
+    let Some(sub) = cli.find_subcommand(&args[sub_at + 1]) else {
+        return Ok(());
+    };
+    let mut positional_formula = sub
+        .get_arguments()
+        .any(|a| a.get_id() == "formula" && a.is_positional());
+    let mut rest = args[sub_at + 2..].iter();
+    while let Some(token) = rest.next() {
+        if token == "--" {
+            break;
+        }
+        let Some(flag) = token.strip_prefix("--") else {
+            // The first positional argument (or `-walltime`) is the formula.
+            positional_formula = false;
+            continue;
+        };
+        let (long, inline) = match flag.split_once('=') {
+            Some((l, v)) => (l, Some(v)),
+            None => (flag, None),
+        };
+        match sub.get_arguments().find(|a| a.get_long() == Some(long)) {
+            Some(a) if a.get_action().takes_values() => {
+                let value = match inline {
+                    Some(v) => Some(v),
+                    None => rest.next().map(String::as_str),
+                };
+                if long == "formula"
+                    && let Some(err) = value.and_then(|v| flag_error(sub, "--formula", v))
+                {
+                    return Err(err);
+                }
+            }
+            Some(_) => {}
+            None if positional_formula => {
+                return flag_error(sub, "FORMULA", token).map_or(Ok(()), Err);
+            }
+            // An unknown flag elsewhere: clap reports it, with its own suggestion.
+            None => return Ok(()),
+        }
+    }
+    Ok(())
+}
+
+/// The usage error for a formula argument `text` that looks like a flag, `None` when it does
+/// not. `what` names the argument (`FORMULA`, `--formula`).
+fn flag_error(cmd: &clap::Command, what: &str, text: &str) -> Option<clap::Error> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let flag = flag_like(text)?;
+    let longs: Vec<&str> = cmd.get_arguments().filter_map(|a| a.get_long()).collect();
+    let mut err = clap::Error::new(ErrorKind::UnknownArgument).with_cmd(cmd);
+    err.insert(ContextKind::InvalidArg, ContextValue::String(text.into()));
+    let tip = if longs.contains(&flag) {
+        format!("{what} needs a formula; `{text}` is a flag")
+    } else if flag == "version" || flag == "help" {
+        format!("`--{flag}` is an option of `jobsort` itself: `jobsort --{flag}`")
+    } else if let Some(s) = jobsort::formula::sema::suggest(flag, longs.iter().copied()) {
+        format!("a similar argument exists: `--{s}`")
+    } else {
+        "a formula cannot start with `--`; write `-(-x)` for a double negation".into()
+    };
+    err.insert(
+        ContextKind::Suggested,
+        ContextValue::StyledStrs(vec![tip.into()]),
+    );
+    err.insert(
+        ContextKind::Usage,
+        ContextValue::StyledStr(cmd.clone().render_usage()),
+    );
+    Some(err)
+}
+
+/// `Some(name)` when `text` is `--name` or `--name=...` with a name that is no PBS formula
+/// name (so `--ncpus`, a double negation, stays a formula).
+fn flag_like(text: &str) -> Option<&str> {
+    let rest = text.strip_prefix("--")?;
+    let name = rest.split_once('=').map_or(rest, |(n, _)| n);
+    let mut chars = name.chars();
+    let first_ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic());
+    let flag_chars = name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    let formula_name = Catalog::pbs().lookup(name).is_some();
+    (first_ok && flag_chars && !formula_name).then_some(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::flag_like;
+
+    #[test]
+    fn flags_are_told_from_formulas() {
+        assert_eq!(flag_like("--version"), Some("version"));
+        assert_eq!(flag_like("--format=json"), Some("format"));
+        assert_eq!(flag_like("--jobs-format"), Some("jobs-format"));
+        assert_eq!(flag_like("-walltime"), None);
+        assert_eq!(
+            flag_like("--ncpus"),
+            None,
+            "a double negation of a PBS name"
+        );
+        assert_eq!(flag_like("--ncpus + 1"), None);
+        assert_eq!(flag_like("-- 2"), None);
+        assert_eq!(flag_like("ncpus"), None);
     }
 }

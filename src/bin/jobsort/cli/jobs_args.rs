@@ -1,16 +1,23 @@
-//! Job-file options shared by `eval` and `rank`, and the output helpers they share.
+//! Job-file options shared by `eval` and `rank`: the file (`-` for stdin), its format, and
+//! `--strict`.
 
+use super::input::InputPath;
+use super::report::{Failure, note, warn};
 use jobsort::Catalog;
 use jobsort::jobs::Job;
-use jobsort::jobs::load::{JobFormat, load_jobs};
-use std::path::PathBuf;
+use jobsort::jobs::load::{JobFile, JobFormat, load_jobs, parse_jobs};
 
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JobsFormatArg {
+    /// From the extension, then the content.
     Auto,
+    /// A JSON array of jobs (or `{"jobs": [...]}`).
     Json,
+    /// One JSON object per line.
     Jsonl,
+    /// CSV with a header row.
     Csv,
+    /// `qstat -f -F json` output.
     Qstat,
     /// Standard Workload Format trace (plain or gzip).
     Swf,
@@ -18,169 +25,108 @@ pub enum JobsFormatArg {
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct JobsArgs {
-    /// Job file: JSON array, JSON lines, CSV with a header, `qstat -f -F json` output, or an
-    /// SWF trace (`.swf`, `.swf.gz`).
+    /// Job file (`-` for stdin): JSON array, JSON lines, CSV with a header, `qstat -f -F json`
+    /// output, or an SWF trace (`.swf`, `.swf.gz`). Fields are described in the README.
     #[arg(long, value_name = "FILE")]
-    pub jobs: PathBuf,
+    pub jobs: InputPath,
     /// Job file format (default: from the extension and content).
     #[arg(long, value_enum, default_value = "auto", value_name = "FORMAT")]
     pub jobs_format: JobsFormatArg,
+    /// A job field that is no PBS keyword, resource or job attribute (a misspelling such as
+    /// `ncpu`) is an error, not a warning.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 impl JobsArgs {
-    pub fn load(&self, catalog: &Catalog) -> Result<Vec<Job>, String> {
-        let name = self.jobs.to_string_lossy().to_ascii_lowercase();
-        if self.jobs_format == JobsFormatArg::Swf
-            || (self.jobs_format == JobsFormatArg::Auto
-                && (name.ends_with(".swf") || name.ends_with(".swf.gz")))
+    /// The jobs of the file. Unknown fields are warnings (errors under `--strict`), and so is
+    /// a file without jobs.
+    pub fn load(&self, catalog: &Catalog) -> Result<Vec<Job>, Failure> {
+        let swf_name = self.jobs.file().is_some_and(|p| {
+            let name = p.to_string_lossy().to_ascii_lowercase();
+            name.ends_with(".swf") || name.ends_with(".swf.gz")
+        });
+        let jobs = if self.jobs_format == JobsFormatArg::Swf
+            || (self.jobs_format == JobsFormatArg::Auto && swf_name)
         {
-            return load_swf_jobs(&self.jobs);
+            self.load_swf()?
+        } else {
+            let file = self.load_job_file(catalog)?;
+            if let Some(first) = file.unknown.first()
+                && self.strict
+            {
+                return Err(Failure::invalid(format!("{first} (--strict)")));
+            }
+            for field in &file.unknown {
+                warn(&field.to_string());
+            }
+            file.jobs
+        };
+        if jobs.is_empty() {
+            warn(&format!("{}: no jobs read", self.jobs.name()));
         }
+        Ok(jobs)
+    }
+
+    fn load_job_file(&self, catalog: &Catalog) -> Result<JobFile, Failure> {
         let format = match self.jobs_format {
             JobsFormatArg::Auto => JobFormat::Auto,
             JobsFormatArg::Json => JobFormat::Json,
             JobsFormatArg::Jsonl => JobFormat::JsonLines,
             JobsFormatArg::Csv => JobFormat::Csv,
             JobsFormatArg::Qstat => JobFormat::Qstat,
-            JobsFormatArg::Swf => unreachable!("handled above"),
+            JobsFormatArg::Swf => unreachable!("SWF is read by load_swf"),
         };
-        load_jobs(&self.jobs, format, catalog).map_err(|e| e.to_string())
-    }
-}
-
-/// Jobs of an SWF trace as formula inputs, bound as the simulator binds them when the job is
-/// submitted ([`jobsort::sim::inputs::values_at_submit`]: `ncpus` = processors, `walltime` =
-/// requested time, `mem` = requested memory (KB), `accrue_type` = 2, `job_priority` = 0, ...),
-/// user `u<N>`, group `g<N>`, submission order = submit time. Jobs the trace conventions drop
-/// (run time <= 0, no processors) are reported on stderr.
-fn load_swf_jobs(path: &std::path::Path) -> Result<Vec<Job>, String> {
-    let workload = jobsort::sim::swf::load_swf(path).map_err(|e| e.to_string())?;
-    let report = &workload.report;
-    if report.dropped_total() > 0 {
-        let reasons: Vec<String> = report
-            .dropped
-            .iter()
-            .map(|(r, n)| format!("{n} ({r})"))
-            .collect();
-        eprintln!(
-            "jobsort: note: {} of {} trace jobs dropped: {}",
-            report.dropped_total(),
-            report.read,
-            reasons.join(", ")
-        );
-    }
-    Ok(workload
-        .jobs
-        .into_iter()
-        .map(|j| {
-            let mut job = Job::new(j.id.clone());
-            job.values
-                .extend(jobsort::sim::inputs::values_at_submit(&j));
-            job.user = Some(j.user);
-            job.group = Some(j.group);
-            job.queue = Some(j.queue);
-            job.submit = Some(j.submit as f64);
-            job
-        })
-        .collect())
-}
-
-#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EngineArg {
-    Jit,
-    Interp,
-}
-
-impl From<EngineArg> for jobsort::Engine {
-    fn from(e: EngineArg) -> jobsort::Engine {
-        match e {
-            EngineArg::Jit => jobsort::Engine::Jit,
-            EngineArg::Interp => jobsort::Engine::Interp,
+        match &self.jobs {
+            InputPath::File(path) => load_jobs(path, format, catalog),
+            InputPath::Stdin => parse_jobs(&self.jobs.read_text()?, "<stdin>", format, catalog),
         }
+        .map_err(Failure::invalid)
     }
-}
 
-/// Compile and evaluation options shared by `eval` and `rank`.
-#[derive(clap::Args, Debug, Clone)]
-pub struct EvalOpts {
-    /// Evaluation engine.
-    #[arg(long, value_enum, default_value = "jit")]
-    pub engine: EngineArg,
-    /// Reproduce PBS's numeric quirks: inputs rounded as PBS passes them, results stored as
-    /// 32-bit floats.
-    #[arg(long, value_enum)]
-    pub compat: Option<super::check::Compat>,
-    /// Treat warnings as errors.
-    #[arg(long)]
-    pub deny_warnings: bool,
-}
-
-impl EvalOpts {
-    pub fn compile_options(&self) -> jobsort::CompileOptions {
-        jobsort::CompileOptions {
-            engine: self.engine.into(),
-            compat_pbs: self.compat == Some(super::check::Compat::Pbs),
-            deny_warnings: self.deny_warnings,
-        }
-    }
-}
-
-#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OutputFormat {
-    Table,
-    Json,
-    Csv,
-}
-
-/// A value as a person reads it: the shortest text that round-trips.
-pub fn show_value(v: f64) -> String {
-    if v == v.trunc() && v.abs() < 1e16 {
-        format!("{v:.1}")
-    } else {
-        format!("{v}")
-    }
-}
-
-/// Print rows as an aligned table; numeric columns (by `right`) are right-aligned.
-pub fn print_table(header: &[&str], right: &[bool], rows: &[Vec<String>]) {
-    let mut width: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-    for row in rows {
-        for (w, cell) in width.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let line = |cells: Vec<&str>| {
-        let mut out = String::new();
-        for (i, cell) in cells.iter().enumerate() {
-            let pad = width[i].saturating_sub(cell.chars().count());
-            let last = i + 1 == cells.len();
-            if right.get(i).copied().unwrap_or(false) {
-                out.push_str(&" ".repeat(pad));
-                out.push_str(cell);
-            } else {
-                out.push_str(cell);
-                if !last {
-                    out.push_str(&" ".repeat(pad));
-                }
-            }
-            if !last {
-                out.push_str("  ");
+    /// Jobs of an SWF trace as formula inputs, bound as the simulator binds them when the job
+    /// is submitted ([`jobsort::sim::inputs::values_at_submit`]: `ncpus` = processors,
+    /// `walltime` = requested time, `mem` = requested memory (KB), `accrue_type` = 2,
+    /// `job_priority` = 0, ...), user `u<N>`, group `g<N>`, submission order = submit time.
+    /// Jobs the trace conventions drop (run time <= 0, no processors) are noted.
+    fn load_swf(&self) -> Result<Vec<Job>, Failure> {
+        let workload = match &self.jobs {
+            InputPath::File(path) => jobsort::sim::swf::load_swf(path),
+            InputPath::Stdin => {
+                let path = self.jobs.open_path()?;
+                let (text, _) =
+                    jobsort::sim::workload::read_text(&path).map_err(Failure::invalid)?;
+                jobsort::sim::swf::parse_swf(&text, "<stdin>")
             }
         }
-        println!("{}", out.trim_end());
-    };
-    line(header.to_vec());
-    for row in rows {
-        line(row.iter().map(String::as_str).collect());
+        .map_err(Failure::invalid)?;
+        let report = &workload.report;
+        if report.dropped_total() > 0 {
+            let reasons: Vec<String> = report
+                .dropped
+                .iter()
+                .map(|(r, n)| format!("{n} ({r})"))
+                .collect();
+            note(&format!(
+                "{} of {} trace jobs dropped: {}",
+                report.dropped_total(),
+                report.read,
+                reasons.join(", ")
+            ));
+        }
+        Ok(workload
+            .jobs
+            .into_iter()
+            .map(|j| {
+                let mut job = Job::new(j.id.clone());
+                job.values
+                    .extend(jobsort::sim::inputs::values_at_submit(&j));
+                job.user = Some(j.user);
+                job.group = Some(j.group);
+                job.queue = Some(j.queue);
+                job.submit = Some(j.submit as f64);
+                job
+            })
+            .collect())
     }
-}
-
-/// Print rows as CSV on stdout.
-pub fn print_csv(header: &[&str], rows: &[Vec<String>]) -> Result<(), String> {
-    let mut w = csv::Writer::from_writer(std::io::stdout());
-    w.write_record(header).map_err(|e| e.to_string())?;
-    for row in rows {
-        w.write_record(row).map_err(|e| e.to_string())?;
-    }
-    w.flush().map_err(|e| e.to_string())
 }

@@ -1,6 +1,8 @@
 //! `jobsort limits`: run a JSON-lines event file through the flux-accounting limit engine.
 
-use std::io::{BufWriter, Write};
+use super::input::InputPath;
+use super::output::Out;
+use super::report::{EXIT_INVALID, Failure, Outcome, error};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -9,30 +11,33 @@ use jobsort::limits::{Change, LimitEngine, LimitsConfig, flux_db};
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
+    /// A readable log: each event, its changes and the associations it touched.
     Text,
+    /// JSON Lines: one JSON object per event (the README describes its fields).
     Json,
 }
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Limits configuration (TOML, or JSON when the file starts with `{`).
+    /// Limits configuration (TOML, or JSON when the file starts with `{`; `-` for stdin).
     #[arg(
         long,
         value_name = "FILE",
         conflicts_with = "flux_db",
         required_unless_present = "flux_db"
     )]
-    config: Option<PathBuf>,
+    config: Option<InputPath>,
     /// A flux-accounting SQLite database (association_table, queue_table).
     #[arg(long, value_name = "PATH")]
     flux_db: Option<PathBuf>,
-    /// Events, one JSON object per line (submit, run, end, update).
+    /// Events, one JSON object per line (`-` for stdin); ops `submit`, `run`, `end`,
+    /// `cancel`, `update` (fields in the README).
     #[arg(long, value_name = "FILE")]
-    events: PathBuf,
-    /// Output: a readable log, or one JSON object per event.
+    events: InputPath,
+    /// Output: a readable log, or JSON Lines (one JSON object per event).
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
-    /// Print only the final state, as `flux jobtap query mf_priority.so` (JSON).
+    /// Print only the final state, as `flux jobtap query mf_priority.so` (one JSON document).
     #[arg(long)]
     state: bool,
     /// Report a bad event line and go on with the next (exit status 1 at the end).
@@ -44,47 +49,24 @@ pub struct Args {
     count_sched_in_resources: bool,
 }
 
-pub fn run(args: Args) -> ExitCode {
-    let config = match (&args.config, &args.flux_db) {
-        (Some(c), _) => LimitsConfig::load(c),
-        (None, Some(db)) => flux_db::load_flux_db(db),
-        (None, None) => {
-            eprintln!("jobsort limits: give --config FILE or --flux-db PATH");
-            return ExitCode::from(super::EXIT_USAGE);
-        }
+pub fn run(args: Args, out: &mut Out) -> Outcome {
+    let (config, source) = match (&args.config, &args.flux_db) {
+        (Some(c), _) => (
+            LimitsConfig::parse(&c.name(), &c.read_text()?).map_err(Failure::invalid)?,
+            c.name(),
+        ),
+        (None, Some(db)) => (
+            flux_db::load_flux_db(db).map_err(Failure::invalid)?,
+            db.display().to_string(),
+        ),
+        (None, None) => return Err(Failure::usage("give --config FILE or --flux-db PATH")),
     };
-    let mut config = match config {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::from(super::EXIT_INVALID);
-        }
-    };
+    let mut config = config;
     config.options.count_sched_in_resources |= args.count_sched_in_resources;
-    let mut engine = match LimitEngine::from_config(&config) {
-        Ok(e) => e,
-        Err(e) => {
-            eprintln!(
-                "{}: {e}",
-                args.config
-                    .as_ref()
-                    .or(args.flux_db.as_ref())
-                    .map(|p| p.display().to_string())
-                    .unwrap_or_default()
-            );
-            return ExitCode::from(super::EXIT_INVALID);
-        }
-    };
-    let name = args.events.display().to_string();
-    let text = match std::fs::read_to_string(&args.events) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("{name}: cannot read: {e}");
-            return ExitCode::from(super::EXIT_INVALID);
-        }
-    };
-    let stdout = std::io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+    let mut engine = LimitEngine::from_config(&config)
+        .map_err(|e| Failure::invalid(format!("{source}: {e}")))?;
+    let name = args.events.name();
+    let text = args.events.read_text()?;
     let mut failed = false;
     let mut number = 0usize;
     for (i, line) in text.lines().enumerate() {
@@ -101,22 +83,19 @@ pub fn run(args: Args) -> ExitCode {
             Ok(record) => {
                 number += 1;
                 if !args.state {
-                    let written = match args.format {
-                        Format::Json => serde_json::to_string(&record)
-                            .map_err(std::io::Error::other)
-                            .and_then(|s| writeln!(out, "{s}")),
-                        Format::Text => write_text(&mut out, &record),
-                    };
-                    if let Err(e) = written {
-                        eprintln!("jobsort limits: cannot write output: {e}");
-                        return ExitCode::from(super::EXIT_INVALID);
+                    match args.format {
+                        Format::Json => {
+                            serde_json::to_writer(&mut *out, &record)?;
+                            writeln!(out)?;
+                        }
+                        Format::Text => write_text(out, &record)?,
                     }
                 }
             }
             Err(msg) => {
                 failed = true;
-                let _ = out.flush();
-                eprintln!("{msg}");
+                out.flush()?;
+                error(&msg);
                 if !args.keep_going {
                     break;
                 }
@@ -124,21 +103,18 @@ pub fn run(args: Args) -> ExitCode {
         }
     }
     if args.state {
-        let s = serde_json::to_string_pretty(&engine.query()).unwrap_or_default();
-        let _ = writeln!(out, "{s}");
+        serde_json::to_writer_pretty(&mut *out, &engine.query())?;
+        writeln!(out)?;
     }
-    if let Err(e) = out.flush() {
-        eprintln!("jobsort limits: cannot write output: {e}");
-        return ExitCode::from(super::EXIT_INVALID);
-    }
-    if failed {
-        ExitCode::from(super::EXIT_INVALID)
+    out.flush()?;
+    Ok(if failed {
+        ExitCode::from(EXIT_INVALID)
     } else {
         ExitCode::SUCCESS
-    }
+    })
 }
 
-fn write_text(out: &mut impl Write, r: &EventRecord) -> std::io::Result<()> {
+fn write_text(out: &mut Out, r: &EventRecord) -> std::io::Result<()> {
     write!(out, "#{} {}", r.event, r.op)?;
     if let Some(j) = r.job.as_ref().or(r.target.as_ref()) {
         write!(out, " {j}")?;

@@ -1,25 +1,31 @@
 //! Subcommands. Each file owns one subcommand's arguments and output; the library does the work.
 //! This module (the binary crate) is the only place that depends on clap.
+//!
+//! Shared argument groups: [`formula_args`] (formula text, catalog, compile options),
+//! [`jobs_args`] (job files), [`schedule_args`] (threshold, policy, machine, traces),
+//! [`fairshare_opts`] (fairshare trees for jobs). Shared plumbing: [`input`] (`-` is stdin),
+//! [`output`] (stdout, formats, tables), [`report`] (error prefix, exit codes).
 
 mod check;
 mod eval;
 mod fairshare;
 pub mod fairshare_opts;
 pub mod formula_args;
+mod input;
 mod jobs_args;
 mod limits;
+mod output;
 mod prepared;
 mod rank;
 mod replay;
+mod report;
+mod schedule_args;
 mod sim;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
-/// Exit code for invalid input (bad formula, bad file).
-pub const EXIT_INVALID: u8 = 1;
-/// Exit code for a usage error.
-pub const EXIT_USAGE: u8 = 2;
+pub use report::{EXIT_INVALID, EXIT_USAGE};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -50,14 +56,36 @@ pub enum Command {
     Replay(replay::Args),
 }
 
-pub fn run(cli: Cli) -> ExitCode {
-    match cli.command {
-        Command::Check(a) => check::run(a),
-        Command::Eval(a) => eval::run(a),
-        Command::Rank(a) => rank::run(a),
-        Command::Fairshare(a) => fairshare::run(a),
-        Command::Limits(a) => limits::run(a),
-        Command::Sim(a) => sim::run(a),
-        Command::Replay(a) => replay::run(a),
+impl Command {
+    /// The subcommand's name, as typed.
+    fn name(&self) -> &'static str {
+        match self {
+            Command::Check(_) => "check",
+            Command::Eval(_) => "eval",
+            Command::Rank(_) => "rank",
+            Command::Fairshare(_) => "fairshare",
+            Command::Limits(_) => "limits",
+            Command::Sim(_) => "sim",
+            Command::Replay(_) => "replay",
+        }
     }
+}
+
+/// Run a subcommand. Its output goes to one stdout writer and its failure is reported once,
+/// here: `jobsort <cmd>: message` and the exit code; a closed stdout pipe ends it quietly.
+pub fn run(cli: Cli) -> ExitCode {
+    report::set_command(cli.command.name());
+    let mut out = output::stdout();
+    let out = &mut *out;
+    let outcome = match cli.command {
+        Command::Check(a) => check::run(a, out),
+        Command::Eval(a) => eval::run(a, out),
+        Command::Rank(a) => rank::run(a, out),
+        Command::Fairshare(a) => return fairshare::run(a),
+        Command::Limits(a) => limits::run(a, out),
+        Command::Sim(a) => sim::run(a, out),
+        Command::Replay(a) => replay::run(a, out),
+    };
+    let flushed = outcome.and_then(|code| Ok(out.flush().map(|()| code)?));
+    flushed.unwrap_or_else(report::Failure::exit)
 }

@@ -1,13 +1,13 @@
 //! The shared first half of `eval` and `rank`: compile the formula, load the jobs, fill
-//! fairshare keywords, evaluate. Diagnostics and load errors are printed here.
+//! fairshare keywords, evaluate. Diagnostics and warnings go to stderr here.
 
 use super::fairshare_opts::FairshareOpts;
-use super::formula_args::FormulaArgs;
-use super::jobs_args::{EvalOpts, JobsArgs};
+use super::formula_args::{CompileArgs, FormulaArgs};
+use super::jobs_args::JobsArgs;
+use super::report::{Failure, error, warn};
+use jobsort::catalog::{Input, Keyword};
 use jobsort::jobs::{Job, table_from_jobs};
-use jobsort::{CompiledFormula, Evaluation, Formula};
-use std::io::IsTerminal;
-use std::process::ExitCode;
+use jobsort::{CompiledFormula, Evaluation};
 
 /// The inputs `eval` and `rank` share: the formula, the jobs, the fairshare tree, and how to
 /// compile and evaluate.
@@ -20,7 +20,7 @@ pub struct InputArgs {
     #[command(flatten)]
     pub fairshare: FairshareOpts,
     #[command(flatten)]
-    pub eval: EvalOpts,
+    pub compile: CompileArgs,
 }
 
 pub struct Prepared {
@@ -31,58 +31,34 @@ pub struct Prepared {
     pub fairshare: Option<jobsort::fairshare::inputs::Fairshare>,
 }
 
-/// Colour only on a terminal, and never under `NO_COLOR`.
-pub fn stderr_color() -> bool {
-    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-}
-
-fn fail(message: &str) -> ExitCode {
-    eprintln!("jobsort: {message}");
-    ExitCode::from(super::EXIT_INVALID)
+/// Whether jobs that all get the same value are a failure (`rank`: the order would say
+/// nothing) or only worth a warning (`eval`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ties {
+    Fail,
+    Warn,
 }
 
 impl Prepared {
-    pub fn new(args: &InputArgs) -> Result<Prepared, ExitCode> {
+    pub fn new(args: &InputArgs, ties: Ties) -> Result<Prepared, Failure> {
         let InputArgs {
             formula,
             jobs,
             fairshare,
-            eval,
+            compile,
         } = args;
-        let source = formula.source().map_err(|e| fail(&e))?;
-        let catalog = formula.catalog().map_err(|e| fail(&e))?;
-        let options = eval.compile_options();
-        let color = stderr_color();
-        let compiled = match Formula::compile_with(&source, &catalog, &options) {
-            Ok(c) => c,
-            Err(diagnostics) => {
-                eprint!(
-                    "{}",
-                    jobsort::formula::diag::render(
-                        &source,
-                        &formula.source_name(),
-                        &diagnostics.0,
-                        color
-                    )
-                );
-                return Err(ExitCode::from(super::EXIT_INVALID));
-            }
-        };
-        if !compiled.diagnostics().is_empty() {
-            eprint!(
-                "{}",
-                jobsort::formula::diag::render(
-                    &source,
-                    &formula.source_name(),
-                    compiled.diagnostics(),
-                    color
-                )
-            );
-        }
-        let mut jobs = jobs.load(&catalog).map_err(|e| fail(&e))?;
-        let (warnings, tree) = fairshare.apply_loaded(&mut jobs).map_err(|e| fail(&e))?;
+        let (source, name) = formula.read()?;
+        let catalog = formula.catalog.catalog()?;
+        let compiled = compile.compile(&source, &name, &catalog)?;
+        let mut jobs = jobs.load(&catalog)?;
+        let (warnings, tree) = fairshare
+            .apply_loaded(&mut jobs)
+            .map_err(Failure::invalid)?;
         for warning in warnings {
-            eprintln!("jobsort: warning: {warning}");
+            warn(&warning);
+        }
+        if !jobs.is_empty() {
+            check_absent_inputs(&compiled, &absent_inputs(&compiled, &jobs), ties)?;
         }
         let table = table_from_jobs(&jobs, compiled.inputs());
         let evaluation = compiled.evaluate(&table);
@@ -100,17 +76,79 @@ impl Prepared {
         if n > 0 {
             for (i, job) in self.jobs.iter().enumerate() {
                 if let Some(e) = self.evaluation.error(i) {
-                    eprintln!(
-                        "jobsort: job {}: formula evaluation error, value 0 used: {}",
+                    error(&format!(
+                        "job {}: formula evaluation error, value 0 used: {}",
                         job.id,
                         e.message()
-                    );
+                    ));
                 }
             }
-            eprintln!(
-                "jobsort: {n} of {} jobs had evaluation errors",
+            error(&format!(
+                "{n} of {} jobs had evaluation errors",
                 self.jobs.len()
-            );
+            ));
         }
+    }
+}
+
+/// The formula's inputs no job has (each reads 0 for every job).
+fn absent_inputs<'a>(compiled: &'a CompiledFormula, jobs: &[Job]) -> Vec<&'a str> {
+    compiled
+        .inputs()
+        .iter()
+        .map(Input::column)
+        .filter(|name| !jobs.iter().any(|j| j.values.contains_key(*name)))
+        .collect()
+}
+
+/// The formula's fairshare keywords: without a fairshare tree they read 0 for every job.
+pub fn fairshare_inputs(compiled: &CompiledFormula) -> Vec<&str> {
+    compiled
+        .inputs()
+        .iter()
+        .filter(|i| matches!(i, Input::Keyword(k) if k.is_fairshare()))
+        .map(Input::name)
+        .collect()
+}
+
+/// Say which inputs read the same value (0) for every job. When those are fairshare
+/// keywords (no tree given) and the formula reads nothing else, every job ties: under
+/// [`Ties::Fail`] that is an error.
+pub fn check_absent_inputs(
+    compiled: &CompiledFormula,
+    absent: &[&str],
+    ties: Ties,
+) -> Result<(), Failure> {
+    let (fairshare, others): (Vec<&str>, Vec<&str>) = absent
+        .iter()
+        .copied()
+        .partition(|n| Keyword::from_name(n).is_some_and(Keyword::is_fairshare));
+    if !fairshare.is_empty() && absent.len() == compiled.inputs().len() && ties == Ties::Fail {
+        return Err(Failure::invalid(format!(
+            "the formula reads only {} and no fairshare tree is given: every job would get \
+             the same value (give a fairshare tree)",
+            quoted(&fairshare)
+        )));
+    }
+    if !fairshare.is_empty() {
+        warn(&format!(
+            "no fairshare tree is given: {} read{} 0 for every job",
+            quoted(&fairshare),
+            if fairshare.len() == 1 { "s" } else { "" }
+        ));
+    }
+    for name in others {
+        warn(&format!("no job has `{name}`: every job reads 0"));
+    }
+    Ok(())
+}
+
+/// `a`, `a` and `b`, `a`, `b` and `c`, each in backquotes.
+pub fn quoted(names: &[&str]) -> String {
+    let q: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    match q.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
     }
 }

@@ -2,8 +2,10 @@
 //! value descending, ties by submission order then id — with `--threshold`, `--top` and
 //! `--explain`.
 
-use super::jobs_args::{OutputFormat, print_csv, print_table, show_value};
-use super::prepared::{InputArgs, Prepared};
+use super::output::{Out, OutputFormat, show_value, write_csv, write_json, write_table};
+use super::prepared::{InputArgs, Prepared, Ties};
+use super::report::{Failure, Outcome};
+use super::schedule_args::threshold_arg;
 use jobsort::formula::explain;
 use jobsort::rank::{RankOptions, TieBreak, rank};
 use std::process::ExitCode;
@@ -15,8 +17,9 @@ pub struct Args {
     /// Show only the first K jobs (selected without sorting the rest).
     #[arg(long, value_name = "K")]
     pub top: Option<usize>,
-    /// Jobs whose value is <= T are not runnable (PBS job_sort_formula_threshold).
-    #[arg(long, value_name = "T", allow_negative_numbers = true)]
+    /// Jobs whose value is <= T are not runnable (PBS job_sort_formula_threshold; a number,
+    /// not NaN).
+    #[arg(long, value_name = "T", allow_negative_numbers = true, value_parser = threshold_arg)]
     pub threshold: Option<f64>,
     /// PBS `fair_share`: break ties in formula value by the fairshare tree's most deserving
     /// entity (`compare_path`) before submission order. Needs `--resource-group`.
@@ -30,11 +33,8 @@ pub struct Args {
     pub format: OutputFormat,
 }
 
-pub fn run(args: Args) -> ExitCode {
-    let p = match Prepared::new(&args.input) {
-        Ok(p) => p,
-        Err(code) => return code,
-    };
+pub fn run(args: Args, out: &mut Out) -> Outcome {
+    let p = Prepared::new(&args.input, Ties::Fail)?;
     let ids: Vec<String> = p.jobs.iter().map(|j| j.id.clone()).collect();
     // Submission order: the jobs' `submit`/`qrank` when every job has one, else input order.
     let submit: Option<Vec<f64>> = p.jobs.iter().map(|j| j.submit).collect();
@@ -66,13 +66,11 @@ pub fn run(args: Args) -> ExitCode {
                 &options,
             ),
             Ok(None) => {
-                eprintln!("jobsort: --fair-share applies to the PBS algorithm only");
-                return ExitCode::from(super::EXIT_USAGE);
+                return Err(Failure::usage(
+                    "--fair-share applies to the PBS algorithm only",
+                ));
             }
-            Err(e) => {
-                eprintln!("jobsort: {e}");
-                return ExitCode::from(super::EXIT_USAGE);
-            }
+            Err(e) => return Err(Failure::usage(e)),
         }
     } else {
         rank(&p.evaluation.values, ties, &options)
@@ -151,7 +149,7 @@ pub fn run(args: Args) -> ExitCode {
                     obj
                 })
                 .collect();
-            println!("{}", serde_json::json!({ "order": order }));
+            write_json(out, &serde_json::json!({ "order": order }), false)?;
         }
         OutputFormat::Table | OutputFormat::Csv => {
             let mut header: Vec<&str> = vec!["rank", "id", "value", "runnable", "reason"];
@@ -185,15 +183,13 @@ pub fn run(args: Args) -> ExitCode {
                 })
                 .collect();
             if args.format == OutputFormat::Csv {
-                if let Err(e) = print_csv(&header, &rows) {
-                    eprintln!("jobsort: {e}");
-                    return ExitCode::from(super::EXIT_INVALID);
-                }
+                write_csv(out, &header, &rows)?;
             } else {
-                print_table(&header, &right, &rows);
+                write_table(out, &header, &right, &rows)?;
             }
         }
     }
+    out.flush()?;
     p.report_errors();
-    ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,104 +1,86 @@
 //! `jobsort replay`: verify a recording, or reconcile another formula against it (or against
 //! a real schedule from an SWF trace).
 
-use jobsort::sim::record::parse_recording;
+use super::formula_args::{CatalogArgs, CompileArgs, FormulaValue, read_formula_arg};
+use super::input::InputPath;
+use super::output::{Out, ReportFormat, write_json};
+use super::prepared::{Ties, check_absent_inputs, fairshare_inputs};
+use super::report::{EXIT_INVALID, Failure, Outcome};
+use super::schedule_args::{MachineArgs, PolicyArg, check_nodes, load_trace};
+use jobsort::CompiledFormula;
+use jobsort::sim::record::{Recording, parse_recording};
 use jobsort::sim::replay::{
     ReconcileReport, VerifyReport, reconcile, recorded_metrics, recording_from_trace, verify,
 };
 use jobsort::sim::scheduler::drop_oversized;
-use jobsort::sim::{Policy, Priority, SimConfig, load_workload};
-use std::path::PathBuf;
+use jobsort::sim::{Priority, SimConfig};
 use std::process::ExitCode;
-
-use super::sim::{catalog, compile, formula_text};
-use super::{EXIT_INVALID, EXIT_USAGE};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// A recording made by `jobsort sim --record` (JSON lines).
-    pub recording: Option<PathBuf>,
-    /// Re-run the recording with its settings and compare every decision.
+    /// A recording made by `jobsort sim --record` (JSON lines; `-` for stdin).
+    #[arg(value_name = "RECORDING")]
+    pub recording: Option<InputPath>,
+    /// Re-run the recording with its settings and compare every decision. Give the
+    /// `--resource`, `--engine` and `--compat` flags the recording was made with.
     #[arg(long)]
     pub verify: bool,
     /// Another formula: reconcile it against the recording (or, with --verify, run the live
     /// scheduler with it instead of the recorded one).
-    #[arg(long, allow_hyphen_values = true)]
+    #[arg(long, allow_hyphen_values = true, value_parser = FormulaValue)]
     pub formula: Option<String>,
-    /// Use an SWF trace's real schedule (start = submit + wait) as the recording.
-    #[arg(long, conflicts_with = "recording")]
-    pub trace: Option<PathBuf>,
+    #[command(flatten)]
+    pub catalog: CatalogArgs,
+    #[command(flatten)]
+    pub compile: CompileArgs,
+    /// Use an SWF trace's real schedule (start = submit + wait) as the recording (`-` for
+    /// stdin).
+    #[arg(long, value_name = "FILE", conflicts_with = "recording")]
+    pub trace: Option<InputPath>,
     /// Policy for "jobs it would have started" with --trace.
-    #[arg(long, default_value = "easy", value_parser = ["strict", "easy"])]
-    pub policy: String,
-    /// Nodes with --trace (default from the header).
-    #[arg(long)]
-    pub nodes: Option<u32>,
-    /// Cores per node with --trace (default from the header).
-    #[arg(long)]
-    pub cores: Option<u32>,
+    #[arg(long, value_enum, default_value = "easy")]
+    pub policy: PolicyArg,
+    #[command(flatten)]
+    pub machine: MachineArgs,
     /// Print every round of a reconciliation.
     #[arg(long = "per-round")]
     pub per_round: bool,
     /// Output format.
-    #[arg(long, default_value = "table", value_parser = ["table", "json"])]
-    pub format: String,
-    /// Declare a custom resource for formulas (NAME:TYPE).
-    #[arg(long = "resource")]
-    pub resources: Vec<String>,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: ReportFormat,
 }
 
-fn fail(code: u8, msg: impl std::fmt::Display) -> ExitCode {
-    eprintln!("jobsort replay: {msg}");
-    ExitCode::from(code)
-}
-
-pub fn run(args: Args) -> ExitCode {
-    let catalog = match catalog(&args.resources) {
-        Ok(c) => c,
-        Err(e) => return fail(EXIT_USAGE, e),
-    };
-    let other = match args.formula.as_deref().map(formula_text).transpose() {
-        Ok(t) => t,
-        Err(e) => return fail(EXIT_INVALID, e),
-    };
-    let other = match other.map(|t| compile(&t, &catalog)).transpose() {
-        Ok(f) => f,
-        Err(e) => return fail(EXIT_INVALID, e),
+pub fn run(args: Args, out: &mut Out) -> Outcome {
+    let catalog = args.catalog.catalog()?;
+    let compile = |text: &str, name: &str| args.compile.compile(text, name, &catalog);
+    let other = match &args.formula {
+        Some(f) => {
+            let (text, name) = read_formula_arg(f, "--formula")?;
+            Some(compile(&text, &name)?)
+        }
+        None => None,
     };
     let (rec, recorded_waits) = match (&args.recording, &args.trace) {
-        (Some(p), None) => {
-            let text = match std::fs::read_to_string(p) {
-                Ok(t) => t,
-                Err(e) => return fail(EXIT_INVALID, format!("{}: {e}", p.display())),
-            };
-            match parse_recording(&text, &p.display().to_string()) {
-                Ok(r) => (r, None),
-                Err(e) => return fail(EXIT_INVALID, e),
-            }
+        (Some(path), None) => {
+            let rec =
+                parse_recording(&path.read_text()?, &path.name()).map_err(Failure::invalid)?;
+            check_nodes(
+                rec.header.cluster.nodes,
+                &format!("{}: header cluster", path.name()),
+            )?;
+            (rec, None)
         }
-        (None, Some(t)) => {
+        (None, Some(trace)) => {
             if args.verify {
-                return fail(
-                    EXIT_USAGE,
+                return Err(Failure::usage(
                     "--verify needs a recording made by `jobsort sim --record`, not --trace",
-                );
+                ));
             }
-            let mut w = match load_workload(t) {
-                Ok(w) => w,
-                Err(e) => return fail(EXIT_INVALID, e),
-            };
-            let (Some(nodes), Some(cores)) = (
-                args.nodes.or(w.machine.nodes),
-                args.cores.or(w.machine.cores),
-            ) else {
-                return fail(
-                    EXIT_USAGE,
-                    "no machine size in the trace; give --nodes and --cores",
-                );
-            };
+            let mut w = load_trace(trace)?;
+            let (nodes, cores) = args.machine.resolve(w.machine, &trace.name())?;
             drop_oversized(&mut w, nodes, cores);
             let config = SimConfig {
-                policy: Policy::parse(&args.policy).unwrap_or(Policy::Easy),
+                policy: args.policy.into(),
                 nodes,
                 cores,
                 threshold: None,
@@ -108,49 +90,52 @@ pub fn run(args: Args) -> ExitCode {
             let m = recorded_metrics(&w, nodes as u64 * cores as u64);
             (recording_from_trace(&w, &config), Some(m))
         }
-        _ => return fail(EXIT_USAGE, "give a RECORDING or --trace FILE"),
+        _ => return Err(Failure::usage("give a RECORDING or --trace FILE")),
     };
+    if let Some(f) = &other {
+        check_fairshare(&rec, f)?;
+    }
     if args.verify || other.is_none() && args.trace.is_none() {
         // The live scheduler uses --formula, else the recorded formula.
-        let recorded = match rec
-            .header
-            .formula
-            .as_deref()
-            .map(|t| compile(t, &catalog))
-            .transpose()
-        {
-            Ok(f) => f,
-            Err(e) => return fail(EXIT_INVALID, format!("the recorded {e}")),
+        let recorded = match rec.header.formula.as_deref() {
+            Some(text) => Some(compile(text, "the recorded formula")?),
+            None => None,
         };
         let f: Option<&dyn Priority> = other
             .as_ref()
             .or(recorded.as_ref())
             .map(|f| f as &dyn Priority);
-        let report = match verify(&rec, f) {
-            Ok(r) => r,
-            Err(e) => return fail(EXIT_INVALID, e),
-        };
-        print_verify(&report, &args.format);
-        return if report.mismatches == 0 {
+        let report = verify(&rec, f).map_err(Failure::invalid)?;
+        write_verify(out, &report, args.format)?;
+        out.flush()?;
+        return Ok(if report.mismatches == 0 {
             ExitCode::SUCCESS
         } else {
             ExitCode::from(EXIT_INVALID)
-        };
+        });
     }
-    let report = match reconcile(&rec, other.as_ref().map(|f| f as &dyn Priority)) {
-        Ok(r) => r,
-        Err(e) => return fail(EXIT_INVALID, e),
-    };
-    print_reconcile(&report, &args, recorded_waits.as_ref());
-    ExitCode::SUCCESS
+    let report =
+        reconcile(&rec, other.as_ref().map(|f| f as &dyn Priority)).map_err(Failure::invalid)?;
+    write_reconcile(out, &report, &args, recorded_waits.as_ref())?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
 }
 
-fn print_verify(r: &VerifyReport, format: &str) {
-    if format == "json" {
-        println!("{}", serde_json::to_string_pretty(r).unwrap_or_default());
-        return;
+/// A formula reading fairshare keywords against a recording made without fairshare: they
+/// read 0 for every job.
+fn check_fairshare(rec: &Recording, f: &CompiledFormula) -> Result<(), Failure> {
+    if rec.header.fairshare.is_some() {
+        return Ok(());
     }
-    println!(
+    check_absent_inputs(f, &fairshare_inputs(f), Ties::Fail)
+}
+
+fn write_verify(out: &mut Out, r: &VerifyReport, format: ReportFormat) -> std::io::Result<()> {
+    if format == ReportFormat::Json {
+        return write_json(out, &serde_json::to_value(r)?, true);
+    }
+    writeln!(
+        out,
         "verified {} rounds, {} decisions{}: {} mismatches",
         r.rounds,
         r.decisions,
@@ -160,53 +145,58 @@ fn print_verify(r: &VerifyReport, format: &str) {
             ""
         },
         r.mismatches
-    );
+    )?;
     if let Some(d) = &r.first_divergence {
-        println!(
+        writeln!(
+            out,
             "first divergence: round {}, time {}, job {}",
             d.round,
             d.time,
             d.job.as_deref().unwrap_or("-")
-        );
-        println!("  recorded: {}", d.recorded);
-        println!("  live:     {}", d.live);
+        )?;
+        writeln!(out, "  recorded: {}", d.recorded)?;
+        writeln!(out, "  live:     {}", d.live)?;
     }
     if r.input_mismatches > 0 {
-        println!("rounds whose input hash differs: {}", r.input_mismatches);
+        writeln!(
+            out,
+            "rounds whose input hash differs: {}",
+            r.input_mismatches
+        )?;
     }
+    Ok(())
 }
 
-fn print_reconcile(
+fn write_reconcile(
+    out: &mut Out,
     r: &ReconcileReport,
     args: &Args,
     recorded: Option<&jobsort::sim::metrics::Metrics>,
-) {
-    if args.format == "json" {
-        let mut v = serde_json::to_value(r).unwrap_or_default();
+) -> std::io::Result<()> {
+    if args.format == ReportFormat::Json {
+        let mut v = serde_json::to_value(r)?;
         if let Some(o) = v.as_object_mut() {
             if !args.per_round {
                 o.remove("per_round");
             }
             if let Some(m) = recorded {
-                o.insert(
-                    "recorded_metrics".into(),
-                    serde_json::to_value(m).unwrap_or_default(),
-                );
+                o.insert("recorded_metrics".into(), serde_json::to_value(m)?);
             }
         }
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
-        return;
+        return write_json(out, &v, true);
     }
     if args.per_round {
-        println!(
+        writeln!(
+            out,
             "{:>8}  {:>10}  {:>6}  {:>7}  captured / would start instead",
             "round", "time", "queued", "tau"
-        );
+        )?;
         for p in &r.per_round {
             if p.captured.is_empty() && p.instead.is_empty() {
                 continue;
             }
-            println!(
+            writeln!(
+                out,
                 "{:>8}  {:>10}  {:>6}  {:>7}  [{}] / [{}]",
                 p.round,
                 p.time,
@@ -216,10 +206,11 @@ fn print_reconcile(
                     .unwrap_or_else(|| "-".into()),
                 p.captured.join(" "),
                 p.instead.join(" ")
-            );
+            )?;
         }
     }
-    println!(
+    writeln!(
+        out,
         "reconciled {} rounds{}: {} recorded dispatches, {} jobs captured, {} no-op RUN/duplicate dispatches",
         r.rounds,
         if r.truncated {
@@ -230,8 +221,9 @@ fn print_reconcile(
         r.decisions,
         r.captured,
         r.noops
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "formula {}: mean Kendall tau {}, agreement with recorded dispatches {}, jobs it would have started instead {}",
         r.formula.as_deref().unwrap_or("(fcfs)"),
         r.mean_kendall_tau
@@ -241,26 +233,30 @@ fn print_reconcile(
             .map(|a| format!("{:.1}%", a * 100.0))
             .unwrap_or_else(|| "-".into()),
         r.instead_total
-    );
+    )?;
     if !r.uncaptured.is_empty() {
         let shown: Vec<&str> = r.uncaptured.iter().take(10).map(String::as_str).collect();
-        println!(
+        writeln!(
+            out,
             "{} jobs without a recorded dispatch (usage unavailable): {}{}",
             r.uncaptured.len(),
             shown.join(" "),
             if r.uncaptured.len() > 10 { " ..." } else { "" }
-        );
+        )?;
     }
     if r.overcommitted_rounds > 0 {
-        println!(
+        writeln!(
+            out,
             "rounds where recorded dispatches exceeded the free cores: {}",
             r.overcommitted_rounds
-        );
+        )?;
     }
     if let Some(m) = recorded {
-        println!(
+        writeln!(
+            out,
             "recorded schedule: mean wait {:.1} s, median {:.1} s, p95 {:.1} s",
             m.mean_wait, m.median_wait, m.p95_wait
-        );
+        )?;
     }
+    Ok(())
 }

@@ -1,51 +1,91 @@
 //! `jobsort sim`: simulate a trace under one or more formulas, side by side.
 
-use jobsort::catalog::{Catalog, ResourceType};
+use super::formula_args::{CatalogArgs, CompileArgs, FormulaValue, read_formula_arg};
+use super::input::InputPath;
+use super::output::{Out, ReportFormat, write_json};
+use super::prepared::{Ties, check_absent_inputs, fairshare_inputs};
+use super::report::{Failure, Outcome, note, warn};
+use super::schedule_args::{MachineArgs, PolicyArg, load_trace, threshold_arg};
+use jobsort::CompiledFormula;
+use jobsort::fairshare::PbsTree;
+use jobsort::fairshare::pbs::ParseOptions;
+use jobsort::fairshare::usage_file::write_atomic;
 use jobsort::sim::limit::LimitsSpec;
 use jobsort::sim::plot::{PlotRun, render_png, render_svg};
 use jobsort::sim::run::{RunOptions, RunResult, simulate};
 use jobsort::sim::scheduler::drop_oversized;
 use jobsort::sim::share::{AutoTree, EntityKind, FairshareConfig};
-use jobsort::sim::{Policy, SimConfig, workload};
-use jobsort::{CompiledFormula, Formula};
+use jobsort::sim::{SimConfig, workload};
 use rayon::prelude::*;
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use super::{EXIT_INVALID, EXIT_USAGE};
-
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Workload: SWF (plain or .gz) or a JSON job list (.json / .jsonl).
-    #[arg(long)]
-    pub trace: PathBuf,
+    /// Workload (`-` for stdin): SWF (plain or .gz) or a JSON job list (.json / .jsonl; the
+    /// README gives its fields).
+    #[arg(long, value_name = "FILE")]
+    pub trace: InputPath,
     /// A job_sort_formula (repeat to compare several side by side; none = first come, first
     /// served). `-` reads stdin; a qmgr line `set server job_sort_formula="..."` is accepted.
-    #[arg(long = "formula", allow_hyphen_values = true)]
+    #[arg(long = "formula", allow_hyphen_values = true, value_parser = FormulaValue)]
     pub formulas: Vec<String>,
+    #[command(flatten)]
+    pub catalog: CatalogArgs,
+    #[command(flatten)]
+    pub compile: CompileArgs,
     /// Dispatch policy.
-    #[arg(long, default_value = "easy", value_parser = ["strict", "easy"])]
-    pub policy: String,
-    /// Nodes (default: from the trace header / .machines file).
-    #[arg(long)]
-    pub nodes: Option<u32>,
-    /// Cores per node (default: from the trace header / .machines file).
-    #[arg(long)]
-    pub cores: Option<u32>,
-    /// job_sort_formula_threshold: jobs with value <= T are not run.
-    #[arg(long)]
+    #[arg(long, value_enum, default_value = "easy")]
+    pub policy: PolicyArg,
+    #[command(flatten)]
+    pub machine: MachineArgs,
+    /// job_sort_formula_threshold: jobs with value <= T are not run (a number, not NaN).
+    #[arg(long, value_name = "T", allow_negative_numbers = true, value_parser = threshold_arg)]
     pub threshold: Option<f64>,
-    /// PBS resource_group file for the fairshare tree.
-    #[arg(long = "resource-group", alias = "fairshare-tree")]
-    pub resource_group: Option<PathBuf>,
+    #[command(flatten)]
+    pub fairshare: SimFairshareArgs,
+    /// flux-accounting limits file (TOML or JSON, as `jobsort limits`; `-` for stdin). Users
+    /// it does not list get an unlimited association unless --reject-unknown-users.
+    #[arg(long, value_name = "FILE")]
+    pub limits: Option<InputPath>,
+    /// With --limits: reject jobs of users without an association (flux behaviour).
+    #[arg(long = "reject-unknown-users")]
+    pub reject_unknown_users: bool,
+    /// Write a recording (JSON lines). With several formulas, FILE gets `.1`, `.2`, ...
+    /// before its extension.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+    /// Write comparison plots: wait CDF per formula, queue length over time, delivered vs
+    /// target share. The format follows the extension: FILE.svg or FILE.png.
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: ReportFormat,
+    /// Simulate only the first N jobs (in submit order).
+    #[arg(long, value_name = "N")]
+    pub first: Option<usize>,
+}
+
+/// The fairshare tree of a simulation.
+#[derive(clap::Args, Debug)]
+pub struct SimFairshareArgs {
+    /// PBS resource_group file for the fairshare tree (`-` for stdin).
+    #[arg(
+        long = "resource-group",
+        alias = "fairshare-tree",
+        value_name = "FILE",
+        conflicts_with = "auto_tree"
+    )]
+    pub resource_group: Option<InputPath>,
     /// Build an equal-share tree from the trace's entities.
-    #[arg(long = "auto-tree", value_parser = ["user", "group", "group:user"])]
-    pub auto_tree: Option<String>,
-    /// Fairshare entity with --resource-group: euser, egroup, queue, egroup:euser.
-    #[arg(long, default_value = "euser")]
-    pub entity: String,
-    /// fairshare_decay_time in seconds.
+    #[arg(long = "auto-tree", value_enum)]
+    pub auto_tree: Option<AutoTreeArg>,
+    /// Fairshare entity with --resource-group (PBS fairshare_entity).
+    #[arg(long, value_enum, default_value = "euser")]
+    pub entity: EntityArg,
+    /// fairshare_decay_time in seconds (positive).
     #[arg(long = "decay-time", default_value_t = 86_400)]
     pub decay_time: i64,
     /// fairshare_decay_factor (0 < f < 1).
@@ -54,63 +94,112 @@ pub struct Args {
     /// Shares of `unknown` in a resource_group tree.
     #[arg(long = "unknown-shares", default_value_t = 0)]
     pub unknown_shares: u32,
-    /// flux-accounting limits file (TOML or JSON, as `jobsort limits`). Users it does not
-    /// list get an unlimited association unless --reject-unknown-users.
-    #[arg(long)]
-    pub limits: Option<PathBuf>,
-    /// With --limits: reject jobs of users without an association (flux behaviour).
-    #[arg(long = "reject-unknown-users")]
-    pub reject_unknown_users: bool,
-    /// Write a recording (JSON lines). With several formulas, FILE gets `.1`, `.2`, ...
-    /// before its extension.
-    #[arg(long)]
-    pub record: Option<PathBuf>,
-    /// Write comparison plots: wait CDF per formula, queue length over time, delivered vs
-    /// target share. The format follows the extension: FILE.svg or FILE.png.
-    #[arg(long)]
-    pub plot: Option<PathBuf>,
-    /// Output format.
-    #[arg(long, default_value = "table", value_parser = ["table", "json"])]
-    pub format: String,
-    /// Simulate only the first N jobs (in submit order).
-    #[arg(long)]
-    pub first: Option<usize>,
-    /// Declare a custom resource for formulas (NAME:TYPE).
-    #[arg(long = "resource")]
-    pub resources: Vec<String>,
 }
 
-/// Formula text as given: `-` reads stdin, a qmgr line is unquoted.
-pub fn formula_text(arg: &str) -> Result<String, String> {
-    let raw = if arg == "-" {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
-            .map_err(|e| format!("stdin: {e}"))?;
-        s
-    } else {
-        arg.to_string()
-    };
-    Ok(match jobsort::formula::check::formula_from_qmgr(&raw) {
-        Some(f) => f,
-        None => raw.trim().to_string(),
-    })
+/// `--auto-tree`.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AutoTreeArg {
+    /// Root → one leaf per user.
+    User,
+    /// Root → one leaf per group.
+    Group,
+    /// Root → groups → `group:user` leaves.
+    #[value(name = "group:user")]
+    GroupUser,
 }
 
-/// Compile formula text for the simulator (keywords of SPEC §5.2 plus custom resources).
-pub fn compile(text: &str, catalog: &Catalog) -> Result<CompiledFormula, String> {
-    Formula::compile(text, catalog).map_err(|d| format!("formula `{text}`: {d}"))
-}
-
-pub fn catalog(resources: &[String]) -> Result<Catalog, String> {
-    let mut c = Catalog::pbs();
-    for r in resources {
-        let (name, ty) = r
-            .split_once(':')
-            .ok_or_else(|| format!("--resource {r}: expected NAME:TYPE"))?;
-        let ty: ResourceType = ty.parse().map_err(|e| format!("--resource {r}: {e}"))?;
-        c.add_resource(name, ty);
+impl From<AutoTreeArg> for AutoTree {
+    fn from(a: AutoTreeArg) -> AutoTree {
+        match a {
+            AutoTreeArg::User => AutoTree::User,
+            AutoTreeArg::Group => AutoTree::Group,
+            AutoTreeArg::GroupUser => AutoTree::GroupUser,
+        }
     }
-    Ok(c)
+}
+
+/// `--entity`: the job field naming its fairshare entity.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntityArg {
+    #[value(alias = "user")]
+    Euser,
+    #[value(alias = "group")]
+    Egroup,
+    Queue,
+    #[value(name = "egroup:euser", alias = "group:user")]
+    EgroupEuser,
+}
+
+impl From<EntityArg> for EntityKind {
+    fn from(e: EntityArg) -> EntityKind {
+        match e {
+            EntityArg::Euser => EntityKind::Euser,
+            EntityArg::Egroup => EntityKind::Egroup,
+            EntityArg::Queue => EntityKind::Queue,
+            EntityArg::EgroupEuser => EntityKind::EgroupEuser,
+        }
+    }
+}
+
+impl SimFairshareArgs {
+    /// The fairshare settings (`None` without a tree).
+    fn config(&self) -> Result<Option<FairshareConfig>, Failure> {
+        let decay_factor = self.decay_factor;
+        if !(decay_factor > 0.0 && decay_factor < 1.0) {
+            return Err(Failure::usage(format!(
+                "--decay-factor {decay_factor}: must be between 0 and 1"
+            )));
+        }
+        if self.decay_time <= 0 {
+            return Err(Failure::usage("--decay-time must be positive"));
+        }
+        let base = match (&self.resource_group, self.auto_tree) {
+            (None, None) => return Ok(None),
+            (_, Some(auto)) => FairshareConfig::auto(auto.into()),
+            (Some(path), None) => FairshareConfig {
+                auto_tree: None,
+                resource_group: Some(path.read_text()?),
+                entity: self.entity.into(),
+                ..FairshareConfig::auto(AutoTree::User)
+            },
+        };
+        Ok(Some(FairshareConfig {
+            decay_time: self.decay_time,
+            decay_factor,
+            unknown_shares: self.unknown_shares,
+            ..base
+        }))
+    }
+}
+
+/// A `resource_group` tree none of whose entities runs a job leaves every job under
+/// `unknown`: the fairshare keywords are then the same for every job. Warn.
+fn warn_unmatched_tree(
+    config: &FairshareConfig,
+    file: &str,
+    jobs: &[jobsort::sim::SimJob],
+) -> Result<(), Failure> {
+    let Some(text) = &config.resource_group else {
+        return Ok(());
+    };
+    let options = ParseOptions {
+        unknown_shares: config.unknown_shares as i32,
+        lenient: false,
+    };
+    let (tree, _) =
+        PbsTree::parse_resource_group(text, file, &options).map_err(Failure::invalid)?;
+    let kind = config.entity;
+    if !jobs.is_empty() && !jobs.iter().any(|j| tree.find(&kind.entity_of(j)).is_some()) {
+        let field = serde_json::to_value(kind)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        warn(&format!(
+            "{file}: no trace job's {field} is in the tree: every job is under `unknown` and \
+             fairshare gives all the same values (the trace names users u<N>, groups g<N>)"
+        ));
+    }
+    Ok(())
 }
 
 fn nth_path(p: &Path, k: usize, n: usize) -> PathBuf {
@@ -128,181 +217,64 @@ fn nth_path(p: &Path, k: usize, n: usize) -> PathBuf {
     p.with_file_name(name)
 }
 
-/// Write a file atomically: temp file beside it, fsync, rename.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut tmp = tempfile_in(dir, path)?;
-    tmp.1.write_all(bytes)?;
-    tmp.1.sync_all()?;
-    std::fs::rename(&tmp.0, path)
-}
-
-fn tempfile_in(dir: &Path, path: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
-    let base = path
-        .file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    for k in 0..1000 {
-        let p = dir.join(format!(".{base}.tmp{}.{k}", std::process::id()));
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&p)
-        {
-            Ok(f) => return Ok((p, f)),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
-        }
-    }
-    Err(std::io::Error::other("could not create a temporary file"))
-}
-
-/// Fairshare settings from the options (`None` without a tree).
-pub fn fairshare_config(
-    resource_group: Option<&Path>,
-    auto_tree: Option<&str>,
-    entity: &str,
-    decay_time: i64,
-    decay_factor: f64,
-    unknown_shares: u32,
-) -> Result<Option<FairshareConfig>, (u8, String)> {
-    if !(decay_factor > 0.0 && decay_factor < 1.0) {
-        return Err((
-            EXIT_USAGE,
-            format!("--decay-factor {decay_factor}: must be between 0 and 1"),
-        ));
-    }
-    if decay_time <= 0 {
-        return Err((EXIT_USAGE, "--decay-time must be positive".into()));
-    }
-    let base = match (resource_group, auto_tree) {
-        (Some(_), Some(_)) => {
-            return Err((
-                EXIT_USAGE,
-                "give --resource-group or --auto-tree, not both".into(),
-            ));
-        }
-        (None, None) => return Ok(None),
-        (None, Some(a)) => FairshareConfig::auto(
-            AutoTree::parse(a).ok_or((EXIT_USAGE, format!("--auto-tree {a}: unknown")))?,
-        ),
-        (Some(p), None) => {
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| (EXIT_INVALID, format!("{}: {e}", p.display())))?;
-            let kind = EntityKind::parse(entity)
-                .ok_or((EXIT_USAGE, format!("--entity {entity}: unknown")))?;
-            FairshareConfig {
-                auto_tree: None,
-                resource_group: Some(text),
-                entity: kind,
-                ..FairshareConfig::auto(AutoTree::User)
-            }
-        }
-    };
-    Ok(Some(FairshareConfig {
-        decay_time,
-        decay_factor,
-        unknown_shares,
-        ..base
-    }))
-}
-
 /// The `--plot` file and whether it is a PNG (`.png`) rather than an SVG (`.svg`, or no
 /// extension). Any other extension is a usage error.
-fn plot_format(p: &Path) -> Result<(&Path, bool), String> {
+fn plot_format(p: &Path) -> Result<(&Path, bool), Failure> {
     let Some(ext) = p.extension() else {
         return Ok((p, false));
     };
     match ext.to_str() {
         Some(e) if e.eq_ignore_ascii_case("svg") => Ok((p, false)),
         Some(e) if e.eq_ignore_ascii_case("png") => Ok((p, true)),
-        _ => Err(format!(
+        _ => Err(Failure::usage(format!(
             "{}: --plot writes FILE.svg or FILE.png; unknown extension",
             p.display()
-        )),
+        ))),
     }
 }
 
-fn fail(code: u8, msg: impl std::fmt::Display) -> ExitCode {
-    eprintln!("jobsort sim: {msg}");
-    ExitCode::from(code)
-}
-
-pub fn run(args: Args) -> ExitCode {
+pub fn run(args: Args, out: &mut Out) -> Outcome {
     // Checked before simulating, so a bad name does not cost a whole run.
-    let plot = match args.plot.as_deref().map(plot_format).transpose() {
-        Ok(p) => p,
-        Err(e) => return fail(EXIT_USAGE, e),
-    };
-    let catalog = match catalog(&args.resources) {
-        Ok(c) => c,
-        Err(e) => return fail(EXIT_USAGE, e),
-    };
+    let plot = args.plot.as_deref().map(plot_format).transpose()?;
+    let fairshare = args.fairshare.config()?;
+    let catalog = args.catalog.catalog()?;
     let mut formulas: Vec<CompiledFormula> = Vec::new();
     for f in &args.formulas {
-        let text = match formula_text(f) {
-            Ok(t) => t,
-            Err(e) => return fail(EXIT_INVALID, e),
-        };
-        match compile(&text, &catalog) {
-            Ok(c) => formulas.push(c),
-            Err(e) => return fail(EXIT_INVALID, e),
+        let (text, name) = read_formula_arg(f, "--formula")?;
+        let compiled = args.compile.compile(&text, &name, &catalog)?;
+        if fairshare.is_none() {
+            check_absent_inputs(&compiled, &fairshare_inputs(&compiled), Ties::Fail)?;
         }
+        formulas.push(compiled);
     }
-    let mut w = match jobsort::sim::load_workload(&args.trace) {
-        Ok(w) => w,
-        Err(e) => return fail(EXIT_INVALID, e),
-    };
+    let mut w = load_trace(&args.trace)?;
     if let Some(n) = args.first {
         w.truncate(n);
     }
-    let (Some(nodes), Some(cores)) = (
-        args.nodes.or(w.machine.nodes),
-        args.cores.or(w.machine.cores).or(args.nodes.map(|_| 1)),
-    ) else {
-        return fail(
-            EXIT_USAGE,
-            format!(
-                "{}: no machine size in the trace; give --nodes and --cores",
-                args.trace.display()
-            ),
-        );
-    };
+    let (nodes, cores) = args.machine.resolve(w.machine, &args.trace.name())?;
+    if w.jobs.is_empty() {
+        warn(&format!("{}: no jobs to simulate", args.trace.name()));
+    }
     drop_oversized(&mut w, nodes, cores);
-    let fairshare = match fairshare_config(
-        args.resource_group.as_deref(),
-        args.auto_tree.as_deref(),
-        &args.entity,
-        args.decay_time,
-        args.decay_factor,
-        args.unknown_shares,
-    ) {
-        Ok(f) => f,
-        Err((code, e)) => return fail(code, e),
-    };
+    if let (Some(config), Some(path)) = (&fairshare, &args.fairshare.resource_group) {
+        warn_unmatched_tree(config, &path.name(), &w.jobs)?;
+    }
     let limits = match &args.limits {
         None => None,
-        Some(p) => match std::fs::read_to_string(p) {
-            Ok(text) => {
-                let spec = LimitsSpec {
-                    name: p.display().to_string(),
-                    text,
-                    reject_unknown_users: args.reject_unknown_users,
-                };
-                // Check it now so a bad file is reported once, before any run.
-                if let Err(e) = jobsort::limits::LimitsConfig::parse(&spec.name, &spec.text) {
-                    return fail(EXIT_INVALID, e);
-                }
-                Some(spec)
-            }
-            Err(e) => return fail(EXIT_INVALID, format!("{}: {e}", p.display())),
-        },
+        Some(path) => {
+            let spec = LimitsSpec {
+                name: path.name(),
+                text: path.read_text()?,
+                reject_unknown_users: args.reject_unknown_users,
+            };
+            // Check it now so a bad file is reported once, before any run.
+            jobsort::limits::LimitsConfig::parse(&spec.name, &spec.text)
+                .map_err(Failure::invalid)?;
+            Some(spec)
+        }
     };
     let config = SimConfig {
-        policy: Policy::parse(&args.policy).unwrap_or(Policy::Easy),
+        policy: args.policy.into(),
         nodes,
         cores,
         threshold: args.threshold,
@@ -360,15 +332,19 @@ pub fn run(args: Args) -> ExitCode {
             r
         })
         .collect();
-    let mut runs = Vec::with_capacity(n);
-    for r in results {
-        match r {
-            Ok(r) => runs.push(r),
-            Err(e) => return fail(EXIT_INVALID, e),
+    let runs = results
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(Failure::invalid)?;
+    if let Some(record) = &args.record {
+        for k in 1..=n {
+            note(&format!(
+                "recording written to {}",
+                nth_path(record, k, n).display()
+            ));
         }
     }
-    if let Some((p, png)) = &plot {
-        let png = *png;
+    if let Some((p, png)) = plot {
         let pr: Vec<PlotRun<'_>> = runs
             .iter()
             .map(|r| PlotRun {
@@ -376,65 +352,76 @@ pub fn run(args: Args) -> ExitCode {
                 result: r,
             })
             .collect();
-        let bytes = match render_svg(&pr, &w.jobs) {
-            Ok(svg) if png => match render_png(&svg) {
-                Ok(b) => b,
-                Err(e) => return fail(EXIT_INVALID, format!("plot: {e}")),
-            },
-            Ok(svg) => svg.into_bytes(),
-            Err(e) => return fail(EXIT_INVALID, format!("plot: {e}")),
+        let svg = render_svg(&pr, &w.jobs).map_err(|e| Failure::invalid(format!("plot: {e}")))?;
+        let bytes = if png {
+            render_png(&svg).map_err(|e| Failure::invalid(format!("plot: {e}")))?
+        } else {
+            svg.into_bytes()
         };
-        if let Err(e) = write_atomic(p, &bytes) {
-            return fail(EXIT_INVALID, format!("{}: {e}", p.display()));
-        }
+        write_atomic(p, &bytes)
+            .map_err(|e| Failure::invalid(format!("{}: cannot write: {e}", p.display())))?;
+        note(&format!("plot written to {}", p.display()));
     }
-    if args.format == "json" {
-        let json = serde_json::json!({
-            "trace": {
-                "name": w.name,
-                "sha256": w.sha256,
-                "read": w.report.read,
-                "kept": w.report.kept,
-                "dropped": w.report.dropped,
-                "walltime_from_runtime": w.report.walltime_from_runtime,
-                "killed_at_walltime": w.report.killed_at_walltime,
-                "nodes": nodes,
-                "cores": cores,
-            },
-            "runs": runs.iter().map(|r| serde_json::json!({
-                "formula": r.formula.clone().unwrap_or_default(),
-                "policy": r.config.policy.name(),
-                "jobs": r.jobs,
-                "dropped": r.dropped,
-                "never_started": r.never_started,
-                "rounds": r.outcome.rounds,
-                "eval_errors": r.outcome.eval_errors,
-                "metrics": r.metrics,
-                "shares": r.shares,
-            })).collect::<Vec<_>>(),
-        });
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&json).unwrap_or_default()
-        );
-    } else {
-        print_table(&w, nodes, cores, &runs);
+    match args.format {
+        ReportFormat::Json => write_json(out, &json_report(&w, nodes, cores, &runs), true)?,
+        ReportFormat::Table => write_table(out, &w, nodes, cores, &runs)?,
     }
-    ExitCode::SUCCESS
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The `--format json` document: the trace and each run's counts, metrics and shares.
+fn json_report(
+    w: &workload::Workload,
+    nodes: u32,
+    cores: u32,
+    runs: &[RunResult],
+) -> serde_json::Value {
+    serde_json::json!({
+        "trace": {
+            "name": w.name,
+            "sha256": w.sha256,
+            "read": w.report.read,
+            "kept": w.report.kept,
+            "dropped": w.report.dropped,
+            "walltime_from_runtime": w.report.walltime_from_runtime,
+            "killed_at_walltime": w.report.killed_at_walltime,
+            "nodes": nodes,
+            "cores": cores,
+        },
+        "runs": runs.iter().map(|r| serde_json::json!({
+            "formula": r.formula.clone().unwrap_or_default(),
+            "policy": r.config.policy.name(),
+            "jobs": r.jobs,
+            "dropped": r.dropped,
+            "never_started": r.never_started,
+            "rounds": r.outcome.rounds,
+            "eval_errors": r.outcome.eval_errors,
+            "metrics": r.metrics,
+            "shares": r.shares,
+        })).collect::<Vec<_>>(),
+    })
 }
 
 fn label(r: &RunResult) -> String {
     r.formula.clone().unwrap_or_else(|| "(fcfs)".into())
 }
 
-fn print_table(w: &workload::Workload, nodes: u32, cores: u32, runs: &[RunResult]) {
+fn write_table(
+    out: &mut Out,
+    w: &workload::Workload,
+    nodes: u32,
+    cores: u32,
+    runs: &[RunResult],
+) -> std::io::Result<()> {
     let dropped: Vec<String> = w
         .report
         .dropped
         .iter()
         .map(|(k, v)| format!("{v} {k}"))
         .collect();
-    println!(
+    writeln!(
+        out,
         "trace {}: {} jobs read, {} simulated, {} dropped{}; cluster {} nodes x {} cores",
         w.name,
         w.report.read,
@@ -447,19 +434,21 @@ fn print_table(w: &workload::Workload, nodes: u32, cores: u32, runs: &[RunResult
         },
         nodes,
         cores
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "requested time missing (run time used): {}; killed at requested time: {}",
         w.report.walltime_from_runtime, w.report.killed_at_walltime
-    );
-    println!();
+    )?;
+    writeln!(out)?;
     let width = runs
         .iter()
         .map(|r| label(r).len())
         .max()
         .unwrap_or(8)
         .clamp(8, 48);
-    println!(
+    writeln!(
+        out,
         "{:<width$}  {:>6}  {:>10}  {:>10}  {:>10}  {:>9}  {:>9}  {:>6}  {:>10}  {:>6}",
         "formula",
         "policy",
@@ -471,7 +460,7 @@ fn print_table(w: &workload::Workload, nodes: u32, cores: u32, runs: &[RunResult
         "util",
         "makespan",
         "jain"
-    );
+    )?;
     for r in runs {
         let m = &r.metrics;
         let mut l = label(r);
@@ -479,7 +468,8 @@ fn print_table(w: &workload::Workload, nodes: u32, cores: u32, runs: &[RunResult
             l.truncate(width - 1);
             l.push('~');
         }
-        println!(
+        writeln!(
+            out,
             "{:<width$}  {:>6}  {:>10.1}  {:>10.1}  {:>10.1}  {:>9.2}  {:>9.2}  {:>6.3}  {:>10}  {:>6.3}",
             l,
             r.config.policy.name(),
@@ -491,19 +481,22 @@ fn print_table(w: &workload::Workload, nodes: u32, cores: u32, runs: &[RunResult
             m.utilization,
             m.makespan,
             m.jain_user_wait
-        );
+        )?;
     }
     for r in runs {
         if r.never_started > 0 || r.outcome.eval_errors > 0 {
-            println!(
+            writeln!(
+                out,
                 "{}: {} jobs never started, {} formula evaluation errors (value taken as 0)",
                 label(r),
                 r.never_started,
                 r.outcome.eval_errors
-            );
+            )?;
         }
     }
-    println!(
+    writeln!(
+        out,
         "(waits and makespan in seconds; bounded slowdown tau = 10 s; percentiles by linear interpolation)"
-    );
+    )?;
+    Ok(())
 }

@@ -1,0 +1,92 @@
+//! Input files as arguments: a path, or `-` for stdin (`qstat -f -F json | jobsort rank F
+//! --jobs -`). Stdin can feed one input per run; a second `-` is a usage error.
+
+use super::report::Failure;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// A file argument; `-` is stdin.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InputPath {
+    Stdin,
+    File(PathBuf),
+}
+
+impl From<&std::ffi::OsStr> for InputPath {
+    fn from(s: &std::ffi::OsStr) -> InputPath {
+        if s == "-" {
+            InputPath::Stdin
+        } else {
+            InputPath::File(PathBuf::from(s))
+        }
+    }
+}
+
+static STDIN_TAKEN: AtomicBool = AtomicBool::new(false);
+
+/// Claim stdin for one input; a second claim is a usage error.
+pub fn take_stdin() -> Result<(), Failure> {
+    if STDIN_TAKEN.swap(true, Ordering::SeqCst) {
+        return Err(Failure::usage(
+            "`-` (stdin) given for more than one input: stdin can feed only one",
+        ));
+    }
+    Ok(())
+}
+
+impl InputPath {
+    /// The name diagnostics use: the path, or `<stdin>`.
+    pub fn name(&self) -> String {
+        match self {
+            InputPath::Stdin => "<stdin>".into(),
+            InputPath::File(p) => p.display().to_string(),
+        }
+    }
+
+    /// The file path, `None` for stdin.
+    pub fn file(&self) -> Option<&Path> {
+        match self {
+            InputPath::Stdin => None,
+            InputPath::File(p) => Some(p),
+        }
+    }
+
+    /// A path a library reader can open: the file, or `/dev/stdin` (a pipe or a redirect).
+    pub fn open_path(&self) -> Result<PathBuf, Failure> {
+        match self {
+            InputPath::Stdin => {
+                take_stdin()?;
+                Ok(PathBuf::from("/dev/stdin"))
+            }
+            InputPath::File(p) => Ok(p.clone()),
+        }
+    }
+
+    /// The whole input as bytes.
+    pub fn read_bytes(&self) -> Result<Vec<u8>, Failure> {
+        match self {
+            InputPath::Stdin => {
+                take_stdin()?;
+                let mut bytes = Vec::new();
+                std::io::stdin()
+                    .read_to_end(&mut bytes)
+                    .map_err(|e| Failure::invalid(format!("<stdin>: cannot read: {e}")))?;
+                Ok(bytes)
+            }
+            InputPath::File(p) => std::fs::read(p)
+                .map_err(|e| Failure::invalid(format!("{}: cannot read: {e}", p.display()))),
+        }
+    }
+
+    /// The whole input as UTF-8 text.
+    pub fn read_text(&self) -> Result<String, Failure> {
+        String::from_utf8(self.read_bytes()?).map_err(|e| {
+            Failure::invalid(format!(
+                "{}: not UTF-8 text (byte {})",
+                self.name(),
+                e.utf8_error().valid_up_to()
+            ))
+        })
+    }
+}

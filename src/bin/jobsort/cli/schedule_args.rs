@@ -1,0 +1,110 @@
+//! Scheduler settings shared by `rank`, `sim` and `replay`: the formula threshold, the
+//! dispatch policy and the machine size — each checked here, at the command line, so the
+//! library is only given values it can use.
+
+use super::input::InputPath;
+use super::report::Failure;
+use jobsort::sim::Policy;
+use jobsort::sim::workload::{self, MachineHint, Workload};
+
+/// The value parser of `--threshold`: a number; NaN, which compares false with every value,
+/// is a usage error.
+pub fn threshold_arg(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .parse()
+        .map_err(|e| format!("`{s}` is not a number: {e}"))?;
+    if v.is_nan() {
+        return Err("NaN is no threshold: every comparison with it is false".into());
+    }
+    Ok(v)
+}
+
+/// Dispatch policy.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PolicyArg {
+    /// PBS `strict_ordering`: stop at the first job that does not fit.
+    Strict,
+    /// EASY backfilling: one reservation for the top blocked job.
+    Easy,
+}
+
+impl From<PolicyArg> for Policy {
+    fn from(p: PolicyArg) -> Policy {
+        match p {
+            PolicyArg::Strict => Policy::Strict,
+            PolicyArg::Easy => Policy::Easy,
+        }
+    }
+}
+
+/// The simulated machine; the trace's header (or `.machines` file) gives what is not set.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct MachineArgs {
+    /// Nodes (default: from the trace header / .machines file).
+    #[arg(long)]
+    pub nodes: Option<u32>,
+    /// Cores per node (default: from the trace header / .machines file; 1 with --nodes).
+    #[arg(long)]
+    pub cores: Option<u32>,
+}
+
+/// The most nodes a simulation may have. The simulated cluster keeps the state of every node
+/// ([`BYTES_PER_NODE`] bytes each, in every run): 2^24 nodes, 100 times the largest machine
+/// built, take 70 MB; `u32::MAX` nodes would take 17.7 GB.
+pub const MAX_NODES: u32 = 1 << 24;
+
+/// Bytes of cluster state per simulated node (free cores and a free-node bit).
+const BYTES_PER_NODE: f64 = 4.125;
+
+impl MachineArgs {
+    /// Nodes and cores per node for a trace, from the flags, else from the trace. `trace`
+    /// names the trace in errors.
+    pub fn resolve(&self, hint: MachineHint, trace: &str) -> Result<(u32, u32), Failure> {
+        let nodes = self.nodes.or(hint.nodes);
+        let cores = self.cores.or(hint.cores).or(self.nodes.map(|_| 1));
+        let (Some(nodes), Some(cores)) = (nodes, cores) else {
+            return Err(Failure::invalid(format!(
+                "{trace}: no machine size in the trace (no MaxNodes/MaxProcs header, no \
+                 .machines file): give --nodes and --cores"
+            )));
+        };
+        let source = if self.nodes.is_some() {
+            format!("--nodes {nodes}")
+        } else {
+            format!("{trace}: {nodes} nodes")
+        };
+        check_nodes(nodes, &source)?;
+        Ok((nodes, cores))
+    }
+}
+
+/// Refuse a cluster the simulator cannot hold. `source` says where the size came from.
+pub fn check_nodes(nodes: u32, source: &str) -> Result<(), Failure> {
+    if nodes > MAX_NODES {
+        let gb = nodes as f64 * BYTES_PER_NODE / 1e9;
+        return Err(Failure::invalid(format!(
+            "{source}: too many nodes to simulate (at most {MAX_NODES}): the simulated cluster \
+             keeps the state of every node, {gb:.1} GB for this size"
+        )));
+    }
+    Ok(())
+}
+
+/// A workload trace (`-` for stdin): SWF (plain or gzip) or a JSON job list. On stdin the
+/// content decides (JSON starts with `[` or `{`).
+pub fn load_trace(trace: &InputPath) -> Result<Workload, Failure> {
+    if let InputPath::File(path) = trace {
+        return jobsort::sim::load_workload(path).map_err(Failure::invalid);
+    }
+    let (text, sha256) = workload::read_text(&trace.open_path()?).map_err(Failure::invalid)?;
+    let name = trace.name();
+    let mut w = if text.trim_start().starts_with(['[', '{']) {
+        workload::parse_json_jobs(&text, &name)
+    } else {
+        jobsort::sim::swf::parse_swf(&text, &name)
+    }
+    .map_err(Failure::invalid)?;
+    w.name = name;
+    w.sha256 = sha256;
+    Ok(w)
+}

@@ -1,0 +1,444 @@
+//! The conventions every subcommand keeps (issue 18): a closed pipe ends it quietly, exit
+//! codes 1 for bad input and 2 for usage, one error prefix, `-` for stdin, no NaN threshold,
+//! flags that are not formulas, sizes the machine can hold, nothing silent about job fields
+//! and fairshare inputs, JSON under `--format json`, help that stays inside the repository.
+
+mod common;
+
+use common::cli::{code, command, jobsort, jobsort_stdin, json, kth, repo_file, stderr, write};
+use std::process::Stdio;
+
+const JOBS: &str = r#"[{"id":"a","ncpus":2,"walltime":600},{"id":"b","ncpus":4,"walltime":60}]"#;
+
+/// Run with stdout a pipe whose reading end is already closed: every write fails with EPIPE.
+fn with_closed_stdout(args: &[&str]) -> std::process::Output {
+    let mut child = command(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_closed_stdout_pipe_ends_every_subcommand_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = write(dir.path(), "jobs.json", JOBS);
+    let rec = dir.path().join("rec.jsonl");
+    let rec = rec.to_str().unwrap();
+    let trace = kth();
+    let made = jobsort(["sim", "--trace", &trace, "--first", "30", "--record", rec]);
+    assert!(made.status.success(), "{}", stderr(&made));
+    let limits = repo_file("examples/limits.toml");
+    let events = repo_file("examples/limit_events.jsonl");
+    let runs: [&[&str]; 8] = [
+        &["rank", "ncpus", "--jobs", &jobs],
+        &["rank", "ncpus", "--jobs", &jobs, "--format", "csv"],
+        &["eval", "ncpus", "--jobs", &jobs, "--format", "json"],
+        &["check", "ncpus", "--format", "json"],
+        &[
+            "sim", "--trace", &trace, "--first", "30", "--format", "json",
+        ],
+        &["replay", rec, "--verify"],
+        &["replay", rec, "--formula", "-walltime", "--per-round"],
+        &["limits", "--config", &limits, "--events", &events],
+    ];
+    for args in runs {
+        let out = with_closed_stdout(args);
+        assert_eq!(code(&out), Some(0), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).is_empty(), "{args:?}: {}", stderr(&out));
+    }
+}
+
+#[test]
+fn bad_input_exits_1_usage_exits_2_with_one_prefix() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = write(dir.path(), "empty.swf", "");
+    let out = jobsort(["sim", "--trace", &empty]);
+    assert_eq!(code(&out), Some(1), "an empty trace is bad input");
+    assert!(
+        stderr(&out).starts_with(&format!("jobsort sim: {empty}: no machine size")),
+        "{}",
+        stderr(&out)
+    );
+    let out = jobsort(["replay", "/nonexistent/rec.jsonl"]);
+    assert_eq!(code(&out), Some(1));
+    assert!(
+        stderr(&out).starts_with("jobsort replay: /nonexistent/rec.jsonl: cannot read: "),
+        "{}",
+        stderr(&out)
+    );
+    let out = jobsort(["eval", "ncpus", "--jobs", "/nonexistent/jobs.json"]);
+    assert_eq!(code(&out), Some(1));
+    assert!(
+        stderr(&out).starts_with("jobsort eval: /nonexistent/jobs.json: "),
+        "{}",
+        stderr(&out)
+    );
+    let out = jobsort(["sim", "--trace", &empty, "--policy", "fifo"]);
+    assert_eq!(code(&out), Some(2), "a bad flag value is a usage error");
+    let out = jobsort(["replay", "--trace", &kth(), "--verify"]);
+    assert_eq!(code(&out), Some(2));
+    assert!(stderr(&out).starts_with("jobsort replay: --verify needs"));
+}
+
+#[test]
+fn dash_is_stdin_for_every_input_file() {
+    let dir = tempfile::tempdir().unwrap();
+    // `qstat -f -F json | jobsort rank F --jobs -`
+    let qstat = r#"{"Jobs":{"1.srv":{"euser":"ann","Resource_List":{"ncpus":2}},
+                            "2.srv":{"euser":"bob","Resource_List":{"ncpus":8}}}}"#;
+    let v = json(&jobsort_stdin(
+        ["rank", "ncpus", "--jobs", "-", "--format", "json"],
+        qstat.as_bytes(),
+    ));
+    assert_eq!(v["order"][0]["id"], "2.srv");
+    // The formula from stdin and the jobs too: stdin feeds one input only.
+    let jobs = write(dir.path(), "jobs.json", JOBS);
+    let out = jobsort_stdin(["rank", "-", "--jobs", "-"], b"ncpus");
+    assert_eq!(code(&out), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("more than one input"),
+        "{}",
+        stderr(&out)
+    );
+    let v = json(&jobsort_stdin(
+        [
+            "eval",
+            "ncpus",
+            "--jobs",
+            &jobs,
+            "--resourcedef",
+            "-",
+            "--format",
+            "json",
+        ],
+        b"paws type=float\n",
+    ));
+    assert_eq!(v["jobs"][1]["value"], 4.0);
+
+    // `sim --trace -`: the same run as from the file, the trace named `<stdin>`.
+    let trace = kth();
+    let gz = std::fs::read(&trace).unwrap();
+    let sim = ["sim", "--trace", "-", "--first", "40", "--format", "json"];
+    let piped = json(&jobsort_stdin(sim, &gz));
+    let from_file = json(&jobsort([
+        "sim", "--trace", &trace, "--first", "40", "--format", "json",
+    ]));
+    assert_eq!(piped["trace"]["name"], "<stdin>");
+    assert_eq!(piped["trace"]["sha256"], from_file["trace"]["sha256"]);
+    assert_eq!(piped["runs"], from_file["runs"]);
+
+    // `replay -`
+    let rec = dir.path().join("rec.jsonl");
+    let out = jobsort([
+        "sim",
+        "--trace",
+        &trace,
+        "--first",
+        "40",
+        "--record",
+        rec.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = json(&jobsort_stdin(
+        ["replay", "-", "--verify", "--format", "json"],
+        &std::fs::read(&rec).unwrap(),
+    ));
+    assert_eq!(v["mismatches"], 0);
+    assert!(v["decisions"].as_u64().unwrap() > 0);
+
+    // `limits --events -`
+    let limits = repo_file("examples/limits.toml");
+    let events = std::fs::read(repo_file("examples/limit_events.jsonl")).unwrap();
+    let out = jobsort_stdin(
+        [
+            "limits", "--config", &limits, "--events", "-", "--format", "json",
+        ],
+        &events,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        common::cli::json_lines(&out).len(),
+        events
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .count()
+    );
+}
+
+#[test]
+fn nan_thresholds_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = write(dir.path(), "jobs.json", JOBS);
+    for nan in ["nan", "NaN"] {
+        let out = jobsort(["rank", "ncpus", "--jobs", &jobs, "--threshold", nan]);
+        assert_eq!(
+            code(&out),
+            Some(2),
+            "rank --threshold {nan}: {}",
+            stderr(&out)
+        );
+        assert!(
+            stderr(&out).contains("NaN is no threshold"),
+            "{}",
+            stderr(&out)
+        );
+        let out = jobsort(["sim", "--trace", &kth(), "--first", "5", "--threshold", nan]);
+        assert_eq!(
+            code(&out),
+            Some(2),
+            "sim --threshold {nan}: {}",
+            stderr(&out)
+        );
+    }
+    let v = json(&jobsort([
+        "rank",
+        "ncpus",
+        "--jobs",
+        &jobs,
+        "--threshold=-inf",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(
+        v["order"][1]["runnable"], true,
+        "an infinite threshold is a number"
+    );
+}
+
+#[test]
+fn a_flag_that_is_not_one_is_a_usage_error_with_a_suggestion() {
+    let out = jobsort(["check", "--version"]);
+    assert_eq!(code(&out), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("jobsort --version"),
+        "{}",
+        stderr(&out)
+    );
+    let out = jobsort(["eval", "--formt", "json", "--jobs", "x.json"]);
+    assert_eq!(code(&out), Some(2));
+    assert!(stderr(&out).contains("`--format`"), "{}", stderr(&out));
+    let out = jobsort(["sim", "--trace", "x.swf", "--formula", "--policy", "strict"]);
+    assert_eq!(code(&out), Some(2));
+    assert!(
+        stderr(&out).contains("--formula needs a formula"),
+        "{}",
+        stderr(&out)
+    );
+    // Formulas that start with `-` still work, a double negation of a PBS name too.
+    for formula in ["-walltime", "--ncpus"] {
+        let out = jobsort(["check", formula]);
+        assert_eq!(code(&out), Some(0), "{formula}: {}", stderr(&out));
+    }
+}
+
+#[test]
+fn sizes_the_machine_cannot_hold_are_refused() {
+    let out = jobsort([
+        "sim",
+        "--trace",
+        &kth(),
+        "--first",
+        "5",
+        "--nodes",
+        "4294967295",
+    ]);
+    assert_eq!(code(&out), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with("jobsort sim: --nodes 4294967295: too many nodes to simulate"),
+        "{}",
+        stderr(&out)
+    );
+    // The same for a trace header.
+    let swf = "; MaxNodes: 4000000000\n; MaxProcs: 4000000000\n1 0 0 10 1 -1 -1 1 10 -1 1 1 1 -1 1 -1 -1 -1\n";
+    let out = jobsort_stdin(["sim", "--trace", "-"], swf.as_bytes());
+    assert_eq!(code(&out), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("<stdin>: 4000000000 nodes: too many nodes"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn misspelled_job_fields_and_inputs_no_job_has_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = write(
+        dir.path(),
+        "jobs.json",
+        r#"[{"id":"a","ncpu":2},{"id":"b","ncpu":4}]"#,
+    );
+    let out = jobsort(["eval", "ncpus", "--jobs", &jobs]);
+    assert_eq!(code(&out), Some(0));
+    let err = stderr(&out);
+    assert!(
+        err.contains("`ncpu` is no PBS keyword, resource or job attribute and is not read (2 jobs have it); did you mean `ncpus`?"),
+        "{err}"
+    );
+    assert!(
+        err.contains("no job has `ncpus`: every job reads 0"),
+        "{err}"
+    );
+    let out = jobsort(["eval", "ncpus", "--jobs", &jobs, "--strict"]);
+    assert_eq!(code(&out), Some(1));
+    assert!(
+        stderr(&out).starts_with(&format!("jobsort eval: {jobs}: $[0].ncpu: ")),
+        "{}",
+        stderr(&out)
+    );
+    let csv = write(
+        dir.path(),
+        "jobs.csv",
+        "id,walltme,Resource_List.ncpu\na,60,1\n",
+    );
+    let err = stderr(&jobsort(["rank", "walltime", "--jobs", &csv]));
+    assert!(err.contains("column `walltme`"), "{err}");
+    assert!(err.contains("did you mean `walltime`?"), "{err}");
+    assert!(err.contains("`Resource_List.ncpu`"), "{err}");
+}
+
+#[test]
+fn json_files_must_be_json_a_bom_is_fine_and_no_jobs_is_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let not_json = write(dir.path(), "jobs.json", "id,ncpus\na,1\n");
+    let out = jobsort(["eval", "ncpus", "--jobs", &not_json]);
+    assert_eq!(code(&out), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with(&format!("jobsort eval: {not_json}:1:1: invalid JSON")),
+        "{}",
+        stderr(&out)
+    );
+    let bom = write(dir.path(), "bom.json", &format!("\u{feff}{JOBS}"));
+    let v = json(&jobsort([
+        "eval", "ncpus", "--jobs", &bom, "--format", "json",
+    ]));
+    assert_eq!(v["jobs"].as_array().unwrap().len(), 2);
+    let empty = write(dir.path(), "empty.csv", "");
+    let out = jobsort(["eval", "ncpus", "--jobs", &empty]);
+    assert_eq!(code(&out), Some(0));
+    assert!(
+        stderr(&out).contains(&format!("warning: {empty}: no jobs read")),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn fairshare_keywords_without_a_tree_are_not_silent() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = write(dir.path(), "jobs.json", JOBS);
+    let out = jobsort(["rank", "fairshare_perc * 10", "--jobs", &jobs]);
+    assert_eq!(code(&out), Some(1), "every job would tie: {}", stderr(&out));
+    assert!(
+        stderr(&out).contains("every job would get the same value"),
+        "{}",
+        stderr(&out)
+    );
+    let out = jobsort(["rank", "fairshare_perc + ncpus", "--jobs", &jobs]);
+    assert_eq!(code(&out), Some(0));
+    assert!(
+        stderr(&out).contains("warning: no fairshare tree is given: `fairshare_perc` reads 0"),
+        "{}",
+        stderr(&out)
+    );
+    let out = jobsort(["eval", "fairshare_perc", "--jobs", &jobs]);
+    assert_eq!(code(&out), Some(0), "eval lists values: a warning");
+    let trace = kth();
+    let out = jobsort([
+        "sim",
+        "--trace",
+        &trace,
+        "--first",
+        "5",
+        "--formula",
+        "fairshare_factor",
+    ]);
+    assert_eq!(code(&out), Some(1), "{}", stderr(&out));
+    let out = jobsort([
+        "sim",
+        "--trace",
+        &trace,
+        "--first",
+        "5",
+        "--formula",
+        "fairshare_factor + ncpus",
+    ]);
+    assert_eq!(code(&out), Some(0));
+    assert!(
+        stderr(&out).contains("`fairshare_factor` reads 0"),
+        "{}",
+        stderr(&out)
+    );
+    // A resource_group whose entities run no job of the trace.
+    let rg = write(
+        dir.path(),
+        "resource_group",
+        "alice 10 root 50\nbob 11 root 50\n",
+    );
+    let out = jobsort([
+        "sim",
+        "--trace",
+        &trace,
+        "--first",
+        "5",
+        "--formula",
+        "fairshare_factor",
+        "--resource-group",
+        &rg,
+    ]);
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!(
+            "warning: {rg}: no trace job's euser is in the tree"
+        )),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn format_json_is_json_and_help_stays_in_the_repository() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = write(dir.path(), "jobs.json", JOBS);
+    let rec = dir.path().join("rec.jsonl");
+    let rec = rec.to_str().unwrap();
+    let trace = kth();
+    json(&jobsort(["check", "ncpus", "--format", "json"]));
+    json(&jobsort([
+        "eval", "ncpus", "--jobs", &jobs, "--format", "json",
+    ]));
+    json(&jobsort([
+        "rank",
+        "ncpus",
+        "--jobs",
+        &jobs,
+        "--format",
+        "json",
+        "--explain",
+    ]));
+    json(&jobsort([
+        "sim", "--trace", &trace, "--first", "20", "--format", "json", "--record", rec,
+    ]));
+    json(&jobsort(["replay", rec, "--verify", "--format", "json"]));
+    json(&jobsort([
+        "replay",
+        rec,
+        "--formula",
+        "-walltime",
+        "--per-round",
+        "--format",
+        "json",
+    ]));
+    let help = String::from_utf8(jobsort(["limits", "--help"]).stdout).unwrap();
+    assert!(help.contains("JSON Lines"), "{help}");
+    for cmd in ["check", "eval", "rank", "sim", "replay", "limits"] {
+        let help = String::from_utf8(jobsort([cmd, "--help"]).stdout).unwrap();
+        assert!(
+            !help.contains("SPEC"),
+            "`{cmd} --help` points outside the repository: {help}"
+        );
+    }
+}

@@ -1,0 +1,95 @@
+//! The one way CLI tests run the `jobsort` binary: no colour, stdin closed (or given), the
+//! whole output captured; and the checks they share on what it printed.
+
+use serde_json::Value;
+use std::ffi::OsStr;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+/// The binary, with `NO_COLOR` set.
+pub fn command<I, S>(args: I) -> Command
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_jobsort"));
+    cmd.args(args).env("NO_COLOR", "1");
+    cmd
+}
+
+/// Run `jobsort ARGS` with stdin closed.
+pub fn jobsort<I, S>(args: I) -> Output
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    command(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run jobsort")
+}
+
+/// Run `jobsort ARGS` with `input` on stdin.
+pub fn jobsort_stdin<I, S>(args: I, input: &[u8]) -> Output
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let mut child = command(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run jobsort");
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    // A program that exits without reading all of stdin closes the pipe: not an error here.
+    let _ = stdin.write_all(input);
+    drop(stdin);
+    child.wait_with_output().expect("wait for jobsort")
+}
+
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The exit code (`None` when a signal ended the program).
+pub fn code(out: &Output) -> Option<i32> {
+    out.status.code()
+}
+
+/// Stdout as one JSON document, after asserting the run succeeded.
+pub fn json(out: &Output) -> Value {
+    assert!(out.status.success(), "jobsort failed: {}", stderr(out));
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not one JSON document: {e}: {}", stdout(out)))
+}
+
+/// Stdout as JSON lines.
+pub fn json_lines(out: &Output) -> Vec<Value> {
+    stdout(out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+/// Write `text` to `dir/name`; the path as a string, for arguments.
+pub fn write(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+/// A file of this repository (`examples/jobs.json`) or of `../shared/`.
+pub fn repo_file(relative: &str) -> String {
+    format!("{}/{relative}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The KTH SP2 trace of `../shared/data/traces/`.
+pub fn kth() -> String {
+    repo_file("../shared/data/traces/KTH-SP2-1996-2.1-cln.swf.gz")
+}
