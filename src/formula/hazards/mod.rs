@@ -1,0 +1,281 @@
+//! Hazard analysis: interval (abstract) evaluation of the typed IR over the domain of every
+//! input (SPEC §1.6).
+//!
+//! Domains: PBS built-in resources `[0, ∞)`, custom resources `(-∞, ∞)` (or as declared),
+//! keywords [`Keyword::domain`]. Long, size and time resources and the integer keywords hold
+//! whole numbers, so `ncpus > 0` narrows `ncpus` to `[1, ∞)`.
+//!
+//! Guards narrow: the condition of `a if c else b` narrows the inputs in each branch (`c` true
+//! in `a`, false in `b`), `c and x` narrows `x` by `c` true, `c or x` by `c` false.
+//! Comparisons of an input with anything whose interval is known, truthiness of an input,
+//! `not`, `and` and `or` are understood; a branch the guard makes impossible is not analysed
+//! (its errors can never happen).
+//!
+//! What is reported (codes in [`super::diag`]):
+//! - constant sub-expressions are evaluated exactly (with [`interp::eval_node`]); one that
+//!   fails is an error (`E0301` division by zero, `E0302` domain/range), as is an operation
+//!   whose operand interval makes it fail for every job that reaches it;
+//! - an operand interval that makes it fail for some jobs is a warning: `W0401` division by
+//!   zero (naming the input and when it is 0), `W0402` domain error, `W0403` overflow;
+//! - `W0404` the formula reads no job attribute; `N0501` the hand-written
+//!   `fairshare_factor`; `N0502` (`--compat pbs`) values beyond ±2^24.
+//!
+//! Overflow is judged on inputs bounded by 2^63 (PBS stores numeric resources in 64 bits),
+//! so `ncpus ** 2` is fine while `2 ** ncpus` and `exp(walltime)` warn; every other hazard
+//! and the value range use the unbounded domains.
+//!
+//! Files: this entry point (domains, the two passes, the report); `interval` the lattice;
+//! `transfer` the operators' transfer functions and `calls` the built-in functions'; `narrow`
+//! guard narrowing; `lint` the syntactic lint.
+
+use crate::catalog::{Catalog, Input, Keyword, ResourceType};
+use crate::formula::diag::{Diagnostic, codes};
+use crate::formula::interp;
+use crate::formula::ir::{Expr, Ir, NodeId, expr_children};
+use crate::formula::syntax::Span;
+use interval::{Env, INF};
+use lint::fairshare_lint;
+
+mod calls;
+mod interval;
+mod lint;
+mod narrow;
+mod transfer;
+
+pub use interval::Interval;
+
+/// What the hazard analysis found.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Report {
+    pub diagnostics: Vec<Diagnostic>,
+    /// The interval of values jobs get (0 included when some job can err). `None` if
+    /// every job errs.
+    pub range: Option<(f64, f64)>,
+}
+
+/// The bound the overflow check puts on unbounded inputs.
+const OVERFLOW_BOUND: f64 = 9.223_372_036_854_776e18;
+/// PBS stores the value in a C float: whole numbers above this are not all representable.
+const FLOAT32_EXACT: f64 = 16_777_216.0;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Real domains; reports everything but overflow.
+    Sound,
+    /// Inputs bounded by 2^63; reports only overflow.
+    Overflow,
+}
+
+struct Analyzer<'a> {
+    ir: &'a Ir,
+    source: &'a str,
+    catalog: &'a Catalog,
+    is_const: Vec<bool>,
+    mode: Mode,
+    /// >0 while evaluating for narrowing (no diagnostics, no narrowing inside).
+    quiet: u32,
+    diags: Vec<Diagnostic>,
+    may_err: bool,
+    /// Steps left for narrowing; when spent, guards stop narrowing (sound, less precise),
+    /// which bounds the analysis on adversarial nestings of conditions.
+    budget: u32,
+}
+
+/// Narrowing steps per analysis run.
+const NARROW_BUDGET: u32 = 20_000;
+
+/// Analyse a checked formula: hazards as diagnostics, and the formula's value range.
+/// `compat_pbs` (`--compat pbs`) also reports values a 32-bit float cannot tell apart.
+pub fn analyze(ir: &Ir, source: &str, catalog: &Catalog, compat_pbs: bool) -> Report {
+    let mut is_const = vec![false; ir.nodes.len()];
+    for (i, node) in ir.nodes.iter().enumerate() {
+        is_const[i] = match &node.expr {
+            Expr::Input(_) => false,
+            e => expr_children(e).iter().all(|c| is_const[c.index()]),
+        };
+    }
+    let domains = input_domains(ir, catalog);
+    let mut a = Analyzer {
+        ir,
+        source,
+        catalog,
+        is_const,
+        mode: Mode::Sound,
+        quiet: 0,
+        diags: Vec::new(),
+        may_err: false,
+        budget: NARROW_BUDGET,
+    };
+    let root = a.eval(ir.root, &domains);
+    let mut diags = std::mem::take(&mut a.diags);
+    let may_err = a.may_err;
+
+    let clamped: Env = domains
+        .iter()
+        .map(|d| Interval::new(d.lo.max(-OVERFLOW_BOUND), d.hi.min(OVERFLOW_BOUND)).int(d.int))
+        .collect();
+    a.mode = Mode::Overflow;
+    a.may_err = false;
+    a.budget = NARROW_BUDGET;
+    a.eval(ir.root, &clamped);
+    diags.append(&mut a.diags);
+    let may_err = may_err || a.may_err;
+
+    let whole = Span::new(0, source.len());
+    let root_span = ir.node(ir.root).span;
+    if a.is_const[ir.root.index()] && root.is_some() {
+        if let (Err(_), Ok(v)) = (
+            interp::eval_job(ir, &[]),
+            interp::eval_node(ir, ir.root, &[]),
+        ) {
+            diags.push(Diagnostic::error(
+                codes::NOT_FINITE,
+                format!("the formula's value is always {v}, which is not finite: every job would get 0 and an error"),
+                root_span,
+            ));
+        }
+    } else if let Some(r) = root
+        && (r.lo == INF || r.hi == -INF)
+    {
+        diags.push(Diagnostic::error(
+            codes::NOT_FINITE,
+            "the formula's value is never finite: every job gets 0 and an error",
+            root_span,
+        ));
+    }
+    if ir.inputs.is_empty() {
+        diags.push(
+            Diagnostic::warning(
+                codes::CONSTANT,
+                "the formula reads no job attribute: every job gets the same value, so jobs are ordered by submission only",
+                whole,
+            )
+            .with_note("use resources (`ncpus`, `walltime`, ...) or keywords (`eligible_time`, `fairshare_factor`, ...)"),
+        );
+    }
+    fairshare_lint(ir, &mut diags);
+
+    let range = root.map(|r| {
+        let r = if may_err {
+            r.hull(Interval::point(0.0))
+        } else {
+            r
+        };
+        (r.lo, r.hi)
+    });
+    if compat_pbs
+        && let Some((lo, hi)) = range
+        && (hi > FLOAT32_EXACT || lo < -FLOAT32_EXACT)
+    {
+        let shown = |v: f64| {
+            if v.is_infinite() {
+                if v > 0.0 {
+                    "inf".to_string()
+                } else {
+                    "-inf".to_string()
+                }
+            } else {
+                format!("{v}")
+            }
+        };
+        diags.push(
+            Diagnostic::note(
+                codes::FLOAT32,
+                format!(
+                    "values can exceed 2^24 = 16777216 in magnitude (range [{}, {}]): PBS stores the value in a 32-bit float, so jobs whose values differ only beyond its precision tie",
+                    shown(lo),
+                    shown(hi)
+                ),
+                root_span,
+            )
+            .with_note("e.g. 16777216 and 16777217 are the same 32-bit float; scale the formula down if such jobs must be ordered"),
+        );
+    }
+    Report {
+        diagnostics: diags,
+        range,
+    }
+}
+
+/// The domain of every input column.
+fn input_domains(ir: &Ir, catalog: &Catalog) -> Env {
+    ir.inputs
+        .iter()
+        .map(|input| match input {
+            Input::Keyword(k) => {
+                let (lo, hi) = k.domain();
+                Interval::new(lo, hi).int(!k.is_fairshare())
+            }
+            Input::Resource { name, ty } => {
+                let int = matches!(
+                    ty,
+                    ResourceType::Long | ResourceType::Size | ResourceType::Time
+                );
+                match catalog.resource(name) {
+                    Some(r) => Interval::new(r.domain.0, r.domain.1).int(int),
+                    None => Interval::full(),
+                }
+            }
+        })
+        .collect()
+}
+
+/// Why an input can be 0, in words.
+fn why_zero(input: &Input, catalog: &Catalog) -> String {
+    match input {
+        Input::Keyword(Keyword::FairsharePerc) => {
+            "fairshare_perc is 0 for entities with no shares; PBS gives those jobs 0".into()
+        }
+        Input::Keyword(Keyword::FairshareFactor) => {
+            "fairshare_factor is 0 for entities with no shares".into()
+        }
+        Input::Keyword(Keyword::FairshareTreeUsage) => {
+            "fairshare_tree_usage is 0 for entities with no usage".into()
+        }
+        Input::Keyword(Keyword::EligibleTime) => {
+            "eligible_time is 0 for a job that has just become eligible".into()
+        }
+        Input::Keyword(Keyword::QueuePriority) => {
+            "queue_priority is 0 for a queue without a Priority".into()
+        }
+        Input::Keyword(Keyword::JobPriority) => {
+            "job_priority is 0 unless the job's Priority is set".into()
+        }
+        Input::Keyword(Keyword::AccrueType) => {
+            "accrue_type is 0 for a job in its initial state".into()
+        }
+        Input::Resource { name, .. } => match catalog.resource(name) {
+            Some(r) if r.builtin => format!("{name} is 0 when a job does not request it"),
+            _ => format!("{name} can be 0 (it is 0 when a job does not request it)"),
+        },
+    }
+}
+
+impl Analyzer<'_> {
+    pub(super) fn text(&self, id: NodeId) -> &str {
+        let s = self.ir.node(id).span;
+        self.source.get(s.start..s.end).unwrap_or("?")
+    }
+
+    pub(super) fn emit(&mut self, d: Diagnostic) {
+        if self.quiet > 0 {
+            return;
+        }
+        let overflow = d.code == codes::MAYBE_OVERFLOW;
+        if (self.mode == Mode::Overflow) != overflow {
+            return;
+        }
+        if !d.is_error() {
+            self.may_err = true;
+        }
+        self.diags.push(d);
+    }
+
+    /// The input a node reads directly, if it is an input.
+    pub(super) fn input(&self, id: NodeId) -> Option<&Input> {
+        match self.ir.node(id).expr {
+            Expr::Input(k) => self.ir.inputs.get(k as usize),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,566 @@
+//! Transfer functions: the interval of each operation's value given its operands' intervals,
+//! and the diagnostics for operations that fail for some or all jobs reaching them.
+
+use super::interval::{Env, INF, Interval, fmt_interval, hull_opt, min_max, mul_bound};
+use super::{Analyzer, Mode, why_zero};
+use crate::catalog::Input;
+use crate::formula::diag::{Diagnostic, codes};
+use crate::formula::interp;
+use crate::formula::ir::{Expr, NodeId, expr_children};
+use crate::formula::pymath::EvalError;
+use crate::formula::syntax::{BinaryOp, CmpOp, UnaryOp};
+
+impl Analyzer<'_> {
+    /// The interval of a node's value over the jobs that reach it without error; `None` if
+    /// no job gets a value from it (it always errs, or it is unreachable).
+    pub(super) fn eval(&mut self, id: NodeId, env: &Env) -> Option<Interval> {
+        let node = self.ir.node(id);
+        let r = match &node.expr {
+            Expr::Const(c) => Some(Interval::point(*c)),
+            Expr::Input(k) => env.get(*k as usize).copied(),
+            Expr::Unary(op, a) => {
+                let a = self.eval(*a, env)?;
+                Some(match op {
+                    UnaryOp::Neg => Interval::new(-a.hi, -a.lo).int(a.int),
+                    UnaryOp::Pos => a,
+                    UnaryOp::Not => truth_interval(a, true),
+                })
+            }
+            Expr::Binary(op, a, b) => {
+                let (ia, ib) = (self.eval(*a, env), self.eval(*b, env));
+                let (ia, ib) = (ia?, ib?);
+                if self.is_const[id.index()] {
+                    return self.exact(id);
+                }
+                self.binary(id, *op, *a, *b, ia, ib)
+            }
+            Expr::Compare { first, rest } => {
+                let mut vals = vec![self.eval(*first, env)];
+                for (_, n) in rest {
+                    vals.push(self.eval(*n, env));
+                }
+                let vals: Option<Vec<Interval>> = vals.into_iter().collect();
+                let vals = vals?;
+                let mut all_true = true;
+                let mut some_false = false;
+                for (i, (op, _)) in rest.iter().enumerate() {
+                    match cmp_interval(*op, vals[i], vals[i + 1]) {
+                        Some(true) => {}
+                        Some(false) => some_false = true,
+                        None => all_true = false,
+                    }
+                }
+                Some(if some_false {
+                    Interval::point(0.0)
+                } else if all_true {
+                    Interval::point(1.0)
+                } else {
+                    Interval::boolean()
+                })
+            }
+            Expr::And(a, b) => {
+                let ia = self.eval(*a, env)?;
+                let falsy = ia.can_be_zero().then(|| Interval::point(0.0));
+                let rb = if ia.can_be_truthy() {
+                    match self.narrow(*a, true, env) {
+                        Some(env_t) => self.eval(*b, &env_t),
+                        None => None,
+                    }
+                } else {
+                    None
+                };
+                hull_opt(falsy, rb)
+            }
+            Expr::Or(a, b) => {
+                let ia = self.eval(*a, env)?;
+                let truthy = ia.without_zero();
+                let rb = if ia.can_be_zero() {
+                    match self.narrow(*a, false, env) {
+                        Some(env_f) => self.eval(*b, &env_f),
+                        None => None,
+                    }
+                } else {
+                    None
+                };
+                hull_opt(truthy, rb)
+            }
+            Expr::IfElse {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let ic = self.eval(*cond, env)?;
+                let rt = if ic.can_be_truthy() {
+                    match self.narrow(*cond, true, env) {
+                        Some(e) => self.eval(*then, &e),
+                        None => None,
+                    }
+                } else {
+                    None
+                };
+                let rf = if ic.can_be_zero() {
+                    match self.narrow(*cond, false, env) {
+                        Some(e) => self.eval(*otherwise, &e),
+                        None => None,
+                    }
+                } else {
+                    None
+                };
+                hull_opt(rt, rf)
+            }
+            Expr::Call(func, args) => {
+                let mut vals = Vec::with_capacity(args.len());
+                let mut ok = true;
+                for a in args {
+                    match self.eval(*a, env) {
+                        Some(v) => vals.push(v),
+                        None => ok = false,
+                    }
+                }
+                if !ok {
+                    return None;
+                }
+                if self.is_const[id.index()] {
+                    return self.exact(id);
+                }
+                self.call(id, *func, args, &vals)
+            }
+        };
+        r.map(Interval::sane)
+    }
+
+    /// Evaluate a constant node exactly; its children are known not to fail.
+    pub(super) fn exact(&mut self, id: NodeId) -> Option<Interval> {
+        match interp::eval_node(self.ir, id, &[]) {
+            Ok(v) => Some(Interval::point(v)),
+            Err(e) => {
+                let code = match e {
+                    EvalError::FloatDivisionByZero
+                    | EvalError::FloatFloorDivisionByZero
+                    | EvalError::FloatModulo
+                    | EvalError::ZeroToNegativePower => codes::DIV_ZERO,
+                    _ => codes::ALWAYS_FAILS,
+                };
+                let span = self.ir.node(id).span;
+                let text = self.text(id).to_string();
+                self.emit(Diagnostic::error(
+                    code,
+                    format!("`{text}` always fails: {}", e.message()),
+                    span,
+                ));
+                None
+            }
+        }
+    }
+
+    pub(super) fn binary(
+        &mut self,
+        id: NodeId,
+        op: BinaryOp,
+        a: NodeId,
+        b: NodeId,
+        ia: Interval,
+        ib: Interval,
+    ) -> Option<Interval> {
+        let int = ia.int && ib.int;
+        match op {
+            BinaryOp::Add => Some(Interval::new(ia.lo + ib.lo, ia.hi + ib.hi).int(int)),
+            BinaryOp::Sub => Some(Interval::new(ia.lo - ib.hi, ia.hi - ib.lo).int(int)),
+            BinaryOp::Mul => {
+                let c = [
+                    mul_bound(ia.lo, ib.lo),
+                    mul_bound(ia.lo, ib.hi),
+                    mul_bound(ia.hi, ib.lo),
+                    mul_bound(ia.hi, ib.hi),
+                ];
+                let (lo, hi) = min_max(&c);
+                Some(Interval::new(lo, hi).int(int))
+            }
+            BinaryOp::Div | BinaryOp::FloorDiv | BinaryOp::Mod => {
+                let err = match op {
+                    BinaryOp::Div => EvalError::FloatDivisionByZero,
+                    BinaryOp::FloorDiv => EvalError::FloatFloorDivisionByZero,
+                    _ => EvalError::FloatModulo,
+                };
+                let ib = self.divisor(id, b, ib, err)?;
+                Some(match op {
+                    BinaryOp::Div => div_interval(ia, ib),
+                    BinaryOp::FloorDiv => {
+                        let q = div_interval(ia, ib);
+                        Interval::new(q.lo.floor(), q.hi.floor()).int(true)
+                    }
+                    _ => mod_interval(ia, ib),
+                })
+            }
+            BinaryOp::Pow => self.power(id, a, b, ia, ib, false),
+        }
+    }
+
+    /// Check a divisor; returns its interval without 0, or `None` if it is always 0.
+    pub(super) fn divisor(
+        &mut self,
+        id: NodeId,
+        b: NodeId,
+        ib: Interval,
+        err: EvalError,
+    ) -> Option<Interval> {
+        if !ib.can_be_zero() {
+            return Some(ib);
+        }
+        let span = self.ir.node(b).span;
+        let btext = self.text(b).to_string();
+        if ib.always_zero() {
+            let whole = self.ir.node(id).span;
+            self.emit(
+                Diagnostic::error(
+                    codes::DIV_ZERO,
+                    format!("the divisor `{btext}` is always 0: {}", err.message()),
+                    span,
+                )
+                .with_label(whole, "every job that evaluates this fails"),
+            );
+            return None;
+        }
+        let d = if let Some(input) = self.input(b) {
+            let why = why_zero(input, self.catalog);
+            let name = input.name();
+            Diagnostic::warning(
+                codes::MAYBE_DIV_ZERO,
+                format!("possible division by zero: {why}"),
+                span,
+            )
+            .with_note(format!(
+                "a job with {name} = 0 gets the value 0 and the error \"{}\"",
+                err.message()
+            ))
+            .with_note(format!(
+                "help: guard it, e.g. `{} if {name} > 0 else 0`",
+                self.text(id)
+            ))
+        } else {
+            let mut inputs = Vec::new();
+            self.collect_inputs(b, &mut inputs);
+            let mut d = Diagnostic::warning(
+                codes::MAYBE_DIV_ZERO,
+                format!(
+                    "possible division by zero: the divisor `{btext}` can be 0 (its values lie in {})",
+                    fmt_interval(ib)
+                ),
+                span,
+            )
+            .with_note(format!(
+                "a job for which it is 0 gets the value 0 and the error \"{}\"",
+                err.message()
+            ));
+            for input in inputs {
+                let zero_when_absent = match input {
+                    Input::Keyword(_) => true,
+                    Input::Resource { name, .. } => {
+                        self.catalog.resource(name).is_some_and(|r| r.builtin)
+                    }
+                };
+                if zero_when_absent {
+                    d = d.with_note(why_zero(input, self.catalog));
+                }
+            }
+            d.with_note(format!(
+                "help: guard it, e.g. `{} if {btext} != 0 else 0`",
+                self.text(id)
+            ))
+        };
+        self.emit(d);
+        ib.without_zero()
+    }
+
+    pub(super) fn collect_inputs<'s>(&'s self, id: NodeId, out: &mut Vec<&'s Input>) {
+        if let Some(input) = self.input(id) {
+            if !out.contains(&input) {
+                out.push(input);
+            }
+            return;
+        }
+        for c in expr_children(&self.ir.node(id).expr) {
+            self.collect_inputs(c, out);
+        }
+    }
+
+    pub(super) fn inputs_text(&self, id: NodeId) -> String {
+        let mut names = Vec::new();
+        self.collect_inputs(id, &mut names);
+        names
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// A possible (warning) or certain (error) domain error at `id`.
+    pub(super) fn domain(&mut self, id: NodeId, certain: bool, what: String, err: EvalError) {
+        let span = self.ir.node(id).span;
+        let d = if certain {
+            let code = if matches!(err, EvalError::ZeroToNegativePower) {
+                codes::DIV_ZERO
+            } else {
+                codes::ALWAYS_FAILS
+            };
+            Diagnostic::error(
+                code,
+                format!(
+                    "`{}` always fails: {what} ({})",
+                    self.text(id),
+                    err.message()
+                ),
+                span,
+            )
+        } else {
+            let kind = match err {
+                EvalError::MathDomain => "possible math domain error".to_string(),
+                EvalError::FloatDivisionByZero | EvalError::ZeroToNegativePower => {
+                    "possible division by zero".to_string()
+                }
+                _ => "possible error".to_string(),
+            };
+            Diagnostic::warning(codes::MAYBE_DOMAIN, format!("{kind}: {what}"), span).with_note(
+                format!(
+                    "a job for which this fails gets the value 0 and the error \"{}\"",
+                    err.message()
+                ),
+            )
+        };
+        self.emit(d);
+    }
+
+    pub(super) fn overflow(&mut self, id: NodeId, err: EvalError) {
+        let span = self.ir.node(id).span;
+        let inputs = self.inputs_text(id);
+        self.emit(
+            Diagnostic::warning(
+                codes::MAYBE_OVERFLOW,
+                format!(
+                    "possible overflow: `{}` exceeds the float range for large values of {inputs}",
+                    self.text(id)
+                ),
+                span,
+            )
+            .with_note(format!(
+                "such jobs get the value 0 and the error \"{}\"",
+                err.message()
+            )),
+        );
+    }
+
+    /// `**` (`math_pow == false`) or `pow()`.
+    pub(super) fn power(
+        &mut self,
+        id: NodeId,
+        _a: NodeId,
+        b: NodeId,
+        base: Interval,
+        exp: Interval,
+        math_pow: bool,
+    ) -> Option<Interval> {
+        let zero_err = if math_pow {
+            EvalError::MathDomain
+        } else {
+            EvalError::ZeroToNegativePower
+        };
+        let neg_err = if math_pow {
+            EvalError::MathDomain
+        } else {
+            EvalError::NegativeToFractionalPower
+        };
+        let range_err = if math_pow {
+            EvalError::MathRange
+        } else {
+            EvalError::PowRange
+        };
+        let mut base = base;
+        // 0 to a negative power.
+        if base.can_be_zero() && exp.lo < 0.0 {
+            let certain = base.always_zero() && exp.hi < 0.0;
+            self.domain(
+                id,
+                certain,
+                format!(
+                    "the base can be 0 while the exponent `{}` can be negative",
+                    self.text(b)
+                ),
+                zero_err,
+            );
+            if certain {
+                return None;
+            }
+            if exp.hi < 0.0 {
+                base = base.without_zero()?;
+            }
+        }
+        // A negative base to a fractional power.
+        if base.lo < 0.0 && !exp.int {
+            let certain = base.hi < 0.0 && exp.is_point();
+            self.domain(
+                id,
+                certain,
+                "a negative base with an exponent that is not a whole number".to_string(),
+                neg_err,
+            );
+            if certain {
+                return None;
+            }
+        }
+        let r = pow_interval(base, exp);
+        if self.mode == Mode::Overflow && base.is_finite() && exp.is_finite() && !r.is_finite() {
+            self.overflow(id, range_err);
+        }
+        Some(r)
+    }
+}
+
+/// Whether `a op b` is certainly true (`Some(true)`), certainly false, or unknown.
+pub(super) fn cmp_interval(op: CmpOp, a: Interval, b: Interval) -> Option<bool> {
+    let lt = if a.hi < b.lo {
+        Some(true)
+    } else if a.lo >= b.hi {
+        Some(false)
+    } else {
+        None
+    };
+    let le = if a.hi <= b.lo {
+        Some(true)
+    } else if a.lo > b.hi {
+        Some(false)
+    } else {
+        None
+    };
+    let eq = if a.is_point() && b.is_point() && a.lo == b.lo {
+        Some(true)
+    } else if a.hi < b.lo || b.hi < a.lo {
+        Some(false)
+    } else {
+        None
+    };
+    match op {
+        CmpOp::Lt => lt,
+        CmpOp::Le => le,
+        CmpOp::Gt => cmp_interval(CmpOp::Lt, b, a),
+        CmpOp::Ge => cmp_interval(CmpOp::Le, b, a),
+        CmpOp::Eq => eq,
+        CmpOp::Ne => eq.map(|v| !v),
+    }
+}
+
+/// The interval of Python truthiness (`not x` when `negate`).
+pub(super) fn truth_interval(a: Interval, negate: bool) -> Interval {
+    let t = if a.always_zero() {
+        Some(false)
+    } else if !a.can_be_zero() {
+        Some(true)
+    } else {
+        None
+    };
+    match t.map(|t| t != negate) {
+        Some(true) => Interval::point(1.0),
+        Some(false) => Interval::point(0.0),
+        None => Interval::boolean(),
+    }
+}
+
+/// `a / b` for a divisor interval that does not contain 0 in its interior... or does: then
+/// the result is unbounded.
+pub(super) fn div_interval(a: Interval, b: Interval) -> Interval {
+    if b.lo < 0.0 && b.hi > 0.0 {
+        return Interval::full();
+    }
+    let q = |x: f64, y: f64| {
+        if x == 0.0 {
+            0.0
+        } else if y.is_infinite() && x.is_infinite() {
+            // inf/inf as a limit of finite values: anything; bounded by the caller's hull.
+            if (x > 0.0) == (y > 0.0) { INF } else { -INF }
+        } else {
+            x / y
+        }
+    };
+    let c = [q(a.lo, b.lo), q(a.lo, b.hi), q(a.hi, b.lo), q(a.hi, b.hi)];
+    let (mut lo, mut hi) = min_max(&c);
+    // inf/inf bounds: the quotient of large values can be anything of that sign.
+    if c.iter().any(|v| v.is_nan()) {
+        lo = -INF;
+        hi = INF;
+    }
+    Interval::new(lo, hi)
+}
+
+pub(super) fn mod_interval(a: Interval, b: Interval) -> Interval {
+    let m = b.lo.abs().max(b.hi.abs());
+    let int = a.int && b.int;
+    if b.lo > 0.0 {
+        // result in [0, b)
+        let hi = if a.lo >= 0.0 { a.hi.min(m) } else { m };
+        Interval::new(0.0, hi).int(int)
+    } else if b.hi < 0.0 {
+        let lo = if a.hi <= 0.0 { a.lo.max(-m) } else { -m };
+        Interval::new(lo, 0.0).int(int)
+    } else {
+        Interval::new(-m, m).int(int)
+    }
+}
+
+/// `x ** y` over a box with `x >= 0` (or an integral exponent); bilinear in `(ln x, y)`, so
+/// the extremes are at the corners, plus `x == 0` and `|x| == 1` handled as limits.
+pub(super) fn pow_interval(base: Interval, exp: Interval) -> Interval {
+    let p = |x: f64, y: f64| {
+        if y == 0.0 { 1.0 } else { x.powf(y) }
+    };
+    if base.lo >= 0.0 {
+        let mut c = vec![
+            p(base.lo, exp.lo),
+            p(base.lo, exp.hi),
+            p(base.hi, exp.lo),
+            p(base.hi, exp.hi),
+        ];
+        if exp.contains(0.0) {
+            c.push(1.0);
+        }
+        let (lo, hi) = min_max(&c);
+        let lo = if lo.is_nan() { 0.0 } else { lo };
+        let hi = if hi.is_nan() { INF } else { hi };
+        return Interval::new(lo, hi).int(base.int && exp.int && exp.lo >= 0.0);
+    }
+    // Negative base, integral exponent(s).
+    if exp.is_point() {
+        let n = exp.lo;
+        let odd = (n % 2.0).abs() == 1.0;
+        if n > 0.0 {
+            if odd {
+                return Interval::new(p(base.lo, n), p(base.hi, n)).int(base.int);
+            }
+            let a = p(base.lo.abs(), n);
+            let b = p(base.hi.abs(), n);
+            let lo = if base.contains(0.0) { 0.0 } else { a.min(b) };
+            return Interval::new(lo, a.max(b)).int(base.int);
+        }
+    }
+    let m = base.lo.abs().max(base.hi.abs());
+    let big = [p(m, exp.lo), p(m, exp.hi), 1.0]
+        .into_iter()
+        .fold(0.0f64, |acc, v| if v.is_nan() { INF } else { acc.max(v) });
+    let big = if base.contains(0.0) && exp.lo < 0.0 {
+        INF
+    } else {
+        big
+    };
+    Interval::new(-big, big)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pow_corners() {
+        let r = pow_interval(Interval::new(0.5, 2.0), Interval::new(-1.0, 1.0));
+        assert_eq!((r.lo, r.hi), (0.5, 2.0));
+        let r = pow_interval(Interval::new(-3.0, 2.0), Interval::point(2.0));
+        assert_eq!((r.lo, r.hi), (0.0, 9.0));
+    }
+}

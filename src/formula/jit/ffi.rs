@@ -1,0 +1,138 @@
+//! The functions generated code calls: the `extern "C"` wrappers of [`ffi`], one table
+//! in which each wrapper is named once (its linker name is the Rust function's name).
+
+use crate::formula::ir::Func;
+use crate::formula::pymath::ffi;
+
+/// How a wrapper takes its operands (every wrapper also takes `err: *mut u8` last and
+/// returns an `f64`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Params {
+    /// This many `f64` arguments.
+    F64(usize),
+    /// `(args: *const f64, n: usize)`: a buffer of `n` values (`hypot`).
+    Buffer,
+}
+
+macro_rules! symbols {
+    ($($symbol:ident = $function:ident($params:expr)),* $(,)?) => {
+        /// A wrapper of [`ffi`] generated code may call.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub(super) enum Symbol {
+            $($symbol),*
+        }
+
+        impl Symbol {
+            pub(super) const ALL: &[Symbol] = &[$(Symbol::$symbol),*];
+
+            /// The linker name the JIT module imports.
+            pub(super) fn name(self) -> &'static str {
+                match self {
+                    $(Symbol::$symbol => stringify!($function)),*
+                }
+            }
+
+            /// The wrapper's address, for the JIT's symbol table.
+            pub(super) fn address(self) -> *const u8 {
+                match self {
+                    $(Symbol::$symbol => ffi::$function as *const u8),*
+                }
+            }
+
+            pub(super) fn params(self) -> Params {
+                use Params::*;
+                match self {
+                    $(Symbol::$symbol => $params),*
+                }
+            }
+        }
+    };
+}
+
+symbols! {
+    Sqrt = jobsort_sqrt(F64(1)),
+    Exp = jobsort_exp(F64(1)),
+    Expm1 = jobsort_expm1(F64(1)),
+    Log = jobsort_log(F64(1)),
+    Log10 = jobsort_log10(F64(1)),
+    Log2 = jobsort_log2(F64(1)),
+    Log1p = jobsort_log1p(F64(1)),
+    Sin = jobsort_sin(F64(1)),
+    Cos = jobsort_cos(F64(1)),
+    Tan = jobsort_tan(F64(1)),
+    Asin = jobsort_asin(F64(1)),
+    Acos = jobsort_acos(F64(1)),
+    Atan = jobsort_atan(F64(1)),
+    Sinh = jobsort_sinh(F64(1)),
+    Cosh = jobsort_cosh(F64(1)),
+    Tanh = jobsort_tanh(F64(1)),
+    Floor = jobsort_floor(F64(1)),
+    Ceil = jobsort_ceil(F64(1)),
+    Trunc = jobsort_trunc(F64(1)),
+    Round = jobsort_round(F64(1)),
+    FloorDiv = jobsort_floor_div(F64(2)),
+    Rem = jobsort_rem(F64(2)),
+    FloatPow = jobsort_float_pow(F64(2)),
+    MathPow = jobsort_math_pow(F64(2)),
+    LogBase = jobsort_log_base(F64(2)),
+    RoundNdigits = jobsort_round_ndigits(F64(2)),
+    Fmod = jobsort_fmod(F64(2)),
+    Atan2 = jobsort_atan2(F64(2)),
+    Hypot = jobsort_hypot(Buffer),
+}
+
+/// The wrapper a call with `nargs` arguments goes to (`None`: the call is inline).
+pub(super) fn callee(func: Func, nargs: usize) -> Option<Symbol> {
+    Some(match func {
+        Func::Abs
+        | Func::Fabs
+        | Func::Min
+        | Func::Max
+        | Func::Copysign
+        | Func::Degrees
+        | Func::Radians => return None,
+        Func::Hypot => Symbol::Hypot,
+        Func::Pow => Symbol::MathPow,
+        Func::Sqrt => Symbol::Sqrt,
+        Func::Exp => Symbol::Exp,
+        Func::Expm1 => Symbol::Expm1,
+        Func::Log if nargs == 2 => Symbol::LogBase,
+        Func::Log => Symbol::Log,
+        Func::Log10 => Symbol::Log10,
+        Func::Log2 => Symbol::Log2,
+        Func::Log1p => Symbol::Log1p,
+        Func::Ceil => Symbol::Ceil,
+        Func::Floor => Symbol::Floor,
+        Func::Trunc => Symbol::Trunc,
+        Func::Round if nargs == 2 => Symbol::RoundNdigits,
+        Func::Round => Symbol::Round,
+        Func::Fmod => Symbol::Fmod,
+        Func::Sin => Symbol::Sin,
+        Func::Cos => Symbol::Cos,
+        Func::Tan => Symbol::Tan,
+        Func::Asin => Symbol::Asin,
+        Func::Acos => Symbol::Acos,
+        Func::Atan => Symbol::Atan,
+        Func::Atan2 => Symbol::Atan2,
+        Func::Sinh => Symbol::Sinh,
+        Func::Cosh => Symbol::Cosh,
+        Func::Tanh => Symbol::Tanh,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_symbol_has_its_own_name_and_address() {
+        let mut names: Vec<&str> = Symbol::ALL.iter().map(|s| s.name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Symbol::ALL.len());
+        let mut addresses: Vec<usize> = Symbol::ALL.iter().map(|s| s.address() as usize).collect();
+        addresses.sort_unstable();
+        addresses.dedup();
+        assert_eq!(addresses.len(), Symbol::ALL.len());
+    }
+}

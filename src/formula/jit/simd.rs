@@ -1,0 +1,269 @@
+//! f64x2 SIMD code: both sides of every branch computed and merged with masks, for formulas
+//! whose every operation is inline.
+
+use super::{DEG_PER_RAD, Gen, RAD_PER_DEG, flags_trusted, flags_unaligned, float_cc};
+use crate::formula::ir::{Expr, Func, Ir, NodeId};
+use crate::formula::pymath::EvalError;
+use crate::formula::syntax::{BinaryOp, UnaryOp};
+use cranelift_codegen::ir::condcodes::FloatCC;
+use cranelift_codegen::ir::{Endianness, InstBuilder, MemFlagsData, Value, types};
+
+/// Whether every operation of the formula is inline and SIMD-able.
+pub(super) fn simd_eligible(ir: &Ir) -> bool {
+    ir.nodes.iter().all(|n| match &n.expr {
+        Expr::Binary(op, _, _) => matches!(
+            op,
+            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div
+        ),
+        Expr::Call(f, _) => matches!(
+            f,
+            Func::Abs | Func::Fabs | Func::Min | Func::Max | Func::Degrees | Func::Radians
+        ),
+        _ => true,
+    })
+}
+
+impl Gen<'_, '_> {
+    pub(super) fn splat(&mut self, c: f64) -> Value {
+        let s = self.b.ins().f64const(c);
+        self.b.ins().splat(types::F64X2, s)
+    }
+
+    pub(super) fn mask_to_f64(&mut self, m: Value) -> Value {
+        self.b.ins().bitcast(
+            types::F64X2,
+            MemFlagsData::new().with_endianness(Endianness::Little),
+            m,
+        )
+    }
+
+    /// `m ? a : b` lane-wise (`m` an i64x2 mask).
+    pub(super) fn vselect(&mut self, m: Value, a: Value, b: Value) -> Value {
+        let mf = self.mask_to_f64(m);
+        self.b.ins().bitselect(mf, a, b)
+    }
+
+    pub(super) fn and_mask(&mut self, ctx: Option<Value>, m: Value) -> Value {
+        match ctx {
+            Some(c) => self.b.ins().band(c, m),
+            None => m,
+        }
+    }
+
+    pub(super) fn vector_job(&mut self, off: Value, i: Value, outv: Value, oute: Value) {
+        let mut err: Option<Value> = None;
+        let v = self.vector(self.ir.root, None, &mut err);
+        let a = self.b.ins().fabs(v);
+        let inf = self.splat(f64::INFINITY);
+        let finite = self.b.ins().fcmp(FloatCC::LessThan, a, inf);
+        let ok = match err {
+            Some(e) => self.b.ins().band_not(finite, e),
+            None => finite,
+        };
+        let zero = self.splat(0.0);
+        let out = self.vselect(ok, v, zero);
+        let vp = self.b.ins().iadd(outv, off);
+        self.b.ins().store(flags_unaligned(), out, vp, 0);
+        // Codes: 1 where a division erred, else 11 where not finite, else 0.
+        let nf = self
+            .b
+            .ins()
+            .iconst(types::I64, i64::from(EvalError::NotFinite.code()));
+        let nf = self.b.ins().splat(types::I64X2, nf);
+        let z = self.b.ins().iconst(types::I64, 0);
+        let zv = self.b.ins().splat(types::I64X2, z);
+        let mut code = self.b.ins().bitselect(finite, zv, nf);
+        if let Some(e) = err {
+            let dz = self
+                .b
+                .ins()
+                .iconst(types::I64, i64::from(EvalError::FloatDivisionByZero.code()));
+            let dz = self.b.ins().splat(types::I64X2, dz);
+            code = self.b.ins().bitselect(e, dz, code);
+        }
+        // Errors are rare: store two zero bytes at once unless a lane failed.
+        let ep = self.b.ins().iadd(oute, i);
+        let bad = self.b.ins().bnot(ok);
+        let any = self.b.ins().vany_true(bad);
+        let slow = self.b.create_block();
+        let fast = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.ins().brif(any, slow, &[], fast, &[]);
+        self.b.switch_to_block(fast);
+        let z16 = self.b.ins().iconst(types::I16, 0);
+        self.b.ins().store(flags_unaligned(), z16, ep, 0);
+        self.b.ins().jump(cont, &[]);
+        self.b.switch_to_block(slow);
+        for lane in 0..2u8 {
+            let c = self.b.ins().extractlane(code, lane);
+            self.b
+                .ins()
+                .istore8(flags_trusted(), c, ep, i32::from(lane));
+        }
+        self.b.ins().jump(cont, &[]);
+        self.b.switch_to_block(cont);
+    }
+
+    /// Whether a node's subtree can raise (a division): such nodes are not shared between
+    /// mask contexts.
+    pub(super) fn can_err(&self, id: NodeId) -> bool {
+        let mut stack = vec![id];
+        while let Some(n) = stack.pop() {
+            match &self.ir.node(n).expr {
+                Expr::Binary(BinaryOp::Div, _, d) => {
+                    let safe =
+                        matches!(self.ir.node(*d).expr, Expr::Const(c) if c != 0.0 && !c.is_nan());
+                    if !safe {
+                        return true;
+                    }
+                    stack.extend(crate::formula::ir::expr_children(&self.ir.node(n).expr));
+                }
+                e => stack.extend(crate::formula::ir::expr_children(e)),
+            }
+        }
+        false
+    }
+
+    /// Emit f64x2 code for `id` evaluated under lane mask `ctx` (`None`: all lanes), OR-ing
+    /// masked division-by-zero lanes into `err`.
+    pub(super) fn vector(
+        &mut self,
+        id: NodeId,
+        ctx: Option<Value>,
+        err: &mut Option<Value>,
+    ) -> Value {
+        if let Some(v) = self.memo.get(&id) {
+            return *v;
+        }
+        let ir = self.ir;
+        let v = match &ir.node(id).expr {
+            Expr::Const(c) => self.splat(*c),
+            Expr::Input(k) => {
+                let off = self.off.expect("inside the loop");
+                let p = self.b.ins().iadd(self.cols[*k as usize], off);
+                self.b.ins().load(types::F64X2, flags_unaligned(), p, 0)
+            }
+            Expr::Unary(op, a) => {
+                let a = self.vector(*a, ctx, err);
+                match op {
+                    UnaryOp::Neg => self.b.ins().fneg(a),
+                    UnaryOp::Pos => a,
+                    UnaryOp::Not => {
+                        let z = self.splat(0.0);
+                        let c = self.b.ins().fcmp(FloatCC::Equal, a, z);
+                        let one = self.splat(1.0);
+                        self.vselect(c, one, z)
+                    }
+                }
+            }
+            Expr::Binary(op, a, d) => {
+                let x = self.vector(*a, ctx, err);
+                let y = self.vector(*d, ctx, err);
+                match op {
+                    BinaryOp::Add => self.b.ins().fadd(x, y),
+                    BinaryOp::Sub => self.b.ins().fsub(x, y),
+                    BinaryOp::Mul => self.b.ins().fmul(x, y),
+                    _ => {
+                        let nonzero_const =
+                            matches!(ir.node(*d).expr, Expr::Const(c) if c != 0.0 && !c.is_nan());
+                        if !nonzero_const {
+                            let z = self.splat(0.0);
+                            let is_zero = self.b.ins().fcmp(FloatCC::Equal, y, z);
+                            let e = self.and_mask(ctx, is_zero);
+                            *err = Some(match *err {
+                                Some(old) => self.b.ins().bor(old, e),
+                                None => e,
+                            });
+                        }
+                        self.b.ins().fdiv(x, y)
+                    }
+                }
+            }
+            Expr::Compare { first, rest } => {
+                let mut lhs = self.vector(*first, ctx, err);
+                let mut all: Option<Value> = None;
+                for (op, n) in rest {
+                    let inner = match all {
+                        Some(m) => Some(self.and_mask(ctx, m)),
+                        None => ctx,
+                    };
+                    let rhs = self.vector(*n, inner, err);
+                    let c = self.b.ins().fcmp(float_cc(*op), lhs, rhs);
+                    all = Some(match all {
+                        Some(m) => self.b.ins().band(m, c),
+                        None => c,
+                    });
+                    lhs = rhs;
+                }
+                let one = self.splat(1.0);
+                let z = self.splat(0.0);
+                match all {
+                    Some(m) => self.vselect(m, one, z),
+                    None => one,
+                }
+            }
+            Expr::And(a, d) | Expr::Or(a, d) => {
+                let is_and = matches!(ir.node(id).expr, Expr::And(..));
+                let va = self.vector(*a, ctx, err);
+                let z = self.splat(0.0);
+                let t = self.b.ins().fcmp(FloatCC::NotEqual, va, z);
+                let taken = if is_and { t } else { self.b.ins().bnot(t) };
+                let inner = self.and_mask(ctx, taken);
+                let vb = self.vector(*d, Some(inner), err);
+                if is_and {
+                    self.vselect(t, vb, va)
+                } else {
+                    self.vselect(t, va, vb)
+                }
+            }
+            Expr::IfElse {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let vc = self.vector(*cond, ctx, err);
+                let z = self.splat(0.0);
+                let t = self.b.ins().fcmp(FloatCC::NotEqual, vc, z);
+                let f = self.b.ins().bnot(t);
+                let ct = self.and_mask(ctx, t);
+                let cf = self.and_mask(ctx, f);
+                let vt = self.vector(*then, Some(ct), err);
+                let vf = self.vector(*otherwise, Some(cf), err);
+                self.vselect(t, vt, vf)
+            }
+            Expr::Call(func, args) => {
+                let vals: Vec<Value> = args.iter().map(|a| self.vector(*a, ctx, err)).collect();
+                let x = vals[0];
+                match func {
+                    Func::Degrees => {
+                        let k = self.splat(DEG_PER_RAD);
+                        self.b.ins().fmul(x, k)
+                    }
+                    Func::Radians => {
+                        let k = self.splat(RAD_PER_DEG);
+                        self.b.ins().fmul(x, k)
+                    }
+                    Func::Min | Func::Max => {
+                        let cc = if *func == Func::Min {
+                            FloatCC::LessThan
+                        } else {
+                            FloatCC::GreaterThan
+                        };
+                        let mut best = x;
+                        for &v in &vals[1..] {
+                            let c = self.b.ins().fcmp(cc, v, best);
+                            best = self.vselect(c, v, best);
+                        }
+                        best
+                    }
+                    // Abs | Fabs (simd_eligible admits nothing else)
+                    _ => self.b.ins().fabs(x),
+                }
+            }
+        };
+        if !self.can_err(id) {
+            self.remember(id, v);
+        }
+        v
+    }
+}
