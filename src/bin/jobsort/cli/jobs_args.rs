@@ -34,7 +34,7 @@ impl JobsArgs {
             || (self.jobs_format == JobsFormatArg::Auto
                 && (name.ends_with(".swf") || name.ends_with(".swf.gz")))
         {
-            return load_swf_jobs(&self.jobs);
+            return load_swf_jobs(&self.jobs, catalog);
         }
         let format = match self.jobs_format {
             JobsFormatArg::Auto => JobFormat::Auto,
@@ -53,7 +53,7 @@ impl JobsArgs {
 /// requested time, `mem` = requested memory (KB), `accrue_type` = 2, `job_priority` = 0, ...),
 /// user `u<N>`, group `g<N>`, submission order = submit time. Jobs the trace conventions drop
 /// (run time <= 0, no processors) are reported on stderr.
-fn load_swf_jobs(path: &std::path::Path) -> Result<Vec<Job>, String> {
+fn load_swf_jobs(path: &std::path::Path, catalog: &Catalog) -> Result<Vec<Job>, String> {
     let workload = jobsort::sim::swf::load_swf(path).map_err(|e| e.to_string())?;
     let report = &workload.report;
     if report.dropped_total() > 0 {
@@ -75,7 +75,7 @@ fn load_swf_jobs(path: &std::path::Path) -> Result<Vec<Job>, String> {
         .map(|j| {
             let mut job = Job::new(j.id.clone());
             job.values
-                .extend(jobsort::sim::inputs::values_at_submit(&j));
+                .extend(jobsort::sim::inputs::values_at_submit(&j, catalog));
             job.user = Some(j.user);
             job.group = Some(j.group);
             job.queue = Some(j.queue);
