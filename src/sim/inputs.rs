@@ -25,7 +25,7 @@
 
 use super::share::ShareKeywords;
 use super::workload::{Request, SimJob};
-use crate::catalog::{Input, Keyword, ResourceType};
+use crate::catalog::{Catalog, Input, Keyword, ResourceType};
 
 /// PBS `accrue_type` of a queued job accruing eligible time (`JOB_ELIGIBLE`).
 const ACCRUE_ELIGIBLE: f64 = 2.0;
@@ -131,31 +131,32 @@ impl Source {
     }
 }
 
-/// Every input the binder gives `job` at its submission, by job-table column: the fixed ones,
-/// `eligible_time` 0, and each of its resources (the fairshare keywords come from a tree, so
-/// they are not here). A job file made from a trace holds these, so that `rank`/`eval --jobs
-/// F.swf` bind what the simulator binds when the job arrives.
-pub fn values_at_submit(job: &SimJob) -> Vec<(String, f64)> {
-    let keyword = |k: Keyword| Input::Keyword(k);
-    let resource = |name: &str| Input::Resource {
-        name: name.to_string(),
-        ty: ResourceType::Float,
+/// Every input the binder gives `job` at its submission, by job-table column: the resources a
+/// job holds in its own fields, the keywords but the fairshare ones (those come from a tree),
+/// `eligible_time` 0, and each of its other resources (`catalog` types them; one it does not
+/// know reads as a float). A job file made from a trace holds these, so that `rank`/`eval
+/// --jobs F.swf` bind what the simulator binds when the job arrives.
+pub fn values_at_submit(job: &SimJob, catalog: &Catalog) -> Vec<(String, f64)> {
+    let resource = |name: &str| {
+        catalog.input(name).unwrap_or_else(|| Input::Resource {
+            name: name.to_string(),
+            ty: ResourceType::Float,
+        })
     };
-    let mut inputs = vec![
-        resource("ncpus"),
-        resource("walltime"),
-        resource("mem"),
-        resource("nodect"),
-        keyword(Keyword::QueuePriority),
-        keyword(Keyword::JobPriority),
-        keyword(Keyword::AccrueType),
-        keyword(Keyword::EligibleTime),
-    ];
-    inputs.extend(job.resources.keys().map(|name| resource(name)));
-    inputs
-        .iter()
+    let own = ["ncpus", "walltime", "mem", "nodect"].map(resource);
+    let keywords = [
+        Keyword::QueuePriority,
+        Keyword::JobPriority,
+        Keyword::AccrueType,
+        Keyword::EligibleTime,
+    ]
+    .map(Input::Keyword);
+    let others = job.resources.keys().map(|name| resource(name));
+    own.into_iter()
+        .chain(keywords)
+        .chain(others)
         .map(|input| {
-            let value = Source::of(input).value(job, job.submit, None);
+            let value = Source::of(&input).value(job, job.submit, None);
             (input.column().to_string(), value)
         })
         .collect()

@@ -205,7 +205,7 @@ pub(super) struct GroupInputs {
 }
 
 /// Groups for strict ordering by heads, when the formula is monotone in `eligible_time`
-/// (see [the module docs](self)): jobs sharing every other input (entity, resources) share a group.
+/// (see the module docs): jobs sharing every other input (entity, resources) share a group.
 pub(super) fn head_groups(
     jobs: &[SimJob],
     f: &dyn Priority,

@@ -20,9 +20,9 @@
 //!    reservation or leaves the reserved job room at the reservation time (else it pends
 //!    `reservation`). Jobs at or under `--threshold` pend `threshold` and never block.
 //!
-//! Files: [`types`] the vocabulary (settings, events, decisions, rounds), this file the
-//! round loop, [`evaluate`] the formula over the queue, [`heads`] strict ordering by group
-//! heads, [`dispatch`] strict and EASY dispatch.
+//! Files: `types.rs` the vocabulary (settings, events, decisions, rounds), this file the round
+//! loop, `evaluate.rs` the formula over the queue, `heads.rs` strict ordering by group heads,
+//! `dispatch.rs` strict and EASY dispatch.
 
 mod dispatch;
 mod evaluate;
@@ -103,7 +103,7 @@ pub struct Simulator<'a> {
     /// Queued jobs by total cores asked (multiset), for the "nothing can start" shortcut.
     queued_cores: SizeSet,
     eval_errors: u64,
-    /// Strict ordering by group heads (see [`heads`]), when the formula allows it,
+    /// Strict ordering by group heads (see `heads.rs`), when the formula allows it,
     /// with each group's inputs.
     groups: Option<Groups>,
     group_inputs: GroupInputs,
@@ -266,7 +266,7 @@ impl<'a> Simulator<'a> {
     }
 
     /// Whether strict rounds without a recording are decided from group heads
-    /// ([`heads`]): strict policy, no threshold or limits, and a formula non-decreasing
+    /// (`heads.rs`): strict policy, no threshold or limits, and a formula non-decreasing
     /// in `eligible_time`.
     pub fn orders_by_heads(&self) -> bool {
         self.groups.is_some() && !self.full && !self.hashing

@@ -49,7 +49,7 @@ impl JobsArgs {
         let jobs = if self.jobs_format == JobsFormatArg::Swf
             || (self.jobs_format == JobsFormatArg::Auto && swf_name)
         {
-            self.load_swf()?
+            self.load_swf(catalog)?
         } else {
             let file = self.load_job_file(catalog)?;
             if let Some(first) = file.unknown.first()
@@ -89,7 +89,7 @@ impl JobsArgs {
     /// `walltime` = requested time, `mem` = requested memory (KB), `accrue_type` = 2,
     /// `job_priority` = 0, ...), user `u<N>`, group `g<N>`, submission order = submit time.
     /// Jobs the trace conventions drop (run time <= 0, no processors) are noted.
-    fn load_swf(&self) -> Result<Vec<Job>, Failure> {
+    fn load_swf(&self, catalog: &Catalog) -> Result<Vec<Job>, Failure> {
         let workload = match &self.jobs {
             InputPath::File(path) => jobsort::sim::swf::load_swf(path),
             InputPath::Stdin => {
@@ -120,7 +120,7 @@ impl JobsArgs {
             .map(|j| {
                 let mut job = Job::new(j.id.clone());
                 job.values
-                    .extend(jobsort::sim::inputs::values_at_submit(&j));
+                    .extend(jobsort::sim::inputs::values_at_submit(&j, catalog));
                 job.user = Some(j.user);
                 job.group = Some(j.group);
                 job.queue = Some(j.queue);
