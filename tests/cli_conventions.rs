@@ -324,6 +324,20 @@ fn fairshare_keywords_without_a_tree_are_not_silent() {
     ]);
     assert_eq!(code(&out), Some(0));
     stderr_has(&out, "`fairshare_factor` reads 0");
+    // replay: a recording made without fairshare, reconciled against a fairshare formula.
+    let rec = dir.path().join("rec.jsonl");
+    let rec = rec.to_str().unwrap();
+    let made = jobsort(["sim", "--trace", &trace, "--first", "5", "--record", rec]);
+    assert!(made.status.success(), "{}", stderr(&made));
+    let out = jobsort(["replay", rec, "--formula", "fairshare_perc"]);
+    assert_eq!(code(&out), Some(1), "{}", stderr(&out));
+    stderr_has(
+        &out,
+        "jobsort replay: the formula reads only `fairshare_perc`",
+    );
+    let out = jobsort(["replay", rec, "--formula", "fairshare_perc - walltime"]);
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    stderr_has(&out, "`fairshare_perc` reads 0 for every job");
     // A resource_group whose entities run no job of the trace.
     let rg = write(
         dir.path(),
