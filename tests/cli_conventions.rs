@@ -5,7 +5,10 @@
 
 mod common;
 
-use common::cli::{code, command, jobsort, jobsort_stdin, json, kth, repo_file, stderr, write};
+use common::cli::{
+    code, command, jobsort, jobsort_stdin, json, kth, repo_file, stderr, stderr_has, stderr_starts,
+    write,
+};
 use std::process::Stdio;
 
 const JOBS: &str = r#"[{"id":"a","ncpus":2,"walltime":600},{"id":"b","ncpus":4,"walltime":60}]"#;
@@ -58,30 +61,21 @@ fn bad_input_exits_1_usage_exits_2_with_one_prefix() {
     let empty = write(dir.path(), "empty.swf", "");
     let out = jobsort(["sim", "--trace", &empty]);
     assert_eq!(code(&out), Some(1), "an empty trace is bad input");
-    assert!(
-        stderr(&out).starts_with(&format!("jobsort sim: {empty}: no machine size")),
-        "{}",
-        stderr(&out)
-    );
+    stderr_starts(&out, format!("jobsort sim: {empty}: no machine size"));
     let out = jobsort(["replay", "/nonexistent/rec.jsonl"]);
     assert_eq!(code(&out), Some(1));
-    assert!(
-        stderr(&out).starts_with("jobsort replay: /nonexistent/rec.jsonl: cannot read: "),
-        "{}",
-        stderr(&out)
+    stderr_starts(
+        &out,
+        "jobsort replay: /nonexistent/rec.jsonl: cannot read: ",
     );
     let out = jobsort(["eval", "ncpus", "--jobs", "/nonexistent/jobs.json"]);
     assert_eq!(code(&out), Some(1));
-    assert!(
-        stderr(&out).starts_with("jobsort eval: /nonexistent/jobs.json: "),
-        "{}",
-        stderr(&out)
-    );
+    stderr_starts(&out, "jobsort eval: /nonexistent/jobs.json: ");
     let out = jobsort(["sim", "--trace", &empty, "--policy", "fifo"]);
     assert_eq!(code(&out), Some(2), "a bad flag value is a usage error");
     let out = jobsort(["replay", "--trace", &kth(), "--verify"]);
     assert_eq!(code(&out), Some(2));
-    assert!(stderr(&out).starts_with("jobsort replay: --verify needs"));
+    stderr_starts(&out, "jobsort replay: --verify needs");
 }
 
 #[test]
@@ -99,11 +93,7 @@ fn dash_is_stdin_for_every_input_file() {
     let jobs = write(dir.path(), "jobs.json", JOBS);
     let out = jobsort_stdin(["rank", "-", "--jobs", "-"], b"ncpus");
     assert_eq!(code(&out), Some(2), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("more than one input"),
-        "{}",
-        stderr(&out)
-    );
+    stderr_has(&out, "more than one input");
     let v = json(&jobsort_stdin(
         [
             "eval",
@@ -181,11 +171,7 @@ fn nan_thresholds_are_usage_errors() {
             "rank --threshold {nan}: {}",
             stderr(&out)
         );
-        assert!(
-            stderr(&out).contains("NaN is no threshold"),
-            "{}",
-            stderr(&out)
-        );
+        stderr_has(&out, "NaN is no threshold");
         let out = jobsort(["sim", "--trace", &kth(), "--first", "5", "--threshold", nan]);
         assert_eq!(
             code(&out),
@@ -213,21 +199,13 @@ fn nan_thresholds_are_usage_errors() {
 fn a_flag_that_is_not_one_is_a_usage_error_with_a_suggestion() {
     let out = jobsort(["check", "--version"]);
     assert_eq!(code(&out), Some(2), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("jobsort --version"),
-        "{}",
-        stderr(&out)
-    );
+    stderr_has(&out, "jobsort --version");
     let out = jobsort(["eval", "--formt", "json", "--jobs", "x.json"]);
     assert_eq!(code(&out), Some(2));
-    assert!(stderr(&out).contains("`--format`"), "{}", stderr(&out));
+    stderr_has(&out, "`--format`");
     let out = jobsort(["sim", "--trace", "x.swf", "--formula", "--policy", "strict"]);
     assert_eq!(code(&out), Some(2));
-    assert!(
-        stderr(&out).contains("--formula needs a formula"),
-        "{}",
-        stderr(&out)
-    );
+    stderr_has(&out, "--formula needs a formula");
     // Formulas that start with `-` still work, a double negation of a PBS name too.
     for formula in ["-walltime", "--ncpus"] {
         let out = jobsort(["check", formula]);
@@ -247,20 +225,15 @@ fn sizes_the_machine_cannot_hold_are_refused() {
         "4294967295",
     ]);
     assert_eq!(code(&out), Some(1), "{}", stderr(&out));
-    assert!(
-        stderr(&out).starts_with("jobsort sim: --nodes 4294967295: too many nodes to simulate"),
-        "{}",
-        stderr(&out)
+    stderr_starts(
+        &out,
+        "jobsort sim: --nodes 4294967295: too many nodes to simulate",
     );
     // The same for a trace header.
     let swf = "; MaxNodes: 4000000000\n; MaxProcs: 4000000000\n1 0 0 10 1 -1 -1 1 10 -1 1 1 1 -1 1 -1 -1 -1\n";
     let out = jobsort_stdin(["sim", "--trace", "-"], swf.as_bytes());
     assert_eq!(code(&out), Some(1), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("<stdin>: 4000000000 nodes: too many nodes"),
-        "{}",
-        stderr(&out)
-    );
+    stderr_has(&out, "<stdin>: 4000000000 nodes: too many nodes");
 }
 
 #[test]
@@ -284,11 +257,7 @@ fn misspelled_job_fields_and_inputs_no_job_has_are_reported() {
     );
     let out = jobsort(["eval", "ncpus", "--jobs", &jobs, "--strict"]);
     assert_eq!(code(&out), Some(1));
-    assert!(
-        stderr(&out).starts_with(&format!("jobsort eval: {jobs}: $[0].ncpu: ")),
-        "{}",
-        stderr(&out)
-    );
+    stderr_starts(&out, format!("jobsort eval: {jobs}: $[0].ncpu: "));
     let csv = write(
         dir.path(),
         "jobs.csv",
@@ -306,11 +275,7 @@ fn json_files_must_be_json_a_bom_is_fine_and_no_jobs_is_a_warning() {
     let not_json = write(dir.path(), "jobs.json", "id,ncpus\na,1\n");
     let out = jobsort(["eval", "ncpus", "--jobs", &not_json]);
     assert_eq!(code(&out), Some(1), "{}", stderr(&out));
-    assert!(
-        stderr(&out).starts_with(&format!("jobsort eval: {not_json}:1:1: invalid JSON")),
-        "{}",
-        stderr(&out)
-    );
+    stderr_starts(&out, format!("jobsort eval: {not_json}:1:1: invalid JSON"));
     let bom = write(dir.path(), "bom.json", &format!("\u{feff}{JOBS}"));
     let v = json(&jobsort([
         "eval", "ncpus", "--jobs", &bom, "--format", "json",
@@ -319,11 +284,7 @@ fn json_files_must_be_json_a_bom_is_fine_and_no_jobs_is_a_warning() {
     let empty = write(dir.path(), "empty.csv", "");
     let out = jobsort(["eval", "ncpus", "--jobs", &empty]);
     assert_eq!(code(&out), Some(0));
-    assert!(
-        stderr(&out).contains(&format!("warning: {empty}: no jobs read")),
-        "{}",
-        stderr(&out)
-    );
+    stderr_has(&out, format!("warning: {empty}: no jobs read"));
 }
 
 #[test]
@@ -332,17 +293,12 @@ fn fairshare_keywords_without_a_tree_are_not_silent() {
     let jobs = write(dir.path(), "jobs.json", JOBS);
     let out = jobsort(["rank", "fairshare_perc * 10", "--jobs", &jobs]);
     assert_eq!(code(&out), Some(1), "every job would tie: {}", stderr(&out));
-    assert!(
-        stderr(&out).contains("every job would get the same value"),
-        "{}",
-        stderr(&out)
-    );
+    stderr_has(&out, "every job would get the same value");
     let out = jobsort(["rank", "fairshare_perc + ncpus", "--jobs", &jobs]);
     assert_eq!(code(&out), Some(0));
-    assert!(
-        stderr(&out).contains("warning: no fairshare tree is given: `fairshare_perc` reads 0"),
-        "{}",
-        stderr(&out)
+    stderr_has(
+        &out,
+        "warning: no fairshare tree is given: `fairshare_perc` reads 0",
     );
     let out = jobsort(["eval", "fairshare_perc", "--jobs", &jobs]);
     assert_eq!(code(&out), Some(0), "eval lists values: a warning");
@@ -367,11 +323,21 @@ fn fairshare_keywords_without_a_tree_are_not_silent() {
         "fairshare_factor + ncpus",
     ]);
     assert_eq!(code(&out), Some(0));
-    assert!(
-        stderr(&out).contains("`fairshare_factor` reads 0"),
-        "{}",
-        stderr(&out)
+    stderr_has(&out, "`fairshare_factor` reads 0");
+    // replay: a recording made without fairshare, reconciled against a fairshare formula.
+    let rec = dir.path().join("rec.jsonl");
+    let rec = rec.to_str().unwrap();
+    let made = jobsort(["sim", "--trace", &trace, "--first", "5", "--record", rec]);
+    assert!(made.status.success(), "{}", stderr(&made));
+    let out = jobsort(["replay", rec, "--formula", "fairshare_perc"]);
+    assert_eq!(code(&out), Some(1), "{}", stderr(&out));
+    stderr_has(
+        &out,
+        "jobsort replay: the formula reads only `fairshare_perc`",
     );
+    let out = jobsort(["replay", rec, "--formula", "fairshare_perc - walltime"]);
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    stderr_has(&out, "`fairshare_perc` reads 0 for every job");
     // A resource_group whose entities run no job of the trace.
     let rg = write(
         dir.path(),
@@ -390,12 +356,9 @@ fn fairshare_keywords_without_a_tree_are_not_silent() {
         &rg,
     ]);
     assert_eq!(code(&out), Some(0), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains(&format!(
-            "warning: {rg}: no trace job's euser is in the tree"
-        )),
-        "{}",
-        stderr(&out)
+    stderr_has(
+        &out,
+        format!("warning: {rg}: no trace job's euser is in the tree"),
     );
 }
 

@@ -46,6 +46,15 @@ fn plot_png_writes_a_full_size_png_deterministically() {
     let out = dir.path().join("cmp.png");
     let o = sim_plot(&out);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // It says where it wrote the plot.
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains(&format!(
+            "jobsort sim: note: plot written to {}",
+            out.display()
+        )),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let a = std::fs::read(&out).unwrap();
     assert_eq!(png_size(&a), (1000, 1500));
     assert_eq!(&a[a.len() - 8..a.len() - 4], b"IEND", "PNG not terminated");

@@ -93,3 +93,25 @@ pub fn repo_file(relative: &str) -> String {
 pub fn kth() -> String {
     repo_file("../shared/data/traces/KTH-SP2-1996-2.1-cln.swf.gz")
 }
+
+/// Assert that stderr contains `text`.
+#[track_caller]
+pub fn stderr_has(out: &Output, text: impl AsRef<str>) {
+    let err = stderr(out);
+    assert!(
+        err.contains(text.as_ref()),
+        "stderr lacks {:?}:\n{err}",
+        text.as_ref()
+    );
+}
+
+/// Assert that stderr starts with `text`.
+#[track_caller]
+pub fn stderr_starts(out: &Output, text: impl AsRef<str>) {
+    let err = stderr(out);
+    assert!(
+        err.starts_with(text.as_ref()),
+        "stderr does not start with {:?}:\n{err}",
+        text.as_ref()
+    );
+}

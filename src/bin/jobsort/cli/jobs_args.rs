@@ -46,21 +46,29 @@ impl JobsArgs {
             let name = p.to_string_lossy().to_ascii_lowercase();
             name.ends_with(".swf") || name.ends_with(".swf.gz")
         });
-        let jobs = if self.jobs_format == JobsFormatArg::Swf
-            || (self.jobs_format == JobsFormatArg::Auto && swf_name)
-        {
-            self.load_swf(catalog)?
-        } else {
-            let file = self.load_job_file(catalog)?;
-            if let Some(first) = file.unknown.first()
-                && self.strict
-            {
-                return Err(Failure::invalid(format!("{first} (--strict)")));
+        let format = match self.jobs_format {
+            JobsFormatArg::Swf => None,
+            JobsFormatArg::Auto if swf_name => None,
+            JobsFormatArg::Auto => Some(JobFormat::Auto),
+            JobsFormatArg::Json => Some(JobFormat::Json),
+            JobsFormatArg::Jsonl => Some(JobFormat::JsonLines),
+            JobsFormatArg::Csv => Some(JobFormat::Csv),
+            JobsFormatArg::Qstat => Some(JobFormat::Qstat),
+        };
+        let jobs = match format {
+            None => self.load_swf(catalog)?,
+            Some(format) => {
+                let file = self.load_job_file(format, catalog)?;
+                if let Some(first) = file.unknown.first()
+                    && self.strict
+                {
+                    return Err(Failure::invalid(format!("{first} (--strict)")));
+                }
+                for field in &file.unknown {
+                    warn(&field.to_string());
+                }
+                file.jobs
             }
-            for field in &file.unknown {
-                warn(&field.to_string());
-            }
-            file.jobs
         };
         if jobs.is_empty() {
             warn(&format!("{}: no jobs read", self.jobs.name()));
@@ -68,15 +76,7 @@ impl JobsArgs {
         Ok(jobs)
     }
 
-    fn load_job_file(&self, catalog: &Catalog) -> Result<JobFile, Failure> {
-        let format = match self.jobs_format {
-            JobsFormatArg::Auto => JobFormat::Auto,
-            JobsFormatArg::Json => JobFormat::Json,
-            JobsFormatArg::Jsonl => JobFormat::JsonLines,
-            JobsFormatArg::Csv => JobFormat::Csv,
-            JobsFormatArg::Qstat => JobFormat::Qstat,
-            JobsFormatArg::Swf => unreachable!("SWF is read by load_swf"),
-        };
+    fn load_job_file(&self, format: JobFormat, catalog: &Catalog) -> Result<JobFile, Failure> {
         match &self.jobs {
             InputPath::File(path) => load_jobs(path, format, catalog),
             InputPath::Stdin => parse_jobs(&self.jobs.read_text()?, "<stdin>", format, catalog),

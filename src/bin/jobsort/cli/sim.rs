@@ -6,6 +6,7 @@ use super::output::{Out, ReportFormat, write_json};
 use super::prepared::{Ties, check_absent_inputs, fairshare_inputs};
 use super::report::{Failure, Outcome, note, warn};
 use super::schedule_args::{MachineArgs, PolicyArg, load_trace, threshold_arg};
+use clap::ValueEnum;
 use jobsort::CompiledFormula;
 use jobsort::fairshare::PbsTree;
 use jobsort::fairshare::pbs::ParseOptions;
@@ -121,11 +122,15 @@ impl From<AutoTreeArg> for AutoTree {
 /// `--entity`: the job field naming its fairshare entity.
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EntityArg {
+    /// The job's user.
     #[value(alias = "user")]
     Euser,
+    /// The job's group.
     #[value(alias = "group")]
     Egroup,
+    /// The job's queue.
     Queue,
+    /// `group:user`.
     #[value(name = "egroup:euser", alias = "group:user")]
     EgroupEuser,
 }
@@ -177,6 +182,7 @@ impl SimFairshareArgs {
 fn warn_unmatched_tree(
     config: &FairshareConfig,
     file: &str,
+    field: &str,
     jobs: &[jobsort::sim::SimJob],
 ) -> Result<(), Failure> {
     let Some(text) = &config.resource_group else {
@@ -190,10 +196,6 @@ fn warn_unmatched_tree(
         PbsTree::parse_resource_group(text, file, &options).map_err(Failure::invalid)?;
     let kind = config.entity;
     if !jobs.is_empty() && !jobs.iter().any(|j| tree.find(&kind.entity_of(j)).is_some()) {
-        let field = serde_json::to_value(kind)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default();
         warn(&format!(
             "{file}: no trace job's {field} is in the tree: every job is under `unknown` and \
              fairshare gives all the same values (the trace names users u<N>, groups g<N>)"
@@ -257,7 +259,9 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     }
     drop_oversized(&mut w, nodes, cores);
     if let (Some(config), Some(path)) = (&fairshare, &args.fairshare.resource_group) {
-        warn_unmatched_tree(config, &path.name(), &w.jobs)?;
+        let field = args.fairshare.entity.to_possible_value();
+        let field = field.as_ref().map_or("entity", |v| v.get_name());
+        warn_unmatched_tree(config, &path.name(), field, &w.jobs)?;
     }
     let limits = match &args.limits {
         None => None,
