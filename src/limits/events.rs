@@ -146,21 +146,18 @@ pub fn parse_event_line(name: &str, line: usize, text: &str) -> Result<Op, Limit
             ncores,
         } => {
             let nnodes = nnodes.unwrap_or(1);
-            let ncores = ncores.unwrap_or(nnodes);
-            if nnodes < 0 || ncores < 0 {
-                return Err(LimitsFileError::new(
-                    at(),
-                    "nnodes and ncores must not be negative",
-                ));
-            }
-            Op::Submit(JobSpec {
+            let spec = JobSpec {
                 id: job,
                 user,
                 bank,
                 queue,
                 nnodes,
-                ncores,
-            })
+                ncores: ncores.unwrap_or(nnodes),
+            };
+            if let Some(message) = spec.size_error() {
+                return Err(LimitsFileError::new(at(), message));
+            }
+            Op::Submit(spec)
         }
         RawEvent::Run { job } => Op::Run(job),
         RawEvent::End { job } => Op::End(job),

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::assoc::Dependency;
+use super::assoc::{Dependency, INT_MAX};
 
 /// A job as submitted.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -17,10 +17,28 @@ pub struct JobSpec {
     pub bank: Option<String>,
     /// The queue, if any.
     pub queue: Option<String>,
-    /// Nodes (flux `nnodes`).
+    /// Nodes (flux `nnodes`), `0..=`[`MAX_JOB_SIZE`].
     pub nnodes: i64,
-    /// Cores (flux `ncores`).
+    /// Cores (flux `ncores`), `0..=`[`MAX_JOB_SIZE`].
     pub ncores: i64,
+}
+
+/// The largest `nnodes` or `ncores` a job may have: flux-accounting's plugin keeps job sizes
+/// in a C `int`. The bound also keeps every counter exact: a counter is a sum of sizes over
+/// live jobs, below `i64::MAX` unless more than 2^32 jobs are live at once.
+pub const MAX_JOB_SIZE: i64 = INT_MAX;
+
+impl JobSpec {
+    /// Why the job's sizes are invalid (the first of `nnodes`, `ncores` outside
+    /// `0..=`[`MAX_JOB_SIZE`]), or `None`.
+    pub fn size_error(&self) -> Option<String> {
+        [("nnodes", self.nnodes), ("ncores", self.ncores)]
+            .into_iter()
+            .find(|(_, v)| !(0..=MAX_JOB_SIZE).contains(v))
+            .map(|(field, v)| {
+                format!("{field} = {v} is out of range (0 to {MAX_JOB_SIZE}, flux's C int)")
+            })
+    }
 }
 
 /// The result of [`LimitEngine::submit`](super::LimitEngine::submit).

@@ -61,5 +61,5 @@ pub use assoc::{
 pub use config::{AssocConfig, LimitsConfig, Options, QueueConfig};
 pub use engine::LimitEngine;
 pub use error::{LimitError, LimitsFileError};
-pub use job::{Change, Job, JobSpec, JobState, SubmitOutcome};
+pub use job::{Change, Job, JobSpec, JobState, MAX_JOB_SIZE, SubmitOutcome};
 pub use state::QueryState;

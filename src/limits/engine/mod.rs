@@ -144,19 +144,17 @@ impl LimitEngine {
     /// Submits a job: hard limits reject it, soft limits hold it (flux `validate_cb`,
     /// `new_cb`, `depend_cb`), otherwise it enters SCHED.
     ///
-    /// Errors (engine unchanged): a duplicate job id, negative sizes. An unknown
+    /// Errors (engine unchanged): a duplicate job id, a size outside
+    /// `0..=`[`MAX_JOB_SIZE`](super::MAX_JOB_SIZE) naming the field. An unknown
     /// association is a rejection (flux's message); the job is then not recorded.
     pub fn submit(&mut self, spec: JobSpec) -> Result<SubmitOutcome, LimitError> {
         if self.jobs.contains_key(&spec.id) {
             return Err(LimitError::DuplicateJob(spec.id));
         }
-        if spec.nnodes < 0 || spec.ncores < 0 {
+        if let Some(reason) = spec.size_error() {
             return Err(LimitError::InvalidJob {
                 job: spec.id,
-                reason: format!(
-                    "nnodes and ncores must not be negative (got {} and {})",
-                    spec.nnodes, spec.ncores
-                ),
+                reason,
             });
         }
         let Some(a) = self.find_association(&spec.user, spec.bank.as_deref()) else {
