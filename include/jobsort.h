@@ -8,6 +8,15 @@
  * Errors: every function checks its arguments and returns a JobsortStatus (constructors
  * return NULL); jobsort_last_error() has the detailed message of the last failed call on the
  * calling thread. A compiled JobsortFormula is immutable and may be shared by threads.
+ *
+ * Memory: jobsort_eval writes straight into the caller's out and errors arrays and allocates
+ * nothing in proportion to n (a list of the column pointers; with JOBSORT_COMPILE_COMPAT_PBS
+ * also the rounded inputs of at most 2^20 jobs at a time, 8 MiB per column). If its column
+ * list cannot be allocated it returns JOBSORT_STATUS_OUT_OF_MEMORY. These calls allocate and,
+ * when the allocator fails, abort the process: jobsort_rank (working memory of a few tens of
+ * bytes per job), jobsort_compile and jobsort_compile_with, jobsort_catalog_new and
+ * jobsort_catalog_add_resource, and any failing call (its last-error message). The column,
+ * diagnostic and message accessors allocate nothing.
  */
 
 #ifndef JOBSORT_H
@@ -93,6 +102,10 @@ typedef enum {
    * An internal error (a caught panic); please report it.
    */
   JOBSORT_STATUS_PANIC = 11,
+  /**
+   * Memory for the call's own working data could not be allocated (nothing was written).
+   */
+  JOBSORT_STATUS_OUT_OF_MEMORY = 12,
 } JobsortStatus;
 
 /**
@@ -267,6 +280,10 @@ void jobsort_diagnostics_free(JobsortDiagnostics *diagnostics);
  * [`jobsort_eval_error_message`]). Per-job errors do not make the call fail. `n = 0` fails
  * with `JOBSORT_STATUS_NO_JOBS` and writes nothing. The results are bit-identical to the
  * Rust API's `CompiledFormula::evaluate_columns`.
+ *
+ * The results go straight into `out` and `errors`, which must not overlap each other or a
+ * column (`JOBSORT_STATUS_INVALID_ARGUMENT`); nothing the size of `n` is allocated. The
+ * call's own list of column pointers failing to allocate is `JOBSORT_STATUS_OUT_OF_MEMORY`.
  *
  * # Safety
  * `formula` is NULL or a live handle; `columns` is NULL or points to as many pointers as

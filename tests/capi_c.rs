@@ -299,6 +299,7 @@ fn header_declares_every_entry_point() {
     for ty in [
         "typedef struct JobsortFormula JobsortFormula;",
         "JOBSORT_STATUS_NO_JOBS = 7",
+        "JOBSORT_STATUS_OUT_OF_MEMORY = 12",
         "#define JOBSORT_COMPILE_INTERP 1",
     ] {
         assert!(header.contains(ty), "include/jobsort.h lacks {ty}");

@@ -44,15 +44,28 @@
 //! "possibly lost" at exit; nothing grows per call). As with any library that owns threads,
 //! a process that `fork`s after that point must not call jobsort in the child (exec first).
 //!
+//! # Memory
+//! [`jobsort_eval`], the call a scheduler makes every cycle, allocates nothing in proportion
+//! to `n`: values and error codes go straight into `out` and `errors`. Its own allocations
+//! are the list of column pointers (one per input; [`JobsortStatus::OutOfMemory`] if even
+//! that fails) and, for a formula compiled with [`JOBSORT_COMPILE_COMPAT_PBS`], the rounded
+//! inputs of at most 2^20 jobs at a time (8 MiB per column). The other calls that allocate
+//! are [`jobsort_rank`] (working memory of a few tens of bytes per job),
+//! [`jobsort_compile`] / [`jobsort_compile_with`] (the formula, its code and diagnostics),
+//! [`jobsort_catalog_new`] / [`jobsort_catalog_add_resource`] (the catalog), and a failing
+//! call (its last-error message); there Rust's policy applies and a failed allocation
+//! aborts the process. The column, diagnostic and message accessors allocate nothing.
+//!
 //! # The Rust API it wraps
 //! Each C entry point is a thin, checked layer over the Rust API, with the same results bit
 //! for bit: [`jobsort_catalog_new`] / [`jobsort_catalog_add_resource`] are
 //! [`Catalog::pbs`](crate::Catalog::pbs) / [`Catalog::with_resource`](crate::Catalog::with_resource);
 //! [`jobsort_compile`] is [`Formula::compile`](crate::Formula::compile) (the diagnostics are
 //! [`crate::Diagnostics`]); [`jobsort_eval`] is
-//! [`CompiledFormula::evaluate_columns`](crate::CompiledFormula::evaluate_columns) (or
+//! [`CompiledFormula::evaluate_into`](crate::CompiledFormula::evaluate_into), which gives
+//! what [`CompiledFormula::evaluate_columns`](crate::CompiledFormula::evaluate_columns) (or
 //! [`CompiledFormula::evaluate`](crate::CompiledFormula::evaluate) over a
-//! [`crate::JobTable`]); [`jobsort_rank`] is [`crate::rank::rank`].
+//! [`crate::JobTable`]) returns; [`jobsort_rank`] is [`crate::rank::rank`].
 //!
 //! ```
 //! use jobsort::rank::{RankOptions, TieBreak, rank};

@@ -35,10 +35,12 @@ pub enum JobsortStatus {
     WrongHandle = 10,
     /// An internal error (a caught panic); please report it.
     Panic = 11,
+    /// Memory for the call's own working data could not be allocated (nothing was written).
+    OutOfMemory = 12,
 }
 
 /// Every status, in code order.
-const ALL_STATUSES: [JobsortStatus; 12] = [
+const ALL_STATUSES: [JobsortStatus; 13] = [
     JobsortStatus::Ok,
     JobsortStatus::NullArgument,
     JobsortStatus::InvalidArgument,
@@ -51,6 +53,7 @@ const ALL_STATUSES: [JobsortStatus; 12] = [
     JobsortStatus::NotFinite,
     JobsortStatus::WrongHandle,
     JobsortStatus::Panic,
+    JobsortStatus::OutOfMemory,
 ];
 
 impl JobsortStatus {
@@ -69,6 +72,7 @@ impl JobsortStatus {
             JobsortStatus::NotFinite => c"a value is not finite",
             JobsortStatus::WrongHandle => c"not a live handle of the expected kind",
             JobsortStatus::Panic => c"internal error (caught panic)",
+            JobsortStatus::OutOfMemory => c"out of memory",
         }
     }
 }
@@ -95,6 +99,13 @@ impl Failure {
     }
     pub(super) fn null(what: &str) -> Failure {
         Failure::new(JobsortStatus::NullArgument, format!("`{what}` is NULL"))
+    }
+    /// `what` (the call's own working memory) could not be allocated.
+    pub(super) fn out_of_memory(what: &str) -> Failure {
+        Failure::new(
+            JobsortStatus::OutOfMemory,
+            format!("out of memory: cannot allocate {what}"),
+        )
     }
 }
 
@@ -231,7 +242,7 @@ mod tests {
         let unknown = unsafe { CStr::from_ptr(jobsort_error_message(-1)) };
         assert_eq!(unknown, c"unknown status code");
         // SAFETY: static string.
-        let past_the_last = unsafe { CStr::from_ptr(jobsort_error_message(12)) };
+        let past_the_last = unsafe { CStr::from_ptr(jobsort_error_message(13)) };
         assert_eq!(past_the_last, c"unknown status code");
     }
 
@@ -252,5 +263,18 @@ mod tests {
         );
         assert_eq!(guard_status("jobsort_test", || Ok(())), JobsortStatus::Ok);
         assert_eq!(last_error(), "");
+    }
+
+    #[test]
+    fn out_of_memory_is_a_status_with_a_message() {
+        let s = guard_status("jobsort_test", || {
+            Err(Failure::out_of_memory("the column list"))
+        });
+        assert_eq!(s, JobsortStatus::OutOfMemory);
+        assert_eq!(jobsort_last_status(), JobsortStatus::OutOfMemory);
+        assert_eq!(
+            last_error(),
+            "jobsort_test: out of memory: cannot allocate the column list"
+        );
     }
 }
