@@ -266,7 +266,7 @@ fn bad_arguments_from_c_are_error_codes_never_crashes() {
     assert!(passed >= 130, "only {passed} checks ran:\n{stdout}");
 }
 
-/// Every `extern "C"` function of src/capi.rs is declared in the checked-in header (build.rs
+/// Every `extern "C"` function of src/capi/ is declared in the checked-in header (build.rs
 /// regenerates it; this catches a generation failure that was only a warning).
 #[test]
 fn header_declares_every_entry_point() {
