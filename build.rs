@@ -9,13 +9,14 @@ fn main() {
     generate_c_header();
 }
 
-/// src/capi.rs -> include/jobsort.h (cbindgen, configured by cbindgen.toml).
+/// src/capi/ -> include/jobsort.h (cbindgen, configured by cbindgen.toml; it reads
+/// `src/capi/mod.rs` and follows its `mod` declarations).
 ///
 /// The header is checked in, so it is rewritten only when its content changes (a clean
 /// checkout stays clean), atomically (temp file + rename). A failure here never fails the
 /// build: it becomes a cargo warning and the checked-in header stays as it was.
 fn generate_c_header() {
-    println!("cargo:rerun-if-changed=src/capi.rs");
+    println!("cargo:rerun-if-changed=src/capi");
     println!("cargo:rerun-if-changed=cbindgen.toml");
     let dir = std::path::PathBuf::from(
         std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".to_string()),
@@ -30,7 +31,7 @@ fn generate_c_header() {
     };
     let bindings = match cbindgen::Builder::new()
         .with_config(config)
-        .with_src(dir.join("src").join("capi.rs"))
+        .with_src(dir.join("src").join("capi").join("mod.rs"))
         .generate()
     {
         Ok(b) => b,

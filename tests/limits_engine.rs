@@ -30,6 +30,62 @@ fn snapshot(e: &LimitEngine) -> String {
     serde_json::to_string(&e.query()).unwrap()
 }
 
+/// Issue 18 item 4: with limits of `i64::MAX`, two jobs of `i64::MAX` nodes used to pass
+/// every check and wrap the counters (`cur_nodes = -2` in a release build). Sizes are
+/// flux's C `int`: a larger one is an error naming the field, at the engine and in event
+/// files, and the largest valid sizes keep every counter exact.
+#[test]
+fn job_sizes_beyond_flux_int_are_errors_naming_the_field() {
+    let unlimited = "[[association]]\nuser='u'\nbank='A'\nmax_nodes=9223372036854775807\n\
+        max_cores=9223372036854775807\nmax_running_jobs=100\nmax_active_jobs=100\n";
+    let mut e = engine(unlimited);
+    let before = snapshot(&e);
+    for (nnodes, ncores, field) in [
+        (i64::MAX, 1, "nnodes"),
+        (1, i64::MAX, "ncores"),
+        (1, -1, "ncores"),
+    ] {
+        let spec = JobSpec {
+            ncores,
+            ..job("huge", nnodes)
+        };
+        match e.submit(spec) {
+            Err(LimitError::InvalidJob { job, reason }) => {
+                assert_eq!(job, "huge");
+                assert!(reason.starts_with(&format!("{field} = ")), "{reason}");
+                assert!(reason.contains("2147483647"), "{reason}");
+            }
+            other => panic!("{nnodes} nodes, {ncores} cores: {other:?}"),
+        }
+        assert_eq!(snapshot(&e), before);
+    }
+    for id in ["a", "b", "c"] {
+        assert_eq!(
+            e.submit(job(id, i64::from(i32::MAX))).unwrap(),
+            SubmitOutcome::Ready
+        );
+        e.run(id).unwrap();
+    }
+    let a = &e.associations()[0].counters;
+    assert_eq!(
+        (a.cur_nodes, a.cur_cores),
+        (3 * i64::from(i32::MAX), 3 * i64::from(i32::MAX))
+    );
+    e.check_consistency().unwrap();
+
+    let line = format!(
+        r#"{{"op":"submit","job":"x","user":"u","nnodes":{}}}"#,
+        i64::MAX
+    );
+    let err = parse_event_line("ev.jsonl", 7, &line)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("ev.jsonl:7: nnodes = 9223372036854775807 is out of range"),
+        "{err}"
+    );
+}
+
 const OVERSHOOT: &str =
     "[[association]]\nuser='u'\nbank='A'\nmax_nodes=4\nmax_running_jobs=100\nmax_active_jobs=100\n";
 

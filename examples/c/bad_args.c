@@ -1,7 +1,7 @@
 /*
  * Calls every jobsort C entry point with bad arguments (NULL handles, NULL columns, an
  * invalid formula, unknown columns and resource types, n = 0, out-of-range indices, the
- * wrong kind of handle, invalid UTF-8, non-finite values) and checks that each returns the
+ * wrong kind of handle, invalid UTF-8, non-finite values, outputs overlapping inputs) and checks that each returns the
  * documented status and a message naming the function and the argument: never a crash.
  * Then checks that the library still works. Run by tests/capi_c.rs; also clean under
  * valgrind.
@@ -192,7 +192,12 @@ int main(void) {
            "(column `foo`) is NULL");
     EXPECT(jobsort_eval(formula, columns, (size_t)-1, out, errors), JOBSORT_STATUS_INVALID_ARGUMENT,
            "is too large");
-    CHECK(out[0] == -1 && errors[0] == 7); /* nothing written on failure */
+    /* The results are written where the inputs are read: no output may overlap them. */
+    EXPECT(jobsort_eval(formula, columns, 3, foo, errors), JOBSORT_STATUS_INVALID_ARGUMENT,
+           "`out` overlaps columns[");
+    EXPECT(jobsort_eval(formula, columns, 3, out, (uint8_t *)out), JOBSORT_STATUS_INVALID_ARGUMENT,
+           "`out` and `errors` overlap");
+    CHECK(out[0] == -1 && errors[0] == 7 && foo[0] == 0.5); /* nothing written on failure */
     EXPECT(jobsort_eval(formula, columns, 3, out, errors), JOBSORT_STATUS_OK, "");
     CHECK(out[0] == 2.5 && out[1] == 3 && out[2] == 16);
     CHECK(errors[0] == 0 && errors[1] == 0 && errors[2] == 0);

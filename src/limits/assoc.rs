@@ -1,5 +1,7 @@
-//! Associations, queues, their limits and counters, and the limit predicates
-//! (flux-accounting `accounting.cpp`; reference `slurm_flux.md` §2.1, §2.5).
+//! Associations, queues, their limits, updates of the limits, their counters, and the limit
+//! predicates (flux-accounting `accounting.cpp`; reference `slurm_flux.md` §2.1, §2.5).
+
+use std::collections::BTreeMap;
 
 use serde::{Serialize, Serializer};
 
@@ -69,6 +71,114 @@ impl Default for QueueLimits {
     }
 }
 
+/// A partial update of an association's limits: `None` keeps the value, `Some(-1)` resets
+/// it to flux's default (as `flux account edit-user --X=-1`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AssocUpdate {
+    /// New `max_running_jobs`.
+    pub max_running_jobs: Option<i64>,
+    /// New `max_active_jobs`.
+    pub max_active_jobs: Option<i64>,
+    /// New `max_nodes`.
+    pub max_nodes: Option<i64>,
+    /// New `max_cores`.
+    pub max_cores: Option<i64>,
+    /// New `max_sched_jobs`.
+    pub max_sched_jobs: Option<i64>,
+    /// New queue list.
+    pub queues: Option<Vec<String>>,
+    /// New active flag.
+    pub active: Option<bool>,
+}
+
+/// A partial update of a queue's limits (`-1` resets to the default).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct QueueUpdate {
+    /// New priority.
+    pub priority: Option<i64>,
+    /// New `max_running_jobs`.
+    pub max_running_jobs: Option<i64>,
+    /// New `max_nodes_per_assoc`.
+    pub max_nodes_per_assoc: Option<i64>,
+    /// New `max_sched_jobs`.
+    pub max_sched_jobs: Option<i64>,
+    /// New `max_sched_nodes_per_assoc`.
+    pub max_sched_nodes_per_assoc: Option<i64>,
+    /// New `max_sched_cores_per_assoc`.
+    pub max_sched_cores_per_assoc: Option<i64>,
+}
+
+/// `new` replaces `slot`; `-1` resets it to `default` (flux's reset); `None` keeps it.
+fn set_or_reset(slot: &mut i64, new: Option<i64>, default: i64) {
+    if let Some(v) = new {
+        *slot = if v == -1 { default } else { v };
+    }
+}
+
+impl AssocLimits {
+    /// Applies an update (the queue names are checked by the engine, which knows the
+    /// queues).
+    pub fn apply(&mut self, update: &AssocUpdate) {
+        let d = AssocLimits::default();
+        set_or_reset(
+            &mut self.max_running_jobs,
+            update.max_running_jobs,
+            d.max_running_jobs,
+        );
+        set_or_reset(
+            &mut self.max_active_jobs,
+            update.max_active_jobs,
+            d.max_active_jobs,
+        );
+        set_or_reset(&mut self.max_nodes, update.max_nodes, d.max_nodes);
+        set_or_reset(&mut self.max_cores, update.max_cores, d.max_cores);
+        set_or_reset(
+            &mut self.max_sched_jobs,
+            update.max_sched_jobs,
+            d.max_sched_jobs,
+        );
+        if let Some(queues) = &update.queues {
+            self.queues = queues.clone();
+        }
+        if let Some(active) = update.active {
+            self.active = active;
+        }
+    }
+}
+
+impl QueueLimits {
+    /// Applies an update.
+    pub fn apply(&mut self, update: &QueueUpdate) {
+        let d = QueueLimits::default();
+        set_or_reset(&mut self.priority, update.priority, d.priority);
+        set_or_reset(
+            &mut self.max_running_jobs,
+            update.max_running_jobs,
+            d.max_running_jobs,
+        );
+        set_or_reset(
+            &mut self.max_nodes_per_assoc,
+            update.max_nodes_per_assoc,
+            d.max_nodes_per_assoc,
+        );
+        set_or_reset(
+            &mut self.max_sched_jobs,
+            update.max_sched_jobs,
+            d.max_sched_jobs,
+        );
+        set_or_reset(
+            &mut self.max_sched_nodes_per_assoc,
+            update.max_sched_nodes_per_assoc,
+            d.max_sched_nodes_per_assoc,
+        );
+        set_or_reset(
+            &mut self.max_sched_cores_per_assoc,
+            update.max_sched_cores_per_assoc,
+            d.max_sched_cores_per_assoc,
+        );
+    }
+}
+
 /// An association's usage of one queue (flux `QueueUsage`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct QueueUsage {
@@ -102,6 +212,36 @@ pub struct Counters {
     pub cur_sched_nodes: i64,
     /// Cores of jobs in SCHED (all queues).
     pub cur_sched_cores: i64,
+}
+
+/// An association with its limits, counters and held list.
+#[derive(Clone, Debug)]
+pub struct Association {
+    /// User name.
+    pub user: String,
+    /// Bank name.
+    pub bank: String,
+    /// Numeric user id (flux `userid`; 65534 when unknown).
+    pub userid: i64,
+    /// Fairshare value (shown in the query only).
+    pub fairshare: f64,
+    /// Limits.
+    pub limits: AssocLimits,
+    /// Counters.
+    pub counters: Counters,
+    /// Usage per known queue (by queue index), created on first use as flux does.
+    pub queue_usage: BTreeMap<usize, QueueUsage>,
+    /// Held jobs in FIFO order.
+    pub held: Vec<String>,
+}
+
+/// A queue known to the engine.
+#[derive(Clone, Debug)]
+pub struct Queue {
+    /// Name.
+    pub name: String,
+    /// Limits.
+    pub limits: QueueLimits,
 }
 
 /// A flux-accounting dependency: a soft limit holding a job in DEPEND.

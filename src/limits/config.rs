@@ -32,7 +32,7 @@ use std::collections::HashSet;
 use serde::Deserialize;
 
 use super::assoc::{AssocLimits, QueueLimits};
-use super::error::LoadError;
+use super::error::LimitsFileError;
 
 /// Engine options.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
@@ -147,10 +147,10 @@ fn line_of(text: &str, byte: usize) -> usize {
 impl LimitsConfig {
     /// Parses TOML, or JSON when the text starts with `{` (after whitespace). `name` is
     /// the file name used in error locations.
-    pub fn parse(name: &str, text: &str) -> Result<LimitsConfig, LoadError> {
+    pub fn parse(name: &str, text: &str) -> Result<LimitsConfig, LimitsFileError> {
         let raw: RawConfig = if text.trim_start().starts_with('{') {
             serde_json::from_str(text).map_err(|e| {
-                LoadError::new(
+                LimitsFileError::new(
                     format!("{name}:{}", e.line()),
                     strip_position(&e.to_string()),
                 )
@@ -158,22 +158,22 @@ impl LimitsConfig {
         } else {
             toml::from_str(text).map_err(|e| {
                 let line = e.span().map(|s| line_of(text, s.start)).unwrap_or(1);
-                LoadError::new(format!("{name}:{line}"), e.message().to_string())
+                LimitsFileError::new(format!("{name}:{line}"), e.message().to_string())
             })?
         };
         Self::from_raw(name, raw)
     }
 
-    fn from_raw(name: &str, raw: RawConfig) -> Result<LimitsConfig, LoadError> {
+    fn from_raw(name: &str, raw: RawConfig) -> Result<LimitsConfig, LimitsFileError> {
         let mut queues = Vec::new();
         let mut qnames = HashSet::new();
         for (i, q) in raw.queue.into_iter().enumerate() {
             let at = || format!("{name}: queue[{i}]");
             if q.name.is_empty() {
-                return Err(LoadError::new(at(), "queue name is empty"));
+                return Err(LimitsFileError::new(at(), "queue name is empty"));
             }
             if !qnames.insert(q.name.clone()) {
-                return Err(LoadError::new(
+                return Err(LimitsFileError::new(
                     at(),
                     format!("duplicate queue \"{}\"", q.name),
                 ));
@@ -205,14 +205,17 @@ impl LimitsConfig {
         for (i, a) in raw.association.into_iter().enumerate() {
             let at = || format!("{name}: association[{i}] ({}/{})", a.user, a.bank);
             if a.user.is_empty() || a.bank.is_empty() {
-                return Err(LoadError::new(at(), "user and bank must not be empty"));
+                return Err(LimitsFileError::new(
+                    at(),
+                    "user and bank must not be empty",
+                ));
             }
             if !keys.insert((a.user.clone(), a.bank.clone())) {
-                return Err(LoadError::new(at(), "duplicate association"));
+                return Err(LimitsFileError::new(at(), "duplicate association"));
             }
             let queues_list = a.queues.clone().unwrap_or_default();
             if let Some(q) = queues_list.iter().find(|q| !qnames.contains(*q)) {
-                return Err(LoadError::new(
+                return Err(LimitsFileError::new(
                     at(),
                     format!("queue \"{q}\" is not defined by any [[queue]]"),
                 ));
@@ -243,10 +246,10 @@ impl LimitsConfig {
     }
 
     /// Reads and parses a configuration file.
-    pub fn load(path: &std::path::Path) -> Result<LimitsConfig, LoadError> {
+    pub fn load(path: &std::path::Path) -> Result<LimitsConfig, LimitsFileError> {
         let name = path.display().to_string();
         let text = std::fs::read_to_string(path)
-            .map_err(|e| LoadError::new(name.clone(), format!("cannot read: {e}")))?;
+            .map_err(|e| LimitsFileError::new(name.clone(), format!("cannot read: {e}")))?;
         Self::parse(&name, &text)
     }
 }

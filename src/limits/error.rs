@@ -1,6 +1,6 @@
 //! Errors of the limit engine and its loaders. Every error says what and where.
 
-use super::engine::JobState;
+use super::job::JobState;
 
 /// An operation the engine refuses; the engine state is unchanged.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -71,17 +71,17 @@ impl std::fmt::Debug for StateName {
 /// `file:line` (or `file` plus a path into the document when no line is known).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{location}: {message}")]
-pub struct LoadError {
+pub struct LimitsFileError {
     /// Where: `file:line`, `file: association[2]`, `file: queue_table`.
     pub location: String,
     /// What.
     pub message: String,
 }
 
-impl LoadError {
+impl LimitsFileError {
     /// A new error.
     pub fn new(location: impl Into<String>, message: impl Into<String>) -> Self {
-        LoadError {
+        LimitsFileError {
             location: location.into(),
             message: message.into(),
         }

@@ -17,9 +17,11 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::assoc::{AssocUpdate, QueueUpdate};
 use super::config::strip_position;
-use super::engine::{AssocUpdate, Change, JobSpec, LimitEngine, QueueUpdate};
-use super::error::{LimitError, LoadError};
+use super::engine::LimitEngine;
+use super::error::{LimitError, LimitsFileError};
+use super::job::{Change, JobSpec};
 use super::state::AssocSummary;
 
 /// One operation.
@@ -130,10 +132,10 @@ struct RawQueueUpdate {
 }
 
 /// Parses one line (`name:line` is used in the error).
-pub fn parse_event_line(name: &str, line: usize, text: &str) -> Result<Op, LoadError> {
+pub fn parse_event_line(name: &str, line: usize, text: &str) -> Result<Op, LimitsFileError> {
     let at = || format!("{name}:{line}");
     let raw: RawEvent = serde_json::from_str(text)
-        .map_err(|e| LoadError::new(at(), strip_position(&e.to_string())))?;
+        .map_err(|e| LimitsFileError::new(at(), strip_position(&e.to_string())))?;
     Ok(match raw {
         RawEvent::Submit {
             job,
@@ -144,21 +146,18 @@ pub fn parse_event_line(name: &str, line: usize, text: &str) -> Result<Op, LoadE
             ncores,
         } => {
             let nnodes = nnodes.unwrap_or(1);
-            let ncores = ncores.unwrap_or(nnodes);
-            if nnodes < 0 || ncores < 0 {
-                return Err(LoadError::new(
-                    at(),
-                    "nnodes and ncores must not be negative",
-                ));
-            }
-            Op::Submit(JobSpec {
+            let spec = JobSpec {
                 id: job,
                 user,
                 bank,
                 queue,
                 nnodes,
-                ncores,
-            })
+                ncores: ncores.unwrap_or(nnodes),
+            };
+            if let Some(message) = spec.size_error() {
+                return Err(LimitsFileError::new(at(), message));
+            }
+            Op::Submit(spec)
         }
         RawEvent::Run { job } => Op::Run(job),
         RawEvent::End { job } => Op::End(job),
@@ -193,7 +192,7 @@ pub fn parse_event_line(name: &str, line: usize, text: &str) -> Result<Op, LoadE
             },
         },
         RawEvent::Update { .. } => {
-            return Err(LoadError::new(
+            return Err(LimitsFileError::new(
                 at(),
                 "update needs exactly one of \"association\" or \"queue\"",
             ));
@@ -202,7 +201,7 @@ pub fn parse_event_line(name: &str, line: usize, text: &str) -> Result<Op, LoadE
 }
 
 /// Parses a whole event file; the first bad line is the error.
-pub fn parse_events(name: &str, text: &str) -> Result<Vec<Event>, LoadError> {
+pub fn parse_events(name: &str, text: &str) -> Result<Vec<Event>, LimitsFileError> {
     let mut out = Vec::new();
     for (i, l) in text.lines().enumerate() {
         if l.trim().is_empty() {

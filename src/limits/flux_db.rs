@@ -14,17 +14,17 @@ use rusqlite::{Connection, OpenFlags, types::ValueRef};
 
 use super::assoc::{AssocLimits, QueueLimits};
 use super::config::{AssocConfig, LimitsConfig, Options, QueueConfig, limit_or_default};
-use super::error::LoadError;
+use super::error::LimitsFileError;
 
-fn columns(conn: &Connection, at: &str, table: &str) -> Result<HashSet<String>, LoadError> {
+fn columns(conn: &Connection, at: &str, table: &str) -> Result<HashSet<String>, LimitsFileError> {
     let mut stmt = conn
         .prepare(&format!("PRAGMA table_info({table})"))
-        .map_err(|e| LoadError::new(at, e.to_string()))?;
+        .map_err(|e| LimitsFileError::new(at, e.to_string()))?;
     let names = stmt
         .query_map([], |r| r.get::<_, String>(1))
-        .map_err(|e| LoadError::new(at, e.to_string()))?
+        .map_err(|e| LimitsFileError::new(at, e.to_string()))?
         .collect::<Result<HashSet<_>, _>>()
-        .map_err(|e| LoadError::new(at, e.to_string()))?;
+        .map_err(|e| LimitsFileError::new(at, e.to_string()))?;
     Ok(names)
 }
 
@@ -57,7 +57,7 @@ impl Row {
         self.cells.iter().find(|(n, _)| n == col).map(|(_, c)| c)
     }
 
-    fn text(&self, col: &str) -> Result<Option<String>, LoadError> {
+    fn text(&self, col: &str) -> Result<Option<String>, LimitsFileError> {
         match self.get(col) {
             None | Some(Cell::Null) => Ok(None),
             Some(Cell::Text(s)) => Ok(Some(s.clone())),
@@ -66,31 +66,31 @@ impl Row {
         }
     }
 
-    fn int(&self, col: &str) -> Result<Option<i64>, LoadError> {
+    fn int(&self, col: &str) -> Result<Option<i64>, LimitsFileError> {
         match self.get(col) {
             None | Some(Cell::Null) => Ok(None),
             Some(Cell::Int(i)) => Ok(Some(*i)),
             Some(Cell::Real(f)) if f.fract() == 0.0 && f.abs() < 9.0e15 => Ok(Some(*f as i64)),
             Some(Cell::Text(s)) => s.trim().parse().map(Some).map_err(|_| {
-                LoadError::new(
+                LimitsFileError::new(
                     &self.at,
                     format!("column {col}: expected an integer, got {s:?}"),
                 )
             }),
-            Some(Cell::Real(f)) => Err(LoadError::new(
+            Some(Cell::Real(f)) => Err(LimitsFileError::new(
                 &self.at,
                 format!("column {col}: expected an integer, got {f}"),
             )),
         }
     }
 
-    fn real(&self, col: &str) -> Result<Option<f64>, LoadError> {
+    fn real(&self, col: &str) -> Result<Option<f64>, LimitsFileError> {
         match self.get(col) {
             None | Some(Cell::Null) => Ok(None),
             Some(Cell::Int(i)) => Ok(Some(*i as f64)),
             Some(Cell::Real(f)) => Ok(Some(*f)),
             Some(Cell::Text(s)) => s.trim().parse().map(Some).map_err(|_| {
-                LoadError::new(
+                LimitsFileError::new(
                     &self.at,
                     format!("column {col}: expected a number, got {s:?}"),
                 )
@@ -105,17 +105,17 @@ fn read_rows(
     table: &str,
     wanted: &[&str],
     required: &[&str],
-) -> Result<Vec<Row>, LoadError> {
+) -> Result<Vec<Row>, LimitsFileError> {
     let at = format!("{name}: {table}");
     let have = columns(conn, &at, table)?;
     if have.is_empty() {
-        return Err(LoadError::new(
+        return Err(LimitsFileError::new(
             at,
             "table not found (not a flux-accounting database?)",
         ));
     }
     if let Some(c) = required.iter().find(|c| !have.contains(**c)) {
-        return Err(LoadError::new(
+        return Err(LimitsFileError::new(
             at,
             format!("required column {c} is missing"),
         ));
@@ -131,21 +131,23 @@ fn read_rows(
     );
     let mut stmt = conn
         .prepare(&sql)
-        .map_err(|e| LoadError::new(&at, e.to_string()))?;
+        .map_err(|e| LimitsFileError::new(&at, e.to_string()))?;
     let mut rows = stmt
         .query([])
-        .map_err(|e| LoadError::new(&at, e.to_string()))?;
+        .map_err(|e| LimitsFileError::new(&at, e.to_string()))?;
     let mut out = Vec::new();
     while let Some(r) = rows
         .next()
-        .map_err(|e| LoadError::new(&at, e.to_string()))?
+        .map_err(|e| LimitsFileError::new(&at, e.to_string()))?
     {
-        let rowid: i64 = r.get(0).map_err(|e| LoadError::new(&at, e.to_string()))?;
+        let rowid: i64 = r
+            .get(0)
+            .map_err(|e| LimitsFileError::new(&at, e.to_string()))?;
         let mut cells = Vec::with_capacity(cols.len());
         for (i, c) in cols.iter().enumerate() {
             let v = r
                 .get_ref(i + 1)
-                .map_err(|e| LoadError::new(&at, e.to_string()))?;
+                .map_err(|e| LimitsFileError::new(&at, e.to_string()))?;
             cells.push((c.to_string(), cell(v)));
         }
         out.push(Row {
@@ -157,13 +159,13 @@ fn read_rows(
 }
 
 /// Loads associations and queues from a flux-accounting database.
-pub fn load_flux_db(path: &Path) -> Result<LimitsConfig, LoadError> {
+pub fn load_flux_db(path: &Path) -> Result<LimitsConfig, LimitsFileError> {
     let name = path.display().to_string();
     let conn = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )
-    .map_err(|e| LoadError::new(&name, format!("cannot open database: {e}")))?;
+    .map_err(|e| LimitsFileError::new(&name, format!("cannot open database: {e}")))?;
 
     let qrows = read_rows(
         &conn,
@@ -185,10 +187,13 @@ pub fn load_flux_db(path: &Path) -> Result<LimitsConfig, LoadError> {
     let mut qnames = HashSet::new();
     for r in qrows {
         let Some(qname) = r.text("queue")? else {
-            return Err(LoadError::new(&r.at, "queue is NULL"));
+            return Err(LimitsFileError::new(&r.at, "queue is NULL"));
         };
         if !qnames.insert(qname.clone()) {
-            return Err(LoadError::new(&r.at, format!("duplicate queue {qname:?}")));
+            return Err(LimitsFileError::new(
+                &r.at,
+                format!("duplicate queue {qname:?}"),
+            ));
         }
         queues.push(QueueConfig {
             name: qname,
@@ -238,10 +243,10 @@ pub fn load_flux_db(path: &Path) -> Result<LimitsConfig, LoadError> {
     let mut default_named: Vec<(String, String)> = Vec::new();
     for r in arows {
         let (Some(user), Some(bank)) = (r.text("username")?, r.text("bank")?) else {
-            return Err(LoadError::new(&r.at, "username or bank is NULL"));
+            return Err(LimitsFileError::new(&r.at, "username or bank is NULL"));
         };
         if !keys.insert((user.clone(), bank.clone())) {
-            return Err(LoadError::new(
+            return Err(LimitsFileError::new(
                 &r.at,
                 format!("duplicate association {user}/{bank}"),
             ));

@@ -43,7 +43,7 @@
 //! # Loading
 //! [`LimitsConfig::parse`] (TOML or JSON, see [`config`]), `flux_db::load_flux_db` (a
 //! flux-accounting SQLite database; feature `flux-db`), [`events::parse_events`]
-//! (JSON-lines events).
+//! (JSON-lines events). Their errors are [`LimitsFileError`]s, located `file:line`.
 
 pub mod assoc;
 pub mod config;
@@ -52,10 +52,14 @@ pub mod error;
 pub mod events;
 #[cfg(feature = "flux-db")]
 pub mod flux_db;
+pub mod job;
 pub mod state;
 
-pub use assoc::{AssocLimits, Dependency, INT_MAX, QueueLimits};
+pub use assoc::{
+    AssocLimits, AssocUpdate, Association, Dependency, INT_MAX, Queue, QueueLimits, QueueUpdate,
+};
 pub use config::{AssocConfig, LimitsConfig, Options, QueueConfig};
-pub use engine::{AssocUpdate, Change, JobSpec, JobState, LimitEngine, QueueUpdate, SubmitOutcome};
-pub use error::{LimitError, LoadError};
+pub use engine::LimitEngine;
+pub use error::{LimitError, LimitsFileError};
+pub use job::{Change, Job, JobSpec, JobState, MAX_JOB_SIZE, SubmitOutcome};
 pub use state::QueryState;

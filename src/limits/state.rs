@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use serde::{Serialize, Serializer};
 
-use super::assoc::{Dependency, QueueUsage};
-use super::engine::{Association, LimitEngine};
+use super::assoc::{Association, Dependency, QueueUsage};
+use super::engine::LimitEngine;
 
 /// A list of pairs serialized as a JSON object in list order (flux's `held_jobs` object
 /// keeps the FIFO order this way).

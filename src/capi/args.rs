@@ -1,0 +1,58 @@
+//! Checking what C hands in (strings, out-pointers, lengths) and making strings for C.
+
+use super::status::{Failure, JobsortStatus};
+use std::ffi::{CStr, CString, c_char};
+
+/// # Safety
+/// `p` is NULL or a NUL-terminated string.
+pub(super) unsafe fn str_arg<'a>(p: *const c_char, what: &str) -> Result<&'a str, Failure> {
+    if p.is_null() {
+        return Err(Failure::null(what));
+    }
+    // SAFETY: non-null and NUL-terminated (caller contract).
+    let bytes = unsafe { CStr::from_ptr(p) };
+    bytes.to_str().map_err(|e| {
+        Failure::new(
+            JobsortStatus::InvalidUtf8,
+            format!(
+                "`{what}` is not valid UTF-8 (invalid byte at offset {})",
+                e.valid_up_to()
+            ),
+        )
+    })
+}
+
+/// Write through an out-pointer after checking it.
+///
+/// # Safety
+/// `p` is NULL or valid for a write of `T`.
+pub(super) unsafe fn write_out<T>(p: *mut T, what: &str, value: T) -> Result<(), Failure> {
+    if p.is_null() {
+        return Err(Failure::null(what));
+    }
+    // SAFETY: non-null and writable (caller contract).
+    unsafe { p.write(value) };
+    Ok(())
+}
+
+pub(super) fn check_len(n: usize) -> Result<(), Failure> {
+    if n == 0 {
+        return Err(Failure::new(
+            JobsortStatus::NoJobs,
+            "n is 0: there are no jobs",
+        ));
+    }
+    if n > isize::MAX as usize / size_of::<f64>() {
+        return Err(Failure::new(
+            JobsortStatus::InvalidArgument,
+            format!("n = {n} is too large"),
+        ));
+    }
+    Ok(())
+}
+
+/// A string for C: interior NUL bytes (which cannot occur in a formula that got this far,
+/// but a message may quote anything) become U+FFFD.
+pub(super) fn c_string(s: &str) -> CString {
+    CString::new(s.replace('\0', "\u{fffd}")).unwrap_or_default()
+}

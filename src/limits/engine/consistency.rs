@@ -1,0 +1,78 @@
+//! A recount of every counter from the job states, checked against the kept counters: the
+//! invariant the property tests and limit storms check after every operation.
+
+use std::collections::BTreeMap;
+
+use super::LimitEngine;
+use crate::limits::assoc::{Counters, QueueUsage};
+use crate::limits::job::JobState;
+
+impl LimitEngine {
+    /// Recounts every association's counters from the job states and compares them with
+    /// the kept counters; also checks held lists against job states. For tests and
+    /// debugging; returns the first discrepancy.
+    pub fn check_consistency(&self) -> Result<(), String> {
+        let mut counters = vec![Counters::default(); self.assocs.len()];
+        let mut qusage: Vec<BTreeMap<usize, QueueUsage>> = vec![BTreeMap::new(); self.assocs.len()];
+        for (id, job) in &self.jobs {
+            let c = &mut counters[job.assoc];
+            match job.state {
+                JobState::Inactive => continue,
+                JobState::Depend => {
+                    if job.deps.is_empty() {
+                        return Err(format!("job {id} is in DEPEND without dependencies"));
+                    }
+                    if !self.assocs[job.assoc].held.contains(id) {
+                        return Err(format!("job {id} is held but not in the held list"));
+                    }
+                }
+                JobState::Sched => {
+                    c.cur_sched_jobs += 1;
+                    c.cur_sched_nodes += job.nnodes;
+                    c.cur_sched_cores += job.ncores;
+                    if let Some(qi) = job.queue {
+                        let q = qusage[job.assoc].entry(qi).or_default();
+                        q.cur_sched_jobs += 1;
+                        q.cur_sched_nodes += job.nnodes;
+                        q.cur_sched_cores += job.ncores;
+                    }
+                }
+                JobState::Run => {
+                    c.cur_run_jobs += 1;
+                    c.cur_nodes += job.nnodes;
+                    c.cur_cores += job.ncores;
+                    if let Some(qi) = job.queue {
+                        let q = qusage[job.assoc].entry(qi).or_default();
+                        q.cur_run_jobs += 1;
+                        q.cur_nodes += job.nnodes;
+                    }
+                }
+            }
+            c.cur_active_jobs += 1;
+        }
+        for (i, a) in self.assocs.iter().enumerate() {
+            if a.counters != counters[i] {
+                return Err(format!(
+                    "{}/{}: counters {:?} but recount {:?}",
+                    a.user, a.bank, a.counters, counters[i]
+                ));
+            }
+            for (qi, u) in &a.queue_usage {
+                let want = qusage[i].get(qi).copied().unwrap_or_default();
+                if *u != want {
+                    return Err(format!(
+                        "{}/{}: queue {} usage {:?} but recount {:?}",
+                        a.user, a.bank, self.queues[*qi].name, u, want
+                    ));
+                }
+            }
+            for h in &a.held {
+                match self.jobs.get(h) {
+                    Some(j) if j.state == JobState::Depend && j.assoc == i => {}
+                    _ => return Err(format!("{}/{}: held job {h} is not held", a.user, a.bank)),
+                }
+            }
+        }
+        Ok(())
+    }
+}

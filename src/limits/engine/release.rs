@@ -1,0 +1,101 @@
+//! Release passes (flux `check_and_release_held_jobs`): held jobs whose dependencies are
+//! satisfied enter SCHED, with pass-local headroom so one pass cannot hand the same
+//! `max_running_jobs` slot to two jobs.
+
+use super::{LimitEngine, enter_sched};
+use crate::limits::assoc::{CheckContext, Dependency, Pending, QueueUsage};
+use crate::limits::job::{Change, JobState};
+
+impl LimitEngine {
+    /// A release pass over every association with held jobs, in configuration order.
+    pub fn release_all(&mut self) -> Vec<Change> {
+        let mut changes = Vec::new();
+        for a in 0..self.assocs.len() {
+            if !self.assocs[a].held.is_empty() {
+                self.release_pass(a, &mut changes);
+            }
+        }
+        changes
+    }
+
+    /// flux `check_and_release_held_jobs`: one pass over the held list in insertion order,
+    /// no head-of-line blocking; each satisfied dependency is removed at once; a job left
+    /// with none enters SCHED and its run headroom is reserved in pass-local counters.
+    pub(super) fn release_pass(&mut self, a: usize, changes: &mut Vec<Change>) {
+        let held = std::mem::take(&mut self.assocs[a].held);
+        let mut still_held = Vec::with_capacity(held.len());
+        let mut pending_run = 0i64;
+        // (queue index, released jobs): a handful of queues at most, a Vec beats a map.
+        let mut pending_queue_run: Vec<(usize, i64)> = Vec::new();
+        let count_sched = self.options.count_sched_in_resources;
+        for id in held {
+            let Some(job) = self.jobs.get_mut(&id) else {
+                continue; // unreachable: held ids are always known jobs
+            };
+            let assoc = &mut self.assocs[a];
+            let empty = QueueUsage::default();
+            let ctx = CheckContext {
+                limits: &assoc.limits,
+                counters: &assoc.counters,
+                queue: job.queue.map(|qi| {
+                    (
+                        &self.queues[qi].limits,
+                        assoc.queue_usage.get(&qi).unwrap_or(&empty),
+                    )
+                }),
+                nnodes: job.nnodes,
+                ncores: job.ncores,
+                pending: Pending {
+                    run_jobs: pending_run,
+                    queue_run_jobs: job
+                        .queue
+                        .and_then(|qi| pending_queue_run.iter().find(|p| p.0 == qi))
+                        .map_or(0, |p| p.1),
+                },
+                count_sched_in_resources: count_sched,
+            };
+            let before = job.deps.len();
+            let mut kept = Vec::with_capacity(before);
+            for &dep in &job.deps {
+                if ctx.hits(dep) {
+                    kept.push(dep);
+                } else {
+                    changes.push(Change::DependencyRemove {
+                        job: id.clone(),
+                        dependency_remove: dep,
+                    });
+                }
+            }
+            // Under count_sched_in_resources a job about to leave DEPEND must also fit
+            // the association's node/core headroom, even if that limit was not one of its
+            // dependencies (it may have been held by another limit when it fit): else it
+            // gets `max-resources-user-limit` now. flux re-checks only the held
+            // dependencies, one way its overshoot happens.
+            if kept.is_empty() && count_sched && ctx.hits(Dependency::MaxResourcesUser) {
+                kept.push(Dependency::MaxResourcesUser);
+                changes.push(Change::DependencyAdd {
+                    job: id.clone(),
+                    dependency_add: Dependency::MaxResourcesUser,
+                });
+            }
+            job.deps = kept;
+            if job.deps.is_empty() {
+                enter_sched(assoc, job);
+                changes.push(Change::State {
+                    job: id.clone(),
+                    state: JobState::Sched,
+                });
+                pending_run += 1;
+                if let Some(qi) = job.queue {
+                    match pending_queue_run.iter_mut().find(|p| p.0 == qi) {
+                        Some(p) => p.1 += 1,
+                        None => pending_queue_run.push((qi, 1)),
+                    }
+                }
+            } else {
+                still_held.push(id);
+            }
+        }
+        self.assocs[a].held = still_held;
+    }
+}
