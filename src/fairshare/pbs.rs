@@ -674,7 +674,7 @@ fn c_int_field(
     };
     // gcc narrows a long to an int by keeping the low 32 bits.
     let stored = v as i32;
-    let plain = tok.parse::<i64>().ok() == Some(v) && !tok.starts_with('+');
+    let plain = tok.parse::<i64>().ok() == Some(v);
     if stored as i64 != v {
         let msg = format!(
             "{field} {tok} of {name} do not fit in a C int (-2147483648..2147483647): PBS reads \
@@ -1051,6 +1051,17 @@ mod tests {
     fn strtol_and_strtod_read_as_c_does() {
         assert_eq!(c_strtol("42"), Some(42));
         assert_eq!(c_strtol("+7"), Some(7));
+        let (t, _) =
+            PbsTree::parse_resource_group("a +10 root +7\n", "rg", &ParseOptions::default())
+                .unwrap();
+        assert_eq!(
+            t.node(t.find("a").unwrap()).shares,
+            7,
+            "a sign reads the same in C"
+        );
+        let e = PbsTree::parse_resource_group("a 10 root \x0b7\n", "rg", &ParseOptions::default())
+            .unwrap_err();
+        assert!(e.message.contains("strtol as 7"), "{e}");
         assert_eq!(c_strtol("\x0b-3"), Some(-3));
         assert_eq!(c_strtol("10\r"), None);
         assert_eq!(c_strtol("-"), None);
