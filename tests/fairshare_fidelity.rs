@@ -31,6 +31,13 @@ fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+/// `jobsort fairshare --resource-group RG --usage USAGE ARGS...`.
+fn pbsfs(rg: &Path, usage: &Path, args: &[&str]) -> (i32, String, String) {
+    let mut all = vec!["fairshare", "--resource-group", s(rg), "--usage", s(usage)];
+    all.extend_from_slice(args);
+    jobsort(&all)
+}
+
 /// A resource_group file and a PBS usage file with `usage` for its leaves.
 fn pbs_inputs(dir: &Path, rg: &str, usage: &[(&str, f64)]) -> (PathBuf, PathBuf) {
     let rgp = dir.join("resource_group");
@@ -65,30 +72,14 @@ fn raw_records(path: &Path) -> Vec<(String, f64)> {
 fn get_treeroot_prints_no_path_lines() {
     let dir = tmpdir("root");
     let (rg, up) = pbs_inputs(&dir, "g 10 root 40\nu 11 g 1\n", &[("u", 50.0)]);
-    let (code, out, err) = jobsort(&[
-        "fairshare",
-        "--resource-group",
-        s(&rg),
-        "--usage",
-        s(&up),
-        "-g",
-        "TREEROOT",
-    ]);
+    let (code, out, err) = pbsfs(&rg, &up, &["-g", "TREEROOT"]);
     assert_eq!(code, 0, "{err}");
     assert!(
         out.ends_with("usage/perc\t\t: 51\nPath from root: \n"),
         "{out}"
     );
     // Every other node's path starts at the root.
-    let (_, out, _) = jobsort(&[
-        "fairshare",
-        "--resource-group",
-        s(&rg),
-        "--usage",
-        s(&up),
-        "-g",
-        "u",
-    ]);
+    let (_, out, _) = pbsfs(&rg, &up, &["-g", "u"]);
     assert!(out.contains("Path from root: \nTREEROOT  :     0"), "{out}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -100,31 +91,13 @@ fn get_treeroot_prints_no_path_lines() {
 fn decay_uses_the_float_pbs_holds() {
     let dir = tmpdir("decay");
     let (rg, up) = pbs_inputs(&dir, "u 10 root 1\n", &[("u", 5000.0)]);
-    let (code, _, err) = jobsort(&[
-        "fairshare",
-        "--resource-group",
-        s(&rg),
-        "--usage",
-        s(&up),
-        "--decay-factor",
-        "0.7",
-        "-d",
-    ]);
+    let (code, _, err) = pbsfs(&rg, &up, &["--decay-factor", "0.7", "-d"]);
     assert_eq!(code, 0, "{err}");
     let recs = raw_records(&up);
     assert_eq!(recs, vec![("u".to_string(), 3499.999940395355)]);
     assert_eq!(recs[0].1, 5000.0 * (0.7f32 as f64));
     // 0.99999999 is below 1 as a double but rounds to 1.0 as a float: PBS rejects it.
-    let (code, _, err) = jobsort(&[
-        "fairshare",
-        "--resource-group",
-        s(&rg),
-        "--usage",
-        s(&up),
-        "--decay-factor",
-        "0.99999999",
-        "-d",
-    ]);
+    let (code, _, err) = pbsfs(&rg, &up, &["--decay-factor", "0.99999999", "-d"]);
     assert_eq!(code, 1, "{err}");
     assert!(
         err.contains("fairshare_decay_factor: Invalid value"),
@@ -143,9 +116,7 @@ fn every_edit_creates_usage_touch() {
     let touch = dir.join("usage.touch");
     for edit in [&["-s", "u", "7"][..], &["-d"], &["-e"]] {
         std::fs::write(&touch, b"stale").unwrap();
-        let mut args = vec!["fairshare", "--resource-group", s(&rg), "--usage", s(&up)];
-        args.extend_from_slice(edit);
-        let (code, _, err) = jobsort(&args);
+        let (code, _, err) = pbsfs(&rg, &up, edit);
         assert_eq!(code, 0, "{edit:?}: {err}");
         assert_eq!(
             std::fs::read(&touch).unwrap(),
@@ -154,30 +125,16 @@ fn every_edit_creates_usage_touch() {
         );
         std::fs::remove_file(&touch).unwrap();
     }
-    let (code, _, _) = jobsort(&[
-        "fairshare",
-        "--resource-group",
-        s(&rg),
-        "--usage",
-        s(&up),
-        "-d",
-    ]);
+    let (code, _, _) = pbsfs(&rg, &up, &["-d"]);
     assert_eq!(code, 0);
     assert!(touch.exists(), "-d creates usage.touch");
     // Reading does not touch; a JSON usage map is no scheduler's file and gets no .touch.
     std::fs::remove_file(&touch).unwrap();
-    jobsort(&["fairshare", "--resource-group", s(&rg), "--usage", s(&up)]);
+    pbsfs(&rg, &up, &[]);
     assert!(!touch.exists());
     let map = dir.join("usage.json");
     std::fs::write(&map, r#"{"u": 3}"#).unwrap();
-    let (code, _, _) = jobsort(&[
-        "fairshare",
-        "--resource-group",
-        s(&rg),
-        "--usage",
-        s(&map),
-        "-d",
-    ]);
+    let (code, _, _) = pbsfs(&rg, &map, &["-d"]);
     assert_eq!(code, 0);
     assert!(!dir.join("usage.json.touch").exists());
     assert!(
@@ -203,16 +160,7 @@ fn stale_temporaries_are_cleaned_and_bak_kept() {
     let other = dir.join(".other.tmp.4194303");
     std::fs::write(&other, b"not ours").unwrap();
     let before = std::fs::read(&up).unwrap();
-    let (code, _, err) = jobsort(&[
-        "fairshare",
-        "--resource-group",
-        s(&rg),
-        "--usage",
-        s(&up),
-        "-s",
-        "u",
-        "9",
-    ]);
+    let (code, _, err) = pbsfs(&rg, &up, &["-s", "u", "9"]);
     assert_eq!(code, 0, "{err}");
     for p in &stale {
         assert!(!p.exists(), "{} removed", p.display());
@@ -222,14 +170,7 @@ fn stale_temporaries_are_cleaned_and_bak_kept() {
     assert_eq!(raw_records(&up), vec![("u".to_string(), 9.0)]);
     // A second write replaces the backup with the file it replaces.
     let second = std::fs::read(&up).unwrap();
-    let (code, _, _) = jobsort(&[
-        "fairshare",
-        "--resource-group",
-        s(&rg),
-        "--usage",
-        s(&up),
-        "-d",
-    ]);
+    let (code, _, _) = pbsfs(&rg, &up, &["-d"]);
     assert_eq!(code, 0);
     assert_eq!(std::fs::read(usage_file::backup_path(&up)).unwrap(), second);
     let names: Vec<String> = std::fs::read_dir(&dir)
@@ -469,12 +410,12 @@ fn lenient_set_reads_values_with_strtod() {
     let dir = tmpdir("strtod");
     let (rg, up) = pbs_inputs(&dir, "u 10 root 1\n", &[("u", 5.0)]);
     let set = |val: &str, lenient: bool| {
-        let mut args = vec!["fairshare", "--resource-group", s(&rg), "--usage", s(&up)];
-        if lenient {
-            args.push("--lenient");
-        }
-        args.extend_from_slice(&["-s", "u", val]);
-        jobsort(&args)
+        let mode = if lenient {
+            "--lenient"
+        } else {
+            "--format=text"
+        };
+        pbsfs(&rg, &up, &[mode, "-s", "u", val])
     };
     for (val, want) in [
         ("0x10", 16.0),
@@ -639,4 +580,43 @@ fn fair_tree_tie_order_is_an_option() {
     assert_eq!(code, 1);
     assert!(err.contains("`zz` is not"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Item 22. Every `$ jobsort fairshare ...` example in the README is the program's output,
+/// byte for byte (run from the repository root, as written).
+#[test]
+fn readme_fairshare_examples_are_real_output() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let readme = std::fs::read_to_string(Path::new(root).join("README.md")).unwrap();
+    let mut examples = 0;
+    let mut lines = readme.lines().peekable();
+    while let Some(line) = lines.next() {
+        let Some(cmd) = line.strip_prefix("$ jobsort fairshare ") else {
+            continue;
+        };
+        let mut want = String::new();
+        while let Some(next) = lines.peek() {
+            if next.starts_with("$ ") || next.starts_with("```") {
+                break;
+            }
+            want.push_str(next);
+            want.push('\n');
+            lines.next();
+        }
+        let mut args = vec!["fairshare"];
+        args.extend(cmd.split_whitespace());
+        let o = Command::new(BIN)
+            .args(&args)
+            .current_dir(root)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{cmd}");
+        assert_eq!(
+            String::from_utf8(o.stdout).unwrap(),
+            want,
+            "README: $ jobsort fairshare {cmd}"
+        );
+        examples += 1;
+    }
+    assert!(examples >= 3, "{examples} examples");
 }
