@@ -429,6 +429,16 @@ fn lenient_set_reads_values_with_strtod() {
         assert_eq!(code, 0, "{val:?}: {err}");
         assert_eq!(raw_records(&up), vec![("u".to_string(), want)], "{val:?}");
     }
+    // A value that is not a negative number goes after `--`, as with getopt.
+    let (code, _, err) = pbsfs(&rg, &up, &["--lenient", "-s", "u", "--", "-0x8"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(raw_records(&up), vec![("u".to_string(), -8.0)]);
+    // (Strict mode would now refuse the file: a record with negative usage.)
+    let (code, _, err) = pbsfs(&rg, &up, &["-s", "u", "0"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("Invalid entity"), "{err}");
+    let (code, _, _) = pbsfs(&rg, &up, &["--lenient", "-s", "u", "0"]);
+    assert_eq!(code, 0);
     // Not read whole: usage unchanged, the file still rewritten (and touched).
     std::fs::remove_file(dir.join("usage.touch")).unwrap();
     let (code, _, err) = set("7x", true);

@@ -81,9 +81,13 @@ pub struct Opts {
     /// Print the more deserving of two entities.
     #[arg(short = 'c', num_args = 2, value_names = ["E1", "E2"])]
     compare: Option<Vec<String>>,
-    /// Set an entity's usage and write the usage file (VAL may be negative: `-s ENT -5`).
-    #[arg(short = 's', num_args = 2, value_names = ["ENT", "VAL"], allow_hyphen_values = true)]
+    /// Set an entity's usage and write the usage file (a negative VAL reads as one:
+    /// `-s ENT -5`; any other VAL that starts with `-` goes after `--`: `-s ENT -- -0x10`).
+    #[arg(short = 's', num_args = 1..=2, value_names = ["ENT", "VAL"], allow_negative_numbers = true)]
     set: Option<Vec<String>>,
+    /// The VAL of `-s ENT -- VAL`.
+    #[arg(last = true, hide = true, value_name = "VAL")]
+    after_dashes: Vec<String>,
     /// Decay all usage once and write the usage file.
     #[arg(short = 'd')]
     decay: bool,
@@ -203,6 +207,14 @@ fn run_pbs(a: &Opts, rg: &Path) -> ExitCode {
         .map(|d| d.as_secs() as i64)
         .unwrap_or(0);
     let writes = a.set.is_some() || a.decay || a.trim;
+    let set_shape_ok = match &a.set {
+        Some(v) => (v.len() == 2) == a.after_dashes.is_empty() && a.after_dashes.len() <= 1,
+        None => a.after_dashes.is_empty(),
+    };
+    if !set_shape_ok {
+        eprintln!("Usage: jobsort fairshare ... -s <fairshare_entity> <usage> (or -s ENT -- VAL)");
+        return ExitCode::from(super::EXIT_USAGE);
+    }
     if writes && a.usage.is_none() {
         eprintln!("-s, -d and -e write the usage file: give it with --usage FILE");
         return ExitCode::from(super::EXIT_USAGE);
@@ -247,12 +259,12 @@ fn run_pbs(a: &Opts, rg: &Path) -> ExitCode {
             let Some(i) = tree.find(&v[0]) else {
                 return fail(format!("Fairshare Entity {} does not exist.", v[0]));
             };
-            match parse_set_value(&v[1], a.lenient) {
+            match parse_set_value(&set_value(v, &a.after_dashes), a.lenient) {
                 Ok(Some(val)) => tree.set_usage(i, val),
                 Ok(None) => eprintln!(
                     "warning: usage `{}` is not a number strtod reads whole: the usage of {} is \
                      unchanged and the file rewritten, as pbsfs does",
-                    v[1].escape_debug(),
+                    set_value(v, &a.after_dashes).escape_debug(),
                     v[0]
                 ),
                 Err(e) => return fail(e),
@@ -312,6 +324,14 @@ fn run_pbs(a: &Opts, rg: &Path) -> ExitCode {
         print!("{}", pbsfs_table(&tree, &a.usage_res));
     }
     ExitCode::SUCCESS
+}
+
+/// VAL of `-s ENT VAL` or `-s ENT -- VAL` (the shape is checked before).
+fn set_value(set: &[String], after_dashes: &[String]) -> String {
+    set.get(1)
+        .or(after_dashes.first())
+        .cloned()
+        .unwrap_or_default()
 }
 
 /// The format a usage file was written in.
