@@ -123,7 +123,10 @@ fn json_tree_every_algorithm_json_columns() {
     assert_eq!(code, 0);
     let v: Value = serde_json::from_str(&out).unwrap();
     assert!(entity(&v, "aGA/uGA1").get("effective_usage").is_some());
-    assert!(entity(&v, "aGA")["fairshare_factor"].is_null());
+    // Classic defines FairShare on every row (sshare prints it on accounts and the root).
+    assert!(entity(&v, "aGA")["fairshare_factor"].is_f64());
+    assert_eq!(entity(&v, "root")["fairshare_factor"], 0.5);
+    assert_eq!(entity(&v, "root")["norm_shares"], 1.0);
     let (code, out, _) = jobsort(&[
         "fairshare",
         "--fairshare-tree",
@@ -240,8 +243,10 @@ fn flux_db_t1006() {
     assert_eq!(entity(&v, "root")["usage"], 133.0);
     assert!(!out.contains("gone"));
     // Jobs map to flux users by username.
-    let (tree, _, fmt) = inputs::load_share_tree(&db).unwrap();
-    assert_eq!(fmt, inputs::TreeFormat::FluxDb);
+    let file = inputs::load_share_tree(&db).unwrap();
+    assert_eq!(file.format, inputs::TreeFormat::FluxDb);
+    assert_eq!(file.algorithm, jobsort::fairshare::Algorithm::Flux);
+    let tree = file.tree;
     let values = inputs::compute(&tree, jobsort::fairshare::Algorithm::Flux, 1.0).unwrap();
     let mut fs = Fairshare::Shares {
         tree,

@@ -73,13 +73,39 @@ enum Visit {
 }
 
 impl Walk<'_> {
+    /// Visit `v` with its sorted children, depth first in the walk's order. Upstream recurses
+    /// once per level; the open child lists are kept on a stack here, so any depth works.
     fn visit(&mut self, v: Visit, sorted_children: Vec<usize>) {
-        let is_leaf = sorted_children.is_empty();
-        if is_leaf {
+        let mut stack: Vec<std::vec::IntoIter<(Visit, Vec<usize>)>> = Vec::new();
+        if let Some(children) = self.expand(v, sorted_children) {
+            stack.push(children.into_iter());
+        }
+        while let Some(top) = stack.last_mut() {
+            match top.next() {
+                Some((child, kids)) => {
+                    if let Some(children) = self.expand(child, kids) {
+                        stack.push(children.into_iter());
+                    }
+                }
+                None => {
+                    stack.pop();
+                }
+            }
+        }
+    }
+
+    /// One node of the walk: a leaf is ranked (`None`); otherwise its tie-aware children,
+    /// each with its own children sorted, to be visited in order.
+    fn expand(
+        &mut self,
+        v: Visit,
+        sorted_children: Vec<usize>,
+    ) -> Option<Vec<(Visit, Vec<usize>)>> {
+        if sorted_children.is_empty() {
             if let Visit::Node(i) = v {
                 self.handle_leaf(i);
             }
-            return;
+            return None;
         }
         // Sort all grandchildren relative to their own parents.
         let mut grand: Vec<Vec<usize>> = Vec::with_capacity(sorted_children.len());
@@ -117,12 +143,10 @@ impl Walk<'_> {
                 sort_children(self.t, &mut merged, &self.w);
                 tie_aware.push((Visit::Virtual, merged));
             } else {
-                tie_aware.push((Visit::Node(c), grand[i].clone()));
+                tie_aware.push((Visit::Node(c), std::mem::take(&mut grand[i])));
             }
         }
-        for (child, kids) in tie_aware {
-            self.visit(child, kids);
-        }
+        Some(tie_aware)
     }
 
     fn handle_leaf(&mut self, i: usize) {

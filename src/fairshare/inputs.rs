@@ -286,26 +286,94 @@ pub fn sniff(path: &Path) -> Result<TreeFormat, FairshareError> {
     }
 }
 
+/// A share-tree file as loaded by [`load_share_tree`].
+#[derive(Debug, Clone)]
+pub struct ShareTreeFile {
+    pub tree: ShareTree,
+    pub warnings: Vec<String>,
+    pub format: TreeFormat,
+    /// The algorithm the file calls for: flux for a flux-accounting database, for sshare
+    /// output the mode of the controller that printed it (see [`sshare_algorithm`]), else
+    /// Fair Tree.
+    pub algorithm: Algorithm,
+    /// Set when `algorithm` is a guess: which one was assumed and why.
+    pub assumed: Option<String>,
+}
+
 /// Load any share-tree file (JSON, sshare, flux DB), detected by content.
-pub fn load_share_tree(
-    path: &Path,
-) -> Result<(ShareTree, Vec<String>, TreeFormat), FairshareError> {
-    let fmt = sniff(path)?;
+pub fn load_share_tree(path: &Path) -> Result<ShareTreeFile, FairshareError> {
+    let format = sniff(path)?;
     let file = path.display().to_string();
-    let (t, w) = match fmt {
-        TreeFormat::Json => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| FairshareError::file(&file, format!("cannot read: {e}")))?;
-            super::tree::from_json(&text, &file)?
-        }
+    let read = || {
+        std::fs::read_to_string(path)
+            .map_err(|e| FairshareError::file(&file, format!("cannot read: {e}")))
+    };
+    let (mut algorithm, mut assumed) = (Algorithm::SlurmFairTree, None);
+    let (tree, warnings) = match format {
+        TreeFormat::Json => super::tree::from_json(&read()?, &file)?,
         TreeFormat::Sshare => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| FairshareError::file(&file, format!("cannot read: {e}")))?;
+            let text = read()?;
+            match sshare_algorithm(&text) {
+                Ok(a) => algorithm = a,
+                Err(why) => {
+                    assumed = Some(format!(
+                        "{file}: assuming the capture is from a Fair Tree controller ({why}); \
+                         give --algorithm slurm-classic if it is not"
+                    ))
+                }
+            }
             from_sshare(&text, &file)?
         }
-        TreeFormat::FluxDb => from_flux_db(path)?,
+        TreeFormat::FluxDb => {
+            algorithm = Algorithm::Flux;
+            from_flux_db(path)?
+        }
     };
-    Ok((t, w, fmt))
+    Ok(ShareTreeFile {
+        tree,
+        warnings,
+        format,
+        algorithm,
+        assumed,
+    })
+}
+
+/// The mode of the slurmctld whose `sshare` printed `text`, from what sshare prints only in
+/// one mode (sshare/process.c): a `LevelFS` column (`-l` under Fair Tree) or, without it, a
+/// `NormUsage` column (`-l` under classic); else the root row's `FairShare`, which sshare
+/// prints only in classic mode (Fair Tree leaves it empty on every account row). `Err` says
+/// why the capture cannot tell.
+pub fn sshare_algorithm(text: &str) -> Result<Algorithm, &'static str> {
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+    let header = lines.next().ok_or("it is empty")?;
+    let cols: Vec<&str> = header.split('|').map(str::trim).collect();
+    let has = |c: &str| cols.contains(&c);
+    if has("LevelFS") {
+        return Ok(Algorithm::SlurmFairTree);
+    }
+    if has("NormUsage") {
+        return Ok(Algorithm::SlurmClassic);
+    }
+    let (Some(ca), Some(cu), Some(cf)) = (
+        cols.iter().position(|&c| c == "Account"),
+        cols.iter().position(|&c| c == "User"),
+        cols.iter().position(|&c| c == "FairShare"),
+    ) else {
+        return Err("it has no LevelFS, NormUsage or FairShare column");
+    };
+    for l in lines {
+        let f: Vec<&str> = l.split('|').collect();
+        if f.get(ca).map(|a| a.trim()) == Some("root")
+            && f.get(cu).is_some_and(|u| u.trim().is_empty())
+        {
+            return Ok(if f.get(cf).is_some_and(|v| !v.trim().is_empty()) {
+                Algorithm::SlurmClassic
+            } else {
+                Algorithm::SlurmFairTree
+            });
+        }
+    }
+    Err("it has no root row")
 }
 
 /// Parse `sshare -a -l -P` (or `-p`) output. The account column is indented one space per

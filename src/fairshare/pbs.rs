@@ -151,6 +151,14 @@ impl PbsTree {
     /// Parse a `resource_group` file's text into a new tree and compute its percentages and
     /// usage factors. `file` names the file in messages (`file:line: message`). Returns the
     /// tree and warnings (lenient mode only).
+    ///
+    /// The file is read as `parse_group` (fairshare.cpp) reads it: `fgets` into a 256-byte
+    /// buffer (a line longer than 255 bytes is read as several lines), only the newline
+    /// removed (a carriage return stays on the last token), tokens split at spaces and tabs,
+    /// numbers read by `strtol` and stored in an `int`. Lenient mode does exactly that, skipping
+    /// bad lines with PBS's `resgroup: error on line N.` (N counts `fgets` pieces, as PBS's
+    /// does). Strict mode fails on the first line PBS would skip or read differently from
+    /// what it says, and the error says what PBS would have done.
     pub fn parse_resource_group(
         text: &str,
         file: &str,
@@ -158,35 +166,49 @@ impl PbsTree {
     ) -> Result<(PbsTree, Vec<String>), FairshareError> {
         let mut t = PbsTree::new(options.unknown_shares);
         let mut warnings = Vec::new();
-        for (i, raw) in text.split('\n').enumerate() {
+        let mut pbs_lineno = 0;
+        for (i, raw) in text.as_bytes().split_inclusive(|&b| b == b'\n').enumerate() {
             let lineno = i + 1;
-            let line = raw.strip_suffix('\r').unwrap_or(raw);
-            if skip_line(line) {
-                continue;
+            let pieces = fgets_pieces(raw);
+            if !options.lenient && pieces.len() > 1 && pieces[1..].iter().any(|p| !p.is_empty()) {
+                let len = raw.strip_suffix(b"\n").unwrap_or(raw).len();
+                return Err(FairshareError::at(
+                    file,
+                    lineno,
+                    format!(
+                        "line is {len} bytes; PBS reads resource_group lines in pieces of at most \
+                         {PBS_LINE_MAX} bytes (fgets into a 256-byte buffer), so it would read this one as \
+                         {} separate lines (--lenient does the same)",
+                        pieces.len()
+                    ),
+                ));
             }
-            let mut line_warnings = Vec::new();
-            let parsed = t.parse_line(line, options.lenient, &mut |w| line_warnings.push(w));
-            warnings.extend(
-                line_warnings
-                    .into_iter()
-                    .map(|w| format!("{file}:{lineno}: {w}")),
-            );
-            if let Err(msg) = parsed {
-                if options.lenient {
-                    warnings.push(format!(
-                        "{file}:{lineno}: {msg}; line skipped (resgroup: error on line {lineno}.)"
-                    ));
-                } else {
-                    return Err(FairshareError::at(file, lineno, msg));
+            for piece in pieces {
+                pbs_lineno += 1;
+                let line = String::from_utf8_lossy(piece);
+                if skip_line(&line) {
+                    continue;
                 }
-            } else if !options.lenient {
-                // Names PBS cannot store in its usage file: fail early, not when writing.
-                let name = line
-                    .split([' ', '\t'])
-                    .find(|s| !s.is_empty())
-                    .unwrap_or("");
-                if let Err(msg) = check_entity_name(name) {
-                    return Err(FairshareError::at(file, lineno, msg));
+                let at = if options.lenient { pbs_lineno } else { lineno };
+                let mut line_warnings = Vec::new();
+                let parsed = t.parse_line(&line, options.lenient, &mut |w| line_warnings.push(w));
+                warnings.extend(
+                    line_warnings
+                        .into_iter()
+                        .map(|w| format!("{file}:{at}: {w}")),
+                );
+                match parsed {
+                    Err(msg) if options.lenient => warnings.push(format!(
+                        "{file}:{at}: {msg}; line skipped (resgroup: error on line {at}.)"
+                    )),
+                    Err(msg) => return Err(FairshareError::at(file, at, msg)),
+                    Ok(name) if !options.lenient => {
+                        // Names PBS cannot keep in its usage file: fail early, not when writing.
+                        if let Err(msg) = check_entity_name(&name) {
+                            return Err(FairshareError::at(file, at, msg));
+                        }
+                    }
+                    Ok(_) => {}
                 }
             }
         }
@@ -194,13 +216,15 @@ impl PbsTree {
         Ok((t, warnings))
     }
 
-    /// One `resource_group` line: `name id parent shares` (extra tokens ignored).
+    /// One `resource_group` line: `name id parent shares` (extra tokens ignored), checked in
+    /// `parse_group`'s order. Returns the new entity's name.
     fn parse_line(
         &mut self,
         line: &str,
         lenient: bool,
         warn: &mut dyn FnMut(String),
-    ) -> Result<(), String> {
+    ) -> Result<String, String> {
+        // strtok(buf, " \t"): only spaces and tabs separate tokens.
         let mut toks = line.split([' ', '\t']).filter(|s| !s.is_empty());
         let (name, cgroup, parent, shares) =
             match (toks.next(), toks.next(), toks.next(), toks.next()) {
@@ -229,9 +253,7 @@ impl PbsTree {
                 "Parent ginfo of {name} doesnt exist. (parent `{parent}` must be defined on an earlier line)"
             ));
         };
-        let shares: i32 = shares
-            .parse()
-            .map_err(|_| format!("shares `{shares}` of {name} is not an integer"))?;
+        let shares = c_int_field("shares", shares, name, lenient, warn)?;
         if shares < 0 {
             let msg = format!("shares of {name} are negative ({shares})");
             if !lenient {
@@ -239,14 +261,12 @@ impl PbsTree {
             }
             warn(format!("{msg}; kept, as PBS does"));
         }
-        let cgroup: i32 = cgroup
-            .parse()
-            .map_err(|_| format!("id `{cgroup}` of {name} is not an integer"))?;
+        let cgroup = c_int_field("id", cgroup, name, lenient, warn)?;
         let mut node = PbsNode::new(name);
         node.cresgroup = cgroup;
         node.shares = shares;
         self.push_child(node, p);
-        Ok(())
+        Ok(name.to_string())
     }
 
     /// `add_child`: attach `node` under `parent` (as PBS's first child) and index it.
@@ -430,8 +450,11 @@ impl PbsTree {
         Ordering::Equal
     }
 
-    /// `decay_fairshare_tree`: every node's usage times `factor`, floored at 1.
+    /// `decay_fairshare_tree`: every node's usage times `factor`, floored at 1. The factor is
+    /// first narrowed to `f32`, the type PBS keeps `fairshare_decay_factor` in (see
+    /// [`pbs_decay_factor`]); the product is in `f64`, as `usage *= factor` widens it.
     pub fn decay(&mut self, factor: f64) {
+        let factor = pbs_decay_factor(factor) as f64;
         for n in &mut self.nodes {
             n.usage *= factor;
             if n.usage < MIN_USAGE {
@@ -564,10 +587,288 @@ impl PbsTree {
     }
 }
 
-/// `skip_line`: blank, or the first non-space character is `#` or `*`.
+/// `skip_line`: blank, or the first non-space character is `#` or `*` (spaces as C's
+/// `isspace`: also `\r`, `\v` and `\f`).
 pub fn skip_line(line: &str) -> bool {
-    let t = line.trim_start_matches(|c: char| c.is_ascii_whitespace());
+    let t = line.trim_start_matches(|c: char| c.is_ascii() && is_c_space(c as u8));
     t.is_empty() || t.starts_with('#') || t.starts_with('*')
+}
+
+/// C's `isspace` in the C locale.
+fn is_c_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r')
+}
+
+/// The longest piece `fgets(buf, 256, fp)` returns.
+pub const PBS_LINE_MAX: usize = 255;
+
+/// The pieces `fgets(buf, 256, fp)` reads from one line (with its newline, if any): at most
+/// 255 bytes each, the newline removed from the piece that ends with it.
+fn fgets_pieces(line: &[u8]) -> Vec<&[u8]> {
+    line.chunks(PBS_LINE_MAX)
+        .map(|p| p.strip_suffix(b"\n").unwrap_or(p))
+        .collect()
+}
+
+/// `strtol(tok, &endp, 10)` where `*endp` must be `'\0'`: leading C spaces, an optional sign
+/// and at least one digit, the whole token; out-of-range values saturate to `LONG_MIN` /
+/// `LONG_MAX` as `strtol` does. `None` where PBS's `*endp == '\0'` check fails.
+pub fn c_strtol(tok: &str) -> Option<i64> {
+    let b = tok.as_bytes();
+    let mut i = 0;
+    while i < b.len() && is_c_space(b[i]) {
+        i += 1;
+    }
+    let neg = match b.get(i) {
+        Some(b'-') => {
+            i += 1;
+            true
+        }
+        Some(b'+') => {
+            i += 1;
+            false
+        }
+        _ => false,
+    };
+    let digits = &b[i..];
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let mut v: i64 = 0;
+    for &d in digits {
+        let d = (d - b'0') as i64;
+        v = match v.checked_mul(10).and_then(|x| {
+            if neg {
+                x.checked_sub(d)
+            } else {
+                x.checked_add(d)
+            }
+        }) {
+            Some(x) => x,
+            None => return Some(if neg { i64::MIN } else { i64::MAX }),
+        };
+    }
+    Some(v)
+}
+
+/// A `resource_group` number as PBS reads it into an `int` (`strtol`, then the `long` narrowed
+/// to 32 bits). Strict mode rejects what PBS would read differently from what the file says.
+fn c_int_field(
+    field: &str,
+    tok: &str,
+    name: &str,
+    lenient: bool,
+    warn: &mut dyn FnMut(String),
+) -> Result<i32, String> {
+    let Some(v) = c_strtol(tok) else {
+        let shown = tok.escape_debug();
+        let why = if tok.ends_with('\r') {
+            "; the line ends with a carriage return (CRLF line endings), which PBS keeps as part \
+             of the last token, so it skips every such line: convert the file to LF endings"
+        } else {
+            ""
+        };
+        return Err(format!(
+            "{field} `{shown}` of {name} is not an integer{why}"
+        ));
+    };
+    // gcc narrows a long to an int by keeping the low 32 bits.
+    let stored = v as i32;
+    let plain = tok.parse::<i64>().ok() == Some(v);
+    if stored as i64 != v {
+        let msg = format!(
+            "{field} {tok} of {name} do not fit in a C int (-2147483648..2147483647): PBS reads \
+             {v} and keeps the low 32 bits, {stored}"
+        );
+        if !lenient {
+            return Err(msg + " (--lenient does the same)");
+        }
+        warn(format!("{msg}, as here"));
+    } else if !plain && !lenient {
+        return Err(format!(
+            "{field} `{}` of {name} is not a plain integer: PBS reads it with strtol as {stored} \
+             (write {stored}, or use --lenient)",
+            tok.escape_debug()
+        ));
+    }
+    Ok(stored)
+}
+
+/// `strtod(s, &endp)` in the C locale: the value and the number of bytes read (0 when there is
+/// no number). Accepts what glibc does: leading C spaces, a sign, decimal numbers with an
+/// optional exponent, hexadecimal numbers (`0x1.8p3`), `inf`, `infinity` and `nan(...)` in any
+/// case. (Hexadecimal mantissas beyond 53 bits are rounded by plain `f64` arithmetic.)
+pub fn c_strtod(s: &str) -> (f64, usize) {
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() && is_c_space(b[i]) {
+        i += 1;
+    }
+    let neg = b.get(i) == Some(&b'-');
+    if matches!(b.get(i), Some(b'-' | b'+')) {
+        i += 1;
+    }
+    let sign = if neg { -1.0 } else { 1.0 };
+    let rest = &s[i..];
+    let lower = rest.to_ascii_lowercase();
+    if lower.starts_with("infinity") {
+        return (sign * f64::INFINITY, i + 8);
+    }
+    if lower.starts_with("inf") {
+        return (sign * f64::INFINITY, i + 3);
+    }
+    if lower.starts_with("nan") {
+        let mut end = i + 3;
+        if b.get(end) == Some(&b'(')
+            && let Some(close) = b[end + 1..]
+                .iter()
+                .position(|&c| !(c.is_ascii_alphanumeric() || c == b'_'))
+            && b[end + 1 + close] == b')'
+        {
+            end += close + 2;
+        }
+        return (f64::NAN, end);
+    }
+    let digits = |from: usize, hex: bool| {
+        b[from..]
+            .iter()
+            .take_while(|c| {
+                if hex {
+                    c.is_ascii_hexdigit()
+                } else {
+                    c.is_ascii_digit()
+                }
+            })
+            .count()
+    };
+    if lower.starts_with("0x") {
+        let start = i + 2;
+        let int = digits(start, true);
+        let mut end = start + int;
+        let mut frac = 0;
+        if b.get(end) == Some(&b'.') {
+            frac = digits(end + 1, true);
+        }
+        if int + frac > 0 {
+            let mut m = 0.0f64;
+            for &c in &b[start..start + int] {
+                m = m * 16.0 + (c as char).to_digit(16).unwrap_or(0) as f64;
+            }
+            let mut scale = 0i32;
+            if b.get(end) == Some(&b'.') {
+                for &c in &b[end + 1..end + 1 + frac] {
+                    m = m * 16.0 + (c as char).to_digit(16).unwrap_or(0) as f64;
+                    scale -= 4;
+                }
+                end += 1 + frac;
+            }
+            if matches!(b.get(end), Some(b'p' | b'P')) {
+                let mut e = end + 1;
+                let eneg = b.get(e) == Some(&b'-');
+                if matches!(b.get(e), Some(b'-' | b'+')) {
+                    e += 1;
+                }
+                let n = digits(e, false);
+                if n > 0 {
+                    let v: i32 = s[e..e + n].parse().unwrap_or(i32::MAX);
+                    scale = scale.saturating_add(if eneg { -v } else { v });
+                    end = e + n;
+                }
+            }
+            return (sign * m * 2f64.powi(scale), end);
+        }
+        // `0x` with no hex digit: strtod reads the `0`.
+        return (sign * 0.0, i + 1);
+    }
+    let int = digits(i, false);
+    let mut end = i + int;
+    let mut frac = 0;
+    if b.get(end) == Some(&b'.') {
+        frac = digits(end + 1, false);
+        if int + frac > 0 {
+            end += 1 + frac;
+        }
+    }
+    if int + frac == 0 {
+        return (0.0, 0);
+    }
+    if matches!(b.get(end), Some(b'e' | b'E')) {
+        let mut e = end + 1;
+        if matches!(b.get(e), Some(b'-' | b'+')) {
+            e += 1;
+        }
+        let n = digits(e, false);
+        if n > 0 {
+            end = e + n;
+        }
+    }
+    let v: f64 = s[i..end].parse().unwrap_or(0.0);
+    (sign * v, end)
+}
+
+/// How `pbsfs -s ENT VAL` reads VAL (pbsfs.cpp, `main`): `val = strtod(VAL, &endp)`, used only
+/// `if (*endp == '\0')`. `None`: pbsfs leaves the usage unchanged (and still rewrites the
+/// file). An empty VAL reads as 0, as `strtod` leaves `endp` at its terminating NUL.
+pub fn pbsfs_set_value(val: &str) -> Option<f64> {
+    let (v, n) = c_strtod(val);
+    (n == val.len()).then_some(v)
+}
+
+/// The usage `-s ENT VAL` sets. Lenient: exactly pbsfs's reading ([`pbsfs_set_value`]; `None`
+/// leaves the usage unchanged). Strict: a plain finite number >= 0, or an error that says
+/// what pbsfs would have done with VAL.
+pub fn parse_set_value(val: &str, lenient: bool) -> Result<Option<f64>, String> {
+    let pbs = pbsfs_set_value(val);
+    if lenient {
+        return Ok(pbs);
+    }
+    let plain: Option<f64> = val.parse().ok();
+    match (pbs, plain) {
+        (Some(v), Some(p)) if v.to_bits() == p.to_bits() && v.is_finite() && v >= 0.0 => {
+            Ok(Some(v))
+        }
+        (None, _) => Err(format!(
+            "usage `{}` is not a number: pbsfs ignores a value strtod cannot read whole and \
+             rewrites the usage file unchanged (--lenient does the same)",
+            val.escape_debug()
+        )),
+        (Some(v), _) if v.is_nan() || v < 0.0 => Err(format!(
+            "usage `{}` is {}: pbsfs would store it, and the scheduler skips a record with \
+             usage that is not >= 0 on every read (\"Invalid entity\"), so the entity's usage \
+             would go back to 1 (--lenient stores it, as pbsfs does)",
+            val.escape_debug(),
+            if v.is_nan() {
+                "not a number"
+            } else {
+                "negative"
+            }
+        )),
+        (Some(v), _) if v.is_infinite() => Err(format!(
+            "usage `{}` is infinite: pbsfs would store inf, which makes every usage ratio on \
+             its path inf or NaN (--lenient stores it, as pbsfs does)",
+            val.escape_debug()
+        )),
+        (Some(v), _) => Err(format!(
+            "usage `{}` is not a plain number: pbsfs reads it with strtod as {v} (write {v}, \
+             or use --lenient)",
+            val.escape_debug()
+        )),
+    }
+}
+
+/// `fairshare_decay_factor` as PBS holds it. `parse_config` (parse.cpp) reads it with
+/// `float fnum = strtod(config_value, &endp)`, so the scheduler and `pbsfs -d` decay by the
+/// nearest `f32`: 0.7 is 0.699999988079071, and 5000 decays to 3499.999940395355.
+pub fn pbs_decay_factor(factor: f64) -> f32 {
+    factor as f32
+}
+
+/// Whether PBS accepts `fairshare_decay_factor` `factor`: `parse_config` rejects
+/// `fnum <= 0 || fnum >= 1`, tested on the `f32` (so 0.99999999, which rounds to 1, is
+/// rejected).
+pub fn is_valid_decay_factor(factor: f64) -> bool {
+    let f = pbs_decay_factor(factor);
+    f > 0.0 && f < 1.0
 }
 
 /// `is_valid_pbs_name` with `USAGE_NAME_MAX`: letters, digits, `.-_ :`, at most 49 bytes.
@@ -578,18 +879,26 @@ pub fn is_valid_pbs_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_' | b' ' | b':'))
 }
 
-/// Why an entity name cannot be stored in a PBS usage file, if it cannot.
+/// Why an entity name cannot be stored in a PBS usage file, if it cannot, and what PBS does
+/// with it instead.
 pub fn check_entity_name(name: &str) -> Result<(), String> {
     if name.len() >= USAGE_NAME_MAX {
         return Err(format!(
-            "entity name `{name}` is {} bytes; PBS usage files hold names of at most {} bytes",
+            "entity name `{name}` is {} bytes; PBS usage files hold names of at most {} bytes \
+             (pbsfs writes the first {} bytes, and the scheduler reads that usage back as a \
+             different entity under `unknown`)",
             name.len(),
+            USAGE_NAME_MAX - 1,
             USAGE_NAME_MAX - 1
         ));
     }
     if !is_valid_pbs_name(name) {
         return Err(format!(
-            "entity name `{name}` has characters PBS does not accept (letters, digits, `.`, `-`, `_`, ` `, `:`)"
+            "entity name `{}` has characters PBS does not accept in a usage file (letters, \
+             digits, `.`, `-`, `_`, ` `, `:`): PBS loads it from resource_group, but skips its \
+             usage record on every read (\"Invalid entity\"), so its usage is lost (--lenient \
+             keeps it, as PBS does)",
+            name.escape_debug()
         ));
     }
     Ok(())
@@ -723,6 +1032,99 @@ mod tests {
         assert_eq!(t.node(n).parent, Some(1));
         assert_eq!(t.node(n).shares, 1);
         assert_eq!(t.node(n).usage, 4.0);
+    }
+
+    /// parse.cpp keeps `fairshare_decay_factor` in a float; `usage *= factor` widens it.
+    #[test]
+    fn decay_by_the_float_factor() {
+        let mut t = man_tree();
+        let u = t.find("pbsuser3").unwrap();
+        t.decay(0.7);
+        assert_eq!(t.node(u).usage, 1000.0 * 0.699999988079071);
+        assert_ne!(t.node(u).usage, 700.0);
+        assert!(!is_valid_decay_factor(0.99999999));
+        assert!(!is_valid_decay_factor(1e-50));
+        assert!(is_valid_decay_factor(0.5));
+    }
+
+    #[test]
+    fn strtol_and_strtod_read_as_c_does() {
+        assert_eq!(c_strtol("42"), Some(42));
+        assert_eq!(c_strtol("+7"), Some(7));
+        let (t, _) =
+            PbsTree::parse_resource_group("a +10 root +7\n", "rg", &ParseOptions::default())
+                .unwrap();
+        assert_eq!(
+            t.node(t.find("a").unwrap()).shares,
+            7,
+            "a sign reads the same in C"
+        );
+        let e = PbsTree::parse_resource_group("a 10 root \x0b7\n", "rg", &ParseOptions::default())
+            .unwrap_err();
+        assert!(e.message.contains("strtol as 7"), "{e}");
+        assert_eq!(c_strtol("\x0b-3"), Some(-3));
+        assert_eq!(c_strtol("10\r"), None);
+        assert_eq!(c_strtol("-"), None);
+        assert_eq!(c_strtol("99999999999999999999"), Some(i64::MAX));
+        assert_eq!(c_strtol("-99999999999999999999"), Some(i64::MIN));
+        for (text, value, read) in [
+            ("5", 5.0, 1),
+            (" 5", 5.0, 2),
+            ("5 ", 5.0, 1),
+            ("0x10", 16.0, 4),
+            ("0x1.8p1", 3.0, 7),
+            ("0x", 0.0, 1),
+            ("1e3", 1000.0, 3),
+            ("1e", 1.0, 1),
+            (".5", 0.5, 2),
+            ("-inf", f64::NEG_INFINITY, 4),
+            ("Infinity", f64::INFINITY, 8),
+            ("abc", 0.0, 0),
+            ("", 0.0, 0),
+        ] {
+            assert_eq!(c_strtod(text), (value, read), "{text:?}");
+        }
+        let (v, n) = c_strtod("nan(123)x");
+        assert!(v.is_nan());
+        assert_eq!(n, 8);
+        assert_eq!(pbsfs_set_value(""), Some(0.0));
+        assert_eq!(pbsfs_set_value("5 "), None);
+        assert_eq!(parse_set_value("12.5", false), Ok(Some(12.5)));
+        assert_eq!(parse_set_value("-5", true), Ok(Some(-5.0)));
+        assert_eq!(parse_set_value("x", true), Ok(None));
+        assert!(
+            parse_set_value("0x10", false)
+                .unwrap_err()
+                .contains("as 16")
+        );
+    }
+
+    /// fgets(buf, 256, fp): a long line is read as pieces, each a line of its own.
+    #[test]
+    fn long_lines_and_crlf_as_pbs_reads_them() {
+        let lenient = ParseOptions {
+            lenient: true,
+            ..Default::default()
+        };
+        let long = format!("a 10 root 10{}b 20 root 5\nc 30 root 1\n", " ".repeat(250));
+        let e = PbsTree::parse_resource_group(&long, "rg", &ParseOptions::default()).unwrap_err();
+        assert_eq!(e.line, Some(1));
+        let (t, w) = PbsTree::parse_resource_group(&long, "rg", &lenient).unwrap();
+        assert!(w.is_empty(), "{w:?}");
+        assert!(t.find("a").is_some() && t.find("b").is_some() && t.find("c").is_some());
+        // A line of exactly 255 bytes: its newline is read as a blank line, harmless.
+        let exact = format!("a 10 root 10{}\nx 1 nope 1\n", " ".repeat(243));
+        let (_, w) = PbsTree::parse_resource_group(&exact, "rg", &lenient).unwrap();
+        assert_eq!(w.len(), 1);
+        assert!(w[0].starts_with("rg:3: "), "PBS counts the piece: {w:?}");
+        assert!(PbsTree::parse_resource_group(&exact, "rg", &ParseOptions::default()).is_err());
+        // CRLF: a fifth token takes the carriage return, so PBS accepts that line.
+        let (t, w) =
+            PbsTree::parse_resource_group("a 10 root 10 x\r\nb 20 root 5\r\n", "rg", &lenient)
+                .unwrap();
+        assert!(t.find("a").is_some() && t.find("b").is_none());
+        assert!(w[0].contains("resgroup: error on line 2."), "{w:?}");
+        assert!(skip_line("\x0b# comment") && skip_line("\r"));
     }
 
     #[test]

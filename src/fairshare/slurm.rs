@@ -9,8 +9,12 @@
 //! sibling accounts with equal LevelFS have their children merged; `_count_tied_accounts` in
 //! `fair_tree.c` stops at the first account, so nothing is ever merged: the second tied
 //! account is walked after the first and only its first child inherits the current rank. We
-//! do the same. Slurm sorts siblings with `qsort`, whose order among exactly equal LevelFS
-//! values of the same kind is unspecified; we keep input order (a stable sort).
+//! do the same.
+//!
+//! **Exactly tied siblings depend on Slurm's list order.** Slurm sorts each sibling set with
+//! `qsort`; siblings of the same kind with exactly equal LevelFS keep the order of the
+//! association's `children_list`, which follows slurmctld's association list. sshare does
+//! not show that order, and it can change when slurmctld restarts. We use the input order unless [`ShareTree::set_sibling_order`] gives Slurm's.
 
 use super::tree::{NodeValues, ShareTree, Shares};
 
@@ -113,17 +117,20 @@ pub fn classic(t: &ShareTree, damp: f64) -> Vec<NodeValues> {
         };
     }
     for i in 0..n {
-        let node = &t.nodes[i];
+        // priority_p_calc_fs_factor; sshare prints it on every row in classic mode, root and
+        // accounts included (sshare/process.c, PRINT_FSFACTOR).
         let fs = if s[i] <= 0.0 {
             0.0
         } else {
             super::pow2::pow2(-(ue[i] / s[i]) / damp)
         };
         out[i] = NodeValues {
-            norm_shares: Some(if i == 0 { 0.0 } else { s[i] }),
+            // _normalize_assoc_shares_traditional starts every product at 1.0, so the root's
+            // NormShares is 1.
+            norm_shares: Some(s[i]),
             norm_usage: if i == 0 { None } else { Some(norm_usage(t, i)) },
             effective_usage: Some(ue[i]),
-            fairshare_factor: node.is_user.then_some(fs),
+            fairshare_factor: Some(fs),
             fairshare_perc: Some(s[i]),
             fairshare_tree_usage: Some(ue[i]),
             ..NodeValues::default()
@@ -164,8 +171,7 @@ pub fn fair_tree(t: &ShareTree) -> Vec<NodeValues> {
     }
     let big_n = t.user_count();
     let mut fs = vec![None; n];
-    let (mut rank, mut rnt) = (big_n, big_n);
-    calc_tree_fs(t, &l, &lf, 0, &mut rank, &mut rnt, false, big_n, &mut fs);
+    calc_tree_fs(t, &l, &lf, big_n, &mut fs);
     let mut out = vec![NodeValues::default(); n];
     for i in 0..n {
         let node = &t.nodes[i];
@@ -187,44 +193,65 @@ pub fn fair_tree(t: &ShareTree) -> Vec<NodeValues> {
     out
 }
 
-/// `_calc_tree_fs` over the fs children of `parent`.
-#[allow(clippy::too_many_arguments)]
-fn calc_tree_fs(
-    t: &ShareTree,
-    l: &FsLayout,
-    lf: &[f64],
-    parent: usize,
-    rank: &mut usize,
-    rnt: &mut usize,
-    account_tied: bool,
-    big_n: usize,
-    fs: &mut [Option<f64>],
-) {
-    let mut sib: Vec<usize> = l.fs_children[parent].clone();
-    // _cmp_level_fs: LevelFS descending; among equal values users first; stable otherwise.
-    sib.sort_by(|&a, &b| {
-        lf[b]
-            .total_cmp(&lf[a])
-            .then_with(|| t.nodes[b].is_user.cmp(&t.nodes[a].is_user))
-    });
-    let mut prev = NO_VAL_LF;
-    for (i, &a) in sib.iter().enumerate() {
-        let tied = if i == 0 && account_tied {
+/// `_calc_tree_fs` from the root: a depth-first walk over the fs children, each sibling set
+/// sorted by `_cmp_level_fs`. Slurm recurses into each account; this walk keeps the open
+/// sibling sets on a stack instead, so a tree of any depth works.
+fn calc_tree_fs(t: &ShareTree, l: &FsLayout, lf: &[f64], big_n: usize, fs: &mut [Option<f64>]) {
+    /// One open sibling set: the sorted siblings, the next one to visit, the previous
+    /// sibling's LevelFS and whether the set's first member is tied (`account_tied`).
+    struct Level {
+        sib: Vec<usize>,
+        next: usize,
+        prev: f64,
+        account_tied: bool,
+    }
+    let sorted = |parent: usize| -> Vec<usize> {
+        let mut sib: Vec<usize> = l.fs_children[parent].clone();
+        // _cmp_level_fs: LevelFS descending; among equal values users first; then the order
+        // Slurm's list holds them in (ShareTree::set_sibling_order; input order by default).
+        sib.sort_by(|&a, &b| {
+            lf[b]
+                .total_cmp(&lf[a])
+                .then_with(|| t.nodes[b].is_user.cmp(&t.nodes[a].is_user))
+                .then_with(|| t.tie_key(a).cmp(&t.tie_key(b)))
+        });
+        sib
+    };
+    let (mut rank, mut rnt) = (big_n, big_n);
+    let mut stack = vec![Level {
+        sib: sorted(0),
+        next: 0,
+        prev: NO_VAL_LF,
+        account_tied: false,
+    }];
+    while let Some(level) = stack.last_mut() {
+        let i = level.next;
+        let Some(&a) = level.sib.get(i) else {
+            stack.pop();
+            continue;
+        };
+        level.next += 1;
+        let tied = if i == 0 && level.account_tied {
             true
         } else {
-            prev == lf[a]
+            level.prev == lf[a]
         };
+        level.prev = lf[a];
         if t.nodes[a].is_user {
             if !tied {
-                *rank = *rnt;
+                rank = rnt;
             }
-            fs[a] = Some(*rank as f64 / big_n as f64);
-            *rnt = rnt.saturating_sub(1);
+            fs[a] = Some(rank as f64 / big_n as f64);
+            rnt = rnt.saturating_sub(1);
         } else {
             // _count_tied_accounts always finds 0 (see the module docs): no merging.
-            calc_tree_fs(t, l, lf, a, rank, rnt, tied, big_n, fs);
+            stack.push(Level {
+                sib: sorted(a),
+                next: 0,
+                prev: NO_VAL_LF,
+                account_tied: tied,
+            });
         }
-        prev = lf[a];
     }
 }
 

@@ -48,6 +48,49 @@ pub struct ShareNode {
 pub struct ShareTree {
     pub nodes: Vec<ShareNode>,
     index: HashMap<String, usize>,
+    tie_order: TieOrder,
+}
+
+/// The order in which Slurm holds sibling associations, which decides the order of siblings
+/// whose Fair Tree LevelFS is exactly equal (`_calc_tree_fs` sorts each sibling set with
+/// `qsort`; equal entries stay in the order of the association's `children_list`, which
+/// follows slurmctld's association list, not sshare's display, and can change when slurmctld
+/// restarts).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum SiblingOrder {
+    /// The input's order (sshare's rows, the JSON's nodes).
+    #[default]
+    Input,
+    /// The input's order reversed.
+    Reverse,
+    /// These associations first, in this order (node names: `account` or `account/user`
+    /// for sshare input); the others after them in input order.
+    Names(Vec<String>),
+}
+
+impl SiblingOrder {
+    /// `input`, `reverse`, or a comma-separated list of names.
+    pub fn parse(s: &str) -> SiblingOrder {
+        match s {
+            "input" => SiblingOrder::Input,
+            "reverse" => SiblingOrder::Reverse,
+            _ => SiblingOrder::Names(
+                s.split(',')
+                    .map(|n| n.trim().to_string())
+                    .filter(|n| !n.is_empty())
+                    .collect(),
+            ),
+        }
+    }
+}
+
+/// A [`SiblingOrder`] resolved to node indices.
+#[derive(Debug, Clone, PartialEq, Default)]
+enum TieOrder {
+    #[default]
+    Input,
+    Reverse,
+    Listed(HashMap<usize, usize>),
 }
 
 impl Default for ShareTree {
@@ -73,6 +116,36 @@ impl ShareTree {
         ShareTree {
             nodes: vec![root],
             index,
+            tie_order: TieOrder::Input,
+        }
+    }
+
+    /// Set the order of exactly tied siblings (see [`SiblingOrder`]). Every listed name must
+    /// be a node of the tree.
+    pub fn set_sibling_order(&mut self, order: &SiblingOrder) -> Result<(), String> {
+        self.tie_order = match order {
+            SiblingOrder::Input => TieOrder::Input,
+            SiblingOrder::Reverse => TieOrder::Reverse,
+            SiblingOrder::Names(names) => {
+                let mut m = HashMap::new();
+                for (k, n) in names.iter().enumerate() {
+                    let i = self.find(n).ok_or_else(|| {
+                        format!("sibling order: `{n}` is not an account or association of the tree")
+                    })?;
+                    m.entry(i).or_insert(k);
+                }
+                TieOrder::Listed(m)
+            }
+        };
+        Ok(())
+    }
+
+    /// Where node `i` stands among tied siblings (smaller first).
+    pub fn tie_key(&self, i: usize) -> (usize, usize) {
+        match &self.tie_order {
+            TieOrder::Input => (0, i),
+            TieOrder::Reverse => (0, usize::MAX - i),
+            TieOrder::Listed(m) => m.get(&i).map_or((1, i), |&k| (0, k)),
         }
     }
 
@@ -207,7 +280,8 @@ pub struct NodeValues {
     pub level_fs: Option<f64>,
     /// flux's weight.
     pub weight: Option<f64>,
-    /// The `FairShare`/`fairshare` value (users only).
+    /// The `FairShare`/`fairshare` value: users only, except Slurm classic, which defines it
+    /// on every node (sshare prints it on the root and account rows too).
     pub fairshare_factor: Option<f64>,
     /// What formulas see as `fairshare_perc` (the share of the whole machine).
     pub fairshare_perc: Option<f64>,

@@ -303,16 +303,73 @@ pub fn read_path(path: &Path, lenient: bool) -> Result<(UsageFile, Vec<String>),
     read_binary(&bytes, &file, lenient)
 }
 
-/// The backup name PBS uses (`usage.bak` for `usage`).
+/// The backup name PBS uses (`usage.bak` for `usage`; `usage.json.bak` for `usage.json`).
 pub fn backup_path(path: &Path) -> PathBuf {
     let mut s = path.as_os_str().to_owned();
     s.push(".bak");
     PathBuf::from(s)
 }
 
+/// The file a running `pbs_sched` watches (`USAGE_TOUCH`, `usage.touch` beside `usage`):
+/// `path` with `.touch` appended.
+pub fn touch_path(path: &Path) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(".touch");
+    PathBuf::from(s)
+}
+
+/// What pbsfs does after every `-s`, `-d` or `-e` (pbsfs.cpp, `main`, after `write_usage`):
+/// `fopen(USAGE_TOUCH, "w")` and close, which creates `usage.touch` (mode 0666 less the umask)
+/// or empties it. A running scheduler re-reads the usage file only when this file exists.
+/// Returns the path touched.
+pub fn touch(path: &Path) -> io::Result<PathBuf> {
+    let t = touch_path(path);
+    File::create(&t)?;
+    Ok(t)
+}
+
+/// The prefix of this process's temporary files for `name` (`.usage.tmp.`, `.usage.bak.tmp.`).
+fn temp_name(name: &std::ffi::OsStr, kind: &str) -> std::ffi::OsString {
+    let mut t = std::ffi::OsString::from(".");
+    t.push(name);
+    t.push(kind);
+    t.push(std::process::id().to_string());
+    t
+}
+
+/// Remove the temporary files a killed writer of `name` left in `dir`: `.NAME.tmp.PID` and
+/// `.NAME.bak.tmp.PID` that no live writer holds. A writer holds an exclusive lock on its
+/// temporary file from just after creating it until it is renamed, so a file whose lock can be
+/// taken is abandoned.
+fn remove_stale_temporaries(dir: &Path, name: &std::ffi::OsStr) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let name = name.to_string_lossy();
+    let prefixes = [format!(".{name}.tmp."), format!(".{name}.bak.tmp.")];
+    for e in entries.flatten() {
+        let file_name = e.file_name();
+        let f = file_name.to_string_lossy();
+        let Some(pid) = prefixes.iter().find_map(|p| f.strip_prefix(p.as_str())) else {
+            continue;
+        };
+        if !pid.bytes().all(|b| b.is_ascii_digit()) || pid == std::process::id().to_string() {
+            continue;
+        }
+        let p = e.path();
+        if let Ok(file) = File::open(&p)
+            && file.try_lock().is_ok()
+        {
+            let _ = fs::remove_file(&p);
+        }
+    }
+}
+
 /// Write `path` atomically: the bytes go to a temporary file in the same directory, which is
-/// fsynced and renamed over `path`; the previous file, if any, is kept as `path.bak`. If
-/// `fill` fails, the temporary file is removed and `path` is untouched.
+/// fsynced and renamed over `path`. The previous file, if any, becomes `path.bak` by a rename
+/// too (from a hard link, or a copy where links fail), so a `.bak` that existed is never
+/// missing, even if the writer is killed. Temporary files left by killed writers are removed
+/// first. If `fill` fails, the temporary file is removed and `path` is untouched.
 pub fn write_atomic_with(
     path: &Path,
     fill: impl FnOnce(&mut File) -> io::Result<()>,
@@ -324,38 +381,61 @@ pub fn write_atomic_with(
     let name = path
         .file_name()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no file name"))?;
-    let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(name);
-    tmp_name.push(format!(".tmp.{}", std::process::id()));
-    let tmp = dir.join(tmp_name);
+    remove_stale_temporaries(&dir, name);
+    let tmp = dir.join(temp_name(name, ".tmp."));
     let result = (|| {
         let mut f = fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .open(&tmp)?;
+        f.lock()?;
         fill(&mut f)?;
         f.flush()?;
         f.sync_all()?;
-        Ok(())
+        Ok(f)
     })();
-    if let Err(e) = result {
+    let f = match result {
+        Ok(f) => f,
+        Err(e) => {
+            let _ = fs::remove_file(&tmp);
+            return Err(e);
+        }
+    };
+    if path.exists()
+        && let Err(e) = backup(path, &dir, name)
+    {
         let _ = fs::remove_file(&tmp);
         return Err(e);
-    }
-    if path.exists() {
-        let bak = backup_path(path);
-        let _ = fs::remove_file(&bak);
-        // A hard link keeps `path` in place until the rename replaces it atomically.
-        if fs::hard_link(path, &bak).is_err() {
-            fs::copy(path, &bak)?;
-        }
     }
     if let Err(e) = fs::rename(&tmp, path) {
         let _ = fs::remove_file(&tmp);
         return Err(e);
     }
+    drop(f);
     if let Ok(d) = File::open(&dir) {
         let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// Make `path.bak` a copy of `path` without a moment where it is missing: link (or copy) to
+/// a temporary name, then rename over the old backup.
+fn backup(path: &Path, dir: &Path, name: &std::ffi::OsStr) -> io::Result<()> {
+    let bak = backup_path(path);
+    let tmp = dir.join(temp_name(name, ".bak.tmp."));
+    let _ = fs::remove_file(&tmp);
+    let made = fs::hard_link(path, &tmp).or_else(|_| {
+        let mut out = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
+        out.lock()?;
+        io::copy(&mut File::open(path)?, &mut out)?;
+        out.sync_all()
+    });
+    if let Err(e) = made.and_then(|()| fs::rename(&tmp, &bak)) {
+        let _ = fs::remove_file(&tmp);
+        return Err(e);
     }
     Ok(())
 }
@@ -365,7 +445,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_atomic_with(path, |f| f.write_all(bytes))
 }
 
-/// Write a tree's usage to `path` as PBS version 2, atomically, keeping `path.bak`.
+/// Write a tree's usage to `path` as PBS version 2, atomically, keeping `path.bak`. (pbsfs
+/// then creates `usage.touch`: see [`touch`].)
 pub fn write_tree(path: &Path, tree: &PbsTree) -> io::Result<()> {
     write_atomic(path, &write_v2(tree))
 }
@@ -496,6 +577,38 @@ mod tests {
             2,
             "no temporary file left behind"
         );
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A killed writer's temporaries are removed by the next write; a live writer's (locked)
+    /// are not; the backup is replaced, never removed first.
+    #[test]
+    fn stale_temporaries_removed_live_ones_kept() {
+        let dir = std::env::temp_dir().join(format!("jobsort-usage-stale-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("usage");
+        write_atomic(&p, b"first").unwrap();
+        let stale = dir.join(".usage.tmp.99999999");
+        let stale_bak = dir.join(".usage.bak.tmp.99999998");
+        fs::write(&stale, b"half").unwrap();
+        fs::write(&stale_bak, b"half").unwrap();
+        let live = dir.join(".usage.tmp.99999997");
+        let held = File::create(&live).unwrap();
+        held.lock().unwrap();
+        write_atomic(&p, b"second").unwrap();
+        assert!(!stale.exists() && !stale_bak.exists());
+        assert!(
+            live.exists(),
+            "a locked temporary belongs to a running writer"
+        );
+        assert_eq!(fs::read(backup_path(&p)).unwrap(), b"first");
+        drop(held);
+        write_atomic(&p, b"third").unwrap();
+        assert!(!live.exists());
+        assert_eq!(fs::read(backup_path(&p)).unwrap(), b"second");
+        assert_eq!(touch(&p).unwrap(), dir.join("usage.touch"));
+        assert_eq!(fs::read(dir.join("usage.touch")).unwrap(), b"");
         fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,11 +1,13 @@
 //! `jobsort fairshare`: compute and inspect a fairshare tree. For the PBS algorithm the text
 //! output is `pbsfs`'s, byte for byte (`-p`, `-t`, `-g`, `-c`), and `-s`, `-d`, `-e` update
-//! the usage file atomically (the previous one kept as `usage.bak`). `--format json` works for
-//! every algorithm.
+//! the usage file atomically (the previous one kept as `FILE.bak`), then create `FILE.touch`
+//! as pbsfs does. `--format json` is a JSON object for every mode and algorithm.
 
 use jobsort::fairshare::inputs;
-use jobsort::fairshare::pbs::{ParseOptions, PbsTree, UNKNOWN_NAME};
-use jobsort::fairshare::tree::{NodeValues, ShareTree, Shares};
+use jobsort::fairshare::pbs::{
+    ParseOptions, PbsTree, UNKNOWN_NAME, is_valid_decay_factor, parse_set_value, pbs_decay_factor,
+};
+use jobsort::fairshare::tree::{NodeValues, ShareTree, Shares, SiblingOrder};
 use jobsort::fairshare::{Algorithm, usage_file};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
@@ -40,21 +42,30 @@ pub struct Opts {
     #[arg(long, value_name = "PATH")]
     flux_db: Option<PathBuf>,
     /// pbs (default for --resource-group), slurm-classic, slurm-fairtree (default for
-    /// --sshare and --fairshare-tree), flux (default for --flux-db).
+    /// --fairshare-tree; for --sshare, the controller's mode as the capture shows it), flux
+    /// (default for --flux-db).
     #[arg(long, value_name = "ALGORITHM")]
     algorithm: Option<String>,
     /// Shares of the `unknown` group (PBS `unknown_shares`).
     #[arg(long, default_value_t = 0, value_name = "N")]
     unknown_shares: i32,
-    /// Skip bad resource_group lines and usage records with warnings, as PBS does.
+    /// Read input as PBS does, where it differs from what the input says: skip bad
+    /// resource_group lines and usage records with warnings, split lines over 255 bytes, wrap
+    /// shares above INT_MAX, read `-s` values with strtod (`inf`, `0x10`, ` 5`, `-5`).
     #[arg(long)]
     lenient: bool,
     /// The `fairshare_usage_res` named in `-p` and `-g` output.
     #[arg(long, default_value = "cput", value_name = "RES")]
     usage_res: String,
-    /// `fairshare_decay_factor` for `-d` (0 < f < 1).
+    /// `fairshare_decay_factor` for `-d` (0 < f < 1), used as PBS does: rounded to `f32`.
     #[arg(long, default_value_t = 0.5, value_name = "F")]
     decay_factor: f64,
+    /// Slurm Fair Tree: the order in which slurmctld holds sibling associations, which
+    /// decides siblings with exactly equal LevelFS: `input` (default), `reverse`, or names
+    /// (`acct,acct/user,...`) first in that order. sshare does not show it, and it can
+    /// change when slurmctld restarts.
+    #[arg(long, value_name = "ORDER")]
+    slurm_tie_order: Option<String>,
     /// Slurm `FairShareDampeningFactor` (classic).
     #[arg(long, default_value_t = 1.0, value_name = "D")]
     damp: f64,
@@ -70,9 +81,13 @@ pub struct Opts {
     /// Print the more deserving of two entities.
     #[arg(short = 'c', num_args = 2, value_names = ["E1", "E2"])]
     compare: Option<Vec<String>>,
-    /// Set an entity's usage and write the usage file.
-    #[arg(short = 's', num_args = 2, value_names = ["ENT", "VAL"])]
+    /// Set an entity's usage and write the usage file (a negative VAL reads as one:
+    /// `-s ENT -5`; any other VAL that starts with `-` goes after `--`: `-s ENT -- -0x10`).
+    #[arg(short = 's', num_args = 1..=2, value_names = ["ENT", "VAL"], allow_negative_numbers = true)]
     set: Option<Vec<String>>,
+    /// The VAL of `-s ENT -- VAL`.
+    #[arg(last = true, hide = true, value_name = "VAL")]
+    after_dashes: Vec<String>,
     /// Decay all usage once and write the usage file.
     #[arg(short = 'd')]
     decay: bool,
@@ -91,17 +106,10 @@ fn fail(msg: impl std::fmt::Display) -> ExitCode {
 
 pub fn run(args: Args) -> ExitCode {
     let a = *args.opts;
-    let default_alg = if a.resource_group.is_some() {
-        Algorithm::Pbs
-    } else if a.flux_db.is_some() {
-        Algorithm::Flux
-    } else {
-        Algorithm::SlurmFairTree
-    };
-    let algorithm = match &a.algorithm {
-        None => default_alg,
+    let explicit = match &a.algorithm {
+        None => None,
         Some(s) => match Algorithm::parse(s) {
-            Some(x) => x,
+            Some(x) => Some(x),
             None => {
                 eprintln!("unknown --algorithm `{s}` (pbs, slurm-classic, slurm-fairtree, flux)");
                 return ExitCode::from(super::EXIT_USAGE);
@@ -109,10 +117,10 @@ pub fn run(args: Args) -> ExitCode {
         },
     };
     if let Some(rg) = &a.resource_group {
-        if algorithm != Algorithm::Pbs {
+        if let Some(alg) = explicit.filter(|&x| x != Algorithm::Pbs) {
             eprintln!(
                 "--resource-group works with --algorithm pbs; use --fairshare-tree for {}",
-                algorithm.name()
+                alg.name()
             );
             return ExitCode::from(super::EXIT_USAGE);
         }
@@ -129,24 +137,57 @@ pub fn run(args: Args) -> ExitCode {
         .or(a.flux_db.as_ref())
         .cloned()
         .unwrap_or_default();
-    let (tree, warnings, _) = match inputs::load_share_tree(&path) {
+    let mut file = match inputs::load_share_tree(&path) {
         Ok(x) => x,
         Err(e) => return fail(e),
     };
-    for w in &warnings {
+    for w in &file.warnings {
         eprintln!("warning: {w}");
     }
-    let values = match inputs::compute(&tree, algorithm, a.damp) {
+    let algorithm = match explicit {
+        Some(x) => {
+            if file.format == inputs::TreeFormat::Sshare
+                && file.assumed.is_none()
+                && x != file.algorithm
+            {
+                eprintln!(
+                    "warning: {}: the capture is from a {} controller; computing {} as asked",
+                    path.display(),
+                    file.algorithm.name(),
+                    x.name()
+                );
+            }
+            x
+        }
+        None => {
+            if let Some(note) = &file.assumed {
+                eprintln!("warning: {note}");
+            }
+            file.algorithm
+        }
+    };
+    if let Some(order) = &a.slurm_tie_order
+        && let Err(e) = file.tree.set_sibling_order(&SiblingOrder::parse(order))
+    {
+        return fail(format!("--slurm-tie-order: {e}"));
+    }
+    let tree = &file.tree;
+    let values = match inputs::compute(tree, algorithm, a.damp) {
         Ok(v) => v,
         Err(e) => return fail(e),
     };
     let out = if a.format == "json" {
-        share_tree_json(&tree, &values, algorithm)
+        Ok(share_tree_json(tree, &values, algorithm))
     } else {
-        share_tree_text(&tree, &values, algorithm)
+        share_tree_text(tree, &values, algorithm)
     };
-    print!("{out}");
-    ExitCode::SUCCESS
+    match out {
+        Ok(text) => {
+            print!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
+    }
 }
 
 fn run_pbs(a: &Opts, rg: &Path) -> ExitCode {
@@ -166,6 +207,14 @@ fn run_pbs(a: &Opts, rg: &Path) -> ExitCode {
         .map(|d| d.as_secs() as i64)
         .unwrap_or(0);
     let writes = a.set.is_some() || a.decay || a.trim;
+    let set_shape_ok = match &a.set {
+        Some(v) => (v.len() == 2) == a.after_dashes.is_empty() && a.after_dashes.len() <= 1,
+        None => a.after_dashes.is_empty(),
+    };
+    if !set_shape_ok {
+        eprintln!("Usage: jobsort fairshare ... -s <fairshare_entity> <usage> (or -s ENT -- VAL)");
+        return ExitCode::from(super::EXIT_USAGE);
+    }
     if writes && a.usage.is_none() {
         eprintln!("-s, -d and -e write the usage file: give it with --usage FILE");
         return ExitCode::from(super::EXIT_USAGE);
@@ -179,7 +228,12 @@ fn run_pbs(a: &Opts, rg: &Path) -> ExitCode {
             };
             return fail(format!("Fairshare Entity {missing} does not exist."));
         };
-        match tree.compare_path(e1, e2) {
+        let order = tree.compare_path(e1, e2);
+        if a.format == "json" {
+            print!("{}", compare_json(&tree, e1, e2, order));
+            return ExitCode::SUCCESS;
+        }
+        match order {
             std::cmp::Ordering::Less => println!("{}", tree.node(e1).name),
             std::cmp::Ordering::Equal => {
                 println!("{} == {}", tree.node(e1).name, tree.node(e2).name)
@@ -205,17 +259,23 @@ fn run_pbs(a: &Opts, rg: &Path) -> ExitCode {
             let Some(i) = tree.find(&v[0]) else {
                 return fail(format!("Fairshare Entity {} does not exist.", v[0]));
             };
-            // pbsfs ignores a value strtod cannot parse whole; we say so instead.
-            let val: f64 = match v[1].parse() {
-                Ok(x) if x >= 0.0 && f64::is_finite(x) => x,
-                _ => return fail(format!("usage `{}` is not a number >= 0", v[1])),
-            };
-            tree.set_usage(i, val);
+            match parse_set_value(&set_value(v, &a.after_dashes), a.lenient) {
+                Ok(Some(val)) => tree.set_usage(i, val),
+                Ok(None) => eprintln!(
+                    "warning: usage `{}` is not a number strtod reads whole: the usage of {} is \
+                     unchanged and the file rewritten, as pbsfs does",
+                    set_value(v, &a.after_dashes).escape_debug(),
+                    v[0]
+                ),
+                Err(e) => return fail(e),
+            }
         } else if a.decay {
-            if !(a.decay_factor > 0.0 && a.decay_factor < 1.0) {
+            if !is_valid_decay_factor(a.decay_factor) {
                 return fail(format!(
-                    "fairshare_decay_factor: Invalid value: {}.  Valid values are between 0 and 1.",
-                    a.decay_factor
+                    "fairshare_decay_factor: Invalid value: {}.  Valid values are between 0 and 1 \
+                     (PBS tests the value as a float: {})",
+                    a.decay_factor,
+                    pbs_decay_factor(a.decay_factor)
                 ));
             }
             tree.decay(a.decay_factor);
@@ -223,26 +283,67 @@ fn run_pbs(a: &Opts, rg: &Path) -> ExitCode {
         } else {
             tree.last_decay = now;
         }
-        if let Err(e) = write_usage(&usage_path, &tree) {
-            return fail(format!(
-                "{}: cannot write usage file: {e}",
-                usage_path.display()
-            ));
+        match write_usage(&usage_path, &tree) {
+            Err(e) => {
+                return fail(format!(
+                    "{}: cannot write usage file: {e}",
+                    usage_path.display()
+                ));
+            }
+            Ok(UsageFormat::Pbs) => {
+                // pbsfs then tells a running scheduler to re-read the file.
+                if let Err(e) = usage_file::touch(&usage_path) {
+                    eprintln!(
+                        "warning: {}: cannot create it ({e}): a running pbs_sched will not \
+                         re-read the usage file",
+                        usage_file::touch_path(&usage_path).display()
+                    );
+                }
+            }
+            Ok(UsageFormat::Map) => {}
         }
         return ExitCode::SUCCESS;
     }
+    if a.tree {
+        let out = if a.format == "json" {
+            Ok(pbs_tree_json(&tree))
+        } else {
+            pbsfs_tree(&tree)
+        };
+        return match out {
+            Ok(text) => {
+                print!("{text}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(e),
+        };
+    }
     if a.format == "json" {
         print!("{}", pbs_json(&tree, None));
-    } else if a.tree {
-        print!("{}", pbsfs_tree(&tree));
     } else {
         print!("{}", pbsfs_table(&tree, &a.usage_res));
     }
     ExitCode::SUCCESS
 }
 
+/// VAL of `-s ENT VAL` or `-s ENT -- VAL` (the shape is checked before).
+fn set_value(set: &[String], after_dashes: &[String]) -> String {
+    set.get(1)
+        .or(after_dashes.first())
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// The format a usage file was written in.
+enum UsageFormat {
+    /// PBS binary (v2): what a scheduler reads.
+    Pbs,
+    /// A JSON or TOML usage map.
+    Map,
+}
+
 /// Write the usage file in its own format: JSON/TOML maps stay maps, anything else is PBS v2.
-fn write_usage(path: &Path, tree: &PbsTree) -> std::io::Result<()> {
+fn write_usage(path: &Path, tree: &PbsTree) -> std::io::Result<UsageFormat> {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     let is_json = ext == "json"
         || (ext != "toml"
@@ -264,9 +365,15 @@ fn write_usage(path: &Path, tree: &PbsTree) -> std::io::Result<()> {
                 s
             })
         };
-        return usage_file::write_atomic(path, text.as_bytes());
+        return usage_file::write_atomic(path, text.as_bytes()).map(|()| UsageFormat::Map);
     }
-    usage_file::write_tree(path, tree)
+    usage_file::write_tree(path, tree).map(|()| UsageFormat::Pbs)
+}
+
+/// `%-*s`: pad to `width` bytes, as C's printf counts (a multi-byte UTF-8 name is wider in
+/// bytes than in characters).
+fn pad_bytes(s: &str, width: usize) -> String {
+    format!("{s}{}", " ".repeat(width.saturating_sub(s.len())))
 }
 
 /// `pbsfs -p`.
@@ -277,8 +384,8 @@ pub fn pbsfs_table(t: &PbsTree, usage_res: &str) -> String {
         let perc = n.tree_percentage * 100.0;
         let _ = writeln!(
             s,
-            "{:<10}: Grp: {:<5}  cgrp: {:<5}Shares: {:<6} Usage: {:<6} Perc: {:>6.3}%",
-            n.name,
+            "{}: Grp: {:<5}  cgrp: {:<5}Shares: {:<6} Usage: {:<6} Perc: {:>6.3}%",
+            pad_bytes(&n.name, 10),
             n.resgroup,
             n.cresgroup,
             n.shares,
@@ -289,10 +396,32 @@ pub fn pbsfs_table(t: &PbsTree, usage_res: &str) -> String {
     s
 }
 
-/// `pbsfs -t`.
-pub fn pbsfs_tree(t: &PbsTree) -> String {
+/// The deepest tree `-t` and the sshare-style text print: each level indents the lines
+/// below it (5 columns for `-t`, 1 for sshare rows), so the text grows with the square of the
+/// depth (a 20,000-level chain would be 1 GB). JSON has no such limit.
+pub const MAX_TEXT_DEPTH: usize = 1000;
+
+/// `pbsfs -t`, or an error for a tree deeper than [`MAX_TEXT_DEPTH`] that says how large
+/// pbsfs's text would be.
+pub fn pbsfs_tree(t: &PbsTree) -> Result<String, String> {
+    let order = t.preorder();
+    let deepest = order.iter().map(|&(_, d)| d).max().unwrap_or(0);
+    if deepest > MAX_TEXT_DEPTH {
+        let bytes: usize = order
+            .iter()
+            .map(|&(i, d)| {
+                let n = t.node(i);
+                (d * 5).max(1) + n.name.len() + n.cresgroup.to_string().len() + 3
+            })
+            .sum();
+        return Err(format!(
+            "-t: the tree is {deepest} levels deep and pbsfs indents each level by 5 columns, \
+             so its text would be {bytes} bytes; -t prints trees up to {MAX_TEXT_DEPTH} levels \
+             deep: use --format json (nested, one line) or -p"
+        ));
+    }
     let mut s = String::new();
-    for (i, depth) in t.preorder() {
+    for (i, depth) in order {
         let n = t.node(i);
         // printf("%*s%s(%d)", level, " ", ...): the pad string " " is at least one wide.
         let _ = writeln!(
@@ -303,7 +432,7 @@ pub fn pbsfs_tree(t: &PbsTree) -> String {
             n.cresgroup
         );
     }
-    s
+    Ok(s)
 }
 
 /// `pbsfs -g ENT`.
@@ -324,12 +453,15 @@ pub fn pbsfs_entity(t: &PbsTree, i: usize, usage_res: &str) -> String {
     let _ = writeln!(s, "usage\t\t\t: {:.0} ({})", n.usage, usage_res);
     let _ = writeln!(s, "usage/perc\t\t: {:.0}", per(n.usage, n.tree_percentage));
     let _ = writeln!(s, "Path from root: ");
-    for p in t.path(i) {
+    // The root is the one node PBS builds no group path for (`preload_tree` never calls
+    // `add_child` on it), so pbsfs prints nothing after the label for TREEROOT.
+    let path = if i == 0 { Vec::new() } else { t.path(i) };
+    for p in path {
         let g = t.node(p);
         let _ = writeln!(
             s,
-            "{:<10}: {:>5} {:>10.0} / {:>5.3} = {:.0}",
-            g.name,
+            "{}: {:>5} {:>10.0} / {:>5.3} = {:.0}",
+            pad_bytes(&g.name, 10),
             g.cresgroup,
             g.usage,
             g.tree_percentage as f64,
@@ -386,6 +518,55 @@ pub fn pbs_json(t: &PbsTree, only: Option<usize>) -> String {
         })
         .collect();
     serde_json::to_string_pretty(&json!({ "entities": ents })).unwrap_or_default() + "\n"
+}
+
+/// `-t --format json`: the tree as nested objects `{"name", "id", "shares", "children"}` in
+/// pbsfs's order, on one line. Written without recursion, so any depth works.
+pub fn pbs_tree_json(t: &PbsTree) -> String {
+    let mut out = String::from("{\"tree\":");
+    let mut open = 0usize;
+    for (i, depth) in t.preorder() {
+        // A node deeper than the open ones is the first child of the last; otherwise close
+        // down to its depth and it follows a sibling.
+        if depth < open {
+            while open > depth {
+                out.push_str("]}");
+                open -= 1;
+            }
+            out.push(',');
+        }
+        let n = t.node(i);
+        let _ = write!(
+            out,
+            "{{\"name\":{},\"id\":{},\"shares\":{},\"children\":[",
+            Value::from(n.name.as_str()),
+            n.cresgroup,
+            n.shares
+        );
+        open += 1;
+    }
+    while open > 0 {
+        out.push_str("]}");
+        open -= 1;
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// `-c E1 E2 --format json`: both entities and the more deserving one (`null` when equal).
+pub fn compare_json(t: &PbsTree, e1: usize, e2: usize, order: std::cmp::Ordering) -> String {
+    let (n1, n2) = (&t.node(e1).name, &t.node(e2).name);
+    let winner = match order {
+        std::cmp::Ordering::Less => json!(n1),
+        std::cmp::Ordering::Greater => json!(n2),
+        std::cmp::Ordering::Equal => Value::Null,
+    };
+    let v = json!({
+        "entities": [n1, n2],
+        "more_deserving": winner,
+        "equal": order == std::cmp::Ordering::Equal,
+    });
+    serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
 }
 
 fn shares_json(s: Shares) -> Value {
@@ -447,8 +628,10 @@ pub fn share_tree_json(t: &ShareTree, v: &[NodeValues], alg: Algorithm) -> Strin
     serde_json::to_string_pretty(&json!({ "entities": ents })).unwrap_or_default() + "\n"
 }
 
-/// Text for Slurm and flux trees: sshare-style parsable rows.
-pub fn share_tree_text(t: &ShareTree, v: &[NodeValues], alg: Algorithm) -> String {
+/// Text for Slurm and flux trees: sshare-style parsable rows (accounts indented one space
+/// per level, as sshare prints them). Trees deeper than [`MAX_TEXT_DEPTH`] are an error that
+/// says how large the text would be.
+pub fn share_tree_text(t: &ShareTree, v: &[NodeValues], alg: Algorithm) -> Result<String, String> {
     let f = |x: Option<f64>| match x {
         None => String::new(),
         Some(x) if x.is_infinite() => "inf".into(),
@@ -479,21 +662,29 @@ pub fn share_tree_text(t: &ShareTree, v: &[NodeValues], alg: Algorithm) -> Strin
         }
         _ => {
             let ft = alg == Algorithm::SlurmFairTree;
+            let order = t.preorder();
+            let mut depth = vec![0usize; t.nodes.len()];
+            for &i in &order {
+                if let Some(p) = t.nodes[i].parent {
+                    depth[i] = depth[p] + 1;
+                }
+            }
+            let deepest = depth.iter().copied().max().unwrap_or(0);
+            if deepest > MAX_TEXT_DEPTH {
+                let indent: usize = depth.iter().sum();
+                return Err(format!(
+                    "the tree is {deepest} levels deep and sshare indents each level by one \
+                     space, so its rows would hold {indent} bytes of indentation; the text prints \
+                     trees up to {MAX_TEXT_DEPTH} levels deep: use --format json"
+                ));
+            }
             s.push_str(
                 "Account|User|RawShares|NormShares|RawUsage|NormUsage|EffectvUsage|FairShare",
             );
             s.push_str(if ft { "|LevelFS\n" } else { "\n" });
-            for i in t.preorder() {
+            for i in order {
                 let n = &t.nodes[i];
-                let depth = {
-                    let mut d = 0;
-                    let mut c = i;
-                    while let Some(p) = t.nodes[c].parent {
-                        d += 1;
-                        c = p;
-                    }
-                    d
-                };
+                let depth = depth[i];
                 let acct = if n.is_user {
                     n.parent
                         .map(|p| t.nodes[p].name.clone())
@@ -526,5 +717,5 @@ pub fn share_tree_text(t: &ShareTree, v: &[NodeValues], alg: Algorithm) -> Strin
             }
         }
     }
-    s
+    Ok(s)
 }

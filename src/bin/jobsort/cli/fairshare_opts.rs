@@ -4,6 +4,7 @@
 use jobsort::fairshare::Algorithm;
 use jobsort::fairshare::inputs::{self, EntityKind, Fairshare};
 use jobsort::fairshare::pbs::ParseOptions;
+use jobsort::fairshare::tree::SiblingOrder;
 use jobsort::jobs::Job;
 use std::path::PathBuf;
 
@@ -20,8 +21,9 @@ pub struct FairshareOpts {
     /// `sshare -a -l -P` output, or a flux-accounting database (detected by content).
     #[arg(long, value_name = "FILE")]
     pub fairshare_tree: Option<PathBuf>,
-    /// slurm-classic, slurm-fairtree (default for --fairshare-tree) or flux (default for a
-    /// flux database); pbs with --resource-group.
+    /// slurm-classic, slurm-fairtree (default for --fairshare-tree; for sshare output, the
+    /// controller's mode as the capture shows it) or flux (default for a flux database); pbs
+    /// with --resource-group.
     #[arg(long = "algorithm", value_name = "ALGORITHM")]
     pub fairshare_algorithm: Option<String>,
     /// Job attribute naming its fairshare entity: euser, egroup, account, queue, egroup:euser.
@@ -30,9 +32,14 @@ pub struct FairshareOpts {
     /// Shares of PBS's `unknown` group (`unknown_shares`).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub unknown_shares: i32,
-    /// Skip bad resource_group lines and usage records with warnings, as PBS does.
+    /// Read the resource_group and usage file as PBS does where that differs from what they
+    /// say (bad lines and records skipped with warnings, long lines split, big shares wrapped).
     #[arg(long = "fairshare-lenient")]
     pub fairshare_lenient: bool,
+    /// Slurm Fair Tree: the order slurmctld holds sibling associations in, which decides
+    /// siblings with exactly equal LevelFS: `input` (default), `reverse`, or names first.
+    #[arg(long, value_name = "ORDER")]
+    pub slurm_tie_order: Option<String>,
 }
 
 // Called by eval, rank and sim once they flatten these options.
@@ -79,12 +86,20 @@ impl FairshareOpts {
         let Some(path) = &self.fairshare_tree else {
             return Ok(None);
         };
-        let (tree, w, fmt) = inputs::load_share_tree(path).map_err(|e| e.to_string())?;
-        let algorithm = alg.unwrap_or(if fmt == inputs::TreeFormat::FluxDb {
-            Algorithm::Flux
-        } else {
-            Algorithm::SlurmFairTree
-        });
+        let file = inputs::load_share_tree(path).map_err(|e| e.to_string())?;
+        let mut w = file.warnings;
+        let algorithm = match alg {
+            Some(a) => a,
+            None => {
+                w.extend(file.assumed);
+                file.algorithm
+            }
+        };
+        let mut tree = file.tree;
+        if let Some(order) = &self.slurm_tie_order {
+            tree.set_sibling_order(&SiblingOrder::parse(order))
+                .map_err(|e| format!("--slurm-tie-order: {e}"))?;
+        }
         let values = inputs::compute(&tree, algorithm, 1.0)?;
         Ok(Some((
             Fairshare::Shares {
