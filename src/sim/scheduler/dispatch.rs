@@ -1,6 +1,7 @@
 //! Dispatch in rank order: strict ordering and EASY backfilling (one reservation).
 
-use super::{Decision, PendReason, Policy, Round, Simulator};
+use super::state::Simulator;
+use super::{Decision, PendReason, Policy, Round};
 use crate::sim::cluster::{fits_in, place};
 use crate::sim::workload::Request;
 

@@ -1,6 +1,6 @@
 //! Evaluating the formula over queued jobs: one column per input, then one kernel call.
 
-use super::Simulator;
+use super::state::Simulator;
 use crate::sim::inputs::{self, FairshareKeyword, Source};
 use crate::sim::priority::Priority;
 

@@ -20,13 +20,16 @@
 //!    reservation or leaves the reserved job room at the reservation time (else it pends
 //!    `reservation`). Jobs at or under `--threshold` pend `threshold` and never block.
 //!
-//! Files: `types.rs` the vocabulary (settings, events, decisions, rounds), this file the round
-//! loop, `evaluate.rs` the formula over the queue, `heads.rs` strict ordering by group heads,
-//! `dispatch.rs` strict and EASY dispatch.
+//! Files: `types.rs` the vocabulary (settings, events, decisions, rounds), `state.rs` the
+//! simulator's fields, this file the round loop, `evaluate.rs` the formula over the queue,
+//! `groups.rs` and `heads.rs` strict ordering by group heads (the groups; the head path),
+//! `dispatch.rs` strict and EASY dispatch. Each file depends only on those before it.
 
 mod dispatch;
 mod evaluate;
+mod groups;
 mod heads;
+mod state;
 mod types;
 
 pub use types::{
@@ -34,94 +37,19 @@ pub use types::{
     SimOutcome,
 };
 
-use crate::rank::{self, JobKey};
+use crate::rank;
 use crate::sim::cluster::{Allocation, Cluster, SizeSet};
 use crate::sim::inputs::Source;
 use crate::sim::limit::{Admission, LimitState};
 use crate::sim::priority::Priority;
 use crate::sim::share::ShareTree;
-use crate::sim::workload::{Request, SimJob};
-use heads::{GroupInputs, Groups, head_groups};
+use crate::sim::workload::SimJob;
+use groups::{GroupInputs, head_groups};
 use sha2::{Digest, Sha256};
+use state::Hot;
+pub use state::Simulator;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-
-/// The per-job fields the scheduling loop reads, packed (a `SimJob` is large, and the loop
-/// touches these for every queued job every round).
-#[derive(Debug, Clone, Copy)]
-struct Hot {
-    submit: i64,
-    walltime: i64,
-    /// [`SimJob::effective_run`].
-    run: i64,
-    request: Request,
-}
-
-/// The simulator: feed it jobs (sorted by submit time) and step it round by round.
-pub struct Simulator<'a> {
-    jobs: &'a [SimJob],
-    hot: Vec<Hot>,
-    config: SimConfig,
-    formula: Option<&'a dyn Priority>,
-    cluster: Cluster,
-    next_submit: usize,
-    ends: BinaryHeap<Reverse<(i64, u32)>>,
-    /// Queued jobs in submit order; may still hold jobs started since the last
-    /// [`Simulator::compact_queue`] (`queue_stale`), `queued` counts the real ones.
-    queue: Vec<u32>,
-    queue_stale: bool,
-    queued: usize,
-    running: Vec<u32>,
-    /// Each job's index in `running` (`u32::MAX`: not running), for O(1) removal.
-    running_at: Vec<u32>,
-    alloc: Vec<Option<Allocation>>,
-    start: Vec<Option<i64>>,
-    end: Vec<Option<i64>>,
-    finished: Vec<u8>,
-    round: Round,
-    rounds_done: u64,
-    last_time: Option<i64>,
-    share: Option<ShareTree>,
-    leaf: Vec<u32>,
-    /// Cores running per share-tree node, and the nodes with any (accrual per entity).
-    leaf_cores: Vec<u64>,
-    active_leaves: Vec<u32>,
-    limits: Option<LimitState>,
-    /// Jobs rejected at submit by a hard limit.
-    rejected: Vec<bool>,
-    sources: Vec<Source>,
-    needs_share: bool,
-    columns: Vec<Vec<f64>>,
-    values: Vec<f64>,
-    errors: Vec<u8>,
-    order: Vec<u32>,
-    rank_keys: Vec<JobKey>,
-    hashing: bool,
-    /// Record every decision and the ranked queue (else only dispatches, and rounds where
-    /// nothing can start skip evaluation).
-    full: bool,
-    /// Queued jobs by total cores asked (multiset), for the "nothing can start" shortcut.
-    queued_cores: SizeSet,
-    eval_errors: u64,
-    /// Strict ordering by group heads (see `heads.rs`), when the formula allows it,
-    /// with each group's inputs.
-    groups: Option<Groups>,
-    group_inputs: GroupInputs,
-    /// The groups of `cand`'s jobs, and their share-tree nodes.
-    cand_groups: Vec<u32>,
-    cand_leaves: Vec<u32>,
-    /// Jobs evaluated by the head path (heads, then tails), their values and errors.
-    cand: Vec<u32>,
-    cand_values: Vec<f64>,
-    cand_errors: Vec<u8>,
-    /// The head path's candidates as keys of the job order (position: the job), and scratch
-    /// space for one evaluation.
-    head_keys: Vec<JobKey>,
-    scratch_values: Vec<f64>,
-    scratch_errors: Vec<u8>,
-    series: Vec<QueuePoint>,
-    keep_series: bool,
-}
 
 impl<'a> Simulator<'a> {
     /// Set up a simulation. `jobs` must be sorted by submit time and every job must fit the

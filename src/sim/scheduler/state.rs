@@ -1,0 +1,91 @@
+//! The simulator's state: every field the round loop (`mod.rs`), the formula evaluation
+//! (`evaluate.rs`), the head path (`heads.rs`) and dispatch (`dispatch.rs`) share.
+
+use super::groups::{GroupInputs, Groups};
+use super::types::{QueuePoint, Round, SimConfig};
+use crate::rank::JobKey;
+use crate::sim::cluster::{Allocation, Cluster, SizeSet};
+use crate::sim::inputs::Source;
+use crate::sim::limit::LimitState;
+use crate::sim::priority::Priority;
+use crate::sim::share::ShareTree;
+use crate::sim::workload::{Request, SimJob};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// The per-job fields the scheduling loop reads, packed (a `SimJob` is large, and the loop
+/// touches these for every queued job every round).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Hot {
+    pub(super) submit: i64,
+    pub(super) walltime: i64,
+    /// [`SimJob::effective_run`].
+    pub(super) run: i64,
+    pub(super) request: Request,
+}
+
+/// The simulator: feed it jobs (sorted by submit time) and step it round by round.
+pub struct Simulator<'a> {
+    pub(super) jobs: &'a [SimJob],
+    pub(super) hot: Vec<Hot>,
+    pub(super) config: SimConfig,
+    pub(super) formula: Option<&'a dyn Priority>,
+    pub(super) cluster: Cluster,
+    pub(super) next_submit: usize,
+    pub(super) ends: BinaryHeap<Reverse<(i64, u32)>>,
+    /// Queued jobs in submit order; may still hold jobs started since the last
+    /// [`Simulator::compact_queue`] (`queue_stale`), `queued` counts the real ones.
+    pub(super) queue: Vec<u32>,
+    pub(super) queue_stale: bool,
+    pub(super) queued: usize,
+    pub(super) running: Vec<u32>,
+    /// Each job's index in `running` (`u32::MAX`: not running), for O(1) removal.
+    pub(super) running_at: Vec<u32>,
+    pub(super) alloc: Vec<Option<Allocation>>,
+    pub(super) start: Vec<Option<i64>>,
+    pub(super) end: Vec<Option<i64>>,
+    pub(super) finished: Vec<u8>,
+    pub(super) round: Round,
+    pub(super) rounds_done: u64,
+    pub(super) last_time: Option<i64>,
+    pub(super) share: Option<ShareTree>,
+    pub(super) leaf: Vec<u32>,
+    /// Cores running per share-tree node, and the nodes with any (accrual per entity).
+    pub(super) leaf_cores: Vec<u64>,
+    pub(super) active_leaves: Vec<u32>,
+    pub(super) limits: Option<LimitState>,
+    /// Jobs rejected at submit by a hard limit.
+    pub(super) rejected: Vec<bool>,
+    pub(super) sources: Vec<Source>,
+    pub(super) needs_share: bool,
+    pub(super) columns: Vec<Vec<f64>>,
+    pub(super) values: Vec<f64>,
+    pub(super) errors: Vec<u8>,
+    pub(super) order: Vec<u32>,
+    pub(super) rank_keys: Vec<JobKey>,
+    pub(super) hashing: bool,
+    /// Record every decision and the ranked queue (else only dispatches, and rounds where
+    /// nothing can start skip evaluation).
+    pub(super) full: bool,
+    /// Queued jobs by total cores asked (multiset), for the "nothing can start" shortcut.
+    pub(super) queued_cores: SizeSet,
+    pub(super) eval_errors: u64,
+    /// Strict ordering by group heads (see `heads.rs`), when the formula allows it,
+    /// with each group's inputs.
+    pub(super) groups: Option<Groups>,
+    pub(super) group_inputs: GroupInputs,
+    /// The groups of `cand`'s jobs, and their share-tree nodes.
+    pub(super) cand_groups: Vec<u32>,
+    pub(super) cand_leaves: Vec<u32>,
+    /// Jobs evaluated by the head path (heads, then tails), their values and errors.
+    pub(super) cand: Vec<u32>,
+    pub(super) cand_values: Vec<f64>,
+    pub(super) cand_errors: Vec<u8>,
+    /// The head path's candidates as keys of the job order (position: the job), and scratch
+    /// space for one evaluation.
+    pub(super) head_keys: Vec<JobKey>,
+    pub(super) scratch_values: Vec<f64>,
+    pub(super) scratch_errors: Vec<u8>,
+    pub(super) series: Vec<QueuePoint>,
+    pub(super) keep_series: bool,
+}
