@@ -36,7 +36,7 @@ pub struct Ranked {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TieBreak<'a> {
     /// PBS `fair_share`: each job's rank in the fairshare order (0 = most deserving, from
-    /// [`crate::fairshare::inputs::Fairshare::fair_share_ranks`]). PBS's `cmp_sort` compares
+    /// [`crate::fairshare::inputs::Fairshare::entity_ranks`]). PBS's `cmp_sort` compares
     /// it (`compare_path`) right after the formula value; a job without one ranks after all.
     pub fair_share: Option<&'a [usize]>,
     pub submit: Option<&'a [f64]>,

@@ -2,14 +2,15 @@
 //!
 //! Inputs: a PBS `resource_group` file with an optional usage file (binary, JSON or TOML); a
 //! generic JSON tree; parsable `sshare -a -l -P` output; a flux-accounting SQLite database.
-//! [`Fairshare`] holds any of them with its algorithm; [`Fairshare::fill_jobs`] writes
-//! `fairshare_perc`, `fairshare_tree_usage` and `fairshare_factor` into each job's values
-//! from the job's entity ([`EntityKind`]).
+//! [`Fairshare`] holds any of them with its algorithm and gives each entity its
+//! `fairshare_perc`, `fairshare_tree_usage` and `fairshare_factor`
+//! ([`Fairshare::entity_keywords`]) and PBS's fairshare order
+//! ([`Fairshare::entity_ranks`]). Job rows are not known here: `jobs::fairshare` names each
+//! job's entity ([`EntityKind`]) and writes the values into its row.
 
 use super::pbs::{ParseOptions, PbsTree};
 use super::tree::{NodeValues, ShareTree, Shares};
 use super::{Algorithm, FairshareError, flux, slurm, usage_file};
-use crate::jobs::Job;
 use std::cmp::Ordering;
 use std::path::Path;
 
@@ -36,29 +37,6 @@ impl EntityKind {
             "queue" => EntityKind::Queue,
             "egroup:euser" => EntityKind::EgroupEuser,
             _ => return None,
-        })
-    }
-
-    /// The entity name of `job`, or an error naming the missing field.
-    pub fn entity_of(self, job: &Job) -> Result<String, String> {
-        let need = |v: &Option<String>, field: &str| {
-            v.clone().ok_or_else(|| {
-                format!(
-                    "job {} has no `{field}` (needed for its fairshare entity)",
-                    job.id
-                )
-            })
-        };
-        Ok(match self {
-            EntityKind::Euser => need(&job.user, "user")?,
-            EntityKind::Egroup => need(&job.group, "group")?,
-            EntityKind::Account => need(&job.account, "account")?,
-            EntityKind::Queue => need(&job.queue, "queue")?,
-            EntityKind::EgroupEuser => format!(
-                "{}:{}",
-                need(&job.group, "group")?,
-                need(&job.user, "user")?
-            ),
         })
     }
 }
@@ -116,19 +94,15 @@ impl Fairshare {
         }
     }
 
-    /// Fill each job's `fairshare_perc`, `fairshare_tree_usage` and `fairshare_factor` from
-    /// its entity. PBS: entities not in the tree are added under `unknown` with 1 share (and
-    /// the tree recomputed once), as the scheduler does; with `unknown_shares` 0 they get 0.
-    /// Share trees: unknown entities get 0 with a warning. Returns warnings.
-    pub fn fill_jobs(&mut self, jobs: &mut [Job], kind: EntityKind) -> Result<Vec<String>, String> {
-        let entities: Vec<String> = jobs
-            .iter()
-            .map(|j| kind.entity_of(j))
-            .collect::<Result<_, _>>()?;
+    /// The `fairshare_perc`, `fairshare_tree_usage` and `fairshare_factor` of each entity.
+    /// PBS: entities not in the tree are added under `unknown` with 1 share (and the tree
+    /// recomputed once), as the scheduler does; with `unknown_shares` 0 they get 0. Share
+    /// trees: unknown entities get 0 with a warning. Returns the values and the warnings.
+    pub fn entity_keywords(&mut self, entities: &[String]) -> (Vec<[f64; 3]>, Vec<String>) {
         let mut warnings = Vec::new();
         if let Fairshare::Pbs(t) = self {
             let mut added = Vec::new();
-            for e in &entities {
+            for e in entities {
                 if t.find(e).is_none() {
                     t.find_or_add_unknown_deferred(e);
                     added.push(e.clone());
@@ -144,47 +118,39 @@ impl Fairshare {
                 ));
             }
         }
-        let mut missing = Vec::new();
-        for (job, e) in jobs.iter_mut().zip(&entities) {
-            let v = match self.lookup(e) {
-                Some(v) => v,
-                None => {
+        let mut missing: Vec<String> = Vec::new();
+        let values = entities
+            .iter()
+            .map(|e| {
+                self.lookup(e).unwrap_or_else(|| {
                     if !missing.contains(e) {
                         missing.push(e.clone());
                     }
                     [0.0; 3]
-                }
-            };
-            job.values.insert("fairshare_perc".into(), v[0]);
-            job.values.insert("fairshare_tree_usage".into(), v[1]);
-            job.values.insert("fairshare_factor".into(), v[2]);
-        }
+                })
+            })
+            .collect();
         if !missing.is_empty() {
             warnings.push(format!(
                 "entities not in the fairshare tree get fairshare values 0: {}",
                 missing.join(", ")
             ));
         }
-        Ok(warnings)
+        (values, warnings)
     }
 
-    /// PBS's fairshare order of jobs (`cmp_fairshare` → `compare_path`) as a dense rank per
-    /// job, 0 = most deserving: the key of [`TieBreak::fair_share`](crate::rank::TieBreak).
+    /// PBS's fairshare order of entities (`cmp_fairshare` → `compare_path`) as a dense rank
+    /// per entity, 0 = most deserving: the key of the ranker's fairshare tie-break.
     /// `None` for share trees (PBS's tie-break only exists there).
-    /// Call after [`fill_jobs`](Self::fill_jobs) so every entity exists.
-    pub fn fair_share_ranks(
-        &self,
-        jobs: &[Job],
-        kind: EntityKind,
-    ) -> Result<Option<Vec<usize>>, String> {
+    /// Call after [`entity_keywords`](Self::entity_keywords) so every entity exists.
+    pub fn entity_ranks(&self, entities: &[String]) -> Result<Option<Vec<usize>>, String> {
         let Fairshare::Pbs(t) = self else {
             return Ok(None);
         };
-        let nodes: Vec<usize> = jobs
+        let nodes: Vec<usize> = entities
             .iter()
-            .map(|j| {
-                let e = kind.entity_of(j)?;
-                t.find(&e)
+            .map(|e| {
+                t.find(e)
                     .ok_or_else(|| format!("entity {e} is not in the fairshare tree"))
             })
             .collect::<Result<_, String>>()?;

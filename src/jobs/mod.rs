@@ -1,6 +1,7 @@
 //! Jobs: the row form read from files ([`Job`]), the loaders for every input format, and
 //! [`table_from_jobs`], which lays them out as the columnar [`JobTable`] the evaluators read.
 
+pub mod fairshare;
 pub mod load;
 pub mod units;
 
