@@ -11,6 +11,7 @@
 //!
 //! Nothing here prints; errors are [`FairshareError`] values naming the file and line.
 
+mod c_text;
 pub mod flux;
 pub mod inputs;
 pub mod pbs;
