@@ -206,6 +206,19 @@ fn a_flag_that_is_not_one_is_a_usage_error_with_a_suggestion() {
     let out = jobsort(["sim", "--trace", "x.swf", "--formula", "--policy", "strict"]);
     assert_eq!(code(&out), Some(2));
     stderr_has(&out, "--formula needs a formula");
+    // Also after an alias of a flag (`--fairshare-tree` for `--resource-group`).
+    let out = jobsort([
+        "sim",
+        "--trace",
+        "x.swf",
+        "--fairshare-tree",
+        "rg",
+        "--formula",
+        "--policy",
+        "strict",
+    ]);
+    assert_eq!(code(&out), Some(2));
+    stderr_has(&out, "--formula needs a formula");
     // Formulas that start with `-` still work, a double negation of a PBS name too.
     for formula in ["-walltime", "--ncpus"] {
         let out = jobsort(["check", formula]);

@@ -246,7 +246,10 @@ pub fn check_formula_position(
             Some((l, v)) => (l, Some(v)),
             None => (flag, None),
         };
-        match sub.get_arguments().find(|a| a.get_long() == Some(long)) {
+        let named = |a: &&clap::Arg| {
+            a.get_long() == Some(long) || a.get_all_aliases().is_some_and(|v| v.contains(&long))
+        };
+        match sub.get_arguments().find(named) {
             Some(a) if a.get_action().takes_values() => {
                 let value = match inline {
                     Some(v) => Some(v),
