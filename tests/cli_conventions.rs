@@ -36,7 +36,9 @@ fn a_closed_stdout_pipe_ends_every_subcommand_quietly() {
     assert!(made.status.success(), "{}", stderr(&made));
     let limits = repo_file("examples/limits.toml");
     let events = repo_file("examples/limit_events.jsonl");
-    let runs: [&[&str]; 8] = [
+    let rg = repo_file("examples/resource_group");
+    let usage = repo_file("examples/usage.json");
+    let runs: [&[&str]; 10] = [
         &["rank", "ncpus", "--jobs", &jobs],
         &["rank", "ncpus", "--jobs", &jobs, "--format", "csv"],
         &["eval", "ncpus", "--jobs", &jobs, "--format", "json"],
@@ -47,6 +49,15 @@ fn a_closed_stdout_pipe_ends_every_subcommand_quietly() {
         &["replay", rec, "--verify"],
         &["replay", rec, "--formula", "-walltime", "--per-round"],
         &["limits", "--config", &limits, "--events", &events],
+        &["fairshare", "--resource-group", &rg, "--usage", &usage],
+        &[
+            "fairshare",
+            "--resource-group",
+            &rg,
+            "-t",
+            "--format",
+            "json",
+        ],
     ];
     for args in runs {
         let out = with_closed_stdout(args);

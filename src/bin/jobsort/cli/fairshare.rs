@@ -3,6 +3,8 @@
 //! the usage file atomically (the previous one kept as `FILE.bak`), then create `FILE.touch`
 //! as pbsfs does. `--format json` is a JSON object for every mode and algorithm.
 
+use super::output::Out;
+use super::report::Failure;
 use jobsort::fairshare::inputs;
 use jobsort::fairshare::pbs::{
     ParseOptions, PbsTree, UNKNOWN_NAME, is_valid_decay_factor, parse_set_value, pbs_decay_factor,
@@ -99,12 +101,29 @@ pub struct Opts {
     format: String,
 }
 
+/// Write to stdout; a closed pipe ends the command quietly, any other write error is reported
+/// (both through [`Failure::exit`], as every other subcommand's output).
+macro_rules! emit {
+    ($out:expr, $($arg:tt)*) => {
+        if let Err(e) = write!($out, $($arg)*) {
+            return Failure::from(e).exit();
+        }
+    };
+}
+macro_rules! emitln {
+    ($out:expr, $($arg:tt)*) => {
+        if let Err(e) = writeln!($out, $($arg)*) {
+            return Failure::from(e).exit();
+        }
+    };
+}
+
 fn fail(msg: impl std::fmt::Display) -> ExitCode {
     eprintln!("{msg}");
     ExitCode::from(super::EXIT_INVALID)
 }
 
-pub fn run(args: Args) -> ExitCode {
+pub fn run(args: Args, out: &mut Out) -> ExitCode {
     let a = *args.opts;
     let explicit = match &a.algorithm {
         None => None,
@@ -124,7 +143,7 @@ pub fn run(args: Args) -> ExitCode {
             );
             return ExitCode::from(super::EXIT_USAGE);
         }
-        return run_pbs(&a, rg);
+        return run_pbs(&a, rg, out);
     }
     if a.set.is_some() || a.decay || a.trim || a.get.is_some() || a.compare.is_some() || a.tree {
         eprintln!("-g, -c, -s, -d, -e and -t need the PBS algorithm (--resource-group)");
@@ -176,21 +195,21 @@ pub fn run(args: Args) -> ExitCode {
         Ok(v) => v,
         Err(e) => return fail(e),
     };
-    let out = if a.format == "json" {
+    let text = if a.format == "json" {
         Ok(share_tree_json(tree, &values, algorithm))
     } else {
         share_tree_text(tree, &values, algorithm)
     };
-    match out {
+    match text {
         Ok(text) => {
-            print!("{text}");
+            emit!(out, "{text}");
             ExitCode::SUCCESS
         }
         Err(e) => fail(e),
     }
 }
 
-fn run_pbs(a: &Opts, rg: &Path) -> ExitCode {
+fn run_pbs(a: &Opts, rg: &Path, out: &mut Out) -> ExitCode {
     let opts = ParseOptions {
         unknown_shares: a.unknown_shares,
         lenient: a.lenient,
@@ -230,15 +249,15 @@ fn run_pbs(a: &Opts, rg: &Path) -> ExitCode {
         };
         let order = tree.compare_path(e1, e2);
         if a.format == "json" {
-            print!("{}", compare_json(&tree, e1, e2, order));
+            emit!(out, "{}", compare_json(&tree, e1, e2, order));
             return ExitCode::SUCCESS;
         }
         match order {
-            std::cmp::Ordering::Less => println!("{}", tree.node(e1).name),
+            std::cmp::Ordering::Less => emitln!(out, "{}", tree.node(e1).name),
             std::cmp::Ordering::Equal => {
-                println!("{} == {}", tree.node(e1).name, tree.node(e2).name)
+                emitln!(out, "{} == {}", tree.node(e1).name, tree.node(e2).name)
             }
-            std::cmp::Ordering::Greater => println!("{}", tree.node(e2).name),
+            std::cmp::Ordering::Greater => emitln!(out, "{}", tree.node(e2).name),
         }
         return ExitCode::SUCCESS;
     }
@@ -247,9 +266,9 @@ fn run_pbs(a: &Opts, rg: &Path) -> ExitCode {
             return fail(format!("Fairshare Entity {ent} does not exist."));
         };
         if a.format == "json" {
-            print!("{}", pbs_json(&tree, Some(i)));
+            emit!(out, "{}", pbs_json(&tree, Some(i)));
         } else {
-            print!("{}", pbsfs_entity(&tree, i, &a.usage_res));
+            emit!(out, "{}", pbsfs_entity(&tree, i, &a.usage_res));
         }
         return ExitCode::SUCCESS;
     }
@@ -305,23 +324,23 @@ fn run_pbs(a: &Opts, rg: &Path) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     if a.tree {
-        let out = if a.format == "json" {
+        let text = if a.format == "json" {
             Ok(pbs_tree_json(&tree))
         } else {
             pbsfs_tree(&tree)
         };
-        return match out {
+        return match text {
             Ok(text) => {
-                print!("{text}");
+                emit!(out, "{text}");
                 ExitCode::SUCCESS
             }
             Err(e) => fail(e),
         };
     }
     if a.format == "json" {
-        print!("{}", pbs_json(&tree, None));
+        emit!(out, "{}", pbs_json(&tree, None));
     } else {
-        print!("{}", pbsfs_table(&tree, &a.usage_res));
+        emit!(out, "{}", pbsfs_table(&tree, &a.usage_res));
     }
     ExitCode::SUCCESS
 }

@@ -81,7 +81,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Check(a) => check::run(a, out),
         Command::Eval(a) => eval::run(a, out),
         Command::Rank(a) => rank::run(a, out),
-        Command::Fairshare(a) => return fairshare::run(a),
+        Command::Fairshare(a) => Ok(fairshare::run(a, out)),
         Command::Limits(a) => limits::run(a, out),
         Command::Sim(a) => sim::run(a, out),
         Command::Replay(a) => replay::run(a, out),
