@@ -23,7 +23,7 @@ use std::path::Path;
 
 /// A job file that could not be read.
 #[derive(Debug, thiserror::Error)]
-pub enum LoadError {
+pub enum JobFileError {
     #[error("{path}: {source}")]
     Io {
         path: String,
@@ -108,9 +108,13 @@ fn format_of_name(path: &Path) -> Option<JobFormat> {
 /// Read jobs from a file. With [`JobFormat::Auto`] the extension decides (`.csv`, `.jsonl`;
 /// a `.json` file is JSON — a document or JSON lines — and never read as CSV), else the
 /// content.
-pub fn load_jobs(path: &Path, format: JobFormat, catalog: &Catalog) -> Result<JobFile, LoadError> {
+pub fn load_jobs(
+    path: &Path,
+    format: JobFormat,
+    catalog: &Catalog,
+) -> Result<JobFile, JobFileError> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
+    let text = std::fs::read_to_string(path).map_err(|source| JobFileError::Io {
         path: name.clone(),
         source,
     })?;
@@ -131,7 +135,7 @@ pub fn parse_jobs(
     name: &str,
     format: JobFormat,
     catalog: &Catalog,
-) -> Result<JobFile, LoadError> {
+) -> Result<JobFile, JobFileError> {
     let text = strip_bom(text);
     let mut unknown = Unknown::default();
     let jobs = match format {
@@ -155,7 +159,7 @@ pub fn parse_jobs(
 
 /// A JSON document (array, `{"jobs"}`, qstat) or JSON lines; anything else is an error at
 /// the first place it is not JSON.
-fn parse_any_json(text: &str, name: &str, catalog: &Catalog) -> Result<JobFile, LoadError> {
+fn parse_any_json(text: &str, name: &str, catalog: &Catalog) -> Result<JobFile, JobFileError> {
     let mut unknown = Unknown::default();
     let jobs = match serde_json::from_str::<Value>(text) {
         Ok(value) => from_json_document(value, name, catalog, &mut unknown),
@@ -232,15 +236,15 @@ impl Unknown {
     }
 }
 
-fn json_syntax(name: &str, e: &serde_json::Error) -> LoadError {
-    LoadError::Invalid {
+fn json_syntax(name: &str, e: &serde_json::Error) -> JobFileError {
+    JobFileError::Invalid {
         location: format!("{name}:{}:{}", e.line(), e.column()),
         message: format!("invalid JSON: {e}"),
     }
 }
 
-fn invalid(location: String, message: impl Into<String>) -> LoadError {
-    LoadError::Invalid {
+fn invalid(location: String, message: impl Into<String>) -> JobFileError {
+    JobFileError::Invalid {
         location,
         message: message.into(),
     }
@@ -251,7 +255,7 @@ fn from_json_document(
     name: &str,
     catalog: &Catalog,
     unknown: &mut Unknown,
-) -> Result<Vec<Job>, LoadError> {
+) -> Result<Vec<Job>, JobFileError> {
     let mut job = |item: Value, id: Option<String>, path: &str, i: usize| {
         let place = Place {
             file: name,
@@ -307,7 +311,7 @@ fn parse_json_lines(
     name: &str,
     catalog: &Catalog,
     unknown: &mut Unknown,
-) -> Result<Vec<Job>, LoadError> {
+) -> Result<Vec<Job>, JobFileError> {
     let mut jobs = vec![];
     for (lineno, line) in text.lines().enumerate() {
         let lineno = lineno + 1;
@@ -329,7 +333,7 @@ fn parse_json_lines(
         };
         let job =
             job_from_json(value, None, &place, index, catalog, unknown).map_err(|e| match e {
-                LoadError::Invalid { message, location } => {
+                JobFileError::Invalid { message, location } => {
                     // Replace the document-level location by the line.
                     let path = location
                         .split_once(": ")
@@ -349,7 +353,7 @@ fn parse_csv(
     name: &str,
     catalog: &Catalog,
     unknown: &mut Unknown,
-) -> Result<Vec<Job>, LoadError> {
+) -> Result<Vec<Job>, JobFileError> {
     let mut reader = csv::ReaderBuilder::new()
         .trim(csv::Trim::All)
         .flexible(false)
@@ -381,7 +385,7 @@ fn parse_csv(
         };
         let job = job_from_json(Value::Object(map), None, &place, index, catalog, unknown)
             .map_err(|e| match e {
-                LoadError::Invalid { message, location } => {
+                JobFileError::Invalid { message, location } => {
                     let column = location
                         .split_once(": ")
                         .map(|(_, p)| p.trim_start_matches('.').to_string())
@@ -500,7 +504,7 @@ fn job_from_json(
     index: usize,
     catalog: &Catalog,
     unknown: &mut Unknown,
-) -> Result<Job, LoadError> {
+) -> Result<Job, JobFileError> {
     let (name, path) = (place.file, place.path);
     let Value::Object(map) = value else {
         return Err(invalid(
@@ -607,7 +611,7 @@ fn job_from_json(
 mod tests {
     use super::*;
 
-    fn parse(text: &str) -> Result<Vec<Job>, LoadError> {
+    fn parse(text: &str) -> Result<Vec<Job>, JobFileError> {
         parse_jobs(text, "jobs", JobFormat::Auto, &Catalog::pbs()).map(|f| f.jobs)
     }
 

@@ -1,11 +1,11 @@
 //! Loading a workload file, the reader chosen by its name.
 
 use super::swf::load_swf;
-use super::workload::{LoadError, Workload, parse_json_jobs, read_text};
+use super::workload::{Workload, WorkloadError, parse_json_jobs, read_text};
 use std::path::Path;
 
 /// Load a workload by extension: `.json`/`.jsonl` → JSON job list, anything else → SWF.
-pub fn load_workload(path: &Path) -> Result<Workload, LoadError> {
+pub fn load_workload(path: &Path) -> Result<Workload, WorkloadError> {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

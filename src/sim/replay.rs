@@ -22,7 +22,7 @@ use super::record::{
     ClusterInfo, FORMAT, Header, RecDecision, RecEvent, RecRound, Recording, VERSION,
 };
 use super::scheduler::{Decision, Policy, SimConfig, SimError, Simulator};
-use super::share::{ShareKeywords, ShareTree};
+use super::share::{ShareKeywords, UsageTree};
 use super::workload::{SimJob, Workload};
 use crate::rank::{self, TieBreak};
 use std::collections::{BTreeMap, HashMap};
@@ -244,7 +244,7 @@ pub fn reconcile(
     let capacity = config.nodes as i64 * config.cores as i64;
     let (mut tree, leaves) = match &config.fairshare {
         Some(cfg) => {
-            let (t, l) = ShareTree::build(cfg, &jobs).map_err(|e| ReplayError::Bad {
+            let (t, l) = UsageTree::build(cfg, &jobs).map_err(|e| ReplayError::Bad {
                 round: 0,
                 reason: e,
             })?;
@@ -438,7 +438,7 @@ fn evaluate(
     jobs: &[SimJob],
     queued: &[usize],
     t: i64,
-    tree: Option<&ShareTree>,
+    tree: Option<&UsageTree>,
     leaves: &[u32],
 ) -> Vec<f64> {
     let Some(f) = formula else {

@@ -138,9 +138,10 @@ pub struct ShareKeywords {
     pub factor: f64,
 }
 
-/// The share tree with usage, in simulated time.
+/// The simulator's PBS share tree with usage that accrues and decays in simulated time (not
+/// [`crate::fairshare::tree::ShareTree`], the generic tree of the Slurm and flux algorithms).
 #[derive(Debug, Clone)]
-pub struct ShareTree {
+pub struct UsageTree {
     tree: PbsTree,
     decay_time: i64,
     decay_factor: f64,
@@ -154,10 +155,10 @@ pub struct ShareTree {
     generation: u64,
 }
 
-impl ShareTree {
+impl UsageTree {
     /// Build the tree for a workload: the `resource_group` text, or the auto tree from its
     /// entities. Returns the tree and each job's node index.
-    pub fn build(cfg: &FairshareConfig, jobs: &[SimJob]) -> Result<(ShareTree, Vec<u32>), String> {
+    pub fn build(cfg: &FairshareConfig, jobs: &[SimJob]) -> Result<(UsageTree, Vec<u32>), String> {
         // Each job's entity, numbered in first-seen order (one pass, names hashed once per
         // change of entity: traces list a user's jobs in runs).
         let (entity_of_job, names) = entities(cfg.entity, jobs);
@@ -194,7 +195,7 @@ impl ShareTree {
         tree.recompute();
         let n = tree.len();
         Ok((
-            ShareTree {
+            UsageTree {
                 tree,
                 decay_time: cfg.decay_time.max(1),
                 decay_factor: cfg.decay_factor,
@@ -235,8 +236,8 @@ impl ShareTree {
     }
 
     /// Start a new generation of keyword values after accrual/decay (no-op when unchanged).
-    /// Values are then computed lazily, node by node, by [`ShareTree::tree_usage_cached`] and
-    /// [`ShareTree::factor_cached`]: PBS's
+    /// Values are then computed lazily, node by node, by [`UsageTree::tree_usage_cached`] and
+    /// [`UsageTree::factor_cached`]: PBS's
     /// `calc_usage_factor` over the whole tree would cost every round as much as the tree is
     /// large, while a round reads only the entities of its queued jobs.
     pub fn refresh(&mut self) {
@@ -254,14 +255,14 @@ impl ShareTree {
     }
 
     /// `fairshare_tree_usage` of a node, computed once per node between refreshes (the same
-    /// value as [`ShareTree::keywords`], bit for bit).
+    /// value as [`UsageTree::keywords`], bit for bit).
     #[inline]
     pub fn tree_usage_cached(&mut self, leaf: u32) -> f64 {
         self.usage_factor_cached(leaf as usize) as f64
     }
 
     /// `fairshare_factor` of a node, computed once per node between refreshes (the same value
-    /// as [`ShareTree::keywords`], bit for bit). Only formulas that read it pay for its `pow`.
+    /// as [`UsageTree::keywords`], bit for bit). Only formulas that read it pay for its `pow`.
     #[inline]
     pub fn factor_cached(&mut self, leaf: u32) -> f64 {
         let i = leaf as usize;
@@ -274,7 +275,7 @@ impl ShareTree {
     }
 
     /// `fairshare_tree_usage` of each of `leaves`, appended to `out`: computed afresh (the
-    /// same value as [`ShareTree::tree_usage_cached`], bit for bit), without the per-node
+    /// same value as [`UsageTree::tree_usage_cached`], bit for bit), without the per-node
     /// cache for first-level nodes. For the strict head path, where every round is a new
     /// generation and each node is asked for about once.
     pub fn tree_usages_into(&mut self, leaves: &[u32], out: &mut Vec<f64>) {
@@ -286,7 +287,7 @@ impl ShareTree {
     }
 
     /// `fairshare_factor` of each of `leaves`, appended to `out`, as
-    /// [`ShareTree::tree_usages_into`] (the same values as [`ShareTree::factor_cached`]). The
+    /// [`UsageTree::tree_usages_into`] (the same values as [`UsageTree::factor_cached`]). The
     /// `pow`s run together once their exponents are known ([`pow2_in_place`]).
     pub fn factors_into(&mut self, leaves: &[u32], out: &mut Vec<f64>) {
         let start = out.len();
@@ -300,7 +301,7 @@ impl ShareTree {
         pow2_in_place(&mut out[start..]);
     }
 
-    /// [`ShareTree::usage_factor_cached`], computed directly for first-level nodes.
+    /// [`UsageTree::usage_factor_cached`], computed directly for first-level nodes.
     #[inline]
     fn usage_factor_fresh(&mut self, i: usize) -> f32 {
         let node = self.tree.node(i);
@@ -379,7 +380,7 @@ impl ShareTree {
     }
 
     /// The underlying PBS tree (its stored `usage_factor`s are those of the last full
-    /// recompute; use [`ShareTree::keywords`] for current values).
+    /// recompute; use [`UsageTree::keywords`] for current values).
     pub fn pbs(&self) -> &PbsTree {
         &self.tree
     }
@@ -521,15 +522,15 @@ mod tests {
         .collect();
         for auto in [AutoTree::User, AutoTree::Group, AutoTree::GroupUser] {
             let cfg = FairshareConfig::auto(auto);
-            let (fast, fast_leaves) = ShareTree::build(&cfg, &jobs).unwrap();
+            let (fast, fast_leaves) = UsageTree::build(&cfg, &jobs).unwrap();
             let text = FairshareConfig {
                 auto_tree: None,
                 resource_group: Some(auto_resource_group(auto, &jobs)),
                 ..cfg
             };
-            let (slow, slow_leaves) = ShareTree::build(&text, &jobs).unwrap();
+            let (slow, slow_leaves) = UsageTree::build(&text, &jobs).unwrap();
             assert_eq!(fast_leaves, slow_leaves, "{auto:?}");
-            let names = |t: &ShareTree| -> Vec<(String, f64)> {
+            let names = |t: &UsageTree| -> Vec<(String, f64)> {
                 (0..t.len() as u32)
                     .map(|i| (t.name(i).to_string(), t.keywords(i).perc))
                     .collect()
@@ -542,7 +543,7 @@ mod tests {
             resource_group: Some("u1 10 root 1\n".into()),
             ..FairshareConfig::auto(AutoTree::User)
         };
-        let (t, leaves) = ShareTree::build(&cfg, &jobs).unwrap();
+        let (t, leaves) = UsageTree::build(&cfg, &jobs).unwrap();
         assert_eq!(t.name(leaves[1]), "u1");
         assert_eq!(t.name(leaves[0]), "u3");
         assert_ne!(leaves[0], leaves[3]);
@@ -552,7 +553,7 @@ mod tests {
     fn equal_shares_usage_and_decay_follow_pbs_rules() {
         let jobs = [job("u1", "g1"), job("u2", "g1")];
         let (mut t, leaves) =
-            ShareTree::build(&FairshareConfig::auto(AutoTree::User), &jobs).unwrap();
+            UsageTree::build(&FairshareConfig::auto(AutoTree::User), &jobs).unwrap();
         // root, unknown (0 shares), u1, u2 → 0.5 each.
         assert_eq!(t.keywords(leaves[0]).perc, 0.5);
         // No usage: root usage 3 (1 + 1 + 1... every node starts at 1, leaf usage is not yet
@@ -578,7 +579,7 @@ mod tests {
             auto_tree: None,
             ..FairshareConfig::auto(AutoTree::User)
         };
-        let (t, leaves) = ShareTree::build(&cfg, &[job("u1", "g"), job("zz", "g")]).unwrap();
+        let (t, leaves) = UsageTree::build(&cfg, &[job("u1", "g"), job("zz", "g")]).unwrap();
         assert_eq!(t.keywords(leaves[0]).perc, 1.0);
         assert_eq!(t.keywords(leaves[1]).perc, 0.0); // under `unknown` with 0 shares
         assert_eq!(t.keywords(leaves[1]).factor, 0.0);
@@ -586,7 +587,7 @@ mod tests {
             resource_group: Some("a 1 nowhere 5\n".into()),
             ..cfg
         };
-        let e = ShareTree::build(&bad, &[]).unwrap_err();
+        let e = UsageTree::build(&bad, &[]).unwrap_err();
         assert!(
             e.starts_with("resource_group:1: Parent ginfo of a doesnt exist."),
             "{e}"

@@ -12,13 +12,13 @@
 //!
 //! Times may be written as decimals; they are rounded to whole seconds.
 
-use super::workload::{LoadError, MachineHint, Request, SimJob, Workload, read_text};
+use super::workload::{MachineHint, Request, SimJob, Workload, WorkloadError, read_text};
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
 /// Load an SWF file (gzip transparently). Also reads an AleaNG `<file>.machines` beside it
 /// for the machine size when the header has none.
-pub fn load_swf(path: &Path) -> Result<Workload, LoadError> {
+pub fn load_swf(path: &Path) -> Result<Workload, WorkloadError> {
     let (text, sha) = read_text(path)?;
     let mut w = parse_swf(&text, &path.display().to_string())?;
     w.name = path
@@ -38,7 +38,7 @@ pub fn load_swf(path: &Path) -> Result<Workload, LoadError> {
 
 /// Parse an AleaNG `.machines` file: `cluster_id name nodes CPUs_per_node ...` per line;
 /// several lines add their nodes (they must share the cores per node).
-pub fn parse_machines(text: &str, file: &str) -> Result<MachineHint, LoadError> {
+pub fn parse_machines(text: &str, file: &str) -> Result<MachineHint, WorkloadError> {
     let mut nodes = 0u32;
     let mut cores = None;
     for (i, line) in text.lines().enumerate() {
@@ -46,7 +46,7 @@ pub fn parse_machines(text: &str, file: &str) -> Result<MachineHint, LoadError> 
         if f.is_empty() || f[0].starts_with(';') || f[0].starts_with('#') {
             continue;
         }
-        let bad = |reason: &str| LoadError::Line {
+        let bad = |reason: &str| WorkloadError::Line {
             file: file.into(),
             line: i + 1,
             reason: reason.into(),
@@ -75,7 +75,7 @@ pub fn parse_machines(text: &str, file: &str) -> Result<MachineHint, LoadError> 
 }
 
 /// Parse SWF text. `file` names the source in errors (`file:line: reason`).
-pub fn parse_swf(text: &str, file: &str) -> Result<Workload, LoadError> {
+pub fn parse_swf(text: &str, file: &str) -> Result<Workload, WorkloadError> {
     let mut w = Workload::default();
     let mut max_procs = None;
     let mut max_nodes = None;
@@ -91,7 +91,7 @@ pub fn parse_swf(text: &str, file: &str) -> Result<Workload, LoadError> {
                 let label = label.trim();
                 let value = value.trim();
                 if !label.is_empty() && !label.contains(' ') {
-                    let bad = |what: &str| LoadError::Line {
+                    let bad = |what: &str| WorkloadError::Line {
                         file: file.into(),
                         line: lineno,
                         reason: format!("header `{label}`: {what}"),
@@ -117,7 +117,7 @@ pub fn parse_swf(text: &str, file: &str) -> Result<Workload, LoadError> {
             continue;
         }
         let fields: Vec<&str> = line.split_whitespace().collect();
-        let bad = |reason: String| LoadError::Line {
+        let bad = |reason: String| WorkloadError::Line {
             file: file.into(),
             line: lineno,
             reason,
@@ -125,7 +125,7 @@ pub fn parse_swf(text: &str, file: &str) -> Result<Workload, LoadError> {
         if fields.len() != 18 {
             return Err(bad(format!("expected 18 fields, found {}", fields.len())));
         }
-        let num = |k: usize| -> Result<f64, LoadError> {
+        let num = |k: usize| -> Result<f64, WorkloadError> {
             let s = fields[k - 1];
             match s.parse::<f64>() {
                 Ok(v) if v.is_finite() => Ok(v),

@@ -129,7 +129,7 @@ pub struct Workload {
 
 /// A load error: where and what.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum LoadError {
+pub enum WorkloadError {
     /// An I/O error reading the file.
     #[error("{file}: {message}")]
     Io { file: String, message: String },
@@ -151,11 +151,11 @@ pub enum LoadError {
 
 /// Read a whole file, transparently gunzipping `.gz` (or gzip magic bytes). Returns
 /// `(decoded text, sha256 hex of the stored bytes)`.
-pub fn read_text(path: &Path) -> Result<(String, String), LoadError> {
+pub fn read_text(path: &Path) -> Result<(String, String), WorkloadError> {
     use sha2::Digest;
     use std::io::Read;
     let file = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| LoadError::Io {
+    let bytes = std::fs::read(path).map_err(|e| WorkloadError::Io {
         file: file.clone(),
         message: e.to_string(),
     })?;
@@ -164,13 +164,13 @@ pub fn read_text(path: &Path) -> Result<(String, String), LoadError> {
         let mut s = String::new();
         flate2::read::MultiGzDecoder::new(&bytes[..])
             .read_to_string(&mut s)
-            .map_err(|e| LoadError::Io {
+            .map_err(|e| WorkloadError::Io {
                 file: file.clone(),
                 message: format!("gzip: {e}"),
             })?;
         s
     } else {
-        String::from_utf8(bytes).map_err(|e| LoadError::Io {
+        String::from_utf8(bytes).map_err(|e| WorkloadError::Io {
             file: file.clone(),
             message: format!("not UTF-8 text: {e}"),
         })?
@@ -192,11 +192,11 @@ pub fn hex(bytes: &[u8]) -> String {
 /// Fields: `id`, `submit`, `run`, `procs` or `nnodes`+`ncores`, `walltime`, `mem` (KB),
 /// `user`, `group`, `queue`, `queue_priority`, `start` (recorded start), `resources` {name:
 /// number}. Jobs with `run <= 0` or no processors are dropped and counted.
-pub fn parse_json_jobs(text: &str, file: &str) -> Result<Workload, LoadError> {
+pub fn parse_json_jobs(text: &str, file: &str) -> Result<Workload, WorkloadError> {
     let trimmed = text.trim_start();
     let entries: Vec<(String, Value)> =
         if trimmed.starts_with('[') || (trimmed.starts_with('{') && is_single_json(trimmed)) {
-            let v: Value = serde_json::from_str(text).map_err(|e| LoadError::Line {
+            let v: Value = serde_json::from_str(text).map_err(|e| WorkloadError::Line {
                 file: file.to_string(),
                 line: e.line(),
                 reason: format!("invalid JSON: {e}"),
@@ -206,7 +206,7 @@ pub fn parse_json_jobs(text: &str, file: &str) -> Result<Workload, LoadError> {
                 Value::Object(mut o) => match o.remove("jobs") {
                     Some(Value::Array(a)) => a,
                     _ => {
-                        return Err(LoadError::Json {
+                        return Err(WorkloadError::Json {
                             file: file.into(),
                             path: "$".into(),
                             reason: "expected an array of jobs or an object with a \"jobs\" array"
@@ -215,7 +215,7 @@ pub fn parse_json_jobs(text: &str, file: &str) -> Result<Workload, LoadError> {
                     }
                 },
                 _ => {
-                    return Err(LoadError::Json {
+                    return Err(WorkloadError::Json {
                         file: file.into(),
                         path: "$".into(),
                         reason: "expected an array of jobs".into(),
@@ -232,7 +232,7 @@ pub fn parse_json_jobs(text: &str, file: &str) -> Result<Workload, LoadError> {
                 if line.trim().is_empty() {
                     continue;
                 }
-                let v: Value = serde_json::from_str(line).map_err(|e| LoadError::Line {
+                let v: Value = serde_json::from_str(line).map_err(|e| WorkloadError::Line {
                     file: file.to_string(),
                     line: i + 1,
                     reason: format!("invalid JSON: {e}"),
@@ -245,7 +245,7 @@ pub fn parse_json_jobs(text: &str, file: &str) -> Result<Workload, LoadError> {
     let mut seen = std::collections::HashSet::new();
     for (idx, (path, v)) in entries.into_iter().enumerate() {
         w.report.read += 1;
-        let err = |reason: String| LoadError::Json {
+        let err = |reason: String| WorkloadError::Json {
             file: file.to_string(),
             path: path.clone(),
             reason,
@@ -253,14 +253,14 @@ pub fn parse_json_jobs(text: &str, file: &str) -> Result<Workload, LoadError> {
         let o = v
             .as_object()
             .ok_or_else(|| err("expected an object".into()))?;
-        let num = |k: &str| -> Result<Option<f64>, LoadError> {
+        let num = |k: &str| -> Result<Option<f64>, WorkloadError> {
             match o.get(k) {
                 None | Some(Value::Null) => Ok(None),
                 Some(Value::Number(n)) => Ok(n.as_f64()),
                 Some(other) => Err(err(format!("`{k}` must be a number, got {other}"))),
             }
         };
-        let text_field = |k: &str| -> Result<Option<String>, LoadError> {
+        let text_field = |k: &str| -> Result<Option<String>, WorkloadError> {
             match o.get(k) {
                 None | Some(Value::Null) => Ok(None),
                 Some(Value::String(s)) => Ok(Some(s.clone())),

@@ -42,7 +42,7 @@ use crate::sim::cluster::{Allocation, Cluster, SizeSet};
 use crate::sim::inputs::Source;
 use crate::sim::limit::{Admission, LimitState};
 use crate::sim::priority::Priority;
-use crate::sim::share::ShareTree;
+use crate::sim::share::UsageTree;
 use crate::sim::workload::SimJob;
 use groups::{GroupInputs, head_groups};
 use sha2::{Digest, Sha256};
@@ -79,7 +79,7 @@ impl<'a> Simulator<'a> {
         }
         let (share, leaf) = match &config.fairshare {
             Some(cfg) => {
-                let (t, l) = ShareTree::build(cfg, jobs).map_err(SimError::Fairshare)?;
+                let (t, l) = UsageTree::build(cfg, jobs).map_err(SimError::Fairshare)?;
                 (Some(t), l)
             }
             None => (None, vec![]),
@@ -232,7 +232,7 @@ impl<'a> Simulator<'a> {
     }
 
     /// The fairshare tree, when fairshare is on.
-    pub fn share_tree(&self) -> Option<&ShareTree> {
+    pub fn share_tree(&self) -> Option<&UsageTree> {
         self.share.as_ref()
     }
 

@@ -8,7 +8,7 @@ use crate::sim::cluster::{Allocation, Cluster, SizeSet};
 use crate::sim::inputs::Source;
 use crate::sim::limit::LimitState;
 use crate::sim::priority::Priority;
-use crate::sim::share::ShareTree;
+use crate::sim::share::UsageTree;
 use crate::sim::workload::{Request, SimJob};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -48,7 +48,7 @@ pub struct Simulator<'a> {
     pub(super) round: Round,
     pub(super) rounds_done: u64,
     pub(super) last_time: Option<i64>,
-    pub(super) share: Option<ShareTree>,
+    pub(super) share: Option<UsageTree>,
     pub(super) leaf: Vec<u32>,
     /// Cores running per share-tree node, and the nodes with any (accrual per entity).
     pub(super) leaf_cores: Vec<u64>,

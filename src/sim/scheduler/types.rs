@@ -2,7 +2,7 @@
 
 use crate::sim::cluster::Allocation;
 use crate::sim::limit::LimitsSpec;
-use crate::sim::share::{FairshareConfig, ShareTree};
+use crate::sim::share::{FairshareConfig, UsageTree};
 
 /// Dispatch policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -169,5 +169,5 @@ pub struct SimOutcome {
     /// Each job's share-tree node, with fairshare on.
     pub leaves: Option<Vec<u32>>,
     /// The share tree at the end, with fairshare on.
-    pub tree: Option<ShareTree>,
+    pub tree: Option<UsageTree>,
 }
