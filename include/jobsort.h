@@ -132,7 +132,7 @@ extern "C" {
 
 /**
  * A new catalog holding PBS's keywords and built-in resources (`ncpus`, `walltime`, `mem`,
- * ...). Returns `NULL` only on an internal error (see [`jobsort_last_error`]).
+ * ...). Returns `NULL` only on an internal error (see `jobsort_last_error`).
  */
 JobsortCatalog *jobsort_catalog_new(void);
 
@@ -157,12 +157,12 @@ void jobsort_catalog_free(JobsortCatalog *catalog);
 /**
  * Compile `formula` against `catalog` (`NULL` means PBS's built-in names only) with the
  * default options (JIT engine). Returns the compiled formula, or `NULL` when it has errors
- * (status `JOBSORT_STATUS_INVALID_FORMULA`, the first error in [`jobsort_last_error`]) or
+ * (status `JOBSORT_STATUS_INVALID_FORMULA`, the first error in `jobsort_last_error`) or
  * an argument is bad.
  *
  * If `diagnostics` is not NULL, `*diagnostics` receives a new list of everything the
  * checker found — the errors on failure, warnings and notes on success (possibly empty) —
- * to free with [`jobsort_diagnostics_free`]; it is set to NULL when the call fails before
+ * to free with `jobsort_diagnostics_free`; it is set to NULL when the call fails before
  * checking (a bad argument).
  *
  * # Safety
@@ -191,7 +191,7 @@ JobsortFormula *jobsort_compile_with(const char *formula, const JobsortCatalog *
 void jobsort_free(JobsortFormula *formula);
 
 /**
- * Store in `*count` how many input columns the formula reads. [`jobsort_eval`] expects
+ * Store in `*count` how many input columns the formula reads. `jobsort_eval` expects
  * exactly that many column pointers.
  *
  * # Safety
@@ -271,7 +271,7 @@ void jobsort_diagnostics_free(JobsortDiagnostics *diagnostics);
 
 /**
  * Evaluate the formula for `n` jobs. `columns` holds one pointer per input column (see
- * [`jobsort_column_count`] / [`jobsort_column_index`]), each to `n` doubles: `columns[k][i]`
+ * `jobsort_column_count` / `jobsort_column_index`), each to `n` doubles: `columns[k][i]`
  * is input `k` of job `i` (resources in PBS units: seconds, kilobytes; a job that did not
  * request a resource has 0). `columns` may be NULL only when the formula reads no column.
  *
@@ -303,7 +303,7 @@ const char *jobsort_eval_error_message(uint8_t code);
  * Rank `n` jobs by value: writes into `order` the job indices from the highest value to the
  * lowest, ties broken by submission order — `submit[i]` ascending when `submit` is not NULL
  * (e.g. submission times or PBS `qrank`), else input order — then by input order. This is
- * the order PBS's `job_sort_formula` sort gives. Values must be finite (as [`jobsort_eval`]
+ * the order PBS's `job_sort_formula` sort gives. Values must be finite (as `jobsort_eval`
  * guarantees); `-0.0` equals `0.0`.
  *
  * # Safety

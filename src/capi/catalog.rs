@@ -30,7 +30,7 @@ impl JobsortCatalog {
 }
 
 /// A new catalog holding PBS's keywords and built-in resources (`ncpus`, `walltime`, `mem`,
-/// ...). Returns `NULL` only on an internal error (see [`jobsort_last_error`]).
+/// ...). Returns `NULL` only on an internal error (see `jobsort_last_error`).
 #[unsafe(no_mangle)]
 pub extern "C" fn jobsort_catalog_new() -> *mut JobsortCatalog {
     guard("jobsort_catalog_new", ptr::null_mut(), || {

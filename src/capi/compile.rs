@@ -47,12 +47,12 @@ impl JobsortFormula {
 
 /// Compile `formula` against `catalog` (`NULL` means PBS's built-in names only) with the
 /// default options (JIT engine). Returns the compiled formula, or `NULL` when it has errors
-/// (status `JOBSORT_STATUS_INVALID_FORMULA`, the first error in [`jobsort_last_error`]) or
+/// (status `JOBSORT_STATUS_INVALID_FORMULA`, the first error in `jobsort_last_error`) or
 /// an argument is bad.
 ///
 /// If `diagnostics` is not NULL, `*diagnostics` receives a new list of everything the
 /// checker found — the errors on failure, warnings and notes on success (possibly empty) —
-/// to free with [`jobsort_diagnostics_free`]; it is set to NULL when the call fails before
+/// to free with `jobsort_diagnostics_free`; it is set to NULL when the call fails before
 /// checking (a bad argument).
 ///
 /// # Safety
@@ -185,7 +185,7 @@ pub unsafe extern "C" fn jobsort_free(formula: *mut JobsortFormula) {
 
 // The input columns.
 
-/// Store in `*count` how many input columns the formula reads. [`jobsort_eval`] expects
+/// Store in `*count` how many input columns the formula reads. `jobsort_eval` expects
 /// exactly that many column pointers.
 ///
 /// # Safety

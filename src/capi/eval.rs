@@ -14,7 +14,7 @@ use std::ffi::{CStr, c_char};
 const COMPAT_BLOCK: usize = 1 << 20;
 
 /// Evaluate the formula for `n` jobs. `columns` holds one pointer per input column (see
-/// [`jobsort_column_count`] / [`jobsort_column_index`]), each to `n` doubles: `columns[k][i]`
+/// `jobsort_column_count` / `jobsort_column_index`), each to `n` doubles: `columns[k][i]`
 /// is input `k` of job `i` (resources in PBS units: seconds, kilobytes; a job that did not
 /// request a resource has 0). `columns` may be NULL only when the formula reads no column.
 ///

@@ -7,7 +7,7 @@ use crate::rank::{RankOptions, TieBreak, rank};
 /// Rank `n` jobs by value: writes into `order` the job indices from the highest value to the
 /// lowest, ties broken by submission order — `submit[i]` ascending when `submit` is not NULL
 /// (e.g. submission times or PBS `qrank`), else input order — then by input order. This is
-/// the order PBS's `job_sort_formula` sort gives. Values must be finite (as [`jobsort_eval`]
+/// the order PBS's `job_sort_formula` sort gives. Values must be finite (as `jobsort_eval`
 /// guarantees); `-0.0` equals `0.0`.
 ///
 /// # Safety
