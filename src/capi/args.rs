@@ -1,7 +1,7 @@
-//! Checking what C hands in (strings, out-pointers, lengths) and making strings for C.
+//! Checking what C hands in (strings, out-pointers, lengths).
 
 use super::status::{Failure, JobsortStatus};
-use std::ffi::{CStr, CString, c_char};
+use std::ffi::{CStr, c_char};
 
 /// # Safety
 /// `p` is NULL or a NUL-terminated string.
@@ -49,10 +49,4 @@ pub(super) fn check_len(n: usize) -> Result<(), Failure> {
         ));
     }
     Ok(())
-}
-
-/// A string for C: interior NUL bytes (which cannot occur in a formula that got this far,
-/// but a message may quote anything) become U+FFFD.
-pub(super) fn c_string(s: &str) -> CString {
-    CString::new(s.replace('\0', "\u{fffd}")).unwrap_or_default()
 }

@@ -1,6 +1,7 @@
 //! Compiling a formula into a handle, freeing it, and the input columns it reads.
 
-use super::args::{c_string, str_arg, write_out};
+use super::args::{str_arg, write_out};
+use super::c_text::c_string;
 use super::catalog::JobsortCatalog;
 use super::diagnostics::JobsortDiagnostics;
 use super::handles::{Handle, free_handle, handle_ref};

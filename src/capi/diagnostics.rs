@@ -1,7 +1,8 @@
 //! The diagnostics handle: what the checker found in one compilation (severity, stable
 //! code, message, byte span), read one field at a time.
 
-use super::args::{c_string, write_out};
+use super::args::write_out;
+use super::c_text::c_string;
 use super::handles::{Handle, free_handle, handle_ref};
 use super::status::{Failure, JobsortStatus, guard, guard_status};
 use crate::formula::diag::{Diagnostic, Severity};

@@ -153,6 +153,7 @@
 //! ```
 
 mod args;
+mod c_text;
 mod catalog;
 mod compile;
 mod diagnostics;

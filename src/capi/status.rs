@@ -1,7 +1,7 @@
 //! Statuses, the per-thread last error, and the guard every entry point runs in: it clears
 //! the last error, catches panics and records a failure's status and message.
 
-use super::args::c_string;
+use super::c_text::c_string;
 use std::cell::{Cell, RefCell};
 use std::ffi::{CStr, CString, c_char};
 use std::panic::{AssertUnwindSafe, catch_unwind};
