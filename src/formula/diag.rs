@@ -8,8 +8,8 @@
 //! Every diagnostic has a stable code (see [`codes`]); tools may match on it. `E01xx` are
 //! syntax errors, `E02xx` name and type errors, `E03xx` errors found by the hazard analysis
 //! (the formula fails for every job that reaches the expression), `W04xx` warnings (a hazard
-//! for some jobs, or a portability problem), `N05xx` notes. `--deny-warnings` turns warnings
-//! into errors but keeps their codes.
+//! for some jobs, or a portability problem), `N05xx` notes, `N09xx` notes about the engine.
+//! `--deny-warnings` turns warnings into errors but keeps their codes.
 //!
 //! | code | severity | meaning |
 //! |---|---|---|
@@ -37,6 +37,7 @@
 //! | `W0406` | warning | a custom resource PBS shadows with a `math` name |
 //! | `N0501` | note | `pow(2, -(fairshare_tree_usage/fairshare_perc))` is `fairshare_factor` |
 //! | `N0502` | note | `--compat pbs`: values beyond ±2^24 tie in PBS's 32-bit storage |
+//! | `N0901` | note | the JIT cannot run on this host: the interpreter evaluates instead |
 
 use super::syntax::Span;
 use serde::Serialize;
@@ -91,6 +92,8 @@ pub mod codes {
     pub const FAIRSHARE_FACTOR: &str = "N0501";
     /// `--compat pbs` 32-bit storage.
     pub const FLOAT32: &str = "N0502";
+    /// The JIT cannot run here; the interpreter evaluates.
+    pub const JIT_UNAVAILABLE: &str = "N0901";
 }
 
 /// How serious a diagnostic is.
