@@ -29,6 +29,7 @@
 //! | `E0301` | error | division or modulo by zero for every job that reaches it |
 //! | `E0302` | error | math domain or range error for every job that reaches it (`log(0)`) |
 //! | `E0303` | error | the formula's value is never finite |
+//! | `E0304` | error | a sub-expression is infinite or NaN for every job (`ncpus * 1e999`), so the value is never finite |
 //! | `W0401` | warning | possible division by zero (names the input and when it is 0) |
 //! | `W0402` | warning | possible math domain error |
 //! | `W0403` | warning | possible overflow (math range error) |
@@ -76,6 +77,8 @@ pub mod codes {
     pub const ALWAYS_FAILS: &str = "E0302";
     /// The value is never finite.
     pub const NOT_FINITE: &str = "E0303";
+    /// An infinite operand makes the value never finite.
+    pub const INFINITE_OPERAND: &str = "E0304";
     /// Possible division by zero.
     pub const MAYBE_DIV_ZERO: &str = "W0401";
     /// Possible domain error.
@@ -454,7 +457,7 @@ fn primary_label(d: &Diagnostic) -> &str {
         codes::FUNCTION_AS_VALUE => "a function",
         codes::ROUND_DIGITS => "not an integer literal",
         codes::DIV_ZERO | codes::ALWAYS_FAILS => "always fails",
-        codes::NOT_FINITE => "not finite",
+        codes::NOT_FINITE | codes::INFINITE_OPERAND => "not finite",
         codes::MAYBE_DIV_ZERO => "can be 0",
         codes::MAYBE_DOMAIN => "can fail",
         codes::MAYBE_OVERFLOW => "can overflow",
