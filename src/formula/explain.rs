@@ -123,29 +123,18 @@ fn signed(mut evaluation: Evaluation, sign: f64) -> Evaluation {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::{Catalog, Input, ResourceType};
+    use crate::catalog::{Catalog, ResourceType};
     use crate::formula::Formula;
-    use crate::formula::ir::Ty;
+    use crate::formula::check::{CheckOptions, check};
 
     #[test]
     fn sum_and_difference_split_into_signed_terms() {
-        // x + 2 - y
-        let s = Span::default();
-        let mut ir = Ir {
-            nodes: vec![],
-            root: NodeId(0),
-            inputs: ["x", "y"]
-                .map(|name| Input::Resource {
-                    name: name.to_string(),
-                    ty: ResourceType::Float,
-                })
-                .to_vec(),
-        };
-        let x = ir.push(Expr::Input(0), Ty::Num, Span::new(0, 1));
-        let two = ir.push(Expr::Const(2.0), Ty::Num, Span::new(4, 5));
-        let add = ir.push(Expr::Binary(BinaryOp::Add, x, two), Ty::Num, s);
-        let y = ir.push(Expr::Input(1), Ty::Num, Span::new(8, 9));
-        ir.root = ir.push(Expr::Binary(BinaryOp::Sub, add, y), Ty::Num, s);
+        let catalog = Catalog::pbs()
+            .with_resource("x", ResourceType::Float)
+            .with_resource("y", ResourceType::Float);
+        let ir = check("x + 2 - y", &catalog, &CheckOptions::default())
+            .ir
+            .unwrap();
         let t = terms(&ir);
         assert_eq!(
             t.iter().map(|t| (t.span.start, t.sign)).collect::<Vec<_>>(),
