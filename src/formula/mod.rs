@@ -11,6 +11,7 @@ pub mod explain;
 pub mod hazards;
 pub mod interp;
 pub mod ir;
+pub mod ir_text;
 pub mod jit;
 pub mod lexer;
 pub mod opt;
