@@ -125,6 +125,30 @@ fn rank_threshold_top_and_explain() {
 }
 
 #[test]
+fn explain_terms_follow_compat_pbs() {
+    // Under `--compat pbs` each term is what the compiled formula gives for it: its value
+    // stored as a 32-bit float, as beside it in `value`, not the unrounded interpreter value.
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = write(dir.path(), "jobs.json", JOBS);
+    let v = json(&jobsort([
+        "rank",
+        "ncpus/3 + walltime/7",
+        "--jobs",
+        &jobs,
+        "--compat",
+        "pbs",
+        "--explain",
+        "--format",
+        "json",
+    ]));
+    let order = v["order"].as_array().unwrap();
+    let c = order.iter().find(|j| j["id"] == "c").unwrap();
+    assert_eq!(c["terms"][0]["value"], (4.0f32 / 3.0) as f64);
+    assert_eq!(c["terms"][1]["value"], (600.0f32 / 7.0) as f64);
+    assert_eq!(c["value"], (4.0f64 / 3.0 + 600.0 / 7.0) as f32 as f64);
+}
+
+#[test]
 fn table_and_csv_output() {
     let dir = tempfile::tempdir().unwrap();
     let jobs = write(dir.path(), "jobs.json", JOBS);

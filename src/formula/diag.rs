@@ -8,8 +8,8 @@
 //! Every diagnostic has a stable code (see [`codes`]); tools may match on it. `E01xx` are
 //! syntax errors, `E02xx` name and type errors, `E03xx` errors found by the hazard analysis
 //! (the formula fails for every job that reaches the expression), `W04xx` warnings (a hazard
-//! for some jobs, or a portability problem), `N05xx` notes. `--deny-warnings` turns warnings
-//! into errors but keeps their codes.
+//! for some jobs, or a portability problem), `N05xx` notes, `N09xx` notes about the engine.
+//! `--deny-warnings` turns warnings into errors but keeps their codes.
 //!
 //! | code | severity | meaning |
 //! |---|---|---|
@@ -29,6 +29,7 @@
 //! | `E0301` | error | division or modulo by zero for every job that reaches it |
 //! | `E0302` | error | math domain or range error for every job that reaches it (`log(0)`) |
 //! | `E0303` | error | the formula's value is never finite |
+//! | `E0304` | error | a sub-expression is infinite or NaN for every job (`ncpus * 1e999`), so the value is never finite |
 //! | `W0401` | warning | possible division by zero (names the input and when it is 0) |
 //! | `W0402` | warning | possible math domain error |
 //! | `W0403` | warning | possible overflow (math range error) |
@@ -37,6 +38,7 @@
 //! | `W0406` | warning | a custom resource PBS shadows with a `math` name |
 //! | `N0501` | note | `pow(2, -(fairshare_tree_usage/fairshare_perc))` is `fairshare_factor` |
 //! | `N0502` | note | `--compat pbs`: values beyond ±2^24 tie in PBS's 32-bit storage |
+//! | `N0901` | note | the JIT cannot run on this host: the interpreter evaluates instead |
 
 use super::syntax::Span;
 use serde::Serialize;
@@ -75,6 +77,8 @@ pub mod codes {
     pub const ALWAYS_FAILS: &str = "E0302";
     /// The value is never finite.
     pub const NOT_FINITE: &str = "E0303";
+    /// An infinite operand makes the value never finite.
+    pub const INFINITE_OPERAND: &str = "E0304";
     /// Possible division by zero.
     pub const MAYBE_DIV_ZERO: &str = "W0401";
     /// Possible domain error.
@@ -91,6 +95,8 @@ pub mod codes {
     pub const FAIRSHARE_FACTOR: &str = "N0501";
     /// `--compat pbs` 32-bit storage.
     pub const FLOAT32: &str = "N0502";
+    /// The JIT cannot run here; the interpreter evaluates.
+    pub const JIT_UNAVAILABLE: &str = "N0901";
 }
 
 /// How serious a diagnostic is.
@@ -217,21 +223,126 @@ fn render_range(source: &str, span: Span) -> std::ops::Range<usize> {
 /// At most this many diagnostics are rendered as code frames; the rest are counted.
 pub const MAX_RENDERED: usize = 50;
 
+/// A source line longer than this many bytes is shown only around the spans on it.
+const LONG_LINE: usize = 512;
+/// Bytes shown on each side of a span's start and end on a long line.
+const CONTEXT: usize = 120;
+/// Marks a cut in a long line.
+const CUT: &str = "…";
+
+/// The source as a code frame shows it: long lines cut to windows around the spans, and
+/// control characters (and bidirectional overrides) escaped so they cannot act on the terminal.
+struct Shown {
+    text: String,
+    /// `offset[i]`: where byte `i` of the real source is in `text` (`len + 1` entries).
+    offset: Vec<usize>,
+}
+
+impl Shown {
+    fn new(source: &str, spans: &[std::ops::Range<usize>]) -> Shown {
+        let len = source.len();
+        // Which bytes of each long line stay visible.
+        let mut visible = vec![true; len];
+        let mut line_start = 0;
+        for line in source.split_inclusive('\n') {
+            let line_end = line_start + line.len();
+            if line.len() > LONG_LINE {
+                visible[line_start..line_end].fill(false);
+                for r in spans {
+                    for at in [r.start, r.end] {
+                        if (line_start..=line_end).contains(&at) {
+                            let lo = at.saturating_sub(CONTEXT).max(line_start);
+                            let hi = (at + CONTEXT).min(line_end);
+                            visible[lo..hi].fill(true);
+                        }
+                    }
+                }
+                if line.ends_with('\n') {
+                    visible[line_end - 1] = true;
+                }
+            }
+            line_start = line_end;
+        }
+        let mut text = String::with_capacity(len.min(64 * 1024));
+        let mut offset = vec![0; len + 1];
+        let mut cut = false;
+        for (i, c) in source.char_indices() {
+            for o in &mut offset[i..i + c.len_utf8()] {
+                *o = text.len();
+            }
+            if !visible[i] {
+                if !cut {
+                    text.push_str(CUT);
+                    cut = true;
+                }
+                continue;
+            }
+            cut = false;
+            push_escaped(&mut text, c);
+        }
+        offset[len] = text.len();
+        Shown { text, offset }
+    }
+
+    fn range(&self, r: &std::ops::Range<usize>) -> std::ops::Range<usize> {
+        self.offset[r.start]..self.offset[r.end].max(self.offset[r.start])
+    }
+}
+
+/// Whether `c` would act on a terminal instead of being printed: control characters but the
+/// newline and tab, and the bidirectional overrides that reorder what is shown.
+fn is_unsafe_char(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t')
+        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+fn push_escaped(out: &mut String, c: char) {
+    if is_unsafe_char(c) {
+        out.extend(c.escape_default());
+    } else {
+        out.push(c);
+    }
+}
+
+/// `text` with [`is_unsafe_char`]s escaped (messages quote the source).
+fn escaped(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.chars().any(is_unsafe_char) {
+        let mut out = String::with_capacity(text.len() + 8);
+        for c in text.chars() {
+            push_escaped(&mut out, c);
+        }
+        out.into()
+    } else {
+        text.into()
+    }
+}
+
 /// Render diagnostics as ariadne code frames (byte-offset spans, so correct under non-ASCII
 /// input). `filename` labels the frame (`<formula>`, a path); `color` adds ANSI colours —
 /// the caller decides (the CLI: only on a terminal and never when `NO_COLOR` is set).
+///
+/// A line longer than 512 bytes is shown only around the spans on it (cuts marked `…`), and
+/// control characters from the source are shown escaped (`\u{1b}`), never raw.
 pub fn render(source: &str, filename: &str, diagnostics: &[Diagnostic], color: bool) -> String {
     use ariadne::{Color, Config, IndexType, Label as ALabel, Report, ReportKind, Source};
+    let rendered = &diagnostics[..diagnostics.len().min(MAX_RENDERED)];
+    let spans: Vec<std::ops::Range<usize>> = rendered
+        .iter()
+        .flat_map(|d| std::iter::once(d.span).chain(d.labels.iter().map(|l| l.span)))
+        .map(|span| render_range(source, span))
+        .collect();
+    let shown = Shown::new(source, &spans);
     let mut out = Vec::new();
-    let mut cache = (filename, Source::from(source));
-    for d in diagnostics.iter().take(MAX_RENDERED) {
+    let mut cache = (filename, Source::from(shown.text.as_str()));
+    for d in rendered {
         let (kind, colour) = match d.severity {
             Severity::Error => (ReportKind::Error, Color::Red),
             Severity::Warning => (ReportKind::Warning, Color::Yellow),
             Severity::Note => (ReportKind::Custom("Note", Color::Cyan), Color::Cyan),
         };
-        let range = render_range(source, d.span);
-        let mut primary = ALabel::new((filename, range.clone())).with_message(primary_label(d));
+        let range = shown.range(&render_range(source, d.span));
+        let mut primary =
+            ALabel::new((filename, range.clone())).with_message(escaped(primary_label(d)));
         if color {
             primary = primary.with_color(colour);
         }
@@ -242,11 +353,11 @@ pub fn render(source: &str, filename: &str, diagnostics: &[Diagnostic], color: b
                     .with_color(color),
             )
             .with_code(d.code)
-            .with_message(&d.message)
+            .with_message(escaped(&d.message))
             .with_label(primary);
         for l in &d.labels {
-            let mut label =
-                ALabel::new((filename, render_range(source, l.span))).with_message(&l.message);
+            let mut label = ALabel::new((filename, shown.range(&render_range(source, l.span))))
+                .with_message(escaped(&l.message));
             if color {
                 label = label.with_color(Color::Blue);
             }
@@ -255,9 +366,9 @@ pub fn render(source: &str, filename: &str, diagnostics: &[Diagnostic], color: b
         let label_text = primary_label(d);
         for n in d.notes.iter().filter(|n| n.as_str() != label_text) {
             if let Some(help) = n.strip_prefix("help: ") {
-                report = report.with_help(help);
+                report = report.with_help(escaped(help));
             } else {
-                report = report.with_note(n);
+                report = report.with_note(escaped(n));
             }
         }
         // Writing to a Vec cannot fail; a failure would only lose this one report.
@@ -346,7 +457,7 @@ fn primary_label(d: &Diagnostic) -> &str {
         codes::FUNCTION_AS_VALUE => "a function",
         codes::ROUND_DIGITS => "not an integer literal",
         codes::DIV_ZERO | codes::ALWAYS_FAILS => "always fails",
-        codes::NOT_FINITE => "not finite",
+        codes::NOT_FINITE | codes::INFINITE_OPERAND => "not finite",
         codes::MAYBE_DIV_ZERO => "can be 0",
         codes::MAYBE_DOMAIN => "can fail",
         codes::MAYBE_OVERFLOW => "can overflow",
@@ -388,6 +499,49 @@ mod tests {
             true,
         );
         assert!(coloured.contains('\u{1b}'));
+    }
+
+    #[test]
+    fn a_long_line_is_shown_around_the_span() {
+        let mut src = "ncpus + ".repeat(12_500);
+        let start = src.len();
+        src.push_str("ncpu");
+        let d = Diagnostic::error("E0201", "unknown name `ncpu`", Span::new(start, start + 4))
+            .with_label(Span::new(0, 5), "first term");
+        let out = render(&src, "<formula>", &[d], false);
+        assert!(out.len() < 2_000, "{} bytes:\n{out}", out.len());
+        let line = out
+            .lines()
+            .find(|l| l.ends_with("ncpu"))
+            .expect("the span's line");
+        assert!(line.contains(CUT), "{out}");
+        let underline = out.lines().skip_while(|l| *l != line).nth(1).unwrap();
+        let col = |s: &str, p: usize| s.char_indices().position(|(i, _)| i == p);
+        // The primary underline is the last mark on the line, under all four letters.
+        let last_mark = underline.trim_end().chars().count() - 4;
+        assert_eq!(Some(last_mark), col(line, line.len() - 4), "{out}");
+        assert!(out.contains("first term"), "{out}");
+    }
+
+    #[test]
+    fn control_characters_are_escaped() {
+        let src = "ncpus # \u{1b}]0;owned\u{7}\r\u{202e}x\n+ \u{1b}[2J";
+        let at = src.rfind('\u{1b}').unwrap();
+        let d = Diagnostic::error(
+            "E0101",
+            "unexpected character `\u{1b}`",
+            Span::new(at, at + 1),
+        );
+        for color in [false, true] {
+            let out = render(src, "<formula>", std::slice::from_ref(&d), color);
+            let plain = strip_ansi(&out);
+            for raw in ['\u{7}', '\r', '\u{202e}'] {
+                assert!(!out.contains(raw), "{out:?}");
+            }
+            assert!(!plain.contains('\u{1b}'), "{out:?}");
+            assert!(plain.contains("\\u{1b}[2J"), "{plain}");
+            assert!(plain.contains("unexpected character `\\u{1b}`"), "{plain}");
+        }
     }
 
     #[test]

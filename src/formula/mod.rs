@@ -11,6 +11,7 @@ pub mod explain;
 pub mod hazards;
 pub mod interp;
 pub mod ir;
+pub mod ir_text;
 pub mod jit;
 pub mod lexer;
 pub mod monotone;
@@ -23,7 +24,7 @@ pub mod syntax;
 use crate::catalog::{Catalog, Input};
 use crate::table::JobTable;
 pub use check::{CheckOptions, Checked};
-use diag::{Diagnostic, Diagnostics};
+use diag::{Diagnostic, Diagnostics, codes};
 use ir::Ir;
 use pymath::EvalError;
 use rayon::prelude::*;
@@ -176,7 +177,7 @@ impl CompiledFormula {
                 Ok(k) => Some(k),
                 Err(e) => {
                     diagnostics.push(Diagnostic::note(
-                        "N0901",
+                        codes::JIT_UNAVAILABLE,
                         format!("{e}; evaluating with the interpreter instead"),
                         Span::new(0, source.len()),
                     ));

@@ -25,6 +25,7 @@
 //! and the value range use the unbounded domains.
 //!
 //! Files: this entry point (domains, the two passes, the report); `interval` the lattice;
+//! `infinite` the values an infinite operand makes never finite;
 //! `transfer` the operators' transfer functions and `calls` the built-in functions'; `narrow`
 //! guard narrowing; `lint` the syntactic lint.
 
@@ -37,6 +38,7 @@ use interval::{Env, INF};
 use lint::fairshare_lint;
 
 mod calls;
+mod infinite;
 mod interval;
 mod lint;
 mod narrow;
@@ -142,6 +144,25 @@ pub fn analyze(ir: &Ir, source: &str, catalog: &Catalog, compat_pbs: bool) -> Re
             "the formula's value is never finite: every job gets 0 and an error",
             root_span,
         ));
+    } else if root.is_some() && !a.is_const[ir.root.index()] {
+        let never = infinite::never_finite(ir);
+        if never[ir.root.index()] {
+            let at = infinite::origin(ir, &never, &a.is_const, ir.root);
+            let text = source
+                .get(ir.node(at).span.start..ir.node(at).span.end)
+                .unwrap_or("?");
+            let mut d = Diagnostic::error(
+                codes::INFINITE_OPERAND,
+                format!(
+                    "`{text}` is infinite or NaN for every job, so the formula's value is never finite: every job gets 0 and an error"
+                ),
+                ir.node(at).span,
+            );
+            if at != ir.root {
+                d = d.with_label(root_span, "so this is never finite");
+            }
+            diags.push(d);
+        }
     }
     if ir.inputs.is_empty() {
         diags.push(

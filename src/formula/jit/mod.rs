@@ -378,6 +378,20 @@ mod tests {
     use crate::formula::ir::Ty;
     use crate::formula::syntax::{BinaryOp, CmpOp, Span};
 
+    /// An empty arena reading two custom float columns `x` and `y`.
+    fn empty_ir_over_x_and_y() -> Ir {
+        Ir {
+            nodes: vec![],
+            root: NodeId(0),
+            inputs: ["x", "y"]
+                .map(|name| Input::Resource {
+                    name: name.to_string(),
+                    ty: ResourceType::Float,
+                })
+                .to_vec(),
+        }
+    }
+
     fn run(ir: &Ir, simd: bool, cols: &[Vec<f64>]) -> (Vec<f64>, Vec<u8>) {
         let k = compile_with(ir, simd).expect("compiles");
         let n = cols.first().map_or(3, Vec::len);
@@ -405,16 +419,7 @@ mod tests {
     #[test]
     fn simd_masks_follow_short_circuit_and_branches() {
         let s = Span::default();
-        let mut ir = Ir {
-            nodes: vec![],
-            root: NodeId(0),
-            inputs: ["x", "y"]
-                .map(|name| Input::Resource {
-                    name: name.to_string(),
-                    ty: ResourceType::Float,
-                })
-                .to_vec(),
-        };
+        let mut ir = empty_ir_over_x_and_y();
         let x = ir.push(Expr::Input(0), Ty::Num, s);
         let y = ir.push(Expr::Input(1), Ty::Num, s);
         let one = ir.push(Expr::Const(1.0), Ty::Num, s);
@@ -460,16 +465,7 @@ mod tests {
     fn division_by_input_with_zero_errs_only_where_evaluated() {
         // x / y if y else 7
         let s = Span::default();
-        let mut ir = Ir {
-            nodes: vec![],
-            root: NodeId(0),
-            inputs: ["x", "y"]
-                .map(|name| Input::Resource {
-                    name: name.to_string(),
-                    ty: ResourceType::Float,
-                })
-                .to_vec(),
-        };
+        let mut ir = empty_ir_over_x_and_y();
         let x = ir.push(Expr::Input(0), Ty::Num, s);
         let y = ir.push(Expr::Input(1), Ty::Num, s);
         let d = ir.push(Expr::Binary(BinaryOp::Div, x, y), Ty::Num, s);

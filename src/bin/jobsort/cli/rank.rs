@@ -6,7 +6,8 @@ use super::output::{Out, OutputFormat, show_value, write_csv, write_json, write_
 use super::prepared::{InputArgs, Prepared, Ties};
 use super::report::{Failure, Outcome};
 use super::schedule_args::threshold_arg;
-use jobsort::formula::explain;
+use jobsort::formula::explain::Explanation;
+use jobsort::jobs::table_from_jobs;
 use jobsort::rank::{RankOptions, TieBreak, rank};
 use std::process::ExitCode;
 
@@ -76,15 +77,16 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         rank(&p.evaluation.values, ties, &options)
     };
 
-    let ir = p.compiled.ir();
-    let terms = if args.explain {
-        explain::terms(ir)
-    } else {
-        vec![]
-    };
+    // Each term compiled like the formula (same engine and `--compat`), over the same columns.
+    let explanation = args.explain.then(|| Explanation::new(&p.compiled));
+    let by_term = explanation
+        .as_ref()
+        .map(|e| e.evaluate(&table_from_jobs(&p.jobs, p.compiled.inputs())))
+        .unwrap_or_default();
     let source = p.compiled.source();
-    let term_names: Vec<String> = terms
+    let term_names: Vec<String> = explanation
         .iter()
+        .flat_map(Explanation::terms)
         .map(|t| {
             let text = source.get(t.span.start..t.span.end).unwrap_or("?").trim();
             if t.sign < 0.0 {
@@ -95,24 +97,9 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         })
         .collect();
     let term_values = |index: usize| -> Vec<Option<f64>> {
-        if terms.is_empty() {
-            return vec![];
-        }
-        let row: Vec<f64> = p
-            .compiled
-            .inputs()
+        by_term
             .iter()
-            .map(|input| {
-                p.jobs[index]
-                    .values
-                    .get(input.column())
-                    .copied()
-                    .unwrap_or(0.0)
-            })
-            .collect();
-        explain::explain_job(ir, &terms, &row)
-            .into_iter()
-            .map(Result::ok)
+            .map(|t| t.error(index).is_none().then(|| t.values[index]))
             .collect()
     };
     let reason = |runnable: bool| -> Option<String> {
