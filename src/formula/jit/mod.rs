@@ -35,22 +35,22 @@ use std::sync::Arc;
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
-    AbiParam, Block, BlockArg, FuncRef, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind,
-    Type, UserFuncName, Value, types,
+    AbiParam, BlockArg, FuncRef, InstBuilder, StackSlotData, StackSlotKind, UserFuncName, Value,
+    types,
 };
 use cranelift_codegen::isa;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{FuncId, Linkage, Module, default_libcall_names};
+use cranelift_module::{Linkage, Module, default_libcall_names};
 
 use super::ir::{Expr, Func, Ir, NodeId};
 use super::pymath::EvalError;
-use super::syntax::CmpOp;
 use ffi::{Params, Symbol};
 use kernel::{CodeMemory, KernelFn};
 use simd::simd_eligible;
 
+mod codegen;
 mod ffi;
 mod kernel;
 #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
@@ -58,22 +58,9 @@ mod memory;
 mod scalar;
 mod simd;
 
+pub use codegen::JitError;
+use codegen::{Gen, flags_trusted};
 pub use kernel::Kernel;
-
-/// Why a formula could not be compiled to native code (the caller falls back to the
-/// interpreter).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum JitError {
-    /// Cranelift does not support this machine.
-    #[error("Cranelift does not support this host: {0}")]
-    UnsupportedHost(String),
-    /// Code generation failed (a bug; reported rather than panicking).
-    #[error("Cranelift code generation failed: {0}")]
-    Codegen(String),
-}
-
-const DEG_PER_RAD: f64 = 180.0 / std::f64::consts::PI;
-const RAD_PER_DEG: f64 = std::f64::consts::PI / 180.0;
 
 /// Whether the host can run the JIT at all.
 pub fn host_isa() -> Result<Arc<dyn isa::TargetIsa>, JitError> {
@@ -158,47 +145,6 @@ pub fn compile_with(ir: &Ir, allow_simd: bool) -> Result<Kernel, JitError> {
         simd,
         _code: Arc::new(CodeMemory(Some(module))),
     })
-}
-
-struct Gen<'a, 'm> {
-    b: FunctionBuilder<'a>,
-    ir: &'a Ir,
-    module: &'m mut JITModule,
-    declared: HashMap<Symbol, FuncId>,
-    refs: HashMap<Symbol, FuncRef>,
-    ptr: Type,
-    /// Base pointer of each input column.
-    cols: Vec<Value>,
-    /// Byte offset of the current job (`i * 8`).
-    off: Option<Value>,
-    /// `out_errors + i` for the current job (scalar code).
-    err_ptr: Option<Value>,
-    /// The current job's error exit (scalar code), taking the error code.
-    err_block: Option<Block>,
-    /// Values computed in blocks that dominate the current point (scalar) or anywhere in the
-    /// straight-line vector body.
-    memo: HashMap<NodeId, Value>,
-    /// Undo log of `memo` insertions, for leaving conditional regions.
-    log: Vec<NodeId>,
-    hypot_slot: Option<(cranelift_codegen::ir::StackSlot, usize)>,
-}
-
-fn flags_trusted() -> MemFlagsData {
-    MemFlagsData::trusted()
-}
-fn flags_unaligned() -> MemFlagsData {
-    MemFlagsData::new().with_notrap()
-}
-
-fn float_cc(op: CmpOp) -> FloatCC {
-    match op {
-        CmpOp::Lt => FloatCC::LessThan,
-        CmpOp::Le => FloatCC::LessThanOrEqual,
-        CmpOp::Gt => FloatCC::GreaterThan,
-        CmpOp::Ge => FloatCC::GreaterThanOrEqual,
-        CmpOp::Eq => FloatCC::Equal,
-        CmpOp::Ne => FloatCC::NotEqual,
-    }
 }
 
 impl Gen<'_, '_> {

@@ -1,8 +1,8 @@
 //! Scalar code: the IR emitted in the reference evaluator's order, with real branches for
 //! `and`/`or`/`if`/comparison chains and a jump to the job's error exit on the first error.
 
+use super::codegen::{DEG_PER_RAD, Gen, JitError, RAD_PER_DEG, flags_trusted, float_cc};
 use super::ffi::{Params, Symbol, callee};
-use super::{DEG_PER_RAD, Gen, JitError, RAD_PER_DEG, flags_trusted, float_cc};
 use crate::formula::ir::{Expr, Func, NodeId};
 use crate::formula::pymath::EvalError;
 use crate::formula::syntax::{BinaryOp, UnaryOp};

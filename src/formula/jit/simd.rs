@@ -1,7 +1,7 @@
 //! f64x2 SIMD code: both sides of every branch computed and merged with masks, for formulas
 //! whose every operation is inline.
 
-use super::{DEG_PER_RAD, Gen, RAD_PER_DEG, flags_trusted, flags_unaligned, float_cc};
+use super::codegen::{DEG_PER_RAD, Gen, RAD_PER_DEG, flags_trusted, flags_unaligned, float_cc};
 use crate::formula::ir::{Expr, Func, Ir, NodeId};
 use crate::formula::pymath::EvalError;
 use crate::formula::syntax::{BinaryOp, UnaryOp};
