@@ -42,14 +42,7 @@ pub struct FairshareOpts {
     pub slurm_tie_order: Option<String>,
 }
 
-// Called by eval, rank and sim once they flatten these options.
-#[allow(dead_code)]
 impl FairshareOpts {
-    /// Whether a tree was given.
-    pub fn is_set(&self) -> bool {
-        self.resource_group.is_some() || self.fairshare_tree.is_some()
-    }
-
     /// The entity kind, or a message.
     pub fn entity_kind(&self) -> Result<EntityKind, String> {
         EntityKind::parse(&self.entity).ok_or_else(|| {
@@ -112,15 +105,10 @@ impl FairshareOpts {
     }
 
     /// Fill `fairshare_perc`, `fairshare_tree_usage` and `fairshare_factor` for every job
-    /// (when a tree is given). Returns warnings to print; `Err` is a message for exit code 1.
-    /// Values are unrounded; `--compat pbs` rounds them to 6 decimals in the evaluator, as PBS
-    /// passes them.
-    pub fn apply(&self, jobs: &mut [Job]) -> Result<Vec<String>, String> {
-        self.apply_loaded(jobs).map(|(w, _)| w)
-    }
-
-    /// [`apply`](Self::apply), also returning the loaded tree (for `rank --fair-share`, whose
-    /// tie-break is [`Fairshare::fair_share_ranks`] as `jobsort::rank::TieBreak::fair_share`).
+    /// (when a tree is given), and return the warnings to print and the loaded tree (for
+    /// `rank --fair-share`, whose tie-break is [`Fairshare::fair_share_ranks`] as
+    /// `jobsort::rank::TieBreak::fair_share`). `Err` is a message for exit code 1. Values are
+    /// unrounded; `--compat pbs` rounds them to 6 decimals in the evaluator, as PBS passes them.
     pub fn apply_loaded(
         &self,
         jobs: &mut [Job],
