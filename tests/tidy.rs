@@ -1,0 +1,616 @@
+//! Tidy: the architecture rules the compiler does not check (after rust-analyzer's `tidy.rs`).
+//!
+//! Every `src/**/*.rs` file is parsed with `syn`; `#[cfg(test)]` items are left out (tests may
+//! reach anywhere). The rules, each listed in ARCHITECTURE.md:
+//! - each top-level module uses only the layers below it ([`FORBIDDEN`]): the formula compiler
+//!   never uses `jobs` or `sim`, the fairshare trees never the job rows or the ranker, ...;
+//! - only `src/formula/jit/` uses cranelift, only `src/formula/diag.rs` ariadne, only the
+//!   binary (`src/bin/`) clap and indicatif;
+//! - the library never prints (`print!`, `println!`, `eprint!`, `eprintln!`, `dbg!`,
+//!   `std::io::stdout`/`stderr`);
+//! - the file-level import graph is a DAG, in the library and in the binary. A `use` or a path
+//!   in code is an edge to the file that defines what it names; `pub use` re-exports are seen
+//!   through (they are a module's surface, not a dependency of its code).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use syn::visit::Visit;
+
+/// One parsed source file of a crate.
+struct SourceFile {
+    /// Relative to the repository, e.g. `src/formula/ir.rs`.
+    path: String,
+    /// Its module path inside its crate (`["formula", "ir"]`).
+    module: Vec<String>,
+    ast: syn::File,
+}
+
+/// A use of something: where it is (file and line) and the path it names.
+#[derive(Debug, Clone)]
+struct Reference {
+    line: usize,
+    /// Absolute inside the crate (first segment not `crate`), or external (`@cranelift_codegen`).
+    path: Vec<String>,
+    reexport: bool,
+}
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The files of one crate: the library (`src/` without `src/bin/`) or the binary.
+fn crate_files(root: &Path) -> Vec<SourceFile> {
+    let base = repo();
+    let mut paths = Vec::new();
+    rust_files(root, &mut paths);
+    paths
+        .into_iter()
+        .filter(|p| !(root.ends_with("src") && p.starts_with(root.join("bin"))))
+        .map(|p| {
+            let rel = p.strip_prefix(root).unwrap();
+            let mut module: Vec<String> = rel
+                .with_extension("")
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            if matches!(
+                module.last().map(String::as_str),
+                Some("mod" | "lib" | "main")
+            ) {
+                module.pop();
+            }
+            let text = std::fs::read_to_string(&p).unwrap();
+            let ast = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            SourceFile {
+                path: p
+                    .strip_prefix(&base)
+                    .or_else(|_| p.strip_prefix(root.parent().unwrap()))
+                    .unwrap()
+                    .display()
+                    .to_string(),
+                module,
+                ast,
+            }
+        })
+        .collect()
+}
+
+fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("cfg")
+            && a.parse_args::<syn::Meta>()
+                .is_ok_and(|m| m.path().is_ident("test"))
+    })
+}
+
+/// Collects the references and the printing of one file.
+struct Collector<'a> {
+    /// The module being visited: the file's, plus any inline `mod x { }` around the item.
+    module: Vec<String>,
+    /// Child modules of this file's module (`use ir::Span` inside `formula/mod.rs`).
+    children: &'a BTreeSet<String>,
+    refs: Vec<Reference>,
+    prints: Vec<(usize, String)>,
+}
+
+impl Collector<'_> {
+    /// The absolute form of a path that starts with `crate`, `super`, `self` or a child module;
+    /// `@name` for an external crate; `None` for anything else (std, locals, prelude).
+    fn absolute(&self, segments: &[String]) -> Option<Vec<String>> {
+        let first = segments.first()?;
+        let mut out: Vec<String> = match first.as_str() {
+            "crate" => Vec::new(),
+            "self" => self.module.clone(),
+            "super" => {
+                let mut m = self.module.clone();
+                let mut rest = segments;
+                while rest.first().is_some_and(|s| s == "super") {
+                    m.pop();
+                    rest = &rest[1..];
+                }
+                m.extend(rest.iter().cloned());
+                return Some(m);
+            }
+            s if self.children.contains(s) => {
+                let mut m = self.module.clone();
+                m.push(s.to_string());
+                m.extend(segments[1..].iter().cloned());
+                return Some(m);
+            }
+            "std" | "core" | "alloc" | "Self" => return None,
+            s if s.chars().next().is_some_and(|c| c.is_ascii_lowercase()) && segments.len() > 1 => {
+                return Some(vec![format!("@{s}")]);
+            }
+            _ => return None,
+        };
+        out.extend(segments[1..].iter().cloned());
+        Some(out)
+    }
+
+    fn add(&mut self, line: usize, segments: &[String], reexport: bool) {
+        if let Some(path) = self.absolute(segments) {
+            self.refs.push(Reference {
+                line,
+                path,
+                reexport,
+            });
+        }
+    }
+
+    fn use_tree(&mut self, prefix: &mut Vec<String>, tree: &syn::UseTree, reexport: bool) {
+        match tree {
+            syn::UseTree::Path(p) => {
+                prefix.push(p.ident.to_string());
+                self.use_tree(prefix, &p.tree, reexport);
+                prefix.pop();
+            }
+            syn::UseTree::Name(n) => {
+                let line = n.ident.span().start().line;
+                if n.ident == "self" {
+                    let p = prefix.clone();
+                    self.add(line, &p, reexport);
+                } else {
+                    prefix.push(n.ident.to_string());
+                    let p = prefix.clone();
+                    self.add(line, &p, reexport);
+                    prefix.pop();
+                }
+            }
+            syn::UseTree::Rename(r) => {
+                prefix.push(r.ident.to_string());
+                let p = prefix.clone();
+                self.add(r.ident.span().start().line, &p, reexport);
+                prefix.pop();
+            }
+            syn::UseTree::Glob(g) => {
+                let p = prefix.clone();
+                self.add(g.star_token.span.start().line, &p, reexport);
+            }
+            syn::UseTree::Group(g) => {
+                for t in &g.items {
+                    self.use_tree(prefix, t, reexport);
+                }
+            }
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for Collector<'_> {
+    fn visit_item(&mut self, item: &'ast syn::Item) {
+        let attrs: &[syn::Attribute] = match item {
+            syn::Item::Mod(m) => &m.attrs,
+            syn::Item::Fn(f) => &f.attrs,
+            syn::Item::Impl(i) => &i.attrs,
+            syn::Item::Use(u) => &u.attrs,
+            syn::Item::Struct(s) => &s.attrs,
+            syn::Item::Enum(e) => &e.attrs,
+            syn::Item::Const(c) => &c.attrs,
+            syn::Item::Static(s) => &s.attrs,
+            syn::Item::Macro(m) => &m.attrs,
+            _ => &[],
+        };
+        if is_cfg_test(attrs) {
+            return;
+        }
+        syn::visit::visit_item(self, item);
+    }
+
+    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+        self.module.push(m.ident.to_string());
+        syn::visit::visit_item_mod(self, m);
+        self.module.pop();
+    }
+
+    fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
+        let reexport = !matches!(u.vis, syn::Visibility::Inherited);
+        self.use_tree(&mut Vec::new(), &u.tree, reexport);
+    }
+
+    fn visit_path(&mut self, p: &'ast syn::Path) {
+        let segments: Vec<String> = p.segments.iter().map(|s| s.ident.to_string()).collect();
+        if segments.len() > 1 {
+            let line = p.segments[0].ident.span().start().line;
+            if segments[..2] == ["std", "io"]
+                && matches!(
+                    segments.get(2).map(String::as_str),
+                    Some("stdout" | "stderr")
+                )
+            {
+                self.prints.push((line, segments.join("::")));
+            }
+            self.add(line, &segments, false);
+        }
+        syn::visit::visit_path(self, p);
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        if let Some(name) = m.path.get_ident() {
+            let name = name.to_string();
+            if matches!(
+                name.as_str(),
+                "print" | "println" | "eprint" | "eprintln" | "dbg"
+            ) {
+                self.prints.push((name_line(&m.path), format!("{name}!")));
+            }
+        }
+        syn::visit::visit_macro(self, m);
+    }
+}
+
+fn name_line(p: &syn::Path) -> usize {
+    p.segments[0].ident.span().start().line
+}
+
+/// One crate, analysed: per file its references and prints.
+struct Analysis {
+    files: Vec<SourceFile>,
+    refs: Vec<Vec<Reference>>,
+    prints: Vec<Vec<(usize, String)>>,
+    /// module path → file index.
+    modules: BTreeMap<Vec<String>, usize>,
+}
+
+fn analyse(root: &Path) -> Analysis {
+    let files = crate_files(root);
+    let modules: BTreeMap<Vec<String>, usize> = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.module.clone(), i))
+        .collect();
+    let mut refs = Vec::new();
+    let mut prints = Vec::new();
+    for f in &files {
+        let children: BTreeSet<String> = modules
+            .keys()
+            .filter(|m| m.len() == f.module.len() + 1 && m.starts_with(&f.module))
+            .map(|m| m.last().unwrap().clone())
+            .collect();
+        let mut c = Collector {
+            module: f.module.clone(),
+            children: &children,
+            refs: Vec::new(),
+            prints: Vec::new(),
+        };
+        c.visit_file(&f.ast);
+        refs.push(c.refs);
+        prints.push(c.prints);
+    }
+    Analysis {
+        files,
+        refs,
+        prints,
+        modules,
+    }
+}
+
+impl Analysis {
+    /// The file that defines what `path` names, seeing through `pub use` re-exports.
+    fn resolve(&self, path: &[String], depth: usize) -> Option<usize> {
+        if path.first().is_some_and(|s| s.starts_with('@')) {
+            return None;
+        }
+        let (len, &file) = (0..=path.len())
+            .rev()
+            .find_map(|n| self.modules.get(&path[..n]).map(|f| (n, f)))?;
+        let rest = &path[len..];
+        if depth < 8
+            && let Some(name) = rest.first()
+        {
+            for r in &self.refs[file] {
+                if r.reexport && r.path.last() == Some(name) && r.path.as_slice() != path {
+                    let mut target = r.path.clone();
+                    target.extend(rest[1..].iter().cloned());
+                    return self.resolve(&target, depth + 1);
+                }
+            }
+        }
+        Some(file)
+    }
+
+    /// File-level edges (from, to) → the first line that makes each.
+    fn edges(&self) -> BTreeMap<(usize, usize), usize> {
+        let mut edges = BTreeMap::new();
+        for (from, refs) in self.refs.iter().enumerate() {
+            for r in refs.iter().filter(|r| !r.reexport) {
+                if let Some(to) = self.resolve(&r.path, 0)
+                    && to != from
+                {
+                    edges.entry((from, to)).or_insert(r.line);
+                }
+            }
+        }
+        edges
+    }
+
+    /// Every import cycle, as a list of `file:line → file` steps.
+    fn cycles(&self) -> Vec<String> {
+        let edges = self.edges();
+        let n = self.files.len();
+        let mut adj = vec![Vec::new(); n];
+        for &(a, b) in edges.keys() {
+            adj[a].push(b);
+        }
+        strongly_connected(&adj)
+            .into_iter()
+            .filter(|c| c.len() > 1)
+            .map(|component| {
+                let set: BTreeSet<usize> = component.iter().copied().collect();
+                let mut steps: Vec<String> = edges
+                    .iter()
+                    .filter(|((a, b), _)| set.contains(a) && set.contains(b))
+                    .map(|((a, b), line)| {
+                        format!("{}:{line} -> {}", self.files[*a].path, self.files[*b].path)
+                    })
+                    .collect();
+                steps.sort();
+                steps.join("\n    ")
+            })
+            .collect()
+    }
+
+    /// `file:line: what` for every reference to an external crate in a file `allowed` refuses.
+    fn external_uses(&self, krate: &str, allowed: impl Fn(&str) -> bool) -> Vec<String> {
+        let key = format!("@{krate}");
+        let mut out = Vec::new();
+        for (i, refs) in self.refs.iter().enumerate() {
+            if allowed(&self.files[i].path) {
+                continue;
+            }
+            if let Some(r) = refs.iter().find(|r| r.path[0] == key) {
+                out.push(format!("{}:{}: uses {krate}", self.files[i].path, r.line));
+            }
+        }
+        out
+    }
+}
+
+/// Tarjan's strongly connected components (iterative).
+fn strongly_connected(adj: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    let n = adj.len();
+    let (mut index, mut low) = (vec![usize::MAX; n], vec![0; n]);
+    let (mut on_stack, mut stack, mut out) = (vec![false; n], Vec::new(), Vec::new());
+    let mut next = 0;
+    for start in 0..n {
+        if index[start] != usize::MAX {
+            continue;
+        }
+        let mut work = vec![(start, 0usize)];
+        while let Some(&mut (v, ref mut k)) = work.last_mut() {
+            if *k == 0 && index[v] == usize::MAX {
+                index[v] = next;
+                low[v] = next;
+                next += 1;
+                stack.push(v);
+                on_stack[v] = true;
+            }
+            if let Some(&w) = adj[v].get(*k) {
+                *k += 1;
+                if index[w] == usize::MAX {
+                    work.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            work.pop();
+            if let Some(&(parent, _)) = work.last() {
+                low[parent] = low[parent].min(low[v]);
+            }
+            if low[v] == index[v] {
+                let mut component = Vec::new();
+                loop {
+                    let w = stack.pop().unwrap();
+                    on_stack[w] = false;
+                    component.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                out.push(component);
+            }
+        }
+    }
+    out
+}
+
+fn library() -> Analysis {
+    analyse(&repo().join("src"))
+}
+
+fn binary() -> Analysis {
+    analyse(&repo().join("src/bin/jobsort"))
+}
+
+fn fail_if_any(rule: &str, violations: Vec<String>) {
+    assert!(
+        violations.is_empty(),
+        "{rule}:\n  {}",
+        violations.join("\n  ")
+    );
+}
+
+/// What each top-level module of the library must not use. The layers, bottom up: the schema
+/// (`catalog`, `table`); the formula compiler; `rank`, the fairshare trees and the limits
+/// engine, each on its own; job rows (loading, and their fairshare values from a tree); the
+/// simulator; the C ABI over formula and rank.
+const FORBIDDEN: &[(&str, &[&str])] = &[
+    (
+        "catalog",
+        &[
+            "formula",
+            "jobs",
+            "sim",
+            "fairshare",
+            "limits",
+            "rank",
+            "capi",
+        ],
+    ),
+    (
+        "table",
+        &[
+            "formula",
+            "jobs",
+            "sim",
+            "fairshare",
+            "limits",
+            "rank",
+            "capi",
+        ],
+    ),
+    (
+        "formula",
+        &["jobs", "sim", "fairshare", "limits", "rank", "capi"],
+    ),
+    (
+        "rank",
+        &["formula", "jobs", "sim", "fairshare", "limits", "capi"],
+    ),
+    ("fairshare", &["jobs", "sim", "limits", "rank", "capi"]),
+    (
+        "limits",
+        &["formula", "jobs", "sim", "fairshare", "rank", "capi"],
+    ),
+    ("jobs", &["sim", "limits", "rank", "capi"]),
+    ("capi", &["sim", "fairshare", "limits", "jobs"]),
+];
+
+fn layer_violations(lib: &Analysis) -> Vec<String> {
+    let mut bad = Vec::new();
+    for (i, f) in lib.files.iter().enumerate() {
+        let Some(top) = f.module.first() else {
+            continue;
+        };
+        let Some((_, forbidden)) = FORBIDDEN.iter().find(|(m, _)| m == top) else {
+            continue;
+        };
+        for r in &lib.refs[i] {
+            // Seen through re-exports: `crate::JobTable` is wherever it is defined.
+            let Some(target) = lib.resolve(&r.path, 0) else {
+                continue;
+            };
+            let Some(used) = lib.files[target].module.first() else {
+                continue;
+            };
+            if forbidden.contains(&used.as_str()) {
+                bad.push(format!(
+                    "{}:{}: uses crate::{}",
+                    f.path,
+                    r.line,
+                    r.path.join("::")
+                ));
+            }
+        }
+    }
+    bad
+}
+
+#[test]
+fn each_layer_uses_only_the_layers_below_it() {
+    fail_if_any(
+        "a module uses a layer it must not",
+        layer_violations(&library()),
+    );
+}
+
+#[test]
+fn heavy_dependencies_stay_in_their_module() {
+    let lib = library();
+    let mut bad = Vec::new();
+    for krate in [
+        "cranelift_codegen",
+        "cranelift_frontend",
+        "cranelift_module",
+        "cranelift_jit",
+        "cranelift_native",
+    ] {
+        bad.extend(lib.external_uses(krate, |p| p.starts_with("src/formula/jit")));
+    }
+    bad.extend(lib.external_uses("ariadne", |p| p == "src/formula/diag.rs"));
+    for krate in ["clap", "indicatif"] {
+        bad.extend(lib.external_uses(krate, |_| false));
+    }
+    fail_if_any("a dependency used outside the module that owns it", bad);
+}
+
+#[test]
+fn the_library_never_prints() {
+    let lib = library();
+    let bad: Vec<String> = lib
+        .files
+        .iter()
+        .zip(&lib.prints)
+        .flat_map(|(f, prints)| {
+            prints
+                .iter()
+                .map(move |(line, what)| format!("{}:{line}: {what}", f.path))
+        })
+        .collect();
+    fail_if_any("the library prints (only src/bin/ may)", bad);
+}
+
+#[test]
+fn the_file_import_graph_is_a_dag() {
+    let mut cycles = library().cycles();
+    cycles.extend(binary().cycles());
+    fail_if_any("import cycles (library and binary)", cycles);
+}
+
+/// The checks above must be able to fail: a planted violation of each is caught.
+#[test]
+fn tidy_catches_planted_violations() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    std::fs::create_dir_all(src.join("formula")).unwrap();
+    std::fs::create_dir_all(src.join("sim")).unwrap();
+    std::fs::write(src.join("lib.rs"), "pub mod formula;\npub mod sim;\n").unwrap();
+    std::fs::write(
+        src.join("formula/mod.rs"),
+        "pub mod a;\npub mod b;\nuse crate::sim::Thing;\nfn f() { println!(\"x\"); let _ = cranelift_codegen::ir::Type; }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        src.join("formula/a.rs"),
+        "use super::b::B;\npub struct A;\n",
+    )
+    .unwrap();
+    std::fs::write(
+        src.join("formula/b.rs"),
+        "use super::a::A;\npub struct B;\n",
+    )
+    .unwrap();
+    std::fs::write(
+        src.join("sim/mod.rs"),
+        "pub use inner::Thing;\nmod inner { pub struct Thing; }\n#[cfg(test)]\nmod tests { fn t() { println!(\"fine in tests\"); } }\n",
+    )
+    .unwrap();
+    let a = analyse(&src);
+    let cycles = a.cycles();
+    assert_eq!(cycles.len(), 1, "{cycles:?}");
+    assert!(cycles[0].contains("src/formula/a.rs") && cycles[0].contains("src/formula/b.rs"));
+    let prints: Vec<_> = a.prints.iter().flatten().collect();
+    assert_eq!(prints.len(), 1, "{prints:?}");
+    assert_eq!(
+        a.external_uses("cranelift_codegen", |p| p.contains("formula/jit"))
+            .len(),
+        1
+    );
+    let layers = layer_violations(&a);
+    assert_eq!(layers.len(), 1, "{layers:?}");
+    assert!(layers[0].starts_with("src/formula/mod.rs:3: uses crate::sim::Thing"));
+}
