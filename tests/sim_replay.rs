@@ -79,15 +79,17 @@ fn verify_with_another_formula_reports_the_first_divergence() {
         "rec.jsonl",
     )
     .unwrap();
-    // Shortest requested first ranks Z (3) before Y (2) as soon as both queue (t=2, both
-    // pend: decisions are listed in rank order), then starts Z at t=10 where FCFS started Y.
+    // The values differ from the first round on: X's eligible time 0 is -10 (its walltime).
     let r = verify(&rec, Some(&IrPriority::negated_column("walltime"))).unwrap();
     let d = r.first_divergence.expect("diverges");
-    assert_eq!((d.round, d.time, d.job.as_deref()), (2, 2, Some("2")));
-    assert_eq!(d.recorded, r#"{"pend":"2","reason":"resources"}"#);
-    assert_eq!(d.live, r#"{"pend":"3","reason":"resources"}"#);
-    // t=2: 2 swapped pends; t=10: dispatch 2 vs 3 and pend 3 vs 2; t=15: dispatch 3 vs 2.
-    assert_eq!(r.mismatches, 5);
+    assert_eq!((d.round, d.time, d.job.as_deref()), (0, 0, Some("1")));
+    assert_eq!(d.recorded, r#"["1",0.0]"#);
+    assert_eq!(d.live, r#"["1",-10.0]"#);
+    // Shortest requested first ranks Z (3) before Y (2) as soon as both queue (t=2, both
+    // pend: decisions are listed in rank order), then starts Z at t=10 where FCFS started Y.
+    // Queues differ at t=0, 1, 2, 10, 15 (one each); decisions: t=2: 2 swapped pends;
+    // t=10: dispatch 2 vs 3 and pend 3 vs 2; t=15: dispatch 3 vs 2.
+    assert_eq!(r.mismatches, 5 + 5);
     assert!(r.input_mismatches >= 1);
 }
 
@@ -149,4 +151,30 @@ fn malformed_recording_lines_say_file_and_line() {
         e.to_string(),
         "bad.jsonl:3: decisions[0]: unknown pend reason `bored`"
     );
+}
+
+#[test]
+fn an_edited_queue_value_is_a_mismatch_bit_for_bit() {
+    let w = workload();
+    let f = IrPriority::column("eligible_time");
+    let text = record(&w, &f);
+    // Round 3 (t=10) ranks Y (9.0) before Z (8.0); the decisions stay as recorded.
+    let edited = text.replace(
+        r#"["2",9.0],["3",8.0]"#,
+        r#"["2",9.000000000000002],["3",8.0]"#,
+    );
+    assert_ne!(edited, text);
+    let r = verify(&parse_recording(&edited, "q.jsonl").unwrap(), Some(&f)).unwrap();
+    assert_eq!(r.mismatches, 1);
+    let d = r.first_divergence.unwrap();
+    assert_eq!((d.round, d.time, d.job.as_deref()), (3, 10, Some("2")));
+    assert_eq!(d.recorded, r#"["2",9.000000000000002]"#);
+    assert_eq!(d.live, r#"["2",9.0]"#);
+    // A job missing from the recorded queue is a divergence too.
+    let dropped = text.replace(r#"["2",9.0],["3",8.0]"#, r#"["2",9.0]"#);
+    let r = verify(&parse_recording(&dropped, "q.jsonl").unwrap(), Some(&f)).unwrap();
+    assert_eq!(r.mismatches, 1);
+    let d = r.first_divergence.unwrap();
+    assert_eq!((d.job.as_deref(), d.recorded.as_str()), (Some("3"), "null"));
+    assert_eq!(d.live, r#"["3",8.0]"#);
 }
