@@ -178,3 +178,60 @@ fn an_edited_queue_value_is_a_mismatch_bit_for_bit() {
     assert_eq!((d.job.as_deref(), d.recorded.as_str()), (Some("3"), "null"));
     assert_eq!(d.live, r#"["3",8.0]"#);
 }
+
+#[test]
+fn a_recording_is_read_with_the_rules_the_cli_and_the_trace_loaders_apply() {
+    let w = workload();
+    let text = record(&w, &IrPriority::column("eligible_time"));
+    let err = |edited: String| {
+        assert_ne!(edited, text);
+        parse_recording(&edited, "r.jsonl").unwrap_err().to_string()
+    };
+    // Header settings `jobsort sim` refuses as flags.
+    assert_eq!(
+        err(text.replace(r#""decay_factor":0.5"#, r#""decay_factor":5.0"#)),
+        "r.jsonl:1: `fairshare.decay_factor` 5: must be between 0 and 1"
+    );
+    assert_eq!(
+        err(text.replace(r#""decay_time":86400"#, r#""decay_time":-1"#)),
+        "r.jsonl:1: `fairshare.decay_time` -1: must be positive"
+    );
+    // Submit events the trace loaders would not have kept or could not have read: round 0
+    // (line 2) submits job 1.
+    let submit = r#"{"submit":"1","time":0,"procs":1,"walltime":10,"run":10"#;
+    assert!(text.contains(submit));
+    let with = |edit: &str| err(text.replace(submit, edit));
+    assert_eq!(
+        with(r#"{"submit":"1","time":0,"procs":-3,"walltime":10,"run":10"#),
+        "r.jsonl:2: events[0]: `procs`: a submitted job needs at least one core"
+    );
+    assert_eq!(
+        with(r#"{"submit":"1","time":0,"procs":1,"walltime":10,"run":0"#),
+        "r.jsonl:2: events[0]: `run`: 0 s is below 1"
+    );
+    assert_eq!(
+        with(r#"{"submit":"1","time":-7,"procs":1,"walltime":10,"run":10"#),
+        "r.jsonl:2: events[0]: `time`: -7 s is below 0"
+    );
+    assert_eq!(
+        with(r#"{"submit":"1","time":0,"procs":1,"walltime":9e18,"run":10"#),
+        "r.jsonl:2: events[0]: `walltime`: 9000000000000000000 s is more than 2^53 s (285 million years)"
+    );
+    assert_eq!(
+        with(r#"{"submit":"1","time":0,"procs":1e10,"walltime":10,"run":10"#),
+        "r.jsonl:2: events[0]: `procs`: 10000000000 is more than the 4294967295 a job may ask for"
+    );
+    // Round times and dispatched cores out of range.
+    assert_eq!(
+        err(text.replace(r#"{"round":1,"time":1,"#, r#"{"round":1,"time":-1,"#)),
+        "r.jsonl:3: `time` -1: must be between 0 and 9214364837600034815 s"
+    );
+    assert_eq!(
+        err(text.replacen(
+            r#""nodes":[0],"cores":1}"#,
+            r#""nodes":[0],"cores":18446744073709551615}"#,
+            1
+        )),
+        "r.jsonl:2: decisions[0]: `cores` 18446744073709551615: more than the 4294967295 a job may hold"
+    );
+}
