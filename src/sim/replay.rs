@@ -332,7 +332,9 @@ pub fn reconcile(
         if let (Some(tr), Some(last)) = (tree.as_mut(), last_time) {
             for &i in &running_set {
                 if let State::Running { cores, .. } = state[i] {
-                    tr.accrue(leaves[i], (cores * (t - last).max(0) as u64) as f64);
+                    // In f64, as the simulator accrues: cores (≤ 2^32) × seconds (< 2^63)
+                    // can pass u64.
+                    tr.accrue(leaves[i], cores as f64 * (t - last).max(0) as f64);
                 }
             }
         }
