@@ -156,3 +156,21 @@ fn a_real_swf_schedule_is_a_recording() {
     assert_eq!(p.would_start, ["2", "3"]);
     assert_eq!(p.instead, ["3"]);
 }
+
+#[test]
+fn fairshare_usage_over_a_long_gap_accrues_in_f64_without_overflow() {
+    // 4 cores for 2^62 s is 2^64 core-seconds: past u64 (it panicked in debug builds). The
+    // decay time is longer than the gap (PBS decays once per decay time elapsed).
+    let header = HEADER.replace(
+        r#""fairshare":null"#,
+        r#""fairshare":{"auto_tree":"user","resource_group":null,"entity":"euser","decay_time":9000000000000000000,"decay_factor":0.5,"unknown_shares":0}"#,
+    );
+    let text = format!(
+        "{header}\n{}\n{}\n",
+        r#"{"round":0,"time":0,"events":[{"submit":"A","procs":4,"walltime":10,"run":10,"user":"u1"}],"queue":[],"decisions":[{"dispatch":"A","nodes":[0],"cores":4}],"hash":null}"#,
+        r#"{"round":1,"time":4611686018427387904,"events":[{"end":"A"}],"queue":[],"decisions":[],"hash":null}"#,
+    );
+    let rec = parse_recording(&text, "gap.jsonl").unwrap();
+    let r = reconcile(&rec, Some(&IrPriority::column("fairshare_tree_usage"))).unwrap();
+    assert_eq!((r.rounds, r.captured), (2, 1));
+}

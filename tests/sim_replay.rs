@@ -79,15 +79,17 @@ fn verify_with_another_formula_reports_the_first_divergence() {
         "rec.jsonl",
     )
     .unwrap();
-    // Shortest requested first ranks Z (3) before Y (2) as soon as both queue (t=2, both
-    // pend: decisions are listed in rank order), then starts Z at t=10 where FCFS started Y.
+    // The values differ from the first round on: X's eligible time 0 is -10 (its walltime).
     let r = verify(&rec, Some(&IrPriority::negated_column("walltime"))).unwrap();
     let d = r.first_divergence.expect("diverges");
-    assert_eq!((d.round, d.time, d.job.as_deref()), (2, 2, Some("2")));
-    assert_eq!(d.recorded, r#"{"pend":"2","reason":"resources"}"#);
-    assert_eq!(d.live, r#"{"pend":"3","reason":"resources"}"#);
-    // t=2: 2 swapped pends; t=10: dispatch 2 vs 3 and pend 3 vs 2; t=15: dispatch 3 vs 2.
-    assert_eq!(r.mismatches, 5);
+    assert_eq!((d.round, d.time, d.job.as_deref()), (0, 0, Some("1")));
+    assert_eq!(d.recorded, r#"["1",0.0]"#);
+    assert_eq!(d.live, r#"["1",-10.0]"#);
+    // Shortest requested first ranks Z (3) before Y (2) as soon as both queue (t=2, both
+    // pend: decisions are listed in rank order), then starts Z at t=10 where FCFS started Y.
+    // Queues differ at t=0, 1, 2, 10, 15 (one each); decisions: t=2: 2 swapped pends;
+    // t=10: dispatch 2 vs 3 and pend 3 vs 2; t=15: dispatch 3 vs 2.
+    assert_eq!(r.mismatches, 5 + 5);
     assert!(r.input_mismatches >= 1);
 }
 
@@ -148,5 +150,88 @@ fn malformed_recording_lines_say_file_and_line() {
     assert_eq!(
         e.to_string(),
         "bad.jsonl:3: decisions[0]: unknown pend reason `bored`"
+    );
+}
+
+#[test]
+fn an_edited_queue_value_is_a_mismatch_bit_for_bit() {
+    let w = workload();
+    let f = IrPriority::column("eligible_time");
+    let text = record(&w, &f);
+    // Round 3 (t=10) ranks Y (9.0) before Z (8.0); the decisions stay as recorded.
+    let edited = text.replace(
+        r#"["2",9.0],["3",8.0]"#,
+        r#"["2",9.000000000000002],["3",8.0]"#,
+    );
+    assert_ne!(edited, text);
+    let r = verify(&parse_recording(&edited, "q.jsonl").unwrap(), Some(&f)).unwrap();
+    assert_eq!(r.mismatches, 1);
+    let d = r.first_divergence.unwrap();
+    assert_eq!((d.round, d.time, d.job.as_deref()), (3, 10, Some("2")));
+    assert_eq!(d.recorded, r#"["2",9.000000000000002]"#);
+    assert_eq!(d.live, r#"["2",9.0]"#);
+    // A job missing from the recorded queue is a divergence too.
+    let dropped = text.replace(r#"["2",9.0],["3",8.0]"#, r#"["2",9.0]"#);
+    let r = verify(&parse_recording(&dropped, "q.jsonl").unwrap(), Some(&f)).unwrap();
+    assert_eq!(r.mismatches, 1);
+    let d = r.first_divergence.unwrap();
+    assert_eq!((d.job.as_deref(), d.recorded.as_str()), (Some("3"), "null"));
+    assert_eq!(d.live, r#"["3",8.0]"#);
+}
+
+#[test]
+fn a_recording_is_read_with_the_rules_the_cli_and_the_trace_loaders_apply() {
+    let w = workload();
+    let text = record(&w, &IrPriority::column("eligible_time"));
+    let err = |edited: String| {
+        assert_ne!(edited, text);
+        parse_recording(&edited, "r.jsonl").unwrap_err().to_string()
+    };
+    // Header settings `jobsort sim` refuses as flags.
+    assert_eq!(
+        err(text.replace(r#""decay_factor":0.5"#, r#""decay_factor":5.0"#)),
+        "r.jsonl:1: `fairshare.decay_factor` 5: must be between 0 and 1"
+    );
+    assert_eq!(
+        err(text.replace(r#""decay_time":86400"#, r#""decay_time":-1"#)),
+        "r.jsonl:1: `fairshare.decay_time` -1: must be positive"
+    );
+    // Submit events the trace loaders would not have kept or could not have read: round 0
+    // (line 2) submits job 1.
+    let submit = r#"{"submit":"1","time":0,"procs":1,"walltime":10,"run":10"#;
+    assert!(text.contains(submit));
+    let with = |edit: &str| err(text.replace(submit, edit));
+    assert_eq!(
+        with(r#"{"submit":"1","time":0,"procs":-3,"walltime":10,"run":10"#),
+        "r.jsonl:2: events[0]: `procs`: a submitted job needs at least one core"
+    );
+    assert_eq!(
+        with(r#"{"submit":"1","time":0,"procs":1,"walltime":10,"run":0"#),
+        "r.jsonl:2: events[0]: `run`: 0 s is below 1"
+    );
+    assert_eq!(
+        with(r#"{"submit":"1","time":-7,"procs":1,"walltime":10,"run":10"#),
+        "r.jsonl:2: events[0]: `time`: -7 s is below 0"
+    );
+    assert_eq!(
+        with(r#"{"submit":"1","time":0,"procs":1,"walltime":9e18,"run":10"#),
+        "r.jsonl:2: events[0]: `walltime`: 9000000000000000000 s is more than 2^53 s (285 million years)"
+    );
+    assert_eq!(
+        with(r#"{"submit":"1","time":0,"procs":1e10,"walltime":10,"run":10"#),
+        "r.jsonl:2: events[0]: `procs`: 10000000000 is more than the 4294967295 a job may ask for"
+    );
+    // Round times and dispatched cores out of range.
+    assert_eq!(
+        err(text.replace(r#"{"round":1,"time":1,"#, r#"{"round":1,"time":-1,"#)),
+        "r.jsonl:3: `time` -1: must be between 0 and 9214364837600034815 s"
+    );
+    assert_eq!(
+        err(text.replacen(
+            r#""nodes":[0],"cores":1}"#,
+            r#""nodes":[0],"cores":18446744073709551615}"#,
+            1
+        )),
+        "r.jsonl:2: decisions[0]: `cores` 18446744073709551615: more than the 4294967295 a job may hold"
     );
 }

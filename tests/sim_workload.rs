@@ -92,3 +92,109 @@ fn json_errors_name_the_entry() {
         )
     );
 }
+
+/// An SWF line with the given submit, wait, run, processors and requested time.
+fn swf_line(id: usize, submit: &str, wait: &str, run: &str, procs: &str, req: &str) -> String {
+    format!("{id} {submit} {wait} {run} {procs} -1 -1 -1 {req} -1 1 1 1 -1 -1 -1 -1 -1\n")
+}
+
+#[test]
+fn swf_times_and_sizes_past_the_simulators_range_are_errors_naming_line_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = |name: &str, line: String| {
+        let text = swf_line(1, "0", "0", "10", "1", "10") + &line;
+        let p = write(dir.path(), name, text.as_bytes());
+        let e = load_workload(&p).unwrap_err().to_string();
+        let prefix = format!("{}:2: ", p.display());
+        assert!(e.starts_with(&prefix), "{e}");
+        e[prefix.len()..].to_string()
+    };
+    // The times that wrapped to −446744073709551616 in a recording.
+    assert_eq!(
+        bad("submit.swf", swf_line(2, "9e18", "0", "10", "1", "10")),
+        "field 2 (submit time): 9000000000000000000 s is more than 2^53 s (285 million years)"
+    );
+    assert!(
+        bad("wait.swf", swf_line(2, "5", "9e18", "10", "1", "10"))
+            .starts_with("field 3 (wait time): ")
+    );
+    assert!(
+        bad("run.swf", swf_line(2, "5", "0", "9e18", "1", "10"))
+            .starts_with("field 4 (run time): ")
+    );
+    assert!(
+        bad("req.swf", swf_line(2, "5", "0", "10", "1", "9e18"))
+            .starts_with("field 9 (requested time): ")
+    );
+    assert_eq!(
+        bad("procs.swf", swf_line(2, "5", "0", "10", "5e9", "10")),
+        "field 5 (allocated processors): 5000000000 is more than the 4294967295 a job may ask for"
+    );
+    // 2^53 s is still in range.
+    let p = write(
+        dir.path(),
+        "edge.swf",
+        swf_line(
+            1,
+            "9007199254740992",
+            "0",
+            "9007199254740992",
+            "1",
+            "9007199254740992",
+        )
+        .as_bytes(),
+    );
+    assert_eq!(load_workload(&p).unwrap().jobs.len(), 1);
+}
+
+#[test]
+fn swf_run_times_that_add_up_past_i64_seconds_are_an_error_at_the_job_that_does_it() {
+    // 2^53 s each: 1022 jobs fit (2^53 × (1022 runs + the longest requested time) < 2^63);
+    // the 1023rd would let the simulated time pass i64::MAX.
+    let t = "9007199254740992";
+    let text: String = (1..=1030)
+        .map(|i| swf_line(i, "0", "-1", t, "1", t))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "sum.swf", text.as_bytes());
+    let e = load_workload(&p).unwrap_err().to_string();
+    assert!(
+        e.starts_with(&format!(
+            "{}:1023: field 4 (run time): the run times add up",
+            p.display()
+        )),
+        "{e}"
+    );
+}
+
+#[test]
+fn json_counts_and_times_past_the_simulators_range_are_errors_naming_the_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = |job: &str| {
+        let p = write(dir.path(), "j.json", format!("[{job}]").as_bytes());
+        load_workload(&p).unwrap_err().to_string()
+    };
+    // `nnodes` used to saturate silently at u32::MAX.
+    assert!(
+        bad(r#"{"submit": 0, "run": 10, "nnodes": 1e12, "ncores": 1}"#).ends_with(
+            "jobs[0]: `nnodes`: 1000000000000 is more than the 4294967295 a job may ask for"
+        )
+    );
+    assert!(
+        bad(r#"{"submit": 0, "run": 10, "nnodes": 65536, "ncores": 65536}"#)
+            .ends_with("jobs[0]: `nnodes` × `ncores`: 4294967296 cores in all is more than the 4294967295 a job may hold")
+    );
+    assert!(bad(r#"{"submit": 9e18, "run": 10, "procs": 1}"#).contains("jobs[0]: `submit`: "));
+    assert!(
+        bad(r#"{"submit": -5, "run": 10, "procs": 1}"#)
+            .ends_with("jobs[0]: `submit`: -5 s is below 0")
+    );
+    assert!(
+        bad(r#"{"submit": 0, "run": 10, "procs": 1, "walltime": 1e300}"#)
+            .contains("jobs[0]: `walltime`: ")
+    );
+    assert!(
+        bad(r#"{"submit": 0, "run": 10, "procs": 1, "start": 1e19}"#)
+            .contains("jobs[0]: `start`: ")
+    );
+}

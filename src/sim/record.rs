@@ -8,7 +8,7 @@
 use super::limit::LimitsSpec;
 use super::scheduler::{Decision, EventKind, PendReason, Policy, Round, SimConfig};
 use super::share::FairshareConfig;
-use super::workload::{Request, SimJob};
+use super::workload::{Horizon, JobField, MAX_JOB_CORES, MAX_SECONDS, Request, SimJob, count};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -81,6 +81,46 @@ impl Header {
             fairshare: self.fairshare.clone(),
             limits: self.limits.clone(),
         }
+    }
+}
+
+/// A simulation setting out of range: the setting and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingError {
+    /// The setting as the recording header names it (`decay_factor`, `decay_time`).
+    pub field: &'static str,
+    /// Why it is refused, with its value.
+    pub reason: String,
+}
+
+/// The fairshare decay settings a simulation accepts: `fairshare_decay_factor` strictly
+/// between 0 and 1 (a factor of 5 would grow usage at every decay), `fairshare_decay_time`
+/// positive. The one rule: `jobsort sim` checks its `--decay-factor`/`--decay-time` with it,
+/// and a recording's header is read with it.
+pub fn check_decay(decay_time: i64, decay_factor: f64) -> Result<(), SettingError> {
+    if !(decay_factor > 0.0 && decay_factor < 1.0) {
+        return Err(SettingError {
+            field: "decay_factor",
+            reason: format!("{decay_factor}: must be between 0 and 1"),
+        });
+    }
+    if decay_time <= 0 {
+        return Err(SettingError {
+            field: "decay_time",
+            reason: format!("{decay_time}: must be positive"),
+        });
+    }
+    Ok(())
+}
+
+impl Header {
+    /// Check the settings with the rules the command line applies ([`check_decay`]).
+    fn check(&self) -> Result<(), String> {
+        if let Some(fs) = &self.fairshare {
+            check_decay(fs.decay_time, fs.decay_factor)
+                .map_err(|e| format!("`fairshare.{}` {}", e.field, e.reason))?;
+        }
+        Ok(())
     }
 }
 
@@ -388,6 +428,8 @@ pub fn parse_recording(text: &str, file: &str) -> Result<Recording, RecordingErr
             format!("unsupported recording version {}", header.version),
         ));
     }
+    header.check().map_err(|r| err(1, r))?;
+    let mut horizon = Horizon::default();
     let mut rounds = Vec::with_capacity(lines.len());
     let n = lines.len();
     for (i, l) in lines.iter().enumerate().skip(1) {
@@ -405,7 +447,7 @@ pub fn parse_recording(text: &str, file: &str) -> Result<Recording, RecordingErr
                 return Err(err(lineno, format!("invalid JSON: {e}")));
             }
         };
-        rounds.push(parse_round(&v, lineno).map_err(|r| err(lineno, r))?);
+        rounds.push(parse_round(&v, lineno, &mut horizon).map_err(|r| err(lineno, r))?);
     }
     Ok(Recording {
         header,
@@ -414,7 +456,11 @@ pub fn parse_recording(text: &str, file: &str) -> Result<Recording, RecordingErr
     })
 }
 
-fn parse_round(v: &Value, line: usize) -> Result<RecRound, String> {
+/// The latest round time a recording may give: a round time plus a requested time (at most
+/// [`MAX_SECONDS`]) must stay an `i64`.
+const MAX_ROUND_TIME: i64 = i64::MAX - MAX_SECONDS;
+
+fn parse_round(v: &Value, line: usize, horizon: &mut Horizon) -> Result<RecRound, String> {
     let o = v.as_object().ok_or("a round must be an object")?;
     let int = |k: &str| {
         o.get(k)
@@ -423,6 +469,11 @@ fn parse_round(v: &Value, line: usize) -> Result<RecRound, String> {
     };
     let round = int("round")? as u64;
     let time = int("time")?;
+    if !(0..=MAX_ROUND_TIME).contains(&time) {
+        return Err(format!(
+            "`time` {time}: must be between 0 and {MAX_ROUND_TIME} s"
+        ));
+    }
     let arr = |k: &str| {
         o.get(k)
             .and_then(Value::as_array)
@@ -430,7 +481,7 @@ fn parse_round(v: &Value, line: usize) -> Result<RecRound, String> {
     };
     let mut events = Vec::new();
     for (i, e) in arr("events")?.iter().enumerate() {
-        events.push(parse_event(e, time).map_err(|r| format!("events[{i}]: {r}"))?);
+        events.push(parse_event(e, time, horizon).map_err(|r| format!("events[{i}]: {r}"))?);
     }
     let mut queue = Vec::new();
     for (i, q) in arr("queue")?.iter().enumerate() {
@@ -468,7 +519,9 @@ fn id_of(v: &Value) -> Option<String> {
     }
 }
 
-fn parse_event(e: &Value, time: i64) -> Result<RecEvent, String> {
+/// A recorded event. A submit's job is checked with the rules of the trace loaders
+/// ([`Horizon::add`], [`count`]): a recording holds only jobs a trace could have given.
+fn parse_event(e: &Value, time: i64, horizon: &mut Horizon) -> Result<RecEvent, String> {
     let o = e.as_object().ok_or("an event must be an object")?;
     // `submit` first: a submit event also carries a `run` (run time) field.
     let Some(id) = o.get("submit") else {
@@ -483,16 +536,17 @@ fn parse_event(e: &Value, time: i64) -> Result<RecEvent, String> {
     let id = id_of(id).ok_or("bad `submit` id")?;
     let get = |k: &str| o.get(k).and_then(Value::as_f64);
     let text = |k: &str, d: &str| o.get(k).and_then(Value::as_str).unwrap_or(d).to_string();
+    let counted = |k: &str, v: f64| count(v).map_err(|e| format!("`{k}`: {}", e.reason));
     let request = match (get("nnodes"), get("ncores"), get("procs")) {
         (Some(n), Some(c), _) => Request::Nodes {
-            nodes: n as u32,
-            cores: c as u32,
+            nodes: counted("nnodes", n)?,
+            cores: counted("ncores", c)?,
         },
-        (_, _, Some(p)) => Request::Procs(p as u32),
+        (_, _, Some(p)) => Request::Procs(counted("procs", p)?),
         _ => return Err("a submit needs `procs` or `nnodes`+`ncores`".into()),
     };
-    let run = get("run").ok_or("a submit needs `run`")? as i64;
-    let walltime = get("walltime").map(|w| w as i64).unwrap_or(run);
+    let run = get("run").ok_or("a submit needs `run`")?.round() as i64;
+    let walltime = get("walltime").map_or(run, |w| w.round() as i64);
     let mut resources = BTreeMap::new();
     if let Some(r) = o.get("resources").and_then(Value::as_object) {
         for (k, v) in r {
@@ -503,9 +557,9 @@ fn parse_event(e: &Value, time: i64) -> Result<RecEvent, String> {
             );
         }
     }
-    Ok(RecEvent::Submit(Box::new(SimJob {
+    let job = SimJob {
         id,
-        submit: get("time").map(|t| t as i64).unwrap_or(time),
+        submit: get("time").map_or(time, |t| t.round() as i64),
         run,
         walltime,
         walltime_given: true,
@@ -517,7 +571,26 @@ fn parse_event(e: &Value, time: i64) -> Result<RecEvent, String> {
         queue_priority: get("queue_priority").unwrap_or(0.0),
         resources,
         recorded_start: None,
-    })))
+    };
+    // A recorded job was kept by its loader: no processors or no run time is an error here.
+    let name = match job.request {
+        Request::Procs(_) => "`procs`",
+        Request::Nodes { .. } => "`nnodes` × `ncores`",
+    };
+    if job.request.total_cores() == 0 {
+        return Err(format!("{name}: a submitted job needs at least one core"));
+    }
+    horizon.add(&job).map_err(|e| {
+        let field = match e.field {
+            JobField::Submit => "`time`",
+            JobField::Run => "`run`",
+            JobField::Walltime => "`walltime`",
+            JobField::Start => "`start`",
+            JobField::Cores => name,
+        };
+        format!("{field}: {}", e.reason)
+    })?;
+    Ok(RecEvent::Submit(Box::new(job)))
 }
 
 fn parse_decision(d: &Value) -> Result<RecDecision, String> {
@@ -540,6 +613,11 @@ fn parse_decision(d: &Value) -> Result<RecDecision, String> {
             .get("cores")
             .and_then(Value::as_u64)
             .ok_or("`cores` must be a non-negative integer")?;
+        if cores > MAX_JOB_CORES {
+            return Err(format!(
+                "`cores` {cores}: more than the {MAX_JOB_CORES} a job may hold"
+            ));
+        }
         return Ok(RecDecision::Dispatch { job, nodes, cores });
     }
     if let Some(id) = o.get("pend") {

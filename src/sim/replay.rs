@@ -2,7 +2,8 @@
 //!
 //! - [`verify`]: rebuild the job set from the recorded submit events, run the live scheduler
 //!   with the recorded settings (or another formula) and compare, round by round (rounds are
-//!   aligned by number), the round time and every decision. Only complete rounds of a
+//!   aligned by number), the round time, the ranked queue (ids in order, values bit for bit)
+//!   and every decision. Only complete rounds of a
 //!   truncated recording are compared; that is exact because a round depends only on jobs
 //!   submitted up to it.
 //! - [`reconcile`]: follow the recording and evaluate another formula on the reconstructed
@@ -48,7 +49,8 @@ pub struct VerifyReport {
     /// Recorded decisions compared.
     pub decisions: u64,
     /// Differing decisions (a missing or extra decision counts once; a round whose time
-    /// differs counts once plus its differing decisions).
+    /// differs counts once, and a round whose ranked queue differs — an id or a value's
+    /// bits — once, plus its differing decisions).
     pub mismatches: u64,
     pub first_divergence: Option<Divergence>,
     /// Rounds whose input hash differs (the formula values or the state differed).
@@ -144,6 +146,18 @@ pub fn verify(
                 });
             }
         }
+        if let Some((recorded, live_q)) = queue_divergence(&r.queue, &live.queue, &jobs) {
+            report.mismatches += 1;
+            if report.first_divergence.is_none() {
+                report.first_divergence = Some(Divergence {
+                    round: r.round,
+                    time: r.time,
+                    job: recorded.or(live_q).map(|(id, _)| id.to_string()),
+                    recorded: recorded.map_or_else(null, queue_entry),
+                    live: live_q.map_or_else(null, queue_entry),
+                });
+            }
+        }
         let live_d: Vec<RecDecision> = live
             .decisions
             .iter()
@@ -167,6 +181,33 @@ pub fn verify(
         }
     }
     Ok(report)
+}
+
+/// The first entry where a recorded queue and the live one differ, as `(recorded, live)`
+/// (`None` on the side that has no entry there); `None` when they agree. Values are compared
+/// bit for bit: both sides are the same `f64` written as its shortest round-trip text, so
+/// equal bits are the exact test (`0.0` and `-0.0` differ, as they do in the text).
+fn queue_divergence<'a>(
+    recorded: &'a [(String, f64)],
+    live: &[(u32, f64)],
+    jobs: &'a [SimJob],
+) -> Option<(Option<(&'a str, f64)>, Option<(&'a str, f64)>)> {
+    let n = recorded.len().max(live.len());
+    (0..n).find_map(|i| {
+        let a = recorded.get(i).map(|(id, v)| (id.as_str(), *v));
+        let b = live.get(i).map(|&(j, v)| (jobs[j as usize].id.as_str(), v));
+        let same = match (a, b) {
+            (Some((x, u)), Some((y, v))) => x == y && u.to_bits() == v.to_bits(),
+            _ => false,
+        };
+        (!same).then_some((a, b))
+    })
+}
+
+/// A queue entry as the recording writes it: `["id",value]`.
+fn queue_entry((id, value): (&str, f64)) -> String {
+    let v = serde_json::to_string(&value).unwrap_or_else(|_| "null".into());
+    format!("[{},{v}]", serde_json::Value::from(id))
 }
 
 /// Reconciliation of one round.
@@ -291,7 +332,9 @@ pub fn reconcile(
         if let (Some(tr), Some(last)) = (tree.as_mut(), last_time) {
             for &i in &running_set {
                 if let State::Running { cores, .. } = state[i] {
-                    tr.accrue(leaves[i], (cores * (t - last).max(0) as u64) as f64);
+                    // In f64, as the simulator accrues: cores (≤ 2^32) × seconds (< 2^63)
+                    // can pass u64.
+                    tr.accrue(leaves[i], cores as f64 * (t - last).max(0) as f64);
                 }
             }
         }

@@ -10,9 +10,14 @@
 //!   `q<N>`; a non-numeric user field (AleaNG's `user_A`) is taken as the name;
 //! - recorded start = submit + wait (field 3) when the wait is known.
 //!
-//! Times may be written as decimals; they are rounded to whole seconds.
+//! Times may be written as decimals; they are rounded to whole seconds. A kept job whose
+//! times or size are out of the simulator's range ([`super::workload::check_job`]: times up
+//! to 2^53 s, at most `u32::MAX` processors; run times that add up past what `i64` seconds
+//! hold, [`Horizon`]) is an error naming the line and the field.
 
-use super::workload::{MachineHint, Request, SimJob, Workload, WorkloadError, read_text};
+use super::workload::{
+    Horizon, JobField, MachineHint, Request, SimJob, Workload, WorkloadError, count, read_text,
+};
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
@@ -80,6 +85,7 @@ pub fn parse_swf(text: &str, file: &str) -> Result<Workload, WorkloadError> {
     let mut max_procs = None;
     let mut max_nodes = None;
     let mut seen = HashSet::new();
+    let mut horizon = Horizon::default();
     for (i, raw) in text.lines().enumerate() {
         let lineno = i + 1;
         let line = raw.trim();
@@ -163,7 +169,10 @@ pub fn parse_swf(text: &str, file: &str) -> Result<Workload, WorkloadError> {
             w.report.drop_job("no processors");
             continue;
         }
-        let procs = procs.round().min(u32::MAX as f64) as u32;
+        let procs = count(procs).map_err(|e| {
+            let k = if alloc > 0.0 { 5 } else { 8 };
+            bad(format!("field {k} ({}): {}", FIELD_NAMES[k - 1], e.reason))
+        })?;
         let (walltime, given) = if req_time > 0.0 {
             (req_time.round() as i64, true)
         } else {
@@ -178,7 +187,7 @@ pub fn parse_swf(text: &str, file: &str) -> Result<Workload, WorkloadError> {
             }
         };
         let submit = submit.round() as i64;
-        w.push_kept(SimJob {
+        let job = SimJob {
             id: id.to_string(),
             submit,
             run,
@@ -199,8 +208,20 @@ pub fn parse_swf(text: &str, file: &str) -> Result<Workload, WorkloadError> {
             },
             queue_priority: 0.0,
             resources: BTreeMap::new(),
-            recorded_start: (wait >= 0.0).then(|| submit + wait.round() as i64),
-        });
+            recorded_start: (wait >= 0.0).then(|| submit.saturating_add(wait.round() as i64)),
+        };
+        horizon.add(&job).map_err(|e| {
+            let k = match e.field {
+                JobField::Submit => 2,
+                JobField::Start => 3,
+                JobField::Run => 4,
+                JobField::Walltime => 9,
+                JobField::Cores if alloc > 0.0 => 5,
+                JobField::Cores => 8,
+            };
+            bad(format!("field {k} ({}): {}", FIELD_NAMES[k - 1], e.reason))
+        })?;
+        w.push_kept(job);
     }
     w.machine = match (max_nodes, max_procs) {
         (Some(n), Some(p)) if n > 0 && p >= n && p % n == 0 => MachineHint {

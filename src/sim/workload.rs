@@ -78,6 +78,128 @@ impl SimJob {
     }
 }
 
+/// The largest time a job may give, in seconds (submit, run, requested time, recorded
+/// start): 2^53 s, 285 million years, the range in which every whole second is exact as an
+/// `f64` (the formula inputs `walltime` and `eligible_time` are `f64`).
+///
+/// The simulator adds times as `i64`: a start is `submit + wait`; an end is `start + run`; the
+/// EASY reservation compares `t + walltime` and sorts `start + walltime`. Every round time is
+/// a submit or an end, and a job starts at a round time, so no round time passes
+/// `last submit + Σ run` (at worst the jobs run one after the other), and no sum passes
+/// `last submit + Σ run + longest walltime`. Each time bounded here and that sum bounded by
+/// [`Horizon`], none of those additions can overflow.
+pub const MAX_SECONDS: i64 = 1 << 53;
+
+/// The most cores one job may hold (`procs`, or `nnodes × ncores`): `u32::MAX`. Usage is
+/// accrued as `cores × seconds` in `f64`, and the limits engine sums cores of running jobs as
+/// `i64`: 2^31 jobs of this size would still fit.
+pub const MAX_JOB_CORES: u64 = u32::MAX as u64;
+
+/// The value of a job that is out of the simulator's range: which [`SimJob`] field and why.
+/// Each loader names the field as its format spells it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutOfRange {
+    pub field: JobField,
+    pub reason: String,
+}
+
+/// A range-checked field of a [`SimJob`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobField {
+    Submit,
+    Run,
+    Walltime,
+    /// The recorded start (submit + wait).
+    Start,
+    /// The processors, nodes or cores per node.
+    Cores,
+}
+
+/// A count of processors, nodes or cores from a number the file gives (rounded): an error
+/// above `u32::MAX` (it used to saturate there without a word). Values below 1 are the
+/// caller's to handle (a job with no processors is dropped).
+pub fn count(v: f64) -> Result<u32, OutOfRange> {
+    let r = v.round();
+    if r > u32::MAX as f64 {
+        return Err(OutOfRange {
+            field: JobField::Cores,
+            reason: format!("{v} is more than the {} a job may ask for", u32::MAX),
+        });
+    }
+    Ok(r.max(0.0) as u32)
+}
+
+/// Check the times and size of a job against [`MAX_SECONDS`] and [`MAX_JOB_CORES`]: the one
+/// rule for every job the simulator is given, whether from a trace, a JSON job list or a
+/// recording.
+pub fn check_job(job: &SimJob) -> Result<(), OutOfRange> {
+    let time = |field: JobField, v: i64, min: i64| {
+        if v < min || v > MAX_SECONDS {
+            let what = if v < min {
+                format!("{v} s is below {min}")
+            } else {
+                format!("{v} s is more than 2^53 s (285 million years)")
+            };
+            return Err(OutOfRange {
+                field,
+                reason: what,
+            });
+        }
+        Ok(())
+    };
+    time(JobField::Submit, job.submit, 0)?;
+    time(JobField::Run, job.run, 1)?;
+    time(JobField::Walltime, job.walltime, 1)?;
+    if let Some(s) = job.recorded_start {
+        time(JobField::Start, s, 0)?;
+    }
+    let cores = job.request.total_cores();
+    if cores > MAX_JOB_CORES {
+        return Err(OutOfRange {
+            field: JobField::Cores,
+            reason: format!("{cores} cores in all is more than the {MAX_JOB_CORES} a job may hold"),
+        });
+    }
+    Ok(())
+}
+
+/// The bound on the latest time a simulation can reach, `last submit + Σ run + longest
+/// walltime` (see [`MAX_SECONDS`]), kept as jobs are added.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Horizon {
+    last_submit: i64,
+    runs: i64,
+    longest_walltime: i64,
+}
+
+impl Horizon {
+    /// Check `job` ([`check_job`]) and add it: an error when the workload would let the
+    /// simulator's time pass `i64::MAX` (the job is then not added).
+    pub fn add(&mut self, job: &SimJob) -> Result<(), OutOfRange> {
+        check_job(job)?;
+        let next = Horizon {
+            last_submit: self.last_submit.max(job.submit),
+            runs: self.runs.saturating_add(job.run),
+            longest_walltime: self.longest_walltime.max(job.walltime),
+        };
+        let end = (next.last_submit + next.longest_walltime).checked_add(next.runs);
+        if end.is_none() {
+            return Err(OutOfRange {
+                field: JobField::Run,
+                reason: format!(
+                    "the run times add up to more than {} s with this one: the simulated time \
+                     (last submit + every run + the longest requested time) could pass the \
+                     largest time, {} s",
+                    i64::MAX - next.last_submit - next.longest_walltime,
+                    i64::MAX
+                ),
+            });
+        }
+        *self = next;
+        Ok(())
+    }
+}
+
 /// Why jobs were dropped or adjusted while loading a workload.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct LoadReport {
@@ -191,7 +313,8 @@ pub fn hex(bytes: &[u8]) -> String {
 /// Parse a JSON job list: an array of objects, an object with a `"jobs"` array, or JSON lines.
 /// Fields: `id`, `submit`, `run`, `procs` or `nnodes`+`ncores`, `walltime`, `mem` (KB),
 /// `user`, `group`, `queue`, `queue_priority`, `start` (recorded start), `resources` {name:
-/// number}. Jobs with `run <= 0` or no processors are dropped and counted.
+/// number}. Jobs with `run <= 0` or no processors are dropped and counted; a kept job out of
+/// the simulator's range ([`check_job`], [`Horizon`]) is an error naming its entry and field.
 pub fn parse_json_jobs(text: &str, file: &str) -> Result<Workload, WorkloadError> {
     let trimmed = text.trim_start();
     let entries: Vec<(String, Value)> =
@@ -243,6 +366,7 @@ pub fn parse_json_jobs(text: &str, file: &str) -> Result<Workload, WorkloadError
         };
     let mut w = Workload::default();
     let mut seen = std::collections::HashSet::new();
+    let mut horizon = Horizon::default();
     for (idx, (path, v)) in entries.into_iter().enumerate() {
         w.report.read += 1;
         let err = |reason: String| WorkloadError::Json {
@@ -274,18 +398,17 @@ pub fn parse_json_jobs(text: &str, file: &str) -> Result<Workload, WorkloadError
         }
         let submit = num("submit")?.ok_or_else(|| err("missing `submit`".into()))?;
         let run = num("run")?.ok_or_else(|| err("missing `run`".into()))?;
+        let counted = |k: &str, v: f64| count(v).map_err(|e| err(format!("`{k}`: {}", e.reason)));
         let request = match (num("procs")?, num("nnodes")?, num("ncores")?) {
             (_, Some(n), Some(c)) if n >= 1.0 && c >= 1.0 => Some(Request::Nodes {
-                nodes: n.round() as u32,
-                cores: c.round() as u32,
+                nodes: counted("nnodes", n)?,
+                cores: counted("ncores", c)?,
             }),
             (_, Some(n), None) if n >= 1.0 => Some(Request::Nodes {
-                nodes: n.round() as u32,
+                nodes: counted("nnodes", n)?,
                 cores: 1,
             }),
-            (Some(p), _, _) if p >= 1.0 => {
-                Some(Request::Procs(p.round().min(u32::MAX as f64) as u32))
-            }
+            (Some(p), _, _) if p >= 1.0 => Some(Request::Procs(counted("procs", p)?)),
             _ => None,
         };
         let run = run.round() as i64;
@@ -328,6 +451,16 @@ pub fn parse_json_jobs(text: &str, file: &str) -> Result<Workload, WorkloadError
             resources,
             recorded_start: num("start")?.map(|s| s.round() as i64),
         };
+        horizon.add(&job).map_err(|e| {
+            let name = match e.field {
+                JobField::Submit => "`submit`",
+                JobField::Run => "`run`",
+                JobField::Walltime => "`walltime`",
+                JobField::Start => "`start`",
+                JobField::Cores => "`nnodes` × `ncores`",
+            };
+            err(format!("{name}: {}", e.reason))
+        })?;
         w.push_kept(job);
     }
     w.finish();

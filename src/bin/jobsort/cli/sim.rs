@@ -13,6 +13,7 @@ use jobsort::fairshare::pbs::ParseOptions;
 use jobsort::fairshare::usage_file::write_atomic;
 use jobsort::sim::limit::LimitsSpec;
 use jobsort::sim::plot::{PlotRun, render_png, render_svg};
+use jobsort::sim::record::check_decay;
 use jobsort::sim::run::{RunOptions, RunResult, simulate};
 use jobsort::sim::scheduler::drop_oversized;
 use jobsort::sim::share::{AutoTree, EntityKind, FairshareConfig};
@@ -150,14 +151,10 @@ impl SimFairshareArgs {
     /// The fairshare settings (`None` without a tree).
     fn config(&self) -> Result<Option<FairshareConfig>, Failure> {
         let decay_factor = self.decay_factor;
-        if !(decay_factor > 0.0 && decay_factor < 1.0) {
-            return Err(Failure::usage(format!(
-                "--decay-factor {decay_factor}: must be between 0 and 1"
-            )));
-        }
-        if self.decay_time <= 0 {
-            return Err(Failure::usage("--decay-time must be positive"));
-        }
+        check_decay(self.decay_time, decay_factor).map_err(|e| {
+            let flag = e.field.replace('_', "-");
+            Failure::usage(format!("--{flag} {}", e.reason))
+        })?;
         let base = match (&self.resource_group, self.auto_tree) {
             (None, None) => return Ok(None),
             (_, Some(auto)) => FairshareConfig::auto(auto.into()),
