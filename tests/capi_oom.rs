@@ -1,6 +1,6 @@
 //! The C ABI under a memory limit (issue 18 item 7): a host whose own buffers fit must not be
 //! aborted by `jobsort_eval` making n-sized copies of its own. Each case runs in a child
-//! process (this test binary re-run on one test) that allocates the host's columns and
+//! process (this test binary re-run with the case in `JOBSORT_CAPI_OOM_CHILD`) that allocates the host's columns and
 //! outputs, warms up (JIT, thread pool), then caps its address space (`RLIMIT_AS`) a little
 //! above what it uses and evaluates again: the call must return `JOBSORT_STATUS_OK` with the
 //! same values, not die of SIGABRT.
@@ -22,13 +22,12 @@ const HEADROOM: u64 = 24 << 20;
 fn run_child(case: &str) {
     let out = Command::new(std::env::current_exe().expect("test binary path"))
         .args([
-            case,
+            "under_a_memory_limit",
             "--exact",
-            "--ignored",
             "--nocapture",
             "--test-threads=1",
         ])
-        .env(CHILD, "1")
+        .env(CHILD, case)
         .output()
         .expect("run the child");
     let text = format!(
@@ -71,9 +70,6 @@ fn limit_address_space(bytes: u64) {
 /// In the child: compile `formula` with `flags`, evaluate `N` jobs once unlimited, then again
 /// under the cap, and check both calls agree.
 fn eval_under_a_memory_limit(formula: &CStr, flags: u32) {
-    if std::env::var_os(CHILD).is_none() {
-        return;
-    }
     // SAFETY: NUL-terminated strings; NULL catalog and diagnostics are allowed.
     let f = unsafe { jobsort_compile_with(formula.as_ptr(), ptr::null(), flags, ptr::null_mut()) };
     assert!(!f.is_null(), "compile {formula:?}");
@@ -108,34 +104,25 @@ fn eval_under_a_memory_limit(formula: &CStr, flags: u32) {
     unsafe { jobsort_free(f) };
 }
 
-#[test]
-#[ignore = "run in a child process by `under_a_memory_limit`"]
-fn jit_eval_writes_into_the_callers_buffers() {
-    eval_under_a_memory_limit(c"ncpus * 2 + 1", 0);
-}
+/// The cases: a name (the child's `JOBSORT_CAPI_OOM_CHILD`), the formula and the compile flags.
+const CASES: [(&str, &CStr, u32); 3] = [
+    ("jit", c"ncpus * 2 + 1", 0),
+    ("interpreter", c"ncpus * 2 + 1", JOBSORT_COMPILE_INTERP),
+    // PBS compatibility rounds the inputs in bounded blocks, not an n-sized copy.
+    ("compat_pbs", c"ncpus / 3", JOBSORT_COMPILE_COMPAT_PBS),
+];
 
-#[test]
-#[ignore = "run in a child process by `under_a_memory_limit`"]
-fn interpreter_eval_writes_into_the_callers_buffers() {
-    eval_under_a_memory_limit(c"ncpus * 2 + 1", JOBSORT_COMPILE_INTERP);
-}
-
-#[test]
-#[ignore = "run in a child process by `under_a_memory_limit`"]
-fn compat_pbs_eval_rounds_in_bounded_blocks() {
-    eval_under_a_memory_limit(c"ncpus / 3", JOBSORT_COMPILE_COMPAT_PBS);
-}
-
+/// In the harness: run every case in its own child. In a child: run the one case it names.
 #[test]
 fn under_a_memory_limit() {
-    if std::env::var_os(CHILD).is_some() {
-        return;
-    }
-    for case in [
-        "jit_eval_writes_into_the_callers_buffers",
-        "interpreter_eval_writes_into_the_callers_buffers",
-        "compat_pbs_eval_rounds_in_bounded_blocks",
-    ] {
-        run_child(case);
+    match std::env::var(CHILD) {
+        Ok(case) => {
+            let (_, formula, flags) = CASES
+                .iter()
+                .find(|(name, _, _)| *name == case)
+                .unwrap_or_else(|| panic!("unknown case {case}"));
+            eval_under_a_memory_limit(formula, *flags);
+        }
+        Err(_) => CASES.iter().for_each(|(name, _, _)| run_child(name)),
     }
 }
