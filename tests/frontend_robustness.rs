@@ -163,15 +163,7 @@ fn leaf() -> impl Strategy<Value = Expr> {
 fn arb_expr() -> impl Strategy<Value = Expr> {
     let s = Span::default();
     leaf().prop_recursive(6, 64, 4, move |inner| {
-        let bin = prop::sample::select(vec![
-            BinaryOp::Add,
-            BinaryOp::Sub,
-            BinaryOp::Mul,
-            BinaryOp::Div,
-            BinaryOp::FloorDiv,
-            BinaryOp::Mod,
-            BinaryOp::Pow,
-        ]);
+        let bin = prop::sample::select(BinaryOp::ALL.to_vec());
         let un = prop::sample::select(vec![UnaryOp::Neg, UnaryOp::Pos, UnaryOp::Not]);
         let cmp = prop::sample::select(vec![
             CmpOp::Lt,

@@ -112,15 +112,7 @@ fn tree(inputs: u32, inline_only: bool) -> impl Strategy<Value = T> {
     ];
     leaf.prop_recursive(5, 40, 4, move |inner| {
         let unary = proptest::sample::select(&[UnaryOp::Neg, UnaryOp::Pos, UnaryOp::Not][..]);
-        const ALL_BINARY: [BinaryOp; 7] = [
-            BinaryOp::Add,
-            BinaryOp::Sub,
-            BinaryOp::Mul,
-            BinaryOp::Div,
-            BinaryOp::FloorDiv,
-            BinaryOp::Mod,
-            BinaryOp::Pow,
-        ];
+        const ALL_BINARY: [BinaryOp; 7] = BinaryOp::ALL;
         let binary =
             proptest::sample::select(if inline_only { &ALL_BINARY[..4] } else { &ALL_BINARY[..] });
         let cmp = proptest::sample::select(

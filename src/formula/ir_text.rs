@@ -145,18 +145,10 @@ fn expr(body: &str, nodes: usize, inputs: usize) -> Result<Expr, String> {
             let (op, operands) = rest
                 .split_once(' ')
                 .ok_or_else(|| format!("expected `binary OP %A, %B`, found `{body}`"))?;
-            let op = [
-                BinaryOp::Add,
-                BinaryOp::Sub,
-                BinaryOp::Mul,
-                BinaryOp::Div,
-                BinaryOp::FloorDiv,
-                BinaryOp::Mod,
-                BinaryOp::Pow,
-            ]
-            .into_iter()
-            .find(|o| o.to_string() == op)
-            .ok_or_else(|| format!("unknown binary operator `{op}`"))?;
+            let op = BinaryOp::ALL
+                .into_iter()
+                .find(|o| o.to_string() == op)
+                .ok_or_else(|| format!("unknown binary operator `{op}`"))?;
             let (a, b) = pair(operands)?;
             Expr::Binary(op, a, b)
         }
