@@ -558,6 +558,60 @@ fn count_sched_rechecks_resources_at_release() {
     }
 }
 
+/// Issue 18 item 9: `max_running_jobs` counts RUN jobs only, and a submission is checked
+/// when it reaches DEPEND, so jobs that passed while earlier ones waited in SCHED all run:
+/// with `max_running_jobs = 1`, two submissions both enter SCHED and both run (flux's
+/// `max-running-jobs-user-limit` and `max-run-jobs-queue` compare `cur_run_jobs` only;
+/// reference `slurm_flux.md` §"Release": "the assoc and queue max-running-jobs limits
+/// ignore jobs in SCHED at DEPEND time"). With `count_sched_in_resources` SCHED jobs
+/// count too: the second is held until the first ends.
+#[test]
+fn count_sched_closes_the_running_jobs_overshoot() {
+    for (assoc_max, queue, dep) in [
+        (1, None, Dependency::MaxRunningJobsUser),
+        (10, Some("q"), Dependency::MaxRunJobsQueue),
+    ] {
+        let base = format!(
+            "[[association]]\nuser='u'\nbank='A'\nmax_running_jobs={assoc_max}\n\
+             max_active_jobs=10\n[[queue]]\nname='q'\nmax_running_jobs=1\n"
+        );
+        let at = |id: &str| JobSpec {
+            queue: queue.map(String::from),
+            ..job(id, 1)
+        };
+        let mut e = engine(&base);
+        assert_eq!(e.submit(at("a")).unwrap(), SubmitOutcome::Ready);
+        assert_eq!(e.submit(at("b")).unwrap(), SubmitOutcome::Ready);
+        e.run("a").unwrap();
+        e.run("b").unwrap();
+        assert_eq!(
+            e.associations()[0].counters.cur_run_jobs,
+            2,
+            "flux overshoots"
+        );
+
+        let mut e = engine(&format!(
+            "[options]\ncount_sched_in_resources = true\n{base}"
+        ));
+        assert_eq!(e.submit(at("a")).unwrap(), SubmitOutcome::Ready);
+        let held = e.submit(at("b")).unwrap();
+        let SubmitOutcome::Held(deps) = held else {
+            panic!("b must be held: {held:?}");
+        };
+        assert_eq!(deps, [dep], "{queue:?}");
+        e.run("a").unwrap();
+        assert_eq!(e.job("b").unwrap().state, JobState::Depend, "a is running");
+        let changes = e.end("a").unwrap();
+        assert!(changes.contains(&Change::State {
+            job: "b".into(),
+            state: JobState::Sched
+        }));
+        e.run("b").unwrap();
+        assert_eq!(e.associations()[0].counters.cur_run_jobs, 1);
+        e.check_consistency().unwrap();
+    }
+}
+
 #[test]
 fn forget_only_inactive_jobs() {
     let mut e = engine("[[association]]\nuser='u'\nbank='A'\n");

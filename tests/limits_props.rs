@@ -10,7 +10,9 @@
 //! - a held job's dependencies are exactly the limits it hit at its last check (the model's
 //!   deps, compared after every event);
 //! - with `count_sched_in_resources`, RUN + SCHED nodes/cores never exceed an
-//!   association's `max_nodes`/`max_cores` (updates in that mode never lower them);
+//!   association's `max_nodes`/`max_cores`, and RUN + SCHED jobs never exceed the
+//!   association's or the queue's `max_running_jobs` (updates in that mode never lower
+//!   them);
 //! - a failed operation leaves the engine unchanged.
 //!
 //! Cases: `PROPTEST_CASES` (default 256) sequences of up to 120 events.
@@ -151,6 +153,7 @@ impl Model {
         let l = &self.assocs[j.assoc];
         use Dependency::*;
         match dep {
+            MaxRunningJobsUser if self.count_sched => a.run + a.sched >= l.max_running_jobs,
             MaxRunningJobsUser => a.run + pend_run >= l.max_running_jobs,
             MaxSchedJobsUser => a.sched >= l.max_sched_jobs,
             MaxResourcesUser => {
@@ -169,6 +172,7 @@ impl Model {
                 let q = self.sums(j.assoc, Some(qi));
                 let ql = &self.queues[qi];
                 match dep {
+                    MaxRunJobsQueue if self.count_sched => q.run + q.sched >= ql.max_running_jobs,
                     MaxRunJobsQueue => q.run + pend_qrun >= ql.max_running_jobs,
                     MaxSchedJobsQueue => q.sched >= ql.max_sched_jobs,
                     MaxSchedNodesQueue => q.sched_nodes + j.nnodes > ql.max_sched_nodes_per_assoc,
@@ -199,12 +203,14 @@ impl Model {
                     out.push(format!("{} -{}", j.id, d.name()));
                 }
             }
-            if kept.is_empty()
-                && self.count_sched
-                && self.hit(&j, Dependency::MaxResourcesUser, pend_run, pq)
-            {
-                kept.push(Dependency::MaxResourcesUser);
-                out.push(format!("{} +{}", j.id, Dependency::MaxResourcesUser.name()));
+            if kept.is_empty() && self.count_sched {
+                // Leaving DEPEND needs every check a submission would pass.
+                for d in Dependency::ALL {
+                    if self.hit(&j, d, pend_run, pq) {
+                        kept.push(d);
+                        out.push(format!("{} +{}", j.id, d.name()));
+                    }
+                }
             }
             if kept.is_empty() {
                 self.jobs[k].state = JobState::Sched;
@@ -440,11 +446,12 @@ fn run_sequence(
                 field,
                 mut value,
             } => {
-                if count_sched && (field == 2 || field == 3) && value != -1 {
-                    let cur = if field == 2 {
-                        m.assocs[assoc].max_nodes
-                    } else {
-                        m.assocs[assoc].max_cores
+                if count_sched && matches!(field, 0 | 2 | 3) && value != -1 {
+                    let l = &m.assocs[assoc];
+                    let cur = match field {
+                        0 => l.max_running_jobs,
+                        2 => l.max_nodes,
+                        _ => l.max_cores,
                     };
                     value = value.max(cur);
                 }
@@ -456,8 +463,11 @@ fn run_sequence(
             Ev::UpdateQueue {
                 queue,
                 field,
-                value,
+                mut value,
             } => {
+                if count_sched && field == 0 && value != -1 {
+                    value = value.max(m.queues[queue].max_running_jobs);
+                }
                 let u = set_queue(&mut m.queues[queue], field, value);
                 m.pass_all(&mut want);
                 e.update_queue(QUEUES[queue], &u)
@@ -496,6 +506,19 @@ fn run_sequence(
             if count_sched {
                 prop_assert!(c.cur_nodes + c.cur_sched_nodes <= a.limits.max_nodes.max(0));
                 prop_assert!(c.cur_cores + c.cur_sched_cores <= a.limits.max_cores.max(0));
+                prop_assert!(
+                    c.cur_run_jobs + c.cur_sched_jobs <= a.limits.max_running_jobs.max(0),
+                    "run-job overshoot in {:?}",
+                    c
+                );
+                for (qi, u) in &a.queue_usage {
+                    let max = e.queues()[*qi].limits.max_running_jobs;
+                    prop_assert!(
+                        u.cur_run_jobs + u.cur_sched_jobs <= max.max(0),
+                        "queue run-job overshoot in {:?}",
+                        u
+                    );
+                }
             }
             // Held deps are the model's (the limits hit at the last check), FIFO order.
             let held: Vec<(String, Vec<Dependency>)> = a

@@ -346,7 +346,10 @@ pub struct CheckContext<'a> {
     pub ncores: i64,
     /// Pass-local pending counters (zero at DEPEND).
     pub pending: Pending,
-    /// Count SCHED nodes/cores in `max-resources-user-limit` (the overshoot fix).
+    /// Count SCHED jobs in the run-job and node/core limits (the overshoot fix): RUN +
+    /// SCHED jobs against `max_running_jobs` (association and queue) and RUN + SCHED
+    /// nodes/cores against `max_nodes`/`max_cores`. The pass-local pending counters are then
+    /// not needed (a released job is already counted as SCHED) and are ignored.
     pub count_sched_in_resources: bool,
 }
 
@@ -363,7 +366,12 @@ impl CheckContext<'_> {
             };
             return match dep {
                 Dependency::MaxRunJobsQueue => {
-                    qu.cur_run_jobs + p.queue_run_jobs >= ql.max_running_jobs
+                    let released = if self.count_sched_in_resources {
+                        qu.cur_sched_jobs
+                    } else {
+                        p.queue_run_jobs
+                    };
+                    qu.cur_run_jobs + released >= ql.max_running_jobs
                 }
                 Dependency::MaxSchedJobsQueue => qu.cur_sched_jobs >= ql.max_sched_jobs,
                 Dependency::MaxSchedNodesQueue => {
@@ -379,7 +387,14 @@ impl CheckContext<'_> {
             };
         }
         match dep {
-            Dependency::MaxRunningJobsUser => c.cur_run_jobs + p.run_jobs >= l.max_running_jobs,
+            Dependency::MaxRunningJobsUser => {
+                let released = if self.count_sched_in_resources {
+                    c.cur_sched_jobs
+                } else {
+                    p.run_jobs
+                };
+                c.cur_run_jobs + released >= l.max_running_jobs
+            }
             Dependency::MaxSchedJobsUser => c.cur_sched_jobs >= l.max_sched_jobs,
             Dependency::MaxResourcesUser => !self.under_max_resources(),
             _ => false,

@@ -2,7 +2,7 @@
 //!
 //! ```toml
 //! [options]
-//! count_sched_in_resources = false   # count SCHED nodes/cores in max_nodes/max_cores
+//! count_sched_in_resources = false   # count SCHED jobs in max_running_jobs, max_nodes/max_cores
 //! deny_unknown_queues = false        # reject jobs naming a queue not configured
 //! [[association]]
 //! user = "user1"
@@ -38,8 +38,10 @@ use super::error::LimitsFileError;
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Options {
-    /// Count SCHED jobs' nodes/cores (not only RUN) in `max_nodes`/`max_cores`, closing
-    /// flux's burst overshoot. Off by default (flux's behaviour).
+    /// Count SCHED jobs (not only RUN) in the association's and the queue's
+    /// `max_running_jobs` and their nodes/cores in `max_nodes`/`max_cores`, and make a job
+    /// leaving DEPEND pass every limit, closing flux's burst overshoots. Off by default
+    /// (flux's behaviour).
     #[serde(default)]
     pub count_sched_in_resources: bool,
     /// Reject a job whose queue is not configured (flux `deny_unknown_queues`); by default

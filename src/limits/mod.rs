@@ -33,12 +33,14 @@
 //! counters) and adds to pass-local pending run counters (association and queue), so later
 //! jobs in the same pass cannot take the same `max_running_jobs` headroom.
 //! `max-resources-user-limit` and `max-resources-queue` have no pending adjustment, as in
-//! flux. Because the association node/core limits count only RUN jobs, a burst of releases
-//! can overshoot them once the jobs run; [`Options::count_sched_in_resources`] (off by
-//! default) makes them count SCHED jobs too, and also re-checks `max-resources-user-limit`
-//! for a job about to leave DEPEND (adding that dependency if it no longer fits: it may have
-//! been held by another limit when it fitted), which closes the overshoot: RUN + SCHED
-//! nodes/cores never exceed the limits (unless an update lowers them).
+//! flux. Because the association node/core limits and both `max_running_jobs` limits count
+//! only RUN jobs, a burst of releases or submissions can overshoot them once the jobs run
+//! (jobs waiting in SCHED are not counted); [`Options::count_sched_in_resources`] (off by
+//! default) makes them count SCHED jobs too (the pending counters are then not needed),
+//! and re-checks every limit for a job about to leave DEPEND (adding the dependencies it
+//! no longer passes: it may have been held by one limit while another had room), which
+//! closes the overshoots: RUN + SCHED jobs never exceed either `max_running_jobs`, and RUN +
+//! SCHED nodes/cores never exceed `max_nodes`/`max_cores` (unless an update lowers them).
 //!
 //! # Loading
 //! [`LimitsConfig::parse`] (TOML or JSON, see [`config`]), `flux_db::load_flux_db` (a

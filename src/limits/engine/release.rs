@@ -66,17 +66,19 @@ impl LimitEngine {
                     });
                 }
             }
-            // Under count_sched_in_resources a job about to leave DEPEND must also fit
-            // the association's node/core headroom, even if that limit was not one of its
-            // dependencies (it may have been held by another limit when it fit): else it
-            // gets `max-resources-user-limit` now. flux re-checks only the held
-            // dependencies, one way its overshoot happens.
-            if kept.is_empty() && count_sched && ctx.hits(Dependency::MaxResourcesUser) {
-                kept.push(Dependency::MaxResourcesUser);
-                changes.push(Change::DependencyAdd {
-                    job: id.clone(),
-                    dependency_add: Dependency::MaxResourcesUser,
-                });
+            // Under count_sched_in_resources a job leaves DEPEND only if it passes every
+            // check a new submission would, not only the dependencies it was held by: it
+            // may have been held by one limit while another still had room that jobs
+            // released since have taken. flux re-checks only the held dependencies, which
+            // is how its run-job and node/core overshoots happen.
+            if kept.is_empty() && count_sched {
+                for dep in ctx.all_hits() {
+                    kept.push(dep);
+                    changes.push(Change::DependencyAdd {
+                        job: id.clone(),
+                        dependency_add: dep,
+                    });
+                }
             }
             job.deps = kept;
             if job.deps.is_empty() {

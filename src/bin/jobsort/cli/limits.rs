@@ -43,8 +43,9 @@ pub struct Args {
     /// Report a bad event line and go on with the next (exit status 1 at the end).
     #[arg(long)]
     keep_going: bool,
-    /// Count SCHED jobs in max_nodes/max_cores (closes flux's overshoot); also settable
-    /// as `count_sched_in_resources` in the configuration's [options].
+    /// Count SCHED jobs in max_running_jobs and max_nodes/max_cores (closes flux's
+    /// overshoots); also settable as `count_sched_in_resources` in the configuration's
+    /// [options].
     #[arg(long)]
     count_sched_in_resources: bool,
 }
