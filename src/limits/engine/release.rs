@@ -3,7 +3,7 @@
 //! `max_running_jobs` slot to two jobs.
 
 use super::{LimitEngine, enter_sched};
-use crate::limits::assoc::{CheckContext, Dependency, Pending, QueueUsage};
+use crate::limits::assoc::{CheckContext, Pending, QueueUsage};
 use crate::limits::job::{Change, JobState};
 
 impl LimitEngine {
