@@ -1,0 +1,319 @@
+#!/usr/bin/env bash
+# End-to-end test of site_factor/jobsort inside a real slurmctld (issue 20).
+#
+# Installs Slurm (Debian packages) and the source of the same version for the plugin's
+# headers, builds the plugin, starts munged, MariaDB + slurmdbd (without slurmdbd,
+# priority/multifactor runs no decay thread, so slurmctld never calls site_factor_p_update:
+# priority_multifactor.c, init), slurmctld and one slurmd, on localhost only (private ports,
+# sockets and state in a temporary directory), submits pending jobs of different sizes,
+# time limits, memory, GPUs and partitions, and checks that:
+#   1. each job's site factor (sprio) is trunc(value × scale) of the formula's value as
+#      `jobsort eval` computes it from the job as `scontrol show job` reports it;
+#   2. a new formula takes effect after `scontrol reconfigure`;
+#   3. a bad formula is reported in slurmctld's log, the controller stays up, and every site
+#      factor becomes 0.
+# Every daemon it started is stopped by pid. Run as root (CI is). It skips, loudly, only when
+# the package archive cannot be reached.
+#
+#   contrib/slurm/e2e.sh            (from anywhere; uses ./target for the builds)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+cache=${JOBSORT_SLURM_CACHE:-$HOME/.cache/jobsort-slurm}
+work=$(mktemp -d /tmp/jobsort-slurm-e2e.XXXXXX)
+pids=()
+passed=0
+failed=0
+
+say() { printf 'slurm-e2e: %s\n' "$*"; }
+cleanup() {
+    local p
+    for p in "${pids[@]}"; do
+        kill "$p" 2>/dev/null || true
+    done
+    for p in "${pids[@]}"; do
+        for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+        kill -9 "$p" 2>/dev/null || true
+    done
+    if [ "${KEEP:-0}" = 1 ]; then say "kept $work"; else rm -rf "$work"; fi
+}
+trap cleanup EXIT
+check() { # name, condition (a command)
+    local name=$1; shift
+    if "$@"; then passed=$((passed + 1)); say "ok: $name"; else failed=$((failed + 1)); say "FAILED: $name"; fi
+}
+
+if [ "$(id -u)" != 0 ]; then
+    say "must run as root (installs packages, runs slurmctld/slurmd as SlurmUser=root)"
+    exit 1
+fi
+
+# --- 1. Slurm and munge -----------------------------------------------------------------
+pkgs="slurm-wlm slurmctld slurmd slurmdbd slurm-client munge libslurm-dev dpkg-dev mariadb-server"
+if ! dpkg -s $pkgs >/dev/null 2>&1 || ! command -v slurmctld >/dev/null; then
+    if ! apt-get update -qq; then
+        say "SKIPPED: the package archive cannot be reached (apt-get update failed); the Slurm end-to-end test did NOT run"
+        exit 0
+    fi
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $pkgs >"$work/apt.log" 2>&1 || {
+        cat "$work/apt.log"; say "cannot install $pkgs"; exit 1; }
+fi
+version=$(dpkg-query -W -f='${Version}' slurmctld)
+upstream=${version%%-*}
+
+# --- 2. the source tree of the installed version, configured (for slurmctld.h) ------------
+src="$cache/slurm-wlm-$upstream"
+if [ ! -f "$src/config.h" ]; then
+    mkdir -p "$cache"
+    codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
+    cat >/etc/apt/sources.list.d/jobsort-slurm-src.sources <<EOF
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: $codename $codename-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb-src
+URIs: http://deb.debian.org/debian-security
+Suites: $codename-security
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+    if ! apt-get update -qq; then
+        say "SKIPPED: the package archive cannot be reached (apt-get update for sources failed); the Slurm end-to-end test did NOT run"
+        exit 0
+    fi
+    (cd "$cache" && apt-get source -qq "slurm-wlm=$version" >"$work/source.log" 2>&1) || {
+        cat "$work/source.log"; say "cannot fetch the source of slurm-wlm $version"; exit 1; }
+    (cd "$src" && ./configure --sysconfdir=/etc/slurm >"$work/configure.log" 2>&1) || {
+        tail -30 "$work/configure.log"; say "configure failed"; exit 1; }
+fi
+
+# --- 3. jobsort and the plugin ----------------------------------------------------------
+t0=$(date +%s)
+mkdir -p "$work/plugins"
+# Debug builds: values are bit-identical across profiles, and CI has just built debug.
+JOBSORT_PROFILE=debug "$here/build.sh" "$src" "$work/plugins"
+(cd "$root" && cargo build --locked --bin jobsort 2>&1 | tail -1)
+jobsort="${CARGO_TARGET_DIR:-$root/target}/debug/jobsort"
+say "built in $(( $(date +%s) - t0 )) s"
+
+# --- 4. munged, MariaDB, slurmdbd, slurmctld, slurmd on localhost ------------------------
+host=$(hostname -s)
+mkdir -p "$work/munge" "$work/state" "$work/spool" "$work/out"
+chmod 700 "$work/munge"
+dd if=/dev/urandom of="$work/munge/munge.key" bs=1024 count=1 status=none
+chmod 400 "$work/munge/munge.key"
+munged --force --socket="$work/munge/sock" --key-file="$work/munge/munge.key" \
+    --log-file="$work/munge/log" --pid-file="$work/munge/pid" --seed-file="$work/munge/seed"
+pids+=("$(cat "$work/munge/pid")")
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+ctld_port=$(free_port); slurmd_port=$(free_port); dbd_port=$(free_port); db_port=$(free_port)
+
+mariadb-install-db --user=root --datadir="$work/db" --auth-root-authentication-method=normal \
+    >"$work/db-install.log" 2>&1 || { cat "$work/db-install.log"; exit 1; }
+mariadbd --user=root --datadir="$work/db" --bind-address=127.0.0.1 --port="$db_port" \
+    --socket="$work/db.sock" --pid-file="$work/db.pid" --skip-name-resolve \
+    --log-error="$work/db.log" &
+for _ in $(seq 100); do [ -S "$work/db.sock" ] && [ -s "$work/db.pid" ] && break; sleep 0.2; done
+pids+=("$(cat "$work/db.pid")")
+mariadb --socket="$work/db.sock" -uroot -e "CREATE USER 'slurm'@'127.0.0.1' IDENTIFIED BY 'e2e';
+    GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';"
+formula_file="$work/job_sort_formula"
+F1='ncpus * 10 + walltime / 60 + nodect * 1000 + queue_priority * 7 + mem / 1048576 + ngpus * 100 + fairshare_factor * 1000'
+S1=1
+F2='# second formula: favour small jobs, scaled
+100000 / ncpus - walltime / 3600'
+S2=2.5
+printf '%s\n' "$F1" >"$formula_file"
+export SLURM_CONF="$work/slurm.conf"
+write_conf() { # scale
+    cat >"$SLURM_CONF" <<EOF
+ClusterName=jobsorte2e
+SlurmctldHost=$host(127.0.0.1)
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$work/munge/sock
+CredType=cred/munge
+StateSaveLocation=$work/state
+SlurmdSpoolDir=$work/spool
+SlurmctldPidFile=$work/slurmctld.pid
+SlurmdPidFile=$work/slurmd.pid
+SlurmctldLogFile=$work/slurmctld.log
+SlurmdLogFile=$work/slurmd.log
+SlurmctldPort=$ctld_port
+SlurmdPort=$slurmd_port
+SlurmdParameters=config_overrides
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU_Memory
+GresTypes=gpu
+MailProg=/bin/true
+MpiDefault=none
+PriorityType=priority/multifactor
+PriorityCalcPeriod=1
+PrioritySiteFactorPlugin=site_factor/jobsort
+PrioritySiteFactorParameters=file=$formula_file,scale=$1
+PluginDir=/usr/lib/x86_64-linux-gnu/slurm-wlm:$work/plugins
+AccountingStorageType=accounting_storage/slurmdbd
+AccountingStorageHost=127.0.0.1
+AccountingStoragePort=$dbd_port
+# slurmdbd connections take their munge socket from here, not from AuthInfo (slurm.conf.5)
+AccountingStoragePass=$work/munge/sock
+# bind to the address the host name resolves to (127.0.0.1), not to every address
+CommunicationParameters=NoInAddrAny
+JobCompType=jobcomp/none
+JobAcctGatherType=jobacct_gather/none
+NodeName=$host NodeAddr=127.0.0.1 CPUs=16 RealMemory=64000 Gres=gpu:4 State=UNKNOWN
+PartitionName=batch Nodes=$host Default=YES MaxTime=INFINITE State=DOWN PriorityJobFactor=10
+PartitionName=short Nodes=$host MaxTime=120 State=DOWN PriorityJobFactor=3
+EOF
+    printf 'NodeName=%s Name=gpu Count=4\n' "$host" >"$work/gres.conf"
+}
+write_conf "$S1"
+cat >"$work/slurmdbd.conf" <<EOF
+AuthType=auth/munge
+AuthInfo=socket=$work/munge/sock
+DbdAddr=127.0.0.1
+DbdHost=localhost
+DbdPort=$dbd_port
+CommunicationParameters=NoInAddrAny
+SlurmUser=root
+PidFile=$work/slurmdbd.pid
+LogFile=$work/slurmdbd.log
+StorageType=accounting_storage/mysql
+StorageHost=127.0.0.1
+StoragePort=$db_port
+StorageUser=slurm
+StoragePass=e2e
+StorageLoc=slurm_acct_db
+EOF
+chmod 600 "$work/slurmdbd.conf"
+slurmdbd
+for _ in $(seq 100); do [ -s "$work/slurmdbd.pid" ] && break; sleep 0.2; done
+pids+=("$(cat "$work/slurmdbd.pid")")
+for _ in $(seq 100); do timeout 60 sacctmgr -n list cluster >/dev/null 2>&1 && break; sleep 0.2; done
+timeout 60 sacctmgr -i add cluster jobsorte2e >/dev/null
+timeout 60 sacctmgr -i add account science >/dev/null
+timeout 60 sacctmgr -i add user root account=science defaultaccount=science >/dev/null
+slurmctld -i
+for _ in $(seq 100); do [ -s "$work/slurmctld.pid" ] && break; sleep 0.1; done
+pids+=("$(cat "$work/slurmctld.pid")")
+slurmd
+for _ in $(seq 100); do [ -s "$work/slurmd.pid" ] && break; sleep 0.1; done
+pids+=("$(cat "$work/slurmd.pid")")
+for _ in $(seq 100); do timeout 60 scontrol ping >/dev/null 2>&1 && break; sleep 0.2; done
+check "slurmctld is up with site_factor/jobsort loaded" grep -q "site_factor/jobsort: formula loaded" "$work/slurmctld.log"
+
+# --- 5. pending jobs (the partitions are DOWN, so nothing starts) -------------------------
+submit() { timeout 60 sbatch --parsable --chdir="$work/out" -o /dev/null "$@" --wrap "sleep 600"; }
+submit -n1 -t 10 >/dev/null
+submit -n4 -t 60 --mem=2000 >/dev/null
+submit -N1 -n2 -t 1:30:00 -p short --mem-per-cpu=700 >/dev/null
+submit -n16 >/dev/null
+submit -n3 -t 2-00:00:00 --gres=gpu:2 >/dev/null
+submit -n1 -t 5 -p short --gpus=3 >/dev/null
+submit -n8 -t 0:45 --nice=100 >/dev/null
+
+# Job file for `jobsort eval`, built from `scontrol show job -o` (PBS units).
+jobs_csv() {
+    # Every job is root's, in account science: one fairshare factor (Fair Tree), as sshare prints it.
+    local fs
+    fs=$(timeout 60 sshare -n -P -o Account,User,FairShare | awk -F'|' '$1 ~ /science/ && $2 == "root" { print $3 }')
+    timeout 60 scontrol show job -o | FS=$fs python3 -c '
+import re, sys
+parts = {"batch": 10, "short": 3}
+def secs(t):
+    if t in ("UNLIMITED", "Partition_Limit", "NONE", "N/A"): return 0
+    d, _, hms = t.rpartition("-")
+    f = [int(x) for x in hms.split(":")]
+    while len(f) < 3: f = [0] + f
+    return int(d or 0) * 86400 + f[0] * 3600 + f[1] * 60 + f[2]
+def mb(v):
+    m = re.fullmatch(r"(\d+)([MGT]?)", v)
+    return int(m.group(1)) * {"": 1, "M": 1, "G": 1024, "T": 1 << 20}[m.group(2)]
+import os
+fs = os.environ["FS"]
+print("id,ncpus,nodect,walltime,queue_priority,mem,ngpus,fairshare_factor")
+for line in sys.stdin:
+    f = dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
+    if f["JobState"] != "PENDING": continue
+    ncpus = int(f["NumCPUs"].split("-")[0]); nodes = int(f["NumNodes"].split("-")[0])
+    limit = f["TimeLimit"]
+    if limit == "UNLIMITED" and f["Partition"] == "short": limit = "02:00:00"
+    if "MinMemoryCPU" in f: mem = mb(f["MinMemoryCPU"]) * ncpus
+    else: mem = mb(f.get("MinMemoryNode", "0")) * nodes
+    gpus = 0
+    for key, times in (("TresPerJob", 1), ("TresPerNode", nodes)):
+        for g in re.findall(r"gpu(?::\w+)?[:=](\d+)", f.get(key, "")): gpus += int(g) * times
+    job, part = f["JobId"], parts[f["Partition"]]
+    print(f"{job},{ncpus},{nodes},{secs(limit)},{part},{mem * 1024},{gpus},{fs}")
+'
+}
+# The site factors sprio shows, against trunc(value × scale) from `jobsort eval`.
+site_factors_match() { # formula, scale
+    jobs_csv >"$work/jobs.csv"
+    "$jobsort" eval "$1" --resource ngpus:long --resource qos_priority:long \
+        --jobs "$work/jobs.csv" --format json >"$work/eval.json"
+    timeout 60 sprio -h -o "%i %S" | sort -n >"$work/sprio.txt"
+    python3 - "$2" "$work/eval.json" "$work/sprio.txt" <<'EOF'
+import json, math, sys
+scale = float(sys.argv[1])
+doc = json.load(open(sys.argv[2]))
+rows = doc["jobs"] if isinstance(doc, dict) else doc
+want = {}
+for r in rows:
+    v = 0.0 if r.get("error") else r["value"]
+    want[str(r["id"])] = max(-2147483645, min(2147483645, math.trunc(v * scale)))
+got = dict(line.split() for line in open(sys.argv[3]) if line.strip())
+got = {k: int(v) for k, v in got.items()}
+if got != want or len(got) < 7:
+    print("  sprio site factors:", got)
+    print("  jobsort eval      :", want)
+    sys.exit(1)
+print("  " + " ".join(f"{k}:{got[k]}" for k in sorted(got, key=int)))
+EOF
+}
+wait_until() { # seconds, command...
+    local limit=$1; shift
+    for _ in $(seq "$limit"); do "$@" >/dev/null 2>&1 && return 0; sleep 1; done
+    "$@"
+}
+# The fairshare factor is computed by the decay thread (every PriorityCalcPeriod): wait for it.
+check "site factors equal jobsort eval of formula 1 (scale $S1)" wait_until 150 site_factors_match "$F1" "$S1"
+# Slurm adds the site factor into the job's priority: with every other weight 0, PRIORITY is
+# SITE − NICE (clamped to ≥ 1), as priority_multifactor.c's _get_priority_internal sums it.
+priority_is_site_minus_nice() {
+    timeout 60 sprio -h -o "%i %Y %S %N" | awk '{ want = $3 - $4; if (want < 1) want = 1;
+        if ($2 != want) { print "  job " $1 ": priority " $2 " != site " $3 " - nice " $4; bad = 1 } }
+        END { exit bad }'
+}
+check "slurm's priority is the site factor minus nice" priority_is_site_minus_nice
+
+# --- 6. a new formula on reconfigure -------------------------------------------------------
+printf '%s\n' "$F2" >"$formula_file"
+write_conf "$S2"
+timeout 60 scontrol reconfigure
+check "reconfigure loads formula 2" wait_until 30 grep -q "formula loaded (2 inputs, scale $S2)" "$work/slurmctld.log"
+# slurmctld recomputes site factors in its decay thread, every PriorityCalcPeriod (60 s).
+check "site factors follow formula 2 (scale $S2) after reconfigure" wait_until 150 site_factors_match "$(printf '%s\n' "$F2" | grep -v '^#')" "$S2"
+
+# --- 7. a bad formula: reported, controller up, site factors 0 -----------------------------
+printf 'ncpus * (walltime +\n' >"$formula_file"
+timeout 60 scontrol reconfigure
+check "a bad formula is reported in slurmctld's log" wait_until 30 grep -q "site_factor/jobsort: the formula does not compile" "$work/slurmctld.log"
+check "slurmctld is still up" timeout 60 scontrol ping
+all_zero() { [ -n "$(timeout 60 sprio -h -o '%S')" ] && ! timeout 60 sprio -h -o '%S' | grep -qv '^ *0$'; }
+check "every site factor is 0 under a bad formula" wait_until 150 all_zero
+printf 'fairshare_perc * 10\n' >"$formula_file"
+timeout 60 scontrol reconfigure
+check "an input Slurm does not have is reported" wait_until 30 grep -q "reads \`fairshare_perc\`, which Slurm job records do not have" "$work/slurmctld.log"
+check "slurmctld is still up after that" timeout 60 scontrol ping
+
+grep "site_factor/jobsort" "$work/slurmctld.log" | sed 's/^/  log: /' | tail -8
+say "$passed passed, $failed failed"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
