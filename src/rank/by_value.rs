@@ -3,6 +3,7 @@
 use super::compare::Ranked;
 use super::key::value_key;
 use super::radix::{bucket_starts, digit_plan};
+use super::threshold::Threshold;
 use std::cmp::Ordering;
 
 /// Digit width of an MSD radix pass of [`rank_by_value`] over a bucket of `len` jobs: about
@@ -35,12 +36,12 @@ fn by_value_then_index(a: &Ranked, b: &Ranked) -> Ordering {
 /// MSD radix scatter of the jobs (in position order, so stable) into their value buckets,
 /// then each bucket is ordered in place (insertion sort, or further MSD levels for big buckets).
 /// No intermediate key, index or scratch arrays of the full size are allocated.
-pub(super) fn rank_by_value(values: &[f64], threshold: Option<f64>) -> Vec<Ranked> {
+pub(super) fn rank_by_value(values: &[f64], threshold: Option<Threshold>) -> Vec<Ranked> {
     let n = values.len();
     let make = |index: usize, value: f64| Ranked {
         index,
         value,
-        runnable: threshold.is_none_or(|t| value > t),
+        runnable: threshold.is_none_or(|t| t.admits(value)),
     };
     let plan = if n <= RANK_CUT {
         None

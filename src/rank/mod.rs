@@ -17,17 +17,20 @@
 //! integer keys ([`value_key`], [`JobKey`]); `top` the allocation-free top-k by value
 //! ([`top_into`], used by the simulator and by [`rank`]'s top-k without submission keys);
 //! `by_value` the full ranking by value built in its output; `packed` the sorts with
-//! submission keys; `radix` the radix passes they share.
+//! submission keys; `radix` the radix passes they share; `threshold` PBS's threshold, which
+//! is never NaN.
 
 mod by_value;
 mod compare;
 mod key;
 mod packed;
 mod radix;
+mod threshold;
 mod top;
 
 pub use compare::{Ranked, TieBreak};
 pub use key::{JobKey, value_key};
+pub use threshold::{NanThreshold, Threshold};
 pub use top::top_into;
 
 use by_value::rank_by_value;
@@ -39,7 +42,7 @@ use top::order_by_value;
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct RankOptions {
     /// Jobs with value `<= threshold` are not runnable (PBS's threshold is inclusive).
-    pub threshold: Option<f64>,
+    pub threshold: Option<Threshold>,
     /// Keep only the first `k` (selected without sorting the rest).
     pub top: Option<usize>,
 }
@@ -71,7 +74,7 @@ pub fn rank(values: &[f64], ties: TieBreak<'_>, options: &RankOptions) -> Vec<Ra
         .into_iter()
         .map(|index| {
             let value = values[index];
-            let runnable = options.threshold.is_none_or(|t| value > t);
+            let runnable = options.threshold.is_none_or(|t| t.admits(value));
             Ranked {
                 index,
                 value,
@@ -100,6 +103,7 @@ pub fn order(values: &[f64], ties: TieBreak<'_>, top: Option<usize>) -> Vec<usiz
 mod tests {
     use super::packed::RADIX_MIN;
     use super::*;
+
     #[test]
     fn descending_with_ties_by_submission_order_then_id() {
         let values = [1.0, 3.0, 1.0, 3.0];
@@ -136,7 +140,7 @@ mod tests {
     fn threshold_is_inclusive_and_top_k_selects() {
         let values = [1.0, 5.0, 2.0, 4.0];
         let opts = RankOptions {
-            threshold: Some(2.0),
+            threshold: Some(Threshold::new(2.0).unwrap()),
             top: Some(3),
         };
         let r = rank(&values, TieBreak::default(), &opts);
@@ -222,7 +226,7 @@ mod tests {
                     &values,
                     ties,
                     &RankOptions {
-                        threshold: Some(1.0),
+                        threshold: Some(Threshold::new(1.0).unwrap()),
                         top: None,
                     },
                 );
@@ -271,7 +275,7 @@ mod tests {
             &values,
             ties,
             &RankOptions {
-                threshold: Some(0.0),
+                threshold: Some(Threshold::new(0.0).unwrap()),
                 top: None,
             },
         );
