@@ -76,13 +76,6 @@ impl PbsTree {
         t
     }
 
-    /// Parse a `resource_group` file's text into a new tree and compute its percentages and
-    /// usage factors. `file` names the file in messages (`file:line: message`). Returns the
-    /// tree and warnings (lenient mode only).
-    ///
-    /// The file is read as `parse_group` (fairshare.cpp) reads it: `fgets` into a 256-byte
-    /// buffer (a line longer than 255 bytes is read as several lines), only the newline
-
     /// `add_child`: attach `node` under `parent` (as PBS's first child) and index it.
     pub(super) fn push_child(&mut self, mut node: PbsNode, parent: usize) -> usize {
         let id = self.nodes.len();

@@ -2,6 +2,7 @@
 
 use super::{PyResult, libm};
 
+/// An exact double-length value `hi + lo`.
 struct DoubleLength {
     hi: f64,
     lo: f64,
