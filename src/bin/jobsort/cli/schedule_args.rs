@@ -4,19 +4,17 @@
 
 use super::input::InputPath;
 use super::report::Failure;
+use jobsort::rank::Threshold;
 use jobsort::sim::Policy;
 use jobsort::sim::workload::{self, MachineHint, Workload};
 
 /// The value parser of `--threshold`: a number; NaN, which compares false with every value,
 /// is a usage error.
-pub fn threshold_arg(s: &str) -> Result<f64, String> {
+pub fn threshold_arg(s: &str) -> Result<Threshold, String> {
     let v: f64 = s
         .parse()
         .map_err(|e| format!("`{s}` is not a number: {e}"))?;
-    if v.is_nan() {
-        return Err("NaN is no threshold: every comparison with it is false".into());
-    }
-    Ok(v)
+    Threshold::new(v).map_err(|e| e.to_string())
 }
 
 /// Dispatch policy.

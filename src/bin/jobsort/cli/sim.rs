@@ -11,6 +11,7 @@ use jobsort::CompiledFormula;
 use jobsort::fairshare::PbsTree;
 use jobsort::fairshare::pbs::ParseOptions;
 use jobsort::fairshare::usage_file::write_atomic;
+use jobsort::rank::Threshold;
 use jobsort::sim::limit::LimitsSpec;
 use jobsort::sim::plot::{PlotRun, render_png, render_svg};
 use jobsort::sim::record::check_decay;
@@ -44,7 +45,7 @@ pub struct Args {
     pub machine: MachineArgs,
     /// job_sort_formula_threshold: jobs with value <= T are not run (a number, not NaN).
     #[arg(long, value_name = "T", allow_negative_numbers = true, value_parser = threshold_arg)]
-    pub threshold: Option<f64>,
+    pub threshold: Option<Threshold>,
     #[command(flatten)]
     pub fairshare: SimFairshareArgs,
     /// flux-accounting limits file (TOML or JSON, as `jobsort limits`; `-` for stdin). Users
@@ -278,7 +279,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         policy: args.policy.into(),
         nodes,
         cores,
-        threshold: args.threshold,
+        threshold: args.threshold.map(Threshold::value),
         fairshare,
         limits,
     };
