@@ -18,6 +18,7 @@
 //!   `fairshare_factor = 2^-(uf/perc)`, 0 when perc is 0.
 
 use super::workload::SimJob;
+use crate::fairshare::inputs::EntityKind;
 use crate::fairshare::pbs::{
     ParseOptions, PbsTree, factor_exponent, fairshare_factor, usage_factor,
 };
@@ -56,46 +57,35 @@ impl AutoTree {
     }
 }
 
-/// Which job field names the job's fairshare entity (PBS `fairshare_entity`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum EntityKind {
-    Euser,
-    Egroup,
-    Queue,
-    #[serde(rename = "egroup:euser")]
-    EgroupEuser,
+/// The entity name of a trace job when it is one of the job's fields (`euser`, `egroup`,
+/// `queue`); `None` for `egroup:euser` (two fields) and `account` (a trace job has none).
+pub fn entity_ref(kind: EntityKind, job: &SimJob) -> Option<&str> {
+    match kind {
+        EntityKind::Euser => Some(&job.user),
+        EntityKind::Egroup => Some(&job.group),
+        EntityKind::Queue => Some(&job.queue),
+        EntityKind::EgroupEuser | EntityKind::Account => None,
+    }
 }
 
-impl EntityKind {
-    /// Parse a PBS `fairshare_entity` value.
-    pub fn parse(s: &str) -> Option<EntityKind> {
-        match s {
-            "euser" | "user" => Some(EntityKind::Euser),
-            "egroup" | "group" => Some(EntityKind::Egroup),
-            "queue" => Some(EntityKind::Queue),
-            "egroup:euser" | "group:user" => Some(EntityKind::EgroupEuser),
-            _ => None,
-        }
+/// The entity name of a trace job; `None` for `account`, which trace jobs do not have (a
+/// simulation refuses that kind before it starts).
+pub fn entity_of(kind: EntityKind, job: &SimJob) -> Option<String> {
+    match kind {
+        EntityKind::EgroupEuser => Some(format!("{}:{}", job.group, job.user)),
+        _ => entity_ref(kind, job).map(str::to_string),
     }
-    /// The entity name of a job when it is one of the job's fields (all but `egroup:euser`).
-    pub fn entity_ref(self, job: &SimJob) -> Option<&str> {
-        match self {
-            EntityKind::Euser => Some(&job.user),
-            EntityKind::Egroup => Some(&job.group),
-            EntityKind::Queue => Some(&job.queue),
-            EntityKind::EgroupEuser => None,
-        }
-    }
+}
 
-    /// The entity name of a job.
-    pub fn entity_of(self, job: &SimJob) -> String {
-        match self {
-            EntityKind::Euser => job.user.clone(),
-            EntityKind::Egroup => job.group.clone(),
-            EntityKind::Queue => job.queue.clone(),
-            EntityKind::EgroupEuser => format!("{}:{}", job.group, job.user),
-        }
+/// Why the simulator cannot map jobs to entities of `kind`, if it cannot.
+pub fn check_entity_kind(kind: EntityKind) -> Result<(), String> {
+    match kind {
+        EntityKind::Account => Err(
+            "fairshare entity `account`: trace jobs have no account (use euser, egroup, queue \
+             or egroup:euser)"
+                .into(),
+        ),
+        _ => Ok(()),
     }
 }
 
@@ -159,6 +149,7 @@ impl UsageTree {
     /// Build the tree for a workload: the `resource_group` text, or the auto tree from its
     /// entities. Returns the tree and each job's node index.
     pub fn build(cfg: &FairshareConfig, jobs: &[SimJob]) -> Result<(UsageTree, Vec<u32>), String> {
+        check_entity_kind(cfg.entity)?;
         // Each job's entity, numbered in first-seen order (one pass, names hashed once per
         // change of entity: traces list a user's jobs in runs).
         let (entity_of_job, names) = entities(cfg.entity, jobs);
@@ -396,7 +387,7 @@ fn entities(kind: EntityKind, jobs: &[SimJob]) -> (Vec<u32>, Vec<String>) {
             number_first_seen(keys, |&(g, u)| names.push(format!("{g}:{u}")))
         }
         _ => {
-            let keys = jobs.iter().map(|j| kind.entity_ref(j).unwrap_or_default());
+            let keys = jobs.iter().map(|j| entity_ref(kind, j).unwrap_or_default());
             number_first_seen(keys, |n| names.push(n.to_string()))
         }
     };
@@ -592,5 +583,48 @@ mod tests {
             e.starts_with("resource_group:1: Parent ginfo of a doesnt exist."),
             "{e}"
         );
+    }
+
+    /// One entity kind for job rows and trace jobs: the recording header spells it as it did
+    /// (`euser`, `egroup`, `queue`, `egroup:euser`), every spelling the command lines took
+    /// still parses, and `account`, which trace jobs lack, is refused by name.
+    #[test]
+    fn entity_kinds_keep_their_header_names_and_spellings() {
+        for (kind, name) in [
+            (EntityKind::Euser, "euser"),
+            (EntityKind::Egroup, "egroup"),
+            (EntityKind::Queue, "queue"),
+            (EntityKind::EgroupEuser, "egroup:euser"),
+            (EntityKind::Account, "account"),
+        ] {
+            assert_eq!(serde_json::to_string(&kind).unwrap(), format!("\"{name}\""));
+            assert_eq!(
+                serde_json::from_str::<EntityKind>(&format!("\"{name}\"")).unwrap(),
+                kind
+            );
+            assert_eq!(kind.name(), name);
+            assert_eq!(EntityKind::parse(name), Some(kind));
+        }
+        for (spelling, kind) in [
+            ("user", EntityKind::Euser),
+            ("group", EntityKind::Egroup),
+            ("group:user", EntityKind::EgroupEuser),
+            ("Account_Name", EntityKind::Account),
+        ] {
+            assert_eq!(EntityKind::parse(spelling), Some(kind), "{spelling}");
+        }
+        let j = job("u1", "g1");
+        assert_eq!(
+            entity_of(EntityKind::EgroupEuser, &j).as_deref(),
+            Some("g1:u1")
+        );
+        assert_eq!(entity_ref(EntityKind::Queue, &j), Some("q"));
+        assert_eq!(entity_of(EntityKind::Account, &j), None);
+        let cfg = FairshareConfig {
+            entity: EntityKind::Account,
+            ..FairshareConfig::auto(AutoTree::User)
+        };
+        let e = UsageTree::build(&cfg, &[j]).unwrap_err();
+        assert!(e.contains("trace jobs have no account"), "{e}");
     }
 }

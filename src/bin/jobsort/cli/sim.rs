@@ -9,6 +9,7 @@ use super::schedule_args::{MachineArgs, PolicyArg, load_trace, threshold_arg};
 use clap::ValueEnum;
 use jobsort::CompiledFormula;
 use jobsort::fairshare::PbsTree;
+use jobsort::fairshare::inputs::EntityKind;
 use jobsort::fairshare::pbs::ParseOptions;
 use jobsort::fairshare::usage_file::write_atomic;
 use jobsort::sim::limit::LimitsSpec;
@@ -16,7 +17,7 @@ use jobsort::sim::plot::{PlotRun, render_png, render_svg};
 use jobsort::sim::record::check_decay;
 use jobsort::sim::run::{RunOptions, RunResult, simulate};
 use jobsort::sim::scheduler::drop_oversized;
-use jobsort::sim::share::{AutoTree, EntityKind, FairshareConfig};
+use jobsort::sim::share::{AutoTree, FairshareConfig, entity_of};
 use jobsort::sim::{SimConfig, workload};
 use rayon::prelude::*;
 use std::io::IsTerminal;
@@ -192,7 +193,11 @@ fn warn_unmatched_tree(
     let (tree, _) =
         PbsTree::parse_resource_group(text, file, &options).map_err(Failure::invalid)?;
     let kind = config.entity;
-    if !jobs.is_empty() && !jobs.iter().any(|j| tree.find(&kind.entity_of(j)).is_some()) {
+    if !jobs.is_empty()
+        && !jobs
+            .iter()
+            .any(|j| entity_of(kind, j).is_some_and(|e| tree.find(&e).is_some()))
+    {
         warn(&format!(
             "{file}: no trace job's {field} is in the tree: every job is under `unknown` and \
              fairshare gives all the same values (the trace names users u<N>, groups g<N>)"
