@@ -3,8 +3,9 @@
 //! simulated time.
 //!
 //! - The tree comes from a PBS `resource_group` text, or is generated from the workload's
-//!   entities with equal shares (`--auto-tree user|group|group:user`); entities not in the
-//!   tree go under `unknown` with 1 share, as in PBS.
+//!   entities with equal shares (`--auto-tree user|group|group:user`) by [`PbsTree`]
+//!   construction calls; entities not in the tree go under `unknown` with 1 share, as in PBS,
+//!   and an entity named `unknown` (SWF's -1) is PBS's `unknown` group itself.
 //! - Usage (cores × seconds) accrues to the job's entity and every ancestor, root included,
 //!   for every second the job runs — including its last interval before it ends (a deliberate
 //!   difference from a live PBS scheduler, which samples running jobs between cycles and so
@@ -20,7 +21,7 @@
 use super::workload::SimJob;
 use crate::fairshare::inputs::EntityKind;
 use crate::fairshare::pbs::{
-    ParseOptions, PbsTree, factor_exponent, fairshare_factor, usage_factor,
+    ParseOptions, PbsTree, ROOT_NAME, UNKNOWN_NAME, factor_exponent, fairshare_factor, usage_factor,
 };
 use crate::fairshare::pow2::pow2_in_place;
 
@@ -153,27 +154,26 @@ impl UsageTree {
         // Each job's entity, numbered in first-seen order (one pass, names hashed once per
         // change of entity: traces list a user's jobs in runs).
         let (entity_of_job, names) = entities(cfg.entity, jobs);
-        let text = match (&cfg.resource_group, cfg.auto_tree) {
-            (Some(text), _) => text.clone(),
+        let unknown_shares = cfg.unknown_shares as i32;
+        let mut tree = match (&cfg.resource_group, cfg.auto_tree) {
+            (Some(text), _) => {
+                let opts = ParseOptions {
+                    unknown_shares,
+                    lenient: false,
+                };
+                PbsTree::parse_resource_group(text, "resource_group", &opts)
+                    .map_err(|e| e.to_string())?
+                    .0
+            }
             // A tree of the entities themselves: they are its leaves, in first-seen order.
             (None, Some(auto @ (AutoTree::User | AutoTree::Group)))
                 if auto_entity(auto) == cfg.entity =>
             {
-                let mut text = String::new();
-                for (k, name) in names.iter().enumerate() {
-                    text.push_str(&format!("{name} {} root 1\n", 10 + k));
-                }
-                text
+                auto_tree(&AutoEntities::Names(names.clone()), unknown_shares)
             }
-            (None, Some(auto)) => auto_resource_group(auto, jobs),
-            (None, None) => String::new(),
+            (None, Some(auto)) => auto_tree(&AutoEntities::of(auto, jobs), unknown_shares),
+            (None, None) => PbsTree::new(unknown_shares),
         };
-        let opts = ParseOptions {
-            unknown_shares: cfg.unknown_shares as i32,
-            lenient: false,
-        };
-        let (mut tree, _) = PbsTree::parse_resource_group(&text, "resource_group", &opts)
-            .map_err(|e| e.to_string())?;
         // Entities not in the tree go under `unknown`, added in first-seen order.
         let node_of: Vec<u32> = names
             .iter()
@@ -429,10 +429,77 @@ fn auto_entity(auto: AutoTree) -> EntityKind {
     }
 }
 
-/// A `resource_group` text with equal shares for the workload's entities (first-seen order).
+/// The entities of an auto tree, in first-seen (submit) order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AutoEntities {
+    /// `user` or `group`: the leaves under the root.
+    Names(Vec<String>),
+    /// `group:user`: each leaf's group and user; a group is added with its first leaf.
+    Pairs(Vec<(String, String)>),
+}
+
+impl AutoEntities {
+    /// The entities of `auto` in `jobs`, in first-seen order.
+    pub fn of(auto: AutoTree, jobs: &[SimJob]) -> AutoEntities {
+        match auto {
+            AutoTree::User | AutoTree::Group => {
+                AutoEntities::Names(entities(auto_entity(auto), jobs).1)
+            }
+            AutoTree::GroupUser => {
+                let mut pairs = Vec::new();
+                let keys = jobs.iter().map(|j| (j.group.as_str(), j.user.as_str()));
+                number_first_seen(keys, |&(g, u)| pairs.push((g.to_string(), u.to_string())));
+                AutoEntities::Pairs(pairs)
+            }
+        }
+    }
+}
+
+/// The equal-share tree of `entities`, built by [`PbsTree::add_entity`] calls: one share per
+/// entity at each level, group ids from 10 in the order nodes are added — the tree
+/// `parse_group` reads from [`auto_resource_group`]'s text.
+///
+/// A name the tree already holds is that node, as PBS's `find_alloc_ginfo` finds it: an
+/// entity named `unknown` (SWF's user or group -1) is PBS's own `unknown` group, with
+/// `unknown_shares` shares, and a `group:user` leaf of group `unknown` is added under it.
+fn auto_tree(entities: &AutoEntities, unknown_shares: i32) -> PbsTree {
+    let mut tree = PbsTree::new(unknown_shares);
+    let mut id = 10;
+    let mut add = |tree: &mut PbsTree, name: &str, parent: usize| match tree
+        .add_entity(name, id, parent, 1)
+    {
+        Ok(i) => {
+            id += 1;
+            i
+        }
+        Err(existing) => existing,
+    };
+    match entities {
+        AutoEntities::Names(names) => {
+            for name in names {
+                add(&mut tree, name, 0);
+            }
+        }
+        AutoEntities::Pairs(pairs) => {
+            for (group, user) in pairs {
+                let g = add(&mut tree, group, 0);
+                add(&mut tree, &format!("{group}:{user}"), g);
+            }
+        }
+    }
+    tree
+}
+
+/// The auto tree as a `resource_group` text with equal shares for the workload's entities
+/// (first-seen order): the text form of what `--auto-tree` builds, which `--resource-group`
+/// reads back into the same tree. Names PBS's tree already holds (`TREEROOT`, `unknown`)
+/// get no line of their own (PBS would reject it: "entity unknown is not unique").
 pub fn auto_resource_group(auto: AutoTree, jobs: &[SimJob]) -> String {
     let mut out = String::new();
-    let mut seen: rustc_hash::FxHashSet<String> = Default::default();
+    let mut seen: rustc_hash::FxHashSet<String> = [ROOT_NAME, UNKNOWN_NAME]
+        .into_iter()
+        .map(str::to_string)
+        .collect();
     let mut prev: Option<&SimJob> = None;
     let mut id = 10;
     let mut line = |out: &mut String, name: &str, parent: &str| {
@@ -506,6 +573,8 @@ mod tests {
             ("u2", "g2"),
             ("u3", "g2"),
             ("u1", "g3"),
+            ("unknown", "g1"),
+            ("u4", "unknown"),
             ("u4", "g1"),
         ]
         .iter()
@@ -521,12 +590,8 @@ mod tests {
             };
             let (slow, slow_leaves) = UsageTree::build(&text, &jobs).unwrap();
             assert_eq!(fast_leaves, slow_leaves, "{auto:?}");
-            let names = |t: &UsageTree| -> Vec<(String, f64)> {
-                (0..t.len() as u32)
-                    .map(|i| (t.name(i).to_string(), t.keywords(i).perc))
-                    .collect()
-            };
-            assert_eq!(names(&fast), names(&slow), "{auto:?}");
+            // Bit for bit: names, group ids, shares, percentages, usage, in arena order.
+            assert_eq!(fast.pbs(), slow.pbs(), "{auto:?}");
         }
         // An entity outside a given tree goes under `unknown`.
         let cfg = FairshareConfig {
@@ -626,5 +691,47 @@ mod tests {
         };
         let e = UsageTree::build(&cfg, &[j]).unwrap_err();
         assert!(e.contains("trace jobs have no account"), "{e}");
+    }
+
+    /// A job whose entity is named `unknown` (SWF's user -1) belongs to PBS's own `unknown`
+    /// group: OpenPBS `find_alloc_ginfo` (src/scheduler/fairshare.cpp) first looks the name
+    /// up with `find_group_info`, which finds the `unknown` group that `preload_tree` made,
+    /// and only allocates a new node under `unknown` when the name is not found; a
+    /// `resource_group` line of that name is "entity unknown is not unique". So the auto
+    /// tree gives `unknown` no leaf of its own, and its jobs share the group's
+    /// `unknown_shares` (PBS default 0) as every entity outside a PBS tree does.
+    #[test]
+    fn an_entity_named_unknown_is_pbs_unknown_group() {
+        let jobs = [job("u1", "g1"), job("unknown", "unknown"), job("u2", "g1")];
+        for auto in [AutoTree::User, AutoTree::Group, AutoTree::GroupUser] {
+            let (t, leaves) = UsageTree::build(&FairshareConfig::auto(auto), &jobs).unwrap();
+            let unknown = t.pbs().find(UNKNOWN_NAME).unwrap() as u32;
+            assert_eq!(
+                t.pbs()
+                    .nodes()
+                    .iter()
+                    .filter(|n| n.name == UNKNOWN_NAME)
+                    .count(),
+                1
+            );
+            match auto {
+                AutoTree::User | AutoTree::Group => assert_eq!(leaves[1], unknown),
+                // `unknown:unknown`, a leaf under the `unknown` group.
+                AutoTree::GroupUser => {
+                    assert_eq!(t.name(leaves[1]), "unknown:unknown");
+                    assert_eq!(t.pbs().node(leaves[1] as usize).parent, Some(1));
+                }
+            }
+            assert_eq!(t.keywords(leaves[1]).perc, 0.0, "{auto:?}");
+            let half = if auto == AutoTree::Group { 1.0 } else { 0.5 };
+            assert_eq!(t.keywords(leaves[0]).perc, half, "{auto:?}");
+        }
+        let shared = FairshareConfig {
+            unknown_shares: 2,
+            ..FairshareConfig::auto(AutoTree::User)
+        };
+        let (t, leaves) = UsageTree::build(&shared, &jobs).unwrap();
+        assert_eq!(t.keywords(leaves[1]).perc, 0.5);
+        assert_eq!(t.keywords(leaves[0]).perc, 0.25);
     }
 }
