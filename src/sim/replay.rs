@@ -23,6 +23,7 @@ use super::record::{
     ClusterInfo, FORMAT, Header, RecDecision, RecEvent, RecRound, Recording, VERSION,
 };
 use super::scheduler::{Decision, Policy, SimConfig, SimError, Simulator};
+use super::setup::{Setup, SetupError};
 use super::share::{ShareKeywords, UsageTree};
 use super::workload::{SimJob, Workload};
 use crate::rank::{self, TieBreak};
@@ -62,12 +63,21 @@ pub struct VerifyReport {
 }
 
 /// An error replaying.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ReplayError {
     #[error("round {round}: {reason}")]
     Bad { round: u64, reason: String },
+    /// The recorded settings (the header).
+    #[error("header: {0}")]
+    Setup(#[from] SetupError),
     #[error(transparent)]
     Sim(#[from] SimError),
+}
+
+/// The setup of a recording's jobs under its recorded settings: what `--verify` runs and
+/// reconciliation follows.
+pub fn recorded_setup(rec: &Recording, jobs: &[SimJob]) -> Result<Setup, ReplayError> {
+    Ok(Setup::new(&rec.header.config(), jobs)?)
 }
 
 /// The jobs of a recording's complete rounds, in submit order.
@@ -98,8 +108,8 @@ pub fn verify(
     formula: Option<&dyn Priority>,
 ) -> Result<VerifyReport, ReplayError> {
     let jobs = recorded_jobs(rec)?;
-    let config = rec.header.config();
-    let mut sim = Simulator::new(&jobs, config, formula)?.with_hashing(true);
+    let setup = recorded_setup(rec, &jobs)?;
+    let mut sim = Simulator::new(&jobs, &setup, formula)?.with_hashing(true);
     let mut report = VerifyReport {
         rounds: 0,
         decisions: 0,
@@ -281,18 +291,11 @@ pub fn reconcile(
         .enumerate()
         .map(|(i, j)| (j.id.as_str(), i))
         .collect();
-    let config = rec.header.config();
+    let setup = recorded_setup(rec, &jobs)?;
+    let config = setup.config();
     let capacity = config.nodes as i64 * config.cores as i64;
-    let (mut tree, leaves) = match &config.fairshare {
-        Some(cfg) => {
-            let (t, l) = UsageTree::build(cfg, &jobs).map_err(|e| ReplayError::Bad {
-                round: 0,
-                reason: e,
-            })?;
-            (Some(t), l)
-        }
-        None => (None, vec![]),
-    };
+    let mut tree = setup.share_tree().cloned();
+    let leaves = setup.leaves();
     let mut state = vec![State::Unsubmitted; jobs.len()];
     let mut ever_dispatched = vec![false; jobs.len()];
     let mut charged: i64 = 0;

@@ -4,6 +4,7 @@ use super::metrics::{self, Metrics, ShareRow};
 use super::priority::Priority;
 use super::record::{Header, Recorder, TraceInfo};
 use super::scheduler::{SimConfig, SimError, SimOutcome, Simulator};
+use super::setup::{Setup, SetupError};
 use super::workload::Workload;
 use std::io::{BufWriter, Write};
 use std::path::Path;
@@ -31,6 +32,8 @@ pub struct RunResult {
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     #[error(transparent)]
+    Setup(#[from] SetupError),
+    #[error(transparent)]
     Sim(#[from] SimError),
     #[error("{path}: {message}")]
     Io { path: String, message: String },
@@ -57,14 +60,26 @@ pub fn trace_info(w: &Workload) -> TraceInfo {
     }
 }
 
-/// Simulate `w` under `config` and `formula`.
+/// Simulate `w` under `config` and `formula` (one run: [`simulate_setup`] runs several from
+/// one [`Setup`]).
 pub fn simulate(
     w: &Workload,
     config: &SimConfig,
     formula: Option<&dyn Priority>,
     opts: &RunOptions<'_>,
 ) -> Result<RunResult, RunError> {
-    let mut sim = Simulator::new(&w.jobs, config.clone(), formula)?
+    simulate_setup(w, &Setup::new(config, &w.jobs)?, formula, opts)
+}
+
+/// Simulate `w` from `setup` (built for `w`'s jobs) under `formula`.
+pub fn simulate_setup(
+    w: &Workload,
+    setup: &Setup,
+    formula: Option<&dyn Priority>,
+    opts: &RunOptions<'_>,
+) -> Result<RunResult, RunError> {
+    let config = setup.config();
+    let mut sim = Simulator::new(&w.jobs, setup, formula)?
         .with_hashing(opts.record.is_some())
         .with_full_rounds(opts.record.is_some())
         .with_series(opts.series);

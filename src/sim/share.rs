@@ -19,6 +19,7 @@
 //!   `fairshare_factor = 2^-(uf/perc)`, 0 when perc is 0.
 
 use super::workload::SimJob;
+use crate::fairshare::FairshareError;
 use crate::fairshare::inputs::EntityKind;
 use crate::fairshare::pbs::{
     ParseOptions, PbsTree, ROOT_NAME, UNKNOWN_NAME, factor_exponent, fairshare_factor, usage_factor,
@@ -78,16 +79,20 @@ pub fn entity_of(kind: EntityKind, job: &SimJob) -> Option<String> {
     }
 }
 
-/// Why the simulator cannot map jobs to entities of `kind`, if it cannot.
-pub fn check_entity_kind(kind: EntityKind) -> Result<(), String> {
-    match kind {
-        EntityKind::Account => Err(
-            "fairshare entity `account`: trace jobs have no account (use euser, egroup, queue \
-             or egroup:euser)"
-                .into(),
-        ),
-        _ => Ok(()),
-    }
+/// Why a simulation's fairshare tree cannot be built.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TreeError {
+    /// A `resource_group` line (`resource_group:LINE: message`).
+    #[error("fairshare tree: {0}")]
+    ResourceGroup(FairshareError),
+    #[error(
+        "fairshare entity `account`: trace jobs have no account (use euser, egroup, queue or \
+         egroup:euser)"
+    )]
+    AccountEntity,
+    /// Recorded auto-tree entities that do not fit the recorded auto tree.
+    #[error("fairshare auto tree: {0}")]
+    AutoEntities(String),
 }
 
 /// Fairshare settings of a simulation (recorded in the recording header).
@@ -134,6 +139,8 @@ pub struct ShareKeywords {
 #[derive(Debug, Clone)]
 pub struct UsageTree {
     tree: PbsTree,
+    /// Nodes before the workload's entities were placed ([`UsageTree::is_listed`]).
+    listed: usize,
     decay_time: i64,
     decay_factor: f64,
     dirty: bool,
@@ -149,8 +156,13 @@ pub struct UsageTree {
 impl UsageTree {
     /// Build the tree for a workload: the `resource_group` text, or the auto tree from its
     /// entities. Returns the tree and each job's node index.
-    pub fn build(cfg: &FairshareConfig, jobs: &[SimJob]) -> Result<(UsageTree, Vec<u32>), String> {
-        check_entity_kind(cfg.entity)?;
+    pub fn build(
+        cfg: &FairshareConfig,
+        jobs: &[SimJob],
+    ) -> Result<(UsageTree, Vec<u32>), TreeError> {
+        if cfg.entity == EntityKind::Account {
+            return Err(TreeError::AccountEntity);
+        }
         // Each job's entity, numbered in first-seen order (one pass, names hashed once per
         // change of entity: traces list a user's jobs in runs).
         let (entity_of_job, names) = entities(cfg.entity, jobs);
@@ -162,7 +174,7 @@ impl UsageTree {
                     lenient: false,
                 };
                 PbsTree::parse_resource_group(text, "resource_group", &opts)
-                    .map_err(|e| e.to_string())?
+                    .map_err(TreeError::ResourceGroup)?
                     .0
             }
             // A tree of the entities themselves: they are its leaves, in first-seen order.
@@ -174,6 +186,7 @@ impl UsageTree {
             (None, Some(auto)) => auto_tree(&AutoEntities::of(auto, jobs), unknown_shares),
             (None, None) => PbsTree::new(unknown_shares),
         };
+        let listed = tree.len();
         // Entities not in the tree go under `unknown`, added in first-seen order.
         let node_of: Vec<u32> = names
             .iter()
@@ -188,6 +201,7 @@ impl UsageTree {
         Ok((
             UsageTree {
                 tree,
+                listed,
                 decay_time: cfg.decay_time.max(1),
                 decay_factor: cfg.decay_factor,
                 dirty: false,
@@ -353,6 +367,12 @@ impl UsageTree {
     /// Whether the tree has no nodes (never: it always has the root and `unknown`).
     pub fn is_empty(&self) -> bool {
         self.tree.is_empty()
+    }
+
+    /// Whether a node was in the tree before the workload's entities were placed (the root,
+    /// `unknown`, and what the `resource_group` listed), rather than added under `unknown`.
+    pub fn is_listed(&self, i: u32) -> bool {
+        (i as usize) < self.listed
     }
 
     /// Entity name of a node.
@@ -643,9 +663,9 @@ mod tests {
             resource_group: Some("a 1 nowhere 5\n".into()),
             ..cfg
         };
-        let e = UsageTree::build(&bad, &[]).unwrap_err();
+        let e = UsageTree::build(&bad, &[]).unwrap_err().to_string();
         assert!(
-            e.starts_with("resource_group:1: Parent ginfo of a doesnt exist."),
+            e.starts_with("fairshare tree: resource_group:1: Parent ginfo of a doesnt exist."),
             "{e}"
         );
     }
@@ -690,7 +710,7 @@ mod tests {
             ..FairshareConfig::auto(AutoTree::User)
         };
         let e = UsageTree::build(&cfg, &[j]).unwrap_err();
-        assert!(e.contains("trace jobs have no account"), "{e}");
+        assert_eq!(e, TreeError::AccountEntity);
     }
 
     /// A job whose entity is named `unknown` (SWF's user -1) belongs to PBS's own `unknown`

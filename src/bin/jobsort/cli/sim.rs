@@ -8,16 +8,14 @@ use super::report::{Failure, Outcome, note, warn};
 use super::schedule_args::{MachineArgs, PolicyArg, load_trace, threshold_arg};
 use clap::ValueEnum;
 use jobsort::CompiledFormula;
-use jobsort::fairshare::PbsTree;
 use jobsort::fairshare::inputs::EntityKind;
-use jobsort::fairshare::pbs::ParseOptions;
 use jobsort::fairshare::usage_file::write_atomic;
 use jobsort::sim::limit::LimitsSpec;
 use jobsort::sim::plot::{PlotRun, render_png, render_svg};
-use jobsort::sim::record::check_decay;
-use jobsort::sim::run::{RunOptions, RunResult, simulate};
+use jobsort::sim::run::{RunOptions, RunResult, simulate_setup};
 use jobsort::sim::scheduler::drop_oversized;
-use jobsort::sim::share::{AutoTree, FairshareConfig, entity_of};
+use jobsort::sim::setup::{Setup, check_decay};
+use jobsort::sim::share::{AutoTree, FairshareConfig};
 use jobsort::sim::{SimConfig, workload};
 use rayon::prelude::*;
 use std::io::IsTerminal;
@@ -177,33 +175,17 @@ impl SimFairshareArgs {
 
 /// A `resource_group` tree none of whose entities runs a job leaves every job under
 /// `unknown`: the fairshare keywords are then the same for every job. Warn.
-fn warn_unmatched_tree(
-    config: &FairshareConfig,
-    file: &str,
-    field: &str,
-    jobs: &[jobsort::sim::SimJob],
-) -> Result<(), Failure> {
-    let Some(text) = &config.resource_group else {
-        return Ok(());
+fn warn_unmatched_tree(setup: &Setup, file: &str, field: &str) {
+    let Some(tree) = setup.share_tree() else {
+        return;
     };
-    let options = ParseOptions {
-        unknown_shares: config.unknown_shares as i32,
-        lenient: false,
-    };
-    let (tree, _) =
-        PbsTree::parse_resource_group(text, file, &options).map_err(Failure::invalid)?;
-    let kind = config.entity;
-    if !jobs.is_empty()
-        && !jobs
-            .iter()
-            .any(|j| entity_of(kind, j).is_some_and(|e| tree.find(&e).is_some()))
-    {
+    let leaves = setup.leaves();
+    if !leaves.is_empty() && !leaves.iter().any(|&l| tree.is_listed(l)) {
         warn(&format!(
             "{file}: no trace job's {field} is in the tree: every job is under `unknown` and \
              fairshare gives all the same values (the trace names users u<N>, groups g<N>)"
         ));
     }
-    Ok(())
 }
 
 fn nth_path(p: &Path, k: usize, n: usize) -> PathBuf {
@@ -260,24 +242,13 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         warn(&format!("{}: no jobs to simulate", args.trace.name()));
     }
     drop_oversized(&mut w, nodes, cores);
-    if let (Some(config), Some(path)) = (&fairshare, &args.fairshare.resource_group) {
-        let field = args.fairshare.entity.to_possible_value();
-        let field = field.as_ref().map_or("entity", |v| v.get_name());
-        warn_unmatched_tree(config, &path.name(), field, &w.jobs)?;
-    }
     let limits = match &args.limits {
         None => None,
-        Some(path) => {
-            let spec = LimitsSpec {
-                name: path.name(),
-                text: path.read_text()?,
-                reject_unknown_users: args.reject_unknown_users,
-            };
-            // Check it now so a bad file is reported once, before any run.
-            jobsort::limits::LimitsConfig::parse(&spec.name, &spec.text)
-                .map_err(Failure::invalid)?;
-            Some(spec)
-        }
+        Some(path) => Some(LimitsSpec {
+            name: path.name(),
+            text: path.read_text()?,
+            reject_unknown_users: args.reject_unknown_users,
+        }),
     };
     let config = SimConfig {
         policy: args.policy.into(),
@@ -287,6 +258,13 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         fairshare,
         limits,
     };
+    // Once for every formula: a bad tree or limits file is reported before any run.
+    let setup = Setup::new(&config, &w.jobs).map_err(Failure::invalid)?;
+    if let Some(path) = &args.fairshare.resource_group {
+        let field = args.fairshare.entity.to_possible_value();
+        let field = field.as_ref().map_or("entity", |v| v.get_name());
+        warn_unmatched_tree(&setup, &path.name(), field);
+    }
     let specs: Vec<Option<&CompiledFormula>> = if formulas.is_empty() {
         vec![None]
     } else {
@@ -325,9 +303,9 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
                 series: args.plot.is_some(),
                 progress: Some(&cb),
             };
-            let r = simulate(
+            let r = simulate_setup(
                 &w,
-                &config,
+                &setup,
                 f.map(|f| f as &dyn jobsort::sim::Priority),
                 &opts,
             )
