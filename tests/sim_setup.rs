@@ -55,3 +55,73 @@ fn auto_tree_takes_swf_user_minus_one_as_pbs_unknown_group() {
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
 }
+
+/// `replay --verify` of `text` (written to `dir/name`) as JSON.
+fn verify(dir: &std::path::Path, name: &str, text: &str) -> serde_json::Value {
+    let path = write(dir, name, text);
+    let out = jobsort(["replay", &path, "--verify", "--format", "json"]);
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{name}: {}",
+        stderr(&out)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// A recording with `--auto-tree` records the tree's entities in its header, so a recording
+/// cut at any line — between lines or inside one, as kill -9 leaves it — verifies exactly:
+/// the tree is the whole workload's, not the one the prefix's users would give. Without them
+/// (recordings made before), the tree comes from the prefix's jobs and the values differ.
+#[test]
+fn every_prefix_of_an_auto_tree_recording_verifies() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("kth.rec");
+    let rec = rec.to_string_lossy();
+    let out = jobsort([
+        "sim",
+        "--trace",
+        &common::cli::kth(),
+        "--first",
+        "3000",
+        "--policy",
+        "strict",
+        "--auto-tree",
+        "user",
+        "--formula",
+        "fairshare_perc * 1000000 + fairshare_factor",
+        "--record",
+        &rec,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&*rec).unwrap();
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    assert!(lines[0].contains("\"auto_entities\":[\""), "{}", lines[0]);
+    let n = lines.len();
+    for cut in [1, 2, 50, n / 3, n / 2, n - 1, n] {
+        let prefix = lines[..cut].concat();
+        let v = verify(dir.path(), &format!("cut{cut}.rec"), &prefix);
+        assert_eq!(v["mismatches"], 0, "cut at line {cut}: {v}");
+        assert_eq!(v["rounds"], cut as u64 - 1, "cut at line {cut}");
+        assert_eq!(v["truncated"], false);
+        // Cut inside the next line: its partial line is ignored, the rest verifies.
+        if cut < n {
+            let partial = format!("{prefix}{}", &lines[cut][..lines[cut].len() / 2]);
+            let v = verify(dir.path(), &format!("mid{cut}.rec"), &partial);
+            assert_eq!(v["mismatches"], 0, "cut inside line {}: {v}", cut + 1);
+            assert_eq!(v["truncated"], true);
+            assert_eq!(v["rounds"], cut as u64 - 1);
+        }
+    }
+    // The header of an older recording, without the entities: a prefix builds its tree from
+    // its own users, and the fairshare values differ.
+    let mut header: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
+    header["fairshare"]
+        .as_object_mut()
+        .unwrap()
+        .remove("auto_entities");
+    let old = format!("{header}\n{}", lines[1..n / 3].concat());
+    let v = verify(dir.path(), "old.rec", &old);
+    assert!(v["mismatches"].as_u64().unwrap() > 0, "{v}");
+    let whole = format!("{header}\n{}", lines[1..].concat());
+    assert_eq!(verify(dir.path(), "old-whole.rec", &whole)["mismatches"], 0);
+}

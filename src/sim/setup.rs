@@ -13,7 +13,7 @@
 
 use super::limit::{LimitState, UnlistedUserError};
 use super::scheduler::SimConfig;
-use super::share::{TreeError, UsageTree};
+use super::share::{AutoEntities, TreeError, UsageTree};
 use super::workload::SimJob;
 use crate::limits::{LimitEngine, LimitError, LimitsConfig, LimitsFileError};
 
@@ -116,9 +116,17 @@ impl Setup {
         if config.threshold.is_some_and(f64::is_nan) {
             return Err(SetupError::NanThreshold);
         }
-        let share = match &config.fairshare {
+        let mut config = config.clone();
+        let share = match &mut config.fairshare {
             Some(fs) => {
                 check_decay(fs.decay_time, fs.decay_factor).map_err(SetupError::Fairshare)?;
+                // The auto tree's entities, recorded so that every prefix of a recording
+                // rebuilds this tree (a prefix's jobs alone would give a smaller one).
+                if let (Some(auto), None, None) =
+                    (fs.auto_tree, &fs.resource_group, &fs.auto_entities)
+                {
+                    fs.auto_entities = Some(AutoEntities::of(auto, jobs));
+                }
                 Some(UsageTree::build(fs, jobs)?)
             }
             None => None,
@@ -142,14 +150,15 @@ impl Setup {
             None => None,
         };
         Ok(Setup {
-            config: config.clone(),
+            config,
             jobs: jobs.len(),
             share,
             limits,
         })
     }
 
-    /// The settings, as a recording's header records them.
+    /// The settings, as a recording's header records them: the settings given, with the auto
+    /// tree's entities filled in.
     pub fn config(&self) -> &SimConfig {
         &self.config
     }

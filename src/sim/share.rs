@@ -110,6 +110,12 @@ pub struct FairshareConfig {
     pub decay_factor: f64,
     /// Shares of `unknown` (PBS `unknown_shares`, default 0).
     pub unknown_shares: u32,
+    /// The entities of the auto tree, in the order the tree added them: the whole
+    /// workload's, so that a recording cut at any round rebuilds the tree it was made with.
+    /// [`Setup::new`](crate::sim::setup::Setup::new) fills it in; `None` (recordings made
+    /// before it was recorded) derives them from the jobs given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto_entities: Option<AutoEntities>,
 }
 
 impl FairshareConfig {
@@ -122,6 +128,7 @@ impl FairshareConfig {
             decay_time: 86_400,
             decay_factor: 0.5,
             unknown_shares: 0,
+            auto_entities: None,
         }
     }
 }
@@ -177,13 +184,17 @@ impl UsageTree {
                     .map_err(TreeError::ResourceGroup)?
                     .0
             }
-            // A tree of the entities themselves: they are its leaves, in first-seen order.
-            (None, Some(auto @ (AutoTree::User | AutoTree::Group)))
-                if auto_entity(auto) == cfg.entity =>
-            {
-                auto_tree(&AutoEntities::Names(names.clone()), unknown_shares)
-            }
-            (None, Some(auto)) => auto_tree(&AutoEntities::of(auto, jobs), unknown_shares),
+            (None, Some(auto)) => match &cfg.auto_entities {
+                Some(recorded) => {
+                    recorded.check(auto)?;
+                    auto_tree(recorded, unknown_shares)
+                }
+                // A tree of the entities themselves: they are its leaves, in first-seen order.
+                None if auto != AutoTree::GroupUser && auto_entity(auto) == cfg.entity => {
+                    auto_tree(&AutoEntities::Names(names.clone()), unknown_shares)
+                }
+                None => auto_tree(&AutoEntities::of(auto, jobs), unknown_shares),
+            },
             (None, None) => PbsTree::new(unknown_shares),
         };
         let listed = tree.len();
@@ -449,8 +460,10 @@ fn auto_entity(auto: AutoTree) -> EntityKind {
     }
 }
 
-/// The entities of an auto tree, in first-seen (submit) order.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The entities of an auto tree, in first-seen (submit) order. In a recording's header:
+/// `["u1","u2",...]` for `user` and `group`, `[["g1","u1"],...]` for `group:user`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(untagged)]
 pub enum AutoEntities {
     /// `user` or `group`: the leaves under the root.
     Names(Vec<String>),
@@ -471,6 +484,26 @@ impl AutoEntities {
                 number_first_seen(keys, |&(g, u)| pairs.push((g.to_string(), u.to_string())));
                 AutoEntities::Pairs(pairs)
             }
+        }
+    }
+
+    /// Whether these entities can be those of `auto`: names for `user` and `group`, pairs
+    /// for `group:user` (an empty list is either).
+    fn check(&self, auto: AutoTree) -> Result<(), TreeError> {
+        match (self, auto) {
+            (AutoEntities::Names(n), AutoTree::GroupUser) if !n.is_empty() => {
+                Err(TreeError::AutoEntities(
+                    "`auto_entities` are names; auto_tree `group:user` needs [group, user] pairs"
+                        .into(),
+                ))
+            }
+            (AutoEntities::Pairs(p), AutoTree::User | AutoTree::Group) if !p.is_empty() => {
+                Err(TreeError::AutoEntities(format!(
+                    "`auto_entities` are [group, user] pairs; auto_tree `{}` needs names",
+                    auto.name()
+                )))
+            }
+            _ => Ok(()),
         }
     }
 }
@@ -606,12 +639,22 @@ mod tests {
             let text = FairshareConfig {
                 auto_tree: None,
                 resource_group: Some(auto_resource_group(auto, &jobs)),
-                ..cfg
+                ..cfg.clone()
             };
             let (slow, slow_leaves) = UsageTree::build(&text, &jobs).unwrap();
             assert_eq!(fast_leaves, slow_leaves, "{auto:?}");
             // Bit for bit: names, group ids, shares, percentages, usage, in arena order.
             assert_eq!(fast.pbs(), slow.pbs(), "{auto:?}");
+            // The recorded entities rebuild it from any prefix of the jobs.
+            let recorded = FairshareConfig {
+                auto_entities: Some(AutoEntities::of(auto, &jobs)),
+                ..cfg.clone()
+            };
+            let (again, again_leaves) = UsageTree::build(&recorded, &jobs[..2]).unwrap();
+            assert_eq!(again.pbs(), fast.pbs(), "{auto:?}");
+            assert_eq!(again_leaves, fast_leaves[..2], "{auto:?}");
+            let (prefix, _) = UsageTree::build(&cfg, &jobs[..2]).unwrap();
+            assert_ne!(prefix.pbs(), fast.pbs(), "{auto:?}");
         }
         // An entity outside a given tree goes under `unknown`.
         let cfg = FairshareConfig {
