@@ -125,3 +125,69 @@ fn every_prefix_of_an_auto_tree_recording_verifies() {
     let whole = format!("{header}\n{}", lines[1..].concat());
     assert_eq!(verify(dir.path(), "old-whole.rec", &whole)["mismatches"], 0);
 }
+
+/// `--record` to a pipe, a FIFO or `-` streams the recording and exits 0 with its report
+/// (fsync, which a regular file gets at the end, is refused by pipes: "Invalid argument").
+#[test]
+fn recording_to_a_pipe_or_fifo_streams() {
+    let kth = common::cli::kth();
+    let sim = |record: &str| {
+        jobsort([
+            "sim", "--trace", &kth, "--first", "200", "--record", record, "--format", "json",
+        ])
+    };
+    let lines = |text: &str| -> Vec<serde_json::Value> {
+        text.lines()
+            .take_while(|l| l.starts_with("{\""))
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    // Stdout is the test's pipe: the recording, then the report.
+    let out = sim("/dev/stdout");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rec = lines(&text);
+    assert_eq!(rec[0]["format"], "jobsort-recording");
+    assert!(rec.len() > 100, "{} lines", rec.len());
+    assert!(text.contains("\"runs\""), "no report after the recording");
+    // `-`: the recording alone on stdout (the report on stderr), and it verifies.
+    let out = sim("-");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("\"runs\""));
+    let verified =
+        common::cli::jobsort_stdin(["replay", "-", "--verify", "--format", "json"], &out.stdout);
+    let v: serde_json::Value = serde_json::from_slice(&verified.stdout).unwrap();
+    assert_eq!(v["mismatches"], 0, "{v}");
+    assert_eq!(v["rounds"].as_u64(), Some(rec.len() as u64 - 1));
+    // A FIFO, read by another thread.
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("rec.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    let out = sim(&fifo.to_string_lossy());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(lines(&reader.join().unwrap()), rec);
+    // One stream holds one recording.
+    let out = jobsort([
+        "sim",
+        "--trace",
+        &kth,
+        "--first",
+        "20",
+        "--record",
+        "-",
+        "--formula",
+        "ncpus",
+        "--formula",
+        "walltime",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("not a regular file, so it holds one recording"));
+}

@@ -42,7 +42,8 @@ pub enum RunError {
 /// What to do besides simulating.
 #[derive(Default)]
 pub struct RunOptions<'a> {
-    /// Write a recording to this file (streamed, flushed each round).
+    /// Write a recording to this file (streamed, flushed each round; a regular file is also
+    /// synced to disk at the end, a pipe, FIFO or terminal is only written).
     pub record: Option<&'a Path>,
     /// Keep the queue-length series (for plots).
     pub series: bool,
@@ -90,17 +91,20 @@ pub fn simulate_setup(
     let mut recorder = match opts.record {
         Some(p) => {
             let f = std::fs::File::create(p).map_err(|e| io_err(p, e))?;
+            // A pipe, FIFO or terminal is a stream: nothing to make durable.
+            let regular = f.metadata().map_err(|e| io_err(p, e))?.is_file();
             let header = Header::new(trace_info(w), formula.map(|f| f.source()), config);
             Some((
                 Recorder::new(BufWriter::new(f), &header).map_err(|e| io_err(p, e))?,
                 p,
+                regular,
             ))
         }
         None => None,
     };
     let total = w.jobs.len();
     while let Some(round) = sim.step() {
-        if let Some((rec, p)) = recorder.as_mut() {
+        if let Some((rec, p, _)) = recorder.as_mut() {
             rec.round(&w.jobs, round).map_err(|e| io_err(p, e))?;
         }
         if let Some(cb) = opts.progress
@@ -109,13 +113,15 @@ pub fn simulate_setup(
             cb(sim.submitted(), total);
         }
     }
-    if let Some((rec, p)) = recorder {
+    if let Some((rec, p, regular)) = recorder {
         let mut f = rec
             .into_inner()
             .into_inner()
             .map_err(|e| io_err(p, e.into_error()))?;
         f.flush().map_err(|e| io_err(p, e))?;
-        f.sync_all().map_err(|e| io_err(p, e))?;
+        if regular {
+            f.sync_all().map_err(|e| io_err(p, e))?;
+        }
     }
     if let Some(cb) = opts.progress {
         cb(total, total);

@@ -53,8 +53,9 @@ pub struct Args {
     /// With --limits: reject jobs of users without an association (flux behaviour).
     #[arg(long = "reject-unknown-users")]
     pub reject_unknown_users: bool,
-    /// Write a recording (JSON lines). With several formulas, FILE gets `.1`, `.2`, ...
-    /// before its extension.
+    /// Write a recording (JSON lines; `-` for stdout, the report then goes to stderr). With
+    /// several formulas, FILE gets `.1`, `.2`, ... before its extension. A pipe or FIFO is
+    /// written as a stream.
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
     /// Write comparison plots: wait CDF per formula, queue length over time, delivered vs
@@ -188,6 +189,24 @@ fn warn_unmatched_tree(setup: &Setup, file: &str, field: &str) {
     }
 }
 
+/// The file of each formula's recording: FILE itself for one formula, else `FILE.1`,
+/// `FILE.2`, ... before its extension. `-` is stdout; it and any other path that is not a
+/// regular file (a pipe, a FIFO, `/dev/stdout`) are one stream, which holds one recording.
+fn record_paths(record: &Path, n: usize) -> Result<Vec<PathBuf>, Failure> {
+    let stdout = record == Path::new("-");
+    if n > 1 && (stdout || std::fs::metadata(record).is_ok_and(|m| !m.is_file())) {
+        return Err(Failure::usage(format!(
+            "--record {}: not a regular file, so it holds one recording; {n} formulas need a \
+             file name FILE (they write FILE.1 ... FILE.{n})",
+            record.display()
+        )));
+    }
+    if stdout {
+        return Ok(vec![PathBuf::from("/dev/stdout")]);
+    }
+    Ok((1..=n).map(|k| nth_path(record, k, n)).collect())
+}
+
 fn nth_path(p: &Path, k: usize, n: usize) -> PathBuf {
     if n <= 1 {
         return p.to_path_buf();
@@ -233,6 +252,10 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         }
         formulas.push(compiled);
     }
+    let records = match &args.record {
+        Some(p) => Some(record_paths(p, formulas.len().max(1))?),
+        None => None,
+    };
     let mut w = load_trace(&args.trace)?;
     if let Some(n) = args.first {
         w.truncate(n);
@@ -270,7 +293,6 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     } else {
         formulas.iter().map(Some).collect()
     };
-    let n = specs.len();
     let bars = std::io::stderr()
         .is_terminal()
         .then(indicatif::MultiProgress::new);
@@ -278,7 +300,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         .par_iter()
         .enumerate()
         .map(|(k, f)| {
-            let record = args.record.as_ref().map(|p| nth_path(p, k + 1, n));
+            let record = records.as_ref().map(|r| r[k].as_path());
             let bar = bars.as_ref().map(|m| {
                 let b = m.add(indicatif::ProgressBar::new(w.jobs.len() as u64));
                 b.set_style(
@@ -299,7 +321,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
                 }
             };
             let opts = RunOptions {
-                record: record.as_deref(),
+                record,
                 series: args.plot.is_some(),
                 progress: Some(&cb),
             };
@@ -320,12 +342,12 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         .into_iter()
         .collect::<Result<Vec<_>, _>>()
         .map_err(Failure::invalid)?;
-    if let Some(record) = &args.record {
-        for k in 1..=n {
-            note(&format!(
-                "recording written to {}",
-                nth_path(record, k, n).display()
-            ));
+    let to_stdout = args.record.as_deref() == Some(Path::new("-"));
+    if to_stdout {
+        note("recording written to stdout (the report follows on stderr)");
+    } else if let Some(records) = &records {
+        for p in records {
+            note(&format!("recording written to {}", p.display()));
         }
     }
     if let Some((p, png)) = plot {
@@ -342,15 +364,22 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         } else {
             svg.into_bytes()
         };
-        write_atomic(p, &bytes)
-            .map_err(|e| Failure::invalid(format!("{}: cannot write: {e}", p.display())))?;
+        // A regular file is replaced atomically; a pipe or FIFO is a stream.
+        if std::fs::metadata(p).is_ok_and(|m| !m.is_file()) {
+            std::fs::write(p, &bytes)
+        } else {
+            write_atomic(p, &bytes)
+        }
+        .map_err(|e| Failure::invalid(format!("{}: cannot write: {e}", p.display())))?;
         note(&format!("plot written to {}", p.display()));
     }
+    let mut stderr = std::io::stderr();
+    let report: &mut Out = if to_stdout { &mut stderr } else { out };
     match args.format {
-        ReportFormat::Json => write_json(out, &json_report(&w, nodes, cores, &runs), true)?,
-        ReportFormat::Table => write_table(out, &w, nodes, cores, &runs)?,
+        ReportFormat::Json => write_json(report, &json_report(&w, nodes, cores, &runs), true)?,
+        ReportFormat::Table => write_table(report, &w, nodes, cores, &runs)?,
     }
-    out.flush()?;
+    report.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 
