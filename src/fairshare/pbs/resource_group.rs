@@ -14,6 +14,13 @@ pub struct ParseOptions {
 }
 
 impl PbsTree {
+    /// Parse a `resource_group` file's text into a new tree and compute its percentages and
+    /// usage factors. `file` names the file in messages (`file:line: message`). Returns the
+    /// tree and warnings (lenient mode only).
+    ///
+    /// The file is read as `parse_group` (fairshare.cpp) reads it: `fgets` into a 256-byte
+    /// buffer (a line longer than 255 bytes is read as several lines), only the newline
+    /// removed (a carriage return stays on the last token), tokens split at spaces and tabs,
     /// numbers read by `strtol` and stored in an `int`. Lenient mode does exactly that, skipping
     /// bad lines with PBS's `resgroup: error on line N.` (N counts `fgets` pieces, as PBS's
     /// does). Strict mode fails on the first line PBS would skip or read differently from

@@ -76,13 +76,6 @@ impl PbsTree {
         t
     }
 
-    /// Parse a `resource_group` file's text into a new tree and compute its percentages and
-    /// usage factors. `file` names the file in messages (`file:line: message`). Returns the
-    /// tree and warnings (lenient mode only).
-    ///
-    /// The file is read as `parse_group` (fairshare.cpp) reads it: `fgets` into a 256-byte
-    /// buffer (a line longer than 255 bytes is read as several lines), only the newline
-
     /// `parse_group`'s insertion of one `resource_group` line, as a call: a new node `name`
     /// with `shares` shares under `parent`, whose children get group id `cresgroup`; returns
     /// its index. `Err(i)`, and nothing added, when the tree already has a node of that name,
