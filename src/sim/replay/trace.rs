@@ -1,9 +1,7 @@
 //! A trace's real schedule (SWF `submit + wait`) as a recording, and its metrics.
 
 use crate::sim::metrics;
-use crate::sim::record::{
-    ClusterInfo, FORMAT, Header, RecDecision, RecEvent, RecRound, Recording, VERSION,
-};
+use crate::sim::record::{Header, RecDecision, RecEvent, RecRound, Recording};
 use crate::sim::scheduler::SimConfig;
 use crate::sim::workload::Workload;
 use std::collections::BTreeMap;
@@ -52,20 +50,7 @@ pub fn recording_from_trace(w: &Workload, config: &SimConfig) -> Recording {
         });
     }
     Recording {
-        header: Header {
-            format: FORMAT.into(),
-            version: VERSION,
-            trace: crate::sim::run::trace_info(w),
-            formula: None,
-            policy: config.policy,
-            cluster: ClusterInfo {
-                nodes: config.nodes,
-                cores: config.cores,
-            },
-            threshold: config.threshold,
-            fairshare: config.fairshare.clone(),
-            limits: config.limits.clone(),
-        },
+        header: Header::new(crate::sim::run::trace_info(w), None, config),
         rounds,
         truncated: false,
     }
