@@ -2,7 +2,7 @@
 
 use super::super::FairshareError;
 use super::super::c_text::{PBS_LINE_MAX, c_int_field, fgets_pieces, skip_line};
-use super::{PbsNode, PbsTree, ROOT_NAME, check_entity_name};
+use super::{PbsTree, ROOT_NAME, check_entity_name};
 
 /// Options of `parse_resource_group`.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -128,10 +128,9 @@ impl PbsTree {
             warn(format!("{msg}; kept, as PBS does"));
         }
         let cgroup = c_int_field("id", cgroup, name, lenient, warn)?;
-        let mut node = PbsNode::new(name);
-        node.cresgroup = cgroup;
-        node.shares = shares;
-        self.push_child(node, p);
+        // Unique: checked above, before the fields, in `parse_group`'s order.
+        self.add_entity(name, cgroup, p, shares)
+            .map_err(|_| format!("entity {name} is not unique"))?;
         Ok(name.to_string())
     }
 }

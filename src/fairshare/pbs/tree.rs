@@ -76,6 +76,31 @@ impl PbsTree {
         t
     }
 
+    /// `parse_group`'s insertion of one `resource_group` line, as a call: a new node `name`
+    /// with `shares` shares under `parent`, whose children get group id `cresgroup`; returns
+    /// its index. `Err(i)`, and nothing added, when the tree already has a node of that name,
+    /// `i` (PBS: "entity NAME is not unique"). Percentages are not recomputed: call
+    /// [`recompute`](Self::recompute) once after adding many.
+    ///
+    /// # Panics
+    /// When `parent` is not a node of this tree (an index [`find`](Self::find) or this
+    /// function returned is one).
+    pub fn add_entity(
+        &mut self,
+        name: &str,
+        cresgroup: i32,
+        parent: usize,
+        shares: i32,
+    ) -> Result<usize, usize> {
+        if let Some(i) = self.find(name) {
+            return Err(i);
+        }
+        let mut node = PbsNode::new(name);
+        node.cresgroup = cresgroup;
+        node.shares = shares;
+        Ok(self.push_child(node, parent))
+    }
+
     /// `add_child`: attach `node` under `parent` (as PBS's first child) and index it.
     pub(super) fn push_child(&mut self, mut node: PbsNode, parent: usize) -> usize {
         let id = self.nodes.len();

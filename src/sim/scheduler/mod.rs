@@ -40,8 +40,9 @@ pub use types::{
 use crate::rank;
 use crate::sim::cluster::{Allocation, Cluster, SizeSet};
 use crate::sim::inputs::Source;
-use crate::sim::limit::{Admission, LimitState};
+use crate::sim::limit::Admission;
 use crate::sim::priority::Priority;
+use crate::sim::setup::Setup;
 use crate::sim::share::UsageTree;
 use crate::sim::workload::SimJob;
 use groups::{GroupInputs, head_groups};
@@ -52,19 +53,21 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 impl<'a> Simulator<'a> {
-    /// Set up a simulation. `jobs` must be sorted by submit time and every job must fit the
-    /// idle cluster (use [`drop_oversized`] first).
+    /// A simulation of `jobs` from its `setup` (built for these jobs by [`Setup::new`]).
+    /// `jobs` must be sorted by submit time and every job must fit the idle cluster (use
+    /// [`drop_oversized`] first).
     pub fn new(
         jobs: &'a [SimJob],
-        config: SimConfig,
+        setup: &Setup,
         formula: Option<&'a dyn Priority>,
     ) -> Result<Simulator<'a>, SimError> {
-        if config.nodes == 0 || config.cores == 0 {
-            return Err(SimError::EmptyCluster {
-                nodes: config.nodes,
-                cores: config.cores,
+        if setup.jobs() != jobs.len() {
+            return Err(SimError::OtherJobs {
+                setup: setup.jobs(),
+                jobs: jobs.len(),
             });
         }
+        let config = setup.config().clone();
         let cluster = Cluster::new(config.nodes, config.cores);
         for w in jobs.windows(2) {
             if w[1].submit < w[0].submit {
@@ -77,19 +80,9 @@ impl<'a> Simulator<'a> {
                 request: format!("{:?}", j.request),
             });
         }
-        let (share, leaf) = match &config.fairshare {
-            Some(cfg) => {
-                let (t, l) = UsageTree::build(cfg, jobs).map_err(SimError::Fairshare)?;
-                (Some(t), l)
-            }
-            None => (None, vec![]),
-        };
-        let limits = match &config.limits {
-            Some(spec) => {
-                Some(LimitState::new(spec, jobs, config.cores).map_err(SimError::Limits)?)
-            }
-            None => None,
-        };
+        let share = setup.share_tree().cloned();
+        let leaf = setup.leaves().to_vec();
+        let limits = setup.limits().cloned();
         let sources: Vec<Source> = formula
             .map(|f| f.inputs().iter().map(Source::of).collect())
             .unwrap_or_default();
