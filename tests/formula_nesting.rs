@@ -173,9 +173,8 @@ fn chains_of_ten_thousand_operands_check_compile_and_agree() {
             chain("x", "<", m),
             format!("max({})", chain("x", ",", m)),
         ] {
-            let c = accepted_everywhere(&src);
+            accepted_everywhere(&src);
             round_trips(&src);
-            drop(c);
         }
     });
 }

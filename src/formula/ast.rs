@@ -12,12 +12,12 @@
 use super::syntax::{BinaryOp, CmpOp, Link, Span, UnaryOp};
 use std::fmt;
 
-/// The deepest nesting the parser builds. The operands of a chain of binary operators, `and`
-/// and `or` (`a + b * c - d` is the chain `(a + (b * c)) - d`) sit at the chain's own level: a
-/// flat sum of any length is two levels deep (the sum and its terms). Every other operand (of
-/// a unary operator, the right side of `**`, a call's arguments, a conditional's parts, a
-/// comparison's operands, a parenthesised chain's operands) is one level deeper than its
-/// operator.
+/// The deepest nesting the parser builds. A chain of binary operators, `and` and `or` is
+/// walked down its left operands in a loop, so those sit at the chain's own level: a flat sum
+/// of any length is two levels deep (the sum and its terms). Every other operand is one level
+/// deeper than its operator: a link's right operand (the `b * c` of `a + b * c`, the right
+/// side of `**`), a unary operator's operand, a call's arguments, a conditional's parts and a
+/// comparison's operands.
 pub const MAX_NESTING: u32 = 256;
 
 /// The deepest parenthesis nesting accepted: CPython's, whose tokenizer refuses more than
