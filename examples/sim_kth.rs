@@ -69,26 +69,33 @@ fn main() {
                 fairshare: share.clone(),
                 limits: None,
             };
-            rows.push((label, f, cfg, f64::INFINITY, 0));
+            rows.push((label, f, cfg, f64::INFINITY, 0, None));
         }
     }
     // Interleaved: run k of every row, then run k + 1, so that a slow moment of a shared
     // machine does not fall on one row only.
     for _ in 0..runs {
-        for (_, f, cfg, best, rounds) in &mut rows {
+        for (_, f, cfg, best, rounds, failed) in &mut rows {
             let t = Instant::now();
-            let r = simulate(
+            match simulate(
                 &w,
                 cfg,
                 f.map(|f| f as &dyn Priority),
                 &RunOptions::default(),
-            )
-            .expect("simulate");
-            *best = best.min(t.elapsed().as_secs_f64());
-            *rounds = r.outcome.rounds;
+            ) {
+                Ok(r) => {
+                    *best = best.min(t.elapsed().as_secs_f64());
+                    *rounds = r.outcome.rounds;
+                }
+                Err(e) => *failed = Some(e.to_string()),
+            }
         }
     }
-    for (label, _, cfg, best, rounds) in &rows {
+    for (label, _, cfg, best, rounds, failed) in &rows {
+        if let Some(e) = failed {
+            println!("{:<8} {label:<48} error: {e}", cfg.policy.name());
+            continue;
+        }
         println!(
             "{:<8} {:<48} {:>9} {:>8} {:>12.4} {:>12.0}",
             cfg.policy.name(),
