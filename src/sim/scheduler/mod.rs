@@ -65,7 +65,9 @@ impl<'a> Simulator<'a> {
                 cores: config.cores,
             });
         }
+        // Full rounds are the default: placed by node until `with_full_rounds(false)`.
         let cluster = Cluster::new(config.nodes, config.cores);
+        let counts_suffice = Cluster::counts_suffice(config.cores, jobs.iter().map(|j| j.request));
         for w in jobs.windows(2) {
             if w[1].submit < w[0].submit {
                 return Err(SimError::Unsorted(w[1].id.clone()));
@@ -122,6 +124,7 @@ impl<'a> Simulator<'a> {
                 .collect(),
             formula,
             cluster,
+            counts_suffice,
             next_submit: 0,
             ends: BinaryHeap::new(),
             queue: Vec::new(),
@@ -180,6 +183,7 @@ impl<'a> Simulator<'a> {
     /// Compute each round's input hash (needed for recording and verification).
     pub fn with_hashing(mut self, on: bool) -> Self {
         self.hashing = on;
+        self.keep_cluster_as_needed();
         self
     }
 
@@ -190,7 +194,28 @@ impl<'a> Simulator<'a> {
     /// The schedule is the same either way.
     pub fn with_full_rounds(mut self, on: bool) -> Self {
         self.full = on;
+        self.keep_cluster_as_needed();
         self
+    }
+
+    /// Keep the (idle) cluster by node when a decision or the rounds read nodes: a
+    /// recording lists each dispatch's nodes and hashes the free cores per node, and a
+    /// request for nodes of more than one core fits by where the free cores are. Else by
+    /// count, which decides the same and costs nothing per node.
+    fn keep_cluster_as_needed(&mut self) {
+        debug_assert_eq!(
+            self.rounds_done, 0,
+            "the cluster is chosen before the first round"
+        );
+        let by_node = self.full || self.hashing || !self.counts_suffice;
+        if by_node != self.cluster.by_node() {
+            let (nodes, cores) = (self.config.nodes, self.config.cores);
+            self.cluster = if by_node {
+                Cluster::new(nodes, cores)
+            } else {
+                Cluster::counted(nodes, cores)
+            };
+        }
     }
 
     /// Whether strict rounds without a recording are decided from group heads
@@ -498,15 +523,27 @@ impl<'a> Simulator<'a> {
             h.update(v.to_bits().to_le_bytes());
         }
         h.update([0xff]);
-        for f in self.cluster.free() {
-            h.update(f.to_le_bytes());
+        // Every node's free cores as a little-endian u32, in node order, fed a run at a
+        // time (with hashing on, the cluster is kept by node).
+        const CHUNK: usize = 256;
+        let mut same = [0u8; CHUNK * 4];
+        for (nodes, free) in self.cluster.free_runs().into_iter().flatten() {
+            for w in same.chunks_exact_mut(4) {
+                w.copy_from_slice(&free.to_le_bytes());
+            }
+            let mut left = nodes as usize;
+            while left > 0 {
+                let k = left.min(CHUNK);
+                h.update(&same[..k * 4]);
+                left -= k;
+            }
         }
         crate::sim::workload::hex(&h.finalize()[..16])
     }
 
     /// Reset-and-re-sum accounting check plus per-job sanity (debug/test builds).
     pub fn check_invariants(&self, _t: i64) -> Result<(), String> {
-        let mut c = Cluster::new(self.config.nodes, self.config.cores);
+        let mut c = self.cluster.idle_like();
         c.reset_and_resum(
             self.running
                 .iter()
@@ -567,7 +604,7 @@ impl<'a> Simulator<'a> {
 /// Remove jobs that can never fit the cluster, counting them as dropped
 /// (`"larger than the cluster"`). Returns how many were dropped.
 pub fn drop_oversized(w: &mut crate::sim::workload::Workload, nodes: u32, cores: u32) -> usize {
-    let c = Cluster::new(nodes, cores);
+    let c = Cluster::counted(nodes, cores);
     let before = w.jobs.len();
     w.jobs.retain(|j| c.can_ever_fit(j.request));
     let dropped = before - w.jobs.len();
@@ -579,4 +616,88 @@ pub fn drop_oversized(w: &mut crate::sim::workload::Workload, nodes: u32, cores:
         w.report.kept = w.jobs.len();
     }
     dropped
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::workload::Request;
+
+    fn job(i: usize, submit: i64, run: i64, walltime: i64, request: Request) -> SimJob {
+        SimJob {
+            id: i.to_string(),
+            submit,
+            run,
+            walltime,
+            walltime_given: true,
+            request,
+            mem: 0.0,
+            user: format!("u{}", i % 3),
+            group: "g".into(),
+            queue: "q".into(),
+            queue_priority: 0.0,
+            resources: Default::default(),
+            recorded_start: None,
+        }
+    }
+
+    /// A random workload for `nodes × cores`: processor requests, and node requests when
+    /// `with_nodes`.
+    fn workload(nodes: u32, cores: u32, with_nodes: bool, seed: u64) -> Vec<SimJob> {
+        let mut x = seed;
+        let mut next = |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        let mut t = 0;
+        (0..400)
+            .map(|i| {
+                t += next(4) as i64;
+                let run = 1 + next(30) as i64;
+                let walltime = run + next(20) as i64;
+                let request = if with_nodes && next(2) == 0 {
+                    Request::Nodes {
+                        nodes: 1 + next(u64::from(nodes)) as u32,
+                        cores: 1 + next(u64::from(cores)) as u32,
+                    }
+                } else {
+                    Request::Procs(1 + next(u64::from(nodes * cores)) as u32)
+                };
+                job(i, t, run, walltime, request)
+            })
+            .collect()
+    }
+
+    /// Kept by count or by node, the cluster gives the same schedule, strict and EASY (debug
+    /// builds also check every round's free cores).
+    #[test]
+    fn counted_and_by_node_clusters_give_the_same_schedule() {
+        for (nodes, cores, with_nodes) in [(8, 1, true), (6, 4, false), (6, 4, true), (3, 16, true)]
+        {
+            for policy in [Policy::Strict, Policy::Easy] {
+                for seed in [1, 2, 3] {
+                    let jobs = workload(nodes, cores, with_nodes, seed);
+                    let config = SimConfig {
+                        policy,
+                        nodes,
+                        cores,
+                        threshold: None,
+                        fairshare: None,
+                        limits: None,
+                    };
+                    let full = Simulator::new(&jobs, config.clone(), None).unwrap();
+                    assert!(full.cluster.by_node());
+                    let quick = Simulator::new(&jobs, config, None)
+                        .unwrap()
+                        .with_full_rounds(false);
+                    assert_eq!(quick.cluster.by_node(), with_nodes && cores > 1);
+                    let (a, b) = (full.run_to_end(), quick.run_to_end());
+                    assert_eq!(a.start, b.start, "{nodes}x{cores} {policy:?} seed {seed}");
+                    assert!(a.start.iter().all(Option::is_some));
+                }
+            }
+        }
+    }
 }

@@ -31,6 +31,9 @@ pub struct Simulator<'a> {
     pub(super) config: SimConfig,
     pub(super) formula: Option<&'a dyn Priority>,
     pub(super) cluster: Cluster,
+    /// Whether a cluster kept by count decides as one kept by node for these jobs
+    /// ([`Cluster::counts_suffice`]).
+    pub(super) counts_suffice: bool,
     pub(super) next_submit: usize,
     pub(super) ends: BinaryHeap<Reverse<(i64, u32)>>,
     /// Queued jobs in submit order; may still hold jobs started since the last
