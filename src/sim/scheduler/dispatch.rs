@@ -146,18 +146,7 @@ impl<'a> Simulator<'a> {
             Request::Nodes { .. } => self.cluster.clone(),
         };
         // Running jobs by requested end (start + requested time), then submit order.
-        let mut by_req_end: Vec<(i64, u32)> = self
-            .running
-            .iter()
-            .map(|&j| {
-                (
-                    self.start[j as usize].unwrap_or(0) + self.hot[j as usize].walltime,
-                    j,
-                )
-            })
-            .collect();
-        by_req_end.sort_unstable();
-        for &(e, j) in &by_req_end {
+        for &(e, j) in &self.by_requested_end {
             if let Some(a) = &self.alloc[j as usize] {
                 then.release(a);
             }

@@ -49,7 +49,7 @@ use sha2::{Digest, Sha256};
 use state::Hot;
 pub use state::Simulator;
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BTreeSet, BinaryHeap};
 
 impl<'a> Simulator<'a> {
     /// Set up a simulation. `jobs` must be sorted by submit time and every job must fit the
@@ -132,6 +132,7 @@ impl<'a> Simulator<'a> {
             queued: 0,
             running: Vec::new(),
             running_at: vec![u32::MAX; n],
+            by_requested_end: BTreeSet::new(),
             alloc: vec![None; n],
             start: vec![None; n],
             end: vec![None; n],
@@ -454,6 +455,9 @@ impl<'a> Simulator<'a> {
         self.ends.push(Reverse((e, j)));
         self.running_at[j as usize] = self.running.len() as u32;
         self.running.push(j);
+        if self.config.policy == Policy::Easy {
+            self.by_requested_end.insert((t + h.walltime, j));
+        }
         self.charge(j, true);
         if let Some(l) = self.limits.as_mut() {
             l.on_start(&self.jobs[j as usize].id);
@@ -481,6 +485,12 @@ impl<'a> Simulator<'a> {
         self.running.swap_remove(p as usize);
         if let Some(&moved) = self.running.get(p as usize) {
             self.running_at[moved as usize] = p;
+        }
+        if self.config.policy == Policy::Easy
+            && let Some(s) = self.start[j as usize]
+        {
+            self.by_requested_end
+                .remove(&(s + self.hot[j as usize].walltime, j));
         }
         true
     }
@@ -551,6 +561,22 @@ impl<'a> Simulator<'a> {
         )?;
         if c != self.cluster {
             return Err("incremental free-core state differs from the re-summed one".into());
+        }
+        if self.config.policy == Policy::Easy {
+            let mut by_end: Vec<(i64, u32)> = self
+                .running
+                .iter()
+                .map(|&j| {
+                    (
+                        self.start[j as usize].unwrap_or(0) + self.hot[j as usize].walltime,
+                        j,
+                    )
+                })
+                .collect();
+            by_end.sort_unstable();
+            if !by_end.iter().eq(&self.by_requested_end) {
+                return Err("the running jobs by requested end differ from a sort of them".into());
+            }
         }
         for &j in &self.running {
             let job = &self.jobs[j as usize];
@@ -671,7 +697,7 @@ mod tests {
     }
 
     /// Kept by count or by node, the cluster gives the same schedule, strict and EASY (debug
-    /// builds also check every round's free cores).
+    /// builds also check every round's free cores and EASY's running jobs by requested end).
     #[test]
     fn counted_and_by_node_clusters_give_the_same_schedule() {
         for (nodes, cores, with_nodes) in [(8, 1, true), (6, 4, false), (6, 4, true), (3, 16, true)]

@@ -11,7 +11,7 @@ use crate::sim::priority::Priority;
 use crate::sim::share::UsageTree;
 use crate::sim::workload::{Request, SimJob};
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BTreeSet, BinaryHeap};
 
 /// The per-job fields the scheduling loop reads, packed (a `SimJob` is large, and the loop
 /// touches these for every queued job every round).
@@ -44,6 +44,9 @@ pub struct Simulator<'a> {
     pub(super) running: Vec<u32>,
     /// Each job's index in `running` (`u32::MAX`: not running), for O(1) removal.
     pub(super) running_at: Vec<u32>,
+    /// EASY: the running jobs by requested end (start + requested time), then submit order,
+    /// kept as jobs start and end (the shadow time walks it in order).
+    pub(super) by_requested_end: BTreeSet<(i64, u32)>,
     pub(super) alloc: Vec<Option<Allocation>>,
     pub(super) start: Vec<Option<i64>>,
     pub(super) end: Vec<Option<i64>>,
