@@ -5,11 +5,12 @@
 //! cargo run --release --example sim_kth
 //! ```
 //!
-//! With a trace (and optionally the machine and the number of runs), only the speed table,
-//! for that trace: the best of `runs` (default 3) per row, the rows interleaved.
+//! With a trace (and optionally the machine, the number of runs and one policy), only the
+//! speed table, for that trace: the best of `runs` (default 3) per row, the rows interleaved.
 //!
 //! ```sh
 //! cargo run --release --example sim_kth -- ../shared/data/traces/LLNL-Atlas-2006-2.1-cln.swf.gz 9216 1 5
+//! cargo run --release --example sim_kth -- ../shared/data/traces/KTH-SP2-1996-2.1-cln.swf.gz 100 1 20 strict
 //! ```
 
 use jobsort::sim::load_workload;
@@ -41,6 +42,9 @@ fn main() {
     let nodes = arg(1).or(w.machine.nodes).unwrap_or(100);
     let cores = arg(2).or(w.machine.cores).unwrap_or(1);
     let runs = arg(3).unwrap_or(3);
+    let only = args
+        .get(4)
+        .map(|p| Policy::parse(p).expect("strict or easy"));
     drop_oversized(&mut w, nodes, cores);
     println!("{} jobs on {nodes} x {cores}", w.jobs.len());
     let fs = Some(FairshareConfig::auto(AutoTree::User));
@@ -56,6 +60,9 @@ fn main() {
     );
     let mut rows = Vec::new();
     for policy in [Policy::Strict, Policy::Easy] {
+        if only.is_some_and(|p| p != policy) {
+            continue;
+        }
         for (label, f, share) in [
             ("(none: FCFS)", None, None),
             ("eligible_time", Some(&fcfs), None),
