@@ -44,7 +44,7 @@ use crate::sim::limit::{Admission, LimitState};
 use crate::sim::priority::Priority;
 use crate::sim::share::UsageTree;
 use crate::sim::workload::SimJob;
-use groups::{GroupInputs, head_groups};
+use groups::{GroupInputs, Groups, head_groups};
 use sha2::{Digest, Sha256};
 use state::Hot;
 pub use state::Simulator;
@@ -97,13 +97,15 @@ impl<'a> Simulator<'a> {
             .unwrap_or_default();
         let needs_share = sources.iter().any(Source::is_fairshare);
         let n = jobs.len();
+        let by_heads =
+            config.policy == Policy::Strict && config.threshold.is_none() && limits.is_none();
         let groups = match formula {
-            Some(f)
-                if config.policy == Policy::Strict
-                    && config.threshold.is_none()
-                    && limits.is_none() =>
-            {
-                head_groups(jobs, f, &sources, &leaf)
+            Some(f) if by_heads => head_groups(jobs, f, &sources, &leaf),
+            // Without a formula the order is submit order: one group, whose head is the top.
+            None if by_heads => {
+                let mut fifo = Groups::new(vec![0; n]);
+                fifo.check_tails = false; // no formula, nothing to err
+                Some((fifo, GroupInputs::default()))
             }
             _ => None,
         };
@@ -220,8 +222,8 @@ impl<'a> Simulator<'a> {
     }
 
     /// Whether strict rounds without a recording are decided from group heads
-    /// (`heads.rs`): strict policy, no threshold or limits, and a formula non-decreasing
-    /// in `eligible_time`.
+    /// (`heads.rs`): strict policy, no threshold or limits, and no formula (one group, in
+    /// submit order) or a formula non-decreasing in `eligible_time`.
     pub fn orders_by_heads(&self) -> bool {
         self.groups.is_some() && !self.full && !self.hashing
     }
@@ -696,8 +698,45 @@ mod tests {
             .collect()
     }
 
+    /// The simulator's state grows with the jobs, not the nodes: 2^32 − 1 nodes (a dense
+    /// array of free cores would take 17 GB) simulate as a few, by count and by node.
+    #[test]
+    fn a_cluster_of_every_node_id_costs_what_its_jobs_take() {
+        let jobs: Vec<SimJob> = (0..50)
+            .map(|i| {
+                let request = match i % 3 {
+                    0 => Request::Procs(u32::MAX - i as u32),
+                    1 => Request::Nodes {
+                        nodes: 1 << 30,
+                        cores: 2,
+                    },
+                    _ => Request::Procs(7),
+                };
+                job(i, i as i64, 10, 10, request)
+            })
+            .collect();
+        for policy in [Policy::Strict, Policy::Easy] {
+            let config = SimConfig {
+                policy,
+                nodes: u32::MAX,
+                cores: 2,
+                threshold: None,
+                fairshare: None,
+                limits: None,
+            };
+            let full = Simulator::new(&jobs, config.clone(), None).unwrap();
+            let quick = Simulator::new(&jobs, config, None)
+                .unwrap()
+                .with_full_rounds(false);
+            let (a, b) = (full.run_to_end(), quick.run_to_end());
+            assert_eq!(a.start, b.start);
+            assert!(a.start.iter().all(Option::is_some));
+        }
+    }
+
     /// Kept by count or by node, the cluster gives the same schedule, strict and EASY (debug
-    /// builds also check every round's free cores and EASY's running jobs by requested end).
+    /// builds also check every round's free cores, EASY's running jobs by requested end, and
+    /// every strict top job the head path picks against the full ranking).
     #[test]
     fn counted_and_by_node_clusters_give_the_same_schedule() {
         for (nodes, cores, with_nodes) in [(8, 1, true), (6, 4, false), (6, 4, true), (3, 16, true)]
@@ -719,6 +758,8 @@ mod tests {
                         .unwrap()
                         .with_full_rounds(false);
                     assert_eq!(quick.cluster.by_node(), with_nodes && cores > 1);
+                    // Strict without a formula: the head of the one group in submit order.
+                    assert_eq!(quick.orders_by_heads(), policy == Policy::Strict);
                     let (a, b) = (full.run_to_end(), quick.run_to_end());
                     assert_eq!(a.start, b.start, "{nodes}x{cores} {policy:?} seed {seed}");
                     assert!(a.start.iter().all(Option::is_some));
