@@ -271,33 +271,48 @@ pub enum WorkloadError {
     },
 }
 
-/// Read a whole file, transparently gunzipping `.gz` (or gzip magic bytes). Returns
-/// `(decoded text, sha256 hex of the stored bytes)`.
+/// Read a whole file, transparently gunzipping it when it starts with the gzip magic bytes
+/// (whatever its name). Returns `(decoded text, sha256 hex of the stored bytes)`.
 pub fn read_text(path: &Path) -> Result<(String, String), WorkloadError> {
     use sha2::Digest;
-    use std::io::Read;
     let file = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| WorkloadError::Io {
         file: file.clone(),
         message: e.to_string(),
     })?;
     let sha = hex(&sha2::Sha256::digest(&bytes));
-    let text = if bytes.starts_with(&[0x1f, 0x8b]) {
-        let mut s = String::new();
+    Ok((decode_text(bytes, &file)?, sha))
+}
+
+/// The text of a file's bytes: gunzipped when they start with the gzip magic bytes (every
+/// member of a multi-member file), then checked to be UTF-8. `file` names it in errors.
+pub fn decode_text(bytes: Vec<u8>, file: &str) -> Result<String, WorkloadError> {
+    use std::io::Read;
+    let bytes = if is_gzip(&bytes) {
+        // The last member's trailer holds its decoded size (mod 2^32): the whole text for
+        // a one-member file, read into one allocation. Deflate cannot expand past 1032:1.
+        let trailer = bytes.len().checked_sub(4).map(|at| &bytes[at..]);
+        let hint = trailer.map_or(0, |t| u32::from_le_bytes([t[0], t[1], t[2], t[3]]) as usize);
+        let mut out = Vec::with_capacity(hint.min(bytes.len().saturating_mul(1032)));
         flate2::read::MultiGzDecoder::new(&bytes[..])
-            .read_to_string(&mut s)
+            .read_to_end(&mut out)
             .map_err(|e| WorkloadError::Io {
-                file: file.clone(),
+                file: file.into(),
                 message: format!("gzip: {e}"),
             })?;
-        s
+        out
     } else {
-        String::from_utf8(bytes).map_err(|e| WorkloadError::Io {
-            file: file.clone(),
-            message: format!("not UTF-8 text: {e}"),
-        })?
+        bytes
     };
-    Ok((text, sha))
+    String::from_utf8(bytes).map_err(|e| WorkloadError::Io {
+        file: file.into(),
+        message: format!("not UTF-8 text: {e}"),
+    })
+}
+
+/// Whether bytes start with the gzip magic number.
+pub fn is_gzip(bytes: &[u8]) -> bool {
+    bytes.starts_with(&[0x1f, 0x8b])
 }
 
 /// Lower-case hex of bytes.
