@@ -17,7 +17,7 @@ fn lanl_json(dir: &Path, lines: bool) -> std::path::PathBuf {
         .expect("LANL-CM5 trace");
     let jobs = w.jobs.iter().map(|j| {
         let mut o = serde_json::json!({
-            "id": j.id, "submit": j.submit, "run": j.run, "procs": j.request.total_cores(),
+            "id": j.id, "submit": j.submit, "run": j.run, "ncpus": j.request.total_cores(),
             "user": j.user, "group": j.group, "queue": j.queue,
         });
         if j.walltime_given {

@@ -90,7 +90,7 @@ fn json_list(w: &Workload, lines: bool) -> String {
             s.push_str(",\n");
         }
         let size = match j.request {
-            Request::Procs(p) => format!("\"procs\": {p}"),
+            Request::Procs(p) => format!("\"ncpus\": {p}"),
             Request::Nodes { nodes, cores } => {
                 format!(
                     "\"ncpus\": {}, \"nodect\": {nodes}",

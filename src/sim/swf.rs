@@ -33,14 +33,22 @@ pub fn load_swf(path: &Path) -> Result<Workload, WorkloadError> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     w.sha256 = sha;
-    if w.machine.nodes.is_none() {
-        let mut m = path.as_os_str().to_owned();
-        m.push(".machines");
-        if let Ok(mtext) = std::fs::read_to_string(&m) {
-            w.machine = parse_machines(&mtext, &Path::new(&m).display().to_string())?;
-        }
+    if w.machine.nodes.is_none()
+        && let Some(m) = machines_beside(path)?
+    {
+        w.machine = m;
     }
     Ok(w)
+}
+
+/// The machine of an AleaNG `<path>.machines` file, when there is one.
+pub fn machines_beside(path: &Path) -> Result<Option<MachineHint>, WorkloadError> {
+    let mut m = path.as_os_str().to_owned();
+    m.push(".machines");
+    match std::fs::read_to_string(&m) {
+        Ok(text) => parse_machines(&text, &Path::new(&m).display().to_string()).map(Some),
+        Err(_) => Ok(None),
+    }
 }
 
 /// Parse an AleaNG `.machines` file: `cluster_id name nodes CPUs_per_node ...` per line;
