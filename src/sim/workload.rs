@@ -387,12 +387,16 @@ pub fn parse_json_jobs_as(
     }
     if !list.found {
         // An object without `"jobs"`: the first of JSON lines.
+        let mut entry = Entry::default();
         for (i, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
             }
-            let v: Field = serde_json::from_str(line).map_err(|e| invalid_json(file, i + 1, &e))?;
-            list.entry(v, || format!("line {}", i + 1))?;
+            let mut de = serde_json::Deserializer::from_str(line);
+            serde::de::DeserializeSeed::deserialize(&mut entry, &mut de)
+                .and_then(|()| de.end())
+                .map_err(|e| invalid_json(file, i + 1, &e))?;
+            list.entry(&entry, || format!("line {}", i + 1))?;
         }
     }
     list.w.finish();
@@ -508,9 +512,10 @@ impl<'de> serde::de::Visitor<'de> for Document<'_, '_> {
     }
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         self.0.found = true;
+        let mut entry = Entry::default();
         let mut i = 0;
-        while let Some(job) = seq.next_element::<Field<'de>>()? {
-            if let Err(e) = self.0.entry(job, || format!("jobs[{i}]")) {
+        while seq.next_element_seed(&mut entry)?.is_some() {
+            if let Err(e) = self.0.entry(&entry, || format!("jobs[{i}]")) {
                 self.0.failed = Some(e);
                 return Err(serde::de::Error::custom("stopped at a bad job"));
             }
@@ -579,7 +584,7 @@ impl<'f> JsonList<'f> {
     }
 
     /// One entry; `path` names it in errors (`jobs[3]`, `line 4`).
-    fn entry(&mut self, v: Field, path: impl Fn() -> String) -> Result<(), WorkloadError> {
+    fn entry(&mut self, e: &Entry, path: impl Fn() -> String) -> Result<(), WorkloadError> {
         let file = self.file;
         let err = |reason: String| WorkloadError::Json {
             file: file.to_string(),
@@ -588,38 +593,19 @@ impl<'f> JsonList<'f> {
         };
         let index = self.w.report.read;
         self.w.report.read += 1;
-        let Field::Map(entries) = v else {
+        if !e.object {
             return Err(err("expected an object".into()));
-        };
-        // The fields by name, flat or under `resources`/`Resource_List` (a later one wins);
-        // the resources no field of a SimJob holds are kept in order for `resources`.
-        let mut fields: Vec<(&str, &Field)> = Vec::with_capacity(entries.len());
-        let mut custom: Vec<(&str, &Field)> = Vec::new();
-        for (k, v) in &entries {
-            match (k.as_ref(), v) {
-                ("resources" | "Resource_List", Field::Map(rs)) => {
-                    for (rk, rv) in rs {
-                        let rk = rk.as_ref();
-                        if NOT_VALUES.contains(&rk) {
-                        } else if RESOURCE_FIELDS.contains(&rk) {
-                            fields.push((rk, rv));
-                        } else {
-                            custom.push((rk, rv));
-                        }
-                    }
-                }
-                ("resources" | "Resource_List", _) => {
-                    return Err(err(format!("`{k}` must be an object")));
-                }
-                (k, v) => fields.push((k, v)),
-            }
         }
+        if let Some(k) = e.bad_resources {
+            return Err(err(format!("`{k}` must be an object")));
+        }
+        let (fields, custom) = (&e.fields, &e.custom);
         let get = |names: &[&str]| -> Option<(&str, &Field)> {
             fields
                 .iter()
                 .rev()
                 .find(|(k, _)| names.contains(k))
-                .map(|&(k, v)| (k, v))
+                .map(|(k, v)| (*k, v))
         };
         let num = |names: &[&str]| -> Result<Option<f64>, WorkloadError> {
             match get(names) {
@@ -764,6 +750,120 @@ impl<'f> JsonList<'f> {
 const RESOURCE_FIELDS: [&str; 7] = [
     "ncpus", "procs", "nodect", "nnodes", "ncores", "walltime", "mem",
 ];
+
+/// The fields of one job entry that the simulator reads, as the parser meets them (the key
+/// as written, the value; a later spelling of a field wins), and its custom resources. One
+/// is reused for every entry of a list; other keys are skipped unparsed.
+#[derive(Default)]
+struct Entry<'a> {
+    /// Whether the entry is an object.
+    object: bool,
+    fields: Vec<(&'static str, Field<'a>)>,
+    custom: Vec<(Cow<'a, str>, Field<'a>)>,
+    /// `resources` or `Resource_List` when it was not an object.
+    bad_resources: Option<&'static str>,
+}
+
+/// The name of a field a job entry may have, as a `'static` string.
+fn job_field(key: &str) -> Option<&'static str> {
+    const NAMES: [&str; 23] = [
+        "id",
+        "Job_Id",
+        "job_id",
+        "jobid",
+        "submit",
+        "qrank",
+        "qtime",
+        "run",
+        "user",
+        "euser",
+        "Job_Owner",
+        "group",
+        "egroup",
+        "queue",
+        "queue_priority",
+        "start",
+        "ncpus",
+        "procs",
+        "nodect",
+        "nnodes",
+        "ncores",
+        "walltime",
+        "mem",
+    ];
+    NAMES.into_iter().find(|n| *n == key)
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for &mut Entry<'de> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        self.object = false;
+        self.fields.clear();
+        self.custom.clear();
+        self.bad_resources = None;
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for &mut Entry<'de> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a job object")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        self.object = true;
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            let lists = match key.as_ref() {
+                "resources" => Some("resources"),
+                "Resource_List" => Some("Resource_List"),
+                _ => None,
+            };
+            if let Some(list) = lists {
+                match map.next_value::<Field<'de>>()? {
+                    Field::Map(rs) => {
+                        for (rk, rv) in rs {
+                            if NOT_VALUES.contains(&rk.as_ref()) {
+                                continue;
+                            }
+                            match RESOURCE_FIELDS.into_iter().find(|r| *r == rk) {
+                                Some(r) => self.fields.push((r, rv)),
+                                None => self.custom.push((rk, rv)),
+                            }
+                        }
+                    }
+                    _ => self.bad_resources = Some(list),
+                }
+            } else if let Some(k) = job_field(&key) {
+                self.fields.push((k, map.next_value()?));
+            } else {
+                map.next_value::<serde::de::IgnoredAny>()?;
+            }
+        }
+        Ok(())
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        Ok(())
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+}
 
 impl Workload {
     /// Add a kept job, updating the report counters.
