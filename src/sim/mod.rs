@@ -31,7 +31,7 @@ pub mod share;
 pub mod swf;
 pub mod workload;
 
-pub use load::load_workload;
+pub use load::{TraceFormat, load_workload, read_workload, trace_format};
 pub use priority::{IrPriority, Priority};
 pub use scheduler::{Policy, SimConfig, Simulator};
 pub use setup::{Setup, SetupError};

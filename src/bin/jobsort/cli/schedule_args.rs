@@ -7,7 +7,7 @@ use super::report::Failure;
 use jobsort::rank::Threshold;
 use jobsort::sim::Policy;
 use jobsort::sim::setup::check_cluster;
-use jobsort::sim::workload::{self, MachineHint, Workload};
+use jobsort::sim::workload::{MachineHint, Workload};
 
 /// The value parser of `--threshold`: a number; NaN, which compares false with every value,
 /// is a usage error.
@@ -75,21 +75,15 @@ pub fn check_nodes(nodes: u32, source: &str) -> Result<(), Failure> {
     check_cluster(nodes, 1).map_err(|e| Failure::invalid(format!("{source}: {e}")))
 }
 
-/// A workload trace (`-` for stdin): SWF (plain or gzip) or a JSON job list. On stdin the
-/// content decides (JSON starts with `[` or `{`).
+/// A workload trace (`-` for stdin): SWF (plain or gzip) or a JSON job list, told apart as
+/// the library tells them ([`jobsort::sim::trace_format`]).
 pub fn load_trace(trace: &InputPath) -> Result<Workload, Failure> {
-    if let InputPath::File(path) = trace {
-        return jobsort::sim::load_workload(path).map_err(Failure::invalid);
+    match trace {
+        InputPath::File(path) => jobsort::sim::load_workload(path),
+        InputPath::Stdin => {
+            let name = trace.name();
+            jobsort::sim::read_workload(trace.read_bytes()?, &name, &name).map(|(w, _)| w)
+        }
     }
-    let (text, sha256) = workload::read_text(&trace.open_path()?).map_err(Failure::invalid)?;
-    let name = trace.name();
-    let mut w = if text.trim_start().starts_with(['[', '{']) {
-        workload::parse_json_jobs(&text, &name)
-    } else {
-        jobsort::sim::swf::parse_swf(&text, &name)
-    }
-    .map_err(Failure::invalid)?;
-    w.name = name;
-    w.sha256 = sha256;
-    Ok(w)
+    .map_err(Failure::invalid)
 }
