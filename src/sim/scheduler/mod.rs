@@ -691,16 +691,17 @@ mod tests {
             .collect()
     }
 
-    /// The simulator's state grows with the jobs, not the nodes: 2^32 − 1 nodes (a dense
-    /// array of free cores would take 17 GB) simulate as a few, by count and by node.
+    /// The simulator's state grows with the jobs, not the nodes: the most nodes a setup
+    /// accepts, 2^24 × 2 cores (a dense array of free cores would take 70 MB and a scan of it
+    /// per job), simulate as a few, by count and by node.
     #[test]
     fn a_cluster_of_every_node_id_costs_what_its_jobs_take() {
         let jobs: Vec<SimJob> = (0..50)
             .map(|i| {
                 let request = match i % 3 {
-                    0 => Request::Procs(u32::MAX - i as u32),
+                    0 => Request::Procs((2 << 24) - i as u32),
                     1 => Request::Nodes {
-                        nodes: 1 << 30,
+                        nodes: 1 << 22,
                         cores: 2,
                     },
                     _ => Request::Procs(7),
@@ -711,14 +712,15 @@ mod tests {
         for policy in [Policy::Strict, Policy::Easy] {
             let config = SimConfig {
                 policy,
-                nodes: u32::MAX,
+                nodes: crate::sim::setup::MAX_NODES,
                 cores: 2,
                 threshold: None,
                 fairshare: None,
                 limits: None,
             };
-            let full = Simulator::new(&jobs, config.clone(), None).unwrap();
-            let quick = Simulator::new(&jobs, config, None)
+            let setup = Setup::new(&config, &jobs).unwrap();
+            let full = Simulator::new(&jobs, &setup, None).unwrap();
+            let quick = Simulator::new(&jobs, &setup, None)
                 .unwrap()
                 .with_full_rounds(false);
             let (a, b) = (full.run_to_end(), quick.run_to_end());
@@ -745,9 +747,10 @@ mod tests {
                         fairshare: None,
                         limits: None,
                     };
-                    let full = Simulator::new(&jobs, config.clone(), None).unwrap();
+                    let setup = Setup::new(&config, &jobs).unwrap();
+                    let full = Simulator::new(&jobs, &setup, None).unwrap();
                     assert!(full.cluster.by_node());
-                    let quick = Simulator::new(&jobs, config, None)
+                    let quick = Simulator::new(&jobs, &setup, None)
                         .unwrap()
                         .with_full_rounds(false);
                     assert_eq!(quick.cluster.by_node(), with_nodes && cores > 1);
