@@ -1,25 +1,40 @@
-//! Jobs simulated per second on the full KTH-SP2 trace (28,467 jobs, 100 × 1 cores), strict
-//! and EASY, with a formula and fairshare on (SPEC §8): `cargo bench --bench sim`. Criterion reports
-//! throughput in jobs/s (elements/s). The same numbers, plus the fidelity checks, come from
-//! `cargo run --release --example sim_kth`.
+//! Jobs simulated per second (SPEC §8): `cargo bench --bench sim`. Criterion reports
+//! throughput in jobs/s (elements/s).
 //!
-//! Measured numbers, and what limits them, are in the README's "Speed" section.
+//! - `sim_kth`: the full KTH-SP2 trace (28,467 jobs, 100 × 1 cores), strict and EASY, FCFS and
+//!   a formula with fairshare;
+//! - `sim_machines`: FCFS, strict and EASY, on LANL-CM5 (1024 × 1) and on LLNL-Atlas as the
+//!   machine it was (1152 × 8) and as 9216 one-core nodes: the cost of placement as the
+//!   machine's shape changes.
+//!
+//! The same numbers, interleaved and for any trace and machine, come from `cargo run --release
+//! --example sim_kth`; measured numbers and what limits them are in `docs/perf.md`.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use jobsort::sim::load_workload;
 use jobsort::sim::run::{RunOptions, simulate};
+use jobsort::sim::scheduler::drop_oversized;
 use jobsort::sim::share::{AutoTree, FairshareConfig};
 use jobsort::sim::{Policy, Priority, SimConfig};
 use jobsort::{Catalog, Formula};
 use std::time::Duration;
 
-const KTH: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../shared/data/traces/KTH-SP2-1996-2.1-cln.swf.gz"
-);
+const TRACES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/traces");
 
-fn bench(c: &mut Criterion) {
-    let w = load_workload(std::path::Path::new(KTH)).expect("KTH-SP2 trace");
+fn config(policy: Policy, nodes: u32, cores: u32, fairshare: Option<FairshareConfig>) -> SimConfig {
+    SimConfig {
+        policy,
+        nodes,
+        cores,
+        threshold: None,
+        fairshare,
+        limits: None,
+    }
+}
+
+fn kth(c: &mut Criterion) {
+    let path = format!("{TRACES}/KTH-SP2-1996-2.1-cln.swf.gz");
+    let w = load_workload(std::path::Path::new(&path)).expect("KTH-SP2 trace");
     let f = Formula::compile(
         "fairshare_factor * 1000 + eligible_time / 3600",
         &Catalog::pbs(),
@@ -39,14 +54,7 @@ fn bench(c: &mut Criterion) {
                 Some(FairshareConfig::auto(AutoTree::User)),
             ),
         ] {
-            let cfg = SimConfig {
-                policy,
-                nodes: 100,
-                cores: 1,
-                threshold: None,
-                fairshare,
-                limits: None,
-            };
+            let cfg = config(policy, 100, 1, fairshare);
             g.bench_function(format!("{}_{name}", policy.name()), |b| {
                 b.iter(|| {
                     simulate(
@@ -63,5 +71,29 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+fn machines(c: &mut Criterion) {
+    let mut g = c.benchmark_group("sim_machines");
+    g.sample_size(10);
+    g.warm_up_time(Duration::from_secs(1));
+    g.measurement_time(Duration::from_secs(5));
+    for (trace, name, nodes, cores) in [
+        ("LANL-CM5-1994-4.1-cln.swf.gz", "lanl_1024x1", 1024, 1),
+        ("LLNL-Atlas-2006-2.1-cln.swf.gz", "llnl_1152x8", 1152, 8),
+        ("LLNL-Atlas-2006-2.1-cln.swf.gz", "llnl_9216x1", 9216, 1),
+    ] {
+        let path = format!("{TRACES}/{trace}");
+        let mut w = load_workload(std::path::Path::new(&path)).expect("trace");
+        drop_oversized(&mut w, nodes, cores);
+        g.throughput(Throughput::Elements(w.jobs.len() as u64));
+        for policy in [Policy::Easy, Policy::Strict] {
+            let cfg = config(policy, nodes, cores, None);
+            g.bench_function(format!("{name}_{}_fcfs", policy.name()), |b| {
+                b.iter(|| simulate(&w, &cfg, None, &RunOptions::default()).expect("simulate"))
+            });
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, kth, machines);
 criterion_main!(benches);

@@ -6,7 +6,7 @@
 //! cargo run --example embed
 //! ```
 
-use jobsort::rank::{RankOptions, TieBreak, rank};
+use jobsort::rank::{RankOptions, Threshold, TieBreak, rank};
 use jobsort::{Catalog, Formula, JobTable, ResourceType};
 use std::error::Error;
 
@@ -88,7 +88,7 @@ fn main() -> Result<(), Box<dyn Error>> {
 
         // Rank: value descending, ties by submission order; value <= 0 is not runnable.
         let options = RankOptions {
-            threshold: Some(0.0),
+            threshold: Some(Threshold::new(0.0)?),
             top: None,
         };
         let ranked = rank(

@@ -4,6 +4,14 @@
 //! ```sh
 //! cargo run --release --example sim_kth
 //! ```
+//!
+//! With a trace (and optionally the machine, the number of runs and one policy), only the
+//! speed table, for that trace: the best of `runs` (default 3) per row, the rows interleaved.
+//!
+//! ```sh
+//! cargo run --release --example sim_kth -- ../shared/data/traces/LLNL-Atlas-2006-2.1-cln.swf.gz 9216 1 5
+//! cargo run --release --example sim_kth -- ../shared/data/traces/KTH-SP2-1996-2.1-cln.swf.gz 100 1 20 strict
+//! ```
 
 use jobsort::sim::load_workload;
 use jobsort::sim::metrics::Metrics;
@@ -19,15 +27,26 @@ use std::time::Instant;
 const TRACES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/traces");
 
 fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
     let kth = format!("{TRACES}/KTH-SP2-1996-2.1-cln.swf.gz");
+    let trace = args.first().unwrap_or(&kth);
     let t0 = Instant::now();
-    let w = load_workload(Path::new(&kth)).expect("KTH-SP2 trace");
+    let mut w = load_workload(Path::new(trace)).expect("trace");
     println!(
         "loaded {} jobs ({} dropped) in {:.3} s",
         w.jobs.len(),
         w.report.dropped_total(),
         t0.elapsed().as_secs_f64()
     );
+    let arg = |k: usize| args.get(k).map(|a| a.parse::<u32>().expect("a number"));
+    let nodes = arg(1).or(w.machine.nodes).unwrap_or(100);
+    let cores = arg(2).or(w.machine.cores).unwrap_or(1);
+    let runs = arg(3).unwrap_or(3);
+    let only = args
+        .get(4)
+        .map(|p| Policy::parse(p).expect("strict or easy"));
+    drop_oversized(&mut w, nodes, cores);
+    println!("{} jobs on {nodes} x {cores}", w.jobs.len());
     let fs = Some(FairshareConfig::auto(AutoTree::User));
     let formula = Formula::compile(
         "fairshare_factor * 1000 + eligible_time / 3600",
@@ -39,7 +58,11 @@ fn main() {
         "\n{:<8} {:<48} {:>9} {:>8} {:>12} {:>12}",
         "policy", "formula", "fairshare", "rounds", "seconds", "jobs/s"
     );
+    let mut rows = Vec::new();
     for policy in [Policy::Strict, Policy::Easy] {
+        if only.is_some_and(|p| p != policy) {
+            continue;
+        }
         for (label, f, share) in [
             ("(none: FCFS)", None, None),
             ("eligible_time", Some(&fcfs), None),
@@ -47,36 +70,51 @@ fn main() {
         ] {
             let cfg = SimConfig {
                 policy,
-                nodes: 100,
-                cores: 1,
+                nodes,
+                cores,
                 threshold: None,
                 fairshare: share.clone(),
                 limits: None,
             };
-            let best = (0..3)
-                .map(|_| {
-                    let t = Instant::now();
-                    let r = simulate(
-                        &w,
-                        &cfg,
-                        f.map(|f| f as &dyn Priority),
-                        &RunOptions::default(),
-                    )
-                    .expect("simulate");
-                    (t.elapsed().as_secs_f64(), r.outcome.rounds)
-                })
-                .min_by(|a, b| a.0.total_cmp(&b.0))
-                .unwrap_or((0.0, 0));
-            println!(
-                "{:<8} {:<48} {:>9} {:>8} {:>12.4} {:>12.0}",
-                policy.name(),
-                label,
-                if share.is_some() { "user" } else { "-" },
-                best.1,
-                best.0,
-                w.jobs.len() as f64 / best.0
-            );
+            rows.push((label, f, cfg, f64::INFINITY, 0, None));
         }
+    }
+    // Interleaved: run k of every row, then run k + 1, so that a slow moment of a shared
+    // machine does not fall on one row only.
+    for _ in 0..runs {
+        for (_, f, cfg, best, rounds, failed) in &mut rows {
+            let t = Instant::now();
+            match simulate(
+                &w,
+                cfg,
+                f.map(|f| f as &dyn Priority),
+                &RunOptions::default(),
+            ) {
+                Ok(r) => {
+                    *best = best.min(t.elapsed().as_secs_f64());
+                    *rounds = r.outcome.rounds;
+                }
+                Err(e) => *failed = Some(e.to_string()),
+            }
+        }
+    }
+    for (label, _, cfg, best, rounds, failed) in &rows {
+        if let Some(e) = failed {
+            println!("{:<8} {label:<48} error: {e}", cfg.policy.name());
+            continue;
+        }
+        println!(
+            "{:<8} {:<48} {:>9} {:>8} {:>12.4} {:>12.0}",
+            cfg.policy.name(),
+            label,
+            if cfg.fairshare.is_some() { "user" } else { "-" },
+            rounds,
+            best,
+            w.jobs.len() as f64 / best
+        );
+    }
+    if !args.is_empty() {
+        return;
     }
     // Fidelity (a): EASY + FCFS-equivalent formula vs the recorded waits.
     let cfg = SimConfig {

@@ -7,25 +7,9 @@ use jobsort::fairshare::pbs::{ParseOptions, PbsTree};
 use jobsort::fairshare::usage_file;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-const BIN: &str = env!("CARGO_BIN_EXE_jobsort");
-
-fn tmpdir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("jobsort-fsfid-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn jobsort(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(BIN).args(args).output().unwrap();
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
+mod common;
+use common::cli::run;
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
@@ -35,7 +19,7 @@ fn s(p: &Path) -> &str {
 fn pbsfs(rg: &Path, usage: &Path, args: &[&str]) -> (i32, String, String) {
     let mut all = vec!["fairshare", "--resource-group", s(rg), "--usage", s(usage)];
     all.extend_from_slice(args);
-    jobsort(&all)
+    run(&all)
 }
 
 /// A resource_group file and a PBS usage file with `usage` for its leaves.
@@ -70,7 +54,8 @@ fn raw_records(path: &Path) -> Vec<(String, f64)> {
 /// (fairshare.cpp `preload_tree` never calls `add_child` on it), so nothing follows the label.
 #[test]
 fn get_treeroot_prints_no_path_lines() {
-    let dir = tmpdir("root");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let (rg, up) = pbs_inputs(&dir, "g 10 root 40\nu 11 g 1\n", &[("u", 50.0)]);
     let (code, out, err) = pbsfs(&rg, &up, &["-g", "TREEROOT"]);
     assert_eq!(code, 0, "{err}");
@@ -81,7 +66,6 @@ fn get_treeroot_prints_no_path_lines() {
     // Every other node's path starts at the root.
     let (_, out, _) = pbsfs(&rg, &up, &["-g", "u"]);
     assert!(out.contains("Path from root: \nTREEROOT  :     0"), "{out}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Item 24. parse.cpp `parse_config`: `float fnum = strtod(config_value, &endp)`, tested
@@ -89,7 +73,8 @@ fn get_treeroot_prints_no_path_lines() {
 /// `root->usage *= conf.fairshare_decay_factor` widens that float to double.
 #[test]
 fn decay_uses_the_float_pbs_holds() {
-    let dir = tmpdir("decay");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let (rg, up) = pbs_inputs(&dir, "u 10 root 1\n", &[("u", 5000.0)]);
     let (code, _, err) = pbsfs(&rg, &up, &["--decay-factor", "0.7", "-d"]);
     assert_eq!(code, 0, "{err}");
@@ -103,7 +88,6 @@ fn decay_uses_the_float_pbs_holds() {
         err.contains("fairshare_decay_factor: Invalid value"),
         "{err}"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Item 25. pbsfs.cpp `main`, after `write_usage` for FS_WRITE_FILE (-s, -d, -e):
@@ -111,7 +95,8 @@ fn decay_uses_the_float_pbs_holds() {
 /// creating or emptying `usage.touch`, which a running pbs_sched waits for.
 #[test]
 fn every_edit_creates_usage_touch() {
-    let dir = tmpdir("touch");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let (rg, up) = pbs_inputs(&dir, "u 10 root 1\nv 11 root 1\n", &[("u", 5.0)]);
     let touch = dir.join("usage.touch");
     for edit in [&["-s", "u", "7"][..], &["-d"], &["-e"]] {
@@ -141,14 +126,14 @@ fn every_edit_creates_usage_touch() {
         dir.join("usage.json.bak").exists(),
         "the map's backup is usage.json.bak"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Item 8. A writer killed mid-write leaves `.usage.tmp.PID` (and, between backing up and
 /// renaming, `.usage.bak.tmp.PID`); the next write removes them and still leaves a `.bak`.
 #[test]
 fn stale_temporaries_are_cleaned_and_bak_kept() {
-    let dir = tmpdir("stale");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let (rg, up) = pbs_inputs(&dir, "u 10 root 1\n", &[("u", 5.0)]);
     let stale = [
         dir.join(".usage.tmp.4194301"),
@@ -183,13 +168,13 @@ fn stale_temporaries_are_cleaned_and_bak_kept() {
         [".other.tmp.4194303"],
         "no temporary of ours is left"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Item 20. `--format json` is a JSON object for `-c` and a nested tree for `-t`.
 #[test]
 fn compare_and_tree_json_are_objects() {
-    let dir = tmpdir("json");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let (rg, up) = pbs_inputs(
         &dir,
         "g 10 root 40\na 11 g 1\nb 12 g 1\nh 20 root 60\n",
@@ -206,7 +191,7 @@ fn compare_and_tree_json_are_objects() {
     ];
     let mut args = base.to_vec();
     args.extend_from_slice(&["-c", "a", "b"]);
-    let (code, out, err) = jobsort(&args);
+    let (code, out, err) = run(&args);
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(
@@ -215,12 +200,12 @@ fn compare_and_tree_json_are_objects() {
     );
     let mut args = base.to_vec();
     args.extend_from_slice(&["-c", "a", "a"]);
-    let v: Value = serde_json::from_str(&jobsort(&args).1).unwrap();
+    let v: Value = serde_json::from_str(&run(&args).1).unwrap();
     assert_eq!(v["more_deserving"], Value::Null);
     assert_eq!(v["equal"], true);
     let mut args = base.to_vec();
     args.push("-t");
-    let (code, out, _) = jobsort(&args);
+    let (code, out, _) = run(&args);
     assert_eq!(code, 0);
     let v: Value = serde_json::from_str(&out).unwrap();
     let root = &v["tree"];
@@ -239,7 +224,6 @@ fn compare_and_tree_json_are_objects() {
     assert_eq!(root["children"][1]["children"][0]["name"], "b");
     assert_eq!(root["children"][1]["children"][0]["children"], json!([]));
     assert_eq!(root["children"][1]["id"], 10);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 fn chain_json(depth: usize) -> String {
@@ -259,11 +243,12 @@ fn chain_json(depth: usize) -> String {
 /// size grows with the square of the depth, refuse trees deeper than 1000 levels.
 #[test]
 fn deep_chains_neither_overflow_nor_flood() {
-    let dir = tmpdir("deep");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let tree = dir.join("chain.json");
     std::fs::write(&tree, chain_json(40_000)).unwrap();
     for alg in ["slurm-fairtree", "slurm-classic", "flux"] {
-        let (code, out, err) = jobsort(&[
+        let (code, out, err) = run(&[
             "fairshare",
             "--fairshare-tree",
             s(&tree),
@@ -275,7 +260,7 @@ fn deep_chains_neither_overflow_nor_flood() {
         assert_eq!(code, 0, "{alg}: {err}");
         let v: Value = serde_json::from_str(&out).unwrap();
         assert_eq!(v["entities"].as_array().unwrap().len(), 40_003, "{alg}");
-        let (code, out, err) = jobsort(&[
+        let (code, out, err) = run(&[
             "fairshare",
             "--fairshare-tree",
             s(&tree),
@@ -290,7 +275,7 @@ fn deep_chains_neither_overflow_nor_flood() {
             assert!(err.contains("40001 levels deep"), "{err}");
         }
     }
-    let (code, _, err) = jobsort(&[
+    let (code, _, err) = run(&[
         "rank",
         "ncpus + fairshare_factor",
         "--jobs",
@@ -306,14 +291,14 @@ fn deep_chains_neither_overflow_nor_flood() {
     }
     let rgp = dir.join("resource_group");
     std::fs::write(&rgp, rg).unwrap();
-    let (code, out, err) = jobsort(&["fairshare", "--resource-group", s(&rgp), "-t"]);
+    let (code, out, err) = run(&["fairshare", "--resource-group", s(&rgp), "-t"]);
     assert_eq!(code, 1);
     assert!(out.is_empty());
     assert!(
         err.contains("20000 levels deep") && err.contains("1000"),
         "{err}"
     );
-    let (code, out, err) = jobsort(&[
+    let (code, out, err) = run(&[
         "fairshare",
         "--resource-group",
         s(&rgp),
@@ -323,10 +308,9 @@ fn deep_chains_neither_overflow_nor_flood() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(out.len() < 2_000_000, "{} bytes", out.len());
-    let (code, out, _) = jobsort(&["fairshare", "--resource-group", s(&rgp), "-g", "g19999"]);
+    let (code, out, _) = run(&["fairshare", "--resource-group", s(&rgp), "-g", "g19999"]);
     assert_eq!(code, 0);
     assert_eq!(out.lines().count(), 9 + 20_001);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Item 26. fairshare.cpp `parse_group`: `fgets(buf, 256, fp)`, only `\n` removed,
@@ -335,7 +319,8 @@ fn deep_chains_neither_overflow_nor_flood() {
 /// strict mode fails and says what PBS would have done.
 #[test]
 fn lenient_reads_resource_group_as_pbs() {
-    let dir = tmpdir("lenient");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let rg = dir.join("resource_group");
     let run = |text: &str, lenient: bool| {
         std::fs::write(&rg, text).unwrap();
@@ -343,7 +328,7 @@ fn lenient_reads_resource_group_as_pbs() {
         if lenient {
             args.push("--lenient");
         }
-        jobsort(&args)
+        run(&args)
     };
     // CRLF: `10\r` is not a number to strtol, so PBS rejects every line.
     let crlf = "a 10 root 10\r\nb 20 root 30\r\n";
@@ -400,14 +385,14 @@ fn lenient_reads_resource_group_as_pbs() {
     let (code, _, err) = run("\u{e9}t\u{e9} 10 root 1\n", false);
     assert_eq!(code, 1);
     assert!(err.contains("Invalid entity"), "{err}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Item 26. pbsfs.cpp `main` for `-s`: `val = strtod(testp, &endp); if (*endp == '\0')
 /// ginfo->usage = val;` — and the file is rewritten either way.
 #[test]
 fn lenient_set_reads_values_with_strtod() {
-    let dir = tmpdir("strtod");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let (rg, up) = pbs_inputs(&dir, "u 10 root 1\n", &[("u", 5.0)]);
     let set = |val: &str, lenient: bool| {
         let mode = if lenient {
@@ -463,7 +448,6 @@ fn lenient_set_reads_values_with_strtod() {
             "{val:?}: strict leaves the file"
         );
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A classic (`PriorityFlags=NO_FAIR_TREE`) `sshare -a -l -P` capture: no LevelFS column.
@@ -481,10 +465,11 @@ root|||1.000000|45||1.000000|0.500000||cpu=0
 /// `_normalize_assoc_shares_traditional` starts each NormShares at 1.0, so the root's is 1.
 #[test]
 fn classic_rows_match_sshare_and_captures_say_their_mode() {
-    let dir = tmpdir("classic");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let cap = dir.join("sshare.txt");
     std::fs::write(&cap, CLASSIC).unwrap();
-    let (code, out, err) = jobsort(&["fairshare", "--sshare", s(&cap)]);
+    let (code, out, err) = run(&["fairshare", "--sshare", s(&cap)]);
     assert_eq!(code, 0, "{err}");
     assert!(err.is_empty(), "the mode is known from the columns: {err}");
     let fs = |u: f64, sh: f64| format!("{:.6}", 2f64.powf(-(u / 45.0) / sh));
@@ -509,7 +494,7 @@ fn classic_rows_match_sshare_and_captures_say_their_mode() {
             ),
         )
         .unwrap();
-        let (code, out, err) = jobsort(&["fairshare", "--sshare", s(&cap)]);
+        let (code, out, err) = run(&["fairshare", "--sshare", s(&cap)]);
         assert_eq!(code, 0, "{err}");
         assert_eq!(
             out.lines().next().unwrap().ends_with("|LevelFS"),
@@ -523,20 +508,20 @@ fn classic_rows_match_sshare_and_captures_say_their_mode() {
         "Account|User|RawShares|RawUsage\nroot|||45\n A||40|20\n  A|u1|1|20\n",
     )
     .unwrap();
-    let (code, _, err) = jobsort(&["fairshare", "--sshare", s(&cap)]);
+    let (code, _, err) = run(&["fairshare", "--sshare", s(&cap)]);
     assert_eq!(code, 0);
     assert!(
         err.contains("assuming") && err.contains("Fair Tree"),
         "{err}"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Item 27. fair_tree.c `_calc_tree_fs` sorts each sibling set with `qsort(..., _cmp_level_fs)`:
 /// exactly tied accounts keep Slurm's list order, which `--slurm-tie-order` gives.
 #[test]
 fn fair_tree_tie_order_is_an_option() {
-    let dir = tmpdir("ties");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let p = dir.join("t.json");
     let mut nodes = vec![
         json!({"name": "a", "parent": "root", "kind": "account"}),
@@ -554,7 +539,7 @@ fn fair_tree_tie_order_is_an_option() {
     let factors = |extra: &[&str]| -> Vec<f64> {
         let mut args = vec!["fairshare", "--fairshare-tree", s(&p), "--format", "json"];
         args.extend_from_slice(extra);
-        let (code, out, err) = jobsort(&args);
+        let (code, out, err) = run(&args);
         assert_eq!(code, 0, "{err}");
         let v: Value = serde_json::from_str(&out).unwrap();
         ["a1", "a2", "b1", "b2"]
@@ -580,7 +565,7 @@ fn fair_tree_tie_order_is_an_option() {
         factors(&["--slurm-tie-order", "b,a"]),
         [0.75, 0.25, 1.0, 0.75]
     );
-    let (code, _, err) = jobsort(&[
+    let (code, _, err) = run(&[
         "fairshare",
         "--fairshare-tree",
         s(&p),
@@ -589,7 +574,6 @@ fn fair_tree_tie_order_is_an_option() {
     ]);
     assert_eq!(code, 1);
     assert!(err.contains("`zz` is not"), "{err}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Item 22. Every `$ jobsort fairshare ...` example in the README is the program's output,
@@ -615,9 +599,9 @@ fn readme_fairshare_examples_are_real_output() {
         }
         let mut args = vec!["fairshare"];
         args.extend(cmd.split_whitespace());
-        let o = Command::new(BIN)
-            .args(&args)
+        let o = common::cli::command(&args)
             .current_dir(root)
+            .stdin(std::process::Stdio::null())
             .output()
             .unwrap();
         assert!(o.status.success(), "{cmd}");

@@ -4,30 +4,12 @@
 use jobsort::fairshare::inputs::{self, EntityKind, Fairshare};
 use jobsort::jobs::Job;
 use serde_json::{Value, json};
-use std::path::PathBuf;
-use std::process::Command;
 
-const BIN: &str = env!("CARGO_BIN_EXE_jobsort");
 mod common;
+use common::cli::run;
 
 fn case(id: &str) -> Value {
     common::case(common::SLURM_FLUX, id)
-}
-
-fn tmpdir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("jobsort-fsin-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn jobsort(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(BIN).args(args).output().unwrap();
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8(o.stdout).unwrap(),
-        String::from_utf8(o.stderr).unwrap(),
-    )
 }
 
 /// test24.4 as a generic JSON tree (`acct/user` names for user associations).
@@ -75,11 +57,12 @@ fn entity<'a>(out: &'a Value, name: &str) -> &'a Value {
 
 #[test]
 fn json_tree_every_algorithm_json_columns() {
-    let dir = tmpdir("json");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let p = dir.join("tree.json");
     std::fs::write(&p, test24_4_json().to_string()).unwrap();
     let ps = p.to_str().unwrap();
-    let (code, out, err) = jobsort(&[
+    let (code, out, err) = run(&[
         "fairshare",
         "--fairshare-tree",
         ps,
@@ -111,7 +94,7 @@ fn json_tree_every_algorithm_json_columns() {
     ] {
         assert!(u.get(key).is_some(), "{key}");
     }
-    let (code, out, _) = jobsort(&[
+    let (code, out, _) = run(&[
         "fairshare",
         "--fairshare-tree",
         ps,
@@ -127,7 +110,7 @@ fn json_tree_every_algorithm_json_columns() {
     assert!(entity(&v, "aGA")["fairshare_factor"].is_f64());
     assert_eq!(entity(&v, "root")["fairshare_factor"], 0.5);
     assert_eq!(entity(&v, "root")["norm_shares"], 1.0);
-    let (code, out, _) = jobsort(&[
+    let (code, out, _) = run(&[
         "fairshare",
         "--fairshare-tree",
         ps,
@@ -140,20 +123,20 @@ fn json_tree_every_algorithm_json_columns() {
     let v: Value = serde_json::from_str(&out).unwrap();
     assert!(entity(&v, "aGA/uGA1")["weight"].is_number());
     // pbs needs a resource_group file
-    let (code, _, err) = jobsort(&["fairshare", "--fairshare-tree", ps, "--algorithm", "pbs"]);
+    let (code, _, err) = run(&["fairshare", "--fairshare-tree", ps, "--algorithm", "pbs"]);
     assert_eq!(code, 1);
     assert!(err.contains("resource_group"), "{err}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The text output for Slurm is sshare-style parsable rows; reading it back with --sshare
 /// gives the same tree and values.
 #[test]
 fn sshare_output_round_trips() {
-    let dir = tmpdir("sshare");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let p = dir.join("tree.json");
     std::fs::write(&p, test24_4_json().to_string()).unwrap();
-    let (code, text, _) = jobsort(&["fairshare", "--fairshare-tree", p.to_str().unwrap()]);
+    let (code, text, _) = run(&["fairshare", "--fairshare-tree", p.to_str().unwrap()]);
     assert_eq!(code, 0);
     assert!(text.starts_with("Account|User|RawShares|NormShares|RawUsage|NormUsage|EffectvUsage|FairShare|LevelFS\nroot||"));
     assert!(
@@ -162,7 +145,7 @@ fn sshare_output_round_trips() {
     );
     let s = dir.join("sshare.txt");
     std::fs::write(&s, &text).unwrap();
-    let (code, again, err) = jobsort(&["fairshare", "--sshare", s.to_str().unwrap()]);
+    let (code, again, err) = run(&["fairshare", "--sshare", s.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(again, text);
     // errors carry the line
@@ -171,20 +154,20 @@ fn sshare_output_round_trips() {
         "Account|User|RawShares|NormShares|RawUsage|\nroot|||0.0|10|\n a||x|0|1|\n",
     )
     .unwrap();
-    let (code, _, err) = jobsort(&["fairshare", "--sshare", s.to_str().unwrap()]);
+    let (code, _, err) = run(&["fairshare", "--sshare", s.to_str().unwrap()]);
     assert_eq!(code, 1);
     assert!(
         err.contains("sshare.txt:3: RawShares `x` is not a number"),
         "{err}"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// flux-accounting database (t1006's tree): banks by name, users by name, usage aggregated.
 #[test]
 fn flux_db_t1006() {
     let c = case("flux-update-fshare-t1006");
-    let dir = tmpdir("fluxdb");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let db = dir.join("FluxAccounting.db");
     {
         let conn = rusqlite::Connection::open(&db).unwrap();
@@ -220,7 +203,7 @@ fn flux_db_t1006() {
         conn.execute("INSERT INTO association_table (username, bank, active, job_usage) VALUES ('gone', 'account1', 0, 5)", [])
             .unwrap();
     }
-    let (code, out, err) = jobsort(&[
+    let (code, out, err) = run(&[
         "fairshare",
         "--flux-db",
         db.to_str().unwrap(),
@@ -261,12 +244,12 @@ fn flux_db_t1006() {
     assert_eq!(jobs[1].values["fairshare_factor"], 0.0);
     assert_eq!(w.len(), 1);
     assert!(w[0].contains("nobody"));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn json_tree_errors_name_the_node() {
-    let dir = tmpdir("jerr");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let p = dir.join("t.json");
     for (doc, want) in [
         (
@@ -292,11 +275,10 @@ fn json_tree_errors_name_the_node() {
         ("{\"nodes\":\n[1,,]}", ":2: invalid JSON"),
     ] {
         std::fs::write(&p, doc).unwrap();
-        let (code, _, err) = jobsort(&["fairshare", "--fairshare-tree", p.to_str().unwrap()]);
+        let (code, _, err) = run(&["fairshare", "--fairshare-tree", p.to_str().unwrap()]);
         assert_eq!(code, 1, "{doc}");
         assert!(err.contains(want), "{err}");
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -10,10 +10,11 @@ use jobsort::jobs::Job;
 use jobsort::rank::{RankOptions, TieBreak, rank};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+mod common;
+use common::cli::run;
 
 const CASES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/cases/openpbs.json");
-const BIN: &str = env!("CARGO_BIN_EXE_jobsort");
 
 fn cases(kind: &str) -> Vec<Value> {
     let text = std::fs::read_to_string(CASES).expect("read openpbs.json");
@@ -65,13 +66,6 @@ fn tree_of(input: &Value) -> PbsTree {
     t
 }
 
-fn tmpdir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("jobsort-fs-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
 /// Write the case's resource_group and a PBS binary usage file; return their paths.
 fn write_inputs(dir: &Path, t: &PbsTree, rg: &str) -> (PathBuf, PathBuf) {
     let rgp = dir.join("resource_group");
@@ -81,20 +75,11 @@ fn write_inputs(dir: &Path, t: &PbsTree, rg: &str) -> (PathBuf, PathBuf) {
     (rgp, up)
 }
 
-fn jobsort(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(BIN).args(args).output().unwrap();
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8(o.stdout).unwrap(),
-        String::from_utf8(o.stderr).unwrap(),
-    )
-}
-
 #[test]
 fn fairshare_values_cases() {
     let mut entity_checks = 0;
     let mut pbsfs_checks = 0;
-    for (k, c) in cases("fairshare_values").into_iter().enumerate() {
+    for c in cases("fairshare_values") {
         let input = &c["input"];
         let exp = &c["expected"];
         let src = c["source"].as_str().unwrap();
@@ -103,7 +88,7 @@ fn fairshare_values_cases() {
             // has no server and reads files given on the command line. Deliberate difference:
             // `-I` is not an option (a usage error), so no scheduler can "not exist".
             assert_eq!(exp["stderr_first_line"], "Scheduler foo does not exist");
-            let (code, _, _) = jobsort(&["fairshare", "-I", "foo"]);
+            let (code, _, _) = run(&["fairshare", "-I", "foo"]);
             assert_eq!(code, 2);
             continue;
         }
@@ -125,11 +110,12 @@ fn fairshare_values_cases() {
         }
         let t = tree_of(input);
         let rg = resource_group(input).unwrap();
-        let dir = tmpdir(&format!("vals{k}"));
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().to_path_buf();
         let (rgp, up) = write_inputs(&dir, &t, &rg);
         let (rgs, ups) = (rgp.to_str().unwrap(), up.to_str().unwrap());
         if input["command"] == "pbsfs -d" {
-            let (code, _, err) = jobsort(&[
+            let (code, _, err) = run(&[
                 "fairshare",
                 "--resource-group",
                 rgs,
@@ -179,11 +165,11 @@ fn fairshare_values_cases() {
                 .map(|l| l.as_str().unwrap().to_string() + "\n")
                 .collect();
             let (code, out, err) =
-                jobsort(&["fairshare", "--resource-group", rgs, "--usage", ups, "-p"]);
+                run(&["fairshare", "--resource-group", rgs, "--usage", ups, "-p"]);
             assert_eq!(code, 0, "{err}");
             assert_eq!(out, want, "{src}");
             // -p is the default
-            let (_, out2, _) = jobsort(&["fairshare", "--resource-group", rgs, "--usage", ups]);
+            let (_, out2, _) = run(&["fairshare", "--resource-group", rgs, "--usage", ups]);
             assert_eq!(out2, want);
             pbsfs_checks += 1;
         }
@@ -194,7 +180,7 @@ fn fairshare_values_cases() {
                 .iter()
                 .map(|x| x.as_str().unwrap())
                 .collect();
-            let (code, out, _) = jobsort(&[
+            let (code, out, _) = run(&[
                 "fairshare",
                 "--resource-group",
                 rgs,
@@ -207,7 +193,6 @@ fn fairshare_values_cases() {
             assert_eq!(code, 0);
             assert_eq!(out, format!("{}\n", cmp["stdout"].as_str().unwrap()));
         }
-        std::fs::remove_dir_all(&dir).unwrap();
     }
     assert_eq!(entity_checks, 10);
     assert_eq!(pbsfs_checks, 3);
@@ -219,7 +204,8 @@ const MAN_RG: &str = "group1\t10\troot\t40\ngroup2\t20\troot\t60\npbsuser\t11\tg
 /// pbsuser2 0.5 / 0.382): `-g` and `-t` output byte for byte as pbsfs.cpp prints them.
 #[test]
 fn man_page_example_g_and_t() {
-    let dir = tmpdir("man");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let rg = dir.join("resource_group");
     std::fs::write(&rg, MAN_RG).unwrap();
     let usage = dir.join("usage.json");
@@ -229,7 +215,7 @@ fn man_page_example_g_and_t() {
     )
     .unwrap();
     let (rgs, us) = (rg.to_str().unwrap(), usage.to_str().unwrap());
-    let (code, out, _) = jobsort(&[
+    let (code, out, _) = run(&[
         "fairshare",
         "--resource-group",
         rgs,
@@ -248,12 +234,12 @@ fn man_page_example_g_and_t() {
          group2    :    20       1001 / 0.600 = 1668\n\
          pbsuser3  :    22       1000 / 0.240 = 4167\n"
     );
-    let (_, out, _) = jobsort(&["fairshare", "--resource-group", rgs, "--usage", us, "-t"]);
+    let (_, out, _) = run(&["fairshare", "--resource-group", rgs, "--usage", us, "-t"]);
     assert_eq!(
         out,
         " TREEROOT(0)\n     group2(20)\n          pbsuser3(22)\n          pbsuser2(21)\n     group1(10)\n          pbsuser1(12)\n          pbsuser(11)\n     unknown(1)\n"
     );
-    let (_, out, _) = jobsort(&[
+    let (_, out, _) = run(&[
         "fairshare",
         "--resource-group",
         rgs,
@@ -294,7 +280,7 @@ fn man_page_example_g_and_t() {
         "0.382"
     );
     // errors as pbsfs words them
-    let (code, _, err) = jobsort(&[
+    let (code, _, err) = run(&[
         "fairshare",
         "--resource-group",
         rgs,
@@ -307,7 +293,7 @@ fn man_page_example_g_and_t() {
         (code, err.as_str()),
         (1, "Fairshare Entity nobody does not exist.\n")
     );
-    let (code, _, err) = jobsort(&[
+    let (code, _, err) = run(&[
         "fairshare",
         "--resource-group",
         rgs,
@@ -319,18 +305,18 @@ fn man_page_example_g_and_t() {
         (code, err.as_str()),
         (1, "Fairshare Entity ghost does not exist.\n")
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn set_decay_trim_write_usage_atomically() {
-    let dir = tmpdir("sdt");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let rg = dir.join("resource_group");
     std::fs::write(&rg, MAN_RG).unwrap();
     let up = dir.join("usage");
     let (rgs, ups) = (rg.to_str().unwrap(), up.to_str().unwrap());
     // No usage file yet: -s creates it.
-    let (code, _, err) = jobsort(&[
+    let (code, _, err) = run(&[
         "fairshare",
         "--resource-group",
         rgs,
@@ -351,7 +337,7 @@ fn set_decay_trim_write_usage_atomically() {
     t.apply_usage_record("stranger", 9.0, false);
     t.recompute();
     usage_file::write_tree(&up, &t).unwrap();
-    let (_, out, _) = jobsort(&[
+    let (_, out, _) = run(&[
         "fairshare",
         "--resource-group",
         rgs,
@@ -361,7 +347,7 @@ fn set_decay_trim_write_usage_atomically() {
         "stranger",
     ]);
     assert!(out.contains("Resgroup\t\t: 1\n"), "{out}");
-    let (code, _, _) = jobsort(&["fairshare", "--resource-group", rgs, "--usage", ups, "-e"]);
+    let (code, _, _) = run(&["fairshare", "--resource-group", rgs, "--usage", ups, "-e"]);
     assert_eq!(code, 0);
     let (uf, _) = usage_file::read_path(&up, false).unwrap();
     assert_eq!(uf.records, vec![("pbsuser".to_string(), 80.0)]);
@@ -373,13 +359,13 @@ fn set_decay_trim_write_usage_atomically() {
         "the previous file is kept as usage.bak"
     );
     // -d halves and floors at 1.
-    let (code, _, _) = jobsort(&["fairshare", "--resource-group", rgs, "--usage", ups, "-d"]);
+    let (code, _, _) = run(&["fairshare", "--resource-group", rgs, "--usage", ups, "-d"]);
     assert_eq!(code, 0);
     let (uf, _) = usage_file::read_path(&up, false).unwrap();
     assert_eq!(uf.records, vec![("pbsuser".to_string(), 40.0)]);
     // A bad value for -s is an error, and the file is untouched.
     let before = std::fs::read(&up).unwrap();
-    let (code, _, err) = jobsort(&[
+    let (code, _, err) = run(&[
         "fairshare",
         "--resource-group",
         rgs,
@@ -402,12 +388,12 @@ fn set_decay_trim_write_usage_atomically() {
     let (uf2, _) = usage_file::read_binary(&bytes, "usage", false).unwrap();
     assert_eq!(uf2.records, vec![("pbsuser".to_string(), 20.0)]);
     assert_eq!(uf2.last_decay, uf.last_decay);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn bad_inputs_fail_with_location_and_exit_1() {
-    let dir = tmpdir("bad");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let rg = dir.join("resource_group");
     let rgs = rg.to_str().unwrap().to_string();
     for (text, want) in [
@@ -424,12 +410,12 @@ fn bad_inputs_fail_with_location_and_exit_1() {
         ("a 1 root -3\n", ":1: shares of a are negative (-3)"),
     ] {
         std::fs::write(&rg, text).unwrap();
-        let (code, out, err) = jobsort(&["fairshare", "--resource-group", &rgs]);
+        let (code, out, err) = run(&["fairshare", "--resource-group", &rgs]);
         assert_eq!(code, 1, "{text}");
         assert!(out.is_empty());
         assert!(err.starts_with(&format!("{rgs}{want}")), "{err}");
         // --lenient: PBS's skip-and-warn
-        let (code, out, err) = jobsort(&["fairshare", "--resource-group", &rgs, "--lenient"]);
+        let (code, out, err) = run(&["fairshare", "--resource-group", &rgs, "--lenient"]);
         assert_eq!(code, 0, "{err}");
         assert!(err.starts_with("warning: "), "{err}");
         assert!(out.starts_with("Fairshare usage units are in: cput\n"));
@@ -437,7 +423,7 @@ fn bad_inputs_fail_with_location_and_exit_1() {
     std::fs::write(&rg, "a 1 root 10\n").unwrap();
     let up = dir.join("usage");
     std::fs::write(&up, b"PBS_MAG?\0garbage-garbage-garbage-garbage").unwrap();
-    let (code, _, err) = jobsort(&[
+    let (code, _, err) = run(&[
         "fairshare",
         "--resource-group",
         &rgs,
@@ -446,7 +432,6 @@ fn bad_inputs_fail_with_location_and_exit_1() {
     ]);
     assert_eq!(code, 1);
     assert!(err.contains("bad magic"), "{err}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 fn jobs_of(input: &Value) -> Vec<Job> {
@@ -761,7 +746,8 @@ fn rank_cli_with_resource_group() {
                 .ends_with("test_fairshare_formula4")
         })
         .unwrap();
-    let dir = tmpdir("rankcli");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let rg = dir.join("resource_group");
     std::fs::write(&rg, resource_group(&c["input"]).unwrap()).unwrap();
     let usage = dir.join("usage.json");
@@ -782,7 +768,7 @@ fn rank_cli_with_resource_group() {
         "--format",
         "json",
     ];
-    let (code, out, err) = jobsort(&args);
+    let (code, out, err) = run(&args);
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("stranger"), "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
@@ -794,5 +780,4 @@ fn rank_cli_with_resource_group() {
         .collect();
     assert_eq!(order, ["J3", "J4", "J1", "J2", "J5"]);
     assert_eq!(v["order"][4]["value"], 0.0);
-    std::fs::remove_dir_all(&dir).unwrap();
 }

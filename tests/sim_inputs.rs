@@ -6,7 +6,9 @@ use jobsort::sim::record::{RecEvent, parse_recording};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
+
+mod common;
 
 /// Jobs of several sizes, requested times (one missing: the run time stands in), memory (one
 /// missing), users, groups and queues.
@@ -31,16 +33,13 @@ const INPUTS: [&str; 8] = [
     "eligible_time",
 ];
 
+/// `jobsort ARGS`, which must succeed.
 fn jobsort(args: &[&str]) -> Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_jobsort"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run jobsort");
+    let out = common::cli::jobsort(args);
     assert!(
         out.status.success(),
         "jobsort {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
+        common::cli::stderr(&out)
     );
     out
 }

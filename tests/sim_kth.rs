@@ -205,10 +205,11 @@ fn head_path_is_used_and_agrees_with_every_full_round() {
         &Catalog::pbs(),
     )
     .unwrap();
-    let full = jobsort::sim::Simulator::new(&w.jobs, cfg.clone(), Some(&f))
+    let setup = jobsort::sim::Setup::new(&cfg, &w.jobs).unwrap();
+    let full = jobsort::sim::Simulator::new(&w.jobs, &setup, Some(&f))
         .unwrap()
         .run_to_end();
-    let sim = jobsort::sim::Simulator::new(&w.jobs, cfg, Some(&f))
+    let sim = jobsort::sim::Simulator::new(&w.jobs, &setup, Some(&f))
         .unwrap()
         .with_full_rounds(false);
     assert!(

@@ -6,7 +6,7 @@ use jobsort::sim::run::{RunOptions, simulate};
 use jobsort::sim::scheduler::{Decision, PendReason, Simulator};
 use jobsort::sim::share::{AutoTree, FairshareConfig};
 use jobsort::sim::swf::parse_swf;
-use jobsort::sim::{Policy, Priority, SimConfig, Workload};
+use jobsort::sim::{Policy, Priority, Setup, SimConfig, Workload};
 use jobsort::{Catalog, Formula};
 
 fn cfg(policy: Policy, nodes: u32) -> SimConfig {
@@ -66,7 +66,8 @@ fn jobs_at_or_under_the_threshold_pend_and_do_not_block() {
         ..cfg(Policy::Strict, 1)
     };
     let f = Formula::compile("walltime", &Catalog::pbs()).unwrap();
-    let mut sim = Simulator::new(&w.jobs, c, Some(&f)).unwrap();
+    let setup = Setup::new(&c, &w.jobs).unwrap();
+    let mut sim = Simulator::new(&w.jobs, &setup, Some(&f)).unwrap();
     let mut threshold_pends = 0;
     while let Some(r) = sim.step() {
         threshold_pends += r
@@ -109,7 +110,8 @@ fn limits_hold_jobs_with_named_dependencies_without_blocking_others() {
         limits: Some(limits.clone()),
         ..cfg(Policy::Strict, 4)
     };
-    let mut sim = Simulator::new(&w.jobs, c, None).unwrap();
+    let setup = Setup::new(&c, &w.jobs).unwrap();
+    let mut sim = Simulator::new(&w.jobs, &setup, None).unwrap();
     sim.step().unwrap();
     let second = sim.step().unwrap().decisions.clone();
     assert_eq!(

@@ -14,8 +14,11 @@ use super::{Algorithm, FairshareError, flux, slurm, usage_file};
 use std::cmp::Ordering;
 use std::path::Path;
 
-/// Which job attribute names its fairshare entity (PBS `fairshare_entity`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// Which job attribute names its fairshare entity (PBS `fairshare_entity`): the one kind
+/// `rank`/`eval` (job rows, `jobs::fairshare`) and the simulator (trace jobs, `sim::share`)
+/// use. The serde names are those of the recording header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum EntityKind {
     #[default]
     Euser,
@@ -24,20 +27,33 @@ pub enum EntityKind {
     Account,
     Queue,
     /// `"<group>:<user>"`.
+    #[serde(rename = "egroup:euser")]
     EgroupEuser,
 }
 
 impl EntityKind {
-    /// Parse `euser`, `egroup`, `account` (or `Account_Name`), `queue`, `egroup:euser`.
+    /// Parse a `fairshare_entity` value: PBS's `euser`, `egroup`, `Account_Name`, `queue`,
+    /// `egroup:euser`, and the short forms `user`, `group`, `account`, `group:user`.
     pub fn parse(s: &str) -> Option<EntityKind> {
         Some(match s {
-            "euser" => EntityKind::Euser,
-            "egroup" => EntityKind::Egroup,
+            "euser" | "user" => EntityKind::Euser,
+            "egroup" | "group" => EntityKind::Egroup,
             "account" | "Account_Name" => EntityKind::Account,
             "queue" => EntityKind::Queue,
-            "egroup:euser" => EntityKind::EgroupEuser,
+            "egroup:euser" | "group:user" => EntityKind::EgroupEuser,
             _ => return None,
         })
+    }
+
+    /// The name as PBS's `fairshare_entity` and the recording header spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            EntityKind::Euser => "euser",
+            EntityKind::Egroup => "egroup",
+            EntityKind::Account => "account",
+            EntityKind::Queue => "queue",
+            EntityKind::EgroupEuser => "egroup:euser",
+        }
     }
 }
 

@@ -17,7 +17,7 @@
 //! | `E0102` | error | malformed number (`3e`, `1..2`, `08x`) |
 //! | `E0103` | error | unsupported construct (strings, `[`, `.`, `;`, `=`, `lambda`, `None`, ...) |
 //! | `E0104` | error | syntax error (unexpected token or end of formula, unbalanced parentheses) |
-//! | `E0105` | error | formula nested too deeply (more than 256 levels) |
+//! | `E0105` | error | formula nested too deeply (parentheses more than 200 levels, as Python; operands more than 256; an operator chain is one level) |
 //! | `E0106` | error | formula too long (more than 64 KiB) or empty |
 //! | `E0201` | error | unknown name (with "did you mean") — PBS 15124 |
 //! | `E0202` | error | resource of an invalid type (string, boolean) — PBS 15125 |

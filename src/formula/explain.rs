@@ -29,21 +29,19 @@ pub fn terms(ir: &Ir) -> Vec<Term> {
     out
 }
 
-fn collect(ir: &Ir, id: NodeId, sign: f64, out: &mut Vec<Term>) {
-    match ir.node(id).expr {
-        Expr::Binary(BinaryOp::Add, a, b) => {
-            collect(ir, a, sign, out);
-            collect(ir, b, sign, out);
+/// Depth first, left to right, with a stack: a sum of n terms is a chain n deep.
+fn collect(ir: &Ir, root: NodeId, sign: f64, out: &mut Vec<Term>) {
+    let mut stack = vec![(root, sign)];
+    while let Some((id, sign)) = stack.pop() {
+        match ir.node(id).expr {
+            Expr::Binary(BinaryOp::Add, a, b) => stack.extend([(b, sign), (a, sign)]),
+            Expr::Binary(BinaryOp::Sub, a, b) => stack.extend([(b, -sign), (a, sign)]),
+            _ => out.push(Term {
+                span: ir.node(id).span,
+                sign,
+                node: id,
+            }),
         }
-        Expr::Binary(BinaryOp::Sub, a, b) => {
-            collect(ir, a, sign, out);
-            collect(ir, b, -sign, out);
-        }
-        _ => out.push(Term {
-            span: ir.node(id).span,
-            sign,
-            node: id,
-        }),
     }
 }
 

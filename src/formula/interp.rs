@@ -1,4 +1,5 @@
-//! The reference evaluator: a tree walk over the IR with Python's semantics (SPEC §1.5).
+//! The reference evaluator: a tree walk over the IR with Python's semantics (SPEC §1.5). It
+//! recurses only as deep as the formula is nested: a chain of operators is a loop ([`Ir::chain`]).
 //!
 //! This is the oracle every other backend is tested against, and the path used for a single
 //! job. Only the branches Python would evaluate are evaluated, so an error in an untaken
@@ -7,7 +8,7 @@
 use super::ir::{Expr, Func, Ir, NodeId, Ty};
 
 use super::pymath::{self, EvalError, PyResult, truthy};
-use super::syntax::{BinaryOp, CmpOp, UnaryOp};
+use super::syntax::{BinaryOp, CmpOp, Link, UnaryOp};
 
 /// Evaluate the formula for one job whose column values are `inputs` (indexed like
 /// [`Ir::inputs`]). Returns the final value (a bool as 1.0/0.0) or the first error Python would
@@ -43,10 +44,19 @@ pub fn eval_node(ir: &Ir, id: NodeId, inputs: &[f64]) -> PyResult {
                 UnaryOp::Not => bool_value(!truthy(a)),
             })
         }
-        Expr::Binary(op, a, b) => {
-            let a = ev(*a)?;
-            let b = ev(*b)?;
-            binary(*op, a, b)
+        Expr::Binary(..) | Expr::And(..) | Expr::Or(..) => {
+            // A chain (`a + b + c`, `a and b and c`) in a loop, not one call per link.
+            let chain = ir.chain(id, |_| false);
+            let mut v = ev(chain.first)?;
+            for (_, link, b) in chain.outward() {
+                v = match link {
+                    Link::Binary(op) => binary(op, v, ev(b)?)?,
+                    Link::And if truthy(v) => ev(b)?,
+                    Link::Or if !truthy(v) => ev(b)?,
+                    Link::And | Link::Or => v,
+                };
+            }
+            Ok(v)
         }
         Expr::Compare { first, rest } => {
             let mut lhs = ev(*first)?;
@@ -58,14 +68,6 @@ pub fn eval_node(ir: &Ir, id: NodeId, inputs: &[f64]) -> PyResult {
                 lhs = rhs;
             }
             Ok(1.0)
-        }
-        Expr::And(a, b) => {
-            let a = ev(*a)?;
-            if truthy(a) { ev(*b) } else { Ok(a) }
-        }
-        Expr::Or(a, b) => {
-            let a = ev(*a)?;
-            if truthy(a) { Ok(a) } else { ev(*b) }
         }
         Expr::IfElse {
             cond,

@@ -11,7 +11,7 @@
 
 use std::fmt;
 
-use super::syntax::{BinaryOp, CmpOp, Span, UnaryOp};
+use super::syntax::{BinaryOp, CmpOp, Link, Span, UnaryOp};
 use crate::catalog::Input;
 
 /// The two value types of the language (SPEC §1.4).
@@ -264,6 +264,73 @@ impl Ir {
                 (self.inputs.len() - 1) as u32
             }
         }
+    }
+}
+
+impl Expr {
+    /// `(link, left, right)` when this is a chain node: a binary operator, `and` or `or`.
+    pub fn link(&self) -> Option<(Link, NodeId, NodeId)> {
+        match *self {
+            Expr::Binary(op, a, b) => Some((Link::Binary(op), a, b)),
+            Expr::And(a, b) => Some((Link::And, a, b)),
+            Expr::Or(a, b) => Some((Link::Or, a, b)),
+            _ => None,
+        }
+    }
+}
+
+/// How many chain nodes a [`Chain`] holds without allocating.
+const CHAIN_INLINE: usize = 8;
+
+/// The left spine of a chain of binary operators, `and` and `or`: `a + b - c * d` is
+/// `(a + b) - (c * d)`, whose spine is `-`, then `+`, down to `a`. The recursive walks over the
+/// IR (the evaluator, both code generators, the interval analysis) take the innermost left
+/// operand, then each link's right operand, in a loop, so a chain of any length costs them one
+/// level of recursion: they recurse only as deep as the formula is really nested.
+pub struct Chain {
+    /// The innermost left operand (not itself a chain node, or where the walk was told to
+    /// stop).
+    pub first: NodeId,
+    len: usize,
+    /// The links from the outermost inwards: the first [`CHAIN_INLINE`] here, the rest in
+    /// `far`.
+    near: [(NodeId, Link, NodeId); CHAIN_INLINE],
+    far: Vec<(NodeId, Link, NodeId)>,
+}
+
+impl Chain {
+    /// `(node, link, right operand)` from the innermost link outwards (evaluation order).
+    pub fn outward(&self) -> impl Iterator<Item = (NodeId, Link, NodeId)> + '_ {
+        let near = &self.near[..self.len.min(CHAIN_INLINE)];
+        self.far.iter().rev().chain(near.iter().rev()).copied()
+    }
+}
+
+impl Ir {
+    /// The chain rooted at `id` (which must be a chain node to have links), descending through
+    /// left operands that are chain nodes and for which `stop` is false.
+    pub fn chain(&self, id: NodeId, stop: impl Fn(NodeId) -> bool) -> Chain {
+        let mut chain = Chain {
+            first: id,
+            len: 0,
+            near: [(id, Link::And, id); CHAIN_INLINE],
+            far: Vec::new(),
+        };
+        let mut at = id;
+        while let Some((link, left, right)) = self.node(at).expr.link() {
+            if chain.len < CHAIN_INLINE {
+                chain.near[chain.len] = (at, link, right);
+            } else {
+                chain.far.push((at, link, right));
+            }
+            chain.len += 1;
+            at = left;
+            if stop(at) {
+                break;
+            }
+        }
+        chain.first = at;
+        chain
     }
 }
 

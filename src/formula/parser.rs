@@ -1,11 +1,13 @@
 //! The parser: tokens → [`Expr`], with lalrpop (grammar in `grammar/formula.lalrpop`).
 //!
-//! Before the LR parser runs, the token stream is checked for balanced parentheses and for
-//! nesting deeper than [`MAX_DEPTH`], and the source for length ([`MAX_LEN`]); the grammar
-//! actions refuse to build a tree deeper than [`MAX_DEPTH`]. So no input, however hostile,
-//! makes any later recursive walk overflow the stack.
+//! Before the LR parser runs, the source is checked for length ([`MAX_LEN`]) and the token
+//! stream for balanced parentheses nested at most [`MAX_PARENS`] deep (CPython's limit). The
+//! LR parser keeps its own stack on the heap, and the grammar actions refuse to build a tree
+//! nested deeper than [`MAX_NESTING`], where a chain of operators, however long, is one level.
+//! Every later walk recurses only as deep as that nesting, so no input, however hostile, makes
+//! one overflow the stack.
 
-use super::ast::{Expr, ExprKind, MAX_DEPTH};
+use super::ast::{Expr, ExprKind, MAX_NESTING, MAX_PARENS};
 use super::diag::{Diagnostic, codes};
 use super::lexer::{self, Spanned, Tok};
 use super::syntax::Span;
@@ -20,18 +22,18 @@ lalrpop_util::lalrpop_mod!(
 /// The longest formula accepted, in bytes.
 pub const MAX_LEN: usize = 64 * 1024;
 
-/// The grammar actions' error: the tree would be deeper than [`MAX_DEPTH`].
+/// The grammar actions' error: the tree would be nested deeper than [`MAX_NESTING`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TooDeep(pub Span);
 
-/// Build a node unless it would be too deep (used by the grammar actions).
+/// Build a node unless it would be nested too deeply (used by the grammar actions).
 pub fn node<'a>(
     kind: ExprKind,
     l: usize,
     r: usize,
 ) -> Result<Expr, ParseError<usize, Tok<'a>, TooDeep>> {
     let e = Expr::new(kind, Span::new(l, r));
-    if e.depth > MAX_DEPTH {
+    if e.nesting > MAX_NESTING {
         Err(ParseError::User {
             error: TooDeep(e.span),
         })
@@ -71,19 +73,27 @@ pub fn parse(source: &str) -> Result<Expr, Vec<Diagnostic>> {
         .map_err(|e| vec![parse_error(source, e)])
 }
 
-/// Balanced parentheses and bounded nesting, checked on the token stream.
+/// Balanced parentheses nested at most [`MAX_PARENS`] deep, checked on the token stream.
 fn check_parens(tokens: &[Spanned<'_>]) -> Result<(), Vec<Diagnostic>> {
     let mut open: Vec<Span> = Vec::new();
     for &(l, ref t, r) in tokens {
         match t {
             Tok::LParen => {
                 open.push(Span::new(l, r));
-                if open.len() > MAX_DEPTH as usize {
-                    return Err(vec![Diagnostic::error(
-                        codes::TOO_DEEP,
-                        format!("parentheses are nested more than {MAX_DEPTH} levels deep"),
-                        Span::new(l, r),
-                    )]);
+                if open.len() > MAX_PARENS {
+                    return Err(vec![
+                        Diagnostic::error(
+                            codes::TOO_DEEP,
+                            format!(
+                                "too many nested parentheses: this `(` is {} levels deep; the limit is {MAX_PARENS}",
+                                open.len()
+                            ),
+                            Span::new(l, r),
+                        )
+                        .with_note(format!(
+                            "Python (and so PBS) refuses more than {MAX_PARENS} levels of parentheses"
+                        )),
+                    ]);
                 }
             }
             Tok::RParen if open.pop().is_none() => {
@@ -228,10 +238,10 @@ fn parse_error(source: &str, e: ParseError<usize, Tok<'_>, TooDeep>) -> Diagnost
             error: TooDeep(span),
         } => Diagnostic::error(
             codes::TOO_DEEP,
-            format!("the expression is nested more than {MAX_DEPTH} levels deep"),
+            format!("the expression is nested more than {MAX_NESTING} levels deep"),
             span,
         )
-        .with_note("split long chains of operators, or simplify the formula"),
+        .with_note("each operand of a unary operator, of `**` on its right, of a call or of a conditional is a level deeper; a chain such as `a + b + c` is one level however long"),
     }
 }
 
@@ -286,15 +296,26 @@ mod tests {
         assert_eq!(parse(&s).unwrap_err()[0].code, codes::TOO_LONG);
         let s = "(".repeat(60_000);
         assert_eq!(parse(&s).unwrap_err()[0].code, codes::TOO_DEEP);
-        let s = format!("{}1{}", "(".repeat(300), ")".repeat(300));
+        let s = format!("{}1{}", "(".repeat(201), ")".repeat(201));
         assert_eq!(parse(&s).unwrap_err()[0].code, codes::TOO_DEEP);
         let s = format!("{}1", "-".repeat(30_000));
-        assert_eq!(parse(&s).unwrap_err()[0].code, codes::TOO_DEEP);
-        let s = vec!["1"; 20_000].join("+");
         assert_eq!(parse(&s).unwrap_err()[0].code, codes::TOO_DEEP);
         let s = format!("{}1", "(".repeat(200)) + &")".repeat(200);
         assert!(parse(&s).is_ok());
         let s = "x".repeat(MAX_LEN + 1);
         assert_eq!(parse(&s).unwrap_err()[0].code, codes::TOO_LONG);
+    }
+
+    #[test]
+    fn a_chain_of_any_length_is_one_level() {
+        let s = vec!["1"; 20_000].join("+");
+        let e = parse(&s).map_err(|d| d[0].message.clone());
+        assert_eq!(e.map(|e| e.nesting), Ok(2));
+        let s = vec!["1"; 300].join(" and ");
+        assert_eq!(parse(&s).map(|e| e.nesting).ok(), Some(2));
+        // A chain's operands are a level deeper when they are not chain links.
+        assert_eq!(parse("-a + -b").map(|e| e.nesting).ok(), Some(3));
+        assert_eq!(parse("a * b + c").map(|e| e.nesting).ok(), Some(2));
+        assert_eq!(parse("a + b * c").map(|e| e.nesting).ok(), Some(3));
     }
 }

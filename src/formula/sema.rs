@@ -13,7 +13,7 @@
 use super::ast::{self, ExprKind};
 use super::diag::{Diagnostic, codes};
 use super::ir::{self, Expr, Func, Ir, NodeId, Ty};
-use super::syntax::{Span, UnaryOp};
+use super::syntax::{Link, Span, UnaryOp};
 use crate::catalog::{Catalog, Input, NameRef};
 
 /// Every public name of Python's `math` module (3.11+). PBS binds them all before the
@@ -141,9 +141,22 @@ impl Lower<'_> {
                 };
                 Some(self.ir.push(Expr::Unary(*op, a), ty, span))
             }
-            ExprKind::Binary(op, a, b) => {
-                let (a, b) = (self.expr(a), self.expr(b));
-                Some(self.ir.push(Expr::Binary(*op, a?, b?), Ty::Num, span))
+            ExprKind::Binary(..) | ExprKind::And(..) | ExprKind::Or(..) => {
+                // A chain (`a + b + c`) in a loop, not one call per link; the arena order is
+                // the recursive one (each link after both its operands).
+                let (first, links) = e.chain();
+                let mut acc = self.expr(first);
+                for link in links {
+                    let Some((link_op, _, right)) = link.kind.link() else {
+                        continue;
+                    };
+                    let b = self.expr(right);
+                    acc = match (acc, b) {
+                        (Some(a), Some(b)) => Some(self.link(link_op, a, b, link.span)),
+                        _ => None,
+                    };
+                }
+                acc
             }
             ExprKind::Compare(first, rest) => {
                 let first = self.expr(first);
@@ -163,17 +176,6 @@ impl Lower<'_> {
                     self.ir
                         .push(Expr::Compare { first, rest: out }, Ty::Bool, span),
                 )
-            }
-            ExprKind::And(a, b) | ExprKind::Or(a, b) => {
-                let (a, b) = (self.expr(a), self.expr(b));
-                let (a, b) = (a?, b?);
-                let ty = both_bool(&self.ir, a, b);
-                let expr = if matches!(e.kind, ExprKind::And(..)) {
-                    Expr::And(a, b)
-                } else {
-                    Expr::Or(a, b)
-                };
-                Some(self.ir.push(expr, ty, span))
             }
             ExprKind::IfElse {
                 then,
@@ -203,6 +205,16 @@ impl Lower<'_> {
                 args,
             } => self.call(name, *name_span, args, span),
         }
+    }
+
+    /// The IR node of one chain link over lowered operands.
+    fn link(&mut self, link: Link, a: NodeId, b: NodeId, span: Span) -> NodeId {
+        let (expr, ty) = match link {
+            Link::Binary(op) => (Expr::Binary(op, a, b), Ty::Num),
+            Link::And => (Expr::And(a, b), both_bool(&self.ir, a, b)),
+            Link::Or => (Expr::Or(a, b), both_bool(&self.ir, a, b)),
+        };
+        self.ir.push(expr, ty, span)
     }
 
     fn name(&mut self, name: &str, span: Span) -> Option<NodeId> {

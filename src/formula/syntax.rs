@@ -72,6 +72,43 @@ impl BinaryOp {
     ];
 }
 
+/// One link of a left-associative chain (`a + b - c`, `a and b or c`): how a chain node
+/// combines the value so far, its left operand, with its right operand. The tree and the IR
+/// walk a chain in a loop over its links instead of recursing once per link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Link {
+    Binary(BinaryOp),
+    And,
+    Or,
+}
+
+impl Link {
+    /// The precedence level of a left-associative operator (`+ -`, `* / // %`, `and`, `or`;
+    /// `**` is right-associative, so `None`): a left operand of the same level needs no
+    /// parentheses.
+    pub fn left_assoc_level(self) -> Option<u8> {
+        match self {
+            Link::Binary(BinaryOp::Add | BinaryOp::Sub) => Some(1),
+            Link::Binary(BinaryOp::Mul | BinaryOp::Div | BinaryOp::FloorDiv | BinaryOp::Mod) => {
+                Some(2)
+            }
+            Link::Binary(BinaryOp::Pow) => None,
+            Link::And => Some(3),
+            Link::Or => Some(4),
+        }
+    }
+}
+
+impl fmt::Display for Link {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Link::Binary(op) => write!(f, "{op}"),
+            Link::And => f.write_str("and"),
+            Link::Or => f.write_str("or"),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CmpOp {
     Lt,

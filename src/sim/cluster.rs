@@ -1,54 +1,158 @@
-//! The simulated machine: `nodes × cores`, free cores per node, first-fit placement.
+//! The simulated machine: `nodes × cores`, free cores, first-fit placement.
 //!
 //! Placement is deterministic: [`Request::Procs`] takes free cores from the lowest-numbered
 //! nodes first (a job may span nodes); [`Request::Nodes`] takes the lowest-numbered nodes
 //! that each have the cores free.
+//!
+//! # What is kept, and what it costs
+//!
+//! Nothing here grows with the number of nodes or cores; state and work grow with the
+//! running jobs' allocations. A cluster is kept in one of two ways:
+//!
+//! - **by count** ([`Cluster::counted`]): the free cores in all, nothing per node. Exact when
+//!   no decision depends on which nodes a job holds ([`Cluster::counts_suffice`]): a `procs`
+//!   request fits when its cores are free, and so does a request for nodes of one core each
+//!   (`k` such nodes are free when `k` cores are). Checks and placement are O(1).
+//! - **by node** ([`Cluster::new`]): the nodes as *runs* of consecutive nodes with the same
+//!   free cores (a run is a range of node ids; adjacent runs differ), and the *groups*: how
+//!   many nodes have each free-core value. An idle cluster is one run and one group, however
+//!   many nodes it has; a running allocation adds at most two runs per range it holds. A
+//!   `procs` request fits when its cores are free (O(1)); a request for `k` nodes of `c`
+//!   cores fits when the groups of `c` or more free cores hold `k` nodes (O(groups)).
+//!   Placement walks the runs in node order and takes whole ranges: O(ranges taken) for
+//!   `procs` (a busy run lies between two runs with free cores, so skipping them costs no
+//!   more), O(runs visited) for a `nodes` request, which also passes the runs whose nodes
+//!   have too few cores free. Taking and giving back cost O(log runs) per range.
+//!
+//! Why runs and not only the groups: first fit in node order is not a function of how many
+//! nodes have each free-core value. Free cores `[2, 4]` and `[4, 2]` have the same counts, but
+//! 3 processors first fit leave `[0, 3]` and `[1, 2]`, and only the first then fits a
+//! 3-core node request. The groups answer "does it fit"; the runs say where it goes.
+//!
+//! For nodes that carry more than cores (memory, GPUs: issue 15), the free-core value becomes
+//! a vector of free amounts, `(cores, mem, gpus)`: a run is a range of nodes with equal free
+//! vectors, a group counts the nodes of one free vector (an ordered map from vector to
+//! count), and a chunk fits when the groups whose vectors dominate it hold enough nodes.
+//! Counting alone stays exact for requests whose fit depends on totals only.
 
 use super::workload::Request;
+use std::collections::BTreeMap;
 
-/// Where a running job sits: `(node, cores)` pairs in node order.
+/// Consecutive nodes `first .. first + count` that each hold (or have free) `cores` cores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NodeRange {
+    pub first: u32,
+    pub count: u32,
+    pub cores: u32,
+}
+
+/// What a running job holds: its cores, and where they are (ranges of nodes in node order)
+/// when the cluster is kept by node. A cluster kept by count places no job on a node.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Allocation {
-    pub parts: Vec<(u32, u32)>,
+    cores: u64,
+    ranges: Vec<NodeRange>,
 }
 
 impl Allocation {
     /// Total cores held.
     pub fn cores(&self) -> u64 {
-        self.parts.iter().map(|&(_, c)| c as u64).sum()
+        self.cores
     }
+
+    /// The node ranges, in node order (none when placed by count).
+    pub fn ranges(&self) -> &[NodeRange] {
+        &self.ranges
+    }
+
+    /// `(node, cores)` for every node held, in node order.
+    pub fn parts(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.ranges
+            .iter()
+            .flat_map(|r| (r.first..r.first + r.count).map(move |n| (n, r.cores)))
+    }
+
     /// The node indices.
     pub fn nodes(&self) -> Vec<u32> {
-        self.parts.iter().map(|&(n, _)| n).collect()
+        self.parts().map(|(n, _)| n).collect()
+    }
+
+    /// Append `count` nodes from `first` with `cores` each.
+    fn push(&mut self, first: u32, count: u32, cores: u32) {
+        self.ranges.push(NodeRange {
+            first,
+            count,
+            cores,
+        });
+        self.cores += u64::from(count) * u64::from(cores);
     }
 }
 
-/// Free cores per node.
+/// The free cores of a cluster: in all, and per node when decisions or a recording read them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cluster {
     pub nodes: u32,
     pub cores_per_node: u32,
-    free: Vec<u32>,
     free_total: u64,
-    /// Bit `n` set when node `n` has a free core: placement visits only those nodes.
-    with_free: Vec<u64>,
+    /// Free cores per node, as runs and groups; `None` when kept by count.
+    layout: Option<Layout>,
 }
 
 impl Cluster {
-    /// An idle cluster.
+    /// An idle cluster kept by node: every placement says which nodes it takes.
     pub fn new(nodes: u32, cores_per_node: u32) -> Cluster {
+        Cluster {
+            layout: Some(Layout::idle(nodes, cores_per_node)),
+            ..Cluster::counted(nodes, cores_per_node)
+        }
+    }
+
+    /// An idle cluster kept by count: exact only where [`Cluster::counts_suffice`] says so.
+    pub fn counted(nodes: u32, cores_per_node: u32) -> Cluster {
         Cluster {
             nodes,
             cores_per_node,
-            free: vec![cores_per_node; nodes as usize],
-            free_total: nodes as u64 * cores_per_node as u64,
-            with_free: all_set(nodes, cores_per_node > 0),
+            free_total: u64::from(nodes) * u64::from(cores_per_node),
+            layout: None,
+        }
+    }
+
+    /// Whether a cluster kept by count decides every request as a cluster kept by node does:
+    /// every request is for processors (it fits when its cores are free), for nodes with no
+    /// cores (they always fit), or the nodes have one core each (`k` one-core nodes are free
+    /// when `k` cores are).
+    pub fn counts_suffice(
+        cores_per_node: u32,
+        mut requests: impl Iterator<Item = Request>,
+    ) -> bool {
+        cores_per_node == 1
+            || requests.all(|r| matches!(r, Request::Procs(_) | Request::Nodes { cores: 0, .. }))
+    }
+
+    /// Whether placements say which nodes they take.
+    pub fn by_node(&self) -> bool {
+        self.layout.is_some()
+    }
+
+    /// The same free cores, kept by count.
+    pub fn counted_copy(&self) -> Cluster {
+        Cluster {
+            layout: None,
+            ..*self
+        }
+    }
+
+    /// An idle cluster of the same shape, kept the same way.
+    pub fn idle_like(&self) -> Cluster {
+        match self.layout {
+            Some(_) => Cluster::new(self.nodes, self.cores_per_node),
+            None => Cluster::counted(self.nodes, self.cores_per_node),
         }
     }
 
     /// Total cores.
     pub fn capacity(&self) -> u64 {
-        self.nodes as u64 * self.cores_per_node as u64
+        u64::from(self.nodes) * u64::from(self.cores_per_node)
     }
 
     /// Free cores in all.
@@ -56,212 +160,271 @@ impl Cluster {
         self.free_total
     }
 
-    /// Free cores per node.
-    pub fn free(&self) -> &[u32] {
-        &self.free
+    /// Free cores per node in node order, as `(nodes, free cores)` runs: `None` when kept by
+    /// count.
+    pub fn free_runs(&self) -> Option<impl Iterator<Item = (u32, u32)> + '_> {
+        let l = self.layout.as_ref()?;
+        Some(l.runs.iter().map(|(&s, r)| (r.end - s, r.free)))
     }
 
     /// Whether a request could ever run on an idle cluster of this shape.
     pub fn can_ever_fit(&self, r: Request) -> bool {
         match r {
-            Request::Procs(p) => p as u64 <= self.capacity(),
+            Request::Procs(p) => u64::from(p) <= self.capacity(),
             Request::Nodes { nodes, cores } => nodes <= self.nodes && cores <= self.cores_per_node,
         }
     }
 
     /// Whether `r` fits in the free cores now.
     pub fn fits(&self, r: Request) -> bool {
-        fits_in(&self.free, self.free_total, r)
+        if r.total_cores() > self.free_total {
+            return false;
+        }
+        match (r, &self.layout) {
+            (Request::Procs(_), _) | (_, None) => true,
+            (Request::Nodes { nodes, cores }, Some(l)) => l.nodes_with(cores) >= u64::from(nodes),
+        }
     }
 
-    /// Place `r` (first fit, the same placement as [`place`]) and take its cores; `None` if
-    /// it does not fit.
-    pub fn allocate(&mut self, r: Request) -> Option<Allocation> {
+    /// Where `r` goes now (first fit), without taking it; `None` if it does not fit.
+    pub fn place(&self, r: Request) -> Option<Allocation> {
         if !self.fits(r) {
             return None;
         }
-        if let Request::Nodes { cores: 0, .. } = r {
-            // Every node qualifies, full ones too: no shortcut.
-            let a = place(&self.free, self.free_total, r)?;
-            self.take(&a);
-            return Some(a);
-        }
-        let mut parts = Vec::with_capacity(match r {
-            Request::Procs(p) => (p as usize).min(self.free.len()),
-            Request::Nodes { nodes, .. } => nodes as usize,
-        });
-        // Only nodes with a free core can take a part, in node order either way.
-        let mut nodes = self.nodes_with_free();
+        let Some(l) = &self.layout else {
+            return Some(Allocation {
+                cores: r.total_cores(),
+                ranges: Vec::new(),
+            });
+        };
+        let mut a = Allocation::default();
         match r {
             Request::Procs(p) => {
-                let mut left = p;
-                while left > 0
-                    && let Some(n) = nodes.next()
-                {
-                    let c = self.free[n].min(left);
-                    parts.push((n as u32, c));
-                    left -= c;
+                let mut left = u64::from(p);
+                for (&s, run) in &l.runs {
+                    if left == 0 {
+                        break;
+                    }
+                    if run.free == 0 {
+                        continue;
+                    }
+                    let f = u64::from(run.free);
+                    let len = run.end - s;
+                    let whole = (left / f).min(u64::from(len)) as u32;
+                    if whole > 0 {
+                        a.push(s, whole, run.free);
+                        left -= u64::from(whole) * f;
+                    }
+                    if whole < len && left > 0 {
+                        // Less than a node's free cores left: part of the next node.
+                        a.push(s + whole, 1, left as u32);
+                        left = 0;
+                    }
                 }
             }
-            Request::Nodes { nodes: k, cores } => {
-                while parts.len() < k as usize
-                    && let Some(n) = nodes.next()
-                {
-                    if self.free[n] >= cores {
-                        parts.push((n as u32, cores));
+            // The lowest-numbered nodes, full ones too.
+            Request::Nodes { nodes: 0, .. } => {}
+            Request::Nodes { nodes, cores: 0 } => a.push(0, nodes, 0),
+            Request::Nodes { nodes, cores } => {
+                let mut left = nodes;
+                for (&s, run) in &l.runs {
+                    if left == 0 {
+                        break;
+                    }
+                    if run.free >= cores {
+                        let n = left.min(run.end - s);
+                        a.push(s, n, cores);
+                        left -= n;
                     }
                 }
             }
         }
-        drop(nodes);
-        let a = Allocation { parts };
+        Some(a)
+    }
+
+    /// Place `r` (first fit, as [`Cluster::place`]) and take its cores; `None` if it does
+    /// not fit.
+    pub fn allocate(&mut self, r: Request) -> Option<Allocation> {
+        let a = self.place(r)?;
         self.take(&a);
         Some(a)
     }
 
-    /// The nodes with a free core, in node order.
-    fn nodes_with_free(&self) -> impl Iterator<Item = usize> + '_ {
-        let words = self.with_free.iter().copied().enumerate();
-        words.flat_map(|(w, mut bits)| {
-            std::iter::from_fn(move || {
-                (bits != 0).then(|| {
-                    let b = bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    w * 64 + b
-                })
-            })
-        })
-    }
-
-    /// Take the cores of an allocation (must be free).
+    /// Take the cores of an allocation (they must be free).
     pub fn take(&mut self, a: &Allocation) {
-        for &(n, c) in &a.parts {
-            let slot = &mut self.free[n as usize];
-            debug_assert!(*slot >= c, "node {n} over-allocated");
-            *slot = slot.saturating_sub(c);
-            self.free_total -= c as u64;
-            if *slot == 0 {
-                self.with_free[n as usize / 64] &= !(1 << (n % 64));
+        debug_assert!(a.cores <= self.free_total, "cluster over-allocated");
+        self.free_total = self.free_total.saturating_sub(a.cores);
+        if let Some(l) = &mut self.layout {
+            for r in &a.ranges {
+                l.change(r.first, r.count, |f| {
+                    debug_assert!(f >= r.cores, "a node of {r:?} over-allocated");
+                    f.saturating_sub(r.cores)
+                });
             }
         }
     }
 
     /// Give back the cores of an allocation.
     pub fn release(&mut self, a: &Allocation) {
-        for &(n, c) in &a.parts {
-            let slot = &mut self.free[n as usize];
-            *slot += c;
-            debug_assert!(
-                *slot <= self.cores_per_node,
-                "node {n} released beyond its size"
-            );
-            self.free_total += c as u64;
-            if c > 0 {
-                self.with_free[n as usize / 64] |= 1 << (n % 64);
+        self.free_total += a.cores;
+        debug_assert!(
+            self.free_total <= self.capacity(),
+            "released beyond capacity"
+        );
+        if let Some(l) = &mut self.layout {
+            let most = self.cores_per_node;
+            for r in &a.ranges {
+                l.change(r.first, r.count, |f| {
+                    debug_assert!(
+                        f + r.cores <= most,
+                        "a node of {r:?} released beyond its size"
+                    );
+                    f + r.cores
+                });
             }
         }
     }
 
     /// Reset to idle and re-sum from the given allocations (the "account resources" step);
-    /// returns an error naming the first over-allocated node.
+    /// returns an error naming the first node that does not exist or is over-allocated.
     pub fn reset_and_resum<'a>(
         &mut self,
         running: impl IntoIterator<Item = &'a Allocation>,
     ) -> Result<(), String> {
-        self.free.iter_mut().for_each(|f| *f = self.cores_per_node);
-        self.free_total = self.capacity();
+        *self = self.idle_like();
         for a in running {
-            for &(n, c) in &a.parts {
-                let slot = self
-                    .free
-                    .get_mut(n as usize)
-                    .ok_or_else(|| format!("node {n} does not exist"))?;
-                if *slot < c {
-                    return Err(format!("node {n} over-allocated"));
+            if a.cores > self.free_total {
+                return Err("cluster over-allocated".into());
+            }
+            if let Some(l) = &self.layout {
+                for r in &a.ranges {
+                    let end = u64::from(r.first) + u64::from(r.count);
+                    if end > u64::from(self.nodes) {
+                        return Err(format!("node {} does not exist", end - 1));
+                    }
+                    if let Some(n) = l.first_below(r.first, r.count, r.cores) {
+                        return Err(format!("node {n} over-allocated"));
+                    }
                 }
-                *slot -= c;
-                self.free_total -= c as u64;
             }
-        }
-        self.with_free = all_set(self.nodes, false);
-        for (n, &f) in self.free.iter().enumerate() {
-            if f > 0 {
-                self.with_free[n / 64] |= 1 << (n % 64);
-            }
+            self.take(a);
         }
         Ok(())
     }
 }
 
-/// A bitset of `n` bits, all set (`on`) or all clear.
-fn all_set(n: u32, on: bool) -> Vec<u64> {
-    let mut bits = vec![0u64; (n as usize).div_ceil(64)];
-    if on {
-        for i in 0..n as usize {
-            bits[i / 64] |= 1 << (i % 64);
-        }
-    }
-    bits
+/// Free cores per node: runs of consecutive nodes with equal free cores, and how many nodes
+/// have each free-core value (the groups).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Layout {
+    /// First node of each run → the run. The runs cover every node; adjacent runs differ.
+    runs: BTreeMap<u32, Run>,
+    /// Free cores → nodes with that many free (no empty group kept).
+    groups: BTreeMap<u32, u64>,
 }
 
-/// Whether `r` fits in `free` (with `free_total` = Σ free).
-pub fn fits_in(free: &[u32], free_total: u64, r: Request) -> bool {
-    match r {
-        Request::Procs(p) => p as u64 <= free_total,
-        Request::Nodes { nodes, cores } => {
-            if (nodes as u64) * (cores as u64) > free_total {
-                return false;
+/// Nodes from the run's key up to `end` (exclusive), each with `free` cores free.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Run {
+    end: u32,
+    free: u32,
+}
+
+impl Layout {
+    fn idle(nodes: u32, cores: u32) -> Layout {
+        let mut l = Layout {
+            runs: BTreeMap::new(),
+            groups: BTreeMap::new(),
+        };
+        if nodes > 0 {
+            l.runs.insert(
+                0,
+                Run {
+                    end: nodes,
+                    free: cores,
+                },
+            );
+            l.groups.insert(cores, u64::from(nodes));
+        }
+        l
+    }
+
+    /// Nodes with at least `cores` free.
+    fn nodes_with(&self, cores: u32) -> u64 {
+        self.groups.range(cores..).map(|(_, &n)| n).sum()
+    }
+
+    /// The first node of `first .. first + count` with fewer than `cores` free.
+    fn first_below(&self, first: u32, count: u32, cores: u32) -> Option<u32> {
+        let end = first + count;
+        let from = self
+            .runs
+            .range(..=first)
+            .next_back()
+            .map_or(first, |(&s, _)| s);
+        self.runs
+            .range(from..end)
+            .find(|(_, r)| r.free < cores && r.end > first)
+            .map(|(&s, _)| s.max(first))
+    }
+
+    /// Set the free cores of every node in `first .. first + count` to `new(old)`, keeping
+    /// the runs canonical and the groups in step.
+    fn change(&mut self, first: u32, count: u32, new: impl Fn(u32) -> u32) {
+        if count == 0 {
+            return;
+        }
+        let end = first + count;
+        self.split_at(first);
+        self.split_at(end);
+        for (&s, run) in self.runs.range_mut(first..end) {
+            let len = u64::from(run.end - s);
+            let to = new(run.free);
+            if let Some(n) = self.groups.get_mut(&run.free) {
+                *n -= len;
+                if *n == 0 {
+                    self.groups.remove(&run.free);
+                }
             }
-            let mut got = 0;
-            for &f in free {
-                if f >= cores {
-                    got += 1;
-                    if got >= nodes {
-                        return true;
+            *self.groups.entry(to).or_insert(0) += len;
+            run.free = to;
+        }
+        // Merge equal neighbours, from the run before `first` to the one at `end`.
+        let mut at = self
+            .runs
+            .range(..first)
+            .next_back()
+            .map_or(first, |(&s, _)| s);
+        while let Some(&Run { end: next, free }) = self.runs.get(&at) {
+            match self.runs.get(&next) {
+                Some(r) if r.free == free => {
+                    let joined = r.end;
+                    self.runs.remove(&next);
+                    if let Some(run) = self.runs.get_mut(&at) {
+                        run.end = joined;
                     }
                 }
+                Some(_) if next < end => at = next,
+                _ => break,
             }
-            nodes == 0
         }
     }
-}
 
-/// First-fit placement of `r` in `free`, without taking it.
-pub fn place(free: &[u32], free_total: u64, r: Request) -> Option<Allocation> {
-    if !fits_in(free, free_total, r) {
-        return None;
-    }
-    // One allocation of the right size (a job may take a part on every node).
-    let mut parts = Vec::with_capacity(match r {
-        Request::Procs(p) => (p as usize).min(free.len()),
-        Request::Nodes { nodes, .. } => nodes as usize,
-    });
-    match r {
-        Request::Procs(p) => {
-            let mut left = p;
-            for (n, &f) in free.iter().enumerate() {
-                if left == 0 {
-                    break;
-                }
-                let c = f.min(left);
-                if c > 0 {
-                    parts.push((n as u32, c));
-                    left -= c;
-                }
-            }
+    /// Make `node` the first node of a run (a no-op at a run's start or past the end).
+    fn split_at(&mut self, node: u32) {
+        let Some((&s, run)) = self.runs.range_mut(..=node).next_back() else {
+            return;
+        };
+        if s == node || run.end <= node {
+            return;
         }
-        Request::Nodes { nodes, cores } => {
-            for (n, &f) in free.iter().enumerate() {
-                if parts.len() as u32 == nodes {
-                    break;
-                }
-                if f >= cores {
-                    parts.push((n as u32, cores));
-                }
-            }
-        }
+        let tail = Run {
+            end: run.end,
+            free: run.free,
+        };
+        run.end = node;
+        self.runs.insert(node, tail);
     }
-    Some(Allocation { parts })
 }
 
 /// A multiset of job sizes (cores) up to a bound, with the smallest at hand: counts per size
@@ -321,6 +484,55 @@ impl SizeSet {
 mod tests {
     use super::*;
 
+    /// First fit by scanning every node: the definition the runs must equal.
+    fn first_fit(free: &[u32], r: Request) -> Option<Vec<(u32, u32)>> {
+        let total: u64 = free.iter().map(|&f| u64::from(f)).sum();
+        if r.total_cores() > total {
+            return None;
+        }
+        let mut parts = Vec::new();
+        match r {
+            Request::Procs(p) => {
+                let mut left = p;
+                for (n, &f) in free.iter().enumerate() {
+                    let c = f.min(left);
+                    if c > 0 {
+                        parts.push((n as u32, c));
+                        left -= c;
+                    }
+                }
+            }
+            Request::Nodes { nodes, cores } => {
+                for (n, &f) in free.iter().enumerate() {
+                    if parts.len() as u32 == nodes {
+                        break;
+                    }
+                    if f >= cores {
+                        parts.push((n as u32, cores));
+                    }
+                }
+                if (parts.len() as u32) < nodes {
+                    return None;
+                }
+            }
+        }
+        Some(parts)
+    }
+
+    /// Free cores per node, expanded from the runs.
+    fn per_node(c: &Cluster) -> Vec<u32> {
+        let runs = c.free_runs().expect("kept by node");
+        runs.flat_map(|(n, f)| std::iter::repeat_n(f, n as usize))
+            .collect()
+    }
+
+    fn next_random(x: &mut u64, m: u64) -> u64 {
+        *x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (*x >> 33) % m
+    }
+
     #[test]
     fn size_set_keeps_the_smallest() {
         let mut s = SizeSet::new(200);
@@ -346,38 +558,56 @@ mod tests {
         assert_eq!(s.min(), None);
     }
 
-    /// `allocate` (which visits only nodes with a free core) places exactly as `place` (which
-    /// scans every node), and the set of nodes with a free core stays right.
+    /// Placement on runs is first fit over every node, the groups count the nodes of each
+    /// free-core value, the runs stay canonical, and a cluster kept by count agrees on every
+    /// decision where counts suffice.
     #[test]
-    fn allocate_places_as_the_full_scan_does() {
+    fn runs_place_as_first_fit_over_every_node() {
         let mut x: u64 = 11;
-        let mut next = |m: u64| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (x >> 33) % m
-        };
-        for (nodes, cores) in [(1, 1), (100, 1), (70, 3), (130, 4), (64, 2)] {
+        for (nodes, cores) in [(1, 1), (100, 1), (70, 3), (130, 4), (64, 2), (9, 8)] {
             let mut c = Cluster::new(nodes, cores);
+            let mut counted = Cluster::counted(nodes, cores);
             let mut held: Vec<Allocation> = Vec::new();
             for _ in 0..3000 {
-                if !held.is_empty() && next(3) == 0 {
-                    let a = held.swap_remove(next(held.len() as u64) as usize);
+                if !held.is_empty() && next_random(&mut x, 3) == 0 {
+                    let a = held.swap_remove(next_random(&mut x, held.len() as u64) as usize);
                     c.release(&a);
+                    counted.release(&a);
                 } else {
-                    let r = if next(2) == 0 {
-                        Request::Procs(next(u64::from(nodes * cores) / 3 + 1) as u32)
+                    let r = if next_random(&mut x, 2) == 0 {
+                        Request::Procs(next_random(&mut x, u64::from(nodes * cores) / 3 + 1) as u32)
                     } else {
                         Request::Nodes {
-                            nodes: next(u64::from(nodes) / 4 + 1) as u32,
-                            cores: next(u64::from(cores) + 1) as u32,
+                            nodes: next_random(&mut x, u64::from(nodes) / 4 + 1) as u32,
+                            cores: next_random(&mut x, u64::from(cores) + 1) as u32,
                         }
                     };
-                    let expected = place(c.free(), c.free_total(), r);
+                    let expected = first_fit(&per_node(&c), r);
+                    if Cluster::counts_suffice(cores, std::iter::once(r)) {
+                        assert_eq!(counted.fits(r), expected.is_some(), "{r:?}");
+                    }
                     let got = c.allocate(r);
-                    assert_eq!(got, expected, "{nodes}x{cores} {r:?}");
-                    held.extend(got);
+                    let parts = got.as_ref().map(|a| a.parts().collect::<Vec<_>>());
+                    assert_eq!(parts, expected, "{nodes}x{cores} {r:?}");
+                    if let Some(a) = got {
+                        assert_eq!(a.cores(), r.total_cores());
+                        counted.take(&a);
+                        held.push(a);
+                    }
                 }
+                let free = per_node(&c);
+                assert_eq!(
+                    c.free_total(),
+                    free.iter().map(|&f| u64::from(f)).sum::<u64>()
+                );
+                assert_eq!(counted.free_total(), c.free_total());
+                let l = c.layout.as_ref().unwrap();
+                for k in 0..=cores {
+                    let n = free.iter().filter(|&&f| f == k).count() as u64;
+                    assert_eq!(l.groups.get(&k).copied().unwrap_or(0), n, "group {k}");
+                }
+                let runs: Vec<_> = c.free_runs().unwrap().collect();
+                assert!(runs.windows(2).all(|w| w[0].1 != w[1].1), "{runs:?}");
                 let mut resummed = Cluster::new(nodes, cores);
                 resummed.reset_and_resum(&held).unwrap();
                 assert_eq!(resummed, c);
@@ -389,16 +619,52 @@ mod tests {
     fn first_fit_spans_nodes_and_node_requests_need_whole_slots() {
         let mut c = Cluster::new(3, 4);
         let a = c.allocate(Request::Procs(6)).unwrap();
-        assert_eq!(a.parts, vec![(0, 4), (1, 2)]);
+        assert_eq!(a.parts().collect::<Vec<_>>(), vec![(0, 4), (1, 2)]);
         assert!(!c.fits(Request::Nodes { nodes: 2, cores: 3 }));
         let b = c.allocate(Request::Nodes { nodes: 1, cores: 2 }).unwrap();
-        assert_eq!(b.parts, vec![(1, 2)]);
+        assert_eq!(b.nodes(), vec![1]);
         assert_eq!(c.free_total(), 4);
         c.release(&a);
-        assert_eq!(c.free(), &[4, 2, 4]);
+        assert_eq!(per_node(&c), vec![4, 2, 4]);
         c.reset_and_resum([&b]).unwrap();
-        assert_eq!(c.free(), &[4, 2, 4]);
+        assert_eq!(per_node(&c), vec![4, 2, 4]);
         assert!(c.reset_and_resum([&b, &b]).is_ok());
-        assert!(c.reset_and_resum([&b, &b, &b]).is_err());
+        assert_eq!(
+            c.reset_and_resum([&b, &b, &b]),
+            Err("node 1 over-allocated".into())
+        );
+        // Zero-core node requests take the lowest nodes, full ones too.
+        let mut c = Cluster::new(3, 1);
+        c.allocate(Request::Procs(3)).unwrap();
+        let z = c.allocate(Request::Nodes { nodes: 2, cores: 0 }).unwrap();
+        assert_eq!(z.parts().collect::<Vec<_>>(), vec![(0, 0), (1, 0)]);
+    }
+
+    /// The state does not grow with the nodes: a cluster of 2^32 − 1 nodes is a run, and a
+    /// job on it a range, whatever its size.
+    #[test]
+    fn huge_clusters_cost_what_the_jobs_take() {
+        let mut c = Cluster::new(u32::MAX, 1);
+        let a = c.allocate(Request::Procs(u32::MAX - 1)).unwrap();
+        assert_eq!(a.ranges().len(), 1);
+        let b = c.allocate(Request::Nodes { nodes: 1, cores: 1 }).unwrap();
+        assert_eq!(b.nodes(), vec![u32::MAX - 1]);
+        assert!(!c.fits(Request::Procs(1)));
+        c.release(&a);
+        assert_eq!(c.free_runs().unwrap().count(), 2);
+        c.release(&b);
+        assert_eq!(
+            c.free_runs().unwrap().collect::<Vec<_>>(),
+            vec![(u32::MAX, 1)]
+        );
+    }
+
+    #[test]
+    fn counts_suffice_when_no_decision_reads_a_node() {
+        let procs = [Request::Procs(5), Request::Nodes { nodes: 3, cores: 0 }];
+        assert!(Cluster::counts_suffice(8, procs.into_iter()));
+        let nodes = [Request::Procs(5), Request::Nodes { nodes: 3, cores: 1 }];
+        assert!(!Cluster::counts_suffice(8, nodes.into_iter()));
+        assert!(Cluster::counts_suffice(1, nodes.into_iter()));
     }
 }

@@ -12,10 +12,12 @@
 //!   name. Users the limits file does not list get an unlimited association (flux would
 //!   reject their jobs; a trace replay wants them scheduled), unless
 //!   [`LimitsSpec::reject_unknown_users`] is set.
+//!
+//! The file is parsed once per workload, by [`crate::sim::setup::Setup`].
 
 use super::workload::{Request, SimJob};
 use crate::limits::{
-    AssocConfig, AssocLimits, INT_MAX, JobSpec, JobState, LimitEngine, LimitsConfig, SubmitOutcome,
+    AssocConfig, AssocLimits, INT_MAX, JobSpec, JobState, LimitEngine, LimitError, SubmitOutcome,
 };
 use std::collections::BTreeSet;
 
@@ -47,17 +49,24 @@ pub struct LimitState {
     cores_per_node: u32,
 }
 
+/// A user the limits file does not list, whose unlimited association the engine refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("user {user}: {source}")]
+pub struct UnlistedUserError {
+    pub user: String,
+    pub source: LimitError,
+}
+
 impl LimitState {
-    /// Load the limits and add associations for the workload's unlisted users.
+    /// The engine of a limits file for a workload: users it does not list get an unlimited
+    /// association, unless `reject_unknown_users`.
     pub fn new(
-        spec: &LimitsSpec,
+        mut engine: LimitEngine,
         jobs: &[SimJob],
         cores_per_node: u32,
-    ) -> Result<LimitState, String> {
-        let cfg = LimitsConfig::parse(&spec.name, &spec.text).map_err(|e| e.to_string())?;
-        let mut engine =
-            LimitEngine::from_config(&cfg).map_err(|e| format!("{}: {e}", spec.name))?;
-        if !spec.reject_unknown_users {
+        reject_unknown_users: bool,
+    ) -> Result<LimitState, UnlistedUserError> {
+        if !reject_unknown_users {
             let users: BTreeSet<&str> = jobs.iter().map(|j| j.user.as_str()).collect();
             for u in users {
                 if engine.find_association(u, None).is_none() {
@@ -78,7 +87,10 @@ impl LimitState {
                     };
                     engine
                         .add_association(&a)
-                        .map_err(|e| format!("{}: user {u}: {e}", spec.name))?;
+                        .map_err(|source| UnlistedUserError {
+                            user: u.to_string(),
+                            source,
+                        })?;
                 }
             }
         }
@@ -159,7 +171,12 @@ mod tests {
             reject_unknown_users: false,
         };
         let jobs = [job("1", "a"), job("2", "a"), job("3", "b")];
-        let mut s = LimitState::new(&spec, &jobs, 1).unwrap();
+        let state = |spec: &LimitsSpec| {
+            let file = crate::limits::LimitsConfig::parse(&spec.name, &spec.text).unwrap();
+            let engine = LimitEngine::from_config(&file).unwrap();
+            LimitState::new(engine, &jobs, 1, spec.reject_unknown_users).unwrap()
+        };
+        let mut s = state(&spec);
         assert_eq!(s.submit(&jobs[0]), Admission::Ready);
         s.on_start("1");
         assert_eq!(s.submit(&jobs[1]), Admission::Held);
@@ -171,7 +188,7 @@ mod tests {
             reject_unknown_users: true,
             ..spec
         };
-        let mut s = LimitState::new(&strict, &jobs, 1).unwrap();
+        let mut s = state(&strict);
         assert!(matches!(s.submit(&jobs[2]), Admission::Rejected(_)));
     }
 }

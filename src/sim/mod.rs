@@ -4,6 +4,7 @@
 //!   job lists, with a report of what was dropped and why;
 //! - [`cluster`]: nodes × cores and first-fit placement;
 //! - [`scheduler`]: the deterministic discrete-event scheduler (rounds, strict and EASY);
+//! - [`setup`]: the run-time state built once from the settings ([`SimConfig`]);
 //! - [`priority`], [`share`], [`limit`]: the formula, fairshare and limits adapters;
 //! - [`record`]: the JSON-lines recording (`docs/recording.md`);
 //! - [`replay`]: `--verify` and reconciliation;
@@ -25,11 +26,13 @@ pub mod record;
 pub mod replay;
 pub mod run;
 pub mod scheduler;
+pub mod setup;
 pub mod share;
 pub mod swf;
 pub mod workload;
 
-pub use load::load_workload;
+pub use load::{TraceFormat, load_workload, read_workload, trace_format};
 pub use priority::{IrPriority, Priority};
 pub use scheduler::{Policy, SimConfig, Simulator};
+pub use setup::{Setup, SetupError};
 pub use workload::{Request, SimJob, Workload};

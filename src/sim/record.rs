@@ -7,6 +7,7 @@
 
 use super::limit::LimitsSpec;
 use super::scheduler::{Decision, EventKind, PendReason, Policy, Round, SimConfig};
+use super::setup::check_decay;
 use super::share::FairshareConfig;
 use super::workload::{Horizon, JobField, MAX_JOB_CORES, MAX_SECONDS, Request, SimJob, count};
 use serde_json::Value;
@@ -84,37 +85,9 @@ impl Header {
     }
 }
 
-/// A simulation setting out of range: the setting and why.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SettingError {
-    /// The setting as the recording header names it (`decay_factor`, `decay_time`).
-    pub field: &'static str,
-    /// Why it is refused, with its value.
-    pub reason: String,
-}
-
-/// The fairshare decay settings a simulation accepts: `fairshare_decay_factor` strictly
-/// between 0 and 1 (a factor of 5 would grow usage at every decay), `fairshare_decay_time`
-/// positive. The one rule: `jobsort sim` checks its `--decay-factor`/`--decay-time` with it,
-/// and a recording's header is read with it.
-pub fn check_decay(decay_time: i64, decay_factor: f64) -> Result<(), SettingError> {
-    if !(decay_factor > 0.0 && decay_factor < 1.0) {
-        return Err(SettingError {
-            field: "decay_factor",
-            reason: format!("{decay_factor}: must be between 0 and 1"),
-        });
-    }
-    if decay_time <= 0 {
-        return Err(SettingError {
-            field: "decay_time",
-            reason: format!("{decay_time}: must be positive"),
-        });
-    }
-    Ok(())
-}
-
 impl Header {
-    /// Check the settings with the rules the command line applies ([`check_decay`]).
+    /// Check the settings with the rules the command line applies ([`check_decay`]); the
+    /// rest is checked where the settings are used, by [`super::setup::Setup::new`].
     fn check(&self) -> Result<(), String> {
         if let Some(fs) = &self.fairshare {
             check_decay(fs.decay_time, fs.decay_factor)

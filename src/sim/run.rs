@@ -4,6 +4,7 @@ use super::metrics::{self, Metrics, ShareRow};
 use super::priority::Priority;
 use super::record::{Header, Recorder, TraceInfo};
 use super::scheduler::{SimConfig, SimError, SimOutcome, Simulator};
+use super::setup::{Setup, SetupError};
 use super::workload::Workload;
 use std::io::{BufWriter, Write};
 use std::path::Path;
@@ -31,6 +32,8 @@ pub struct RunResult {
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     #[error(transparent)]
+    Setup(#[from] SetupError),
+    #[error(transparent)]
     Sim(#[from] SimError),
     #[error("{path}: {message}")]
     Io { path: String, message: String },
@@ -39,7 +42,8 @@ pub enum RunError {
 /// What to do besides simulating.
 #[derive(Default)]
 pub struct RunOptions<'a> {
-    /// Write a recording to this file (streamed, flushed each round).
+    /// Write a recording to this file (streamed, flushed each round; a regular file is also
+    /// synced to disk at the end, a pipe, FIFO or terminal is only written).
     pub record: Option<&'a Path>,
     /// Keep the queue-length series (for plots).
     pub series: bool,
@@ -57,14 +61,26 @@ pub fn trace_info(w: &Workload) -> TraceInfo {
     }
 }
 
-/// Simulate `w` under `config` and `formula`.
+/// Simulate `w` under `config` and `formula` (one run: [`simulate_setup`] runs several from
+/// one [`Setup`]).
 pub fn simulate(
     w: &Workload,
     config: &SimConfig,
     formula: Option<&dyn Priority>,
     opts: &RunOptions<'_>,
 ) -> Result<RunResult, RunError> {
-    let mut sim = Simulator::new(&w.jobs, config.clone(), formula)?
+    simulate_setup(w, &Setup::new(config, &w.jobs)?, formula, opts)
+}
+
+/// Simulate `w` from `setup` (built for `w`'s jobs) under `formula`.
+pub fn simulate_setup(
+    w: &Workload,
+    setup: &Setup,
+    formula: Option<&dyn Priority>,
+    opts: &RunOptions<'_>,
+) -> Result<RunResult, RunError> {
+    let config = setup.config();
+    let mut sim = Simulator::new(&w.jobs, setup, formula)?
         .with_hashing(opts.record.is_some())
         .with_full_rounds(opts.record.is_some())
         .with_series(opts.series);
@@ -75,17 +91,20 @@ pub fn simulate(
     let mut recorder = match opts.record {
         Some(p) => {
             let f = std::fs::File::create(p).map_err(|e| io_err(p, e))?;
+            // A pipe, FIFO or terminal is a stream: nothing to make durable.
+            let regular = f.metadata().map_err(|e| io_err(p, e))?.is_file();
             let header = Header::new(trace_info(w), formula.map(|f| f.source()), config);
             Some((
                 Recorder::new(BufWriter::new(f), &header).map_err(|e| io_err(p, e))?,
                 p,
+                regular,
             ))
         }
         None => None,
     };
     let total = w.jobs.len();
     while let Some(round) = sim.step() {
-        if let Some((rec, p)) = recorder.as_mut() {
+        if let Some((rec, p, _)) = recorder.as_mut() {
             rec.round(&w.jobs, round).map_err(|e| io_err(p, e))?;
         }
         if let Some(cb) = opts.progress
@@ -94,13 +113,15 @@ pub fn simulate(
             cb(sim.submitted(), total);
         }
     }
-    if let Some((rec, p)) = recorder {
+    if let Some((rec, p, regular)) = recorder {
         let mut f = rec
             .into_inner()
             .into_inner()
             .map_err(|e| io_err(p, e.into_error()))?;
         f.flush().map_err(|e| io_err(p, e))?;
-        f.sync_all().map_err(|e| io_err(p, e))?;
+        if regular {
+            f.sync_all().map_err(|e| io_err(p, e))?;
+        }
     }
     if let Some(cb) = opts.progress {
         cb(total, total);

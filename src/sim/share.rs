@@ -3,8 +3,9 @@
 //! simulated time.
 //!
 //! - The tree comes from a PBS `resource_group` text, or is generated from the workload's
-//!   entities with equal shares (`--auto-tree user|group|group:user`); entities not in the
-//!   tree go under `unknown` with 1 share, as in PBS.
+//!   entities with equal shares (`--auto-tree user|group|group:user`) by [`PbsTree`]
+//!   construction calls; entities not in the tree go under `unknown` with 1 share, as in PBS,
+//!   and an entity named `unknown` (SWF's -1) is PBS's `unknown` group itself.
 //! - Usage (cores × seconds) accrues to the job's entity and every ancestor, root included,
 //!   for every second the job runs — including its last interval before it ends (a deliberate
 //!   difference from a live PBS scheduler, which samples running jobs between cycles and so
@@ -18,8 +19,10 @@
 //!   `fairshare_factor = 2^-(uf/perc)`, 0 when perc is 0.
 
 use super::workload::SimJob;
+use crate::fairshare::FairshareError;
+use crate::fairshare::inputs::EntityKind;
 use crate::fairshare::pbs::{
-    ParseOptions, PbsTree, factor_exponent, fairshare_factor, usage_factor,
+    ParseOptions, PbsTree, ROOT_NAME, UNKNOWN_NAME, factor_exponent, fairshare_factor, usage_factor,
 };
 use crate::fairshare::pow2::pow2_in_place;
 
@@ -56,47 +59,40 @@ impl AutoTree {
     }
 }
 
-/// Which job field names the job's fairshare entity (PBS `fairshare_entity`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum EntityKind {
-    Euser,
-    Egroup,
-    Queue,
-    #[serde(rename = "egroup:euser")]
-    EgroupEuser,
+/// The entity name of a trace job when it is one of the job's fields (`euser`, `egroup`,
+/// `queue`); `None` for `egroup:euser` (two fields) and `account` (a trace job has none).
+pub fn entity_ref(kind: EntityKind, job: &SimJob) -> Option<&str> {
+    match kind {
+        EntityKind::Euser => Some(&job.user),
+        EntityKind::Egroup => Some(&job.group),
+        EntityKind::Queue => Some(&job.queue),
+        EntityKind::EgroupEuser | EntityKind::Account => None,
+    }
 }
 
-impl EntityKind {
-    /// Parse a PBS `fairshare_entity` value.
-    pub fn parse(s: &str) -> Option<EntityKind> {
-        match s {
-            "euser" | "user" => Some(EntityKind::Euser),
-            "egroup" | "group" => Some(EntityKind::Egroup),
-            "queue" => Some(EntityKind::Queue),
-            "egroup:euser" | "group:user" => Some(EntityKind::EgroupEuser),
-            _ => None,
-        }
+/// The entity name of a trace job; `None` for `account`, which trace jobs do not have (a
+/// simulation refuses that kind before it starts).
+pub fn entity_of(kind: EntityKind, job: &SimJob) -> Option<String> {
+    match kind {
+        EntityKind::EgroupEuser => Some(format!("{}:{}", job.group, job.user)),
+        _ => entity_ref(kind, job).map(str::to_string),
     }
-    /// The entity name of a job when it is one of the job's fields (all but `egroup:euser`).
-    pub fn entity_ref(self, job: &SimJob) -> Option<&str> {
-        match self {
-            EntityKind::Euser => Some(&job.user),
-            EntityKind::Egroup => Some(&job.group),
-            EntityKind::Queue => Some(&job.queue),
-            EntityKind::EgroupEuser => None,
-        }
-    }
+}
 
-    /// The entity name of a job.
-    pub fn entity_of(self, job: &SimJob) -> String {
-        match self {
-            EntityKind::Euser => job.user.clone(),
-            EntityKind::Egroup => job.group.clone(),
-            EntityKind::Queue => job.queue.clone(),
-            EntityKind::EgroupEuser => format!("{}:{}", job.group, job.user),
-        }
-    }
+/// Why a simulation's fairshare tree cannot be built.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TreeError {
+    /// A `resource_group` line (`resource_group:LINE: message`).
+    #[error("fairshare tree: {0}")]
+    ResourceGroup(FairshareError),
+    #[error(
+        "fairshare entity `account`: trace jobs have no account (use euser, egroup, queue or \
+         egroup:euser)"
+    )]
+    AccountEntity,
+    /// Recorded auto-tree entities that do not fit the recorded auto tree.
+    #[error("fairshare auto tree: {0}")]
+    AutoEntities(String),
 }
 
 /// Fairshare settings of a simulation (recorded in the recording header).
@@ -114,6 +110,12 @@ pub struct FairshareConfig {
     pub decay_factor: f64,
     /// Shares of `unknown` (PBS `unknown_shares`, default 0).
     pub unknown_shares: u32,
+    /// The entities of the auto tree, in the order the tree added them: the whole
+    /// workload's, so that a recording cut at any round rebuilds the tree it was made with.
+    /// [`Setup::new`](crate::sim::setup::Setup::new) fills it in; `None` (recordings made
+    /// before it was recorded) derives them from the jobs given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto_entities: Option<AutoEntities>,
 }
 
 impl FairshareConfig {
@@ -126,6 +128,7 @@ impl FairshareConfig {
             decay_time: 86_400,
             decay_factor: 0.5,
             unknown_shares: 0,
+            auto_entities: None,
         }
     }
 }
@@ -143,6 +146,8 @@ pub struct ShareKeywords {
 #[derive(Debug, Clone)]
 pub struct UsageTree {
     tree: PbsTree,
+    /// Nodes before the workload's entities were placed ([`UsageTree::is_listed`]).
+    listed: usize,
     decay_time: i64,
     decay_factor: f64,
     dirty: bool,
@@ -158,31 +163,41 @@ pub struct UsageTree {
 impl UsageTree {
     /// Build the tree for a workload: the `resource_group` text, or the auto tree from its
     /// entities. Returns the tree and each job's node index.
-    pub fn build(cfg: &FairshareConfig, jobs: &[SimJob]) -> Result<(UsageTree, Vec<u32>), String> {
+    pub fn build(
+        cfg: &FairshareConfig,
+        jobs: &[SimJob],
+    ) -> Result<(UsageTree, Vec<u32>), TreeError> {
+        if cfg.entity == EntityKind::Account {
+            return Err(TreeError::AccountEntity);
+        }
         // Each job's entity, numbered in first-seen order (one pass, names hashed once per
         // change of entity: traces list a user's jobs in runs).
         let (entity_of_job, names) = entities(cfg.entity, jobs);
-        let text = match (&cfg.resource_group, cfg.auto_tree) {
-            (Some(text), _) => text.clone(),
-            // A tree of the entities themselves: they are its leaves, in first-seen order.
-            (None, Some(auto @ (AutoTree::User | AutoTree::Group)))
-                if auto_entity(auto) == cfg.entity =>
-            {
-                let mut text = String::new();
-                for (k, name) in names.iter().enumerate() {
-                    text.push_str(&format!("{name} {} root 1\n", 10 + k));
-                }
-                text
+        let unknown_shares = cfg.unknown_shares as i32;
+        let mut tree = match (&cfg.resource_group, cfg.auto_tree) {
+            (Some(text), _) => {
+                let opts = ParseOptions {
+                    unknown_shares,
+                    lenient: false,
+                };
+                PbsTree::parse_resource_group(text, "resource_group", &opts)
+                    .map_err(TreeError::ResourceGroup)?
+                    .0
             }
-            (None, Some(auto)) => auto_resource_group(auto, jobs),
-            (None, None) => String::new(),
+            (None, Some(auto)) => match &cfg.auto_entities {
+                Some(recorded) => {
+                    recorded.check(auto)?;
+                    auto_tree(recorded, unknown_shares)
+                }
+                // A tree of the entities themselves: they are its leaves, in first-seen order.
+                None if auto != AutoTree::GroupUser && auto_entity(auto) == cfg.entity => {
+                    auto_tree(&AutoEntities::Names(names.clone()), unknown_shares)
+                }
+                None => auto_tree(&AutoEntities::of(auto, jobs), unknown_shares),
+            },
+            (None, None) => PbsTree::new(unknown_shares),
         };
-        let opts = ParseOptions {
-            unknown_shares: cfg.unknown_shares as i32,
-            lenient: false,
-        };
-        let (mut tree, _) = PbsTree::parse_resource_group(&text, "resource_group", &opts)
-            .map_err(|e| e.to_string())?;
+        let listed = tree.len();
         // Entities not in the tree go under `unknown`, added in first-seen order.
         let node_of: Vec<u32> = names
             .iter()
@@ -197,6 +212,7 @@ impl UsageTree {
         Ok((
             UsageTree {
                 tree,
+                listed,
                 decay_time: cfg.decay_time.max(1),
                 decay_factor: cfg.decay_factor,
                 dirty: false,
@@ -364,6 +380,12 @@ impl UsageTree {
         self.tree.is_empty()
     }
 
+    /// Whether a node was in the tree before the workload's entities were placed (the root,
+    /// `unknown`, and what the `resource_group` listed), rather than added under `unknown`.
+    pub fn is_listed(&self, i: u32) -> bool {
+        (i as usize) < self.listed
+    }
+
     /// Entity name of a node.
     pub fn name(&self, i: u32) -> &str {
         &self.tree.node(i as usize).name
@@ -396,7 +418,7 @@ fn entities(kind: EntityKind, jobs: &[SimJob]) -> (Vec<u32>, Vec<String>) {
             number_first_seen(keys, |&(g, u)| names.push(format!("{g}:{u}")))
         }
         _ => {
-            let keys = jobs.iter().map(|j| kind.entity_ref(j).unwrap_or_default());
+            let keys = jobs.iter().map(|j| entity_ref(kind, j).unwrap_or_default());
             number_first_seen(keys, |n| names.push(n.to_string()))
         }
     };
@@ -438,10 +460,99 @@ fn auto_entity(auto: AutoTree) -> EntityKind {
     }
 }
 
-/// A `resource_group` text with equal shares for the workload's entities (first-seen order).
+/// The entities of an auto tree, in first-seen (submit) order. In a recording's header:
+/// `["u1","u2",...]` for `user` and `group`, `[["g1","u1"],...]` for `group:user`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(untagged)]
+pub enum AutoEntities {
+    /// `user` or `group`: the leaves under the root.
+    Names(Vec<String>),
+    /// `group:user`: each leaf's group and user; a group is added with its first leaf.
+    Pairs(Vec<(String, String)>),
+}
+
+impl AutoEntities {
+    /// The entities of `auto` in `jobs`, in first-seen order.
+    pub fn of(auto: AutoTree, jobs: &[SimJob]) -> AutoEntities {
+        match auto {
+            AutoTree::User | AutoTree::Group => {
+                AutoEntities::Names(entities(auto_entity(auto), jobs).1)
+            }
+            AutoTree::GroupUser => {
+                let mut pairs = Vec::new();
+                let keys = jobs.iter().map(|j| (j.group.as_str(), j.user.as_str()));
+                number_first_seen(keys, |&(g, u)| pairs.push((g.to_string(), u.to_string())));
+                AutoEntities::Pairs(pairs)
+            }
+        }
+    }
+
+    /// Whether these entities can be those of `auto`: names for `user` and `group`, pairs
+    /// for `group:user` (an empty list is either).
+    fn check(&self, auto: AutoTree) -> Result<(), TreeError> {
+        match (self, auto) {
+            (AutoEntities::Names(n), AutoTree::GroupUser) if !n.is_empty() => {
+                Err(TreeError::AutoEntities(
+                    "`auto_entities` are names; auto_tree `group:user` needs [group, user] pairs"
+                        .into(),
+                ))
+            }
+            (AutoEntities::Pairs(p), AutoTree::User | AutoTree::Group) if !p.is_empty() => {
+                Err(TreeError::AutoEntities(format!(
+                    "`auto_entities` are [group, user] pairs; auto_tree `{}` needs names",
+                    auto.name()
+                )))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The equal-share tree of `entities`, built by [`PbsTree::add_entity`] calls: one share per
+/// entity at each level, group ids from 10 in the order nodes are added — the tree
+/// `parse_group` reads from [`auto_resource_group`]'s text.
+///
+/// A name the tree already holds is that node, as PBS's `find_alloc_ginfo` finds it: an
+/// entity named `unknown` (SWF's user or group -1) is PBS's own `unknown` group, with
+/// `unknown_shares` shares, and a `group:user` leaf of group `unknown` is added under it.
+fn auto_tree(entities: &AutoEntities, unknown_shares: i32) -> PbsTree {
+    let mut tree = PbsTree::new(unknown_shares);
+    let mut id = 10;
+    let mut add = |tree: &mut PbsTree, name: &str, parent: usize| match tree
+        .add_entity(name, id, parent, 1)
+    {
+        Ok(i) => {
+            id += 1;
+            i
+        }
+        Err(existing) => existing,
+    };
+    match entities {
+        AutoEntities::Names(names) => {
+            for name in names {
+                add(&mut tree, name, 0);
+            }
+        }
+        AutoEntities::Pairs(pairs) => {
+            for (group, user) in pairs {
+                let g = add(&mut tree, group, 0);
+                add(&mut tree, &format!("{group}:{user}"), g);
+            }
+        }
+    }
+    tree
+}
+
+/// The auto tree as a `resource_group` text with equal shares for the workload's entities
+/// (first-seen order): the text form of what `--auto-tree` builds, which `--resource-group`
+/// reads back into the same tree. Names PBS's tree already holds (`TREEROOT`, `unknown`)
+/// get no line of their own (PBS would reject it: "entity unknown is not unique").
 pub fn auto_resource_group(auto: AutoTree, jobs: &[SimJob]) -> String {
     let mut out = String::new();
-    let mut seen: rustc_hash::FxHashSet<String> = Default::default();
+    let mut seen: rustc_hash::FxHashSet<String> = [ROOT_NAME, UNKNOWN_NAME]
+        .into_iter()
+        .map(str::to_string)
+        .collect();
     let mut prev: Option<&SimJob> = None;
     let mut id = 10;
     let mut line = |out: &mut String, name: &str, parent: &str| {
@@ -515,6 +626,8 @@ mod tests {
             ("u2", "g2"),
             ("u3", "g2"),
             ("u1", "g3"),
+            ("unknown", "g1"),
+            ("u4", "unknown"),
             ("u4", "g1"),
         ]
         .iter()
@@ -526,16 +639,22 @@ mod tests {
             let text = FairshareConfig {
                 auto_tree: None,
                 resource_group: Some(auto_resource_group(auto, &jobs)),
-                ..cfg
+                ..cfg.clone()
             };
             let (slow, slow_leaves) = UsageTree::build(&text, &jobs).unwrap();
             assert_eq!(fast_leaves, slow_leaves, "{auto:?}");
-            let names = |t: &UsageTree| -> Vec<(String, f64)> {
-                (0..t.len() as u32)
-                    .map(|i| (t.name(i).to_string(), t.keywords(i).perc))
-                    .collect()
+            // Bit for bit: names, group ids, shares, percentages, usage, in arena order.
+            assert_eq!(fast.pbs(), slow.pbs(), "{auto:?}");
+            // The recorded entities rebuild it from any prefix of the jobs.
+            let recorded = FairshareConfig {
+                auto_entities: Some(AutoEntities::of(auto, &jobs)),
+                ..cfg.clone()
             };
-            assert_eq!(names(&fast), names(&slow), "{auto:?}");
+            let (again, again_leaves) = UsageTree::build(&recorded, &jobs[..2]).unwrap();
+            assert_eq!(again.pbs(), fast.pbs(), "{auto:?}");
+            assert_eq!(again_leaves, fast_leaves[..2], "{auto:?}");
+            let (prefix, _) = UsageTree::build(&cfg, &jobs[..2]).unwrap();
+            assert_ne!(prefix.pbs(), fast.pbs(), "{auto:?}");
         }
         // An entity outside a given tree goes under `unknown`.
         let cfg = FairshareConfig {
@@ -587,10 +706,95 @@ mod tests {
             resource_group: Some("a 1 nowhere 5\n".into()),
             ..cfg
         };
-        let e = UsageTree::build(&bad, &[]).unwrap_err();
+        let e = UsageTree::build(&bad, &[]).unwrap_err().to_string();
         assert!(
-            e.starts_with("resource_group:1: Parent ginfo of a doesnt exist."),
+            e.starts_with("fairshare tree: resource_group:1: Parent ginfo of a doesnt exist."),
             "{e}"
         );
+    }
+
+    /// One entity kind for job rows and trace jobs: the recording header spells it as it did
+    /// (`euser`, `egroup`, `queue`, `egroup:euser`), every spelling the command lines took
+    /// still parses, and `account`, which trace jobs lack, is refused by name.
+    #[test]
+    fn entity_kinds_keep_their_header_names_and_spellings() {
+        for (kind, name) in [
+            (EntityKind::Euser, "euser"),
+            (EntityKind::Egroup, "egroup"),
+            (EntityKind::Queue, "queue"),
+            (EntityKind::EgroupEuser, "egroup:euser"),
+            (EntityKind::Account, "account"),
+        ] {
+            assert_eq!(serde_json::to_string(&kind).unwrap(), format!("\"{name}\""));
+            assert_eq!(
+                serde_json::from_str::<EntityKind>(&format!("\"{name}\"")).unwrap(),
+                kind
+            );
+            assert_eq!(kind.name(), name);
+            assert_eq!(EntityKind::parse(name), Some(kind));
+        }
+        for (spelling, kind) in [
+            ("user", EntityKind::Euser),
+            ("group", EntityKind::Egroup),
+            ("group:user", EntityKind::EgroupEuser),
+            ("Account_Name", EntityKind::Account),
+        ] {
+            assert_eq!(EntityKind::parse(spelling), Some(kind), "{spelling}");
+        }
+        let j = job("u1", "g1");
+        assert_eq!(
+            entity_of(EntityKind::EgroupEuser, &j).as_deref(),
+            Some("g1:u1")
+        );
+        assert_eq!(entity_ref(EntityKind::Queue, &j), Some("q"));
+        assert_eq!(entity_of(EntityKind::Account, &j), None);
+        let cfg = FairshareConfig {
+            entity: EntityKind::Account,
+            ..FairshareConfig::auto(AutoTree::User)
+        };
+        let e = UsageTree::build(&cfg, &[j]).unwrap_err();
+        assert_eq!(e, TreeError::AccountEntity);
+    }
+
+    /// A job whose entity is named `unknown` (SWF's user -1) belongs to PBS's own `unknown`
+    /// group: OpenPBS `find_alloc_ginfo` (src/scheduler/fairshare.cpp) first looks the name
+    /// up with `find_group_info`, which finds the `unknown` group that `preload_tree` made,
+    /// and only allocates a new node under `unknown` when the name is not found; a
+    /// `resource_group` line of that name is "entity unknown is not unique". So the auto
+    /// tree gives `unknown` no leaf of its own, and its jobs share the group's
+    /// `unknown_shares` (PBS default 0) as every entity outside a PBS tree does.
+    #[test]
+    fn an_entity_named_unknown_is_pbs_unknown_group() {
+        let jobs = [job("u1", "g1"), job("unknown", "unknown"), job("u2", "g1")];
+        for auto in [AutoTree::User, AutoTree::Group, AutoTree::GroupUser] {
+            let (t, leaves) = UsageTree::build(&FairshareConfig::auto(auto), &jobs).unwrap();
+            let unknown = t.pbs().find(UNKNOWN_NAME).unwrap() as u32;
+            assert_eq!(
+                t.pbs()
+                    .nodes()
+                    .iter()
+                    .filter(|n| n.name == UNKNOWN_NAME)
+                    .count(),
+                1
+            );
+            match auto {
+                AutoTree::User | AutoTree::Group => assert_eq!(leaves[1], unknown),
+                // `unknown:unknown`, a leaf under the `unknown` group.
+                AutoTree::GroupUser => {
+                    assert_eq!(t.name(leaves[1]), "unknown:unknown");
+                    assert_eq!(t.pbs().node(leaves[1] as usize).parent, Some(1));
+                }
+            }
+            assert_eq!(t.keywords(leaves[1]).perc, 0.0, "{auto:?}");
+            let half = if auto == AutoTree::Group { 1.0 } else { 0.5 };
+            assert_eq!(t.keywords(leaves[0]).perc, half, "{auto:?}");
+        }
+        let shared = FairshareConfig {
+            unknown_shares: 2,
+            ..FairshareConfig::auto(AutoTree::User)
+        };
+        let (t, leaves) = UsageTree::build(&shared, &jobs).unwrap();
+        assert_eq!(t.keywords(leaves[1]).perc, 0.5);
+        assert_eq!(t.keywords(leaves[0]).perc, 0.25);
     }
 }

@@ -16,9 +16,11 @@
 //! hold, [`Horizon`]) is an error naming the line and the field.
 
 use super::workload::{
-    Horizon, JobField, MachineHint, Request, SimJob, Workload, WorkloadError, count, read_text,
+    Horizon, JobField, MachineHint, Request, SimJob, Workload, WorkloadError, count as count_of,
+    read_text,
 };
-use std::collections::{BTreeMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 /// Load an SWF file (gzip transparently). Also reads an AleaNG `<file>.machines` beside it
@@ -31,14 +33,22 @@ pub fn load_swf(path: &Path) -> Result<Workload, WorkloadError> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     w.sha256 = sha;
-    if w.machine.nodes.is_none() {
-        let mut m = path.as_os_str().to_owned();
-        m.push(".machines");
-        if let Ok(mtext) = std::fs::read_to_string(&m) {
-            w.machine = parse_machines(&mtext, &Path::new(&m).display().to_string())?;
-        }
+    if w.machine.nodes.is_none()
+        && let Some(m) = machines_beside(path)?
+    {
+        w.machine = m;
     }
     Ok(w)
+}
+
+/// The machine of an AleaNG `<path>.machines` file, when there is one.
+pub fn machines_beside(path: &Path) -> Result<Option<MachineHint>, WorkloadError> {
+    let mut m = path.as_os_str().to_owned();
+    m.push(".machines");
+    match std::fs::read_to_string(&m) {
+        Ok(text) => parse_machines(&text, &Path::new(&m).display().to_string()).map(Some),
+        Err(_) => Ok(None),
+    }
 }
 
 /// Parse an AleaNG `.machines` file: `cluster_id name nodes CPUs_per_node ...` per line;
@@ -80,73 +90,235 @@ pub fn parse_machines(text: &str, file: &str) -> Result<MachineHint, WorkloadErr
 }
 
 /// Parse SWF text. `file` names the source in errors (`file:line: reason`).
+///
+/// One pass over the bytes: the fields of a line are byte ranges of the text (no allocation
+/// per field), whole numbers are read digit by digit (anything else — decimals, exponents —
+/// by `str::parse`, whose value they equal), and a user, group or queue is made into its name
+/// once per distinct field text and copied from there. A line with a byte outside ASCII is
+/// split as text (Unicode white space), as every line was before.
 pub fn parse_swf(text: &str, file: &str) -> Result<Workload, WorkloadError> {
-    let mut w = Workload::default();
-    let mut max_procs = None;
-    let mut max_nodes = None;
-    let mut seen = HashSet::new();
-    let mut horizon = Horizon::default();
-    for (i, raw) in text.lines().enumerate() {
-        let lineno = i + 1;
-        let line = raw.trim();
-        if line.is_empty() {
+    let mut reader = SwfReader::new(file, text.len());
+    let bytes = text.as_bytes();
+    let mut pos = 0;
+    let mut lineno = 0;
+    let mut spans = [(0usize, 0usize); 18];
+    while pos < bytes.len() {
+        lineno += 1;
+        let start = pos;
+        let mut i = pos;
+        let mut count = 0;
+        let mut ascii = true;
+        loop {
+            while i < bytes.len() && CLASS[bytes[i] as usize] == SPACE {
+                i += 1;
+            }
+            if i == bytes.len() || bytes[i] == b'\n' {
+                break;
+            }
+            let s = i;
+            while i < bytes.len() && CLASS[bytes[i] as usize] >= TEXT {
+                ascii &= CLASS[bytes[i] as usize] == TEXT;
+                i += 1;
+            }
+            if count < spans.len() {
+                spans[count] = (s, i);
+            }
+            count += 1;
+        }
+        pos = i + 1;
+        if !ascii {
+            reader.text_line(lineno, &text[start..i])?;
             continue;
+        }
+        if count == 0 {
+            continue;
+        }
+        let first = spans[0].0;
+        if bytes[first] == b';' {
+            reader.header(lineno, &text[first + 1..i])?;
+            continue;
+        }
+        let mut fields = [""; 18];
+        for (f, &(s, e)) in fields.iter_mut().zip(&spans[..count.min(18)]) {
+            *f = &text[s..e];
+        }
+        reader.job(lineno, &fields[..count.min(18)], count)?;
+    }
+    Ok(reader.finish())
+}
+
+/// What a byte is to the line splitter: white space as `str::split_whitespace` has it (of
+/// ASCII), the line feed, an ASCII byte of a field, or a byte outside ASCII.
+const SPACE: u8 = 0;
+const LINE_FEED: u8 = 1;
+const TEXT: u8 = 2;
+const NOT_ASCII: u8 = 3;
+const CLASS: [u8; 256] = {
+    let mut c = [TEXT; 256];
+    let mut b = 0x80;
+    while b < 256 {
+        c[b] = NOT_ASCII;
+        b += 1;
+    }
+    c[b' ' as usize] = SPACE;
+    c[b'\t' as usize] = SPACE;
+    c[0x0b] = SPACE;
+    c[0x0c] = SPACE;
+    c[b'\r' as usize] = SPACE;
+    c[b'\n' as usize] = LINE_FEED;
+    c
+};
+
+/// A number field: a whole number written in at most 18 digits (every value a trace holds) is
+/// read digit by digit — to the same `f64` as `str::parse`, both rounding the exact value to
+/// the nearest — anything else by `str::parse`; not a finite number → `None`.
+#[inline]
+fn number(s: &str) -> Option<f64> {
+    let b = s.as_bytes();
+    let (negative, digits) = match b.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, b),
+    };
+    if !digits.is_empty() && digits.len() <= 18 {
+        let mut v = 0u64;
+        let mut whole = true;
+        for &d in digits {
+            let d = d.wrapping_sub(b'0');
+            if d > 9 {
+                whole = false;
+                break;
+            }
+            v = v * 10 + d as u64;
+        }
+        if whole {
+            let v = v as f64;
+            return Some(if negative { -v } else { v });
+        }
+    }
+    s.parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+/// `v` rounded to the nearest whole number (halves away from 0) as `i64`, saturating: `v.round()
+/// as i64` without the call to `round` when `v` is whole already (as trace times are).
+#[inline]
+fn whole(v: f64) -> i64 {
+    let i = v as i64;
+    if i as f64 == v { i } else { v.round() as i64 }
+}
+
+/// The state of one SWF read: the workload so far, the header's machine size, the job numbers
+/// seen, and the entity names made so far (by field text).
+struct SwfReader<'a> {
+    file: &'a str,
+    w: Workload,
+    max_procs: Option<u32>,
+    max_nodes: Option<u32>,
+    seen: JobNumbers<'a>,
+    horizon: Horizon,
+    users: Names<'a>,
+    groups: Names<'a>,
+    queues: Names<'a>,
+}
+
+impl<'a> SwfReader<'a> {
+    fn new(file: &'a str, text_len: usize) -> Self {
+        // About 90 bytes a line in the archive's traces.
+        let lines = text_len / 90;
+        let mut w = Workload::default();
+        w.jobs.reserve(lines);
+        SwfReader {
+            file,
+            w,
+            max_procs: None,
+            max_nodes: None,
+            seen: JobNumbers::default(),
+            horizon: Horizon::default(),
+            users: Names::default(),
+            groups: Names::default(),
+            queues: Names::default(),
+        }
+    }
+
+    fn error(&self, line: usize, reason: String) -> WorkloadError {
+        WorkloadError::Line {
+            file: self.file.into(),
+            line,
+            reason,
+        }
+    }
+
+    /// A line holding a byte outside ASCII, as text.
+    fn text_line(&mut self, lineno: usize, line: &'a str) -> Result<(), WorkloadError> {
+        let line = line.trim();
+        if line.is_empty() {
+            return Ok(());
         }
         if let Some(h) = line.strip_prefix(';') {
-            if let Some((label, value)) = h.split_once(':') {
-                let label = label.trim();
-                let value = value.trim();
-                if !label.is_empty() && !label.contains(' ') {
-                    let bad = |what: &str| WorkloadError::Line {
-                        file: file.into(),
-                        line: lineno,
-                        reason: format!("header `{label}`: {what}"),
-                    };
-                    match label {
-                        "MaxProcs" => {
-                            max_procs =
-                                Some(value.parse::<u32>().map_err(|_| bad("not an integer"))?)
-                        }
-                        "MaxNodes" => {
-                            max_nodes =
-                                Some(value.parse::<u32>().map_err(|_| bad("not an integer"))?)
-                        }
-                        "UnixStartTime" => {
-                            w.unix_start_time =
-                                Some(value.parse::<i64>().map_err(|_| bad("not an integer"))?)
-                        }
-                        _ => {}
-                    }
-                    w.header.push((label.to_string(), value.to_string()));
-                }
-            }
-            continue;
+            return self.header(lineno, h);
         }
         let fields: Vec<&str> = line.split_whitespace().collect();
+        self.job(lineno, &fields, fields.len())
+    }
+
+    /// A header line after its `;`: `Label: value` (a label without spaces) is kept, and
+    /// `MaxProcs`, `MaxNodes` and `UnixStartTime` read; any other comment is skipped.
+    fn header(&mut self, lineno: usize, h: &str) -> Result<(), WorkloadError> {
+        let Some((label, value)) = h.split_once(':') else {
+            return Ok(());
+        };
+        let label = label.trim();
+        let value = value.trim();
+        if label.is_empty() || label.contains(' ') {
+            return Ok(());
+        }
+        let bad = |what: &str| self.error(lineno, format!("header `{label}`: {what}"));
+        match label {
+            "MaxProcs" => {
+                self.max_procs = Some(value.parse::<u32>().map_err(|_| bad("not an integer"))?)
+            }
+            "MaxNodes" => {
+                self.max_nodes = Some(value.parse::<u32>().map_err(|_| bad("not an integer"))?)
+            }
+            "UnixStartTime" => {
+                self.w.unix_start_time =
+                    Some(value.parse::<i64>().map_err(|_| bad("not an integer"))?)
+            }
+            _ => {}
+        }
+        self.w.header.push((label.to_string(), value.to_string()));
+        Ok(())
+    }
+
+    /// A data line: `fields` are its first 18 fields, `count` how many it has.
+    fn job(
+        &mut self,
+        lineno: usize,
+        fields: &[&'a str],
+        count: usize,
+    ) -> Result<(), WorkloadError> {
         let bad = |reason: String| WorkloadError::Line {
-            file: file.into(),
+            file: self.file.into(),
             line: lineno,
             reason,
         };
-        if fields.len() != 18 {
-            return Err(bad(format!("expected 18 fields, found {}", fields.len())));
+        if count != 18 {
+            return Err(bad(format!("expected 18 fields, found {count}")));
         }
         let num = |k: usize| -> Result<f64, WorkloadError> {
             let s = fields[k - 1];
-            match s.parse::<f64>() {
-                Ok(v) if v.is_finite() => Ok(v),
-                _ => Err(bad(format!(
+            number(s).ok_or_else(|| {
+                bad(format!(
                     "field {k} ({}) is not a number: `{s}`",
                     FIELD_NAMES[k - 1]
-                ))),
-            }
+                ))
+            })
         };
-        w.report.read += 1;
+        self.w.report.read += 1;
         let id = fields[0];
-        if id.parse::<f64>().is_err() {
+        if number(id).is_none() && id.parse::<f64>().is_err() {
             return Err(bad(format!("field 1 (job number) is not a number: `{id}`")));
         }
-        if !seen.insert(id.to_string()) {
+        if !self.seen.insert(id) {
             return Err(bad(format!("duplicate job number {id}")));
         }
         let submit = num(2)?;
@@ -154,7 +326,7 @@ pub fn parse_swf(text: &str, file: &str) -> Result<Workload, WorkloadError> {
             return Err(bad(format!("field 2 (submit time) is negative: {submit}")));
         }
         let wait = num(3)?;
-        let run = num(4)?.round() as i64;
+        let run = whole(num(4)?);
         let alloc = num(5)?;
         let req_procs = num(8)?;
         let req_time = num(9)?;
@@ -162,31 +334,23 @@ pub fn parse_swf(text: &str, file: &str) -> Result<Workload, WorkloadError> {
         let queue = num(15)?;
         let procs = if alloc > 0.0 { alloc } else { req_procs };
         if run <= 0 {
-            w.report.drop_job("runtime <= 0");
-            continue;
+            self.w.report.drop_job("runtime <= 0");
+            return Ok(());
         }
         if procs < 1.0 {
-            w.report.drop_job("no processors");
-            continue;
+            self.w.report.drop_job("no processors");
+            return Ok(());
         }
-        let procs = count(procs).map_err(|e| {
+        let procs = count_of(procs).map_err(|e| {
             let k = if alloc > 0.0 { 5 } else { 8 };
             bad(format!("field {k} ({}): {}", FIELD_NAMES[k - 1], e.reason))
         })?;
         let (walltime, given) = if req_time > 0.0 {
-            (req_time.round() as i64, true)
+            (whole(req_time), true)
         } else {
             (run, false)
         };
-        let entity = |k: usize, prefix: &str| -> String {
-            let s = fields[k - 1];
-            match s.parse::<f64>() {
-                Ok(v) if v < 0.0 => "unknown".to_string(),
-                Ok(v) => format!("{prefix}{}", v as i64),
-                Err(_) => s.to_string(),
-            }
-        };
-        let submit = submit.round() as i64;
+        let submit = whole(submit);
         let job = SimJob {
             id: id.to_string(),
             submit,
@@ -199,18 +363,20 @@ pub fn parse_swf(text: &str, file: &str) -> Result<Workload, WorkloadError> {
             } else {
                 0.0
             },
-            user: entity(12, "u"),
-            group: entity(13, "g"),
-            queue: if queue >= 0.0 {
-                format!("q{}", queue as i64)
-            } else {
-                "default".into()
-            },
+            user: self.users.name(fields[11], || entity(fields[11], "u")),
+            group: self.groups.name(fields[12], || entity(fields[12], "g")),
+            queue: self.queues.name(fields[14], || {
+                if queue >= 0.0 {
+                    format!("q{}", queue as i64)
+                } else {
+                    "default".into()
+                }
+            }),
             queue_priority: 0.0,
             resources: BTreeMap::new(),
-            recorded_start: (wait >= 0.0).then(|| submit.saturating_add(wait.round() as i64)),
+            recorded_start: (wait >= 0.0).then(|| submit.saturating_add(whole(wait))),
         };
-        horizon.add(&job).map_err(|e| {
+        self.horizon.add(&job).map_err(|e| {
             let k = match e.field {
                 JobField::Submit => 2,
                 JobField::Start => 3,
@@ -221,25 +387,110 @@ pub fn parse_swf(text: &str, file: &str) -> Result<Workload, WorkloadError> {
             };
             bad(format!("field {k} ({}): {}", FIELD_NAMES[k - 1], e.reason))
         })?;
-        w.push_kept(job);
+        self.w.push_kept(job);
+        Ok(())
     }
-    w.machine = match (max_nodes, max_procs) {
-        (Some(n), Some(p)) if n > 0 && p >= n && p % n == 0 => MachineHint {
-            nodes: Some(n),
-            cores: Some(p / n),
-        },
-        (Some(n), _) if n > 0 => MachineHint {
-            nodes: Some(n),
-            cores: Some(1),
-        },
-        (None, Some(p)) if p > 0 => MachineHint {
-            nodes: Some(p),
-            cores: Some(1),
-        },
-        _ => MachineHint::default(),
-    };
-    w.finish();
-    Ok(w)
+
+    fn finish(mut self) -> Workload {
+        self.w.machine = match (self.max_nodes, self.max_procs) {
+            (Some(n), Some(p)) if n > 0 && p >= n && p % n == 0 => MachineHint {
+                nodes: Some(n),
+                cores: Some(p / n),
+            },
+            (Some(n), _) if n > 0 => MachineHint {
+                nodes: Some(n),
+                cores: Some(1),
+            },
+            (None, Some(p)) if p > 0 => MachineHint {
+                nodes: Some(p),
+                cores: Some(1),
+            },
+            _ => MachineHint::default(),
+        };
+        self.w.finish();
+        self.w
+    }
+}
+
+/// The user or group named by an SWF field: a negative number is `unknown`, another number
+/// `N` is `<prefix>N`, anything else (AleaNG's `user_A`) the text itself.
+fn entity(s: &str, prefix: &str) -> String {
+    match s.parse::<f64>() {
+        Ok(v) if v < 0.0 => "unknown".to_string(),
+        Ok(v) => format!("{prefix}{}", v as i64),
+        Err(_) => s.to_string(),
+    }
+}
+
+/// The digits of a whole number without leading zeros (`0` itself, `17`; not `017`, `-1`,
+/// `1.0`), as a number below `limit`: the one text that number is written as.
+fn plain_digits(s: &str, limit: usize) -> Option<usize> {
+    let b = s.as_bytes();
+    if b.is_empty() || b.len() > 9 || (b[0] == b'0' && b.len() > 1) {
+        return None;
+    }
+    let mut v = 0usize;
+    for &d in b {
+        let d = d.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        v = v * 10 + d as usize;
+    }
+    (v < limit).then_some(v)
+}
+
+/// The names made from one SWF field (user, group, queue), by the field's text: made once per
+/// distinct text, copied for each job. The field is an id (`3`, `-1`), so the ids below
+/// 10,000 are looked up by index, other texts by hash.
+#[derive(Default)]
+struct Names<'a> {
+    /// `-1` at 0, the id `N` at `N + 1`.
+    small: Vec<Option<String>>,
+    other: FxHashMap<&'a str, String>,
+}
+
+impl<'a> Names<'a> {
+    fn name(&mut self, s: &'a str, make: impl FnOnce() -> String) -> String {
+        let slot = if s == "-1" {
+            Some(0)
+        } else {
+            plain_digits(s, 10_000).map(|n| n + 1)
+        };
+        match slot {
+            Some(k) => {
+                if k >= self.small.len() {
+                    self.small.resize(k + 1, None);
+                }
+                self.small[k].get_or_insert_with(make).clone()
+            }
+            None => self.other.entry(s).or_insert_with(make).clone(),
+        }
+    }
+}
+
+/// The job numbers seen, as text: those written as plain digits below 2^24 in a bit set (one
+/// text per number), the others by hash.
+#[derive(Default)]
+struct JobNumbers<'a> {
+    bits: Vec<u64>,
+    other: FxHashSet<&'a str>,
+}
+
+impl<'a> JobNumbers<'a> {
+    /// Whether `s` is new.
+    fn insert(&mut self, s: &'a str) -> bool {
+        let Some(n) = plain_digits(s, 1 << 24) else {
+            return self.other.insert(s);
+        };
+        let (word, bit) = (n / 64, 1u64 << (n % 64));
+        if word >= self.bits.len() {
+            self.bits.resize(word + 1, 0);
+        }
+        let new = self.bits[word] & bit == 0;
+        self.bits[word] |= bit;
+        new
+    }
 }
 
 const FIELD_NAMES: [&str; 18] = [
@@ -323,6 +574,84 @@ mod tests {
         );
         let e = parse_swf("; MaxProcs: many\n", "x.swf").unwrap_err();
         assert_eq!(e.to_string(), "x.swf:1: header `MaxProcs`: not an integer");
+    }
+
+    #[test]
+    fn numbers_read_as_str_parse_reads_them() {
+        let parse = |s: &str| s.parse::<f64>().ok().filter(|v| v.is_finite());
+        for s in [
+            "0",
+            "-0",
+            "17",
+            "-1",
+            "00012",
+            "123456789012345678",
+            "1234567890123456789",
+            "9007199254740993",
+            "99999999999999999999",
+            "1.5",
+            "1e3",
+            "+4",
+            "-",
+            "",
+            "--1",
+            "1-",
+            "inf",
+            "NaN",
+            "0x1",
+        ] {
+            assert_eq!(
+                number(s).map(f64::to_bits),
+                parse(s).map(f64::to_bits),
+                "{s}"
+            );
+        }
+        for v in [0.0, 2.0, -3.0, 2.5, -2.5, 0.49, 1e300, -1e300, 9.3e18] {
+            assert_eq!(whole(v), v.round() as i64, "{v}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn whole_numbers_read_as_str_parse_reads_them(s in "-?[0-9]{1,20}") {
+            proptest::prop_assert_eq!(
+                number(&s).map(f64::to_bits),
+                s.parse::<f64>().ok().map(f64::to_bits)
+            );
+        }
+    }
+
+    #[test]
+    fn job_numbers_are_texts_and_lines_outside_ascii_split_on_unicode_space() {
+        let line = |id: &str| format!("{id} 0 0 10 1 -1 -1 1 -1 -1 1 3 1 -1 -1 -1 -1 -1\n");
+        let w = parse_swf(&(line("1") + &line("01") + &line("1.0")), "t.swf").unwrap();
+        assert_eq!(w.jobs.len(), 3);
+        let e = parse_swf(&(line("7") + &line("8") + &line("7")), "t.swf").unwrap_err();
+        assert_eq!(e.to_string(), "t.swf:3: duplicate job number 7");
+        // A no-break space separates fields as `str::split_whitespace` has it; vertical tab
+        // and carriage return are white space too.
+        let nbsp = "1\u{a0}0 0 10 1 -1 -1 1 -1 -1 1 3 1 -1 -1 -1 -1 -1\n";
+        let w = parse_swf(nbsp, "t.swf").unwrap();
+        assert_eq!((w.jobs[0].id.as_str(), w.jobs[0].run), ("1", 10));
+        let w = parse_swf(
+            "2 0 0 10 1 -1 -1 1 -1 -1 1 3 1 -1 -1 -1 -1 -1\x0b\r\n",
+            "t.swf",
+        )
+        .unwrap();
+        assert_eq!(w.jobs[0].user, "u3");
+        // Users, groups and queues named once per field text: `3`, `03` and `3.0` are u3.
+        let text: String = ["3", "03", "3.0", "-1", "-2", "user_A", "12345"]
+            .iter()
+            .enumerate()
+            .map(|(i, u)| format!("{i} 0 0 10 1 -1 -1 1 -1 -1 1 {u} {u} -1 -1 -1 -1 -1\n"))
+            .collect();
+        let w = parse_swf(&text, "t.swf").unwrap();
+        let users: Vec<&str> = w.jobs.iter().map(|j| j.user.as_str()).collect();
+        assert_eq!(
+            users,
+            ["u3", "u3", "u3", "unknown", "unknown", "user_A", "u12345"]
+        );
+        assert_eq!(w.jobs[3].group, "unknown");
     }
 
     #[test]

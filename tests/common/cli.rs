@@ -49,6 +49,17 @@ where
     child.wait_with_output().expect("wait for jobsort")
 }
 
+/// Run `jobsort ARGS` with stdin closed: the exit code (-1 when a signal ended the program),
+/// stdout and stderr, for tests that look at all three.
+pub fn run<I, S>(args: I) -> (i32, String, String)
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let out = jobsort(args);
+    (code(&out).unwrap_or(-1), stdout(&out), stderr(&out))
+}
+
 pub fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }

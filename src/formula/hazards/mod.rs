@@ -81,10 +81,16 @@ struct Analyzer<'a> {
     /// Steps left for narrowing; when spent, guards stop narrowing (sound, less precise),
     /// which bounds the analysis on adversarial nestings of conditions.
     budget: u32,
+    /// How deep guard narrowing has recursed (it follows `and`/`or` chains, which can be
+    /// long); at [`NARROW_DEPTH`] it stops narrowing, like a spent budget.
+    narrow_depth: u32,
 }
 
 /// Narrowing steps per analysis run.
 const NARROW_BUDGET: u32 = 20_000;
+
+/// The deepest guard narrowing recurses: as deep as any tree that is nested to the limit.
+const NARROW_DEPTH: u32 = crate::formula::ast::MAX_NESTING;
 
 /// Analyse a checked formula: hazards as diagnostics, and the formula's value range.
 /// `compat_pbs` (`--compat pbs`) also reports values a 32-bit float cannot tell apart.
@@ -107,6 +113,7 @@ pub fn analyze(ir: &Ir, source: &str, catalog: &Catalog, compat_pbs: bool) -> Re
         diags: Vec::new(),
         may_err: false,
         budget: NARROW_BUDGET,
+        narrow_depth: 0,
     };
     let root = a.eval(ir.root, &domains);
     let mut diags = std::mem::take(&mut a.diags);

@@ -1,8 +1,8 @@
 //! Guard narrowing: the input environment in which a condition has a given truth, so each
 //! branch of `a if c else b`, `c and x` and `c or x` is analysed under its guard.
 
-use super::Analyzer;
 use super::interval::{Env, INF, Interval, next_down, next_up};
+use super::{Analyzer, NARROW_DEPTH};
 use crate::formula::ir::{Expr, NodeId};
 use crate::formula::syntax::{CmpOp, UnaryOp};
 
@@ -20,10 +20,17 @@ impl Analyzer<'_> {
     }
 
     pub(super) fn narrow_inner(&mut self, cond: NodeId, truth: bool, env: &Env) -> Option<Env> {
-        if self.budget == 0 {
+        if self.budget == 0 || self.narrow_depth >= NARROW_DEPTH {
             return Some(env.clone());
         }
         self.budget -= 1;
+        self.narrow_depth += 1;
+        let r = self.narrow_step(cond, truth, env);
+        self.narrow_depth -= 1;
+        r
+    }
+
+    fn narrow_step(&mut self, cond: NodeId, truth: bool, env: &Env) -> Option<Env> {
         let ic = self.eval(cond, env)?;
         if truth && !ic.can_be_truthy() || !truth && !ic.can_be_zero() {
             return None;

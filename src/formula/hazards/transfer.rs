@@ -7,8 +7,8 @@ use crate::catalog::Input;
 use crate::formula::diag::{Diagnostic, codes};
 use crate::formula::interp;
 use crate::formula::ir::{Expr, NodeId, expr_children};
-use crate::formula::pymath::EvalError;
-use crate::formula::syntax::{BinaryOp, CmpOp, UnaryOp};
+use crate::formula::pymath::{EvalError, PyResult};
+use crate::formula::syntax::{BinaryOp, CmpOp, Link, UnaryOp};
 
 impl Analyzer<'_> {
     /// The interval of a node's value over the jobs that reach it without error; `None` if
@@ -26,13 +26,16 @@ impl Analyzer<'_> {
                     UnaryOp::Not => truth_interval(a, true),
                 })
             }
-            Expr::Binary(op, a, b) => {
-                let (ia, ib) = (self.eval(*a, env), self.eval(*b, env));
-                let (ia, ib) = (ia?, ib?);
-                if self.is_const[id.index()] {
-                    return self.exact(id);
+            Expr::Binary(..) | Expr::And(..) | Expr::Or(..) => {
+                // A chain (`a + b + c`) in a loop, not one call per link.
+                let chain = self.ir.chain(id, |_| false);
+                let mut left = chain.first;
+                let mut acc = self.eval(left, env);
+                for (n, link, right) in chain.outward() {
+                    acc = self.link(n, link, left, acc, right, env);
+                    left = n;
                 }
-                self.binary(id, *op, *a, *b, ia, ib)
+                return acc;
             }
             Expr::Compare { first, rest } => {
                 let mut vals = vec![self.eval(*first, env)];
@@ -57,32 +60,6 @@ impl Analyzer<'_> {
                 } else {
                     Interval::boolean()
                 })
-            }
-            Expr::And(a, b) => {
-                let ia = self.eval(*a, env)?;
-                let falsy = ia.can_be_zero().then(|| Interval::point(0.0));
-                let rb = if ia.can_be_truthy() {
-                    match self.narrow(*a, true, env) {
-                        Some(env_t) => self.eval(*b, &env_t),
-                        None => None,
-                    }
-                } else {
-                    None
-                };
-                hull_opt(falsy, rb)
-            }
-            Expr::Or(a, b) => {
-                let ia = self.eval(*a, env)?;
-                let truthy = ia.without_zero();
-                let rb = if ia.can_be_zero() {
-                    match self.narrow(*a, false, env) {
-                        Some(env_f) => self.eval(*b, &env_f),
-                        None => None,
-                    }
-                } else {
-                    None
-                };
-                hull_opt(truthy, rb)
             }
             Expr::IfElse {
                 cond,
@@ -129,9 +106,90 @@ impl Analyzer<'_> {
         r.map(Interval::sane)
     }
 
+    /// The interval of chain node `id` (`left link right`) given its left operand's
+    /// interval `ia` (`None`: no job gets a value from it).
+    fn link(
+        &mut self,
+        id: NodeId,
+        link: Link,
+        left: NodeId,
+        ia: Option<Interval>,
+        right: NodeId,
+        env: &Env,
+    ) -> Option<Interval> {
+        let r = match link {
+            Link::Binary(op) => {
+                let ib = self.eval(right, env);
+                let (ia, ib) = (ia?, ib?);
+                if self.is_const[id.index()] {
+                    return self.exact_binary(id, op, left, right, ia, ib);
+                }
+                self.binary(id, op, left, right, ia, ib)
+            }
+            Link::And => {
+                let ia = ia?;
+                let falsy = ia.can_be_zero().then(|| Interval::point(0.0));
+                let rb = if ia.can_be_truthy() {
+                    match self.narrow(left, true, env) {
+                        Some(env_t) => self.eval(right, &env_t),
+                        None => None,
+                    }
+                } else {
+                    None
+                };
+                hull_opt(falsy, rb)
+            }
+            Link::Or => {
+                let ia = ia?;
+                let truthy = ia.without_zero();
+                let rb = if ia.can_be_zero() {
+                    match self.narrow(left, false, env) {
+                        Some(env_f) => self.eval(right, &env_f),
+                        None => None,
+                    }
+                } else {
+                    None
+                };
+                hull_opt(truthy, rb)
+            }
+        };
+        r.map(Interval::sane)
+    }
+
+    /// A constant `a op b`. When both operands are constants or constant arithmetic, their
+    /// points are their exact values, so the value is one operation on them, as the evaluator
+    /// computes it; anything else is evaluated from scratch ([`Analyzer::exact`]). (A chain
+    /// of n constants would cost n² otherwise.)
+    fn exact_binary(
+        &mut self,
+        id: NodeId,
+        op: BinaryOp,
+        a: NodeId,
+        b: NodeId,
+        ia: Interval,
+        ib: Interval,
+    ) -> Option<Interval> {
+        let exact = |n: NodeId, i: Interval| {
+            matches!(self.ir.node(n).expr, Expr::Const(_) | Expr::Binary(..))
+                && i.lo.to_bits() == i.hi.to_bits()
+                && !i.lo.is_nan()
+        };
+        if exact(a, ia) && exact(b, ib) {
+            self.exact_result(id, interp::binary(op, ia.lo, ib.lo))
+        } else {
+            self.exact(id)
+        }
+    }
+
     /// Evaluate a constant node exactly; its children are known not to fail.
     pub(super) fn exact(&mut self, id: NodeId) -> Option<Interval> {
-        match interp::eval_node(self.ir, id, &[]) {
+        let result = interp::eval_node(self.ir, id, &[]);
+        self.exact_result(id, result)
+    }
+
+    /// The interval of constant node `id` whose value is `result`; an error is diagnosed.
+    fn exact_result(&mut self, id: NodeId, result: PyResult) -> Option<Interval> {
+        match result {
             Ok(v) => Some(Interval::point(v)),
             Err(e) => {
                 let code = match e {
@@ -272,15 +330,18 @@ impl Analyzer<'_> {
         ib.without_zero()
     }
 
+    /// The inputs `id` reads, each once, in source order (depth first, with a stack: a long
+    /// chain is deep).
     pub(super) fn collect_inputs<'s>(&'s self, id: NodeId, out: &mut Vec<&'s Input>) {
-        if let Some(input) = self.input(id) {
-            if !out.contains(&input) {
-                out.push(input);
+        let mut stack = vec![id];
+        while let Some(id) = stack.pop() {
+            if let Some(input) = self.input(id) {
+                if !out.contains(&input) {
+                    out.push(input);
+                }
+                continue;
             }
-            return;
-        }
-        for c in expr_children(&self.ir.node(id).expr) {
-            self.collect_inputs(c, out);
+            stack.extend(expr_children(&self.ir.node(id).expr).into_iter().rev());
         }
     }
 

@@ -48,6 +48,8 @@ pub(super) struct Gen<'a, 'm> {
     /// Undo log of `memo` insertions, for leaving conditional regions.
     pub(super) log: Vec<NodeId>,
     pub(super) hypot_slot: Option<(cranelift_codegen::ir::StackSlot, usize)>,
+    /// Per node, whether its subtree can raise (SIMD code only; empty for scalar code).
+    pub(super) can_err: Vec<bool>,
 }
 
 pub(super) fn flags_trusted() -> MemFlagsData {

@@ -126,6 +126,11 @@ pub fn compile_with(ir: &Ir, allow_simd: bool) -> Result<Kernel, JitError> {
             memo: HashMap::new(),
             log: Vec::new(),
             hypot_slot: None,
+            can_err: if simd {
+                simd::can_err_table(ir)
+            } else {
+                Vec::new()
+            },
         };
         g.kernel(simd)?;
         let Gen { b, .. } = g;

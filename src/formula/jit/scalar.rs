@@ -5,7 +5,7 @@ use super::codegen::{DEG_PER_RAD, Gen, JitError, RAD_PER_DEG, flags_trusted, flo
 use super::ffi::{Params, Symbol, callee};
 use crate::formula::ir::{Expr, Func, NodeId};
 use crate::formula::pymath::EvalError;
-use crate::formula::syntax::{BinaryOp, UnaryOp};
+use crate::formula::syntax::{BinaryOp, Link, UnaryOp};
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{BlockArg, InstBuilder, Value, types};
 
@@ -73,31 +73,22 @@ impl Gen<'_, '_> {
                     }
                 }
             }
-            Expr::Binary(op, a, bn) => {
-                let x = self.scalar(*a)?;
-                let y = self.scalar(*bn)?;
-                match op {
-                    BinaryOp::Add => self.b.ins().fadd(x, y),
-                    BinaryOp::Sub => self.b.ins().fsub(x, y),
-                    BinaryOp::Mul => self.b.ins().fmul(x, y),
-                    BinaryOp::Div => {
-                        let nonzero_const =
-                            matches!(ir.node(*bn).expr, Expr::Const(c) if c != 0.0 && !c.is_nan());
-                        if !nonzero_const {
-                            let z = self.b.ins().f64const(0.0);
-                            let is_zero = self.b.ins().fcmp(FloatCC::Equal, y, z);
-                            let code = self.b.ins().iconst(
-                                types::I8,
-                                i64::from(EvalError::FloatDivisionByZero.code()),
-                            );
-                            self.fail_if(is_zero, code);
-                        }
-                        self.b.ins().fdiv(x, y)
+            Expr::Binary(..) | Expr::And(..) | Expr::Or(..) => {
+                // A chain (`a + b + c`) in a loop, not one call per link; a link already
+                // computed ends the walk like a memo hit.
+                let chain = ir.chain(id, |n| self.memo.contains_key(&n));
+                let mut v = self.scalar(chain.first)?;
+                for (n, link, right) in chain.outward() {
+                    v = match link {
+                        Link::Binary(op) => self.scalar_binary(op, v, right)?,
+                        Link::And => self.scalar_and_or(true, v, right)?,
+                        Link::Or => self.scalar_and_or(false, v, right)?,
+                    };
+                    if n != id {
+                        self.remember(n, v);
                     }
-                    BinaryOp::FloorDiv => self.call_checked(Symbol::FloorDiv, &[x, y])?,
-                    BinaryOp::Mod => self.call_checked(Symbol::Rem, &[x, y])?,
-                    BinaryOp::Pow => self.call_checked(Symbol::FloatPow, &[x, y])?,
                 }
+                v
             }
             Expr::Compare { first, rest } => {
                 let merge = self.b.create_block();
@@ -121,30 +112,6 @@ impl Gen<'_, '_> {
                     lhs = rhs;
                 }
                 self.leave(mark);
-                self.b.switch_to_block(merge);
-                self.b.block_params(merge)[0]
-            }
-            Expr::And(a, bn) | Expr::Or(a, bn) => {
-                let is_and = matches!(ir.node(id).expr, Expr::And(..));
-                let va = self.scalar(*a)?;
-                let t = self.truthy(va);
-                let merge = self.b.create_block();
-                self.b.append_block_param(merge, types::F64);
-                let rhs = self.b.create_block();
-                if is_and {
-                    self.b
-                        .ins()
-                        .brif(t, rhs, &[], merge, &[BlockArg::Value(va)]);
-                } else {
-                    self.b
-                        .ins()
-                        .brif(t, merge, &[BlockArg::Value(va)], rhs, &[]);
-                }
-                self.b.switch_to_block(rhs);
-                let mark = self.scope();
-                let vb = self.scalar(*bn)?;
-                self.leave(mark);
-                self.b.ins().jump(merge, &[BlockArg::Value(vb)]);
                 self.b.switch_to_block(merge);
                 self.b.block_params(merge)[0]
             }
@@ -180,6 +147,58 @@ impl Gen<'_, '_> {
         };
         self.remember(id, v);
         Ok(v)
+    }
+
+    /// `x op right` (the left operand already computed).
+    fn scalar_binary(&mut self, op: BinaryOp, x: Value, right: NodeId) -> Result<Value, JitError> {
+        let ir = self.ir;
+        let y = self.scalar(right)?;
+        Ok(match op {
+            BinaryOp::Add => self.b.ins().fadd(x, y),
+            BinaryOp::Sub => self.b.ins().fsub(x, y),
+            BinaryOp::Mul => self.b.ins().fmul(x, y),
+            BinaryOp::Div => {
+                let nonzero_const =
+                    matches!(ir.node(right).expr, Expr::Const(c) if c != 0.0 && !c.is_nan());
+                if !nonzero_const {
+                    let z = self.b.ins().f64const(0.0);
+                    let is_zero = self.b.ins().fcmp(FloatCC::Equal, y, z);
+                    let code = self
+                        .b
+                        .ins()
+                        .iconst(types::I8, i64::from(EvalError::FloatDivisionByZero.code()));
+                    self.fail_if(is_zero, code);
+                }
+                self.b.ins().fdiv(x, y)
+            }
+            BinaryOp::FloorDiv => self.call_checked(Symbol::FloorDiv, &[x, y])?,
+            BinaryOp::Mod => self.call_checked(Symbol::Rem, &[x, y])?,
+            BinaryOp::Pow => self.call_checked(Symbol::FloatPow, &[x, y])?,
+        })
+    }
+
+    /// `va and right` / `va or right`: `right` only in the block where `va` does not decide.
+    fn scalar_and_or(&mut self, is_and: bool, va: Value, right: NodeId) -> Result<Value, JitError> {
+        let t = self.truthy(va);
+        let merge = self.b.create_block();
+        self.b.append_block_param(merge, types::F64);
+        let rhs = self.b.create_block();
+        if is_and {
+            self.b
+                .ins()
+                .brif(t, rhs, &[], merge, &[BlockArg::Value(va)]);
+        } else {
+            self.b
+                .ins()
+                .brif(t, merge, &[BlockArg::Value(va)], rhs, &[]);
+        }
+        self.b.switch_to_block(rhs);
+        let mark = self.scope();
+        let vb = self.scalar(right)?;
+        self.leave(mark);
+        self.b.ins().jump(merge, &[BlockArg::Value(vb)]);
+        self.b.switch_to_block(merge);
+        Ok(self.b.block_params(merge)[0])
     }
 
     pub(super) fn scalar_call(&mut self, func: Func, vals: &[Value]) -> Result<Value, JitError> {

@@ -4,7 +4,7 @@
 use super::codegen::{DEG_PER_RAD, Gen, RAD_PER_DEG, flags_trusted, flags_unaligned, float_cc};
 use crate::formula::ir::{Expr, Func, Ir, NodeId};
 use crate::formula::pymath::EvalError;
-use crate::formula::syntax::{BinaryOp, UnaryOp};
+use crate::formula::syntax::{BinaryOp, Link, UnaryOp};
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{Endianness, InstBuilder, MemFlagsData, Value, types};
 
@@ -21,6 +21,25 @@ pub(super) fn simd_eligible(ir: &Ir) -> bool {
         ),
         _ => true,
     })
+}
+
+/// For each node, whether its subtree can raise (a division by something that may be zero),
+/// in one forward pass over the arena (children come first).
+pub(super) fn can_err_table(ir: &Ir) -> Vec<bool> {
+    let mut can_err = vec![false; ir.nodes.len()];
+    for (i, node) in ir.nodes.iter().enumerate() {
+        let raises = match &node.expr {
+            Expr::Binary(BinaryOp::Div, _, d) => {
+                !matches!(ir.node(*d).expr, Expr::Const(c) if c != 0.0 && !c.is_nan())
+            }
+            _ => false,
+        };
+        can_err[i] = raises
+            || crate::formula::ir::expr_children(&node.expr)
+                .iter()
+                .any(|c| can_err[c.index()]);
+    }
+    can_err
 }
 
 impl Gen<'_, '_> {
@@ -107,21 +126,7 @@ impl Gen<'_, '_> {
     /// Whether a node's subtree can raise (a division): such nodes are not shared between
     /// mask contexts.
     pub(super) fn can_err(&self, id: NodeId) -> bool {
-        let mut stack = vec![id];
-        while let Some(n) = stack.pop() {
-            match &self.ir.node(n).expr {
-                Expr::Binary(BinaryOp::Div, _, d) => {
-                    let safe =
-                        matches!(self.ir.node(*d).expr, Expr::Const(c) if c != 0.0 && !c.is_nan());
-                    if !safe {
-                        return true;
-                    }
-                    stack.extend(crate::formula::ir::expr_children(&self.ir.node(n).expr));
-                }
-                e => stack.extend(crate::formula::ir::expr_children(e)),
-            }
-        }
-        false
+        self.can_err[id.index()]
     }
 
     /// Emit f64x2 code for `id` evaluated under lane mask `ctx` (`None`: all lanes), OR-ing
@@ -156,28 +161,22 @@ impl Gen<'_, '_> {
                     }
                 }
             }
-            Expr::Binary(op, a, d) => {
-                let x = self.vector(*a, ctx, err);
-                let y = self.vector(*d, ctx, err);
-                match op {
-                    BinaryOp::Add => self.b.ins().fadd(x, y),
-                    BinaryOp::Sub => self.b.ins().fsub(x, y),
-                    BinaryOp::Mul => self.b.ins().fmul(x, y),
-                    _ => {
-                        let nonzero_const =
-                            matches!(ir.node(*d).expr, Expr::Const(c) if c != 0.0 && !c.is_nan());
-                        if !nonzero_const {
-                            let z = self.splat(0.0);
-                            let is_zero = self.b.ins().fcmp(FloatCC::Equal, y, z);
-                            let e = self.and_mask(ctx, is_zero);
-                            *err = Some(match *err {
-                                Some(old) => self.b.ins().bor(old, e),
-                                None => e,
-                            });
-                        }
-                        self.b.ins().fdiv(x, y)
+            Expr::Binary(..) | Expr::And(..) | Expr::Or(..) => {
+                // A chain (`a + b + c`) in a loop, not one call per link; a link already
+                // computed ends the walk like a memo hit.
+                let chain = ir.chain(id, |n| self.memo.contains_key(&n));
+                let mut v = self.vector(chain.first, ctx, err);
+                for (n, link, right) in chain.outward() {
+                    v = match link {
+                        Link::Binary(op) => self.vector_binary(op, v, right, ctx, err),
+                        Link::And => self.vector_and_or(true, v, right, ctx, err),
+                        Link::Or => self.vector_and_or(false, v, right, ctx, err),
+                    };
+                    if n != id && !self.can_err(n) {
+                        self.remember(n, v);
                     }
                 }
+                v
             }
             Expr::Compare { first, rest } => {
                 let mut lhs = self.vector(*first, ctx, err);
@@ -200,20 +199,6 @@ impl Gen<'_, '_> {
                 match all {
                     Some(m) => self.vselect(m, one, z),
                     None => one,
-                }
-            }
-            Expr::And(a, d) | Expr::Or(a, d) => {
-                let is_and = matches!(ir.node(id).expr, Expr::And(..));
-                let va = self.vector(*a, ctx, err);
-                let z = self.splat(0.0);
-                let t = self.b.ins().fcmp(FloatCC::NotEqual, va, z);
-                let taken = if is_and { t } else { self.b.ins().bnot(t) };
-                let inner = self.and_mask(ctx, taken);
-                let vb = self.vector(*d, Some(inner), err);
-                if is_and {
-                    self.vselect(t, vb, va)
-                } else {
-                    self.vselect(t, va, vb)
                 }
             }
             Expr::IfElse {
@@ -265,5 +250,58 @@ impl Gen<'_, '_> {
             self.remember(id, v);
         }
         v
+    }
+
+    /// `x op right` (the left operand already computed), OR-ing the lanes where a division
+    /// fails into `err`.
+    fn vector_binary(
+        &mut self,
+        op: BinaryOp,
+        x: Value,
+        right: NodeId,
+        ctx: Option<Value>,
+        err: &mut Option<Value>,
+    ) -> Value {
+        let y = self.vector(right, ctx, err);
+        match op {
+            BinaryOp::Add => self.b.ins().fadd(x, y),
+            BinaryOp::Sub => self.b.ins().fsub(x, y),
+            BinaryOp::Mul => self.b.ins().fmul(x, y),
+            _ => {
+                let nonzero_const =
+                    matches!(self.ir.node(right).expr, Expr::Const(c) if c != 0.0 && !c.is_nan());
+                if !nonzero_const {
+                    let z = self.splat(0.0);
+                    let is_zero = self.b.ins().fcmp(FloatCC::Equal, y, z);
+                    let e = self.and_mask(ctx, is_zero);
+                    *err = Some(match *err {
+                        Some(old) => self.b.ins().bor(old, e),
+                        None => e,
+                    });
+                }
+                self.b.ins().fdiv(x, y)
+            }
+        }
+    }
+
+    /// `va and right` / `va or right`: `right` under the mask of the lanes it decides.
+    fn vector_and_or(
+        &mut self,
+        is_and: bool,
+        va: Value,
+        right: NodeId,
+        ctx: Option<Value>,
+        err: &mut Option<Value>,
+    ) -> Value {
+        let z = self.splat(0.0);
+        let t = self.b.ins().fcmp(FloatCC::NotEqual, va, z);
+        let taken = if is_and { t } else { self.b.ins().bnot(t) };
+        let inner = self.and_mask(ctx, taken);
+        let vb = self.vector(right, Some(inner), err);
+        if is_and {
+            self.vselect(t, vb, va)
+        } else {
+            self.vselect(t, va, vb)
+        }
     }
 }

@@ -2,12 +2,12 @@
 
 use super::state::Simulator;
 use super::{Decision, PendReason, Policy, Round};
-use crate::sim::cluster::{fits_in, place};
+use crate::sim::cluster::Cluster;
 use crate::sim::workload::Request;
 
-/// An EASY reservation's shadow time, free cores per node then (empty for a `procs`
-/// request) and their sum.
-type Shadow = (i64, Vec<u32>, u64);
+/// An EASY reservation's shadow time, and the free cores then (kept by count for a `procs`
+/// request, where only the sum matters).
+type Shadow = (i64, Cluster);
 
 impl<'a> Simulator<'a> {
     /// Dispatch over `round.queue`; returns whether it stopped early at a job that does not
@@ -19,7 +19,7 @@ impl<'a> Simulator<'a> {
         let threshold = self.config.threshold;
         let mut blocked = false;
         // EASY reservation: the top blocked job's request, and (computed when a later job
-        // first needs it) the shadow time with the free cores per node then and their sum.
+        // first needs it) the shadow time with the free cores then.
         let mut reservation: Option<(Request, Option<Shadow>)> = None;
         for &(j, value) in &round.queue {
             if self.start[j as usize].is_some() {
@@ -87,10 +87,10 @@ impl<'a> Simulator<'a> {
                         continue;
                     }
                     Some((top, at)) => {
-                        let (shadow, sfree, stotal) = at.get_or_insert_with(|| self.shadow(*top));
+                        let (shadow, then) = at.get_or_insert_with(|| self.shadow(*top));
                         if t + h.walltime <= *shadow {
                             // Ends (by its requested time) before the reservation.
-                        } else if !self.leaves_room(h.request, *top, sfree, stotal) {
+                        } else if !self.leaves_room(h.request, *top, then) {
                             if full {
                                 round.decisions.push(Decision::Pend {
                                     job: j,
@@ -114,73 +114,47 @@ impl<'a> Simulator<'a> {
     }
 
     /// Whether starting `req` now leaves the reserved job (`top`) room at the shadow time,
-    /// whose free cores (`sfree` per node, `stotal` in all) it then takes.
-    fn leaves_room(&self, req: Request, top: Request, sfree: &mut [u32], stotal: &mut u64) -> bool {
-        if let Request::Procs(p) = top {
-            // Only the total matters to a `procs` request: no placement.
-            let c = req.total_cores();
-            if *stotal >= c && *stotal - c >= p as u64 {
-                *stotal -= c;
-                return true;
-            }
-            return false;
-        }
-        let Some(a) = place(self.cluster.free(), self.cluster.free_total(), req) else {
+    /// whose free cores (`then`) it then takes.
+    fn leaves_room(&self, req: Request, top: Request, then: &mut Cluster) -> bool {
+        // Where `req` goes now is where it is at the shadow time (it runs past it); only the
+        // sum matters to a `procs` reservation.
+        let a = if then.by_node() {
+            self.cluster.place(req)
+        } else {
+            self.cluster.counted_copy().place(req)
+        };
+        let Some(a) = a else {
             return false;
         };
-        let mut trial = sfree.to_vec();
-        for &(n, c) in &a.parts {
-            trial[n as usize] -= c;
+        if a.cores() > then.free_total() {
+            return false;
         }
-        let tt = *stotal - a.cores();
-        if fits_in(&trial, tt, top) {
-            sfree.copy_from_slice(&trial);
-            *stotal = tt;
+        then.take(&a);
+        if then.fits(top) {
             true
         } else {
+            then.release(&a);
             false
         }
     }
 
-    /// The earliest time `req` fits given the running jobs' requested end times, and the
-    /// free cores at that time (per node, left empty for a `procs` request, where only the
-    /// sum matters; and in all).
-    fn shadow(&self, req: Request) -> Shadow {
+    /// The earliest time `top` fits given the running jobs' requested end times, and the free
+    /// cores at that time (kept by count for a `procs` request, where only the sum matters).
+    fn shadow(&self, top: Request) -> Shadow {
+        let mut then = match top {
+            Request::Procs(_) => self.cluster.counted_copy(),
+            Request::Nodes { .. } => self.cluster.clone(),
+        };
         // Running jobs by requested end (start + requested time), then submit order.
-        let mut by_req_end: Vec<(i64, u32)> = self
-            .running
-            .iter()
-            .map(|&j| {
-                (
-                    self.start[j as usize].unwrap_or(0) + self.hot[j as usize].walltime,
-                    j,
-                )
-            })
-            .collect();
-        by_req_end.sort_unstable();
-        let mut total = self.cluster.free_total();
-        if let Request::Procs(p) = req {
-            for &(e, j) in &by_req_end {
-                total += self.hot[j as usize].request.total_cores();
-                if total >= p as u64 {
-                    return (e, Vec::new(), total);
-                }
-            }
-            return (i64::MAX, Vec::new(), total);
-        }
-        let mut free = self.cluster.free().to_vec();
-        for &(e, j) in &by_req_end {
+        for &(e, j) in &self.by_requested_end {
             if let Some(a) = &self.alloc[j as usize] {
-                for &(n, c) in &a.parts {
-                    free[n as usize] += c;
-                }
-                total += a.cores();
+                then.release(a);
             }
-            if fits_in(&free, total, req) {
-                return (e, free, total);
+            if then.fits(top) {
+                return (e, then);
             }
         }
         // Cannot happen for a job that fits the idle cluster; reserve at the end of time.
-        (i64::MAX, free, total)
+        (i64::MAX, then)
     }
 }

@@ -40,32 +40,37 @@ pub use types::{
 use crate::rank;
 use crate::sim::cluster::{Allocation, Cluster, SizeSet};
 use crate::sim::inputs::Source;
-use crate::sim::limit::{Admission, LimitState};
+use crate::sim::limit::Admission;
 use crate::sim::priority::Priority;
+use crate::sim::setup::Setup;
 use crate::sim::share::UsageTree;
 use crate::sim::workload::SimJob;
-use groups::{GroupInputs, head_groups};
+use groups::{GroupInputs, Groups, head_groups};
 use sha2::{Digest, Sha256};
 use state::Hot;
 pub use state::Simulator;
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BTreeSet, BinaryHeap};
 
 impl<'a> Simulator<'a> {
-    /// Set up a simulation. `jobs` must be sorted by submit time and every job must fit the
-    /// idle cluster (use [`drop_oversized`] first).
+    /// A simulation of `jobs` from its `setup` (built for these jobs by [`Setup::new`]).
+    /// `jobs` must be sorted by submit time and every job must fit the idle cluster (use
+    /// [`drop_oversized`] first).
     pub fn new(
         jobs: &'a [SimJob],
-        config: SimConfig,
+        setup: &Setup,
         formula: Option<&'a dyn Priority>,
     ) -> Result<Simulator<'a>, SimError> {
-        if config.nodes == 0 || config.cores == 0 {
-            return Err(SimError::EmptyCluster {
-                nodes: config.nodes,
-                cores: config.cores,
+        if setup.jobs() != jobs.len() {
+            return Err(SimError::OtherJobs {
+                setup: setup.jobs(),
+                jobs: jobs.len(),
             });
         }
+        let config = setup.config().clone();
+        // Full rounds are the default: placed by node until `with_full_rounds(false)`.
         let cluster = Cluster::new(config.nodes, config.cores);
+        let counts_suffice = Cluster::counts_suffice(config.cores, jobs.iter().map(|j| j.request));
         for w in jobs.windows(2) {
             if w[1].submit < w[0].submit {
                 return Err(SimError::Unsorted(w[1].id.clone()));
@@ -77,31 +82,23 @@ impl<'a> Simulator<'a> {
                 request: format!("{:?}", j.request),
             });
         }
-        let (share, leaf) = match &config.fairshare {
-            Some(cfg) => {
-                let (t, l) = UsageTree::build(cfg, jobs).map_err(SimError::Fairshare)?;
-                (Some(t), l)
-            }
-            None => (None, vec![]),
-        };
-        let limits = match &config.limits {
-            Some(spec) => {
-                Some(LimitState::new(spec, jobs, config.cores).map_err(SimError::Limits)?)
-            }
-            None => None,
-        };
+        let share = setup.share_tree().cloned();
+        let leaf = setup.leaves().to_vec();
+        let limits = setup.limits().cloned();
         let sources: Vec<Source> = formula
             .map(|f| f.inputs().iter().map(Source::of).collect())
             .unwrap_or_default();
         let needs_share = sources.iter().any(Source::is_fairshare);
         let n = jobs.len();
+        let by_heads =
+            config.policy == Policy::Strict && config.threshold.is_none() && limits.is_none();
         let groups = match formula {
-            Some(f)
-                if config.policy == Policy::Strict
-                    && config.threshold.is_none()
-                    && limits.is_none() =>
-            {
-                head_groups(jobs, f, &sources, &leaf)
+            Some(f) if by_heads => head_groups(jobs, f, &sources, &leaf),
+            // Without a formula the order is submit order: one group, whose head is the top.
+            None if by_heads => {
+                let mut fifo = Groups::new(vec![0; n]);
+                fifo.check_tails = false; // no formula, nothing to err
+                Some((fifo, GroupInputs::default()))
             }
             _ => None,
         };
@@ -122,6 +119,7 @@ impl<'a> Simulator<'a> {
                 .collect(),
             formula,
             cluster,
+            counts_suffice,
             next_submit: 0,
             ends: BinaryHeap::new(),
             queue: Vec::new(),
@@ -129,6 +127,7 @@ impl<'a> Simulator<'a> {
             queued: 0,
             running: Vec::new(),
             running_at: vec![u32::MAX; n],
+            by_requested_end: BTreeSet::new(),
             alloc: vec![None; n],
             start: vec![None; n],
             end: vec![None; n],
@@ -180,6 +179,7 @@ impl<'a> Simulator<'a> {
     /// Compute each round's input hash (needed for recording and verification).
     pub fn with_hashing(mut self, on: bool) -> Self {
         self.hashing = on;
+        self.keep_cluster_as_needed();
         self
     }
 
@@ -190,12 +190,33 @@ impl<'a> Simulator<'a> {
     /// The schedule is the same either way.
     pub fn with_full_rounds(mut self, on: bool) -> Self {
         self.full = on;
+        self.keep_cluster_as_needed();
         self
     }
 
+    /// Keep the (idle) cluster by node when a decision or the rounds read nodes: a
+    /// recording lists each dispatch's nodes and hashes the free cores per node, and a
+    /// request for nodes of more than one core fits by where the free cores are. Else by
+    /// count, which decides the same and costs nothing per node.
+    fn keep_cluster_as_needed(&mut self) {
+        debug_assert_eq!(
+            self.rounds_done, 0,
+            "the cluster is chosen before the first round"
+        );
+        let by_node = self.full || self.hashing || !self.counts_suffice;
+        if by_node != self.cluster.by_node() {
+            let (nodes, cores) = (self.config.nodes, self.config.cores);
+            self.cluster = if by_node {
+                Cluster::new(nodes, cores)
+            } else {
+                Cluster::counted(nodes, cores)
+            };
+        }
+    }
+
     /// Whether strict rounds without a recording are decided from group heads
-    /// (`heads.rs`): strict policy, no threshold or limits, and a formula non-decreasing
-    /// in `eligible_time`.
+    /// (`heads.rs`): strict policy, no threshold or limits, and no formula (one group, in
+    /// submit order) or a formula non-decreasing in `eligible_time`.
     pub fn orders_by_heads(&self) -> bool {
         self.groups.is_some() && !self.full && !self.hashing
     }
@@ -429,6 +450,9 @@ impl<'a> Simulator<'a> {
         self.ends.push(Reverse((e, j)));
         self.running_at[j as usize] = self.running.len() as u32;
         self.running.push(j);
+        if self.config.policy == Policy::Easy {
+            self.by_requested_end.insert((t + h.walltime, j));
+        }
         self.charge(j, true);
         if let Some(l) = self.limits.as_mut() {
             l.on_start(&self.jobs[j as usize].id);
@@ -456,6 +480,12 @@ impl<'a> Simulator<'a> {
         self.running.swap_remove(p as usize);
         if let Some(&moved) = self.running.get(p as usize) {
             self.running_at[moved as usize] = p;
+        }
+        if self.config.policy == Policy::Easy
+            && let Some(s) = self.start[j as usize]
+        {
+            self.by_requested_end
+                .remove(&(s + self.hot[j as usize].walltime, j));
         }
         true
     }
@@ -498,15 +528,27 @@ impl<'a> Simulator<'a> {
             h.update(v.to_bits().to_le_bytes());
         }
         h.update([0xff]);
-        for f in self.cluster.free() {
-            h.update(f.to_le_bytes());
+        // Every node's free cores as a little-endian u32, in node order, fed a run at a
+        // time (with hashing on, the cluster is kept by node).
+        const CHUNK: usize = 256;
+        let mut same = [0u8; CHUNK * 4];
+        for (nodes, free) in self.cluster.free_runs().into_iter().flatten() {
+            for w in same.chunks_exact_mut(4) {
+                w.copy_from_slice(&free.to_le_bytes());
+            }
+            let mut left = nodes as usize;
+            while left > 0 {
+                let k = left.min(CHUNK);
+                h.update(&same[..k * 4]);
+                left -= k;
+            }
         }
         crate::sim::workload::hex(&h.finalize()[..16])
     }
 
     /// Reset-and-re-sum accounting check plus per-job sanity (debug/test builds).
     pub fn check_invariants(&self, _t: i64) -> Result<(), String> {
-        let mut c = Cluster::new(self.config.nodes, self.config.cores);
+        let mut c = self.cluster.idle_like();
         c.reset_and_resum(
             self.running
                 .iter()
@@ -514,6 +556,22 @@ impl<'a> Simulator<'a> {
         )?;
         if c != self.cluster {
             return Err("incremental free-core state differs from the re-summed one".into());
+        }
+        if self.config.policy == Policy::Easy {
+            let mut by_end: Vec<(i64, u32)> = self
+                .running
+                .iter()
+                .map(|&j| {
+                    (
+                        self.start[j as usize].unwrap_or(0) + self.hot[j as usize].walltime,
+                        j,
+                    )
+                })
+                .collect();
+            by_end.sort_unstable();
+            if !by_end.iter().eq(&self.by_requested_end) {
+                return Err("the running jobs by requested end differ from a sort of them".into());
+            }
         }
         for &j in &self.running {
             let job = &self.jobs[j as usize];
@@ -567,7 +625,7 @@ impl<'a> Simulator<'a> {
 /// Remove jobs that can never fit the cluster, counting them as dropped
 /// (`"larger than the cluster"`). Returns how many were dropped.
 pub fn drop_oversized(w: &mut crate::sim::workload::Workload, nodes: u32, cores: u32) -> usize {
-    let c = Cluster::new(nodes, cores);
+    let c = Cluster::counted(nodes, cores);
     let before = w.jobs.len();
     w.jobs.retain(|j| c.can_ever_fit(j.request));
     let dropped = before - w.jobs.len();
@@ -579,4 +637,130 @@ pub fn drop_oversized(w: &mut crate::sim::workload::Workload, nodes: u32, cores:
         w.report.kept = w.jobs.len();
     }
     dropped
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::workload::Request;
+
+    fn job(i: usize, submit: i64, run: i64, walltime: i64, request: Request) -> SimJob {
+        SimJob {
+            id: i.to_string(),
+            submit,
+            run,
+            walltime,
+            walltime_given: true,
+            request,
+            mem: 0.0,
+            user: format!("u{}", i % 3),
+            group: "g".into(),
+            queue: "q".into(),
+            queue_priority: 0.0,
+            resources: Default::default(),
+            recorded_start: None,
+        }
+    }
+
+    /// A random workload for `nodes × cores`: processor requests, and node requests when
+    /// `with_nodes`.
+    fn workload(nodes: u32, cores: u32, with_nodes: bool, seed: u64) -> Vec<SimJob> {
+        let mut x = seed;
+        let mut next = |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        let mut t = 0;
+        (0..400)
+            .map(|i| {
+                t += next(4) as i64;
+                let run = 1 + next(30) as i64;
+                let walltime = run + next(20) as i64;
+                let request = if with_nodes && next(2) == 0 {
+                    Request::Nodes {
+                        nodes: 1 + next(u64::from(nodes)) as u32,
+                        cores: 1 + next(u64::from(cores)) as u32,
+                    }
+                } else {
+                    Request::Procs(1 + next(u64::from(nodes * cores)) as u32)
+                };
+                job(i, t, run, walltime, request)
+            })
+            .collect()
+    }
+
+    /// The simulator's state grows with the jobs, not the nodes: the most nodes a setup
+    /// accepts, 2^24 × 2 cores (a dense array of free cores would take 70 MB and a scan of it
+    /// per job), simulate as a few, by count and by node.
+    #[test]
+    fn a_cluster_of_every_node_id_costs_what_its_jobs_take() {
+        let jobs: Vec<SimJob> = (0..50)
+            .map(|i| {
+                let request = match i % 3 {
+                    0 => Request::Procs((2 << 24) - i as u32),
+                    1 => Request::Nodes {
+                        nodes: 1 << 22,
+                        cores: 2,
+                    },
+                    _ => Request::Procs(7),
+                };
+                job(i, i as i64, 10, 10, request)
+            })
+            .collect();
+        for policy in [Policy::Strict, Policy::Easy] {
+            let config = SimConfig {
+                policy,
+                nodes: crate::sim::setup::MAX_NODES,
+                cores: 2,
+                threshold: None,
+                fairshare: None,
+                limits: None,
+            };
+            let setup = Setup::new(&config, &jobs).unwrap();
+            let full = Simulator::new(&jobs, &setup, None).unwrap();
+            let quick = Simulator::new(&jobs, &setup, None)
+                .unwrap()
+                .with_full_rounds(false);
+            let (a, b) = (full.run_to_end(), quick.run_to_end());
+            assert_eq!(a.start, b.start);
+            assert!(a.start.iter().all(Option::is_some));
+        }
+    }
+
+    /// Kept by count or by node, the cluster gives the same schedule, strict and EASY (debug
+    /// builds also check every round's free cores, EASY's running jobs by requested end, and
+    /// every strict top job the head path picks against the full ranking).
+    #[test]
+    fn counted_and_by_node_clusters_give_the_same_schedule() {
+        for (nodes, cores, with_nodes) in [(8, 1, true), (6, 4, false), (6, 4, true), (3, 16, true)]
+        {
+            for policy in [Policy::Strict, Policy::Easy] {
+                for seed in [1, 2, 3] {
+                    let jobs = workload(nodes, cores, with_nodes, seed);
+                    let config = SimConfig {
+                        policy,
+                        nodes,
+                        cores,
+                        threshold: None,
+                        fairshare: None,
+                        limits: None,
+                    };
+                    let setup = Setup::new(&config, &jobs).unwrap();
+                    let full = Simulator::new(&jobs, &setup, None).unwrap();
+                    assert!(full.cluster.by_node());
+                    let quick = Simulator::new(&jobs, &setup, None)
+                        .unwrap()
+                        .with_full_rounds(false);
+                    assert_eq!(quick.cluster.by_node(), with_nodes && cores > 1);
+                    // Strict without a formula: the head of the one group in submit order.
+                    assert_eq!(quick.orders_by_heads(), policy == Policy::Strict);
+                    let (a, b) = (full.run_to_end(), quick.run_to_end());
+                    assert_eq!(a.start, b.start, "{nodes}x{cores} {policy:?} seed {seed}");
+                    assert!(a.start.iter().all(Option::is_some));
+                }
+            }
+        }
+    }
 }

@@ -11,7 +11,7 @@ use crate::sim::priority::Priority;
 use crate::sim::share::UsageTree;
 use crate::sim::workload::{Request, SimJob};
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BTreeSet, BinaryHeap};
 
 /// The per-job fields the scheduling loop reads, packed (a `SimJob` is large, and the loop
 /// touches these for every queued job every round).
@@ -31,6 +31,9 @@ pub struct Simulator<'a> {
     pub(super) config: SimConfig,
     pub(super) formula: Option<&'a dyn Priority>,
     pub(super) cluster: Cluster,
+    /// Whether a cluster kept by count decides as one kept by node for these jobs
+    /// ([`Cluster::counts_suffice`]).
+    pub(super) counts_suffice: bool,
     pub(super) next_submit: usize,
     pub(super) ends: BinaryHeap<Reverse<(i64, u32)>>,
     /// Queued jobs in submit order; may still hold jobs started since the last
@@ -41,6 +44,9 @@ pub struct Simulator<'a> {
     pub(super) running: Vec<u32>,
     /// Each job's index in `running` (`u32::MAX`: not running), for O(1) removal.
     pub(super) running_at: Vec<u32>,
+    /// EASY: the running jobs by requested end (start + requested time), then submit order,
+    /// kept as jobs start and end (the shadow time walks it in order).
+    pub(super) by_requested_end: BTreeSet<(i64, u32)>,
     pub(super) alloc: Vec<Option<Allocation>>,
     pub(super) start: Vec<Option<i64>>,
     pub(super) end: Vec<Option<i64>>,

@@ -32,7 +32,8 @@ impl Policy {
     }
 }
 
-/// Everything that decides a simulation besides the jobs and the formula.
+/// Everything that decides a simulation besides the jobs and the formula: the specification,
+/// recorded in a recording's header; [`crate::sim::setup::Setup`] is what a run builds from it.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SimConfig {
     pub policy: Policy,
@@ -142,15 +143,12 @@ pub struct QueuePoint {
     pub busy_cores: u64,
 }
 
-/// An error setting up a simulation.
+/// Jobs a simulator cannot take (the settings are checked by
+/// [`Setup::new`](crate::sim::setup::Setup::new)).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SimError {
-    #[error("the cluster must have at least one node and one core (got {nodes} × {cores})")]
-    EmptyCluster { nodes: u32, cores: u32 },
-    #[error("fairshare tree: {0}")]
-    Fairshare(String),
-    #[error("limits: {0}")]
-    Limits(String),
+    #[error("the setup was built for {setup} jobs, not for these {jobs}")]
+    OtherJobs { setup: usize, jobs: usize },
     #[error("the jobs must be sorted by submit time (job `{0}` is out of order)")]
     Unsorted(String),
     #[error("job `{id}` asks for more than the cluster has ({request})")]

@@ -8,7 +8,7 @@ use super::report::{Failure, Outcome};
 use super::schedule_args::threshold_arg;
 use jobsort::formula::explain::Explanation;
 use jobsort::jobs::table_from_jobs;
-use jobsort::rank::{RankOptions, TieBreak, rank};
+use jobsort::rank::{RankOptions, Threshold, TieBreak, rank};
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
@@ -21,7 +21,7 @@ pub struct Args {
     /// Jobs whose value is <= T are not runnable (PBS job_sort_formula_threshold; a number,
     /// not NaN).
     #[arg(long, value_name = "T", allow_negative_numbers = true, value_parser = threshold_arg)]
-    pub threshold: Option<f64>,
+    pub threshold: Option<Threshold>,
     /// PBS `fair_share`: break ties in formula value by the fairshare tree's most deserving
     /// entity (`compare_path`) before submission order. Needs `--resource-group`.
     #[arg(long)]
@@ -106,7 +106,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         (!runnable).then(|| {
             format!(
                 "under threshold: value <= {}",
-                show_value(args.threshold.unwrap_or(0.0))
+                show_value(args.threshold.map_or(0.0, Threshold::value))
             )
         })
     };

@@ -1,22 +1,21 @@
 //! Scheduler settings shared by `rank`, `sim` and `replay`: the formula threshold, the
-//! dispatch policy and the machine size — each checked here, at the command line, so the
-//! library is only given values it can use.
+//! dispatch policy and the machine size — each checked here, at the command line, with the
+//! rules of [`jobsort::sim::setup`], so an error names the flag or file it came from.
 
 use super::input::InputPath;
 use super::report::Failure;
+use jobsort::rank::Threshold;
 use jobsort::sim::Policy;
-use jobsort::sim::workload::{self, MachineHint, Workload};
+use jobsort::sim::setup::check_cluster;
+use jobsort::sim::workload::{MachineHint, Workload};
 
 /// The value parser of `--threshold`: a number; NaN, which compares false with every value,
 /// is a usage error.
-pub fn threshold_arg(s: &str) -> Result<f64, String> {
+pub fn threshold_arg(s: &str) -> Result<Threshold, String> {
     let v: f64 = s
         .parse()
         .map_err(|e| format!("`{s}` is not a number: {e}"))?;
-    if v.is_nan() {
-        return Err("NaN is no threshold: every comparison with it is false".into());
-    }
-    Ok(v)
+    Threshold::new(v).map_err(|e| e.to_string())
 }
 
 /// Dispatch policy.
@@ -48,14 +47,6 @@ pub struct MachineArgs {
     pub cores: Option<u32>,
 }
 
-/// The most nodes a simulation may have. The simulated cluster keeps the state of every node
-/// ([`BYTES_PER_NODE`] bytes each, in every run): 2^24 nodes, 100 times the largest machine
-/// built, take 70 MB; `u32::MAX` nodes would take 17.7 GB.
-pub const MAX_NODES: u32 = 1 << 24;
-
-/// Bytes of cluster state per simulated node (free cores and a free-node bit).
-const BYTES_PER_NODE: f64 = 4.125;
-
 impl MachineArgs {
     /// Nodes and cores per node for a trace, from the flags, else from the trace. `trace`
     /// names the trace in errors.
@@ -78,33 +69,21 @@ impl MachineArgs {
     }
 }
 
-/// Refuse a cluster the simulator cannot hold. `source` says where the size came from.
+/// Refuse a cluster the simulator cannot hold ([`check_cluster`]'s rule). `source` says
+/// where the size came from.
 pub fn check_nodes(nodes: u32, source: &str) -> Result<(), Failure> {
-    if nodes > MAX_NODES {
-        let gb = nodes as f64 * BYTES_PER_NODE / 1e9;
-        return Err(Failure::invalid(format!(
-            "{source}: too many nodes to simulate (at most {MAX_NODES}): the simulated cluster \
-             keeps the state of every node, {gb:.1} GB for this size"
-        )));
-    }
-    Ok(())
+    check_cluster(nodes, 1).map_err(|e| Failure::invalid(format!("{source}: {e}")))
 }
 
-/// A workload trace (`-` for stdin): SWF (plain or gzip) or a JSON job list. On stdin the
-/// content decides (JSON starts with `[` or `{`).
+/// A workload trace (`-` for stdin): SWF (plain or gzip) or a JSON job list, told apart as
+/// the library tells them ([`jobsort::sim::trace_format`]).
 pub fn load_trace(trace: &InputPath) -> Result<Workload, Failure> {
-    if let InputPath::File(path) = trace {
-        return jobsort::sim::load_workload(path).map_err(Failure::invalid);
+    match trace {
+        InputPath::File(path) => jobsort::sim::load_workload(path),
+        InputPath::Stdin => {
+            let name = trace.name();
+            jobsort::sim::read_workload(trace.read_bytes()?, &name, &name).map(|(w, _)| w)
+        }
     }
-    let (text, sha256) = workload::read_text(&trace.open_path()?).map_err(Failure::invalid)?;
-    let name = trace.name();
-    let mut w = if text.trim_start().starts_with(['[', '{']) {
-        workload::parse_json_jobs(&text, &name)
-    } else {
-        jobsort::sim::swf::parse_swf(&text, &name)
-    }
-    .map_err(Failure::invalid)?;
-    w.name = name;
-    w.sha256 = sha256;
-    Ok(w)
+    .map_err(Failure::invalid)
 }

@@ -8,15 +8,15 @@ use super::report::{Failure, Outcome, note, warn};
 use super::schedule_args::{MachineArgs, PolicyArg, load_trace, threshold_arg};
 use clap::ValueEnum;
 use jobsort::CompiledFormula;
-use jobsort::fairshare::PbsTree;
-use jobsort::fairshare::pbs::ParseOptions;
+use jobsort::fairshare::inputs::EntityKind;
 use jobsort::fairshare::usage_file::write_atomic;
+use jobsort::rank::Threshold;
 use jobsort::sim::limit::LimitsSpec;
 use jobsort::sim::plot::{PlotRun, render_png, render_svg};
-use jobsort::sim::record::check_decay;
-use jobsort::sim::run::{RunOptions, RunResult, simulate};
+use jobsort::sim::run::{RunOptions, RunResult, simulate_setup};
 use jobsort::sim::scheduler::drop_oversized;
-use jobsort::sim::share::{AutoTree, EntityKind, FairshareConfig};
+use jobsort::sim::setup::{Setup, check_decay};
+use jobsort::sim::share::{AutoTree, FairshareConfig};
 use jobsort::sim::{SimConfig, workload};
 use rayon::prelude::*;
 use std::io::IsTerminal;
@@ -44,7 +44,7 @@ pub struct Args {
     pub machine: MachineArgs,
     /// job_sort_formula_threshold: jobs with value <= T are not run (a number, not NaN).
     #[arg(long, value_name = "T", allow_negative_numbers = true, value_parser = threshold_arg)]
-    pub threshold: Option<f64>,
+    pub threshold: Option<Threshold>,
     #[command(flatten)]
     pub fairshare: SimFairshareArgs,
     /// flux-accounting limits file (TOML or JSON, as `jobsort limits`; `-` for stdin). Users
@@ -54,8 +54,9 @@ pub struct Args {
     /// With --limits: reject jobs of users without an association (flux behaviour).
     #[arg(long = "reject-unknown-users")]
     pub reject_unknown_users: bool,
-    /// Write a recording (JSON lines). With several formulas, FILE gets `.1`, `.2`, ...
-    /// before its extension.
+    /// Write a recording (JSON lines; `-` for stdout, the report then goes to stderr). With
+    /// several formulas, FILE gets `.1`, `.2`, ... before its extension. A pipe or FIFO is
+    /// written as a stream.
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
     /// Write comparison plots: wait CDF per formula, queue length over time, delivered vs
@@ -176,29 +177,35 @@ impl SimFairshareArgs {
 
 /// A `resource_group` tree none of whose entities runs a job leaves every job under
 /// `unknown`: the fairshare keywords are then the same for every job. Warn.
-fn warn_unmatched_tree(
-    config: &FairshareConfig,
-    file: &str,
-    field: &str,
-    jobs: &[jobsort::sim::SimJob],
-) -> Result<(), Failure> {
-    let Some(text) = &config.resource_group else {
-        return Ok(());
+fn warn_unmatched_tree(setup: &Setup, file: &str, field: &str) {
+    let Some(tree) = setup.share_tree() else {
+        return;
     };
-    let options = ParseOptions {
-        unknown_shares: config.unknown_shares as i32,
-        lenient: false,
-    };
-    let (tree, _) =
-        PbsTree::parse_resource_group(text, file, &options).map_err(Failure::invalid)?;
-    let kind = config.entity;
-    if !jobs.is_empty() && !jobs.iter().any(|j| tree.find(&kind.entity_of(j)).is_some()) {
+    let leaves = setup.leaves();
+    if !leaves.is_empty() && !leaves.iter().any(|&l| tree.is_listed(l)) {
         warn(&format!(
             "{file}: no trace job's {field} is in the tree: every job is under `unknown` and \
              fairshare gives all the same values (the trace names users u<N>, groups g<N>)"
         ));
     }
-    Ok(())
+}
+
+/// The file of each formula's recording: FILE itself for one formula, else `FILE.1`,
+/// `FILE.2`, ... before its extension. `-` is stdout; it and any other path that is not a
+/// regular file (a pipe, a FIFO, `/dev/stdout`) are one stream, which holds one recording.
+fn record_paths(record: &Path, n: usize) -> Result<Vec<PathBuf>, Failure> {
+    let stdout = record == Path::new("-");
+    if n > 1 && (stdout || std::fs::metadata(record).is_ok_and(|m| !m.is_file())) {
+        return Err(Failure::usage(format!(
+            "--record {}: not a regular file, so it holds one recording; {n} formulas need a \
+             file name FILE (they write FILE.1 ... FILE.{n})",
+            record.display()
+        )));
+    }
+    if stdout {
+        return Ok(vec![PathBuf::from("/dev/stdout")]);
+    }
+    Ok((1..=n).map(|k| nth_path(record, k, n)).collect())
 }
 
 fn nth_path(p: &Path, k: usize, n: usize) -> PathBuf {
@@ -246,6 +253,10 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         }
         formulas.push(compiled);
     }
+    let records = match &args.record {
+        Some(p) => Some(record_paths(p, formulas.len().max(1))?),
+        None => None,
+    };
     let mut w = load_trace(&args.trace)?;
     if let Some(n) = args.first {
         w.truncate(n);
@@ -255,39 +266,34 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         warn(&format!("{}: no jobs to simulate", args.trace.name()));
     }
     drop_oversized(&mut w, nodes, cores);
-    if let (Some(config), Some(path)) = (&fairshare, &args.fairshare.resource_group) {
-        let field = args.fairshare.entity.to_possible_value();
-        let field = field.as_ref().map_or("entity", |v| v.get_name());
-        warn_unmatched_tree(config, &path.name(), field, &w.jobs)?;
-    }
     let limits = match &args.limits {
         None => None,
-        Some(path) => {
-            let spec = LimitsSpec {
-                name: path.name(),
-                text: path.read_text()?,
-                reject_unknown_users: args.reject_unknown_users,
-            };
-            // Check it now so a bad file is reported once, before any run.
-            jobsort::limits::LimitsConfig::parse(&spec.name, &spec.text)
-                .map_err(Failure::invalid)?;
-            Some(spec)
-        }
+        Some(path) => Some(LimitsSpec {
+            name: path.name(),
+            text: path.read_text()?,
+            reject_unknown_users: args.reject_unknown_users,
+        }),
     };
     let config = SimConfig {
         policy: args.policy.into(),
         nodes,
         cores,
-        threshold: args.threshold,
+        threshold: args.threshold.map(Threshold::value),
         fairshare,
         limits,
     };
+    // Once for every formula: a bad tree or limits file is reported before any run.
+    let setup = Setup::new(&config, &w.jobs).map_err(Failure::invalid)?;
+    if let Some(path) = &args.fairshare.resource_group {
+        let field = args.fairshare.entity.to_possible_value();
+        let field = field.as_ref().map_or("entity", |v| v.get_name());
+        warn_unmatched_tree(&setup, &path.name(), field);
+    }
     let specs: Vec<Option<&CompiledFormula>> = if formulas.is_empty() {
         vec![None]
     } else {
         formulas.iter().map(Some).collect()
     };
-    let n = specs.len();
     let bars = std::io::stderr()
         .is_terminal()
         .then(indicatif::MultiProgress::new);
@@ -295,7 +301,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         .par_iter()
         .enumerate()
         .map(|(k, f)| {
-            let record = args.record.as_ref().map(|p| nth_path(p, k + 1, n));
+            let record = records.as_ref().map(|r| r[k].as_path());
             let bar = bars.as_ref().map(|m| {
                 let b = m.add(indicatif::ProgressBar::new(w.jobs.len() as u64));
                 b.set_style(
@@ -316,13 +322,13 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
                 }
             };
             let opts = RunOptions {
-                record: record.as_deref(),
+                record,
                 series: args.plot.is_some(),
                 progress: Some(&cb),
             };
-            let r = simulate(
+            let r = simulate_setup(
                 &w,
-                &config,
+                &setup,
                 f.map(|f| f as &dyn jobsort::sim::Priority),
                 &opts,
             )
@@ -337,12 +343,12 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         .into_iter()
         .collect::<Result<Vec<_>, _>>()
         .map_err(Failure::invalid)?;
-    if let Some(record) = &args.record {
-        for k in 1..=n {
-            note(&format!(
-                "recording written to {}",
-                nth_path(record, k, n).display()
-            ));
+    let to_stdout = args.record.as_deref() == Some(Path::new("-"));
+    if to_stdout {
+        note("recording written to stdout (the report follows on stderr)");
+    } else if let Some(records) = &records {
+        for p in records {
+            note(&format!("recording written to {}", p.display()));
         }
     }
     if let Some((p, png)) = plot {
@@ -359,15 +365,22 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         } else {
             svg.into_bytes()
         };
-        write_atomic(p, &bytes)
-            .map_err(|e| Failure::invalid(format!("{}: cannot write: {e}", p.display())))?;
+        // A regular file is replaced atomically; a pipe or FIFO is a stream.
+        if std::fs::metadata(p).is_ok_and(|m| !m.is_file()) {
+            std::fs::write(p, &bytes)
+        } else {
+            write_atomic(p, &bytes)
+        }
+        .map_err(|e| Failure::invalid(format!("{}: cannot write: {e}", p.display())))?;
         note(&format!("plot written to {}", p.display()));
     }
+    let mut stderr = std::io::stderr();
+    let report: &mut Out = if to_stdout { &mut stderr } else { out };
     match args.format {
-        ReportFormat::Json => write_json(out, &json_report(&w, nodes, cores, &runs), true)?,
-        ReportFormat::Table => write_table(out, &w, nodes, cores, &runs)?,
+        ReportFormat::Json => write_json(report, &json_report(&w, nodes, cores, &runs), true)?,
+        ReportFormat::Table => write_table(report, &w, nodes, cores, &runs)?,
     }
-    out.flush()?;
+    report.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 

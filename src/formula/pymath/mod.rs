@@ -1,0 +1,35 @@
+//! Python's float semantics, operation by operation, as CPython 3.11 implements them
+//! (`Objects/floatobject.c`, `Modules/mathmodule.c`, `Python/bltinmodule.c`).
+//!
+//! Every function here is the single definition of its operation: the reference evaluator
+//! calls them directly and the JIT calls the `extern "C"` wrappers in [`ffi`], so both
+//! backends share one implementation of every non-trivial operation and every libm call goes
+//! to the same symbol ([`libm`]).
+//!
+//! The error an operation raises is an [`EvalError`]; its message is Python's own words.
+//!
+//! Files follow CPython's: `error` (the errors and their codes), [`libm`] and `errno` (the C
+//! library), `operators` (`float`'s operators, `Objects/floatobject.c`), `math` (the `math`
+//! module's functions, `Modules/mathmodule.c`), `rounding` (floats to integers: `floor`,
+//! `ceil`, `trunc`, `round`), `builtins` (`max`, `min`), `hypot` (`math.hypot`'s accurate
+//! norm) and [`ffi`] (the JIT's entry points).
+
+mod builtins;
+mod errno;
+mod error;
+pub mod ffi;
+mod hypot;
+pub mod libm;
+mod math;
+mod operators;
+mod rounding;
+
+pub use builtins::{max, min};
+pub use error::{EvalError, PyResult};
+pub use hypot::hypot;
+pub use math::{
+    acos, asin, atan, atan2, copysign, cos, cosh, degrees, exp, expm1, fabs, fmod, log, log_base,
+    log1p, log2, log10, math_pow, radians, sin, sinh, sqrt, tan, tanh,
+};
+pub use operators::{div, float_pow, floor_div, rem, truthy};
+pub use rounding::{ceil, floor, round, round_ndigits, trunc};

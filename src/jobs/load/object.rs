@@ -1,0 +1,214 @@
+//! One job object (a JSON object, or a CSV record as one) to a [`Job`]: identity fields and
+//! their PBS aliases, values in formula units, resources flat or nested.
+
+use super::error::{JobFileError, invalid};
+use super::unknown::{PBS_JOB_ATTRIBUTES, Unknown};
+use crate::catalog::{Catalog, Keyword, ResourceType};
+use crate::jobs::Job;
+use crate::jobs::units::{parse_ctime, parse_plain_number, parse_size, parse_time};
+use serde_json::Value;
+
+/// How a named value is read.
+enum ValueKind {
+    Time,
+    Size,
+    Number,
+    /// A string or boolean resource: not a formula value.
+    NotNumeric,
+    /// Not a known name: read when numeric, otherwise not a formula value.
+    Unknown,
+}
+
+fn value_kind(name: &str, catalog: &Catalog) -> ValueKind {
+    if name == "eligible_time" {
+        return ValueKind::Time;
+    }
+    if Keyword::from_name(name).is_some() {
+        return ValueKind::Number;
+    }
+    match catalog.resource_type(name) {
+        Some(ResourceType::Time) => ValueKind::Time,
+        Some(ResourceType::Size) => ValueKind::Size,
+        Some(ResourceType::Long | ResourceType::Float) => ValueKind::Number,
+        Some(_) => ValueKind::NotNumeric,
+        None => ValueKind::Unknown,
+    }
+}
+
+/// Convert one value; `Ok(None)` means "not a formula value".
+fn convert(name: &str, value: &Value, catalog: &Catalog) -> Result<Option<f64>, String> {
+    let kind = value_kind(name, catalog);
+    if matches!(kind, ValueKind::NotNumeric) {
+        return Ok(None);
+    }
+    match value {
+        Value::Null => Ok(None),
+        Value::Number(n) => match n.as_f64() {
+            Some(v) if v.is_finite() => Ok(Some(v)),
+            _ => Err(format!("`{n}` is not a finite number")),
+        },
+        Value::String(s) => {
+            if let Some(v) = parse_plain_number(s) {
+                return Ok(Some(v));
+            }
+            match kind {
+                ValueKind::Time => parse_time(s).map(Some),
+                ValueKind::Size => parse_size(s).map(Some),
+                ValueKind::Number => Err(format!("`{s}` is not a number")),
+                ValueKind::Unknown | ValueKind::NotNumeric => Ok(None),
+            }
+        }
+        Value::Bool(_) | Value::Array(_) | Value::Object(_) => match kind {
+            ValueKind::Unknown | ValueKind::NotNumeric => Ok(None),
+            _ => Err(format!("expected a number, found {}", json_type(value))),
+        },
+    }
+}
+
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn as_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// Where a job object is: its file (or `file:line` for JSON lines), its JSON path, and for
+/// CSV the record's line.
+pub(super) struct Place<'a> {
+    pub(super) file: &'a str,
+    pub(super) path: &'a str,
+    pub(super) csv_line: Option<u64>,
+}
+
+impl Place<'_> {
+    /// Where field `key` of this job is, for an unknown-field report.
+    fn of_field(&self, key: &str) -> String {
+        match self.csv_line {
+            Some(line) => format!("{}:{line}: column `{key}`", self.file),
+            None => format!("{}: {}.{key}", self.file, self.path),
+        }
+    }
+}
+
+/// Build a job from a JSON object. `place` locates the object for errors.
+pub(super) fn job_from_json(
+    value: Value,
+    id: Option<String>,
+    place: &Place<'_>,
+    index: usize,
+    catalog: &Catalog,
+    unknown: &mut Unknown,
+) -> Result<Job, JobFileError> {
+    let (name, path) = (place.file, place.path);
+    let Value::Object(map) = value else {
+        return Err(invalid(
+            format!("{name}: {path}"),
+            format!("expected a job object, found {}", json_type(&value)),
+        ));
+    };
+    let mut job = Job::new(id.unwrap_or_default());
+    let mut owner = None;
+    let mut qtime = None;
+    for (key, value) in &map {
+        let at = |k: &str| format!("{name}: {path}.{k}");
+        // Strip CSV-style prefixes.
+        let field = key
+            .strip_prefix("Resource_List.")
+            .or_else(|| key.strip_prefix("resources."))
+            .unwrap_or(key);
+        match field {
+            "id" | "Job_Id" | "job_id" | "jobid" => {
+                job.id = as_text(value)
+                    .ok_or_else(|| invalid(at(key), "the job id must be a string or number"))?
+            }
+            "user" | "euser" => job.user = as_text(value),
+            "Job_Owner" => owner = as_text(value),
+            "group" | "egroup" => job.group = as_text(value),
+            "account" | "Account_Name" => job.account = as_text(value),
+            "queue" => job.queue = as_text(value),
+            "submit" | "qrank" => {
+                let v = convert("submit", value, catalog).map_err(|m| invalid(at(key), m))?;
+                if v.is_none() && !value.is_null() {
+                    return Err(invalid(at(key), "the submission order must be a number"));
+                }
+                job.submit = v;
+            }
+            "qtime" => qtime = Some(value.clone()),
+            "Priority" => {
+                if let Some(v) =
+                    convert("job_priority", value, catalog).map_err(|m| invalid(at(key), m))?
+                {
+                    job.values.insert("job_priority".into(), v);
+                }
+            }
+            "resources" | "Resource_List" => {
+                let Value::Object(res) = value else {
+                    return Err(invalid(
+                        at(key),
+                        format!(
+                            "expected an object of resources, found {}",
+                            json_type(value)
+                        ),
+                    ));
+                };
+                for (rname, rvalue) in res {
+                    if catalog.lookup(rname).is_none() {
+                        let field = format!("{key}.{rname}");
+                        unknown.record(&field, rname, || place.of_field(&field), catalog);
+                    }
+                    let v = convert(rname, rvalue, catalog)
+                        .map_err(|m| invalid(format!("{name}: {path}.{key}.{rname}"), m))?;
+                    if let Some(v) = v {
+                        job.values.insert(rname.clone(), v);
+                    }
+                }
+            }
+            _ => {
+                if catalog.lookup(field).is_none()
+                    && !PBS_JOB_ATTRIBUTES.split_whitespace().any(|a| a == field)
+                {
+                    unknown.record(key, field, || place.of_field(key), catalog);
+                }
+                if let Some(v) = convert(field, value, catalog).map_err(|m| invalid(at(key), m))? {
+                    let column = Keyword::from_name(field).map_or(field, |k| k.name());
+                    job.values.insert(column.to_string(), v);
+                }
+            }
+        }
+    }
+    if job.user.is_none() {
+        // Job_Owner is user@host.
+        job.user = owner.map(|o| o.split('@').next().unwrap_or_default().to_string());
+    }
+    if job.submit.is_none()
+        && let Some(q) = qtime
+    {
+        job.submit = match &q {
+            Value::Number(n) => n.as_f64(),
+            Value::String(s) => parse_plain_number(s).or_else(|| parse_ctime(s)),
+            _ => None,
+        };
+        if job.submit.is_none() {
+            return Err(invalid(
+                format!("{name}: {path}.qtime"),
+                format!("`{q}` is not a time stamp"),
+            ));
+        }
+    }
+    if job.id.is_empty() {
+        job.id = (index + 1).to_string();
+    }
+    Ok(job)
+}

@@ -1,0 +1,80 @@
+//! Replaying a recording (SPEC §5.4).
+//!
+//! - [`verify`]: rebuild the job set from the recorded submit events, run the live scheduler
+//!   with the recorded settings (or another formula) and compare, round by round (rounds are
+//!   aligned by number), the round time, the ranked queue (ids in order, values bit for bit)
+//!   and every decision. Only complete rounds of a
+//!   truncated recording are compared; that is exact because a round depends only on jobs
+//!   submitted up to it.
+//! - [`reconcile`]: follow the recording and evaluate another formula on the reconstructed
+//!   state each round. A recorded `dispatch` captures the job at the round it was recorded,
+//!   whatever its state (even still pending, before any RUN confirmation); capture sets it
+//!   RUN in the same step, so its cores are charged from that round on. A later RUN event or
+//!   a second dispatch of a captured job is a no-op; a job is captured at most once. A job
+//!   with no recorded dispatch is never given an allocation: it is reported as uncaptured
+//!   (usage unavailable) and the replay goes on. Cores are accounted in aggregate
+//!   (`nodes × cores`), not per node.
+//! - [`recording_from_trace`]: a real schedule (SWF `submit + wait`) as a recording.
+//!
+//! Files: this one the jobs and setup of a recording, `verify.rs`, `reconcile.rs` with
+//! `kendall.rs` (the rank correlation it reports), `trace.rs` (a trace's schedule as a
+//! recording).
+
+mod kendall;
+mod reconcile;
+mod trace;
+mod verify;
+
+pub use kendall::kendall_tau;
+pub use reconcile::{ReconcileReport, RoundReconcile, reconcile};
+pub use trace::{recorded_metrics, recording_from_trace};
+pub use verify::{Divergence, VerifyReport, verify};
+
+use super::record::{RecDecision, RecEvent, Recording};
+use super::scheduler::{Decision, SimError};
+use super::setup::{Setup, SetupError};
+use super::workload::SimJob;
+
+/// An error replaying.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ReplayError {
+    #[error("round {round}: {reason}")]
+    Bad { round: u64, reason: String },
+    /// The recorded settings (the header).
+    #[error("header: {0}")]
+    Setup(#[from] SetupError),
+    #[error(transparent)]
+    Sim(#[from] SimError),
+}
+
+/// The setup of a recording's jobs under its recorded settings: what `--verify` runs and
+/// reconciliation follows.
+pub fn recorded_setup(rec: &Recording, jobs: &[SimJob]) -> Result<Setup, ReplayError> {
+    Ok(Setup::new(&rec.header.config(), jobs)?)
+}
+
+/// The jobs of a recording's complete rounds, in submit order.
+pub fn recorded_jobs(rec: &Recording) -> Result<Vec<SimJob>, ReplayError> {
+    let mut jobs = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for r in &rec.rounds {
+        for e in &r.events {
+            if let RecEvent::Submit(j) = e {
+                if !seen.insert(j.id.clone()) {
+                    return Err(ReplayError::Bad {
+                        round: r.round,
+                        reason: format!("job `{}` submitted twice", j.id),
+                    });
+                }
+                jobs.push((**j).clone());
+            }
+        }
+    }
+    jobs.sort_by_key(|j| j.submit);
+    Ok(jobs)
+}
+
+/// Live decision → recorded form (re-export for callers comparing by hand).
+pub fn live_decision(jobs: &[SimJob], d: &Decision) -> RecDecision {
+    RecDecision::from_live(jobs, d)
+}

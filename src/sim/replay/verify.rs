@@ -1,0 +1,162 @@
+//! `replay --verify`: the live scheduler against the recorded rounds.
+
+use super::{ReplayError, recorded_jobs, recorded_setup};
+use crate::sim::priority::Priority;
+use crate::sim::record::{RecDecision, Recording};
+use crate::sim::scheduler::Simulator;
+use crate::sim::workload::SimJob;
+
+/// Where a verification first disagreed.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Divergence {
+    pub round: u64,
+    pub time: i64,
+    /// The job of the first differing decision (`None` when the round itself differs).
+    pub job: Option<String>,
+    /// The recorded decision (or round time), as JSON text; `null` when absent.
+    pub recorded: String,
+    /// The live one.
+    pub live: String,
+}
+
+/// The result of `replay --verify` (SPEC §6 `replay` shape plus detail).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct VerifyReport {
+    /// Recorded rounds compared.
+    pub rounds: u64,
+    /// Recorded decisions compared.
+    pub decisions: u64,
+    /// Differing decisions (a missing or extra decision counts once; a round whose time
+    /// differs counts once, and a round whose ranked queue differs — an id or a value's
+    /// bits — once, plus its differing decisions).
+    pub mismatches: u64,
+    pub first_divergence: Option<Divergence>,
+    /// Rounds whose input hash differs (the formula values or the state differed).
+    pub input_mismatches: u64,
+    /// The recording ended mid-line; verified up to its last complete round.
+    pub truncated: bool,
+    /// The formula the live scheduler used.
+    pub formula: Option<String>,
+}
+
+/// `replay --verify`: drive the recorded jobs through the live scheduler with the recorded
+/// settings and `formula` (pass the recorded formula compiled, or another one) and compare.
+pub fn verify(
+    rec: &Recording,
+    formula: Option<&dyn Priority>,
+) -> Result<VerifyReport, ReplayError> {
+    let jobs = recorded_jobs(rec)?;
+    let setup = recorded_setup(rec, &jobs)?;
+    let mut sim = Simulator::new(&jobs, &setup, formula)?.with_hashing(true);
+    let mut report = VerifyReport {
+        rounds: 0,
+        decisions: 0,
+        mismatches: 0,
+        first_divergence: None,
+        input_mismatches: 0,
+        truncated: rec.truncated,
+        formula: formula.map(|f| f.source().to_string()),
+    };
+    let null = || "null".to_string();
+    for r in &rec.rounds {
+        report.rounds += 1;
+        report.decisions += r.decisions.len() as u64;
+        let live = sim.step();
+        let Some(live) = live else {
+            report.mismatches += r.decisions.len().max(1) as u64;
+            if report.first_divergence.is_none() {
+                report.first_divergence = Some(Divergence {
+                    round: r.round,
+                    time: r.time,
+                    job: r.decisions.first().map(|d| d.job().to_string()),
+                    recorded: r
+                        .decisions
+                        .first()
+                        .map(|d| d.to_string())
+                        .unwrap_or_else(null),
+                    live: "no round (the live schedule had already ended)".into(),
+                });
+            }
+            continue;
+        };
+        if live.hash.is_some() && r.hash.is_some() && live.hash != r.hash {
+            report.input_mismatches += 1;
+        }
+        if live.time != r.time || live.number != r.round {
+            report.mismatches += 1;
+            if report.first_divergence.is_none() {
+                report.first_divergence = Some(Divergence {
+                    round: r.round,
+                    time: r.time,
+                    job: None,
+                    recorded: format!("{{\"round\":{},\"time\":{}}}", r.round, r.time),
+                    live: format!("{{\"round\":{},\"time\":{}}}", live.number, live.time),
+                });
+            }
+        }
+        if let Some((recorded, live_q)) = queue_divergence(&r.queue, &live.queue, &jobs) {
+            report.mismatches += 1;
+            if report.first_divergence.is_none() {
+                report.first_divergence = Some(Divergence {
+                    round: r.round,
+                    time: r.time,
+                    job: recorded.or(live_q).map(|(id, _)| id.to_string()),
+                    recorded: recorded.map_or_else(null, queue_entry),
+                    live: live_q.map_or_else(null, queue_entry),
+                });
+            }
+        }
+        let live_d: Vec<RecDecision> = live
+            .decisions
+            .iter()
+            .map(|d| RecDecision::from_live(&jobs, d))
+            .collect();
+        let n = live_d.len().max(r.decisions.len());
+        for i in 0..n {
+            let (a, b) = (r.decisions.get(i), live_d.get(i));
+            if a != b {
+                report.mismatches += 1;
+                if report.first_divergence.is_none() {
+                    report.first_divergence = Some(Divergence {
+                        round: r.round,
+                        time: r.time,
+                        job: a.or(b).map(|d| d.job().to_string()),
+                        recorded: a.map(|d| d.to_string()).unwrap_or_else(null),
+                        live: b.map(|d| d.to_string()).unwrap_or_else(null),
+                    });
+                }
+            }
+        }
+    }
+    Ok(report)
+}
+
+/// One side's entry at a position of the ranked queue: `(id, value)`, `None` past its end.
+type QueueEntry<'a> = Option<(&'a str, f64)>;
+
+/// The first entry where a recorded queue and the live one differ, as `(recorded, live)`
+/// (`None` on the side that has no entry there); `None` when they agree. Values are compared
+/// bit for bit: both sides are the same `f64` written as its shortest round-trip text, so
+/// equal bits are the exact test (`0.0` and `-0.0` differ, as they do in the text).
+fn queue_divergence<'a>(
+    recorded: &'a [(String, f64)],
+    live: &[(u32, f64)],
+    jobs: &'a [SimJob],
+) -> Option<(QueueEntry<'a>, QueueEntry<'a>)> {
+    let n = recorded.len().max(live.len());
+    (0..n).find_map(|i| {
+        let a = recorded.get(i).map(|(id, v)| (id.as_str(), *v));
+        let b = live.get(i).map(|&(j, v)| (jobs[j as usize].id.as_str(), v));
+        let same = match (a, b) {
+            (Some((x, u)), Some((y, v))) => x == y && u.to_bits() == v.to_bits(),
+            _ => false,
+        };
+        (!same).then_some((a, b))
+    })
+}
+
+/// A queue entry as the recording writes it: `["id",value]`.
+fn queue_entry((id, value): (&str, f64)) -> String {
+    let v = serde_json::to_string(&value).unwrap_or_else(|_| "null".into());
+    format!("[{},{v}]", serde_json::Value::from(id))
+}

@@ -1,0 +1,268 @@
+//! The setup of a simulation, built once from its settings.
+//!
+//! [`SimConfig`] is the specification: plain, serialisable data, recorded in a recording's
+//! header. [`Setup::new`] checks it and builds, once, what a run needs at run time: the
+//! fairshare tree with each job's node ([`UsageTree`]), the limits engine with the
+//! associations of the workload's unlisted users ([`LimitState`]), the threshold and the
+//! policy. `jobsort sim` builds one setup for all its formulas, and `replay --verify` and
+//! reconciliation build theirs the same way from the recording; each simulator starts from a
+//! copy of it.
+//!
+//! Errors are [`SetupError`]s: which setting is wrong and why, with the file and line when the
+//! setting is a file's text.
+
+use super::limit::{LimitState, UnlistedUserError};
+use super::scheduler::SimConfig;
+use super::share::{AutoEntities, TreeError, UsageTree};
+use super::workload::SimJob;
+use crate::limits::{LimitEngine, LimitError, LimitsConfig, LimitsFileError};
+
+/// The most nodes a simulation may have. The simulated cluster keeps the state of every node
+/// ([`BYTES_PER_NODE`] bytes each, in every run): 2^24 nodes, 100 times the largest machine
+/// built, take 70 MB; `u32::MAX` nodes would take 17.7 GB.
+pub const MAX_NODES: u32 = 1 << 24;
+
+/// Bytes of cluster state per simulated node (free cores and a free-node bit).
+pub const BYTES_PER_NODE: f64 = 4.125;
+
+/// A simulation setting out of range: the setting and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{field}` {reason}")]
+pub struct SettingError {
+    /// The setting as the recording header names it (`decay_factor`, `decay_time`).
+    pub field: &'static str,
+    /// Why it is refused, with its value.
+    pub reason: String,
+}
+
+/// Why a simulation cannot be set up.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SetupError {
+    #[error("the cluster must have at least one node and one core (got {nodes} × {cores})")]
+    EmptyCluster { nodes: u32, cores: u32 },
+    #[error(
+        "too many nodes to simulate ({nodes}; at most {MAX_NODES}): the simulated cluster \
+         keeps the state of every node, {gb:.1} GB for this size",
+        gb = *nodes as f64 * BYTES_PER_NODE / 1e9
+    )]
+    TooManyNodes { nodes: u32 },
+    #[error("threshold NaN: every comparison with it is false")]
+    NanThreshold,
+    #[error("fairshare {0}")]
+    Fairshare(SettingError),
+    #[error(transparent)]
+    Tree(#[from] TreeError),
+    #[error("limits: {0}")]
+    LimitsFile(LimitsFileError),
+    #[error("limits: {file}: {source}")]
+    Limits { file: String, source: LimitError },
+    #[error("limits: {file}: {source}")]
+    UnlistedUser {
+        file: String,
+        source: UnlistedUserError,
+    },
+}
+
+/// The fairshare decay settings a simulation accepts: `fairshare_decay_factor` strictly
+/// between 0 and 1 (a factor of 5 would grow usage at every decay), `fairshare_decay_time`
+/// positive. The one rule: `jobsort sim` checks its `--decay-factor`/`--decay-time` with it,
+/// a recording's header is read with it, and [`Setup::new`] applies it.
+pub fn check_decay(decay_time: i64, decay_factor: f64) -> Result<(), SettingError> {
+    if !(decay_factor > 0.0 && decay_factor < 1.0) {
+        return Err(SettingError {
+            field: "decay_factor",
+            reason: format!("{decay_factor}: must be between 0 and 1"),
+        });
+    }
+    if decay_time <= 0 {
+        return Err(SettingError {
+            field: "decay_time",
+            reason: format!("{decay_time}: must be positive"),
+        });
+    }
+    Ok(())
+}
+
+/// The cluster shapes a simulation accepts: at least one node and one core, at most
+/// [`MAX_NODES`] nodes.
+pub fn check_cluster(nodes: u32, cores: u32) -> Result<(), SetupError> {
+    if nodes == 0 || cores == 0 {
+        return Err(SetupError::EmptyCluster { nodes, cores });
+    }
+    if nodes > MAX_NODES {
+        return Err(SetupError::TooManyNodes { nodes });
+    }
+    Ok(())
+}
+
+/// What a simulation of one workload under one [`SimConfig`] needs at run time, built once.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    config: SimConfig,
+    /// The number of jobs it was built for.
+    jobs: usize,
+    /// The fairshare tree before the first round, and each job's node in it.
+    share: Option<(UsageTree, Vec<u32>)>,
+    /// The limits engine before the first submit.
+    limits: Option<LimitState>,
+}
+
+impl Setup {
+    /// Check `config` and build the run-time state for `jobs`: the fairshare tree (parsed or
+    /// generated, each job's entity placed) and the limits engine (the file parsed, unlisted
+    /// users given their associations).
+    pub fn new(config: &SimConfig, jobs: &[SimJob]) -> Result<Setup, SetupError> {
+        check_cluster(config.nodes, config.cores)?;
+        if config.threshold.is_some_and(f64::is_nan) {
+            return Err(SetupError::NanThreshold);
+        }
+        let mut config = config.clone();
+        let share = match &mut config.fairshare {
+            Some(fs) => {
+                check_decay(fs.decay_time, fs.decay_factor).map_err(SetupError::Fairshare)?;
+                // The auto tree's entities, recorded so that every prefix of a recording
+                // rebuilds this tree (a prefix's jobs alone would give a smaller one).
+                if let (Some(auto), None, None) =
+                    (fs.auto_tree, &fs.resource_group, &fs.auto_entities)
+                {
+                    fs.auto_entities = Some(AutoEntities::of(auto, jobs));
+                }
+                Some(UsageTree::build(fs, jobs)?)
+            }
+            None => None,
+        };
+        let limits = match &config.limits {
+            Some(spec) => {
+                let file =
+                    LimitsConfig::parse(&spec.name, &spec.text).map_err(SetupError::LimitsFile)?;
+                let engine =
+                    LimitEngine::from_config(&file).map_err(|source| SetupError::Limits {
+                        file: spec.name.clone(),
+                        source,
+                    })?;
+                let state = LimitState::new(engine, jobs, config.cores, spec.reject_unknown_users)
+                    .map_err(|source| SetupError::UnlistedUser {
+                        file: spec.name.clone(),
+                        source,
+                    })?;
+                Some(state)
+            }
+            None => None,
+        };
+        Ok(Setup {
+            config,
+            jobs: jobs.len(),
+            share,
+            limits,
+        })
+    }
+
+    /// The settings, as a recording's header records them: the settings given, with the auto
+    /// tree's entities filled in.
+    pub fn config(&self) -> &SimConfig {
+        &self.config
+    }
+
+    /// The number of jobs it was built for.
+    pub fn jobs(&self) -> usize {
+        self.jobs
+    }
+
+    /// The fairshare tree before the first round, when fairshare is on.
+    pub fn share_tree(&self) -> Option<&UsageTree> {
+        self.share.as_ref().map(|(t, _)| t)
+    }
+
+    /// Each job's node in the fairshare tree (empty without fairshare).
+    pub fn leaves(&self) -> &[u32] {
+        self.share.as_ref().map_or(&[], |(_, l)| l)
+    }
+
+    /// The limits engine before the first submit, when limits are on.
+    pub fn limits(&self) -> Option<&LimitState> {
+        self.limits.as_ref()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::limit::LimitsSpec;
+    use crate::sim::scheduler::Policy;
+    use crate::sim::share::{AutoTree, FairshareConfig};
+
+    fn config() -> SimConfig {
+        SimConfig {
+            policy: Policy::Easy,
+            nodes: 2,
+            cores: 1,
+            threshold: None,
+            fairshare: None,
+            limits: None,
+        }
+    }
+
+    /// Each wrong setting is refused with what and where: the cluster, the threshold, the
+    /// decay, the entity kind, a `resource_group` line, a limits file line.
+    #[test]
+    fn setup_errors_say_which_setting_and_where() {
+        let err = |c: SimConfig| Setup::new(&c, &[]).unwrap_err().to_string();
+        assert_eq!(
+            err(SimConfig {
+                cores: 0,
+                ..config()
+            }),
+            "the cluster must have at least one node and one core (got 2 × 0)"
+        );
+        assert!(
+            err(SimConfig {
+                nodes: u32::MAX,
+                ..config()
+            })
+            .starts_with("too many nodes to simulate (4294967295; at most 16777216)")
+        );
+        assert_eq!(
+            err(SimConfig {
+                threshold: Some(f64::NAN),
+                ..config()
+            }),
+            "threshold NaN: every comparison with it is false"
+        );
+        let fs = FairshareConfig::auto(AutoTree::User);
+        let with = |fs: FairshareConfig| SimConfig {
+            fairshare: Some(fs),
+            ..config()
+        };
+        assert_eq!(
+            err(with(FairshareConfig {
+                decay_factor: 5.0,
+                ..fs.clone()
+            })),
+            "fairshare `decay_factor` 5: must be between 0 and 1"
+        );
+        assert!(
+            err(with(FairshareConfig {
+                entity: crate::fairshare::inputs::EntityKind::Account,
+                ..fs.clone()
+            }))
+            .starts_with("fairshare entity `account`: trace jobs have no account")
+        );
+        assert_eq!(
+            err(with(FairshareConfig {
+                auto_tree: None,
+                resource_group: Some("a 1 root 1\na 2 root 1\n".into()),
+                ..fs
+            })),
+            "fairshare tree: resource_group:2: entity a is not unique"
+        );
+        let e = err(SimConfig {
+            limits: Some(LimitsSpec {
+                name: "l.toml".into(),
+                text: "[[association]]\nuser = 3\n".into(),
+                reject_unknown_users: false,
+            }),
+            ..config()
+        });
+        assert!(e.starts_with("limits: l.toml"), "{e}");
+    }
+}
