@@ -1,0 +1,353 @@
+//! The jobs a simulation replays, their range checks, the load report and the workload,
+//! and reading a trace file's text (plain or gzip).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::Path;
+
+/// What a job asks of the cluster.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Request {
+    /// `procs` cores placed anywhere (first fit over nodes, lowest node first; may span nodes).
+    Procs(u32),
+    /// `nodes` distinct nodes with `cores` free cores each.
+    Nodes { nodes: u32, cores: u32 },
+}
+
+impl Request {
+    /// Total cores the job holds while running.
+    pub fn total_cores(self) -> u64 {
+        match self {
+            Request::Procs(p) => p as u64,
+            Request::Nodes { nodes, cores } => nodes as u64 * cores as u64,
+        }
+    }
+    /// Number of nodes it asks for (`Procs` counts as 0 = "any").
+    pub fn node_count(self) -> u32 {
+        match self {
+            Request::Procs(_) => 0,
+            Request::Nodes { nodes, .. } => nodes,
+        }
+    }
+}
+
+/// One job of a workload.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimJob {
+    /// Job id as text (SWF job number, JSON `id`).
+    pub id: String,
+    /// Submit time (s).
+    pub submit: i64,
+    /// Run time in the trace (s), > 0.
+    pub run: i64,
+    /// Requested time (s); equals `run` when the trace has none.
+    pub walltime: i64,
+    /// Whether `walltime` came from the trace (else it is the run-time fallback).
+    pub walltime_given: bool,
+    pub request: Request,
+    /// Requested memory in KB (total over the job; 0 when unknown).
+    pub mem: f64,
+    /// Fairshare / report entities.
+    pub user: String,
+    pub group: String,
+    pub queue: String,
+    /// PBS `queue_priority` keyword (0 unless a JSON job list gives it).
+    pub queue_priority: f64,
+    /// Extra numeric resources by name (formula inputs).
+    pub resources: BTreeMap<String, f64>,
+    /// The start time the trace recorded (SWF `submit + wait`), when known.
+    pub recorded_start: Option<i64>,
+}
+
+impl SimJob {
+    /// Run time actually simulated: the job is killed at its requested time.
+    pub fn effective_run(&self) -> i64 {
+        if self.walltime_given {
+            self.run.min(self.walltime)
+        } else {
+            self.run
+        }
+    }
+}
+
+/// The largest time a job may give, in seconds (submit, run, requested time, recorded
+/// start): 2^53 s, 285 million years, the range in which every whole second is exact as an
+/// `f64` (the formula inputs `walltime` and `eligible_time` are `f64`).
+///
+/// The simulator adds times as `i64`: a start is `submit + wait`; an end is `start + run`; the
+/// EASY reservation compares `t + walltime` and sorts `start + walltime`. Every round time is
+/// a submit or an end, and a job starts at a round time, so no round time passes
+/// `last submit + Σ run` (at worst the jobs run one after the other), and no sum passes
+/// `last submit + Σ run + longest walltime`. Each time bounded here and that sum bounded by
+/// [`Horizon`], none of those additions can overflow.
+pub const MAX_SECONDS: i64 = 1 << 53;
+
+/// The most cores one job may hold (`procs`, or `nnodes × ncores`): `u32::MAX`. Usage is
+/// accrued as `cores × seconds` in `f64`, and the limits engine sums cores of running jobs as
+/// `i64`: 2^31 jobs of this size would still fit.
+pub const MAX_JOB_CORES: u64 = u32::MAX as u64;
+
+/// The value of a job that is out of the simulator's range: which [`SimJob`] field and why.
+/// Each loader names the field as its format spells it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutOfRange {
+    pub field: JobField,
+    pub reason: String,
+}
+
+/// A range-checked field of a [`SimJob`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobField {
+    Submit,
+    Run,
+    Walltime,
+    /// The recorded start (submit + wait).
+    Start,
+    /// The processors, nodes or cores per node.
+    Cores,
+}
+
+/// A count of processors, nodes or cores from a number the file gives (rounded): an error
+/// above `u32::MAX` (it used to saturate there without a word). Values below 1 are the
+/// caller's to handle (a job with no processors is dropped).
+pub fn count(v: f64) -> Result<u32, OutOfRange> {
+    let r = v.round();
+    if r > u32::MAX as f64 {
+        return Err(OutOfRange {
+            field: JobField::Cores,
+            reason: format!("{v} is more than the {} a job may ask for", u32::MAX),
+        });
+    }
+    Ok(r.max(0.0) as u32)
+}
+
+/// Check the times and size of a job against [`MAX_SECONDS`] and [`MAX_JOB_CORES`]: the one
+/// rule for every job the simulator is given, whether from a trace, a JSON job list or a
+/// recording.
+pub fn check_job(job: &SimJob) -> Result<(), OutOfRange> {
+    let time = |field: JobField, v: i64, min: i64| {
+        if v < min || v > MAX_SECONDS {
+            let what = if v < min {
+                format!("{v} s is below {min}")
+            } else {
+                format!("{v} s is more than 2^53 s (285 million years)")
+            };
+            return Err(OutOfRange {
+                field,
+                reason: what,
+            });
+        }
+        Ok(())
+    };
+    time(JobField::Submit, job.submit, 0)?;
+    time(JobField::Run, job.run, 1)?;
+    time(JobField::Walltime, job.walltime, 1)?;
+    if let Some(s) = job.recorded_start {
+        time(JobField::Start, s, 0)?;
+    }
+    let cores = job.request.total_cores();
+    if cores > MAX_JOB_CORES {
+        return Err(OutOfRange {
+            field: JobField::Cores,
+            reason: format!("{cores} cores in all is more than the {MAX_JOB_CORES} a job may hold"),
+        });
+    }
+    Ok(())
+}
+
+/// The bound on the latest time a simulation can reach, `last submit + Σ run + longest
+/// walltime` (see [`MAX_SECONDS`]), kept as jobs are added.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Horizon {
+    last_submit: i64,
+    runs: i64,
+    longest_walltime: i64,
+}
+
+impl Horizon {
+    /// Check `job` ([`check_job`]) and add it: an error when the workload would let the
+    /// simulator's time pass `i64::MAX` (the job is then not added).
+    pub fn add(&mut self, job: &SimJob) -> Result<(), OutOfRange> {
+        check_job(job)?;
+        let next = Horizon {
+            last_submit: self.last_submit.max(job.submit),
+            runs: self.runs.saturating_add(job.run),
+            longest_walltime: self.longest_walltime.max(job.walltime),
+        };
+        let end = (next.last_submit + next.longest_walltime).checked_add(next.runs);
+        if end.is_none() {
+            return Err(OutOfRange {
+                field: JobField::Run,
+                reason: format!(
+                    "the run times add up to more than {} s with this one: the simulated time \
+                     (last submit + every run + the longest requested time) could pass the \
+                     largest time, {} s",
+                    i64::MAX - next.last_submit - next.longest_walltime,
+                    i64::MAX
+                ),
+            });
+        }
+        *self = next;
+        Ok(())
+    }
+}
+
+/// Why jobs were dropped or adjusted while loading a workload.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct LoadReport {
+    /// Jobs read (data lines / list entries).
+    pub read: usize,
+    /// Jobs kept.
+    pub kept: usize,
+    /// Dropped jobs by reason (`"runtime <= 0"`, `"no processors"`, ...).
+    pub dropped: BTreeMap<String, usize>,
+    /// Kept jobs whose requested time was missing (run time used instead).
+    pub walltime_from_runtime: usize,
+    /// Kept jobs that ran longer than requested in the trace (killed at the requested time).
+    pub killed_at_walltime: usize,
+}
+
+impl LoadReport {
+    /// Total jobs dropped.
+    pub fn dropped_total(&self) -> usize {
+        self.dropped.values().sum()
+    }
+    /// Count a dropped job.
+    pub fn drop_job(&mut self, reason: &str) {
+        *self.dropped.entry(reason.to_string()).or_insert(0) += 1;
+    }
+}
+
+/// Machine description found in a trace (SWF header or an AleaNG `.machines` file).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MachineHint {
+    pub nodes: Option<u32>,
+    pub cores: Option<u32>,
+}
+
+/// A loaded workload: jobs in submit order (ties by file order) plus metadata.
+#[derive(Debug, Clone, Default)]
+pub struct Workload {
+    /// Trace name (file name).
+    pub name: String,
+    /// SHA-256 (hex) of the trace bytes as stored (compressed bytes for `.gz`).
+    pub sha256: String,
+    pub jobs: Vec<SimJob>,
+    pub report: LoadReport,
+    pub machine: MachineHint,
+    /// SWF `UnixStartTime`, when given.
+    pub unix_start_time: Option<i64>,
+    /// SWF header lines (`Label: value`), in file order.
+    pub header: Vec<(String, String)>,
+}
+
+/// A load error: where and what.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WorkloadError {
+    /// An I/O error reading the file.
+    #[error("{file}: {message}")]
+    Io { file: String, message: String },
+    /// A malformed line or entry: `file:line: reason`.
+    #[error("{file}:{line}: {reason}")]
+    Line {
+        file: String,
+        line: usize,
+        reason: String,
+    },
+    /// A malformed JSON entry: `file: path: reason`.
+    #[error("{file}: {path}: {reason}")]
+    Json {
+        file: String,
+        path: String,
+        reason: String,
+    },
+}
+
+/// Read a whole file, transparently gunzipping it when it starts with the gzip magic bytes
+/// (whatever its name). Returns `(decoded text, sha256 hex of the stored bytes)`.
+pub fn read_text(path: &Path) -> Result<(String, String), WorkloadError> {
+    use sha2::Digest;
+    let file = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| WorkloadError::Io {
+        file: file.clone(),
+        message: e.to_string(),
+    })?;
+    let sha = hex(&sha2::Sha256::digest(&bytes));
+    Ok((decode_text(bytes, &file)?, sha))
+}
+
+/// The text of a file's bytes: gunzipped when they start with the gzip magic bytes (every
+/// member of a multi-member file), then checked to be UTF-8. `file` names it in errors.
+pub fn decode_text(bytes: Vec<u8>, file: &str) -> Result<String, WorkloadError> {
+    use std::io::Read;
+    let bytes = if is_gzip(&bytes) {
+        // The last member's trailer holds its decoded size (mod 2^32): the whole text for
+        // a one-member file, read into one allocation. Deflate cannot expand past 1032:1.
+        let trailer = bytes.len().checked_sub(4).map(|at| &bytes[at..]);
+        let hint = trailer.map_or(0, |t| u32::from_le_bytes([t[0], t[1], t[2], t[3]]) as usize);
+        let mut out = Vec::with_capacity(hint.min(bytes.len().saturating_mul(1032)));
+        flate2::read::MultiGzDecoder::new(&bytes[..])
+            .read_to_end(&mut out)
+            .map_err(|e| WorkloadError::Io {
+                file: file.into(),
+                message: format!("gzip: {e}"),
+            })?;
+        out
+    } else {
+        bytes
+    };
+    String::from_utf8(bytes).map_err(|e| WorkloadError::Io {
+        file: file.into(),
+        message: format!("not UTF-8 text: {e}"),
+    })
+}
+
+/// Whether bytes start with the gzip magic number.
+pub fn is_gzip(bytes: &[u8]) -> bool {
+    bytes.starts_with(&[0x1f, 0x8b])
+}
+
+/// Lower-case hex of bytes.
+pub fn hex(bytes: &[u8]) -> String {
+    use fmt::Write;
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        let _ = write!(s, "{b:02x}");
+    }
+    s
+}
+
+/// The JSON job list's layout, when the caller knows it (a `.jsonl` name): JSON lines.
+/// Otherwise the content decides ([`parse_json_jobs`]).
+
+impl Workload {
+    /// Add a kept job, updating the report counters.
+    pub fn push_kept(&mut self, job: SimJob) {
+        if !job.walltime_given {
+            self.report.walltime_from_runtime += 1;
+        } else if job.run > job.walltime {
+            self.report.killed_at_walltime += 1;
+        }
+        self.jobs.push(job);
+    }
+
+    /// Sort jobs by submit time (stable: ties keep file order) and fill `report.kept`.
+    pub fn finish(&mut self) {
+        self.jobs.sort_by_key(|j| j.submit);
+        self.report.kept = self.jobs.len();
+    }
+
+    /// Keep only the first `n` jobs (in submit order), e.g. a CI-sized slice of a trace.
+    /// The `kept`, `walltime_from_runtime` and `killed_at_walltime` counters are recomputed
+    /// for the slice; `read` and `dropped` stay those of the whole file.
+    pub fn truncate(&mut self, n: usize) {
+        self.jobs.truncate(n);
+        self.report.kept = self.jobs.len();
+        self.report.walltime_from_runtime = self.jobs.iter().filter(|j| !j.walltime_given).count();
+        self.report.killed_at_walltime = self
+            .jobs
+            .iter()
+            .filter(|j| j.walltime_given && j.run > j.walltime)
+            .count();
+    }
+}

@@ -1,0 +1,132 @@
+//! Workloads: the jobs a simulation replays ([`SimJob`]), the hygiene report of what was
+//! dropped or adjusted while loading ([`LoadReport`]), and the JSON job-list reader
+//! ([`crate::sim::load_workload`] picks the reader by file name).
+//!
+//! Conventions (documented in `docs/recording.md` too):
+//! - times are integer seconds;
+//! - a job with a requested time never runs past it: its effective run time is
+//!   `min(run, walltime)` ([`SimJob::effective_run`]);
+//! - a missing requested time falls back to the run time.
+
+mod job;
+mod json;
+
+pub use job::*;
+pub use json::{JsonLayout, parse_json_jobs, parse_json_jobs_as};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn json_list_reads_fields_and_drops_with_reasons() {
+        let text = r#"[
+            {"id": "a", "submit": 0, "run": 10, "procs": 2, "walltime": 20, "user": "alice"},
+            {"id": "b", "submit": 5, "run": 0, "procs": 2},
+            {"id": "c", "submit": 1, "run": 30, "nnodes": 2, "ncores": 4, "walltime": 10},
+            {"id": "d", "submit": 2, "run": 3}
+        ]"#;
+        let w = parse_json_jobs(text, "jobs.json").unwrap();
+        assert_eq!(
+            w.jobs.iter().map(|j| j.id.as_str()).collect::<Vec<_>>(),
+            ["a", "c"]
+        );
+        assert_eq!(w.jobs[1].request, Request::Nodes { nodes: 2, cores: 4 });
+        assert_eq!(w.jobs[1].effective_run(), 10);
+        assert_eq!(w.report.dropped["runtime <= 0"], 1);
+        assert_eq!(w.report.dropped["no processors"], 1);
+        assert_eq!(w.report.killed_at_walltime, 1);
+    }
+
+    #[test]
+    fn json_list_reads_the_job_schema_of_eval_and_rank() {
+        // The fields as `eval`/`rank` job files and `qstat -f -F json` spell them.
+        let text = r#"{"jobs": [
+            {"Job_Id": "1.srv", "Job_Owner": "ann@login1", "egroup": "phys", "queue": "workq",
+             "qtime": 100, "run": 50, "Resource_List": {"ncpus": 8, "nodect": 2,
+             "walltime": "01:00:00", "mem": "4gb", "select": "2:ncpus=4", "place": "scatter",
+             "scratch": 7}},
+            {"id": 2, "euser": "bob", "submit": 5, "run": 10, "ncpus": 3, "walltime": 60,
+             "mem": 1024, "queue_priority": 20, "start": 9},
+            {"id": "3", "submit": 6, "run": 10, "nnodes": 2, "ncores": 2, "procs": 99}
+        ], "pbs_version": "23.06"}"#;
+        let w = parse_json_jobs(text, "j.json").unwrap();
+        let [b, c, a] = &w.jobs[..] else {
+            panic!("{:?}", w.jobs)
+        };
+        assert_eq!((b.id.as_str(), b.user.as_str()), ("2", "bob"));
+        assert_eq!(
+            (b.request, b.walltime, b.mem),
+            (Request::Procs(3), 60, 1024.0)
+        );
+        assert_eq!((b.queue_priority, b.recorded_start), (20.0, Some(9)));
+        assert_eq!((b.group.as_str(), b.queue.as_str()), ("unknown", "default"));
+        assert_eq!(c.request, Request::Nodes { nodes: 2, cores: 2 });
+        assert_eq!(
+            (a.id.as_str(), a.user.as_str(), a.group.as_str()),
+            ("1.srv", "ann", "phys")
+        );
+        assert_eq!((a.submit, a.run, a.walltime), (100, 50, 3600));
+        assert_eq!(a.request, Request::Nodes { nodes: 2, cores: 4 });
+        assert_eq!(a.mem, 4.0 * 1024.0 * 1024.0);
+        assert_eq!(a.resources, BTreeMap::from([("scratch".to_string(), 7.0)]));
+        let e = parse_json_jobs(
+            r#"[{"submit": 0, "run": 1, "ncpus": 7, "nodect": 2}]"#,
+            "j.json",
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "j.json: jobs[0]: `ncpus` 7 is not a whole number of cores on each of the `nodect` 2 nodes"
+        );
+        let e = parse_json_jobs(
+            r#"[{"submit": 0, "run": 1, "ncpus": 1, "walltime": "1:xx"}]"#,
+            "j.json",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.starts_with("j.json: jobs[0]: `walltime`: "), "{e}");
+    }
+
+    #[test]
+    fn json_lines_are_read_line_by_line_and_bad_json_says_where() {
+        let text = "{\"submit\": 0, \"run\": 10, \"ncpus\": 1}\n\n{\"submit\": 1, \"run\": 5, \"procs\": 2}\n";
+        let w = parse_json_jobs(text, "j.jsonl").unwrap();
+        assert_eq!(
+            w.jobs
+                .iter()
+                .map(|j| (j.id.as_str(), j.request))
+                .collect::<Vec<_>>(),
+            [("1", Request::Procs(1)), ("2", Request::Procs(2))]
+        );
+        let e = parse_json_jobs("{\"submit\": 0, \"run\": 1}\n{\"submit\": \n", "j.jsonl")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("j.jsonl:2: invalid JSON: "), "{e}");
+        let e = parse_json_jobs("[{\"submit\": 0, \"run\": 1},\n {\"run\" 1}]", "j.json")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("j.json:2: invalid JSON: "), "{e}");
+        let e = parse_json_jobs(
+            "[{\"submit\": 0, \"run\": 1, \"ncpus\": 1, \"user\": [1, {\"a\": true}]}]",
+            "j.json",
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            e,
+            "j.json: jobs[0]: `user` must be a string, got [1,{\"a\":true}]"
+        );
+    }
+
+    #[test]
+    fn json_errors_name_the_entry() {
+        let e =
+            parse_json_jobs(r#"[{"submit": 0, "run": "x", "procs": 1}]"#, "f.json").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "f.json: jobs[0]: `run` must be a number, got \"x\""
+        );
+    }
+}
