@@ -17,13 +17,11 @@ use super::share::{AutoEntities, TreeError, UsageTree};
 use super::workload::SimJob;
 use crate::limits::{LimitEngine, LimitError, LimitsConfig, LimitsFileError};
 
-/// The most nodes a simulation may have. The simulated cluster keeps the state of every node
-/// ([`BYTES_PER_NODE`] bytes each, in every run): 2^24 nodes, 100 times the largest machine
-/// built, take 70 MB; `u32::MAX` nodes would take 17.7 GB.
+/// The most nodes a simulation may have: 2^24, 100 times the largest machine built. The
+/// cluster's state no longer grows with its nodes (`cluster.rs` keeps counts and runs of
+/// equal nodes), but a recording lists every node a job takes, so the bound stays until the
+/// recording format names node ranges.
 pub const MAX_NODES: u32 = 1 << 24;
-
-/// Bytes of cluster state per simulated node (free cores and a free-node bit).
-pub const BYTES_PER_NODE: f64 = 4.125;
 
 /// A simulation setting out of range: the setting and why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -41,9 +39,8 @@ pub enum SetupError {
     #[error("the cluster must have at least one node and one core (got {nodes} × {cores})")]
     EmptyCluster { nodes: u32, cores: u32 },
     #[error(
-        "too many nodes to simulate ({nodes}; at most {MAX_NODES}): the simulated cluster \
-         keeps the state of every node, {gb:.1} GB for this size",
-        gb = *nodes as f64 * BYTES_PER_NODE / 1e9
+        "too many nodes to simulate ({nodes}; at most {MAX_NODES}, 100 times the largest \
+         machine built)"
     )]
     TooManyNodes { nodes: u32 },
     #[error("threshold NaN: every comparison with it is false")]
