@@ -39,8 +39,8 @@ pub enum SetupError {
     #[error("the cluster must have at least one node and one core (got {nodes} × {cores})")]
     EmptyCluster { nodes: u32, cores: u32 },
     #[error(
-        "too many nodes to simulate ({nodes}; at most {MAX_NODES}, 100 times the largest \
-         machine built)"
+        "too many nodes to simulate ({nodes}; at most {MAX_NODES}): 100 times the largest \
+         machine built"
     )]
     TooManyNodes { nodes: u32 },
     #[error("threshold NaN: every comparison with it is false")]
