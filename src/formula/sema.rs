@@ -3,7 +3,7 @@
 //!
 //! Name resolution (SPEC §1.3): `True`/`False` and the math constants `pi e tau inf` are
 //! folded to [`Expr::Const`]; PBS keywords and numeric resources become [`Input`]s, resolved
-//! here once (the deprecated `fair_share_perc` is [`Keyword::FairsharePerc`](super::catalog::Keyword::FairsharePerc), one input).
+//! here once (the deprecated `fair_share_perc` is [`Keyword::FairsharePerc`](crate::catalog::Keyword::FairsharePerc), one input).
 //! A custom resource named like a Python `math` name is still the resource in
 //! jobsort, with a warning, because PBS looks math names up first and would not see it.
 //!

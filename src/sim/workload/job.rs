@@ -317,9 +317,6 @@ pub fn hex(bytes: &[u8]) -> String {
     s
 }
 
-/// The JSON job list's layout, when the caller knows it (a `.jsonl` name): JSON lines.
-/// Otherwise the content decides ([`parse_json_jobs`]).
-
 impl Workload {
     /// Add a kept job, updating the report counters.
     pub fn push_kept(&mut self, job: SimJob) {

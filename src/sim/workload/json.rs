@@ -8,6 +8,8 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 
+/// The JSON job list's layout, when the caller knows it (a `.jsonl` name): JSON lines.
+/// Otherwise the content decides ([`parse_json_jobs`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JsonLayout {
     /// Decide from the text: `[` starts a document; `{` one whose object has a `"jobs"`
