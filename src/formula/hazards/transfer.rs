@@ -126,31 +126,26 @@ impl Analyzer<'_> {
                 }
                 self.binary(id, op, left, right, ia, ib)
             }
-            Link::And => {
+            Link::And | Link::Or => {
                 let ia = ia?;
-                let falsy = ia.can_be_zero().then(|| Interval::point(0.0));
-                let rb = if ia.can_be_truthy() {
-                    match self.narrow(left, true, env) {
-                        Some(env_t) => self.eval(right, &env_t),
-                        None => None,
-                    }
+                let and = link == Link::And;
+                // `a and b` is `a` (0) when `a` is falsy, else `b`; `a or b` is `a` when `a`
+                // is truthy, else `b`, which is evaluated under the guard `a` is `and`.
+                let (left_value, reaches_right) = if and {
+                    (
+                        ia.can_be_zero().then(|| Interval::point(0.0)),
+                        ia.can_be_truthy(),
+                    )
+                } else {
+                    (ia.without_zero(), ia.can_be_zero())
+                };
+                let rb = if reaches_right {
+                    self.narrow(left, and, env)
+                        .and_then(|guarded| self.eval(right, &guarded))
                 } else {
                     None
                 };
-                hull_opt(falsy, rb)
-            }
-            Link::Or => {
-                let ia = ia?;
-                let truthy = ia.without_zero();
-                let rb = if ia.can_be_zero() {
-                    match self.narrow(left, false, env) {
-                        Some(env_f) => self.eval(right, &env_f),
-                        None => None,
-                    }
-                } else {
-                    None
-                };
-                hull_opt(truthy, rb)
+                hull_opt(left_value, rb)
             }
         };
         r.map(Interval::sane)
