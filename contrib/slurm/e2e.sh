@@ -223,9 +223,15 @@ jobs_csv() {
     # Every job is root's, in account science: one fairshare factor (Fair Tree), as sshare prints it.
     local fs
     fs=$(timeout 60 sshare -n -P -o Account,User,FairShare | awk -F'|' '$1 ~ /science/ && $2 == "root" { print $3 }')
-    timeout 60 scontrol show job -o | FS=$fs python3 -c '
-import re, sys
-parts = {"batch": 10, "short": 3}
+    local parts
+    parts=$(timeout 60 scontrol show partition -o)
+    timeout 60 scontrol show job -o | FS=$fs PARTS=$parts python3 -c '
+import os, re, sys
+# Each partition'"'"'s PriorityJobFactor and MaxTime, as slurmctld reports them.
+parts = {}
+for line in os.environ["PARTS"].splitlines():
+    p = dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
+    parts[p["PartitionName"]] = (int(p["PriorityJobFactor"]), p["MaxTime"])
 def secs(t):
     if t in ("UNLIMITED", "Partition_Limit", "NONE", "N/A"): return 0
     d, _, hms = t.rpartition("-")
@@ -235,7 +241,6 @@ def secs(t):
 def mb(v):
     m = re.fullmatch(r"(\d+)([MGT]?)", v)
     return int(m.group(1)) * {"": 1, "M": 1, "G": 1024, "T": 1 << 20}[m.group(2)]
-import os
 fs = os.environ["FS"]
 print("id,ncpus,nodect,walltime,queue_priority,mem,ngpus,fairshare_factor")
 for line in sys.stdin:
@@ -243,13 +248,14 @@ for line in sys.stdin:
     if f["JobState"] != "PENDING": continue
     ncpus = int(f["NumCPUs"].split("-")[0]); nodes = int(f["NumNodes"].split("-")[0])
     limit = f["TimeLimit"]
-    if limit == "UNLIMITED" and f["Partition"] == "short": limit = "02:00:00"
+    prio, max_time = parts[f["Partition"]]
+    if limit in ("UNLIMITED", "Partition_Limit"): limit = max_time
     if "MinMemoryCPU" in f: mem = mb(f["MinMemoryCPU"]) * ncpus
     else: mem = mb(f.get("MinMemoryNode", "0")) * nodes
     gpus = 0
     for key, times in (("TresPerJob", 1), ("TresPerNode", nodes)):
         for g in re.findall(r"gpu(?::\w+)?[:=](\d+)", f.get(key, "")): gpus += int(g) * times
-    job, part = f["JobId"], parts[f["Partition"]]
+    job, part = f["JobId"], prio
     print(f"{job},{ncpus},{nodes},{secs(limit)},{part},{mem * 1024},{gpus},{fs}")
 '
 }
