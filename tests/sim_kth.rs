@@ -180,7 +180,7 @@ fn fairshare_keywords_without_a_tree_are_zero_on_every_path() {
     )
     .unwrap();
     let dir = tempfile::tempdir().unwrap();
-    for policy in [Policy::Strict, Policy::Easy] {
+    for policy in [Policy::Strict, Policy::Easy, Policy::Fill] {
         let cfg = SimConfig {
             fairshare: None,
             policy,

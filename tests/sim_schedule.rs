@@ -1,4 +1,4 @@
-//! Hand-worked schedules: every job's start time under strict and EASY, checked exactly.
+//! Hand-worked schedules: every job's start time under strict, EASY and fill, checked exactly.
 
 use jobsort::sim::run::{RunOptions, simulate};
 use jobsort::sim::swf::parse_swf;
@@ -69,6 +69,19 @@ fn easy_backfills_only_what_does_not_delay_the_reservation() {
     assert_eq!(
         starts(&w, &cfg(Policy::Easy, 4, 1), None),
         ids(&[("1", 0), ("2", 10), ("3", 1), ("4", 15)])
+    );
+}
+
+#[test]
+fn fill_starts_every_job_that_fits_and_so_can_starve_the_wide_one() {
+    // PBS with strict_ordering false: no top job, no reservation (scheduler_data.md §7.1).
+    // t=0: 1 starts (2 free); 2 (4 cores) does not fit.  t=1: 3 fits → starts (0 free).
+    // t=4: 3 ends; 2 still does not fit, 4 (1 core) does → starts.  t=10: 1 ends, 3 free:
+    // 2 still waits.  t=24: 4 ends → 2 starts — 14 s later than under EASY.
+    let w = swf(FIXTURE_A);
+    assert_eq!(
+        starts(&w, &cfg(Policy::Fill, 4, 1), None),
+        ids(&[("1", 0), ("2", 24), ("3", 1), ("4", 4)])
     );
 }
 

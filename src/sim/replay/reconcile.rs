@@ -328,6 +328,8 @@ fn would_start(
                     break;
                 }
             }
+            Policy::Fill if !fits => continue,
+            Policy::Fill => {}
             Policy::Easy => match shadow {
                 None if !fits => {
                     // Running jobs by requested end.

@@ -1,4 +1,5 @@
-//! Dispatch in rank order: strict ordering and EASY backfilling (one reservation).
+//! Dispatch in rank order: strict ordering, EASY backfilling (one reservation), and filling
+//! (PBS without strict ordering: every job that fits).
 
 use super::state::Simulator;
 use super::{Decision, PendReason, Policy, Round};
@@ -63,6 +64,18 @@ impl<'a> Simulator<'a> {
                         continue;
                     }
                 }
+                Policy::Fill if !fits => {
+                    if full {
+                        round.decisions.push(Decision::Pend {
+                            job: j,
+                            reason: PendReason::Resources,
+                        });
+                    } else if self.cluster.free_total() < min_cores {
+                        break; // nothing later can fit either
+                    }
+                    continue;
+                }
+                Policy::Fill => {}
                 Policy::Easy => match &mut reservation {
                     None if !fits => {
                         reservation = Some((h.request, None));

@@ -709,7 +709,7 @@ mod tests {
                 job(i, i as i64, 10, 10, request)
             })
             .collect();
-        for policy in [Policy::Strict, Policy::Easy] {
+        for policy in [Policy::Strict, Policy::Easy, Policy::Fill] {
             let config = SimConfig {
                 policy,
                 nodes: crate::sim::setup::MAX_NODES,
@@ -736,7 +736,7 @@ mod tests {
     fn counted_and_by_node_clusters_give_the_same_schedule() {
         for (nodes, cores, with_nodes) in [(8, 1, true), (6, 4, false), (6, 4, true), (3, 16, true)]
         {
-            for policy in [Policy::Strict, Policy::Easy] {
+            for policy in [Policy::Strict, Policy::Easy, Policy::Fill] {
                 for seed in [1, 2, 3] {
                     let jobs = workload(nodes, cores, with_nodes, seed);
                     let config = SimConfig {

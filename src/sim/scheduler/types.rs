@@ -12,14 +12,18 @@ pub enum Policy {
     Strict,
     /// EASY backfilling: one reservation for the top blocked job.
     Easy,
+    /// PBS with `strict_ordering` false (its default): no reservation, every job that fits
+    /// starts, in sorted order (`fifo.cpp`: without strict ordering there are no top jobs).
+    Fill,
 }
 
 impl Policy {
-    /// Parse `strict` or `easy`.
+    /// Parse `strict`, `easy` or `fill`.
     pub fn parse(s: &str) -> Option<Policy> {
         match s {
             "strict" => Some(Policy::Strict),
             "easy" => Some(Policy::Easy),
+            "fill" => Some(Policy::Fill),
             _ => None,
         }
     }
@@ -28,6 +32,7 @@ impl Policy {
         match self {
             Policy::Strict => "strict",
             Policy::Easy => "easy",
+            Policy::Fill => "fill",
         }
     }
 }

@@ -25,6 +25,9 @@ pub enum PolicyArg {
     Strict,
     /// EASY backfilling: one reservation for the top blocked job.
     Easy,
+    /// PBS's default (strict_ordering false): every job that fits starts, in sorted order;
+    /// no reservation.
+    Fill,
 }
 
 impl From<PolicyArg> for Policy {
@@ -32,6 +35,7 @@ impl From<PolicyArg> for Policy {
         match p {
             PolicyArg::Strict => Policy::Strict,
             PolicyArg::Easy => Policy::Easy,
+            PolicyArg::Fill => Policy::Fill,
         }
     }
 }
