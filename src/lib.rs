@@ -9,6 +9,7 @@
 //! - [`rank`]: ordering by formula value with PBS's tie-breaks, thresholds and top-k.
 //! - [`fairshare`]: PBS, Slurm and flux-accounting fairshare trees.
 //! - [`limits`]: flux-accounting per-association limits with held jobs.
+//! - [`pbs`]: a PBS site's configuration (`sched_config`, `qmgr` output, `PBS_HOME`).
 //! - [`sim`]: trace-driven scheduling simulation, recording and replay.
 //! - [`capi`]: the C ABI (`include/jobsort.h`).
 //!
@@ -55,6 +56,7 @@ pub mod fairshare;
 pub mod formula;
 pub mod jobs;
 pub mod limits;
+pub mod pbs;
 pub mod rank;
 pub mod sim;
 pub mod table;

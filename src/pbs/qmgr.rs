@@ -1,0 +1,297 @@
+//! `qmgr -c 'print server'` and `qmgr -c 'print sched'` output: custom resources, queues and
+//! their attributes, server and scheduler attributes (`src/cmds/qmgr.c`, `MGR_CMD_PRINT`).
+//!
+//! The printed form, which this reader takes (and hand-written files in the same syntax):
+//! `create resource R`, `set resource R type = T`, `create queue Q`, `set queue Q attr =
+//! value`, `set server attr = value`, `set sched [NAME] attr = value`; a list value goes on as
+//! `attr += value` lines; values with a space, comma or quote are in `"..."` (or `'...'`);
+//! `#` lines are comments. `qmgr -c '...'` around a command and the short verbs (`s`, `c`) are
+//! accepted too. Attribute names are case-insensitive in qmgr; they are kept lower-cased.
+
+use super::{Origin, Setting};
+use crate::catalog::ResourceType;
+use std::collections::BTreeMap;
+
+/// The attributes of one object, lower-cased name → value as printed (unquoted; list values
+/// joined with `,`).
+pub type Attributes = BTreeMap<String, Setting<String>>;
+
+/// What a `print server` (and `print sched`) output sets.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Qmgr {
+    pub server: Attributes,
+    /// Scheduler attributes; `set sched NAME ...` of a multisched site go under NAME.
+    pub sched: BTreeMap<String, Attributes>,
+    pub queues: BTreeMap<String, Attributes>,
+    /// Custom resources (`create resource`, with `set resource R type = ...`; PBS's default
+    /// type is long).
+    pub resources: BTreeMap<String, Setting<ResourceType>>,
+}
+
+/// A line the reader cannot take: where and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}:{line}: {message}")]
+pub struct QmgrError {
+    pub file: String,
+    pub line: usize,
+    pub message: String,
+}
+
+/// The default scheduler's name in [`Qmgr::sched`].
+pub const DEFAULT_SCHED: &str = "default";
+
+impl Qmgr {
+    /// A server attribute.
+    pub fn server_attr(&self, name: &str) -> Option<&Setting<String>> {
+        self.server.get(name)
+    }
+    /// An attribute of the default scheduler.
+    pub fn sched_attr(&self, name: &str) -> Option<&Setting<String>> {
+        self.sched.get(DEFAULT_SCHED)?.get(name)
+    }
+    /// A queue's attribute.
+    pub fn queue_attr(&self, queue: &str, name: &str) -> Option<&Setting<String>> {
+        self.queues.get(queue)?.get(name)
+    }
+}
+
+/// Strip `qmgr -c '...'` around a command.
+fn unwrap_qmgr(line: &str) -> &str {
+    let s = line.trim();
+    let Some(rest) = s.strip_prefix("qmgr") else {
+        return s;
+    };
+    let Some(rest) = rest.trim_start().strip_prefix("-c") else {
+        return s;
+    };
+    unquote(rest.trim())
+}
+
+/// One level of matching quotes off a value.
+fn unquote(s: &str) -> &str {
+    let s = s.trim();
+    for q in ['"', '\''] {
+        if s.len() >= 2 && s.starts_with(q) && s.ends_with(q) {
+            return &s[1..s.len() - 1];
+        }
+    }
+    s
+}
+
+/// Parse `print server` / `print sched` output; `file` names it in origins and errors.
+pub fn parse_qmgr(text: &str, file: &str) -> Result<Qmgr, QmgrError> {
+    let mut q = Qmgr::default();
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let err = |message: String| QmgrError {
+            file: file.to_string(),
+            line,
+            message,
+        };
+        let s = unwrap_qmgr(raw);
+        if s.is_empty() || s.starts_with('#') {
+            continue;
+        }
+        let origin = Origin::File {
+            file: file.to_string(),
+            line,
+        };
+        let mut words = s.splitn(2, char::is_whitespace);
+        let verb = words.next().unwrap_or("").to_ascii_lowercase();
+        let rest = words.next().unwrap_or("").trim_start();
+        let (object, rest) = rest
+            .split_once(char::is_whitespace)
+            .map(|(o, r)| (o.to_ascii_lowercase(), r.trim_start()))
+            .unwrap_or((rest.to_ascii_lowercase(), ""));
+        let object = match object.as_str() {
+            "s" | "server" => "server",
+            "q" | "queue" => "queue",
+            "sched" => "sched",
+            "r" | "resource" => "resource",
+            "n" | "node" | "nodes" => "node",
+            "h" | "hook" => "hook",
+            "pbshook" => "hook",
+            _ => {
+                return Err(err(format!(
+                    "`{s}`: expected `create`/`set` of a server, sched, queue, resource or node"
+                )));
+            }
+        };
+        match verb.as_str() {
+            "c" | "create" => {
+                let name = rest.split_whitespace().next().unwrap_or("");
+                if name.is_empty() {
+                    return Err(err(format!("`{s}`: create without a name")));
+                }
+                match object {
+                    "queue" => {
+                        q.queues.entry(name.to_string()).or_default();
+                    }
+                    "resource" => {
+                        q.resources.insert(
+                            name.to_string(),
+                            Setting::new(ResourceType::Long, origin.clone()),
+                        );
+                    }
+                    _ => {} // nodes and hooks: nothing a formula reads
+                }
+            }
+            "s" | "set" => {
+                // `set server ATTR op VALUE`; `set queue|resource NAME ATTR op VALUE`;
+                // `set sched [NAME] ATTR op VALUE`.
+                // The first `=` ends the attribute (values may hold `=`); `+=` appends.
+                let Some((head, value)) = rest.split_once('=') else {
+                    return Err(err(format!("`{s}`: expected `attribute = value`")));
+                };
+                let (head, append) = match head.strip_suffix('+') {
+                    Some(h) => (h, true),
+                    None => (head, false),
+                };
+                let value = unquote(value).to_string();
+                let head: Vec<&str> = head.split_whitespace().collect();
+                let (target, attr) = match (object, head.as_slice()) {
+                    ("server", [a]) => (None, *a),
+                    ("sched", [a]) => (Some(DEFAULT_SCHED), *a),
+                    ("sched" | "queue" | "resource" | "node" | "hook", [n, a]) => (Some(*n), *a),
+                    _ => {
+                        return Err(err(format!(
+                            "`{s}`: expected `set {object}{} ATTRIBUTE = VALUE`",
+                            if object == "server" { "" } else { " NAME" }
+                        )));
+                    }
+                };
+                let attr = attr.to_ascii_lowercase();
+                let attrs = match (object, target) {
+                    ("server", _) => &mut q.server,
+                    ("sched", Some(n)) => q.sched.entry(n.to_string()).or_default(),
+                    ("queue", Some(n)) => q.queues.entry(n.to_string()).or_default(),
+                    ("resource", Some(n)) => {
+                        if attr == "type" {
+                            let ty: ResourceType = value.parse().map_err(
+                                |e: crate::catalog::UnknownResourceType| {
+                                    err(format!("resource {n}: {e}"))
+                                },
+                            )?;
+                            q.resources
+                                .insert(n.to_string(), Setting::new(ty, origin.clone()));
+                        }
+                        continue;
+                    }
+                    _ => continue, // node and hook attributes
+                };
+                match attrs.get_mut(&attr) {
+                    Some(old) if append => {
+                        old.value.push(',');
+                        old.value.push_str(&value);
+                    }
+                    _ => {
+                        attrs.insert(attr, Setting::new(value, origin));
+                    }
+                }
+            }
+            _ => {
+                return Err(err(format!(
+                    "`{s}`: not a qmgr command this reader takes (create, set)"
+                )));
+            }
+        }
+    }
+    Ok(q)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PRINT: &str = r#"#
+# Create resources and set their properties.
+#
+#
+# Create and define resource ngpus
+#
+create resource ngpus
+set resource ngpus type = long
+set resource ngpus flag = hn
+create resource scratch
+set resource scratch type = size
+#
+# Create queues and set their attributes.
+#
+#
+# Create and define queue workq
+#
+create queue workq
+set queue workq queue_type = Execution
+set queue workq Priority = 100
+set queue workq enabled = True
+#
+# Create and define queue express
+#
+create queue express
+set queue express queue_type = Execution
+set queue express Priority = 150
+set queue express backfill_depth = 3
+#
+# Set server attributes.
+#
+set server scheduling = True
+set server job_sort_formula = "pow(2, -(fairshare_tree_usage/fairshare_perc)) * 1000 + ncpus * 0.5"
+set server acl_hosts = a
+set server acl_hosts += b
+set server backfill_depth = 2
+set server eligible_time_enable = True
+"#;
+
+    #[test]
+    fn print_server_output_reads() {
+        let q = parse_qmgr(PRINT, "qmgr.txt").unwrap();
+        assert_eq!(
+            q.server_attr("job_sort_formula").map(|s| s.value.as_str()),
+            Some("pow(2, -(fairshare_tree_usage/fairshare_perc)) * 1000 + ncpus * 0.5")
+        );
+        assert_eq!(q.server_attr("acl_hosts").unwrap().value, "a,b");
+        assert_eq!(q.server_attr("backfill_depth").unwrap().value, "2");
+        assert_eq!(q.queue_attr("workq", "priority").unwrap().value, "100");
+        assert_eq!(
+            q.queue_attr("express", "backfill_depth").unwrap().value,
+            "3"
+        );
+        assert_eq!(q.resources["ngpus"].value, ResourceType::Long);
+        assert_eq!(q.resources["scratch"].value, ResourceType::Size);
+        assert_eq!(
+            q.server_attr("job_sort_formula")
+                .unwrap()
+                .origin
+                .to_string(),
+            "qmgr.txt:33"
+        );
+    }
+
+    #[test]
+    fn sched_attributes_and_qmgr_c_wrappers() {
+        let q = parse_qmgr(
+            "set sched job_sort_formula_threshold = 10\n\
+             qmgr -c 'set sched sc1 job_sort_formula_threshold = 3'\n\
+             s server job_sort_formula=walltime\n",
+            "x",
+        )
+        .unwrap();
+        assert_eq!(
+            q.sched_attr("job_sort_formula_threshold").unwrap().value,
+            "10"
+        );
+        assert_eq!(q.sched["sc1"]["job_sort_formula_threshold"].value, "3");
+        assert_eq!(q.server_attr("job_sort_formula").unwrap().value, "walltime");
+    }
+
+    #[test]
+    fn lines_it_cannot_take_say_where() {
+        let e = parse_qmgr("set server scheduling = True\nlist server\n", "q").unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(e.to_string().starts_with("q:2: `list server`"), "{e}");
+        let e = parse_qmgr("set server scheduling True\n", "q").unwrap_err();
+        assert!(e.message.contains("attribute = value"), "{e}");
+        let e = parse_qmgr("set resource r type = colour\n", "q").unwrap_err();
+        assert!(e.message.contains("unknown resource type"), "{e}");
+    }
+}
