@@ -210,7 +210,11 @@ pub fn parse_sched_config(text: &str, file: &str) -> SchedConfig {
         let num = number(value);
         let boolean = |n: i64| n != 0;
         if let Some(&(_, instead)) = OBSOLETE.iter().find(|(n, _)| *n == name) {
+            // PBS's words, without its doubled "use" for the hints that start with one.
             c.notes.push(note(match instead {
+                Some(i) if i.starts_with("use ") || i.starts_with("nothing") => {
+                    format!("Obsolete config name {name}: {i}")
+                }
                 Some(i) => format!("Obsolete config name {name}, instead use {i}"),
                 None => format!("Obsolete config name {name}"),
             }));
@@ -310,6 +314,21 @@ pub fn parse_sched_config(text: &str, file: &str) -> SchedConfig {
         }
     }
     for (name, value, line) in non_prime {
+        let prime_value = match name.as_str() {
+            "strict_ordering" => &c.strict_ordering,
+            "by_queue" => &c.by_queue,
+            "round_robin" => &c.round_robin,
+            "fair_share" => &c.fair_share,
+            "preemptive_sched" => &c.preemptive_sched,
+            _ => &None,
+        };
+        let same = match name.as_str() {
+            "job_sort_key" => c.job_sort_key.iter().any(|k| k.value == value),
+            _ => prime_value.as_ref().map(|s| s.value) == Some(number(&value) != 0),
+        };
+        if same {
+            continue; // the same in both parts of the week
+        }
         c.notes.push(Note {
             origin: Origin::File {
                 file: file.to_string(),
@@ -378,10 +397,8 @@ preemptive_sched: true\tALL
         assert_eq!(
             msgs,
             [
-                "Obsolete config name help_starving_jobs, instead use use eligible_time in job_sort_formula",
-                "Obsolete config name max_starve, instead use use eligible_time in job_sort_formula",
-                "by_queue: True holds in non-prime time only; without prime-time switching (no \
-                 holidays file, as PBS then runs: all prime time) the prime-time value is in effect",
+                "Obsolete config name help_starving_jobs: use eligible_time in job_sort_formula",
+                "Obsolete config name max_starve: use eligible_time in job_sort_formula",
             ]
         );
     }
@@ -390,6 +407,7 @@ preemptive_sched: true\tALL
     fn values_read_as_parse_config_reads_them() {
         let c = parse_sched_config(
             "strict_ordering yes\nfair_share TRUE none\nround_robin: 0\n\
+             by_queue: true prime\nby_queue: false non_prime\n\
              fairshare_decay_time: 3600\nunknown_shares: 10 all\n\
              fairshare_decay_factor: 1.0\nfairshare_entity: user\nbogus: 1\n\
              job_sort_key: \"ncpus HIGH\" ALL\njob_sort_key: \"mem sideways\"\n",
@@ -411,24 +429,27 @@ preemptive_sched: true\tALL
             .iter()
             .map(|n| format!("{}: {}", n.origin, n.message))
             .collect();
-        assert_eq!(msgs.len(), 5, "{msgs:#?}");
-        assert!(msgs[0].starts_with("sc:4: Error reading line 4: Invalid time 3600"));
+        assert_eq!(msgs.len(), 6, "{msgs:#?}");
+        assert!(msgs[0].starts_with("sc:6: Error reading line 6: Invalid time 3600"));
         assert!(
             msgs[1].starts_with(
-                "sc:6: Error reading line 6: fairshare_decay_factor: Invalid value: 1."
+                "sc:8: Error reading line 8: fairshare_decay_factor: Invalid value: 1."
             )
         );
         assert!(
-            msgs[2].starts_with("sc:7: Error reading line 7: fairshare_entity user is erroneous")
+            msgs[2].starts_with("sc:9: Error reading line 9: fairshare_entity user is erroneous")
         );
         assert_eq!(
             msgs[3],
-            "sc:8: Error reading line 8: Unknown config parameter `bogus` (PBS skips it)"
+            "sc:10: Error reading line 10: Unknown config parameter `bogus` (PBS skips it)"
         );
         assert_eq!(
             msgs[4],
-            "sc:10: Error reading line 10: Invalid job_sort_key"
+            "sc:12: Error reading line 12: Invalid job_sort_key"
         );
+        // by_queue differs between prime (true, in effect) and non-prime time.
+        assert!(msgs[5].starts_with("sc:5: by_queue: false holds in non-prime time only"));
+        assert_eq!(line_of(&c.by_queue), Some((true, 4)));
     }
 
     #[test]

@@ -21,6 +21,7 @@ mod replay;
 mod report;
 mod schedule_args;
 mod sim;
+mod site_args;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -6,10 +6,12 @@ use super::output::{Out, ReportFormat, write_json};
 use super::prepared::{Ties, check_absent_inputs, fairshare_inputs};
 use super::report::{Failure, Outcome, note, warn};
 use super::schedule_args::{MachineArgs, PolicyArg, load_trace, threshold_arg};
+use super::site_args::{Explained, PbsSiteArgs, pick};
 use clap::ValueEnum;
 use jobsort::CompiledFormula;
 use jobsort::fairshare::inputs::EntityKind;
 use jobsort::fairshare::usage_file::write_atomic;
+use jobsort::pbs::{Origin, PbsSite, SchedConfig, Setting};
 use jobsort::rank::Threshold;
 use jobsort::sim::limit::LimitsSpec;
 use jobsort::sim::plot::{PlotRun, render_png, render_svg};
@@ -17,8 +19,9 @@ use jobsort::sim::run::{RunOptions, RunResult, simulate_setup};
 use jobsort::sim::scheduler::drop_oversized;
 use jobsort::sim::setup::{Setup, check_decay};
 use jobsort::sim::share::{AutoTree, FairshareConfig};
-use jobsort::sim::{SimConfig, workload};
+use jobsort::sim::{Policy, SimConfig, workload};
 use rayon::prelude::*;
+use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -29,17 +32,25 @@ pub struct Args {
     /// README gives its fields).
     #[arg(long, value_name = "FILE")]
     pub trace: InputPath,
-    /// A job_sort_formula (repeat to compare several side by side; none = first come, first
-    /// served). `-` reads stdin; a qmgr line `set server job_sort_formula="..."` is accepted.
+    /// A job_sort_formula (repeat to compare several side by side; none = the site's
+    /// job_sort_formula from --qmgr, else first come, first served). `-` reads stdin; a qmgr
+    /// line `set server job_sort_formula="..."` is accepted.
     #[arg(long = "formula", allow_hyphen_values = true, value_parser = FormulaValue)]
     pub formulas: Vec<String>,
     #[command(flatten)]
     pub catalog: CatalogArgs,
     #[command(flatten)]
     pub compile: CompileArgs,
-    /// Dispatch policy.
-    #[arg(long, value_enum, default_value = "easy")]
-    pub policy: PolicyArg,
+    /// Dispatch policy (default: what the site's strict_ordering and backfill_depth give,
+    /// else easy).
+    #[arg(long, value_enum)]
+    pub policy: Option<PolicyArg>,
+    #[command(flatten)]
+    pub site: PbsSiteArgs,
+    /// Print the settings in effect and where each came from (flag, file:line, default),
+    /// then stop without simulating.
+    #[arg(long = "explain-config")]
+    pub explain_config: bool,
     #[command(flatten)]
     pub machine: MachineArgs,
     /// job_sort_formula_threshold: jobs with value <= T are not run (a number, not NaN).
@@ -85,18 +96,20 @@ pub struct SimFairshareArgs {
     /// Build an equal-share tree from the trace's entities.
     #[arg(long = "auto-tree", value_enum)]
     pub auto_tree: Option<AutoTreeArg>,
-    /// Fairshare entity with --resource-group (PBS fairshare_entity).
-    #[arg(long, value_enum, default_value = "euser")]
-    pub entity: EntityArg,
-    /// fairshare_decay_time in seconds (positive).
-    #[arg(long = "decay-time", default_value_t = 86_400)]
-    pub decay_time: i64,
-    /// fairshare_decay_factor (0 < f < 1).
-    #[arg(long = "decay-factor", default_value_t = 0.5)]
-    pub decay_factor: f64,
-    /// Shares of `unknown` in a resource_group tree.
-    #[arg(long = "unknown-shares", default_value_t = 0)]
-    pub unknown_shares: u32,
+    /// Fairshare entity with --resource-group (PBS fairshare_entity; default: the site's,
+    /// else euser).
+    #[arg(long, value_enum)]
+    pub entity: Option<EntityArg>,
+    /// fairshare_decay_time in seconds, positive (default: the site's, else 86400).
+    #[arg(long = "decay-time")]
+    pub decay_time: Option<i64>,
+    /// fairshare_decay_factor, 0 < f < 1 (default: the site's, else 0.5).
+    #[arg(long = "decay-factor")]
+    pub decay_factor: Option<f64>,
+    /// Shares of `unknown` in a resource_group tree (default: the site's unknown_shares,
+    /// else 0).
+    #[arg(long = "unknown-shares")]
+    pub unknown_shares: Option<u32>,
 }
 
 /// `--auto-tree`.
@@ -149,29 +162,178 @@ impl From<EntityArg> for EntityKind {
 }
 
 impl SimFairshareArgs {
-    /// The fairshare settings (`None` without a tree).
-    fn config(&self) -> Result<Option<FairshareConfig>, Failure> {
-        let decay_factor = self.decay_factor;
-        check_decay(self.decay_time, decay_factor).map_err(|e| {
-            let flag = e.field.replace('_', "-");
-            Failure::usage(format!("--{flag} {}", e.reason))
+    /// The fairshare settings (`None` without a tree): each flag given wins over the site's
+    /// sched_config, which wins over PBS's default. Each setting goes into `explained`.
+    fn config(
+        &self,
+        site: Option<&PbsSite>,
+        explained: &mut Explained,
+    ) -> Result<Option<FairshareConfig>, Failure> {
+        let sc = site.and_then(|s| s.sched_config.as_ref());
+        let decay_time = pick(
+            self.decay_time,
+            "--decay-time",
+            sc.and_then(|c| c.fairshare_decay_time.clone()),
+            86_400,
+        );
+        let decay_factor = pick(
+            self.decay_factor,
+            "--decay-factor",
+            sc.and_then(|c| c.fairshare_decay_factor.clone()),
+            0.5,
+        );
+        let site_unknown = match sc.and_then(|c| c.unknown_shares.clone()) {
+            None => None,
+            Some(s) => Some(Setting::new(
+                u32::try_from(s.value).map_err(|_| {
+                    Failure::invalid(format!(
+                        "{}: unknown_shares {}: must be a whole number from 0 to {}",
+                        s.origin,
+                        s.value,
+                        u32::MAX
+                    ))
+                })?,
+                s.origin,
+            )),
+        };
+        let unknown_shares = pick(self.unknown_shares, "--unknown-shares", site_unknown, 0);
+        let entity = pick(
+            self.entity.map(EntityKind::from),
+            "--entity",
+            sc.and_then(|c| c.fairshare_entity.clone()),
+            EntityKind::Euser,
+        );
+        check_decay(decay_time.value, decay_factor.value).map_err(|e| {
+            let (flag, origin) = if e.field == "decay_time" {
+                ("--decay-time", &decay_time.origin)
+            } else {
+                ("--decay-factor", &decay_factor.origin)
+            };
+            match origin {
+                Origin::Flag(_) => Failure::usage(format!("{flag} {}", e.reason)),
+                o => Failure::invalid(format!("{o}: fairshare_{} {}", e.field, e.reason)),
+            }
         })?;
+        // The tree: a flag, else the site's resource_group when its fair_share is on.
+        let fair_share = sc.and_then(|c| c.fair_share.clone());
         let base = match (&self.resource_group, self.auto_tree) {
-            (None, None) => return Ok(None),
-            (_, Some(auto)) => FairshareConfig::auto(auto.into()),
-            (Some(path), None) => FairshareConfig {
-                auto_tree: None,
-                resource_group: Some(path.read_text()?),
-                entity: self.entity.into(),
-                ..FairshareConfig::auto(AutoTree::User)
+            (_, Some(auto)) => {
+                let tree = auto.to_possible_value();
+                let name = tree.as_ref().map_or("", |v| v.get_name());
+                explained.add(
+                    "fairshare tree",
+                    format!("equal shares by {name}"),
+                    &Origin::Flag("--auto-tree".into()),
+                );
+                FairshareConfig::auto(auto.into())
+            }
+            (Some(path), None) => {
+                explained.add(
+                    "fairshare tree",
+                    format!("resource_group {}", path.name()),
+                    &Origin::Flag("--resource-group".into()),
+                );
+                FairshareConfig {
+                    auto_tree: None,
+                    resource_group: Some(path.read_text()?),
+                    entity: entity.value,
+                    ..FairshareConfig::auto(AutoTree::User)
+                }
+            }
+            (None, None) => match (&fair_share, site.and_then(|s| s.resource_group.as_ref())) {
+                (Some(on), Some((file, text))) if on.value => {
+                    explained.add(
+                        "fairshare tree",
+                        format!("resource_group {file}"),
+                        &on.origin,
+                    );
+                    FairshareConfig {
+                        auto_tree: None,
+                        resource_group: Some(text.clone()),
+                        entity: entity.value,
+                        ..FairshareConfig::auto(AutoTree::User)
+                    }
+                }
+                (Some(on), None) if on.value => {
+                    return Err(Failure::invalid(format!(
+                        "{}: fair_share is on, but there is no resource_group (give --pbs-home                          with a sched_priv/resource_group, or --resource-group FILE, or                          --auto-tree)",
+                        on.origin
+                    )));
+                }
+                _ => {
+                    let origin = fair_share.map_or(Origin::Default, |s| s.origin);
+                    explained.add("fairshare tree", "none (fair_share off)", &origin);
+                    return Ok(None);
+                }
             },
         };
+        if base.auto_tree.is_none() {
+            explained.add_setting("fairshare_entity", &entity.clone().map(EntityKind::name));
+        }
+        explained.add_setting("fairshare_decay_time", &decay_time);
+        explained.add_setting("fairshare_decay_factor", &decay_factor);
+        explained.add_setting("unknown_shares", &unknown_shares);
         Ok(Some(FairshareConfig {
-            decay_time: self.decay_time,
-            decay_factor,
-            unknown_shares: self.unknown_shares,
+            decay_time: decay_time.value,
+            decay_factor: decay_factor.value,
+            unknown_shares: unknown_shares.value,
             ..base
         }))
+    }
+}
+
+/// The sched_config settings PBS uses that the simulation does not, as rows that say so.
+fn explain_unsimulated(sc: &SchedConfig, explained: &mut Explained) {
+    if let Some(s) = &sc.fairshare_usage_res {
+        explained.add(
+            "fairshare_usage_res",
+            format!(
+                "{} (not simulated: usage accrues as cores x run time)",
+                s.value
+            ),
+            &s.origin,
+        );
+    }
+    let enforce = sc
+        .fairshare_enforce_no_shares
+        .clone()
+        .unwrap_or(Setting::new(true, Origin::Default));
+    if enforce.value {
+        explained.add(
+            "fairshare_enforce_no_shares",
+            "true (not simulated: jobs of 0-share entities still run)",
+            &enforce.origin,
+        );
+    }
+    for (name, s) in [
+        ("by_queue", &sc.by_queue),
+        ("round_robin", &sc.round_robin),
+        ("preemptive_sched", &sc.preemptive_sched),
+    ] {
+        if let Some(s) = s.as_ref().filter(|s| s.value) {
+            explained.add(name, "true (not simulated)", &s.origin);
+        }
+    }
+    for k in &sc.job_sort_key {
+        explained.add(
+            "job_sort_key",
+            format!("{} (not simulated: the formula orders jobs)", k.value),
+            &k.origin,
+        );
+    }
+}
+
+/// Each job's `queue_priority` from its queue's `Priority`, unless the job gives one.
+fn apply_queue_priorities(w: &mut workload::Workload, priorities: &BTreeMap<String, Setting<f64>>) {
+    if priorities.is_empty() {
+        return;
+    }
+    for j in &mut w.jobs {
+        if j.queue_priority == 0.0
+            && let Some(p) = priorities.get(&j.queue)
+        {
+            j.queue_priority = p.value;
+        }
     }
 }
 
@@ -242,16 +404,75 @@ fn plot_format(p: &Path) -> Result<(&Path, bool), Failure> {
 pub fn run(args: Args, out: &mut Out) -> Outcome {
     // Checked before simulating, so a bad name does not cost a whole run.
     let plot = args.plot.as_deref().map(plot_format).transpose()?;
-    let fairshare = args.fairshare.config()?;
-    let catalog = args.catalog.catalog()?;
-    let mut formulas: Vec<CompiledFormula> = Vec::new();
+    let site = args.site.read()?;
+    let mut explained = Explained::default();
+    let policy: Setting<Policy> = match (args.policy, &site) {
+        (Some(p), _) => Setting::new(p.into(), Origin::Flag("--policy".into())),
+        (None, Some(site)) => site.policy().map_err(Failure::invalid)?,
+        (None, None) => Setting::new(Policy::Easy, Origin::Default),
+    };
+    explained.add_setting("policy", &policy.clone().map(Policy::name));
+    let fairshare = args.fairshare.config(site.as_ref(), &mut explained)?;
+    let mut catalog = args.catalog.catalog()?;
+    if let Some(q) = site.as_ref().and_then(|s| s.qmgr.as_ref()) {
+        for (name, ty) in &q.resources {
+            // `--resource` and `--resourcedef` win over the qmgr output.
+            if catalog.resource(name).is_none() {
+                catalog.add_resource(name, ty.value);
+                explained.add(&format!("resource {name}"), ty.value, &ty.origin);
+            }
+        }
+    }
+    let mut sources: Vec<(String, String)> = Vec::new();
     for f in &args.formulas {
-        let (text, name) = read_formula_arg(f, "--formula")?;
-        let compiled = args.compile.compile(&text, &name, &catalog)?;
+        sources.push(read_formula_arg(f, "--formula")?);
+    }
+    if sources.is_empty()
+        && let Some(f) = site.as_ref().and_then(PbsSite::formula)
+    {
+        sources.push((f.value.clone(), format!("job_sort_formula at {}", f.origin)));
+    }
+    let mut formulas: Vec<CompiledFormula> = Vec::new();
+    for (text, name) in &sources {
+        let origin = match args.formulas.is_empty() {
+            true => site
+                .as_ref()
+                .and_then(PbsSite::formula)
+                .map_or(Origin::Default, |f| f.origin.clone()),
+            false => Origin::Flag("--formula".into()),
+        };
+        explained.add("job_sort_formula", text, &origin);
+        let compiled = args.compile.compile(text, name, &catalog)?;
         if fairshare.is_none() {
             check_absent_inputs(&compiled, &fairshare_inputs(&compiled), Ties::Fail)?;
         }
         formulas.push(compiled);
+    }
+    if sources.is_empty() {
+        explained.add(
+            "job_sort_formula",
+            "none (first come, first served)",
+            &Origin::Default,
+        );
+    }
+    let threshold = match (args.threshold, &site) {
+        (Some(t), _) => Some(Setting::new(t.value(), Origin::Flag("--threshold".into()))),
+        (None, Some(site)) => site.threshold().map_err(Failure::invalid)?,
+        (None, None) => None,
+    };
+    match &threshold {
+        Some(t) => explained.add_setting("job_sort_formula_threshold", t),
+        None => explained.add("job_sort_formula_threshold", "none", &Origin::Default),
+    }
+    let queue_priorities = match &site {
+        Some(site) => site.queue_priorities().map_err(Failure::invalid)?,
+        None => Default::default(),
+    };
+    for (q, p) in &queue_priorities {
+        explained.add(&format!("queue {q} Priority"), p.value, &p.origin);
+    }
+    if let Some(sc) = site.as_ref().and_then(|s| s.sched_config.as_ref()) {
+        explain_unsimulated(sc, &mut explained);
     }
     let records = match &args.record {
         Some(p) => Some(record_paths(p, formulas.len().max(1))?),
@@ -261,7 +482,28 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     if let Some(n) = args.first {
         w.truncate(n);
     }
+    apply_queue_priorities(&mut w, &queue_priorities);
     let (nodes, cores) = args.machine.resolve(w.machine, &args.trace.name())?;
+    if args.explain_config {
+        let from = |flag: bool, hint: bool| match (flag, hint) {
+            (true, _) => "--nodes/--cores".to_string(),
+            (false, true) => args.trace.name(),
+            (false, false) => "default".to_string(),
+        };
+        explained.add_row(
+            "nodes",
+            nodes,
+            from(args.machine.nodes.is_some(), w.machine.nodes.is_some()),
+        );
+        explained.add_row(
+            "cores per node",
+            cores,
+            from(args.machine.cores.is_some(), w.machine.cores.is_some()),
+        );
+        explained.write(out)?;
+        out.flush()?;
+        return Ok(ExitCode::SUCCESS);
+    }
     if w.jobs.is_empty() {
         warn(&format!("{}: no jobs to simulate", args.trace.name()));
     }
@@ -275,19 +517,24 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         }),
     };
     let config = SimConfig {
-        policy: args.policy.into(),
+        policy: policy.value,
         nodes,
         cores,
-        threshold: args.threshold.map(Threshold::value),
+        threshold: threshold.map(|t| t.value),
         fairshare,
         limits,
     };
     // Once for every formula: a bad tree or limits file is reported before any run.
     let setup = Setup::new(&config, &w.jobs).map_err(Failure::invalid)?;
-    if let Some(path) = &args.fairshare.resource_group {
-        let field = args.fairshare.entity.to_possible_value();
-        let field = field.as_ref().map_or("entity", |v| v.get_name());
-        warn_unmatched_tree(&setup, &path.name(), field);
+    if let Some(fs) = config.fairshare.as_ref().filter(|f| f.auto_tree.is_none()) {
+        let file = match &args.fairshare.resource_group {
+            Some(path) => path.name(),
+            None => site
+                .as_ref()
+                .and_then(|s| s.resource_group.as_ref())
+                .map_or_else(String::new, |(f, _)| f.clone()),
+        };
+        warn_unmatched_tree(&setup, &file, fs.entity.name());
     }
     let specs: Vec<Option<&CompiledFormula>> = if formulas.is_empty() {
         vec![None]

@@ -1,0 +1,248 @@
+//! `sim` with a PBS site's own configuration (`--pbs-home`, `--sched-config`, `--qmgr`):
+//! each setting read from the files, flags winning over them, and `--explain-config`
+//! saying where each came from.
+
+mod common;
+
+use common::cli::{code, jobsort, json, stderr, stdout, write};
+use std::path::Path;
+
+/// Cluster 4 × 1 (SWF): the schedule of `tests/sim_schedule.rs`'s fixture A, where strict,
+/// EASY and fill all differ.
+const SWF: &str = "; MaxNodes: 4\n; MaxProcs: 4\n\
+1 0 -1 10 2 -1 -1 2 10 -1 1 1 1 -1 -1 -1 -1 -1\n\
+2 0 -1 5 4 -1 -1 4 5 -1 1 2 1 -1 -1 -1 -1 -1\n\
+3 1 -1 3 2 -1 -1 2 3 -1 1 3 1 -1 -1 -1 -1 -1\n\
+4 2 -1 20 1 -1 -1 1 20 -1 1 1 1 -1 -1 -1 -1 -1\n";
+
+/// A PBS_HOME with `sched_config` text and, if given, a `resource_group`.
+fn pbs_home(dir: &Path, sched_config: &str, resource_group: Option<&str>) -> String {
+    let sp = dir.join("home/sched_priv");
+    std::fs::create_dir_all(&sp).unwrap();
+    std::fs::write(sp.join("sched_config"), sched_config).unwrap();
+    if let Some(rg) = resource_group {
+        std::fs::write(sp.join("resource_group"), rg).unwrap();
+    }
+    dir.join("home").display().to_string()
+}
+
+fn sim_json(args: &[&str]) -> serde_json::Value {
+    let mut a = vec!["sim", "--format", "json"];
+    a.extend_from_slice(args);
+    let out = jobsort(&a);
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    json(&out)
+}
+
+/// The run's metrics and policy, what `--format json` reports of a schedule.
+fn run_of(v: &serde_json::Value) -> (String, String) {
+    let r = &v["runs"][0];
+    (r["policy"].to_string(), r["metrics"].to_string())
+}
+
+#[test]
+fn strict_ordering_and_backfill_depth_choose_the_policy() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write(dir.path(), "a.swf", SWF);
+    // PBS's shipped sched_config has `strict_ordering: false ALL`: no top jobs → fill.
+    let home = pbs_home(dir.path(), "strict_ordering: false\tALL\n", None);
+    let site = sim_json(&["--trace", &trace, "--pbs-home", &home]);
+    let flag = sim_json(&["--trace", &trace, "--policy", "fill"]);
+    assert_eq!(run_of(&site), run_of(&flag));
+    assert_eq!(site["runs"][0]["policy"], "fill");
+    // strict_ordering with backfill_depth 0 (qmgr) is strict; the flag wins over both.
+    let home = pbs_home(dir.path(), "strict_ordering: True ALL\n", None);
+    let qmgr = write(dir.path(), "q.txt", "set server backfill_depth = 0\n");
+    let site = sim_json(&["--trace", &trace, "--pbs-home", &home, "--qmgr", &qmgr]);
+    assert_eq!(site["runs"][0]["policy"], "strict");
+    let over = sim_json(&[
+        "--trace",
+        &trace,
+        "--pbs-home",
+        &home,
+        "--qmgr",
+        &qmgr,
+        "--policy",
+        "easy",
+    ]);
+    assert_eq!(over["runs"][0]["policy"], "easy");
+    // The three schedules differ on this trace (so the policy really was applied).
+    let strict = sim_json(&["--trace", &trace, "--policy", "strict"]);
+    let easy = sim_json(&["--trace", &trace, "--policy", "easy"]);
+    assert_eq!(run_of(&site), run_of(&strict));
+    assert_ne!(run_of(&strict).1, run_of(&easy).1);
+    assert_ne!(run_of(&easy).1, run_of(&flag).1);
+}
+
+#[test]
+fn explain_config_says_where_every_setting_came_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write(dir.path(), "a.swf", SWF);
+    let home = pbs_home(
+        dir.path(),
+        "strict_ordering: true ALL\nfair_share: true ALL\nfairshare_entity: euser\n\
+         fairshare_decay_time: 12:00:00\nfairshare_decay_factor: 0.7\nunknown_shares: 10\n\
+         help_starving_jobs: true ALL\n",
+        Some("grp 10 root 50\nuser1 11 grp 1\n"),
+    );
+    let qmgr = write(
+        dir.path(),
+        "qmgr.txt",
+        "create resource ngpus\nset resource ngpus type = long\ncreate queue workq\n\
+         set queue workq Priority = 100\n\
+         set server job_sort_formula = \"fairshare_factor * 1000 + ngpus + queue_priority\"\n\
+         set sched job_sort_formula_threshold = -1\n",
+    );
+    let out = jobsort([
+        "sim",
+        "--trace",
+        &trace,
+        "--pbs-home",
+        &home,
+        "--qmgr",
+        &qmgr,
+        "--decay-factor",
+        "0.25",
+        "--explain-config",
+    ]);
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let sc = format!("{home}/sched_priv/sched_config");
+    let row = |name: &str| -> (String, String) {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("{name}  ")))
+            .unwrap_or_else(|| panic!("no row {name} in\n{text}"));
+        let cols: Vec<&str> = line[name.len()..]
+            .trim()
+            .split("  ")
+            .filter(|c| !c.is_empty())
+            .collect();
+        (
+            cols[0].trim().to_string(),
+            cols[cols.len() - 1].trim().to_string(),
+        )
+    };
+    assert_eq!(row("policy"), ("easy".into(), format!("{sc}:1")));
+    assert_eq!(
+        row("fairshare tree"),
+        (
+            format!("resource_group {home}/sched_priv/resource_group"),
+            format!("{sc}:2")
+        )
+    );
+    assert_eq!(
+        row("fairshare_decay_time"),
+        ("43200".into(), format!("{sc}:4"))
+    );
+    assert_eq!(
+        row("fairshare_decay_factor"),
+        ("0.25".into(), "--decay-factor".into())
+    );
+    assert_eq!(row("unknown_shares"), ("10".into(), format!("{sc}:6")));
+    assert_eq!(
+        row("job_sort_formula_threshold"),
+        ("-1".into(), format!("{qmgr}:6"))
+    );
+    assert_eq!(
+        row("queue workq Priority"),
+        ("100".into(), format!("{qmgr}:4"))
+    );
+    assert_eq!(row("resource ngpus"), ("long".into(), format!("{qmgr}:2")));
+    assert_eq!(row("nodes"), ("4".into(), trace.clone()));
+    assert!(
+        row("fairshare_enforce_no_shares")
+            .0
+            .contains("not simulated")
+    );
+    // What PBS would log about the file is a warning with its line.
+    assert!(
+        stderr(&out).contains(&format!(
+            "{sc}:7: Obsolete config name help_starving_jobs: use eligible_time in job_sort_formula"
+        )),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn the_sites_formula_and_queue_priorities_drive_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    // Two queues on one core; the qmgr Priority of `high` puts its job first.
+    let jobs = write(
+        dir.path(),
+        "jobs.json",
+        r#"[{"id": "a", "submit": 0, "run": 10, "procs": 1, "queue": "low"},
+            {"id": "b", "submit": 0, "run": 10, "procs": 1, "queue": "low"},
+            {"id": "c", "submit": 1, "run": 5, "procs": 1, "queue": "high"}]"#,
+    );
+    let qmgr = write(
+        dir.path(),
+        "qmgr.txt",
+        "create queue low\nset queue low Priority = 1\ncreate queue high\n\
+         set queue high Priority = 50\nset server job_sort_formula = queue_priority\n",
+    );
+    let site = sim_json(&["--trace", &jobs, "--nodes", "1", "--qmgr", &qmgr]);
+    assert_eq!(site["runs"][0]["formula"], "queue_priority");
+    // a runs at 0; at 10, c (priority 50) goes before b: waits 0, 9 (c), 15 (b).
+    assert_eq!(site["runs"][0]["metrics"]["mean_wait"], 8.0);
+    // A --formula given on the command line wins over the site's.
+    let flag = sim_json(&[
+        "--trace",
+        &jobs,
+        "--nodes",
+        "1",
+        "--qmgr",
+        &qmgr,
+        "--formula",
+        "-queue_priority",
+    ]);
+    assert_eq!(flag["runs"][0]["formula"], "-queue_priority");
+    // b before c: waits 0, 10 (b), 19 (c).
+    assert_eq!(flag["runs"][0]["metrics"]["mean_wait"], 29.0 / 3.0);
+}
+
+#[test]
+fn configurations_that_cannot_be_simulated_say_where_and_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write(dir.path(), "a.swf", SWF);
+    let err = |args: &[&str]| {
+        let mut a = vec!["sim", "--trace", trace.as_str()];
+        a.extend_from_slice(args);
+        let out = jobsort(&a);
+        assert_eq!(code(&out), Some(1), "{}", stderr(&out));
+        stderr(&out)
+    };
+    let home = pbs_home(dir.path(), "fair_share: true ALL\n", None);
+    let e = err(&["--pbs-home", &home]);
+    assert!(
+        e.contains(&format!(
+            "{home}/sched_priv/sched_config:1: fair_share is on, but there is no resource_group"
+        )),
+        "{e}"
+    );
+    let home = pbs_home(dir.path(), "strict_ordering: true ALL\n", None);
+    let q = write(dir.path(), "q", "set server backfill_depth = 2\n");
+    let e = err(&["--pbs-home", &home, "--qmgr", &q]);
+    assert!(e.contains(&format!("{q}:1: backfill_depth 2")), "{e}");
+    let home = pbs_home(
+        dir.path(),
+        "fair_share: true ALL\nunknown_shares: -3\n",
+        Some("g 1 root 1\n"),
+    );
+    let e = err(&["--pbs-home", &home]);
+    // `-3` does not start with a digit: parse_config reads it as -1.
+    assert!(e.contains("sched_config:2: unknown_shares -1"), "{e}");
+    let e = err(&["--pbs-home", &dir.path().join("none").display().to_string()]);
+    assert!(e.contains("has no sched_priv/sched_config"), "{e}");
+    let q = write(
+        dir.path(),
+        "q2",
+        "set server job_sort_formula = \"ncpus +\"\n",
+    );
+    let e = err(&["--qmgr", &q]);
+    assert!(
+        e.contains(&format!("{q}:1")),
+        "the formula's error names its line: {e}"
+    );
+}
