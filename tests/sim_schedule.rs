@@ -1,4 +1,5 @@
-//! Hand-worked schedules: every job's start time under strict, EASY and fill, checked exactly.
+//! Hand-worked schedules: every job's start time under strict, EASY, deeper backfill,
+//! conservative backfill and fill, checked exactly.
 
 use jobsort::sim::run::{RunOptions, simulate};
 use jobsort::sim::swf::parse_swf;
@@ -83,6 +84,95 @@ fn fill_starts_every_job_that_fits_and_so_can_starve_the_wide_one() {
         starts(&w, &cfg(Policy::Fill, 4, 1), None),
         ids(&[("1", 0), ("2", 24), ("3", 1), ("4", 4)])
     );
+}
+
+// Cluster 4 × 1, requested = run. 1: t=0, 3 cores, 5 s. 2: t=0, 2 cores, 5 s. 4: t=1, 4 cores,
+// 10 s. 6: t=1, 2 cores, 3 s. 9: t=3, 1 core, 20 s. 10: t=4, 1 core, 3 s. 12: t=6, 3 cores, 10 s.
+const FIXTURE_DEPTH: &[(u32, i64, i64, u32, i64)] = &[
+    (1, 0, 5, 3, 5),
+    (2, 0, 5, 2, 5),
+    (4, 1, 10, 4, 10),
+    (6, 1, 3, 2, 3),
+    (9, 3, 20, 1, 20),
+    (10, 4, 3, 1, 3),
+    (12, 6, 10, 3, 10),
+];
+
+#[test]
+fn backfill_depth_0_1_2_and_conservative_give_four_schedules() {
+    // PBS's backfill_depth with strict_ordering (scheduler_data.md §7.1): reservations for the
+    // top N blocked jobs; a later job starts only if it delays none of them.
+    let w = swf(FIXTURE_DEPTH);
+    let run = |p| starts(&w, &cfg(p, 4, 1), None);
+    // Depth 0 (strict): 1 at 0; 2 waits for 1 (5); 4 for 2 (10); at 20 6, 9, 10 start and 12
+    // (3 cores, 1 free) waits for 6 and 10 (23).
+    assert_eq!(
+        run(Policy::Strict),
+        ids(&[
+            ("1", 0),
+            ("2", 5),
+            ("4", 10),
+            ("6", 20),
+            ("9", 20),
+            ("10", 20),
+            ("12", 23)
+        ])
+    );
+    // Depth 1 (EASY): 2 is reserved at 5 with 2 extra cores: 9 (1 core to 23) takes one at 3;
+    // at 5, 2 starts and 4 is reserved at 23 (when 9 ends), so 10 (5–8), 6 (10–13) and 12
+    // (13–23) all fit before it.
+    assert_eq!(
+        run(Policy::Easy),
+        ids(&[
+            ("1", 0),
+            ("2", 5),
+            ("4", 23),
+            ("6", 10),
+            ("9", 3),
+            ("10", 5),
+            ("12", 13)
+        ])
+    );
+    // Depth 2: at 3, 2 (at 5) and 4 (at 10, all 4 cores) are reserved; 9 would hold a core at
+    // 10 → waits; 10 (4–7) ends before 10 → starts at 4. At 5: 2 starts, 4 at 10, 6 reserved
+    // at 7 (when 10 ends) and started then. At 20: 9 and 12.
+    assert_eq!(
+        run(Policy::Backfill(2)),
+        ids(&[
+            ("1", 0),
+            ("2", 5),
+            ("4", 10),
+            ("6", 7),
+            ("9", 20),
+            ("10", 4),
+            ("12", 20)
+        ])
+    );
+    // Conservative: at 1, 6 is reserved beside 2 at 5 (2 + 2 cores), so at 4 job 10 would
+    // delay it and waits; at 5, 2 starts and 6 fits before 4's reservation at 10 → starts.
+    // 9 and 10 are reserved at 20 (after 4), 12 at 23 (when 10 ends).
+    assert_eq!(
+        run(Policy::Conservative),
+        ids(&[
+            ("1", 0),
+            ("2", 5),
+            ("4", 10),
+            ("6", 5),
+            ("9", 20),
+            ("10", 20),
+            ("12", 23)
+        ])
+    );
+}
+
+#[test]
+fn backfill_with_depth_0_and_1_is_strict_and_easy() {
+    assert_eq!(Policy::with_depth(0), Policy::Strict);
+    assert_eq!(Policy::with_depth(1), Policy::Easy);
+    assert_eq!(Policy::with_depth(7), Policy::Backfill(7));
+    assert_eq!(Policy::parse("backfill:7"), Some(Policy::Backfill(7)));
+    assert_eq!(Policy::parse("backfill:1"), Some(Policy::Easy));
+    assert_eq!(Policy::Backfill(7).name(), "backfill:7");
 }
 
 // Cluster 4 × 1. A: t=0, 3 cores, 10 s. B: t=0, 2 cores, 10 s. C: t=1, 1 core, 100 s.

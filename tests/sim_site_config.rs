@@ -222,9 +222,16 @@ fn configurations_that_cannot_be_simulated_say_where_and_why() {
         "{e}"
     );
     let home = pbs_home(dir.path(), "strict_ordering: true ALL\n", None);
-    let q = write(dir.path(), "q", "set server backfill_depth = 2\n");
+    let q = write(
+        dir.path(),
+        "q",
+        "create queue a\nset queue a backfill_depth = 2\n",
+    );
     let e = err(&["--pbs-home", &home, "--qmgr", &q]);
-    assert!(e.contains(&format!("{q}:1: backfill_depth 2")), "{e}");
+    assert!(
+        e.contains(&format!("{q}:2: queue a has its own backfill_depth 2")),
+        "{e}"
+    );
     let home = pbs_home(
         dir.path(),
         "fair_share: true ALL\nunknown_shares: -3\n",

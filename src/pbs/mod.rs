@@ -218,8 +218,8 @@ impl PbsSite {
     /// The dispatch policy PBS runs with `strict_ordering` and `backfill_depth`
     /// (`fifo.cpp`, `should_backfill_with_job`; scheduler_data.md §7.1): no strict ordering →
     /// no top jobs, every job that fits starts ([`Policy::Fill`]); strict ordering with depth
-    /// 0 → [`Policy::Strict`], with depth 1 → EASY ([`Policy::Easy`]). A deeper backfill,
-    /// or a queue's own `backfill_depth`, is not simulated yet: an error that says so.
+    /// N → reservations for the top N blocked jobs ([`Policy::with_depth`]: 0 strict, 1 EASY).
+    /// A queue's own `backfill_depth` is not simulated yet: an error that says so.
     pub fn policy(&self) -> Result<Setting<Policy>, PbsConfigError> {
         let strict = self
             .sched_config
@@ -239,23 +239,18 @@ impl PbsSite {
                 origin: s.origin.clone(),
                 message: format!(
                     "queue {queue} has its own backfill_depth {}: per-queue backfill depth is \
-                     not simulated yet (give --policy to choose one for the whole run)",
+                     not simulated yet (give --policy or --backfill-depth for the whole run)",
                     s.value
                 ),
             });
         }
         let depth = self.backfill_depth()?;
-        match depth.value {
-            0 => Ok(Setting::new(Policy::Strict, strict.origin)),
-            1 => Ok(Setting::new(Policy::Easy, strict.origin)),
-            n => Err(PbsConfigError::Setting {
-                origin: depth.origin,
-                message: format!(
-                    "backfill_depth {n} (reservations for the top {n} jobs) is not simulated \
-                     yet: strict (0) and EASY (1) are; give --policy to choose one"
-                ),
-            }),
-        }
+        // The origin: the depth's line when it was set, else strict_ordering's.
+        let origin = match depth.origin {
+            Origin::Default => strict.origin,
+            o => o,
+        };
+        Ok(Setting::new(Policy::with_depth(depth.value), origin))
     }
 
     /// Each queue's `Priority`, by queue name (the `queue_priority` formula keyword).
@@ -322,11 +317,9 @@ mod tests {
             p("strict_ordering: true ALL", "set server backfill_depth = 0"),
             Ok(Policy::Strict)
         );
-        let e = p("strict_ordering: true ALL", "set server backfill_depth = 3").unwrap_err();
         assert_eq!(
-            e.to_string(),
-            "qmgr:1: backfill_depth 3 (reservations for the top 3 jobs) is not simulated yet: \
-             strict (0) and EASY (1) are; give --policy to choose one"
+            p("strict_ordering: true ALL", "set server backfill_depth = 3"),
+            Ok(Policy::Backfill(3))
         );
         let e = p(
             "strict_ordering: true ALL",

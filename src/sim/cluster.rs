@@ -264,6 +264,37 @@ impl Cluster {
         }
     }
 
+    /// Whether the cores of an allocation are free (so [`Cluster::take`] may take them).
+    pub fn can_take(&self, a: &Allocation) -> bool {
+        if a.cores > self.free_total {
+            return false;
+        }
+        match &self.layout {
+            None => true,
+            Some(l) => a
+                .ranges
+                .iter()
+                .all(|r| l.first_below(r.first, r.count, r.cores).is_none()),
+        }
+    }
+
+    /// Keep, node by node, the fewer free cores of this and `other` (a cluster of the same
+    /// shape, kept the same way): what stays free through both.
+    pub fn keep_min(&mut self, other: &Cluster) {
+        self.free_total = self.free_total.min(other.free_total);
+        if let (Some(l), Some(o)) = (&mut self.layout, &other.layout) {
+            for (&s, run) in &o.runs {
+                let f = run.free;
+                l.change(s, run.end - s, |x| x.min(f));
+            }
+            self.free_total = l
+                .runs
+                .iter()
+                .map(|(&s, r)| u64::from(r.end - s) * u64::from(r.free))
+                .sum();
+        }
+    }
+
     /// Give back the cores of an allocation.
     pub fn release(&mut self, a: &Allocation) {
         self.free_total += a.cores;

@@ -6,9 +6,9 @@ use crate::rank::{self, TieBreak};
 use crate::sim::inputs::Source;
 use crate::sim::priority::Priority;
 use crate::sim::record::{RecDecision, RecEvent, RecRound, Recording};
-use crate::sim::scheduler::Policy;
+use crate::sim::scheduler::{Plan, Policy};
 use crate::sim::share::{ShareKeywords, UsageTree};
-use crate::sim::workload::SimJob;
+use crate::sim::workload::{Request, SimJob};
 use std::collections::HashMap;
 
 /// Reconciliation of one round.
@@ -181,6 +181,7 @@ pub fn reconcile(
             free_before,
             t,
             config.policy,
+            (config.nodes, config.cores),
             config.threshold,
             &values,
             &alt,
@@ -309,6 +310,7 @@ fn would_start(
     free: i64,
     t: i64,
     policy: Policy,
+    pool: (u32, u32),
     threshold: Option<f64>,
     values: &[f64],
     alt: &[usize],
@@ -316,6 +318,7 @@ fn would_start(
     let mut free = free;
     let mut out = Vec::new();
     let mut shadow: Option<(i64, i64)> = None; // (time, extra cores at that time)
+    let mut plan: Option<Plan> = None; // deeper backfill, on pooled cores
     for (k, &i) in order.iter().enumerate() {
         if threshold.is_some_and(|th| values[alt[k]] <= th) {
             continue;
@@ -326,6 +329,28 @@ fn would_start(
             Policy::Strict => {
                 if !fits {
                     break;
+                }
+            }
+            Policy::Backfill(_) | Policy::Conservative => {
+                let p = plan.get_or_insert_with(|| {
+                    let running: Vec<(i64, u64)> = running
+                        .iter()
+                        .filter_map(|&x| match state[x] {
+                            State::Running { cores, start } => {
+                                Some((start + jobs[x].walltime, cores))
+                            }
+                            _ => None,
+                        })
+                        .collect();
+                    let (nodes, per_node) = pool;
+                    Plan::pooled(nodes, per_node, t, &running)
+                });
+                let req = Request::Procs(u32::try_from(need).unwrap_or(u32::MAX));
+                if !(fits && p.try_start(req, jobs[i].walltime)) {
+                    if policy.depth().is_none_or(|d| p.reservations() < d as usize) {
+                        p.reserve(req, jobs[i].walltime);
+                    }
+                    continue;
                 }
             }
             Policy::Fill if !fits => continue,

@@ -1,9 +1,10 @@
-//! Dispatch in rank order: strict ordering, EASY backfilling (one reservation), and filling
-//! (PBS without strict ordering: every job that fits).
+//! Dispatch in rank order: strict ordering, EASY backfilling (one reservation), backfilling
+//! with reservations for the top N blocked jobs or for all of them (conservative), and
+//! filling (PBS without strict ordering: every job that fits).
 
 use super::state::Simulator;
 use super::{Decision, PendReason, Policy, Round};
-use crate::sim::cluster::Cluster;
+use crate::sim::cluster::{Allocation, Cluster};
 use crate::sim::workload::Request;
 
 /// An EASY reservation's shadow time, and the free cores then (kept by count for a `procs`
@@ -22,6 +23,9 @@ impl<'a> Simulator<'a> {
         // EASY reservation: the top blocked job's request, and (computed when a later job
         // first needs it) the shadow time with the free cores then.
         let mut reservation: Option<(Request, Option<Shadow>)> = None;
+        // Deeper backfill: the plan of reservations, built when a job first blocks.
+        let mut plan: Option<Plan> = None;
+        let depth = policy.depth();
         for &(j, value) in &round.queue {
             if self.start[j as usize].is_some() {
                 continue; // started earlier in this round (a widened strict prefix)
@@ -63,6 +67,48 @@ impl<'a> Simulator<'a> {
                         });
                         continue;
                     }
+                }
+                Policy::Backfill(_) | Policy::Conservative => {
+                    let reserved = plan.as_ref().map_or(0, Plan::reservations);
+                    // Where it would start: first fit now, or, with reservations made, first
+                    // fit over what stays free until its requested end.
+                    let placed = match (&plan, fits) {
+                        (_, false) => None,
+                        (None, true) => self.cluster.place(h.request),
+                        (Some(p), true) => p.admits(h.request, t + h.walltime),
+                    };
+                    let admitted = placed.is_some();
+                    if !admitted {
+                        if depth.is_none_or(|d| reserved < d as usize) {
+                            plan.get_or_insert_with(|| self.plan(t))
+                                .reserve(h.request, h.walltime);
+                        } else if !full && self.cluster.free_total() < min_cores {
+                            break; // nothing later can start either
+                        }
+                        if full {
+                            round.decisions.push(Decision::Pend {
+                                job: j,
+                                reason: if fits {
+                                    PendReason::Reservation
+                                } else {
+                                    PendReason::Resources
+                                },
+                            });
+                        }
+                        continue;
+                    }
+                    let Some(a) = placed else { continue };
+                    if let Some(p) = &mut plan {
+                        // It holds `a` until its requested end: later checks see that.
+                        p.run(&a, t + h.walltime);
+                    }
+                    if !self.start_on(t, j, a, &mut round.decisions) {
+                        round.decisions.push(Decision::Pend {
+                            job: j,
+                            reason: PendReason::Resources,
+                        });
+                    }
+                    continue;
                 }
                 Policy::Fill if !fits => {
                     if full {
@@ -151,6 +197,30 @@ impl<'a> Simulator<'a> {
         }
     }
 
+    /// The plan of a round at `t` with no reservation yet: the free resources from now on if
+    /// every running job ends at its requested time.
+    fn plan(&self, t: i64) -> Plan {
+        let mut times = vec![t];
+        let mut free = vec![self.cluster.clone()];
+        let mut c = self.cluster.clone();
+        for &(e, j) in &self.by_requested_end {
+            if let Some(a) = &self.alloc[j as usize] {
+                c.release(a);
+            }
+            if e > *times.last().unwrap_or(&t) {
+                times.push(e);
+                free.push(c.clone());
+            } else if let Some(last) = free.last_mut() {
+                *last = c.clone(); // the same time as the breakpoint before
+            }
+        }
+        Plan {
+            times,
+            free,
+            reserved: 0,
+        }
+    }
+
     /// The earliest time `top` fits given the running jobs' requested end times, and the free
     /// cores at that time (kept by count for a `procs` request, where only the sum matters).
     fn shadow(&self, top: Request) -> Shadow {
@@ -169,5 +239,132 @@ impl<'a> Simulator<'a> {
         }
         // Cannot happen for a job that fits the idle cluster; reserve at the end of time.
         (i64::MAX, then)
+    }
+}
+
+/// The reservations of one round (`Policy::Backfill`, `Policy::Conservative`), as the free
+/// resources over time: `free[i]` holds from `times[i]` to `times[i + 1]` (`times[0]` is now)
+/// if every running job ends at its requested time, with the jobs started this round and the
+/// reservations taken out. A reservation is placed when it is made (first fit at its start,
+/// on resources that stay free for its whole span, as PBS puts a top job on the calendar) and
+/// keeps its place; a later job starts only if its resources are free in every state up to
+/// its requested end.
+#[derive(Debug)]
+pub(crate) struct Plan {
+    times: Vec<i64>,
+    free: Vec<Cluster>,
+    reserved: usize,
+}
+
+impl Plan {
+    /// The plan on pooled cores (replay's reconciliation): `nodes × cores` kept by count at
+    /// `now`, with running jobs of `(requested end, cores)`.
+    pub(crate) fn pooled(nodes: u32, cores: u32, now: i64, running: &[(i64, u64)]) -> Plan {
+        let mut c = Cluster::counted(nodes, cores);
+        let mut held: Vec<(i64, Allocation)> = Vec::with_capacity(running.len());
+        for &(end, n) in running {
+            let r = Request::Procs(u32::try_from(n).unwrap_or(u32::MAX));
+            if let Some(a) = c.allocate(r) {
+                held.push((end, a));
+            }
+        }
+        held.sort_by_key(|(e, _)| *e);
+        let mut times = vec![now];
+        let mut free = vec![c.clone()];
+        for (e, a) in &held {
+            c.release(a);
+            if *e > *times.last().unwrap_or(&now) {
+                times.push(*e);
+                free.push(c.clone());
+            } else if let Some(last) = free.last_mut() {
+                *last = c.clone();
+            }
+        }
+        Plan {
+            times,
+            free,
+            reserved: 0,
+        }
+    }
+
+    /// How many reservations it holds.
+    pub(crate) fn reservations(&self) -> usize {
+        self.reserved
+    }
+
+    /// What stays free in every state from breakpoint `from` up to `end`.
+    fn free_through(&self, from: usize, end: i64) -> Cluster {
+        let mut c = self.free[from].clone();
+        for (_, s) in self.times[from..]
+            .iter()
+            .zip(&self.free[from..])
+            .skip(1)
+            .take_while(|(t, _)| **t < end)
+        {
+            c.keep_min(s);
+        }
+        c
+    }
+
+    /// The breakpoint at `tau` (≥ now), made if there is none: the state in force goes on.
+    fn breakpoint(&mut self, tau: i64) -> usize {
+        let i = self.times.partition_point(|&x| x < tau);
+        if i < self.times.len() && self.times[i] == tau {
+            return i;
+        }
+        let state = self.free[i.saturating_sub(1)].clone();
+        self.times.insert(i, tau);
+        self.free.insert(i, state);
+        i
+    }
+
+    /// Take `a` from `start` to `end`.
+    fn hold(&mut self, a: &Allocation, start: i64, end: i64) {
+        let (i, j) = (self.breakpoint(start), self.breakpoint(end));
+        for c in &mut self.free[i..j] {
+            c.take(a);
+        }
+    }
+
+    /// Where a job asking for `request` can start now and run to `end` without delaying a
+    /// reservation: first fit over what stays free until then (`None`: nowhere).
+    fn admits(&self, request: Request, end: i64) -> Option<Allocation> {
+        self.free_through(0, end).place(request)
+    }
+
+    /// A job started now on `a` holds it until `end`.
+    fn run(&mut self, a: &Allocation, end: i64) {
+        if end > self.times[0] {
+            self.hold(a, self.times[0], end);
+        }
+    }
+
+    /// Whether a job asking for `request` for `walltime` can start now; if so it holds its
+    /// placement until its requested end, and later checks see that.
+    pub(crate) fn try_start(&mut self, request: Request, walltime: i64) -> bool {
+        let end = self.times[0].saturating_add(walltime);
+        let Some(a) = self.admits(request, end) else {
+            return false;
+        };
+        self.run(&a, end);
+        true
+    }
+
+    /// Reserve the earliest span for a job asking for `request` for `walltime`: the first
+    /// breakpoint where it fits on resources that stay free for its whole span.
+    pub(crate) fn reserve(&mut self, request: Request, walltime: i64) {
+        self.reserved += 1;
+        for i in 0..self.times.len() {
+            if !self.free[i].fits(request) {
+                continue;
+            }
+            let start = self.times[i];
+            let end = start.saturating_add(walltime);
+            if let Some(a) = self.free_through(i, end).place(request) {
+                self.hold(&a, start, end);
+                return;
+            }
+        }
+        // Cannot happen for a job that fits the idle cluster: nothing is held.
     }
 }

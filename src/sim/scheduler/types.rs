@@ -15,25 +15,68 @@ pub enum Policy {
     /// PBS with `strict_ordering` false (its default): no reservation, every job that fits
     /// starts, in sorted order (`fifo.cpp`: without strict ordering there are no top jobs).
     Fill,
+    /// PBS `strict_ordering` with `backfill_depth` N ≥ 2: reservations for the top N blocked
+    /// jobs, and a later job starts only if it delays none of them.
+    Backfill(u32),
+    /// Conservative backfilling: every blocked job gets a reservation (the limit of
+    /// [`Policy::Backfill`]).
+    Conservative,
 }
 
 impl Policy {
-    /// Parse `strict`, `easy` or `fill`.
+    /// Parse `strict`, `easy`, `fill`, `conservative` or `backfill:N` (N ≥ 2; `backfill:0`
+    /// is `strict` and `backfill:1` is `easy`).
     pub fn parse(s: &str) -> Option<Policy> {
         match s {
             "strict" => Some(Policy::Strict),
             "easy" => Some(Policy::Easy),
             "fill" => Some(Policy::Fill),
-            _ => None,
+            "conservative" => Some(Policy::Conservative),
+            _ => {
+                let n: u32 = s.strip_prefix("backfill:")?.parse().ok()?;
+                Some(Policy::with_depth(n))
+            }
         }
     }
-    /// Name as on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Policy::Strict => "strict",
-            Policy::Easy => "easy",
-            Policy::Fill => "fill",
+    /// The policy of PBS's `strict_ordering` with `backfill_depth` N.
+    pub fn with_depth(n: u32) -> Policy {
+        match n {
+            0 => Policy::Strict,
+            1 => Policy::Easy,
+            n => Policy::Backfill(n),
         }
+    }
+    /// Name as on the command line (`backfill:N` for a depth of N).
+    pub fn name(self) -> String {
+        match self {
+            Policy::Strict => "strict".into(),
+            Policy::Easy => "easy".into(),
+            Policy::Fill => "fill".into(),
+            Policy::Backfill(n) => format!("backfill:{n}"),
+            Policy::Conservative => "conservative".into(),
+        }
+    }
+    /// How many blocked jobs get a reservation (`None`: no limit).
+    pub fn depth(self) -> Option<u32> {
+        match self {
+            Policy::Strict | Policy::Fill => Some(0),
+            Policy::Easy => Some(1),
+            Policy::Backfill(n) => Some(n),
+            Policy::Conservative => None,
+        }
+    }
+    /// Whether dispatch plans reservations, and so needs the running jobs by requested end.
+    pub fn reserves(self) -> bool {
+        matches!(
+            self,
+            Policy::Easy | Policy::Backfill(_) | Policy::Conservative
+        )
+    }
+}
+
+impl std::fmt::Display for Policy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.name())
     }
 }
 

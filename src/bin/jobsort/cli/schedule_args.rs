@@ -28,6 +28,8 @@ pub enum PolicyArg {
     /// PBS's default (strict_ordering false): every job that fits starts, in sorted order;
     /// no reservation.
     Fill,
+    /// Conservative backfilling: every blocked job gets a reservation.
+    Conservative,
 }
 
 impl From<PolicyArg> for Policy {
@@ -36,6 +38,7 @@ impl From<PolicyArg> for Policy {
             PolicyArg::Strict => Policy::Strict,
             PolicyArg::Easy => Policy::Easy,
             PolicyArg::Fill => Policy::Fill,
+            PolicyArg::Conservative => Policy::Conservative,
         }
     }
 }

@@ -45,6 +45,10 @@ pub struct Args {
     /// else easy).
     #[arg(long, value_enum)]
     pub policy: Option<PolicyArg>,
+    /// PBS's backfill_depth with strict_ordering: reservations for the top N blocked jobs
+    /// (0 is `--policy strict`, 1 is `--policy easy`).
+    #[arg(long = "backfill-depth", value_name = "N", conflicts_with = "policy")]
+    pub backfill_depth: Option<u32>,
     #[command(flatten)]
     pub site: PbsSiteArgs,
     /// Print the settings in effect and where each came from (flag, file:line, default),
@@ -408,6 +412,10 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     let mut explained = Explained::default();
     let policy: Setting<Policy> = match (args.policy, &site) {
         (Some(p), _) => Setting::new(p.into(), Origin::Flag("--policy".into())),
+        (None, _) if args.backfill_depth.is_some() => Setting::new(
+            Policy::with_depth(args.backfill_depth.unwrap_or(1)),
+            Origin::Flag("--backfill-depth".into()),
+        ),
         (None, Some(site)) => site.policy().map_err(Failure::invalid)?,
         (None, None) => Setting::new(Policy::Easy, Origin::Default),
     };
