@@ -111,13 +111,8 @@ impl<'a> Simulator<'a> {
                     continue;
                 }
                 Policy::Fill if !fits => {
-                    if full {
-                        round.decisions.push(Decision::Pend {
-                            job: j,
-                            reason: PendReason::Resources,
-                        });
-                    } else if self.cluster.free_total() < min_cores {
-                        break; // nothing later can fit either
+                    if self.unplaced(full, min_cores, j, &mut round.decisions) {
+                        break;
                     }
                     continue;
                 }
@@ -135,13 +130,8 @@ impl<'a> Simulator<'a> {
                     }
                     None => {}
                     Some(_) if !fits => {
-                        if full {
-                            round.decisions.push(Decision::Pend {
-                                job: j,
-                                reason: PendReason::Resources,
-                            });
-                        } else if self.cluster.free_total() < min_cores {
-                            break; // nothing later can fit either
+                        if self.unplaced(full, min_cores, j, &mut round.decisions) {
+                            break;
                         }
                         continue;
                     }
@@ -195,6 +185,19 @@ impl<'a> Simulator<'a> {
             then.release(&a);
             false
         }
+    }
+
+    /// A job that does not fit and gets no reservation: it pends (recorded with full rounds);
+    /// without them, `true` when no later job can fit either, so the scan may stop.
+    fn unplaced(&self, full: bool, min_cores: u64, j: u32, decisions: &mut Vec<Decision>) -> bool {
+        if full {
+            decisions.push(Decision::Pend {
+                job: j,
+                reason: PendReason::Resources,
+            });
+            return false;
+        }
+        self.cluster.free_total() < min_cores
     }
 
     /// The plan of a round at `t` with no reservation yet: the free resources from now on if

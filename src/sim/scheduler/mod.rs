@@ -660,6 +660,15 @@ mod tests {
     use super::*;
     use crate::sim::workload::Request;
 
+    /// Every policy, one of them a deeper backfill.
+    const ALL_POLICIES: [Policy; 5] = [
+        Policy::Strict,
+        Policy::Easy,
+        Policy::Fill,
+        Policy::Backfill(3),
+        Policy::Conservative,
+    ];
+
     fn job(i: usize, submit: i64, run: i64, walltime: i64, request: Request) -> SimJob {
         SimJob {
             id: i.to_string(),
@@ -725,13 +734,7 @@ mod tests {
                 job(i, i as i64, 10, 10, request)
             })
             .collect();
-        for policy in [
-            Policy::Strict,
-            Policy::Easy,
-            Policy::Fill,
-            Policy::Backfill(3),
-            Policy::Conservative,
-        ] {
+        for policy in ALL_POLICIES {
             let config = SimConfig {
                 policy,
                 nodes: crate::sim::setup::MAX_NODES,
@@ -758,13 +761,7 @@ mod tests {
     fn counted_and_by_node_clusters_give_the_same_schedule() {
         for (nodes, cores, with_nodes) in [(8, 1, true), (6, 4, false), (6, 4, true), (3, 16, true)]
         {
-            for policy in [
-                Policy::Strict,
-                Policy::Easy,
-                Policy::Fill,
-                Policy::Backfill(3),
-                Policy::Conservative,
-            ] {
+            for policy in ALL_POLICIES {
                 for seed in [1, 2, 3] {
                     let mut jobs = workload(nodes, cores, with_nodes, seed);
                     if policy.depth().is_none_or(|d| d > 1) {
