@@ -8,11 +8,15 @@
 //!   `min(run, walltime)` ([`SimJob::effective_run`]);
 //! - a missing requested time falls back to the run time.
 
+mod hostlist;
 mod job;
 mod json;
+pub mod sacct;
+mod site_log;
 
 pub use job::*;
 pub use json::{JsonLayout, parse_json_jobs, parse_json_jobs_as};
+pub use sacct::{SacctOptions, parse_sacct, read_sacct};
 
 #[cfg(test)]
 mod tests {
