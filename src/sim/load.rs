@@ -2,12 +2,13 @@
 //! alike. Gzip is recognised by its magic bytes (whatever the name); then a `.jsonl` /
 //! `.ndjson` name means JSON lines, a `.json` name a JSON job list, and otherwise the text
 //! decides: `[` or `{` (after white space) starts a JSON job list, a first line (past blank
-//! lines and SWF `;` comments) holding a `|` is a sacct dump, anything else is SWF.
+//! lines and SWF `;` comments) holding a `|` is a sacct dump, anything else is SWF. A JSON
+//! text whose first job has Flux's `t_submit` (and no `submit`) is a Flux job list.
 
 use super::swf::{machines_beside, parse_swf};
 use super::workload::{
     JsonLayout, ReadOptions, SacctOptions, Workload, WorkloadError, decode_text, hex,
-    parse_json_jobs_as, parse_sacct,
+    looks_like_flux, parse_flux_jobs, parse_json_jobs_as, parse_sacct,
 };
 use std::path::Path;
 
@@ -26,6 +27,8 @@ pub enum TraceFormat {
     Json(JsonLayout),
     /// Slurm `sacct --parsable2` output ([`super::workload::sacct`]).
     Sacct,
+    /// `flux jobs --json` or `flux job list` output ([`super::workload::parse_flux_jobs`]).
+    FluxJobs,
 }
 
 /// The format of a workload's decoded `text`, its file `name` (`.gz` aside) as the hint
@@ -35,9 +38,13 @@ pub fn trace_format(name: &str, text: &str) -> TraceFormat {
         .strip_suffix(".gz")
         .unwrap_or(name)
         .to_ascii_lowercase();
-    if stem.ends_with(".jsonl") || stem.ends_with(".ndjson") {
+    let lines = stem.ends_with(".jsonl") || stem.ends_with(".ndjson");
+    let json = lines || stem.ends_with(".json") || text.trim_start().starts_with(['[', '{']);
+    if json && looks_like_flux(text) {
+        TraceFormat::FluxJobs
+    } else if lines {
         TraceFormat::Json(JsonLayout::Lines)
-    } else if stem.ends_with(".json") || text.trim_start().starts_with(['[', '{']) {
+    } else if json {
         TraceFormat::Json(JsonLayout::Auto)
     } else if text
         .lines()
@@ -103,6 +110,7 @@ pub fn read_workload_with(
         TraceFormat::Swf => parse_swf(&text, file)?,
         TraceFormat::Json(layout) => parse_json_jobs_as(&text, file, layout)?,
         TraceFormat::Sacct => parse_sacct(&text, file, options.read, &options.sacct)?,
+        TraceFormat::FluxJobs => parse_flux_jobs(&text, file, options.read)?,
     };
     w.name = name.to_string();
     w.sha256 = sha256;

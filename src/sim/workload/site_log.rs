@@ -90,6 +90,11 @@ impl Census {
         Ok(())
     }
 
+    /// Whether any allocation was given as ranks.
+    pub fn has_ranks(&self) -> bool {
+        !self.ranks.is_empty()
+    }
+
     fn cores(&mut self, nodes: u32, cores: u64) {
         if nodes > 0 {
             let per_node = cores.div_ceil(nodes as u64).min(u32::MAX as u64) as u32;

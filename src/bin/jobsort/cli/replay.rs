@@ -36,7 +36,7 @@ pub struct Args {
     #[command(flatten)]
     pub compile: CompileArgs,
     /// Use a trace's real schedule as the recording (`-` for stdin): SWF (start = submit +
-    /// wait), or a site's log (Slurm `sacct -P`: Start and End).
+    /// wait), or a site's log (Slurm `sacct -P`, Flux job lists: their start and end).
     #[arg(long, value_name = "FILE", conflicts_with = "recording")]
     pub trace: Option<InputPath>,
     /// Skip bad records of a site's log (counted per reason and reported) instead of stopping at the first

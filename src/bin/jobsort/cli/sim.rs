@@ -28,7 +28,7 @@ use std::process::ExitCode;
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Workload (`-` for stdin): SWF (plain or .gz), a JSON job list (.json / .jsonl; the
-    /// README gives its fields) or a site's log (Slurm `sacct -P`).
+    /// README gives its fields) or a site's log (Slurm `sacct -P`, `flux jobs --json`, `flux job list`).
     #[arg(long, value_name = "FILE")]
     pub trace: InputPath,
     /// Skip bad records of a site's log (counted per reason and reported) instead of stopping at the first
