@@ -357,16 +357,6 @@ impl FluxReader<'_> {
             Some(d) if d.round() >= 1.0 => (d.round() as i64, true),
             _ => (run, false),
         };
-        let nodes = j.nnodes.unwrap_or(1).clamp(1, u32::MAX as u64) as u32;
-        match (&j.ranks, &j.nodelist) {
-            (Some(serde_json::Value::String(r)), _) => self.census.ranks(r, nodes, cores),
-            (Some(serde_json::Value::Number(n)), _) => {
-                self.census.ranks(&n.to_string(), nodes, cores)
-            }
-            (_, Some(list)) if !list.is_empty() => self.census.hosts(list, nodes, cores),
-            _ => Ok(()),
-        }
-        .map_err(|e| bad("ranks", "unparsable value", e))?;
         if let Some(first) = self.seen.get(&id) {
             return Err(bad(
                 "id",
@@ -410,6 +400,16 @@ impl FluxReader<'_> {
             Where::Line(l) => format!("line {l}"),
             Where::Entry(i) => format!("jobs[{i}]"),
         };
+        let span = (start, end);
+        match (&j.ranks, &j.nodelist) {
+            (Some(serde_json::Value::String(r)), _) => self.census.ranks(r, span, cores),
+            (Some(serde_json::Value::Number(n)), _) => {
+                self.census.ranks(&n.to_string(), span, cores)
+            }
+            (_, Some(list)) if !list.is_empty() => self.census.hosts(list, span, cores),
+            _ => Ok(()),
+        }
+        .map_err(|e| bad("ranks", "unparsable value", e))?;
         self.seen.insert(job.id.clone(), place);
         self.w.push_kept(job);
         Ok(())

@@ -523,12 +523,6 @@ impl<'a> SacctReader<'a> {
             let v = if v.is_empty() { get(b) } else { v };
             if v.is_empty() { default } else { v }.to_string()
         };
-        let nodelist = get(Col::NodeList);
-        if !nodelist.is_empty() && nodelist != "None assigned" {
-            self.census
-                .hosts(nodelist, request.node_count().max(1), request.total_cores())
-                .map_err(|e| value(Col::NodeList, e))?;
-        }
         if let Some(&first) = self.seen.get(id) {
             return Err(bad(
                 Col::JobId,
@@ -560,6 +554,12 @@ impl<'a> SacctReader<'a> {
             };
             bad(c, "out of range", e.reason)
         })?;
+        let nodelist = get(Col::NodeList);
+        if !nodelist.is_empty() && nodelist != "None assigned" {
+            self.census
+                .hosts(nodelist, (start, end), cpus)
+                .map_err(|e| value(Col::NodeList, e))?;
+        }
         self.seen.insert(job.id.clone(), lineno);
         self.w.push_kept(job);
         Ok(())

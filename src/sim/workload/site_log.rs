@@ -4,7 +4,7 @@
 
 use super::hostlist::{for_each_host, for_each_id};
 use super::job::{LoadReport, MachineHint, ReadOptions, WorkloadError};
-use rustc_hash::FxHashSet;
+use rustc_hash::FxHashMap;
 
 /// A record that could not be made into a job: its line, the column (or field) at fault, the
 /// kind of fault (the reason it is counted under when skipped) and what exactly was wrong.
@@ -59,35 +59,66 @@ pub fn reject(
     Ok(())
 }
 
-/// The nodes and cores the jobs of a log were given: distinct node names (or Flux ranks) and
-/// the most cores a job held on one node. The cluster had at least these.
+/// The nodes and cores the jobs of a log were given, to tell the cluster's size: the distinct
+/// nodes (names, or Flux ranks) the jobs ran on, and the most cores in use on one node at one
+/// time (each job holding its cores evenly over its nodes, rounded up). The cluster had at
+/// least these, so the recorded schedule fits it. Memory: one entry per job and node.
 #[derive(Debug, Default)]
 pub struct Census {
-    names: FxHashSet<String>,
-    ranks: FxHashSet<u64>,
-    cores_per_node: u32,
-    jobs: usize,
+    names: FxHashMap<String, u32>,
+    ranks: FxHashMap<u64, u32>,
+    /// Node ids of every allocation, one after the other.
+    nodes: Vec<u32>,
+    /// (start, end, cores on each node, end of its nodes in `nodes`).
+    allocations: Vec<(i64, i64, u32, usize)>,
 }
 
 impl Census {
-    /// A job's allocation: its hostlist, its nodes and cores in all.
-    pub fn hosts(&mut self, list: &str, nodes: u32, cores: u64) -> Result<(), String> {
-        for_each_host(list, |h| {
-            if !self.names.contains(h) {
-                self.names.insert(h.to_string());
-            }
-        })?;
-        self.cores(nodes, cores);
-        Ok(())
+    /// A job's allocation from `start` to `end`: its hostlist and its cores in all. A bad
+    /// list is an error and leaves the census as it was.
+    pub fn hosts(&mut self, list: &str, span: (i64, i64), cores: u64) -> Result<(), String> {
+        let before = self.nodes.len();
+        let next = self.names.len() + self.ranks.len();
+        let mut fresh: FxHashMap<String, u32> = FxHashMap::default();
+        let (names, nodes) = (&self.names, &mut self.nodes);
+        let added = for_each_host(list, |h| {
+            let id = match names.get(h).or_else(|| fresh.get(h)) {
+                Some(&id) => id,
+                None => {
+                    let id = (next + fresh.len()) as u32;
+                    fresh.insert(h.to_string(), id);
+                    id
+                }
+            };
+            nodes.push(id);
+        });
+        if added.is_ok() {
+            self.names.extend(fresh);
+        }
+        self.close(before, added, span, cores)
     }
 
     /// A job's allocation as Flux ranks (an idset).
-    pub fn ranks(&mut self, set: &str, nodes: u32, cores: u64) -> Result<(), String> {
-        for_each_id(set, |r| {
-            self.ranks.insert(r);
-        })?;
-        self.cores(nodes, cores);
-        Ok(())
+    pub fn ranks(&mut self, set: &str, span: (i64, i64), cores: u64) -> Result<(), String> {
+        let before = self.nodes.len();
+        let next = self.names.len() + self.ranks.len();
+        let mut fresh: FxHashMap<u64, u32> = FxHashMap::default();
+        let (ranks, nodes) = (&self.ranks, &mut self.nodes);
+        let added = for_each_id(set, |r| {
+            let id = match ranks.get(&r).or_else(|| fresh.get(&r)) {
+                Some(&id) => id,
+                None => {
+                    let id = (next + fresh.len()) as u32;
+                    fresh.insert(r, id);
+                    id
+                }
+            };
+            nodes.push(id);
+        });
+        if added.is_ok() {
+            self.ranks.extend(fresh);
+        }
+        self.close(before, added, span, cores)
     }
 
     /// Whether any allocation was given as ranks.
@@ -95,31 +126,77 @@ impl Census {
         !self.ranks.is_empty()
     }
 
-    fn cores(&mut self, nodes: u32, cores: u64) {
-        if nodes > 0 {
-            let per_node = cores.div_ceil(nodes as u64).min(u32::MAX as u64) as u32;
-            self.cores_per_node = self.cores_per_node.max(per_node);
+    /// Keep the allocation just listed (a node listed twice, as a Flux nodelist may, counts
+    /// once), or undo it when its list was bad.
+    fn close(
+        &mut self,
+        before: usize,
+        added: Result<(), String>,
+        (start, end): (i64, i64),
+        cores: u64,
+    ) -> Result<(), String> {
+        if let Err(e) = added {
+            self.nodes.truncate(before);
+            return Err(e);
         }
-        self.jobs += 1;
+        let list = &mut self.nodes[before..];
+        list.sort_unstable();
+        let distinct = {
+            let mut n = 0;
+            for i in 0..list.len() {
+                if i == 0 || list[i] != list[i - 1] {
+                    list[n] = list[i];
+                    n += 1;
+                }
+            }
+            n
+        };
+        self.nodes.truncate(before + distinct);
+        if distinct > 0 {
+            let per_node = cores.div_ceil(distinct as u64).min(u32::MAX as u64) as u32;
+            self.allocations
+                .push((start, end, per_node, self.nodes.len()));
+        }
+        Ok(())
     }
 
     /// The size seen and how it was found (`None` when no job had an allocation). `what` names
     /// the columns it came from.
     pub fn machine(&self, what: &str) -> (MachineHint, Option<String>) {
-        let nodes = self.names.len().max(self.ranks.len());
-        if nodes == 0 || self.cores_per_node == 0 {
+        let nodes = self.names.len() + self.ranks.len();
+        if nodes == 0 || self.allocations.is_empty() {
             return (MachineHint::default(), None);
         }
+        // Every node's cores in use over time: ends before starts at the same second.
+        let mut events: Vec<(i64, i64, u32)> = Vec::with_capacity(2 * self.nodes.len());
+        let mut from = 0;
+        for &(start, end, per_node, to) in &self.allocations {
+            for &n in &self.nodes[from..to] {
+                events.push((start, per_node as i64, n));
+                events.push((end, -(per_node as i64), n));
+            }
+            from = to;
+        }
+        events.sort_unstable();
+        let mut in_use = vec![0i64; nodes];
+        let mut most = 0i64;
+        for (_, delta, n) in events {
+            let u = &mut in_use[n as usize];
+            *u += delta;
+            most = most.max(*u);
+        }
+        let cores = most.clamp(1, u32::MAX as i64) as u32;
         let nodes = nodes.min(u32::MAX as usize) as u32;
         let note = format!(
-            "{nodes} nodes x {} cores from the allocations of {} jobs ({what}): the nodes they \
-             ran on and the most cores one job held on a node (--nodes/--cores override)",
-            self.cores_per_node, self.jobs
+            "{nodes} nodes x {cores} cores from the allocations of {} jobs ({what}): the nodes \
+             they ran on and the most cores in use on one node at once (--nodes/--cores \
+             override)",
+            self.allocations.len()
         );
         (
             MachineHint {
                 nodes: Some(nodes),
-                cores: Some(self.cores_per_node),
+                cores: Some(cores),
             },
             Some(note),
         )
@@ -142,19 +219,35 @@ mod tests {
     }
 
     #[test]
-    fn the_census_counts_distinct_nodes_and_the_fullest_node() {
+    fn the_census_counts_distinct_nodes_and_the_fullest_node_at_once() {
         let mut c = Census::default();
         assert_eq!(c.machine("NodeList").0, MachineHint::default());
-        c.hosts("n[1-3]", 3, 36).unwrap();
-        c.hosts("n3,n4", 2, 3).unwrap();
+        // 12 cores a node on n1-n3 from 0 to 10.
+        c.hosts("n[1-3]", (0, 10), 36).unwrap();
+        // 2 cores a node on n3 and n4 from 10 (n3 is free again: ends come first).
+        c.hosts("n3,n4", (10, 20), 4).unwrap();
         let (m, note) = c.machine("NodeList, AllocTRES");
         assert_eq!((m.nodes, m.cores), (Some(4), Some(12)));
         assert!(
             note.unwrap()
                 .starts_with("4 nodes x 12 cores from the allocations of 2 jobs")
         );
+        // Two jobs sharing n4 from 15 on: 2 + 11 cores there at once.
+        c.hosts("n4", (15, 30), 11).unwrap();
+        assert_eq!(c.machine("").0.cores, Some(13));
+        assert!(c.hosts("n5,n[5", (0, 1), 1).is_err());
+        assert!(c.hosts("n6,n[7-6]", (0, 1), 1).is_err());
+        assert_eq!(c.machine("").0.nodes, Some(4));
         let mut f = Census::default();
-        f.ranks("[0-3]", 4, 16).unwrap();
-        assert_eq!(f.machine("ranks").0.nodes, Some(4));
+        // A nodelist repeating a host is one node; ranks are the nodes.
+        f.ranks("[0-3]", (0, 5), 16).unwrap();
+        f.hosts("asp,asp", (0, 5), 2).unwrap();
+        assert_eq!(
+            f.machine("ranks").0,
+            MachineHint {
+                nodes: Some(5),
+                cores: Some(4)
+            }
+        );
     }
 }

@@ -191,19 +191,20 @@ fn every_edge_of_a_headed_dump_gives_the_exact_jobs_and_counts() {
         (w.report.walltime_from_runtime, w.report.killed_at_walltime),
         (2, 0)
     );
-    // n01 n02 g01 n03 n04 n05 n07 n08 n09 n12; 8 cores a node (jobs 100 and 107).
+    // n01 n02 g01 n03 n04 n05 n07 n08 n09 n12; 9 cores on n01 at once (job 100's 8 and
+    // job 104's 1 from 10:05:00).
     assert_eq!(
         w.machine,
         MachineHint {
             nodes: Some(10),
-            cores: Some(8)
+            cores: Some(9)
         }
     );
     assert!(
         w.machine_derived
             .as_deref()
             .unwrap()
-            .starts_with("10 nodes x 8 cores from the allocations of 8 jobs"),
+            .starts_with("10 nodes x 9 cores from the allocations of 8 jobs"),
         "{:?}",
         w.machine_derived
     );
