@@ -16,8 +16,8 @@
 //!   of their own, by their `JobID`. Array tasks still pending as one record (`123_[1-3]`),
 //!   `PENDING` jobs, jobs that ended without starting (`Start=Unknown`), and jobs still
 //!   `RUNNING`/`SUSPENDED`/`RESIZING` (no end yet) are counted and not simulated; so are the
-//!   earlier runs of a requeued job that `--duplicates` lists (`REQUEUED`: the later record is
-//!   the job) and `REVOKED` federation siblings.
+//!   earlier runs of a requeued job that `--duplicates` lists (`REQUEUED`, or `PREEMPTED` when
+//!   the same id comes again: the later record is the job) and `REVOKED` federation siblings.
 //! - **Times** (`Submit`, `Start`, `End`) are `YYYY-MM-DDTHH:MM:SS` in the local time of the
 //!   machine that ran sacct (`slurm_make_time_str` calls `localtime_r`). They are read as UTC
 //!   plus [`SacctOptions::utc_offset`] (default 0): take the dump with `TZ=UTC`, as XDMoD
@@ -242,6 +242,17 @@ impl Layout {
     }
 }
 
+/// The reason an earlier run of a requeued job is not a job.
+const REQUEUED: &str = "requeued run (the later record is the job)";
+
+/// A job kept: where it came from.
+#[derive(Debug, Clone, Copy)]
+struct Kept {
+    line: usize,
+    index: usize,
+    preempted: bool,
+}
+
 /// Whether a line is a header: it names the `JobID` or `JobIDRaw` column (a row never does).
 fn is_header(line: &str) -> bool {
     line.split('|')
@@ -257,8 +268,10 @@ struct SacctReader<'a> {
     /// The byte ranges of the current line's fields.
     spans: Vec<(usize, usize)>,
     w: Workload,
-    /// Job id → the line it was kept from.
-    seen: FxHashMap<String, usize>,
+    /// Job id → the line it was kept from, its index in the jobs, whether it was PREEMPTED.
+    seen: FxHashMap<String, Kept>,
+    /// Jobs (indices) a later record of the same id replaced.
+    replaced: Vec<usize>,
     horizon: Horizon,
     census: Census,
 }
@@ -273,6 +286,7 @@ impl<'a> SacctReader<'a> {
             spans: Vec::new(),
             w: Workload::default(),
             seen: FxHashMap::default(),
+            replaced: Vec::new(),
             horizon: Horizon::default(),
             census: Census::default(),
         }
@@ -421,7 +435,7 @@ impl<'a> SacctReader<'a> {
             JobState::Running | JobState::Suspended | JobState::Resizing => {
                 Some("running (not ended)")
             }
-            JobState::Requeued => Some("requeued run (the later record is the job)"),
+            JobState::Requeued => Some(REQUEUED),
             JobState::Revoked => Some("revoked (a federated sibling)"),
             _ if start.is_none() => Some("never started (ended before it ran)"),
             _ => None,
@@ -523,13 +537,19 @@ impl<'a> SacctReader<'a> {
             let v = if v.is_empty() { get(b) } else { v };
             if v.is_empty() { default } else { v }.to_string()
         };
-        if let Some(&first) = self.seen.get(id) {
-            return Err(bad(
-                Col::JobId,
-                "duplicate job id",
-                format!("job `{id}` again (first on line {first})"),
-            ));
-        }
+        // A preempted and requeued job's run is logged PREEMPTED, and the job comes again
+        // under its id (`_job_requeue_op`, `src/slurmctld/job_mgr.c`; `--duplicates` shows it).
+        let earlier = match self.seen.get(id) {
+            Some(k) if k.preempted => Some(k.index),
+            Some(k) => {
+                return Err(bad(
+                    Col::JobId,
+                    "duplicate job id",
+                    format!("job `{id}` again (first on line {})", k.line),
+                ));
+            }
+            None => None,
+        };
         let job = SimJob {
             id: id.to_string(),
             submit,
@@ -560,12 +580,37 @@ impl<'a> SacctReader<'a> {
                 .hosts(nodelist, (start, end), cpus)
                 .map_err(|e| value(Col::NodeList, e))?;
         }
-        self.seen.insert(job.id.clone(), lineno);
+        if let Some(index) = earlier {
+            self.replaced.push(index);
+            self.w.report.drop_job(REQUEUED);
+        }
+        let kept = Kept {
+            line: lineno,
+            index: self.w.jobs.len(),
+            preempted: state == JobState::Preempted,
+        };
+        self.seen.insert(job.id.clone(), kept);
         self.w.push_kept(job);
         Ok(())
     }
 
     fn finish(mut self) -> Result<Workload, WorkloadError> {
+        if !self.replaced.is_empty() {
+            self.replaced.sort_unstable();
+            let mut replaced = std::mem::take(&mut self.replaced).into_iter().peekable();
+            let mut i = 0;
+            self.w.jobs.retain(|_| {
+                let gone = replaced.next_if_eq(&i).is_some();
+                i += 1;
+                !gone
+            });
+            let jobs = std::mem::take(&mut self.w.jobs);
+            let report = &mut self.w.report;
+            (report.walltime_from_runtime, report.killed_at_walltime) = (0, 0);
+            for job in jobs {
+                self.w.push_kept(job);
+            }
+        }
         let (machine, note) = self.census.machine("NodeList, AllocTRES/NCPUS");
         self.w.machine = machine;
         self.w.machine_derived = note;

@@ -480,3 +480,39 @@ fn the_streaming_reader_reads_what_the_text_reader_reads() {
         "{e}"
     );
 }
+
+#[test]
+fn a_preempted_run_followed_by_its_requeued_job_is_an_earlier_run() {
+    let preempted = "5|2026-01-05T10:00:00|2026-01-05T10:01:00|2026-01-05T10:02:00|PREEMPTED|4|a";
+    let later = "5|2026-01-05T10:02:30|2026-01-05T10:03:00|2026-01-05T10:13:00|COMPLETED|4|a";
+    let w = parse(&rows(&[GOOD, preempted, later])).unwrap();
+    assert_eq!(
+        w.jobs
+            .iter()
+            .map(|j| (j.id.as_str(), j.run))
+            .collect::<Vec<_>>(),
+        [("1", 60), ("5", 600)]
+    );
+    assert_eq!(
+        w.report.dropped,
+        BTreeMap::from([("requeued run (the later record is the job)".to_string(), 1)])
+    );
+    assert_eq!(
+        (w.report.read, w.report.kept, w.report.walltime_from_runtime),
+        (3, 2, 2)
+    );
+    // Two preempted jobs coming back in the other order.
+    let (p6, l6) = (preempted.replacen('5', "6", 1), later.replacen('5', "6", 1));
+    let w = parse(&rows(&[preempted, &p6, &l6, later])).unwrap();
+    assert_eq!(
+        w.jobs
+            .iter()
+            .map(|j| (j.id.as_str(), j.run))
+            .collect::<Vec<_>>(),
+        [("6", 600), ("5", 600)]
+    );
+    // A PREEMPTED job that did not come back is a job; a completed one twice is not.
+    assert_eq!(parse(&rows(&[preempted])).unwrap().jobs.len(), 1);
+    let e = parse(&rows(&[later, later])).unwrap_err().to_string();
+    assert_eq!(e, "f:3: column JobID: job `5` again (first on line 2)");
+}
