@@ -202,3 +202,22 @@ fn bad_flux_records_are_errors_or_counted() {
     );
     assert_eq!(w.report.read, w.report.kept + w.report.dropped_total());
 }
+
+/// Flux lists cut at every character: lenient reads count every line; nothing panics.
+#[test]
+fn a_flux_list_cut_anywhere_is_read_or_refused_never_a_panic() {
+    let text = sample();
+    for (end, _) in text.char_indices().chain([(text.len(), ' ')]) {
+        let w = parse_flux_jobs(&text[..end], "f", ReadOptions { lenient: true }).unwrap();
+        assert_eq!(
+            w.report.read,
+            w.report.kept + w.report.dropped_total(),
+            "{end}"
+        );
+        let _ = strict(&text[..end]);
+    }
+    for (end, _) in DOC.char_indices() {
+        let _ = looks_like_flux(&DOC[..end]);
+        let _ = strict(&DOC[..end]);
+    }
+}

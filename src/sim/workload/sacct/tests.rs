@@ -516,3 +516,36 @@ fn a_preempted_run_followed_by_its_requeued_job_is_an_earlier_run() {
     let e = parse(&rows(&[later, later])).unwrap_err().to_string();
     assert_eq!(e, "f:3: column JobID: job `5` again (first on line 2)");
 }
+
+/// Every prefix of the fixture (a dump cut anywhere; a header cut short may lack a column, an
+/// error either way), and every row with one `|` doubled: a lenient read never
+/// fails and counts every row; a strict one fails or agrees.
+#[test]
+fn a_dump_cut_or_garbled_anywhere_is_read_or_refused_never_a_panic() {
+    for end in 0..EDGES.find('\n').unwrap() {
+        let _ = parse(&EDGES[..end]);
+    }
+    for end in EDGES.find('\n').unwrap()..=EDGES.len() {
+        let text = &EDGES[..end];
+        let w = lenient(text);
+        assert_eq!(
+            w.report.read,
+            w.report.kept + w.report.dropped_total(),
+            "{end}"
+        );
+        if let Ok(s) = parse(text) {
+            assert_eq!(s.jobs, w.jobs, "{end}");
+        }
+    }
+    let body = EDGES.find('\n').unwrap();
+    for (i, _) in EDGES.match_indices('|').filter(|(i, _)| *i > body) {
+        let mut garbled = EDGES.to_string();
+        garbled.replace_range(i..i + 1, "||");
+        let w = lenient(&garbled);
+        assert_eq!(
+            w.report.read,
+            w.report.kept + w.report.dropped_total(),
+            "{i}"
+        );
+    }
+}

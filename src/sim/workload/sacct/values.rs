@@ -80,18 +80,21 @@ pub fn utc_offset(s: &str) -> Result<i64, String> {
         Some(b'-') => (-1, &s[1..]),
         _ => return Err(bad()),
     };
-    let digits: String = rest.chars().filter(|&c| c != ':').collect();
-    let colon_ok = rest.len() == 2 || rest.len() == 4 && !rest.contains(':') || {
-        rest.len() == 5 && rest.as_bytes()[2] == b':'
+    let b = rest.as_bytes();
+    let two = |i: usize| -> Option<i64> {
+        let d = b.get(i..i + 2)?;
+        d.iter()
+            .all(u8::is_ascii_digit)
+            .then(|| ((d[0] - b'0') * 10 + (d[1] - b'0')) as i64)
     };
-    if !colon_ok || !digits.bytes().all(|b| b.is_ascii_digit()) {
+    let (h, m) = match b.len() {
+        2 => (two(0), Some(0)),
+        4 => (two(0), two(2)),
+        5 if b[2] == b':' => (two(0), two(3)),
+        _ => (None, None),
+    };
+    let (Some(h), Some(m)) = (h, m) else {
         return Err(bad());
-    }
-    let h: i64 = digits[..2].parse().map_err(|_| bad())?;
-    let m: i64 = if digits.len() == 4 {
-        digits[2..].parse().map_err(|_| bad())?
-    } else {
-        0
     };
     if h > 14 || m > 59 {
         return Err(bad());
@@ -396,7 +399,9 @@ mod tests {
         assert_eq!(utc_offset("-05:00"), Ok(-18_000));
         assert_eq!(utc_offset("+0530"), Ok(19_800));
         assert_eq!(utc_offset("+01"), Ok(3600));
-        for bad in ["EST", "5:00", "+5:00", "+25:00", "+05:60"] {
+        for bad in [
+            "EST", "5:00", "+5:00", "+25:00", "+05:60", "+1:", "+", "-0é", "+12:3",
+        ] {
             assert!(utc_offset(bad).is_err(), "{bad}");
         }
     }
