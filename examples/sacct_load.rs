@@ -9,7 +9,8 @@
 //!
 //! Peak memory is the process's peak resident set (`VmHWM` of `/proc/self/status`), read
 //! after each phase: the streaming read comes first, so its figure holds the jobs kept and
-//! not the file.
+//! not the file. Rates are given per second of wall time and per second of this thread's CPU
+//! time (the fair figure on a shared machine).
 
 use jobsort::sim::workload::{ReadOptions, SacctOptions, parse_sacct, read_sacct};
 use std::io::{BufReader, BufWriter, Write};
@@ -100,6 +101,17 @@ fn generate(path: &std::path::Path, rows: usize) -> std::io::Result<usize> {
     Ok(jobs)
 }
 
+/// This thread's CPU time, seconds.
+fn cpu_seconds() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid timespec for the call to write.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+}
+
 fn peak_rss_kb() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
@@ -124,7 +136,7 @@ fn main() {
     );
     let before = peak_rss_kb().unwrap_or(0);
     let (read, sacct) = (ReadOptions::default(), SacctOptions::default());
-    let t = Instant::now();
+    let (t, cpu) = (Instant::now(), cpu_seconds());
     let file = std::fs::File::open(&path).expect("open the dump");
     let w = read_sacct(
         BufReader::with_capacity(1 << 16, file),
@@ -133,28 +145,33 @@ fn main() {
         &sacct,
     )
     .expect("read the dump");
-    let secs = t.elapsed().as_secs_f64();
+    let (secs, cpu) = (t.elapsed().as_secs_f64(), cpu_seconds() - cpu);
     println!(
-        "streaming read: {} rows, {} jobs kept, {:.2} s: {:.2} M rows/s, {:.0} MB/s; peak RSS \
-         {:.0} MB (before: {:.0} MB)",
+        "streaming read: {} rows, {} jobs kept, {:.2} s ({:.2} s CPU): {:.2} M rows/s ({:.2} M \
+         rows per CPU second), {:.0} MB/s; peak RSS {:.0} MB (before: {:.0} MB)",
         w.report.read,
         w.report.kept,
         secs,
+        cpu,
         w.report.read as f64 / secs / 1e6,
+        w.report.read as f64 / cpu / 1e6,
         bytes as f64 / secs / 1e6,
         peak_rss_kb().unwrap_or(0) as f64 / 1024.0,
         before as f64 / 1024.0
     );
     drop(w);
     let text = std::fs::read_to_string(&path).expect("read the dump");
-    let t = Instant::now();
+    let (t, cpu) = (Instant::now(), cpu_seconds());
     let w = parse_sacct(&text, "sacct.txt", read, &sacct).expect("parse the dump");
-    let secs = t.elapsed().as_secs_f64();
+    let (secs, cpu) = (t.elapsed().as_secs_f64(), cpu_seconds() - cpu);
     println!(
-        "in memory: {} rows in {:.2} s: {:.2} M rows/s",
+        "in memory: {} rows in {:.2} s ({:.2} s CPU): {:.2} M rows/s ({:.2} M rows per CPU \
+         second)",
         w.report.read,
         secs,
-        w.report.read as f64 / secs / 1e6
+        cpu,
+        w.report.read as f64 / secs / 1e6,
+        w.report.read as f64 / cpu / 1e6
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -106,15 +106,36 @@ fn expand(rest: &str, prefix: &mut String, each: &mut impl FnMut(&str)) -> Resul
     for item in inner.split(',') {
         let (lo, hi) = range(item)?;
         for v in lo.value..=hi {
-            use std::fmt::Write;
             prefix.truncate(len);
             prefix.push_str(head);
-            let _ = write!(prefix, "{v:0width$}", width = lo.width);
+            push_padded(prefix, v, lo.width);
             expand(tail, prefix, each)?;
         }
     }
     prefix.truncate(len);
     Ok(())
+}
+
+/// `v` in decimal, zero-padded to `width` digits (`format!("{v:0width$}")` without the
+/// formatting machinery: this runs once for every node of every job).
+fn push_padded(out: &mut String, v: u64, width: usize) {
+    let mut digits = [0u8; 20];
+    let mut n = 0;
+    let mut rest = v;
+    loop {
+        digits[n] = b'0' + (rest % 10) as u8;
+        n += 1;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    for _ in n..width {
+        out.push('0');
+    }
+    for &d in digits[..n].iter().rev() {
+        out.push(d as char);
+    }
 }
 
 #[cfg(test)]
@@ -144,6 +165,11 @@ mod tests {
             ]
         );
         assert_eq!(hosts("cn[8-10]").unwrap(), ["cn8", "cn9", "cn10"]);
+        assert_eq!(hosts("cn[0-0]").unwrap(), ["cn0"]);
+        assert_eq!(
+            hosts("cn[0098-0101]").unwrap(),
+            ["cn0098", "cn0099", "cn0100", "cn0101"]
+        );
         assert_eq!(
             hosts("r[1-2]n[01-02]").unwrap(),
             ["r1n01", "r1n02", "r2n01", "r2n02"]

@@ -218,9 +218,14 @@ impl LoadReport {
     pub fn dropped_total(&self) -> usize {
         self.dropped.values().sum()
     }
-    /// Count a dropped job.
+    /// Count a dropped job (the reason is copied only the first time it is met).
     pub fn drop_job(&mut self, reason: &str) {
-        *self.dropped.entry(reason.to_string()).or_insert(0) += 1;
+        match self.dropped.get_mut(reason) {
+            Some(n) => *n += 1,
+            None => {
+                self.dropped.insert(reason.to_string(), 1);
+            }
+        }
     }
 }
 
