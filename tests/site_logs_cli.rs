@@ -199,6 +199,18 @@ const OVERFULL: &str = "JobID|Submit|Start|End|State|NNodes|NCPUS\n\
 1|2026-01-05T10:00:00|2026-01-05T10:00:00|2026-01-05T11:00:00|COMPLETED|1|4\n\
 2|2026-01-05T10:00:00|2026-01-05T10:30:00|2026-01-05T11:30:00|COMPLETED|1|4\n";
 
+/// `replay --trace` of [`OVERFULL`] on one 4-core node.
+fn replay_overfull() -> std::process::Output {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write(dir.path(), "overfull.txt", OVERFULL);
+    let on_one_node = ["--nodes", "1", "--cores", "4"];
+    jobsort(
+        ["replay", "--trace", &trace, "--formula", F]
+            .into_iter()
+            .chain(on_one_node),
+    )
+}
+
 #[test]
 fn a_real_schedule_beyond_the_given_cluster_is_reported() {
     let dir = tempfile::tempdir().unwrap();
@@ -207,17 +219,7 @@ fn a_real_schedule_beyond_the_given_cluster_is_reported() {
     let out = jobsort(["replay", "--trace", &trace, "--formula", F]);
     assert_eq!(code(&out), Some(1));
     stderr_has(&out, "no machine size in the trace");
-    let out = jobsort([
-        "replay",
-        "--trace",
-        &trace,
-        "--formula",
-        F,
-        "--nodes",
-        "1",
-        "--cores",
-        "4",
-    ]);
+    let out = replay_overfull();
     assert!(
         stdout(&out).contains("rounds where recorded dispatches exceeded the free cores: 1"),
         "{}",
@@ -230,19 +232,7 @@ fn a_real_schedule_beyond_the_given_cluster_is_reported() {
 #[test]
 #[ignore = "needs the capacity check of replay/trace.rs (pbsacct branch); un-ignore at the merge"]
 fn a_real_schedule_beyond_the_given_cluster_is_an_error_by_default() {
-    let dir = tempfile::tempdir().unwrap();
-    let trace = write(dir.path(), "overfull.txt", OVERFULL);
-    let out = jobsort([
-        "replay",
-        "--trace",
-        &trace,
-        "--formula",
-        F,
-        "--nodes",
-        "1",
-        "--cores",
-        "4",
-    ]);
+    let out = replay_overfull();
     assert_eq!(code(&out), Some(1), "{}", stdout(&out));
     stderr_has(&out, "exceed");
 }

@@ -5,6 +5,8 @@
 use super::hostlist::{for_each_host, for_each_id};
 use super::job::{LoadReport, MachineHint, ReadOptions, WorkloadError};
 use rustc_hash::FxHashMap;
+use std::borrow::Borrow;
+use std::hash::Hash;
 
 /// A record that could not be made into a job: its line, the column (or field) at fault, the
 /// kind of fault (the reason it is counted under when skipped) and what exactly was wrong.
@@ -77,20 +79,11 @@ impl Census {
     /// A job's allocation from `start` to `end`: its hostlist and its cores in all. A bad
     /// list is an error and leaves the census as it was.
     pub fn hosts(&mut self, list: &str, span: (i64, i64), cores: u64) -> Result<(), String> {
-        let before = self.nodes.len();
-        let next = self.names.len() + self.ranks.len();
-        let mut fresh: FxHashMap<String, u32> = FxHashMap::default();
+        let (before, next) = (self.nodes.len(), self.names.len() + self.ranks.len());
+        let mut fresh = FxHashMap::default();
         let (names, nodes) = (&self.names, &mut self.nodes);
         let added = for_each_host(list, |h| {
-            let id = match names.get(h).or_else(|| fresh.get(h)) {
-                Some(&id) => id,
-                None => {
-                    let id = (next + fresh.len()) as u32;
-                    fresh.insert(h.to_string(), id);
-                    id
-                }
-            };
-            nodes.push(id);
+            nodes.push(node_id(names, &mut fresh, next, h, str::to_string))
         });
         if added.is_ok() {
             self.names.extend(fresh);
@@ -100,20 +93,11 @@ impl Census {
 
     /// A job's allocation as Flux ranks (an idset).
     pub fn ranks(&mut self, set: &str, span: (i64, i64), cores: u64) -> Result<(), String> {
-        let before = self.nodes.len();
-        let next = self.names.len() + self.ranks.len();
-        let mut fresh: FxHashMap<u64, u32> = FxHashMap::default();
+        let (before, next) = (self.nodes.len(), self.names.len() + self.ranks.len());
+        let mut fresh = FxHashMap::default();
         let (ranks, nodes) = (&self.ranks, &mut self.nodes);
         let added = for_each_id(set, |r| {
-            let id = match ranks.get(&r).or_else(|| fresh.get(&r)) {
-                Some(&id) => id,
-                None => {
-                    let id = (next + fresh.len()) as u32;
-                    fresh.insert(r, id);
-                    id
-                }
-            };
-            nodes.push(id);
+            nodes.push(node_id(ranks, &mut fresh, next, &r, |r| *r))
         });
         if added.is_ok() {
             self.ranks.extend(fresh);
@@ -200,6 +184,29 @@ impl Census {
             },
             Some(note),
         )
+    }
+}
+
+/// A node's id: one already `known`, one given earlier in the same allocation (`fresh`), or
+/// the next free one (`next` is the count known), added to `fresh`.
+fn node_id<K, Q>(
+    known: &FxHashMap<K, u32>,
+    fresh: &mut FxHashMap<K, u32>,
+    next: usize,
+    key: &Q,
+    owned: impl FnOnce(&Q) -> K,
+) -> u32
+where
+    K: Borrow<Q> + Hash + Eq,
+    Q: Hash + Eq + ?Sized,
+{
+    match known.get(key).or_else(|| fresh.get(key)) {
+        Some(&id) => id,
+        None => {
+            let id = (next + fresh.len()) as u32;
+            fresh.insert(owned(key), id);
+            id
+        }
     }
 }
 
