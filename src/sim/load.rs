@@ -1,17 +1,34 @@
 //! Loading a workload file: one rule for the format, for the library and the command line
 //! alike. Gzip is recognised by its magic bytes (whatever the name); then a `.jsonl` /
 //! `.ndjson` name means JSON lines, a `.json` name a JSON job list, and otherwise the text
-//! decides: `[` or `{` (after white space) starts a JSON job list, anything else is SWF.
+//! decides: `[` or `{` (after white space) starts a JSON job list, a first line (past blank
+//! lines and SWF `;` comments) holding a `|` is a sacct dump, anything else is SWF. A JSON
+//! text whose first job has Flux's `t_submit` (and no `submit`) is a Flux job list.
 
 use super::swf::{machines_beside, parse_swf};
-use super::workload::{JsonLayout, Workload, WorkloadError, decode_text, hex, parse_json_jobs_as};
+use super::workload::{
+    JsonLayout, ReadOptions, SacctOptions, Workload, WorkloadError, decode_text, hex,
+    looks_like_flux, parse_flux_jobs, parse_json_jobs_as, parse_sacct,
+};
 use std::path::Path;
+
+/// How to read a trace beyond its bytes: bad records of a site's log strict or counted, and
+/// what a sacct dump does not say of itself.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TraceOptions {
+    pub read: ReadOptions,
+    pub sacct: SacctOptions,
+}
 
 /// The format of a workload.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TraceFormat {
     Swf,
     Json(JsonLayout),
+    /// Slurm `sacct --parsable2` output ([`super::workload::sacct`]).
+    Sacct,
+    /// `flux jobs --json` or `flux job list` output ([`super::workload::parse_flux_jobs`]).
+    FluxJobs,
 }
 
 /// The format of a workload's decoded `text`, its file `name` (`.gz` aside) as the hint
@@ -21,10 +38,20 @@ pub fn trace_format(name: &str, text: &str) -> TraceFormat {
         .strip_suffix(".gz")
         .unwrap_or(name)
         .to_ascii_lowercase();
-    if stem.ends_with(".jsonl") || stem.ends_with(".ndjson") {
+    let lines = stem.ends_with(".jsonl") || stem.ends_with(".ndjson");
+    let json = lines || stem.ends_with(".json") || text.trim_start().starts_with(['[', '{']);
+    if json && looks_like_flux(text) {
+        TraceFormat::FluxJobs
+    } else if lines {
         TraceFormat::Json(JsonLayout::Lines)
-    } else if stem.ends_with(".json") || text.trim_start().starts_with(['[', '{']) {
+    } else if json {
         TraceFormat::Json(JsonLayout::Auto)
+    } else if text
+        .lines()
+        .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with(';'))
+        .is_some_and(|l| l.contains('|'))
+    {
+        TraceFormat::Sacct
     } else {
         TraceFormat::Swf
     }
@@ -33,6 +60,11 @@ pub fn trace_format(name: &str, text: &str) -> TraceFormat {
 /// Load a workload file ([`trace_format`] decides how to read it). An SWF trace without a
 /// machine size in its header takes it from an AleaNG `<file>.machines` beside it.
 pub fn load_workload(path: &Path) -> Result<Workload, WorkloadError> {
+    load_workload_with(path, &TraceOptions::default())
+}
+
+/// [`load_workload`] with the options a site's log may need.
+pub fn load_workload_with(path: &Path, options: &TraceOptions) -> Result<Workload, WorkloadError> {
     let file = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| WorkloadError::Io {
         file: file.clone(),
@@ -42,7 +74,7 @@ pub fn load_workload(path: &Path) -> Result<Workload, WorkloadError> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let (mut w, format) = read_workload(bytes, &file, &name)?;
+    let (mut w, format) = read_workload_with(bytes, &file, &name, options)?;
     if format == TraceFormat::Swf
         && w.machine.nodes.is_none()
         && let Some(m) = machines_beside(path)?
@@ -60,6 +92,16 @@ pub fn read_workload(
     file: &str,
     name: &str,
 ) -> Result<(Workload, TraceFormat), WorkloadError> {
+    read_workload_with(bytes, file, name, &TraceOptions::default())
+}
+
+/// [`read_workload`] with the options a site's log may need.
+pub fn read_workload_with(
+    bytes: Vec<u8>,
+    file: &str,
+    name: &str,
+    options: &TraceOptions,
+) -> Result<(Workload, TraceFormat), WorkloadError> {
     use sha2::Digest;
     let sha256 = hex(&sha2::Sha256::digest(&bytes));
     let text = decode_text(bytes, file)?;
@@ -67,6 +109,8 @@ pub fn read_workload(
     let mut w = match format {
         TraceFormat::Swf => parse_swf(&text, file)?,
         TraceFormat::Json(layout) => parse_json_jobs_as(&text, file, layout)?,
+        TraceFormat::Sacct => parse_sacct(&text, file, options.read, &options.sacct)?,
+        TraceFormat::FluxJobs => parse_flux_jobs(&text, file, options.read)?,
     };
     w.name = name.to_string();
     w.sha256 = sha256;
@@ -100,5 +144,30 @@ mod tests {
         // One object on one line is one job (it used to be refused as a document).
         let (w, _) = read_workload(lines.into(), "t.jsonl", "t.jsonl").unwrap();
         assert_eq!(w.jobs.len(), 1);
+    }
+
+    #[test]
+    fn a_sacct_dump_is_told_by_its_bars_and_swf_stays_swf() {
+        let sacct = "JobID|Submit|Start|End|State|NCPUS\n\
+                     1|2026-01-05T10:00:00|2026-01-05T10:01:00|2026-01-05T10:02:00|COMPLETED|1\n";
+        assert_eq!(trace_format("sacct.txt", sacct), TraceFormat::Sacct);
+        assert_eq!(trace_format("t.swf", sacct), TraceFormat::Sacct);
+        // Headerless (`-n`), after blank lines.
+        assert_eq!(
+            trace_format("<stdin>", "\n4103947|4103947|ub-hpc\n"),
+            TraceFormat::Sacct
+        );
+        // An SWF comment may hold a bar; the first data line decides.
+        let swf = "; Note: a|b\n1 0 0 10 1 -1 -1 1 -1 -1 1 1 1 -1 -1 -1 -1 -1\n";
+        assert_eq!(trace_format("t.swf", swf), TraceFormat::Swf);
+        assert_eq!(
+            trace_format("t.json", sacct),
+            TraceFormat::Json(JsonLayout::Auto)
+        );
+        let (w, format) = read_workload(sacct.into(), "s", "s").unwrap();
+        assert_eq!(
+            (format, w.jobs.len(), w.jobs[0].run),
+            (TraceFormat::Sacct, 1, 60)
+        );
     }
 }

@@ -207,14 +207,25 @@ pub struct LoadReport {
     pub killed_at_walltime: usize,
 }
 
+/// How a reader treats bad records: an error at file:line (strict), or skipped and counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ReadOptions {
+    pub lenient: bool,
+}
+
 impl LoadReport {
     /// Total jobs dropped.
     pub fn dropped_total(&self) -> usize {
         self.dropped.values().sum()
     }
-    /// Count a dropped job.
+    /// Count a dropped job (the reason is copied only the first time it is met).
     pub fn drop_job(&mut self, reason: &str) {
-        *self.dropped.entry(reason.to_string()).or_insert(0) += 1;
+        match self.dropped.get_mut(reason) {
+            Some(n) => *n += 1,
+            None => {
+                self.dropped.insert(reason.to_string(), 1);
+            }
+        }
     }
 }
 
@@ -239,6 +250,9 @@ pub struct Workload {
     pub unix_start_time: Option<i64>,
     /// SWF header lines (`Label: value`), in file order.
     pub header: Vec<(String, String)>,
+    /// Where `machine` came from when the trace states no size and the reader derived it from
+    /// the jobs' allocations (a site log's node lists and cores), for the load report.
+    pub machine_derived: Option<String>,
 }
 
 /// A load error: where and what.

@@ -8,11 +8,17 @@
 //!   `min(run, walltime)` ([`SimJob::effective_run`]);
 //! - a missing requested time falls back to the run time.
 
+mod flux_jobs;
+mod hostlist;
 mod job;
 mod json;
+pub mod sacct;
+mod site_log;
 
+pub use flux_jobs::{looks_like_flux, parse_flux_jobs};
 pub use job::*;
 pub use json::{JsonLayout, parse_json_jobs, parse_json_jobs_as};
+pub use sacct::{SacctOptions, parse_sacct, read_sacct};
 
 #[cfg(test)]
 mod tests {

@@ -5,8 +5,10 @@ use super::formula_args::{CatalogArgs, CompileArgs, FormulaValue, read_formula_a
 use super::input::InputPath;
 use super::output::{Out, ReportFormat, write_json};
 use super::prepared::{Ties, check_absent_inputs, fairshare_inputs};
-use super::report::{EXIT_INVALID, Failure, Outcome};
-use super::schedule_args::{MachineArgs, PolicyArg, check_nodes, load_trace};
+use super::report::{EXIT_INVALID, Failure, Outcome, note};
+use super::schedule_args::{
+    MachineArgs, PolicyArg, SacctArgs, check_nodes, dropped_reasons, load_trace, trace_options,
+};
 use jobsort::CompiledFormula;
 use jobsort::sim::record::{Recording, parse_recording};
 use jobsort::sim::replay::{
@@ -33,10 +35,15 @@ pub struct Args {
     pub catalog: CatalogArgs,
     #[command(flatten)]
     pub compile: CompileArgs,
-    /// Use an SWF trace's real schedule (start = submit + wait) as the recording (`-` for
-    /// stdin).
+    /// Use a trace's real schedule as the recording (`-` for stdin): SWF (start = submit +
+    /// wait), or a site's log (Slurm `sacct -P`, Flux job lists: their start and end).
     #[arg(long, value_name = "FILE", conflicts_with = "recording")]
     pub trace: Option<InputPath>,
+    /// Skip bad records of a site's log (counted per reason and reported) instead of stopping at the first
+    #[arg(long)]
+    pub lenient: bool,
+    #[command(flatten)]
+    pub sacct: SacctArgs,
     /// Policy for "jobs it would have started" with --trace.
     #[arg(long, value_enum, default_value = "easy")]
     pub policy: PolicyArg,
@@ -76,8 +83,9 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
                     "--verify needs a recording made by `jobsort sim --record`, not --trace",
                 ));
             }
-            let mut w = load_trace(trace)?;
+            let mut w = load_trace(trace, &trace_options(args.lenient, &args.sacct))?;
             let (nodes, cores) = args.machine.resolve(w.machine, &trace.name())?;
+            note_load_report(&w, &trace.name(), &args.machine);
             drop_oversized(&mut w, nodes, cores);
             let config = SimConfig {
                 policy: args.policy.into(),
@@ -119,6 +127,24 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     write_reconcile(out, &report, &args, recorded_waits.as_ref())?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// What loading the trace left out, and where the cluster size came from, on stderr (as
+/// `rank` notes an SWF trace's drops).
+fn note_load_report(w: &jobsort::sim::Workload, trace: &str, machine: &MachineArgs) {
+    if w.report.dropped_total() > 0 {
+        note(&format!(
+            "{trace}: {} of {} records not replayed: {}",
+            w.report.dropped_total(),
+            w.report.read,
+            dropped_reasons(w).join(", ")
+        ));
+    }
+    if let Some(how) = &w.machine_derived
+        && (machine.nodes.is_none() || machine.cores.is_none())
+    {
+        note(&format!("{trace}: cluster size: {how}"));
+    }
 }
 
 /// A formula reading fairshare keywords against a recording made without fairshare: they

@@ -5,9 +5,9 @@
 use super::input::InputPath;
 use super::report::Failure;
 use jobsort::rank::Threshold;
-use jobsort::sim::Policy;
 use jobsort::sim::setup::check_cluster;
-use jobsort::sim::workload::{MachineHint, Workload};
+use jobsort::sim::workload::{MachineHint, ReadOptions, SacctOptions, Workload, sacct};
+use jobsort::sim::{Policy, TraceOptions};
 
 /// The value parser of `--threshold`: a number; NaN, which compares false with every value,
 /// is a usage error.
@@ -63,7 +63,7 @@ impl MachineArgs {
         let (Some(nodes), Some(cores)) = (nodes, cores) else {
             return Err(Failure::invalid(format!(
                 "{trace}: no machine size in the trace (no MaxNodes/MaxProcs header, no \
-                 .machines file): give --nodes and --cores"
+                 .machines file, no job with a node list): give --nodes and --cores"
             )));
         };
         let source = if self.nodes.is_some() {
@@ -82,15 +82,50 @@ pub fn check_nodes(nodes: u32, source: &str) -> Result<(), Failure> {
     check_cluster(nodes, 1).map_err(|e| Failure::invalid(format!("{source}: {e}")))
 }
 
-/// A workload trace (`-` for stdin): SWF (plain or gzip) or a JSON job list, told apart as
-/// the library tells them ([`jobsort::sim::trace_format`]).
-pub fn load_trace(trace: &InputPath) -> Result<Workload, Failure> {
+/// What a sacct dump does not say of itself.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct SacctArgs {
+    /// The columns of a sacct dump without a header line (`sacct -n`), in order: sacct field
+    /// names (`jobid,submit,start,end,state,...`), or `xdmod` for XDMoD's 26 fields.
+    #[arg(long = "sacct-fields", value_name = "LIST")]
+    pub fields: Option<String>,
+    /// The zone a sacct dump's times are in, as a UTC offset (`UTC`, `-05:00`): sacct prints
+    /// local time. Dump with `TZ=UTC sacct ...` (a zone with summer time has no one offset).
+    #[arg(long = "sacct-utc-offset", value_name = "OFFSET", default_value = "UTC",
+          allow_hyphen_values = true, value_parser = sacct::utc_offset)]
+    pub utc_offset: i64,
+}
+
+/// How `--trace` is read: `lenient` is `--lenient`.
+pub fn trace_options(lenient: bool, sacct: &SacctArgs) -> TraceOptions {
+    TraceOptions {
+        read: ReadOptions { lenient },
+        sacct: SacctOptions {
+            fields: sacct.fields.as_deref().map(SacctOptions::fields_of),
+            utc_offset: sacct.utc_offset,
+        },
+    }
+}
+
+/// A workload trace (`-` for stdin): SWF (plain or gzip), a JSON job list or a sacct dump,
+/// told apart as the library tells them ([`jobsort::sim::trace_format`]).
+pub fn load_trace(trace: &InputPath, options: &TraceOptions) -> Result<Workload, Failure> {
     match trace {
-        InputPath::File(path) => jobsort::sim::load_workload(path),
+        InputPath::File(path) => jobsort::sim::load_workload_with(path, options),
         InputPath::Stdin => {
             let name = trace.name();
-            jobsort::sim::read_workload(trace.read_bytes()?, &name, &name).map(|(w, _)| w)
+            jobsort::sim::read_workload_with(trace.read_bytes()?, &name, &name, options)
+                .map(|(w, _)| w)
         }
     }
     .map_err(Failure::invalid)
+}
+
+/// The rows of a trace that were not made jobs, by reason (`3 (job step (not a job)), ...`).
+pub fn dropped_reasons(w: &Workload) -> Vec<String> {
+    w.report
+        .dropped
+        .iter()
+        .map(|(k, v)| format!("{v} {k}"))
+        .collect()
 }

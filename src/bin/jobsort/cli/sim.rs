@@ -5,7 +5,9 @@ use super::input::InputPath;
 use super::output::{Out, ReportFormat, write_json};
 use super::prepared::{Ties, check_absent_inputs, fairshare_inputs};
 use super::report::{Failure, Outcome, note, warn};
-use super::schedule_args::{MachineArgs, PolicyArg, load_trace, threshold_arg};
+use super::schedule_args::{
+    MachineArgs, PolicyArg, SacctArgs, dropped_reasons, load_trace, threshold_arg, trace_options,
+};
 use super::site_args::{Explained, PbsSiteArgs, pick};
 use clap::ValueEnum;
 use jobsort::CompiledFormula;
@@ -28,10 +30,15 @@ use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Workload (`-` for stdin): SWF (plain or .gz) or a JSON job list (.json / .jsonl; the
-    /// README gives its fields).
+    /// Workload (`-` for stdin): SWF (plain or .gz), a JSON job list (.json / .jsonl; the
+    /// README gives its fields) or a site's log (Slurm `sacct -P`, `flux jobs --json`, `flux job list`).
     #[arg(long, value_name = "FILE")]
     pub trace: InputPath,
+    /// Skip bad records of a site's log (counted per reason and reported) instead of stopping at the first
+    #[arg(long)]
+    pub lenient: bool,
+    #[command(flatten)]
+    pub sacct: SacctArgs,
     /// A job_sort_formula (repeat to compare several side by side; none = the site's
     /// job_sort_formula from --qmgr, else first come, first served). `-` reads stdin; a qmgr
     /// line `set server job_sort_formula="..."` is accepted.
@@ -486,12 +493,15 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         Some(p) => Some(record_paths(p, formulas.len().max(1))?),
         None => None,
     };
-    let mut w = load_trace(&args.trace)?;
+    let mut w = load_trace(&args.trace, &trace_options(args.lenient, &args.sacct))?;
     if let Some(n) = args.first {
         w.truncate(n);
     }
     apply_queue_priorities(&mut w, &queue_priorities);
     let (nodes, cores) = args.machine.resolve(w.machine, &args.trace.name())?;
+    if args.machine.nodes.is_some() && args.machine.cores.is_some() {
+        w.machine_derived = None;
+    }
     if args.explain_config {
         let from = |flag: bool, hint: bool| match (flag, hint) {
             (true, _) => "--nodes/--cores".to_string(),
@@ -646,7 +656,7 @@ fn json_report(
     cores: u32,
     runs: &[RunResult],
 ) -> serde_json::Value {
-    serde_json::json!({
+    let mut report = serde_json::json!({
         "trace": {
             "name": w.name,
             "sha256": w.sha256,
@@ -669,7 +679,11 @@ fn json_report(
             "metrics": r.metrics,
             "shares": r.shares,
         })).collect::<Vec<_>>(),
-    })
+    });
+    if let Some(how) = &w.machine_derived {
+        report["trace"]["machine_derived"] = how.as_str().into();
+    }
+    report
 }
 
 fn label(r: &RunResult) -> String {
@@ -683,12 +697,7 @@ fn write_table(
     cores: u32,
     runs: &[RunResult],
 ) -> std::io::Result<()> {
-    let dropped: Vec<String> = w
-        .report
-        .dropped
-        .iter()
-        .map(|(k, v)| format!("{v} {k}"))
-        .collect();
+    let dropped = dropped_reasons(w);
     writeln!(
         out,
         "trace {}: {} jobs read, {} simulated, {} dropped{}; cluster {} nodes x {} cores",
@@ -709,6 +718,9 @@ fn write_table(
         "requested time missing (run time used): {}; killed at requested time: {}",
         w.report.walltime_from_runtime, w.report.killed_at_walltime
     )?;
+    if let Some(how) = &w.machine_derived {
+        writeln!(out, "cluster size: {how}")?;
+    }
     writeln!(out)?;
     let width = runs
         .iter()

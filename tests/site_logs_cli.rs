@@ -1,0 +1,238 @@
+//! A site's own logs end to end: `sim --trace` and `replay --trace` on a Slurm sacct dump and
+//! on Flux job lists (fixtures in `tests/data/`, real samples from `../shared/data/samples/`).
+
+mod common;
+
+use common::cli::*;
+
+fn fixture(name: &str) -> String {
+    repo_file(&format!("tests/data/{name}"))
+}
+
+fn sample(name: &str) -> String {
+    repo_file(&format!("../shared/data/samples/{name}"))
+}
+
+const F: &str = "walltime + ncpus";
+
+#[test]
+fn sim_runs_a_sacct_dump_on_the_cluster_its_allocations_show() {
+    let trace = fixture("sacct/edges.txt");
+    let v = json(&jobsort([
+        "sim",
+        "--trace",
+        &trace,
+        "--formula",
+        F,
+        "--format",
+        "json",
+    ]));
+    let t = &v["trace"];
+    assert_eq!(
+        (t["read"].as_u64(), t["kept"].as_u64()),
+        (Some(18), Some(8))
+    );
+    assert_eq!(t["dropped"]["job step (not a job)"], 3);
+    assert_eq!(t["dropped"]["running (not ended)"], 1);
+    assert_eq!(
+        (t["nodes"].as_u64(), t["cores"].as_u64()),
+        (Some(10), Some(9))
+    );
+    assert!(
+        t["machine_derived"]
+            .as_str()
+            .unwrap()
+            .starts_with("10 nodes x 9 cores")
+    );
+    assert_eq!(v["runs"][0]["jobs"], 8);
+    // The table says what was left out, and where the size came from.
+    let out = jobsort(["sim", "--trace", &trace]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("18 jobs read, 8 simulated, 10 dropped (3 job step (not a job), "),
+        "{text}"
+    );
+    assert!(
+        text.contains("cluster size: 10 nodes x 9 cores from the allocations of 8 jobs"),
+        "{text}"
+    );
+    // --nodes and --cores override it.
+    let v = json(&jobsort([
+        "sim", "--trace", &trace, "--nodes", "20", "--cores", "16", "--format", "json",
+    ]));
+    assert_eq!(
+        (v["trace"]["nodes"].as_u64(), v["trace"]["cores"].as_u64()),
+        (Some(20), Some(16))
+    );
+    assert!(v["trace"].get("machine_derived").is_none());
+}
+
+#[test]
+fn replay_reconciles_a_formula_against_a_sacct_dumps_real_schedule() {
+    let trace = fixture("sacct/edges.txt");
+    let out = jobsort(["replay", "--trace", &trace, "--formula", F]);
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains(": 8 recorded dispatches, 8 jobs captured,"),
+        "{text}"
+    );
+    assert!(!text.contains("exceeded the free cores"), "{text}");
+    stderr_has(
+        &out,
+        "10 of 18 records not replayed: 3 job step (not a job), ",
+    );
+    stderr_has(&out, "cluster size: 10 nodes x 9 cores");
+}
+
+#[test]
+fn a_headerless_xdmod_dump_needs_its_fields() {
+    let trace = sample("xdmod-sacct-P-noheader-X.log");
+    let out = jobsort(["sim", "--trace", &trace]);
+    assert_eq!(code(&out), Some(1));
+    stderr_has(
+        &out,
+        "(its 26 columns are those of XDMoD's dump: `--sacct-fields xdmod`)",
+    );
+    let v = json(&jobsort([
+        "sim",
+        "--trace",
+        &trace,
+        "--sacct-fields",
+        "xdmod",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(
+        (v["trace"]["kept"].as_u64(), v["trace"]["nodes"].as_u64()),
+        (Some(3), Some(39))
+    );
+    // The dump's zone: the same schedule, shifted.
+    let shifted = json(&jobsort([
+        "sim",
+        "--trace",
+        &trace,
+        "--sacct-fields",
+        "xdmod",
+        "--sacct-utc-offset",
+        "-05:00",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(shifted["runs"][0]["metrics"], v["runs"][0]["metrics"]);
+    let out = jobsort(["sim", "--trace", &trace, "--sacct-utc-offset", "EST"]);
+    assert_eq!(code(&out), Some(2), "{}", stderr(&out));
+}
+
+#[test]
+fn lenient_skips_bad_records_that_stop_a_strict_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = std::fs::read_to_string(fixture("sacct/edges.txt")).unwrap();
+    text.push_str("112|COMPLETED|2026-01-05T10:20:00|2026-01-05T10:25:00|2026-01-05T10:2");
+    let trace = write(dir.path(), "cut.txt", &text);
+    let out = jobsort(["sim", "--trace", &trace]);
+    assert_eq!(code(&out), Some(1));
+    stderr_has(
+        &out,
+        format!("{trace}:20: the last line has no line feed and 5 of the 21 columns"),
+    );
+    let v = json(&jobsort([
+        "sim",
+        "--trace",
+        &trace,
+        "--lenient",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(v["trace"]["dropped"]["bad record: truncated last line"], 1);
+    assert_eq!(v["trace"]["read"], 19);
+    let out = jobsort(["replay", "--trace", &trace, "--lenient", "--formula", F]);
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    stderr_has(&out, "1 bad record: truncated last line");
+}
+
+#[test]
+fn flux_job_lists_simulate_and_replay() {
+    for (trace, kept, nodes) in [
+        (fixture("flux/jobs.json"), 3, 3),
+        (sample("flux-core-job-list-returncode.jsonl"), 2, 4),
+    ] {
+        let v = json(&jobsort([
+            "sim",
+            "--trace",
+            &trace,
+            "--formula",
+            F,
+            "--format",
+            "json",
+        ]));
+        assert_eq!(v["trace"]["kept"].as_u64(), Some(kept), "{trace}");
+        assert_eq!(v["trace"]["nodes"].as_u64(), Some(nodes), "{trace}");
+        let out = jobsort(["replay", "--trace", &trace, "--formula", F]);
+        assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+        assert!(
+            stdout(&out).contains(&format!(
+                ": {kept} recorded dispatches, {kept} jobs captured,"
+            )),
+            "{}",
+            stdout(&out)
+        );
+    }
+    // The fixture: node1-2 (ranks 0-1) hold 8 cores each for job ƒ2eH1q, then 8 for ƒ2eH3s.
+    let v = json(&jobsort([
+        "sim",
+        "--trace",
+        &fixture("flux/jobs.json"),
+        "--format",
+        "json",
+    ]));
+    assert_eq!(v["trace"]["cores"].as_u64(), Some(8));
+    assert_eq!(v["trace"]["dropped"]["pending (never started)"], 1);
+    assert_eq!(
+        v["trace"]["dropped"]["never started (ended before it ran)"],
+        1
+    );
+}
+
+/// Two 4-core jobs at once on a cluster given as one 4-core node.
+const OVERFULL: &str = "JobID|Submit|Start|End|State|NNodes|NCPUS\n\
+1|2026-01-05T10:00:00|2026-01-05T10:00:00|2026-01-05T11:00:00|COMPLETED|1|4\n\
+2|2026-01-05T10:00:00|2026-01-05T10:30:00|2026-01-05T11:30:00|COMPLETED|1|4\n";
+
+/// `replay --trace` of [`OVERFULL`] on one 4-core node.
+fn replay_overfull() -> std::process::Output {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write(dir.path(), "overfull.txt", OVERFULL);
+    let on_one_node = ["--nodes", "1", "--cores", "4"];
+    jobsort(
+        ["replay", "--trace", &trace, "--formula", F]
+            .into_iter()
+            .chain(on_one_node),
+    )
+}
+
+#[test]
+fn a_real_schedule_beyond_the_given_cluster_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write(dir.path(), "overfull.txt", OVERFULL);
+    // No NodeList: no size from the dump.
+    let out = jobsort(["replay", "--trace", &trace, "--formula", F]);
+    assert_eq!(code(&out), Some(1));
+    stderr_has(&out, "no machine size in the trace");
+    let out = replay_overfull();
+    assert!(
+        stdout(&out).contains("rounds where recorded dispatches exceeded the free cores: 1"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+/// The capacity check `replay --trace` makes of a real schedule (an error by default), which
+/// the PBS accounting reader's branch adds to `sim/replay/trace.rs`.
+#[test]
+#[ignore = "needs the capacity check of replay/trace.rs (pbsacct branch); un-ignore at the merge"]
+fn a_real_schedule_beyond_the_given_cluster_is_an_error_by_default() {
+    let out = replay_overfull();
+    assert_eq!(code(&out), Some(1), "{}", stdout(&out));
+    stderr_has(&out, "exceed");
+}
