@@ -53,3 +53,39 @@ def cases(file: str, kind: str):
     if not path.exists():
         pytest.fail(f"{path} does not exist: the conformance cases are read from shared/ beside the repository")
     return [c for c in json.loads(path.read_text()) if c["kind"] == kind]
+
+
+def progress_during(call, times):
+    """How far the main thread got while another thread ran `call` (once per run).
+
+    With the switch interval at 1000 s no thread is preempted: a thread that held the GIL
+    through `call` would stop the main thread until it returned, so every count would be 0.
+    A count that moves *during* a call shows the GIL was released. (A pure-Python loop in
+    place of `call` gives all zeros.)"""
+    import sys
+    import threading
+    import time
+
+    counter = [0]
+    moved = []
+    done = threading.Event()
+
+    def work():
+        for _ in range(times):
+            before = counter[0]
+            call()
+            moved.append(counter[0] - before)
+        done.set()
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1000)
+    try:
+        t = threading.Thread(target=work)
+        t.start()
+        while not done.is_set():
+            time.sleep(0.0001)  # releases the GIL, then needs it back
+            counter[0] += 1
+        t.join()
+    finally:
+        sys.setswitchinterval(old)
+    return moved

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import jobsort
-from conftest import REPO, cases
+from conftest import REPO, cases, progress_during
 
 # Formulas OpenPBS accepts and jobsort deliberately rejects (tests/frontend_acceptance.rs,
 # DELIBERATE_DIFFERENCES: names PBS only looks up at run time are static errors here).
@@ -231,3 +231,11 @@ def test_qmgr_lines_and_reports():
     (d,) = bad.diagnostics
     assert (d.severity, d.code, d.span) == ("error", "E0201", (0, 4))
     assert str(d) == "error[E0201] at 0..4: unknown name `ncpu`"
+
+
+def test_evaluation_releases_the_gil():
+    f = jobsort.compile("pow(2, -(fairshare_tree_usage/fairshare_perc)) * 1000 + ncpus * 0.5")
+    n = 2_000_000
+    cols = {"fairshare_tree_usage": np.full(n, 0.5), "fairshare_perc": np.full(n, 0.25), "ncpus": np.ones(n)}
+    moved = progress_during(lambda: f.evaluate(cols), times=5)
+    assert max(moved) > 0, moved

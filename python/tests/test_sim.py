@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import jobsort
-from conftest import KTH, REPO
+from conftest import KTH, REPO, progress_during
 
 # The first 1500 KTH-SP2 jobs: enough for EASY backfilling and fairshare to matter, quick in
 # a debug build.
@@ -148,3 +148,8 @@ def test_bad_simulation_input_raises_with_the_message(kth, tmp_path):
         jobsort.load_trace(tmp_path / "absent.swf")
     with pytest.raises(ValueError, match="record= holds one run"):
         jobsort.simulate(kth, FORMULAS, record=tmp_path / "r.rec")
+
+
+def test_simulation_releases_the_gil(kth):
+    moved = progress_during(lambda: jobsort.simulate(kth, ["-walltime"], first=FIRST), times=2)
+    assert max(moved) > 0, moved
