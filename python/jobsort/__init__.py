@@ -303,8 +303,9 @@ def load_jobs(
     lenient: bool = False,
     slurm_tie_order: Optional[str] = None,
 ) -> Jobs:
-    """Read a job file as ``jobsort eval``/``rank --jobs`` do: JSON, JSON lines, CSV,
-    ``qstat -f -F json`` or SWF (``format`` from the name and content unless given). With a
+    """Read a job file as ``jobsort eval``/``rank --jobs`` do: JSON, JSON lines, CSV or
+    ``qstat -f -F json`` (``format`` from the name and content unless given; SWF traces are
+    :func:`load_trace`'s). With a
     fairshare tree (``resource_group`` [+ ``usage``] for PBS, ``fairshare_tree`` with
     ``algorithm`` for Slurm and flux) each job gets ``fairshare_perc``,
     ``fairshare_tree_usage`` and ``fairshare_factor`` of its ``entity``.

@@ -3,8 +3,7 @@
 use crate::errors::input_error;
 use crate::formula::{PyFormula, catalog};
 use jobsort::fairshare::Algorithm;
-use jobsort::fairshare::inputs::{self, EntityKind, Fairshare};
-use jobsort::fairshare::pbs::ParseOptions;
+use jobsort::fairshare::inputs::{EntityKind, Fairshare, TreeSource, TreeSourceError};
 use jobsort::fairshare::tree::{Shares, SiblingOrder};
 use jobsort::jobs::load::{JobFormat, load_jobs as load_job_file};
 use jobsort::jobs::{Job, table_from_jobs};
@@ -13,7 +12,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyJobs>()?;
@@ -40,6 +39,14 @@ pub struct TreeSpec {
 impl TreeSpec {
     /// The tree and its load warnings (`None` without a tree), as `rank` loads it.
     fn load(&self) -> PyResult<Option<(Fairshare, Vec<String>)>> {
+        if self.resource_group.is_some() && self.fairshare_tree.is_some() {
+            return Err(PyValueError::new_err(
+                "give resource_group (PBS) or fairshare_tree (Slurm, flux), not both",
+            ));
+        }
+        if self.usage.is_some() && self.resource_group.is_none() {
+            return Err(PyValueError::new_err("usage needs resource_group"));
+        }
         let algorithm = match &self.algorithm {
             None => None,
             Some(s) => Some(Algorithm::parse(s).ok_or_else(|| {
@@ -48,54 +55,22 @@ impl TreeSpec {
                 ))
             })?),
         };
-        if let Some(rg) = &self.resource_group {
-            if self.fairshare_tree.is_some() {
-                return Err(PyValueError::new_err(
-                    "give resource_group (PBS) or fairshare_tree (Slurm, flux), not both",
-                ));
-            }
-            if algorithm.is_some_and(|a| a != Algorithm::Pbs) {
-                return Err(PyValueError::new_err(
-                    "resource_group uses the pbs algorithm; give fairshare_tree for the others",
-                ));
-            }
-            let options = ParseOptions {
-                unknown_shares: self.unknown_shares,
-                lenient: self.lenient,
-            };
-            let (tree, warnings) = inputs::load_pbs(rg, self.usage.as_deref(), &options, false)
-                .map_err(input_error)?;
-            return Ok(Some((Fairshare::Pbs(tree), warnings)));
-        }
-        if self.usage.is_some() {
-            return Err(PyValueError::new_err("usage needs resource_group"));
-        }
-        let Some(path) = &self.fairshare_tree else {
-            return Ok(None);
+        let source = TreeSource {
+            resource_group: self.resource_group.clone(),
+            usage: self.usage.clone(),
+            fairshare_tree: self.fairshare_tree.clone(),
+            algorithm,
+            unknown_shares: self.unknown_shares,
+            lenient: self.lenient,
+            sibling_order: self.slurm_tie_order.as_deref().map(SiblingOrder::parse),
         };
-        let file = inputs::load_share_tree(path).map_err(input_error)?;
-        let mut warnings = file.warnings;
-        let algorithm = match algorithm {
-            Some(a) => a,
-            None => {
-                warnings.extend(file.assumed);
-                file.algorithm
+        source.load().map_err(|e| match e {
+            TreeSourceError::NotPbs(_) => PyValueError::new_err(format!("algorithm: {e}")),
+            TreeSourceError::SiblingOrder(e) => {
+                PyValueError::new_err(format!("slurm_tie_order: {e}"))
             }
-        };
-        let mut tree = file.tree;
-        if let Some(order) = &self.slurm_tie_order {
-            tree.set_sibling_order(&SiblingOrder::parse(order))
-                .map_err(|e| PyValueError::new_err(format!("slurm_tie_order: {e}")))?;
-        }
-        let values = inputs::compute(&tree, algorithm, 1.0).map_err(input_error)?;
-        Ok(Some((
-            Fairshare::Shares {
-                tree,
-                algorithm,
-                values,
-            },
-            warnings,
-        )))
+            TreeSourceError::Load(e) => input_error(e),
+        })
     }
 }
 
@@ -116,7 +91,7 @@ pub struct PyJobs {
     warnings: Vec<String>,
 }
 
-/// Load a job file (JSON, JSON lines, CSV, `qstat -f -F json`, SWF) as `eval` and `rank` do,
+/// Load a job file (JSON, JSON lines, CSV, `qstat -f -F json`) as `eval` and `rank` do,
 /// and fill the fairshare keywords from the tree when one is given.
 #[pyfunction]
 #[pyo3(signature = (path, format, resources, resourcedef, strict, entity, tree))]
@@ -132,38 +107,30 @@ fn load_jobs(
 ) -> PyResult<PyJobs> {
     let catalog = catalog(&resources, resourcedef.as_ref())?;
     let kind = entity_kind(entity)?;
-    let lower = path.to_string_lossy().to_ascii_lowercase();
-    let swf = format == "swf"
-        || format == "auto" && (lower.ends_with(".swf") || lower.ends_with(".swf.gz"));
     let format = match format {
-        _ if swf => None,
-        "auto" => Some(JobFormat::Auto),
-        "json" => Some(JobFormat::Json),
-        "jsonl" => Some(JobFormat::JsonLines),
-        "csv" => Some(JobFormat::Csv),
-        "qstat" => Some(JobFormat::Qstat),
+        "auto" => JobFormat::Auto,
+        "json" => JobFormat::Json,
+        "jsonl" => JobFormat::JsonLines,
+        "csv" => JobFormat::Csv,
+        "qstat" => JobFormat::Qstat,
         other => {
             return Err(PyValueError::new_err(format!(
-                "format: `{other}` is not auto, json, jsonl, csv, qstat or swf"
+                "format: `{other}` is not auto, json, jsonl, csv or qstat (SWF traces: \
+                 load_trace and simulate)"
             )));
         }
     };
     let mut warnings = Vec::new();
-    let mut jobs = match format {
-        None => py.detach(|| swf_jobs(&path, &catalog, &mut warnings))?,
-        Some(format) => {
-            let file = py
-                .detach(|| load_job_file(&path, format, &catalog))
-                .map_err(input_error)?;
-            if let Some(first) = file.unknown.first()
-                && strict
-            {
-                return Err(input_error(format!("{first} (strict)")));
-            }
-            warnings.extend(file.unknown.iter().map(ToString::to_string));
-            file.jobs
-        }
-    };
+    let file = py
+        .detach(|| load_job_file(&path, format, &catalog))
+        .map_err(input_error)?;
+    if let Some(first) = file.unknown.first()
+        && strict
+    {
+        return Err(input_error(format!("{first} (strict)")));
+    }
+    warnings.extend(file.unknown.iter().map(ToString::to_string));
+    let mut jobs = file.jobs;
     if jobs.is_empty() {
         warnings.push(format!("{}: no jobs read", path.display()));
     }
@@ -181,44 +148,6 @@ fn load_jobs(
         kind,
         warnings,
     })
-}
-
-/// An SWF trace's jobs as formula inputs, bound as the simulator binds them at submission
-/// (`jobsort::sim::inputs::values_at_submit`), as `rank --jobs F.swf` reads them.
-fn swf_jobs(
-    path: &Path,
-    catalog: &jobsort::Catalog,
-    warnings: &mut Vec<String>,
-) -> PyResult<Vec<Job>> {
-    let workload = jobsort::sim::swf::load_swf(path).map_err(input_error)?;
-    let report = &workload.report;
-    if report.dropped_total() > 0 {
-        let reasons: Vec<String> = report
-            .dropped
-            .iter()
-            .map(|(r, n)| format!("{n} ({r})"))
-            .collect();
-        warnings.push(format!(
-            "{} of {} trace jobs dropped: {}",
-            report.dropped_total(),
-            report.read,
-            reasons.join(", ")
-        ));
-    }
-    Ok(workload
-        .jobs
-        .into_iter()
-        .map(|j| {
-            let mut job = Job::new(j.id.clone());
-            job.values
-                .extend(jobsort::sim::inputs::values_at_submit(&j, catalog));
-            job.user = Some(j.user);
-            job.group = Some(j.group);
-            job.queue = Some(j.queue);
-            job.submit = Some(j.submit as f64);
-            job
-        })
-        .collect())
 }
 
 #[pymethods]
