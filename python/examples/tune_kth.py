@@ -36,7 +36,7 @@ def pareto(df):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trace", default=os.environ.get("JOBSORT_KTH", DEFAULT_TRACE))
-    ap.add_argument("--floor", type=float, default=0.3, help="fairness floor: jain_user_wait >= FLOOR")
+    ap.add_argument("--floor", type=float, default=0.2, help="fairness floor: jain_user_wait >= FLOOR")
     ap.add_argument("--first", type=int, default=None, help="simulate only the first N jobs")
     ap.add_argument("--dask", default=None, help="address of a Dask scheduler (default: local)")
     ap.add_argument("--out", default="kth_tradeoff.png")
