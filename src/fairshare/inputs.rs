@@ -9,10 +9,10 @@
 //! job's entity ([`EntityKind`]) and writes the values into its row.
 
 use super::pbs::{ParseOptions, PbsTree};
-use super::tree::{NodeValues, ShareTree, Shares};
+use super::tree::{NodeValues, ShareTree, Shares, SiblingOrder};
 use super::{Algorithm, FairshareError, flux, slurm, usage_file};
 use std::cmp::Ordering;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Which job attribute names its fairshare entity (PBS `fairshare_entity`): the one kind
 /// `rank`/`eval` (job rows, `jobs::fairshare`) and the simulator (trace jobs, `sim::share`)
@@ -213,6 +213,84 @@ impl Fairshare {
                 .map(|n| dense[uniq.binary_search(n).unwrap_or(0)])
                 .collect(),
         ))
+    }
+}
+
+/// Where the fairshare tree of `rank`, `eval` (and the Python package's `load_jobs`) comes
+/// from: a PBS `resource_group` file with an optional usage file, or a share tree (JSON,
+/// `sshare` output, flux-accounting database) with its algorithm.
+#[derive(Debug, Clone, Default)]
+pub struct TreeSource {
+    pub resource_group: Option<PathBuf>,
+    pub usage: Option<PathBuf>,
+    pub fairshare_tree: Option<PathBuf>,
+    /// The algorithm asked for; `None`: `pbs` for a `resource_group`, else what the share-tree
+    /// file calls for ([`ShareTreeFile::algorithm`], with a warning when that is a guess).
+    pub algorithm: Option<Algorithm>,
+    /// Shares of PBS's `unknown` group.
+    pub unknown_shares: i32,
+    /// Read the PBS files as PBS does where that differs from what they say.
+    pub lenient: bool,
+    /// Slurm Fair Tree's order of sibling associations (which decides exact LevelFS ties).
+    pub sibling_order: Option<SiblingOrder>,
+}
+
+/// Why a [`TreeSource`] gives no tree.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TreeSourceError {
+    /// A `resource_group` file with an algorithm other than `pbs`.
+    #[error("a resource_group file uses the pbs algorithm; give a share tree for {0}")]
+    NotPbs(&'static str),
+    /// The sibling order names what the tree does not have.
+    #[error("{0}")]
+    SiblingOrder(String),
+    /// Reading or computing the tree failed: where and what.
+    #[error("{0}")]
+    Load(String),
+}
+
+impl TreeSource {
+    /// The tree with its values computed, and the warnings of loading it; `None` when no
+    /// tree is given.
+    pub fn load(&self) -> Result<Option<(Fairshare, Vec<String>)>, TreeSourceError> {
+        let load = |e: FairshareError| TreeSourceError::Load(e.to_string());
+        if let Some(rg) = &self.resource_group {
+            if let Some(a) = self.algorithm.filter(|&a| a != Algorithm::Pbs) {
+                return Err(TreeSourceError::NotPbs(a.name()));
+            }
+            let opts = ParseOptions {
+                unknown_shares: self.unknown_shares,
+                lenient: self.lenient,
+            };
+            let (tree, w) = load_pbs(rg, self.usage.as_deref(), &opts, false).map_err(load)?;
+            return Ok(Some((Fairshare::Pbs(tree), w)));
+        }
+        let Some(path) = &self.fairshare_tree else {
+            return Ok(None);
+        };
+        let file = load_share_tree(path).map_err(load)?;
+        let mut warnings = file.warnings;
+        let algorithm = match self.algorithm {
+            Some(a) => a,
+            None => {
+                warnings.extend(file.assumed);
+                file.algorithm
+            }
+        };
+        let mut tree = file.tree;
+        if let Some(order) = &self.sibling_order {
+            tree.set_sibling_order(order)
+                .map_err(TreeSourceError::SiblingOrder)?;
+        }
+        let values = compute(&tree, algorithm, 1.0).map_err(TreeSourceError::Load)?;
+        Ok(Some((
+            Fairshare::Shares {
+                tree,
+                algorithm,
+                values,
+            },
+            warnings,
+        )))
     }
 }
 

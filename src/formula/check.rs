@@ -31,6 +31,45 @@ impl Checked {
     pub fn is_valid(&self) -> bool {
         !self.diagnostics.iter().any(Diagnostic::is_error)
     }
+
+    /// The line `jobsort check` prints after the diagnostics: `valid: 2 warnings, 0 notes;
+    /// value in [0, inf]` or `invalid: 1 error, 0 warnings, 0 notes`.
+    pub fn summary(&self) -> String {
+        let count = |s: Severity| self.diagnostics.iter().filter(|d| d.severity == s).count();
+        let plural = |k: usize, word: &str| format!("{k} {word}{}", if k == 1 { "" } else { "s" });
+        let (e, w, n) = (
+            count(Severity::Error),
+            count(Severity::Warning),
+            count(Severity::Note),
+        );
+        if self.is_valid() {
+            let bound = |v: f64| {
+                if v == f64::INFINITY {
+                    "inf".to_string()
+                } else if v == f64::NEG_INFINITY {
+                    "-inf".to_string()
+                } else {
+                    format!("{v}")
+                }
+            };
+            let range = self
+                .range
+                .map(|(lo, hi)| format!("value in [{}, {}]", bound(lo), bound(hi)))
+                .unwrap_or_else(|| "value range unknown".into());
+            format!(
+                "valid: {}, {}; {range}",
+                plural(w, "warning"),
+                plural(n, "note")
+            )
+        } else {
+            format!(
+                "invalid: {}, {}, {}",
+                plural(e, "error"),
+                plural(w, "warning"),
+                plural(n, "note")
+            )
+        }
+    }
 }
 
 /// Check a formula against a catalog. Never panics; every problem is a diagnostic.
@@ -76,6 +115,16 @@ pub fn check(source: &str, catalog: &Catalog, options: &CheckOptions) -> Checked
         ir: if valid { ir } else { None },
         range: if valid { range } else { None },
         diagnostics,
+    }
+}
+
+/// A formula as written in a file, an argument or a Python string: a qmgr line is unquoted
+/// ([`formula_from_qmgr`]), trailing line ends are dropped (spans stay byte offsets into what
+/// is left).
+pub fn formula_text(raw: &str) -> String {
+    match formula_from_qmgr(raw) {
+        Some(f) => f,
+        None => raw.trim_end_matches(['\n', '\r']).to_string(),
     }
 }
 

@@ -12,7 +12,7 @@ use super::formula_args::{Compat, CompatArgs, FormulaArgs};
 use super::output::{Out, write_json};
 use super::report::{EXIT_INVALID, Outcome, stderr_color};
 use jobsort::formula::check::{CheckOptions, check};
-use jobsort::formula::diag::{Severity, check_json, render};
+use jobsort::formula::diag::{check_json, render};
 use std::process::ExitCode;
 
 /// Output format of `check`.
@@ -37,16 +37,6 @@ pub struct Args {
     pub format: Format,
 }
 
-fn fmt_bound(v: f64) -> String {
-    if v == f64::INFINITY {
-        "inf".into()
-    } else if v == f64::NEG_INFINITY {
-        "-inf".into()
-    } else {
-        format!("{v}")
-    }
-}
-
 pub fn run(args: Args, out: &mut Out) -> Outcome {
     let (source, name) = args.formula.read()?;
     let catalog = args.formula.catalog.catalog()?;
@@ -64,38 +54,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         Format::Text => {
             let text = render(&source, &name, &checked.diagnostics, stderr_color());
             eprint!("{text}");
-            let count = |s: Severity| {
-                checked
-                    .diagnostics
-                    .iter()
-                    .filter(|d| d.severity == s)
-                    .count()
-            };
-            let (e, w, n) = (
-                count(Severity::Error),
-                count(Severity::Warning),
-                count(Severity::Note),
-            );
-            let plural =
-                |k: usize, word: &str| format!("{k} {word}{}", if k == 1 { "" } else { "s" });
-            if valid {
-                let range = checked
-                    .range
-                    .map(|(lo, hi)| format!("value in [{}, {}]", fmt_bound(lo), fmt_bound(hi)))
-                    .unwrap_or_else(|| "value range unknown".into());
-                eprintln!(
-                    "valid: {}, {}; {range}",
-                    plural(w, "warning"),
-                    plural(n, "note")
-                );
-            } else {
-                eprintln!(
-                    "invalid: {}, {}, {}",
-                    plural(e, "error"),
-                    plural(w, "warning"),
-                    plural(n, "note")
-                );
-            }
+            eprintln!("{}", checked.summary());
         }
     }
     Ok(if valid {

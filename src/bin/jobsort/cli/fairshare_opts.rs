@@ -2,8 +2,7 @@
 //! jobs map to entities; fills the fairshare keywords of each job.
 
 use jobsort::fairshare::Algorithm;
-use jobsort::fairshare::inputs::{self, EntityKind, Fairshare};
-use jobsort::fairshare::pbs::ParseOptions;
+use jobsort::fairshare::inputs::{EntityKind, Fairshare, TreeSource, TreeSourceError};
 use jobsort::fairshare::tree::SiblingOrder;
 use jobsort::jobs::Job;
 use std::path::PathBuf;
@@ -55,53 +54,29 @@ impl FairshareOpts {
 
     /// Load the tree (`None` when no tree was given), with warnings.
     pub fn load(&self) -> Result<Option<(Fairshare, Vec<String>)>, String> {
-        let alg = match &self.fairshare_algorithm {
+        let algorithm = match &self.fairshare_algorithm {
             None => None,
             Some(s) => Some(Algorithm::parse(s).ok_or_else(|| {
                 format!("unknown --algorithm `{s}` (pbs, slurm-classic, slurm-fairtree, flux)")
             })?),
         };
-        if let Some(rg) = &self.resource_group {
-            if alg.is_some_and(|a| a != Algorithm::Pbs) {
-                return Err(
-                    "--resource-group uses the pbs algorithm; give --fairshare-tree for the others"
-                        .into(),
-                );
-            }
-            let opts = ParseOptions {
-                unknown_shares: self.unknown_shares,
-                lenient: self.fairshare_lenient,
-            };
-            let (tree, w) = inputs::load_pbs(rg, self.usage.as_deref(), &opts, false)
-                .map_err(|e| e.to_string())?;
-            return Ok(Some((Fairshare::Pbs(tree), w)));
-        }
-        let Some(path) = &self.fairshare_tree else {
-            return Ok(None);
+        let source = TreeSource {
+            resource_group: self.resource_group.clone(),
+            usage: self.usage.clone(),
+            fairshare_tree: self.fairshare_tree.clone(),
+            algorithm,
+            unknown_shares: self.unknown_shares,
+            lenient: self.fairshare_lenient,
+            sibling_order: self.slurm_tie_order.as_deref().map(SiblingOrder::parse),
         };
-        let file = inputs::load_share_tree(path).map_err(|e| e.to_string())?;
-        let mut w = file.warnings;
-        let algorithm = match alg {
-            Some(a) => a,
-            None => {
-                w.extend(file.assumed);
-                file.algorithm
+        source.load().map_err(|e| match e {
+            TreeSourceError::NotPbs(_) => {
+                "--resource-group uses the pbs algorithm; give --fairshare-tree for the others"
+                    .to_string()
             }
-        };
-        let mut tree = file.tree;
-        if let Some(order) = &self.slurm_tie_order {
-            tree.set_sibling_order(&SiblingOrder::parse(order))
-                .map_err(|e| format!("--slurm-tie-order: {e}"))?;
-        }
-        let values = inputs::compute(&tree, algorithm, 1.0)?;
-        Ok(Some((
-            Fairshare::Shares {
-                tree,
-                algorithm,
-                values,
-            },
-            w,
-        )))
+            TreeSourceError::SiblingOrder(e) => format!("--slurm-tie-order: {e}"),
+            TreeSourceError::Load(e) => e,
+        })
     }
 
     /// Fill `fairshare_perc`, `fairshare_tree_usage` and `fairshare_factor` for every job

@@ -6,7 +6,7 @@
 use super::input::InputPath;
 use super::report::{Failure, stderr_color};
 use jobsort::catalog::parse_resource_arg;
-use jobsort::formula::check::formula_from_qmgr;
+use jobsort::formula::check::formula_text;
 use jobsort::formula::diag::render;
 use jobsort::{Catalog, CompileOptions, CompiledFormula, Formula, ResourceType};
 
@@ -53,15 +53,6 @@ pub fn read_formula_arg(arg: &str, name: &str) -> Result<(String, String), Failu
         ))
     } else {
         Ok((formula_text(arg), name.to_string()))
-    }
-}
-
-/// A formula as written: a qmgr line is unquoted, trailing line ends are dropped (spans stay
-/// byte offsets into what is left).
-pub fn formula_text(raw: &str) -> String {
-    match formula_from_qmgr(raw) {
-        Some(f) => f,
-        None => raw.trim_end_matches(['\n', '\r']).to_string(),
     }
 }
 

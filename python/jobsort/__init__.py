@@ -1,0 +1,589 @@
+"""jobsort for Python: PBS ``job_sort_formula`` compiled to native code, evaluated over numpy
+columns or pandas DataFrames; ranking, fairshare trees (PBS, Slurm, flux), trace simulation
+and replay; formula sweeps locally or on Dask.
+
+Every rule is the Rust library's (the same code the ``jobsort`` command runs): this package
+converts arguments and results. Errors are exceptions: :class:`FormulaError` (a formula that
+does not compile: ``diagnostics``, ``span``, ``code``), :class:`InputError` (a file or value
+the library cannot use; the message says where), both :class:`JobsortError`, a ``ValueError``.
+
+>>> import jobsort, numpy as np
+>>> f = jobsort.compile("ncpus * 0.5 + walltime / ncpus")
+>>> ev = f.evaluate({"ncpus": np.array([4.0, 0.0]), "walltime": np.array([3600.0, 60.0])})
+>>> ev.values.tolist(), ev.errors
+([902.0, 0.0], [None, 'float division by zero'])
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Optional, Sequence, Union
+
+import numpy as np
+
+from . import _jobsort
+from ._jobsort import Diagnostic, Formula, FormulaError, InputError, JobsortError, Jobs, Report, Trace
+
+__version__: str = _jobsort.__version__
+
+__all__ = [
+    "Diagnostic",
+    "Evaluation",
+    "Formula",
+    "FormulaError",
+    "InputError",
+    "Jobs",
+    "JobsortError",
+    "Report",
+    "SimResult",
+    "Trace",
+    "check",
+    "compile",
+    "fairshare",
+    "load_jobs",
+    "load_trace",
+    "rank",
+    "replay",
+    "simulate",
+    "sweep",
+]
+
+PathLike = Union[str, "os.PathLike[str]"]
+Resources = Union[Mapping[str, str], Iterable[str], None]
+
+#: ``{code: (message, Python exception name)}`` of every per-job evaluation error.
+ERRORS: dict[int, tuple[str, str]] = {code: (msg, exc) for code, msg, exc in _jobsort.error_messages()}
+
+
+def _resources(resources: Resources) -> list[tuple[str, str]]:
+    """``{"gpu_hours": "float"}`` or ``["gpu_hours:float"]`` as (name, type) pairs."""
+    if resources is None:
+        return []
+    if isinstance(resources, Mapping):
+        return [(str(k), str(v)) for k, v in resources.items()]
+    out = []
+    for r in resources:
+        name, sep, ty = str(r).partition(":")
+        if not sep:
+            raise ValueError(f"resources: `{r}` is not NAME:TYPE (e.g. `foo:float`)")
+        out.append((name, ty))
+    return out
+
+
+def _path(p: Optional[PathLike]) -> Optional[str]:
+    return None if p is None else os.fspath(p)
+
+
+def check(
+    text: str,
+    *,
+    resources: Resources = None,
+    resourcedef: Optional[PathLike] = None,
+    compat: Optional[str] = None,
+    deny_warnings: bool = False,
+) -> Report:
+    """Check a formula statically, as ``jobsort check`` does.
+
+    Returns a :class:`Report` (``valid``, ``diagnostics``, ``range``; ``str()`` is the text
+    the CLI prints). ``resources`` declares custom resources (``{"paws": "float"}``),
+    ``resourcedef`` reads a PBS ``resourcedef`` file, ``compat="pbs"`` adds PBS's 32-bit
+    storage notes, ``deny_warnings`` makes warnings errors. A qmgr line
+    (``set server job_sort_formula="..."``) is unquoted first.
+    """
+    return _jobsort.check_formula(text, _resources(resources), _path(resourcedef), compat, deny_warnings)
+
+
+def compile(
+    text: str,
+    *,
+    resources: Resources = None,
+    resourcedef: Optional[PathLike] = None,
+    engine: str = "jit",
+    compat: Optional[str] = None,
+    deny_warnings: bool = False,
+) -> Formula:
+    """Compile a formula once (parse, check, optimise, JIT) and evaluate it many times.
+
+    Raises :class:`FormulaError` (message, ``diagnostics``, ``span``) when it does not
+    compile. ``engine="interp"`` uses the reference interpreter (bit-identical results);
+    ``compat="pbs"`` rounds inputs as PBS passes them and stores values as 32-bit floats.
+    """
+    return _jobsort.compile_formula(
+        text, _resources(resources), _path(resourcedef), engine, compat, deny_warnings
+    )
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Per-job results: ``values`` (float64; 0 where the evaluation erred, as in PBS) and
+    ``error_codes`` (uint8; 0 = none). ``errors`` gives each job's error message or ``None``.
+    ``copied`` names the input columns that had to be converted to contiguous float64 (empty
+    when every column was read in place)."""
+
+    values: np.ndarray
+    error_codes: np.ndarray
+    copied: tuple[str, ...] = ()
+    addresses: tuple[int, ...] = field(default=(), repr=False)
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    @property
+    def error_count(self) -> int:
+        return int(np.count_nonzero(self.error_codes))
+
+    @property
+    def failed(self) -> np.ndarray:
+        """Indices of the jobs whose evaluation erred."""
+        return np.flatnonzero(self.error_codes)
+
+    @property
+    def errors(self) -> list[Optional[str]]:
+        """Each job's error in Python's words (``"float division by zero"``), or ``None``."""
+        return [ERRORS[c][0] if c else None for c in self.error_codes.tolist()]
+
+    def error(self, i: int) -> Optional[str]:
+        c = int(self.error_codes[i])
+        return ERRORS[c][0] if c else None
+
+
+def _column(name: str, obj: Any) -> tuple[np.ndarray, bool]:
+    """A 1-D contiguous float64 array for ``obj`` and whether it had to be copied."""
+    arr = np.asarray(obj)
+    if arr.ndim != 1:
+        raise ValueError(f"column `{name}` has shape {arr.shape}: one value per job is needed")
+    if arr.dtype == np.float64 and arr.flags.c_contiguous:
+        return arr, False
+    if arr.dtype.kind not in "biuf":
+        raise ValueError(f"column `{name}` has dtype {arr.dtype}: formula inputs are numbers")
+    return np.ascontiguousarray(arr, dtype=np.float64), True
+
+
+def _evaluate(self: Formula, data: Any, n: Optional[int] = None) -> Evaluation:
+    """Evaluate the formula for every job.
+
+    ``data`` is a mapping of column name to array (a ``dict`` of numpy arrays, a pandas
+    DataFrame) or :class:`Jobs`. Contiguous float64 columns are read in place (no copy);
+    other numeric dtypes are converted. A column the formula reads that ``data`` lacks reads
+    0 for every job (a job that does not request a resource has 0, as in PBS), with a
+    warning. ``n`` gives the job count when the formula reads no column.
+    The GIL is released while evaluating.
+    """
+    if isinstance(data, Jobs):
+        values, codes = data._evaluate(self)
+        return Evaluation(values, codes)
+    columns: list[np.ndarray] = []
+    copied: list[str] = []
+    missing: list[str] = []
+    length = n
+    for name in self.inputs:
+        if name in data:
+            arr, was_copied = _column(name, data[name])
+            if length is None:
+                length = len(arr)
+            elif len(arr) != length:
+                raise ValueError(f"column `{name}` has {len(arr)} values, others {length}")
+            columns.append(arr)
+            if was_copied:
+                copied.append(name)
+        else:
+            missing.append(name)
+            columns.append(None)  # type: ignore[arg-type]
+    if length is None:
+        length = _data_len(data)
+        if length is None:
+            raise ValueError("the formula reads no column: give the job count, n=...")
+    if missing:
+        warnings.warn(
+            "no column " + ", ".join(f"`{m}`" for m in missing) + ": every job reads 0",
+            stacklevel=2,
+        )
+        zeros = np.zeros(length)
+        columns = [zeros if c is None else c for c in columns]
+    values, codes, addresses = self._evaluate(columns, length)
+    return Evaluation(values, codes, tuple(copied), tuple(addresses))
+
+
+def _data_len(data: Any) -> Optional[int]:
+    try:
+        return len(data.index)  # a DataFrame
+    except AttributeError:
+        pass
+    for v in getattr(data, "values", lambda: [])():
+        return len(v)
+    return None
+
+
+Formula.evaluate = _evaluate  # type: ignore[attr-defined]
+
+
+def rank(
+    values: Any,
+    *,
+    jobs: Optional[Jobs] = None,
+    submit: Any = None,
+    ids: Optional[Sequence[str]] = None,
+    fair_share: bool = False,
+    threshold: Optional[float] = None,
+    top: Optional[int] = None,
+):
+    """Order jobs as PBS considers them: value descending; ties by submission order
+    (``submit``, else input order), then ``ids``. ``threshold``: jobs with value ``<= T``
+    are not runnable (PBS ``job_sort_formula_threshold``). ``top``: the first K, selected
+    without sorting the rest. ``jobs`` (from :func:`load_jobs`) supplies ``ids`` and
+    ``submit`` as ``jobsort rank`` takes them, and with ``fair_share=True`` PBS's fairshare
+    tie-break (``compare_path``) from its tree.
+
+    ``values`` is an array or an :class:`Evaluation`. Returns a DataFrame in rank order:
+    ``rank`` (1-based), ``index`` (the job's position), ``id`` (with ids), ``value``,
+    ``runnable``, ``error`` (with an Evaluation).
+    """
+    import pandas as pd
+
+    evaluation = values if isinstance(values, Evaluation) else None
+    vals = _column("values", evaluation.values if evaluation else values)[0]
+    if jobs is not None:
+        ids = jobs.ids if ids is None else ids
+        submit = jobs.submit if submit is None else submit
+    fs = None
+    if fair_share:
+        if jobs is None:
+            raise ValueError("fair_share needs jobs= (loaded with a resource_group tree)")
+        fs = jobs.fair_share_ranks()
+        if fs is None:
+            raise ValueError("fair_share applies to the PBS algorithm only")
+    sub = None if submit is None else _column("submit", submit)[0]
+    id_list = None if ids is None else [str(i) for i in ids]
+    index, value, runnable = _jobsort.rank_values(vals, sub, id_list, fs, threshold, top)
+    out = {"rank": np.arange(1, len(index) + 1), "index": index}
+    if id_list is not None:
+        out["id"] = [id_list[i] for i in index.tolist()]
+    out["value"] = value
+    out["runnable"] = runnable
+    if evaluation is not None:
+        out["error"] = [evaluation.error(i) for i in index.tolist()]
+    return pd.DataFrame(out)
+
+
+def _tree(
+    resource_group: Optional[PathLike],
+    usage: Optional[PathLike],
+    fairshare_tree: Optional[PathLike],
+    algorithm: Optional[str],
+    unknown_shares: int,
+    lenient: bool,
+    slurm_tie_order: Optional[str],
+) -> dict:
+    return {
+        "resource_group": _path(resource_group),
+        "usage": _path(usage),
+        "fairshare_tree": _path(fairshare_tree),
+        "algorithm": algorithm,
+        "unknown_shares": unknown_shares,
+        "lenient": lenient,
+        "slurm_tie_order": slurm_tie_order,
+    }
+
+
+def load_jobs(
+    path: PathLike,
+    *,
+    format: str = "auto",
+    resources: Resources = None,
+    resourcedef: Optional[PathLike] = None,
+    strict: bool = False,
+    resource_group: Optional[PathLike] = None,
+    usage: Optional[PathLike] = None,
+    fairshare_tree: Optional[PathLike] = None,
+    algorithm: Optional[str] = None,
+    entity: str = "euser",
+    unknown_shares: int = 0,
+    lenient: bool = False,
+    slurm_tie_order: Optional[str] = None,
+) -> Jobs:
+    """Read a job file as ``jobsort eval``/``rank --jobs`` do: JSON, JSON lines, CSV or
+    ``qstat -f -F json`` (``format`` from the name and content unless given; SWF traces are
+    :func:`load_trace`'s). With a
+    fairshare tree (``resource_group`` [+ ``usage``] for PBS, ``fairshare_tree`` with
+    ``algorithm`` for Slurm and flux) each job gets ``fairshare_perc``,
+    ``fairshare_tree_usage`` and ``fairshare_factor`` of its ``entity``.
+
+    Warnings the CLI prints (unknown fields, entities not in the tree) are Python warnings;
+    ``strict=True`` makes an unknown field an error. The result evaluates directly
+    (``f.evaluate(jobs)``), ranks (``rank(ev, jobs=jobs)``) and converts
+    (``jobs.to_pandas()``).
+    """
+    jobs = _jobsort.load_jobs(
+        os.fspath(path),
+        format,
+        _resources(resources),
+        _path(resourcedef),
+        strict,
+        entity,
+        _tree(resource_group, usage, fairshare_tree, algorithm, unknown_shares, lenient, slurm_tie_order),
+    )
+    for w in jobs.warnings:
+        warnings.warn(w, stacklevel=2)
+    return jobs
+
+
+def _jobs_to_pandas(self: Jobs):
+    """The jobs as a DataFrame: id, user, group, account, queue, submit, then every numeric
+    value (0 where a job lacks it)."""
+    import pandas as pd
+
+    return pd.DataFrame(self._columns())
+
+
+Jobs.to_pandas = _jobs_to_pandas  # type: ignore[attr-defined]
+
+
+def fairshare(
+    *,
+    resource_group: Optional[PathLike] = None,
+    usage: Optional[PathLike] = None,
+    fairshare_tree: Optional[PathLike] = None,
+    algorithm: Optional[str] = None,
+    unknown_shares: int = 0,
+    lenient: bool = False,
+    slurm_tie_order: Optional[str] = None,
+):
+    """A fairshare tree from the files ``jobsort fairshare`` reads, as a DataFrame.
+
+    PBS: ``resource_group`` and optional ``usage`` (binary usage file or a JSON/TOML map);
+    rows in ``pbsfs -p`` order with ``name``, ``id``, ``parent``, ``shares``, ``usage``.
+    Slurm/flux: ``fairshare_tree`` (JSON tree, ``sshare -a -l -P`` output, flux-accounting
+    database) with ``algorithm`` (``slurm-classic``, ``slurm-fairtree``, ``flux``; default
+    from the file); rows in pre-order with ``user`` for user associations. Every row has
+    the formula keywords ``fairshare_perc``, ``fairshare_tree_usage``, ``fairshare_factor``
+    (NaN where the algorithm does not define one). ``df.attrs["algorithm"]`` names the
+    algorithm.
+    """
+    import pandas as pd
+
+    cols, warns, alg = _jobsort.fairshare_rows(
+        _tree(resource_group, usage, fairshare_tree, algorithm, unknown_shares, lenient, slurm_tie_order)
+    )
+    for w in warns:
+        warnings.warn(w, stacklevel=2)
+    df = pd.DataFrame(cols)
+    df.attrs["algorithm"] = alg
+    return df
+
+
+def load_trace(path: PathLike) -> Trace:
+    """Read a workload trace once (SWF, or a JSON job list; plain or gzip) to simulate it
+    many times. ``len(trace)`` is the jobs kept; ``trace.report()`` the load report;
+    ``trace.to_pandas()`` the jobs."""
+    return _jobsort.load_trace(os.fspath(path))
+
+
+Trace.report = lambda self: self._report()  # type: ignore[attr-defined]
+
+
+def _trace_to_pandas(self: Trace):
+    import pandas as pd
+
+    return pd.DataFrame(self._columns())
+
+
+Trace.to_pandas = _trace_to_pandas  # type: ignore[attr-defined]
+
+METRICS = (
+    "mean_wait",
+    "median_wait",
+    "p95_wait",
+    "mean_bsld",
+    "p95_bsld",
+    "utilization",
+    "makespan",
+    "jain_user_wait",
+)
+
+
+@dataclass
+class SimResult:
+    """What :func:`simulate` returns.
+
+    ``metrics``: a DataFrame, one row per formula (``formula``, ``policy``, the metrics of
+    ``jobsort sim``: ``mean_wait``, ``median_wait``, ``p95_wait``, ``mean_bsld``,
+    ``p95_bsld``, ``utilization``, ``makespan``, ``jain_user_wait``, and ``jobs``,
+    ``dropped``, ``never_started``, ``rounds``, ``eval_errors``). ``trace``: the load report
+    and the machine. ``shares``: delivered vs target share per entity and formula.
+    ``starts``: with ``starts=True``, one row per job and formula (``formula``, ``id``,
+    ``user``, ``submit``, ``start``, ``end``, ``wait``; NaN for a job that never started).
+    """
+
+    metrics: Any
+    trace: dict
+    shares: Any
+    starts: Any = None
+
+
+def _sim_spec(
+    policy: str,
+    nodes: Optional[int],
+    cores: Optional[int],
+    threshold: Optional[float],
+    resource_group: Optional[PathLike],
+    auto_tree: Optional[str],
+    entity: str,
+    decay_time: int,
+    decay_factor: float,
+    unknown_shares: int,
+    limits: Optional[PathLike],
+    reject_unknown_users: bool,
+    first: Optional[int],
+    starts: bool,
+    record: Optional[PathLike],
+) -> dict:
+    return {
+        "policy": policy,
+        "nodes": nodes,
+        "cores": cores,
+        "threshold": threshold,
+        "resource_group": _path(resource_group),
+        "auto_tree": auto_tree,
+        "entity": entity,
+        "decay_time": decay_time,
+        "decay_factor": decay_factor,
+        "unknown_shares": unknown_shares,
+        "limits": _path(limits),
+        "reject_unknown_users": reject_unknown_users,
+        "first": first,
+        "starts": starts,
+        "record": _path(record),
+    }
+
+
+def simulate(
+    trace: Union[Trace, PathLike],
+    formulas: Sequence[Union[str, Formula]] = (),
+    *,
+    policy: str = "easy",
+    nodes: Optional[int] = None,
+    cores: Optional[int] = None,
+    threshold: Optional[float] = None,
+    resource_group: Optional[PathLike] = None,
+    auto_tree: Optional[str] = None,
+    entity: str = "euser",
+    decay_time: int = 86_400,
+    decay_factor: float = 0.5,
+    unknown_shares: int = 0,
+    limits: Optional[PathLike] = None,
+    reject_unknown_users: bool = False,
+    first: Optional[int] = None,
+    starts: bool = False,
+    record: Optional[PathLike] = None,
+    resources: Resources = None,
+    resourcedef: Optional[PathLike] = None,
+    engine: str = "jit",
+    compat: Optional[str] = None,
+) -> SimResult:
+    """Simulate a trace under each formula, side by side, as ``jobsort sim`` does (same
+    flags, same numbers). No formula: first come, first served.
+
+    ``trace`` is a path or a :class:`Trace` (load once with :func:`load_trace` to simulate it
+    many times). ``policy``: ``"strict"`` or ``"easy"``; ``nodes``/``cores`` default to the
+    trace header; ``threshold`` as PBS ``job_sort_formula_threshold``; fairshare from
+    ``resource_group`` (with ``entity``) or ``auto_tree`` (``"user"``, ``"group"``,
+    ``"group:user"``), decayed by ``decay_time``/``decay_factor``; ``limits``: a
+    flux-accounting limits file; ``first``: only the first N jobs; ``record``: write the
+    recording (one formula). Formulas given as text compile with ``resources``,
+    ``resourcedef``, ``engine``, ``compat``. Runs in parallel with the GIL released.
+    """
+    import pandas as pd
+
+    if isinstance(formulas, (str, Formula)):
+        formulas = [formulas]
+    compiled = [
+        f
+        if isinstance(f, Formula)
+        else compile(f, resources=resources, resourcedef=resourcedef, engine=engine, compat=compat)
+        for f in formulas
+    ]
+    if not isinstance(trace, Trace):
+        trace = load_trace(trace)
+    spec = _sim_spec(
+        policy, nodes, cores, threshold, resource_group, auto_tree, entity, decay_time,
+        decay_factor, unknown_shares, limits, reject_unknown_users, first, starts, record,
+    )
+    info, runs = _jobsort.simulate_trace(trace, compiled, spec)
+    rows = []
+    share_rows = []
+    for r in runs:
+        row = {"formula": r["formula"], "policy": r["policy"]}
+        row.update(r["metrics"])
+        for k in ("jobs", "dropped", "never_started", "rounds", "eval_errors"):
+            row[k] = r[k]
+        rows.append(row)
+        share_rows += [
+            {"formula": r["formula"], "entity": e, "target": t, "delivered": d} for e, t, d in r["shares"]
+        ]
+    starts_df = None
+    if starts:
+        jobs = info.pop("jobs")
+        frames = []
+        for r in runs:
+            frame = pd.DataFrame(
+                {
+                    "formula": r["formula"],
+                    "id": jobs["id"],
+                    "user": jobs["user"],
+                    "submit": jobs["submit"],
+                    "start": r["start"],
+                    "end": r["end"],
+                }
+            )
+            frame["wait"] = frame["start"] - frame["submit"]
+            frames.append(frame)
+        starts_df = pd.concat(frames, ignore_index=True)
+    return SimResult(
+        metrics=pd.DataFrame(rows),
+        trace=info,
+        shares=pd.DataFrame(share_rows, columns=["formula", "entity", "target", "delivered"]),
+        starts=starts_df,
+    )
+
+
+def replay(
+    recording: Optional[PathLike] = None,
+    *,
+    trace: Union[Trace, PathLike, None] = None,
+    verify: bool = False,
+    formula: Union[str, Formula, None] = None,
+    policy: str = "easy",
+    nodes: Optional[int] = None,
+    cores: Optional[int] = None,
+    per_round: bool = False,
+    resources: Resources = None,
+    resourcedef: Optional[PathLike] = None,
+    engine: str = "jit",
+    compat: Optional[str] = None,
+) -> dict:
+    """Verify or reconcile a recording, as ``jobsort replay`` does; returns its
+    ``--format json`` document as a dict.
+
+    With only ``recording`` (or ``verify=True``): re-drive the recorded events through the
+    live scheduler (with ``formula`` instead of the recorded one when given) and count the
+    mismatches. With ``formula``: reconcile it against the recording, or against the real
+    schedule of an SWF ``trace`` (then ``policy``, ``nodes``, ``cores`` apply, and the
+    report has ``recorded_metrics``). Give the ``resources``/``engine``/``compat`` the
+    recording was made with.
+    """
+    import json
+
+    if isinstance(formula, str):
+        formula = compile(formula, resources=resources, resourcedef=resourcedef, engine=engine, compat=compat)
+    if trace is not None and not isinstance(trace, Trace):
+        trace = load_trace(trace)
+    text = _jobsort.replay_recording(
+        _path(recording), trace, verify, formula, policy, nodes, cores, per_round,
+        _resources(resources), _path(resourcedef), engine, compat,
+    )
+    return json.loads(text)
+
+
+from ._sweep import sweep  # noqa: E402  (uses simulate)

@@ -1,0 +1,26 @@
+//! `jobsort._jobsort`: the native module of the `jobsort` Python package.
+//!
+//! A thin layer over the library: every rule (compiling, evaluating, ranking, fairshare,
+//! simulation, replay) is the library's; this crate converts arguments and results, releases
+//! the GIL around the work, and turns library errors into Python exceptions. The Python
+//! package (`python/jobsort/`) gives the API its shape (DataFrames, sweeps, Dask).
+
+mod errors;
+mod fairshare;
+mod formula;
+mod sim;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _jobsort(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("JobsortError", py.get_type::<errors::JobsortError>())?;
+    m.add("FormulaError", py.get_type::<errors::FormulaError>())?;
+    m.add("InputError", py.get_type::<errors::InputError>())?;
+    formula::register(m)?;
+    fairshare::register(m)?;
+    sim::register(m)?;
+    Ok(())
+}
