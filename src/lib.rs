@@ -10,6 +10,8 @@
 //! - [`fairshare`]: PBS, Slurm and flux-accounting fairshare trees.
 //! - [`limits`]: flux-accounting per-association limits with held jobs.
 //! - [`sim`]: trace-driven scheduling simulation, recording and replay.
+//! - [`slurm`]: `slurm.conf`, Slurm's multifactor priority and flux-accounting's
+//!   `mf_priority` as formulas in their catalogs.
 //! - [`capi`]: the C ABI (`include/jobsort.h`).
 //!
 //! The library never prints; the `jobsort` binary does.
@@ -57,6 +59,7 @@ pub mod jobs;
 pub mod limits;
 pub mod rank;
 pub mod sim;
+pub mod slurm;
 pub mod table;
 
 pub mod capi;
