@@ -5,8 +5,8 @@
 //! - **Slurm**: the factors of `priority/multifactor` as sprio shows them (`age`, `assoc`,
 //!   `fairshare`, `jobsize`, `partition`, `qos`, one `tres_*` per TRES, `site`, `nice`; see
 //!   [`crate::slurm::multifactor`]);
-//! - **flux**: the factors of flux-accounting's `mf_priority` (`fairshare`, `queue`, `bank`,
-//!   `urgency`; see [`crate::slurm::mf_priority`]).
+//! - **flux**: the factors of flux-accounting's `mf_priority` (`fairshare`, `queue_factor`,
+//!   `bank_factor`, `urgency`; see [`crate::slurm::mf_priority`]).
 //!
 //! Scheduler factors are built-in resources with their value ranges, so sema, the hazard
 //! analysis and the evaluators treat them as any other input.
@@ -353,18 +353,19 @@ const SLURM_TRES: &[&str] = &[
     "tres_pages",
 ];
 
-/// flux-accounting's `mf_priority` factors (`priority_calculation`): the association's
-/// fairshare in [0, 1], its queue's integer priority, its bank's priority, and the job's
-/// urgency (0 = hold, 16 = default, 31 = expedite; RFC 30).
+/// flux-accounting's `mf_priority` factors (`priority_calculation`; `flux account jobs`
+/// columns FSFACTOR, QFACT, BANKFACT, URGENCY): the association's fairshare in [0, 1], its
+/// queue's integer priority, its bank's priority, and the job's urgency (0 = hold,
+/// 16 = default, 31 = expedite; RFC 30). `queue` alone would be a job's queue name.
 const FLUX_FACTORS: &[(&str, ResourceType, (f64, f64))] = &[
     ("fairshare", ResourceType::Float, (0.0, 1.0)),
     (
-        "queue",
+        "queue_factor",
         ResourceType::Long,
         (-2_147_483_648.0, 2_147_483_647.0),
     ),
     (
-        "bank",
+        "bank_factor",
         ResourceType::Float,
         (f64::NEG_INFINITY, f64::INFINITY),
     ),

@@ -28,14 +28,18 @@ pub const RAW_FIELDS: &[(&str, ResourceType)] = &[
     ("mem", ResourceType::Size),
 ];
 
-/// The catalog to load Slurm job files with: `catalog` plus the raw fields (which formulas
-/// in the Slurm catalog do not see, so they are not added to it).
-pub fn loading_catalog(catalog: &Catalog) -> Catalog {
+/// The catalog to load Slurm job files with: `catalog` plus the raw fields and a
+/// `gres_NAME` count per generic resource in `gres` (formulas in the Slurm catalog do not
+/// see these, so they are not added to it).
+pub fn loading_catalog<'a>(catalog: &Catalog, gres: impl IntoIterator<Item = &'a str>) -> Catalog {
     let mut c = catalog.clone();
     for &(name, ty) in RAW_FIELDS {
         if c.resource(name).is_none() {
             c.add_resource(name, ty);
         }
+    }
+    for g in gres {
+        c.add_resource(&format!("gres_{g}"), ResourceType::Long);
     }
     c
 }

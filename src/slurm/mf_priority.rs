@@ -89,14 +89,14 @@ impl FluxWeights {
     /// The priority as a formula in the flux catalog; its value is [`Self::priority`].
     pub fn formula(&self) -> String {
         let mut terms = Vec::new();
-        let mut push = |w: i64, text: &str| {
-            if w != 0 {
-                terms.push(format!("{w} * {text}"));
-            }
+        let mut push = |w: i64, text: &str| match w {
+            0 => {}
+            1 => terms.push(text.to_string()),
+            _ => terms.push(format!("{w} * {text}")),
         };
         push(self.fairshare, "fairshare");
-        push(self.queue, "queue");
-        push(self.bank, "bank");
+        push(self.queue, "queue_factor");
+        push(self.bank, "bank_factor");
         push(self.urgency, "(urgency - 16)");
         if terms.is_empty() {
             terms.push("0".into());
@@ -216,9 +216,9 @@ mod tests {
         let table = JobTable::new(jobs.len())
             .with_column("fairshare", col(&|f| f.fairshare))
             .unwrap()
-            .with_column("queue", col(&|f| f.queue as f64))
+            .with_column("queue_factor", col(&|f| f.queue as f64))
             .unwrap()
-            .with_column("bank", col(&|f| f.bank))
+            .with_column("bank_factor", col(&|f| f.bank))
             .unwrap()
             .with_column("urgency", col(&|f| f.urgency as f64))
             .unwrap();

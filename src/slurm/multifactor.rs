@@ -101,7 +101,8 @@ pub struct Multifactor {
     pub weight_job_size: u32,
     pub weight_partition: u32,
     pub weight_qos: u32,
-    /// `PriorityWeightTRES` with each name as written and its weight.
+    /// `PriorityWeightTRES` with each name as written and its weight, in slurmctld's TRES
+    /// order ([`tres_order`]), which is the order the TRES are summed and sprio lists them.
     pub weight_tres: Vec<(String, f64)>,
     /// Seconds.
     pub max_age: u32,
@@ -130,11 +131,34 @@ pub fn tres_column(name: &str) -> String {
     col
 }
 
+/// slurmctld's TRES order (`TRES_ARRAY_*`: cpu, mem, energy, node, billing, fs/disk, vmem,
+/// pages; then the `AccountingStorageTRES` ones as listed; `src/common/assoc_mgr.c`): the
+/// index of `name` (any case), names not listed last.
+pub fn tres_order(name: &str, accounting_storage_tres: Option<&str>) -> usize {
+    const BUILTIN: [&str; 8] = [
+        "cpu", "mem", "energy", "node", "billing", "fs/disk", "vmem", "pages",
+    ];
+    let lower = name.to_ascii_lowercase();
+    if let Some(i) = BUILTIN.iter().position(|b| *b == lower) {
+        return i;
+    }
+    let extra = accounting_storage_tres.unwrap_or("");
+    extra
+        .split(',')
+        .map(|t| t.trim().to_ascii_lowercase())
+        .filter(|t| !BUILTIN.contains(&t.as_str()))
+        .position(|t| t == lower)
+        .map_or(usize::MAX, |i| BUILTIN.len() + i)
+}
+
 impl Multifactor {
     /// From a `slurm.conf` and the largest QOS priority (QOS live in the accounting
     /// database, not in slurm.conf: `sacctmgr show qos format=name,priority`).
     pub fn from_conf(conf: &SlurmConf, max_qos_priority: u32) -> Multifactor {
         let p = &conf.priority;
+        let mut weight_tres = p.weight_tres.clone();
+        weight_tres
+            .sort_by_key(|(name, _)| tres_order(name, conf.accounting_storage_tres.as_deref()));
         let part_max = conf
             .partitions
             .iter()
@@ -146,8 +170,7 @@ impl Multifactor {
             .iter()
             .map(|part| {
                 let nodes: Vec<_> = part.nodes.iter().filter_map(|n| conf.node(n)).collect();
-                let tres_totals = p
-                    .weight_tres
+                let tres_totals = weight_tres
                     .iter()
                     .map(|(name, _)| {
                         let name = name.to_ascii_lowercase();
@@ -192,7 +215,7 @@ impl Multifactor {
             weight_job_size: p.weight_job_size,
             weight_partition: p.weight_partition,
             weight_qos: p.weight_qos,
-            weight_tres: p.weight_tres.clone(),
+            weight_tres,
             max_age: p.max_age,
             favor_small: p.favor_small,
             small_relative_to_time: p.flags.small_relative_to_time,
@@ -560,9 +583,10 @@ mod tests {
     fn tres_factors_per_partition_totals() {
         // _get_tres_factors: requested count / the partition's total of that TRES.
         let m = Multifactor::from_conf(
-            &conf("PriorityWeightTRES=CPU=1000,Mem=2000,GRES/gpu=3000\n"),
+            &conf("PriorityWeightTRES=GRES/gpu=3000,Mem=2000,CPU=1000\n"),
             0,
         );
+        // Summed and listed in slurmctld's TRES order, not as written.
         assert_eq!(m.tres_columns(), ["tres_cpu", "tres_mem", "tres_gres_gpu"]);
         let job = JobInputs {
             partition: Some("short".into()),
