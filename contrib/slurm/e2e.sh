@@ -376,6 +376,19 @@ EOF
 }
 # The new weights apply at the decay thread's next pass (every PriorityCalcPeriod, 60 s).
 check "jobsort's multifactor priority and factors equal sprio's" wait_until 150 multifactor_matches
+# Job size the other way: PriorityFavorSmall with SMALL_RELATIVE_TO_TIME (CPUs per minute of
+# time limit; the partition's MaxTime, here INFINITE, for jobs without one).
+write_conf 1 "PriorityWeightAge=1000
+PriorityWeightFairshare=5000
+PriorityWeightJobSize=100000
+PriorityWeightPartition=3000
+PriorityWeightQOS=4000
+PriorityWeightTRES=CPU=100,Mem=50,GRES/gpu=300
+PriorityMaxAge=1
+PriorityFavorSmall=YES
+PriorityFlags=SMALL_RELATIVE_TO_TIME"
+timeout 60 scontrol reconfigure
+check "the same with PriorityFavorSmall and SMALL_RELATIVE_TO_TIME" wait_until 150 multifactor_matches
 
 grep "site_factor/jobsort" "$work/slurmctld.log" | sed 's/^/  log: /' | tail -8
 say "$passed passed, $failed failed"

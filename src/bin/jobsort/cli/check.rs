@@ -49,7 +49,7 @@ fn fmt_bound(v: f64) -> String {
 
 pub fn run(args: Args, out: &mut Out) -> Outcome {
     let (source, name) = args.formula.read()?;
-    let catalog = args.formula.catalog.catalog()?;
+    let catalog = args.formula.catalog()?;
     let options = CheckOptions {
         compat_pbs: args.compat.compat == Some(Compat::Pbs),
         deny_warnings: args.compat.deny_warnings,

@@ -10,6 +10,7 @@ use jobsort::catalog::{Scheduler, parse_resource_arg};
 use jobsort::formula::check::formula_from_qmgr;
 use jobsort::formula::diag::render;
 use jobsort::slurm::conf::SlurmConf;
+use jobsort::slurm::multifactor::Multifactor;
 use jobsort::{Catalog, CompileOptions, CompiledFormula, Formula, ResourceType};
 
 /// The one formula of `check`, `eval` and `rank`. Flatten with `#[command(flatten)]`.
@@ -31,6 +32,8 @@ pub struct FormulaArgs {
     pub file: Option<InputPath>,
     #[command(flatten)]
     pub catalog: CatalogArgs,
+    #[command(flatten)]
+    pub scheduler: SchedulerArgs,
 }
 
 impl FormulaArgs {
@@ -89,9 +92,9 @@ impl From<SchedulerArg> for Scheduler {
     }
 }
 
-/// The names a formula may use: a scheduler's catalog, plus custom resources.
+/// Whose priority a formula of `check`, `eval` or `rank` describes.
 #[derive(clap::Args, Debug, Clone, Default)]
-pub struct CatalogArgs {
+pub struct SchedulerArgs {
     /// Whose priority names the formula uses: pbs (default; slurm with --slurm-conf),
     /// slurm or flux.
     #[arg(long, value_enum, value_name = "SCHEDULER")]
@@ -101,20 +104,9 @@ pub struct CatalogArgs {
     /// partitions. Implies `--scheduler slurm`.
     #[arg(long, value_name = "FILE")]
     pub slurm_conf: Option<std::path::PathBuf>,
-    /// Declare a custom resource, e.g. `--resource paws:float` (types: long, float, size,
-    /// time, boolean, string, string_array). Repeatable.
-    #[arg(long = "resource", value_name = "NAME:TYPE", value_parser = resource_arg)]
-    pub resources: Vec<(String, ResourceType)>,
-    /// Declare the custom resources of a PBS `resourcedef` file (`NAME type=TYPE [flag=...]`).
-    #[arg(long, value_name = "FILE")]
-    pub resourcedef: Option<InputPath>,
 }
 
-fn resource_arg(s: &str) -> Result<(String, ResourceType), String> {
-    parse_resource_arg(s)
-}
-
-impl CatalogArgs {
+impl SchedulerArgs {
     /// The scheduler whose catalog the formula uses.
     pub fn scheduler(&self) -> Scheduler {
         match (self.scheduler, &self.slurm_conf) {
@@ -138,14 +130,47 @@ impl CatalogArgs {
         SlurmConf::load(path).map(Some).map_err(Failure::invalid)
     }
 
-    /// The scheduler's catalog (Slurm: with the TRES of `--slurm-conf`), plus the declared
-    /// custom resources (`--resourcedef` first, then each `--resource`, so a `--resource` can
-    /// override a file entry).
+    /// The scheduler's catalog (Slurm: with the TRES of `--slurm-conf`).
     pub fn catalog(&self) -> Result<Catalog, Failure> {
-        let mut catalog = match self.slurm_conf()? {
-            Some(conf) => jobsort::slurm::multifactor::Multifactor::from_conf(&conf, 0).catalog(),
+        Ok(match self.slurm_conf()? {
+            Some(conf) => Multifactor::from_conf(&conf, 0).catalog(),
             None => Catalog::of(self.scheduler()),
-        };
+        })
+    }
+}
+
+impl FormulaArgs {
+    /// The scheduler's catalog plus the declared custom resources.
+    pub fn catalog(&self) -> Result<Catalog, Failure> {
+        self.catalog.extend(self.scheduler.catalog()?)
+    }
+}
+
+/// Custom resources a formula may use besides its scheduler's names.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct CatalogArgs {
+    /// Declare a custom resource, e.g. `--resource paws:float` (types: long, float, size,
+    /// time, boolean, string, string_array). Repeatable.
+    #[arg(long = "resource", value_name = "NAME:TYPE", value_parser = resource_arg)]
+    pub resources: Vec<(String, ResourceType)>,
+    /// Declare the custom resources of a PBS `resourcedef` file (`NAME type=TYPE [flag=...]`).
+    #[arg(long, value_name = "FILE")]
+    pub resourcedef: Option<InputPath>,
+}
+
+fn resource_arg(s: &str) -> Result<(String, ResourceType), String> {
+    parse_resource_arg(s)
+}
+
+impl CatalogArgs {
+    /// PBS's catalog plus the declared custom resources.
+    pub fn catalog(&self) -> Result<Catalog, Failure> {
+        self.extend(Catalog::pbs())
+    }
+
+    /// `catalog` plus the declared custom resources (`--resourcedef` first, then each
+    /// `--resource`, so a `--resource` can override a file entry).
+    pub fn extend(&self, mut catalog: Catalog) -> Result<Catalog, Failure> {
         if let Some(path) = &self.resourcedef {
             let text = path.read_text()?;
             catalog

@@ -56,16 +56,16 @@ impl Prepared {
             slurm,
         } = args;
         let (source, name) = formula.read()?;
-        let catalog = formula.catalog.catalog()?;
+        let catalog = formula.catalog()?;
         let compiled = compile.compile(&source, &name, &catalog)?;
-        let mut jobs = slurm.load(&formula.catalog, jobs, &catalog)?;
+        let mut jobs = slurm.load(&formula.scheduler, jobs, &catalog)?;
         let (warnings, tree) = fairshare
             .apply_loaded(&mut jobs)
             .map_err(Failure::invalid)?;
         for warning in warnings {
             warn(&warning);
         }
-        let slurm = slurm.fill(&formula.catalog, &mut jobs, tree.as_ref())?;
+        let slurm = slurm.fill(&formula.scheduler, &mut jobs, tree.as_ref())?;
         if !jobs.is_empty() {
             check_absent_inputs(&compiled, &absent_inputs(&compiled, &jobs), ties)?;
         }

@@ -73,6 +73,7 @@ fn emit(formula: &str, catalog: &Catalog, format: Format, out: &mut Out) -> Outc
         }
         Format::Text => {
             writeln!(out, "{formula}")?;
+            out.flush()?;
             eprint!(
                 "{}",
                 render(formula, "<formula>", &checked.diagnostics, stderr_color())

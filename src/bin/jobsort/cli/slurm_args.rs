@@ -2,7 +2,7 @@
 //! job files (and `squeue --json` output, detected by content) with the raw fields the
 //! factors are computed from, and filling each job's factor columns.
 
-use super::formula_args::CatalogArgs;
+use super::formula_args::SchedulerArgs;
 use super::jobs_args::JobsArgs;
 use super::report::{Failure, warn};
 use jobsort::Catalog;
@@ -47,7 +47,7 @@ impl SlurmJobArgs {
     /// and job files know the raw fields; otherwise as `jobs` loads them.
     pub fn load(
         &self,
-        catalog_args: &CatalogArgs,
+        scheduler_args: &SchedulerArgs,
         jobs: &JobsArgs,
         catalog: &Catalog,
     ) -> Result<Vec<Job>, Failure> {
@@ -63,7 +63,7 @@ impl SlurmJobArgs {
                     .map_err(Failure::invalid);
             }
         }
-        let conf = catalog_args.slurm_conf()?;
+        let conf = scheduler_args.slurm_conf()?;
         let mut gres: Vec<&str> = conf
             .iter()
             .flat_map(|c| &c.nodes)
@@ -82,11 +82,11 @@ impl SlurmJobArgs {
     /// from sshare), as `_get_fairshare_priority` does, whatever `--entity` says.
     pub fn fill(
         &self,
-        catalog_args: &CatalogArgs,
+        scheduler_args: &SchedulerArgs,
         jobs: &mut [Job],
         tree: Option<&Fairshare>,
     ) -> Result<Option<SlurmView>, Failure> {
-        if catalog_args.scheduler() == Scheduler::Slurm
+        if scheduler_args.scheduler() == Scheduler::Slurm
             && let Some(Fairshare::Shares { tree, values, .. }) = tree
         {
             for job in jobs.iter_mut() {
@@ -98,7 +98,7 @@ impl SlurmJobArgs {
                 }
             }
         }
-        match catalog_args.scheduler() {
+        match scheduler_args.scheduler() {
             Scheduler::Pbs => Ok(None),
             Scheduler::Flux => {
                 for job in jobs.iter_mut() {
@@ -109,7 +109,7 @@ impl SlurmJobArgs {
                 Ok(None)
             }
             Scheduler::Slurm => {
-                let Some(conf) = catalog_args.slurm_conf()? else {
+                let Some(conf) = scheduler_args.slurm_conf()? else {
                     for job in jobs.iter_mut() {
                         if let Some(f) = job.values.get("fairshare_factor").copied() {
                             job.values.entry("fairshare".into()).or_insert(f);
