@@ -86,7 +86,11 @@ impl SlurmJobArgs {
         jobs: &mut [Job],
         tree: Option<&Fairshare>,
     ) -> Result<Option<SlurmView>, Failure> {
-        if scheduler_args.scheduler() == Scheduler::Slurm
+        let scheduler = scheduler_args.scheduler();
+        if scheduler == Scheduler::Pbs {
+            return Ok(None);
+        }
+        if scheduler == Scheduler::Slurm
             && let Some(Fairshare::Shares { tree, values, .. }) = tree
         {
             for job in jobs.iter_mut() {
@@ -98,57 +102,44 @@ impl SlurmJobArgs {
                 }
             }
         }
-        match scheduler_args.scheduler() {
-            Scheduler::Pbs => Ok(None),
-            Scheduler::Flux => {
-                for job in jobs.iter_mut() {
-                    if let Some(f) = job.values.get("fairshare_factor").copied() {
-                        job.values.entry("fairshare".into()).or_insert(f);
-                    }
-                }
-                Ok(None)
-            }
-            Scheduler::Slurm => {
-                let Some(conf) = scheduler_args.slurm_conf()? else {
-                    for job in jobs.iter_mut() {
-                        if let Some(f) = job.values.get("fairshare_factor").copied() {
-                            job.values.entry("fairshare".into()).or_insert(f);
-                        }
-                    }
-                    return Ok(None);
-                };
-                if conf.priority.priority_type != "priority/multifactor" {
-                    warn(&format!(
-                        "the slurm.conf has PriorityType={}: slurmctld does not use these \
-                         weights (priority/multifactor does)",
-                        conf.priority.priority_type
-                    ));
-                }
-                let jobs_max = jobs
-                    .iter()
-                    .filter_map(|j| j.values.get("qos_priority"))
-                    .fold(0.0f64, |m, &v| m.max(v));
-                let given_max = self.qos.iter().map(|(_, p)| *p).max().unwrap_or(0);
-                if conf.priority.weight_qos != 0 && self.qos.is_empty() && jobs_max > 0.0 {
-                    warn(
-                        "no --qos given: the qos factor is normalised by the largest \
-                         qos_priority of these jobs, not of every QOS",
-                    );
-                }
-                let max_qos = given_max.max(jobs_max.min(f64::from(u32::MAX)) as u32);
-                let multifactor = Multifactor::from_conf(&conf, max_qos);
-                let now = self.now.unwrap_or_else(|| {
-                    std::time::SystemTime::now()
-                        .duration_since(std::time::UNIX_EPOCH)
-                        .map_or(0, |d| d.as_secs() as i64)
-                });
-                let factors = fill_factors(jobs, &multifactor, now);
-                Ok(Some(SlurmView {
-                    multifactor,
-                    factors,
-                }))
+        for job in jobs.iter_mut() {
+            if let Some(f) = job.values.get("fairshare_factor").copied() {
+                job.values.entry("fairshare".into()).or_insert(f);
             }
         }
+        let Some(conf) = scheduler_args.slurm_conf()? else {
+            return Ok(None);
+        };
+        if conf.priority.priority_type != "priority/multifactor" {
+            warn(&format!(
+                "the slurm.conf has PriorityType={}: slurmctld does not use these \
+                         weights (priority/multifactor does)",
+                conf.priority.priority_type
+            ));
+        }
+        let jobs_max = jobs
+            .iter()
+            .filter_map(|j| j.values.get("qos_priority"))
+            .fold(0.0f64, |m, &v| m.max(v));
+        let given_max = self.qos.iter().map(|(_, p)| *p).max().unwrap_or(0);
+        if conf.priority.weight_qos != 0 && self.qos.is_empty() && jobs_max > 0.0 {
+            warn(
+                "no --qos given: the qos factor is normalised by the largest \
+                         qos_priority of these jobs, not of every QOS",
+            );
+        }
+        let max_qos = given_max.max(jobs_max.min(f64::from(u32::MAX)) as u32);
+        let multifactor = Multifactor::from_conf(&conf, max_qos);
+        let now = self.now.unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs() as i64)
+        });
+        let factors = fill_factors(jobs, &multifactor, now);
+        Ok(Some(SlurmView {
+            multifactor,
+            factors,
+        }))
     }
 }
 
