@@ -10,6 +10,17 @@
 mod common;
 
 use common::cli::{jobsort, json, run, write};
+use serde_json::Value;
+
+/// The values of `eval --format json`, in job order.
+fn values(doc: &Value) -> Vec<f64> {
+    doc["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["value"].as_f64().unwrap())
+        .collect()
+}
 
 const CONF: &str = "\
 ClusterName=demo
@@ -93,12 +104,7 @@ fn eval_and_rank_give_slurms_priority_and_sprios_columns() {
             .iter()
             .chain(common.iter()),
     ));
-    let values: Vec<f64> = v["jobs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|j| j["value"].as_f64().unwrap())
-        .collect();
+    let values = values(&v);
     assert_eq!(values, [9228.0, 6406.0, 10794.0]);
 
     let v = json(&jobsort(
@@ -216,12 +222,7 @@ fn flux_formula_gives_mf_priority() {
         "--format",
         "json",
     ]));
-    let values: Vec<f64> = v["jobs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|j| j["value"].as_f64().unwrap())
-        .collect();
+    let values = values(&v);
     assert_eq!(values, [160_000.0, 0.0, 4_294_967_295.0, 0.0]);
     let (code, _, err) = run(["flux-formula", "--weights", "age=1"]);
     assert_eq!(code, 2, "{err}");

@@ -334,13 +334,14 @@ timeout 60 sacctmgr -i add qos high priority=100 >/dev/null
 timeout 60 sacctmgr -i modify user root set qos+=high >/dev/null
 submit -n2 -t 30 --qos=high -p short >/dev/null
 printf '0\n' >"$formula_file"
-write_conf 1 "PriorityWeightAge=1000
+weights="PriorityWeightAge=1000
 PriorityWeightFairshare=5000
-PriorityWeightJobSize=2000
 PriorityWeightPartition=3000
 PriorityWeightQOS=4000
 PriorityWeightTRES=CPU=100,Mem=50,GRES/gpu=300
 PriorityMaxAge=1"
+write_conf 1 "$weights
+PriorityWeightJobSize=2000"
 timeout 60 scontrol reconfigure
 check "reconfigure loads the zero formula" wait_until 30 grep -q "formula loaded (0 inputs, scale 1)" "$work/slurmctld.log"
 multifactor_matches() {
@@ -378,13 +379,8 @@ EOF
 check "jobsort's multifactor priority and factors equal sprio's" wait_until 150 multifactor_matches
 # Job size the other way: PriorityFavorSmall with SMALL_RELATIVE_TO_TIME (CPUs per minute of
 # time limit; the partition's MaxTime, here INFINITE, for jobs without one).
-write_conf 1 "PriorityWeightAge=1000
-PriorityWeightFairshare=5000
+write_conf 1 "$weights
 PriorityWeightJobSize=100000
-PriorityWeightPartition=3000
-PriorityWeightQOS=4000
-PriorityWeightTRES=CPU=100,Mem=50,GRES/gpu=300
-PriorityMaxAge=1
 PriorityFavorSmall=YES
 PriorityFlags=SMALL_RELATIVE_TO_TIME"
 timeout 60 scontrol reconfigure

@@ -126,20 +126,27 @@ impl Minutes {
     }
 }
 
+/// The `PriorityWeight*` settings (uint32 each, default 0; TRES weights are doubles).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Weights {
+    pub age: u32,
+    pub assoc: u32,
+    pub fairshare: u32,
+    pub job_size: u32,
+    pub partition: u32,
+    pub qos: u32,
+    /// `PriorityWeightTRES`: `(TRES name as written, weight)`; names compare
+    /// case-insensitively (`CPU`, `Mem`, `GRES/gpu`, ...).
+    pub tres: Vec<(String, f64)>,
+}
+
 /// Every `Priority*` setting, with `read_config.c`'s defaults.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PrioritySettings {
     /// `priority/basic` (default) or `priority/multifactor`.
     pub priority_type: String,
-    pub weight_age: u32,
-    pub weight_assoc: u32,
-    pub weight_fairshare: u32,
-    pub weight_job_size: u32,
-    pub weight_partition: u32,
-    pub weight_qos: u32,
-    /// `PriorityWeightTRES`: `(TRES name as written, weight)` in file order; names compare
-    /// case-insensitively (`CPU`, `Mem`, `GRES/gpu`, ...).
-    pub weight_tres: Vec<(String, f64)>,
+    /// In file order.
+    pub weights: Weights,
     /// `PriorityMaxAge` in seconds (`time_str2mins(..) * 60` into a uint32, as read_config.c
     /// stores it; default 7 days).
     pub max_age: u32,
@@ -160,13 +167,7 @@ impl Default for PrioritySettings {
     fn default() -> PrioritySettings {
         PrioritySettings {
             priority_type: "priority/basic".into(),
-            weight_age: 0,
-            weight_assoc: 0,
-            weight_fairshare: 0,
-            weight_job_size: 0,
-            weight_partition: 0,
-            weight_qos: 0,
-            weight_tres: Vec::new(),
+            weights: Weights::default(),
             max_age: DEFAULT_PRIORITY_DECAY,
             favor_small: false,
             flags: PriorityFlags::default(),
@@ -851,14 +852,14 @@ impl Reader {
         if let Some((v, _)) = get("PriorityType") {
             p.priority_type = v.clone();
         }
-        p.weight_age = uint("PriorityWeightAge")?.unwrap_or(0);
-        p.weight_assoc = uint("PriorityWeightAssoc")?.unwrap_or(0);
-        p.weight_fairshare = uint("PriorityWeightFairshare")?.unwrap_or(0);
-        p.weight_job_size = uint("PriorityWeightJobSize")?.unwrap_or(0);
-        p.weight_partition = uint("PriorityWeightPartition")?.unwrap_or(0);
-        p.weight_qos = uint("PriorityWeightQOS")?.unwrap_or(0);
+        p.weights.age = uint("PriorityWeightAge")?.unwrap_or(0);
+        p.weights.assoc = uint("PriorityWeightAssoc")?.unwrap_or(0);
+        p.weights.fairshare = uint("PriorityWeightFairshare")?.unwrap_or(0);
+        p.weights.job_size = uint("PriorityWeightJobSize")?.unwrap_or(0);
+        p.weights.partition = uint("PriorityWeightPartition")?.unwrap_or(0);
+        p.weights.qos = uint("PriorityWeightQOS")?.unwrap_or(0);
         if let Some(e) = get("PriorityWeightTRES") {
-            p.weight_tres =
+            p.weights.tres =
                 parse_tres_weights(&e.0).map_err(|m| bad("PriorityWeightTRES", e, &m))?;
         }
         p.max_age = minutes_as_secs("PriorityMaxAge", DEFAULT_PRIORITY_DECAY)?;
@@ -1174,10 +1175,10 @@ mod tests {
                     NodeName=n[01-03] CPUs=8 RealMemory=1000\n";
         let c = SlurmConf::parse(text, "slurm.conf").unwrap();
         assert_eq!(c.cluster_name.as_deref(), Some("Alpha"));
-        assert_eq!(c.priority.weight_age, 1000);
+        assert_eq!(c.priority.weights.age, 1000);
         assert!(c.priority.flags.small_relative_to_time && c.priority.flags.max_tres);
         assert_eq!(
-            c.priority.weight_tres,
+            c.priority.weights.tres,
             vec![("CPU".to_string(), 1000.0), ("Mem".to_string(), 2000.0)]
         );
         assert_eq!(c.setting("mailprog"), Some("/bin/mail#x"));
@@ -1286,7 +1287,7 @@ mod tests {
         let main = dir.path().join("slurm.conf");
         std::fs::write(&main, "ClusterName=Alpha\ninclude prio-%c.conf\n").unwrap();
         let c = SlurmConf::load(&main).unwrap();
-        assert_eq!(c.priority.weight_qos, 7);
+        assert_eq!(c.priority.weights.qos, 7);
         assert_eq!(c.includes, [dir.path().join("prio-alpha.conf")]);
         std::fs::write(&main, "Include missing.conf\n").unwrap();
         let e = SlurmConf::load(&main).unwrap_err();

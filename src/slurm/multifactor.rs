@@ -5,7 +5,7 @@
 //! ([`Multifactor::sprio`]), and the same weighted sum as a formula in the Slurm catalog
 //! ([`Multifactor::formula`]) whose value is that priority.
 
-use super::conf::{Minutes, SlurmConf};
+use super::conf::{Minutes, SlurmConf, Weights};
 use crate::catalog::Catalog;
 
 /// `NICE_OFFSET` (`slurm/slurm.h`): nice and site factors are stored with it added.
@@ -78,15 +78,8 @@ pub struct PartitionPrio {
 /// One row of `sprio`: the weighted factors as sprio receives them, and its PRIORITY.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SprioRow {
-    pub age: f64,
-    pub assoc: f64,
-    pub fairshare: f64,
-    pub jobsize: f64,
-    pub partition: f64,
-    pub qos: f64,
-    pub tres: Vec<f64>,
-    pub site: i64,
-    pub nice: i64,
+    /// Each factor times its weight (site and nice as they are).
+    pub weighted: Factors,
     /// `get_priority_from_factors` (`src/sprio/print.c`): the sum clamped to ≥ 1.
     pub priority: f64,
 }
@@ -95,15 +88,9 @@ pub struct SprioRow {
 /// normalising maxima.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Multifactor {
-    pub weight_age: u32,
-    pub weight_assoc: u32,
-    pub weight_fairshare: u32,
-    pub weight_job_size: u32,
-    pub weight_partition: u32,
-    pub weight_qos: u32,
-    /// `PriorityWeightTRES` with each name as written and its weight, in slurmctld's TRES
-    /// order ([`tres_order`]), which is the order the TRES are summed and sprio lists them.
-    pub weight_tres: Vec<(String, f64)>,
+    /// The TRES weights in slurmctld's TRES order ([`tres_order`]), which is the order the
+    /// TRES are summed and sprio lists them.
+    pub weights: Weights,
     /// Seconds.
     pub max_age: u32,
     pub favor_small: bool,
@@ -156,8 +143,9 @@ impl Multifactor {
     /// database, not in slurm.conf: `sacctmgr show qos format=name,priority`).
     pub fn from_conf(conf: &SlurmConf, max_qos_priority: u32) -> Multifactor {
         let p = &conf.priority;
-        let mut weight_tres = p.weight_tres.clone();
-        weight_tres
+        let mut weights = p.weights.clone();
+        weights
+            .tres
             .sort_by_key(|(name, _)| tres_order(name, conf.accounting_storage_tres.as_deref()));
         let part_max = conf
             .partitions
@@ -170,7 +158,8 @@ impl Multifactor {
             .iter()
             .map(|part| {
                 let nodes: Vec<_> = part.nodes.iter().filter_map(|n| conf.node(n)).collect();
-                let tres_totals = weight_tres
+                let tres_totals = weights
+                    .tres
                     .iter()
                     .map(|(name, _)| {
                         let name = name.to_ascii_lowercase();
@@ -209,13 +198,7 @@ impl Multifactor {
             })
             .collect();
         Multifactor {
-            weight_age: p.weight_age,
-            weight_assoc: p.weight_assoc,
-            weight_fairshare: p.weight_fairshare,
-            weight_job_size: p.weight_job_size,
-            weight_partition: p.weight_partition,
-            weight_qos: p.weight_qos,
-            weight_tres,
+            weights,
             max_age: p.max_age,
             favor_small: p.favor_small,
             small_relative_to_time: p.flags.small_relative_to_time,
@@ -235,7 +218,8 @@ impl Multifactor {
 
     /// The formula columns of the TRES factors, in `PriorityWeightTRES` order.
     pub fn tres_columns(&self) -> Vec<String> {
-        self.weight_tres
+        self.weights
+            .tres
             .iter()
             .map(|(n, _)| tres_column(n))
             .collect()
@@ -259,7 +243,7 @@ impl Multifactor {
             nice: job.nice,
             ..Factors::default()
         };
-        if self.weight_age != 0
+        if self.weights.age != 0
             && let Some(accrue) = job.accrue_time.filter(|&a| a != 0)
         {
             // `uint32_t diff = start_time - accrue_time` when start_time is later.
@@ -274,15 +258,15 @@ impl Multifactor {
                 1.0
             };
         }
-        if self.weight_fairshare != 0 {
+        if self.weights.fairshare != 0 {
             f.fairshare = job.fairshare;
         }
-        if self.weight_job_size != 0 {
+        if self.weights.job_size != 0 {
             f.jobsize = self.job_size(job, part);
         }
         if let Some(part) = part
             && part.priority_job_factor != 0
-            && self.weight_partition != 0
+            && self.weights.partition != 0
         {
             f.partition = if self.no_normal_part {
                 f64::from(part.priority_job_factor)
@@ -290,10 +274,10 @@ impl Multifactor {
                 part.norm_priority
             };
         }
-        if self.weight_assoc != 0 {
+        if self.weights.assoc != 0 {
             f.assoc = job.assoc;
         }
-        if job.qos_priority != 0 && self.weight_qos != 0 {
+        if job.qos_priority != 0 && self.weights.qos != 0 {
             f.qos = if self.no_normal_qos {
                 f64::from(job.qos_priority)
             } else if self.max_qos_priority == 0 {
@@ -304,7 +288,8 @@ impl Multifactor {
             };
         }
         f.tres = self
-            .weight_tres
+            .weights
+            .tres
             .iter()
             .enumerate()
             .map(|(i, (name, _))| {
@@ -375,17 +360,17 @@ impl Multifactor {
     /// multiplies them, and the TRES sum as `_get_tres_prio_weighted` adds it.
     fn weighted(&self, f: &Factors) -> ([f64; 6], Vec<f64>, f64) {
         let w = [
-            f.age * f64::from(self.weight_age),
-            f.assoc * f64::from(self.weight_assoc),
-            f.fairshare * f64::from(self.weight_fairshare),
-            f.jobsize * f64::from(self.weight_job_size),
-            f.partition * f64::from(self.weight_partition),
-            f.qos * f64::from(self.weight_qos),
+            f.age * f64::from(self.weights.age),
+            f.assoc * f64::from(self.weights.assoc),
+            f.fairshare * f64::from(self.weights.fairshare),
+            f.jobsize * f64::from(self.weights.job_size),
+            f.partition * f64::from(self.weights.partition),
+            f.qos * f64::from(self.weights.qos),
         ];
         let tres: Vec<f64> = f
             .tres
             .iter()
-            .zip(&self.weight_tres)
+            .zip(&self.weights.tres)
             .map(|(t, (_, wt))| t * wt)
             .collect();
         let tres_sum = tres.iter().fold(0.0, |s, t| s + t);
@@ -420,15 +405,17 @@ impl Multifactor {
             priority += t;
         }
         SprioRow {
-            age,
-            assoc,
-            fairshare,
-            jobsize,
-            partition,
-            qos,
-            tres,
-            site: f.site,
-            nice: f.nice,
+            weighted: Factors {
+                age,
+                assoc,
+                fairshare,
+                jobsize,
+                partition,
+                qos,
+                tres,
+                site: f.site,
+                nice: f.nice,
+            },
             priority: if priority < 1.0 { 1.0 } else { priority },
         }
     }
@@ -439,18 +426,19 @@ impl Multifactor {
     pub fn formula(&self) -> String {
         let term = |w: u32, name: &str| (w != 0).then(|| format!("{w} * {name}"));
         let mut terms: Vec<String> = [
-            term(self.weight_age, "age"),
-            term(self.weight_assoc, "assoc"),
-            term(self.weight_fairshare, "fairshare"),
-            term(self.weight_job_size, "jobsize"),
-            term(self.weight_partition, "partition"),
-            term(self.weight_qos, "qos"),
+            term(self.weights.age, "age"),
+            term(self.weights.assoc, "assoc"),
+            term(self.weights.fairshare, "fairshare"),
+            term(self.weights.job_size, "jobsize"),
+            term(self.weights.partition, "partition"),
+            term(self.weights.qos, "qos"),
         ]
         .into_iter()
         .flatten()
         .collect();
         let tres: Vec<String> = self
-            .weight_tres
+            .weights
+            .tres
             .iter()
             .filter(|(_, w)| *w != 0.0)
             .map(|(name, w)| format!("{} * {}", number(*w), tres_column(name)))
@@ -675,7 +663,7 @@ mod tests {
             ..Factors::default()
         };
         let row = m.sprio(&f);
-        assert_eq!(row.age, (0.1 * 3.0 * 1e6) / 1e6);
+        assert_eq!(row.weighted.age, (0.1 * 3.0 * 1e6) / 1e6);
         assert_eq!(row.priority, 1.0);
         let f = Factors {
             age: 1.0,

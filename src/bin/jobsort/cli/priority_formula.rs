@@ -6,6 +6,7 @@
 //! Exit codes: 0 printed and valid, 1 unreadable or invalid slurm.conf / weights.
 //! `--format json` prints `{"formula", "valid", "diagnostics", "range"}` instead.
 
+use super::check::Format;
 use super::output::{Out, write_json};
 use super::report::{EXIT_INVALID, Failure, Outcome, stderr_color};
 use jobsort::Catalog;
@@ -17,22 +18,13 @@ use jobsort::slurm::multifactor::Multifactor;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Output format.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Format {
-    /// The formula on stdout; the check's diagnostics and summary on stderr.
-    #[default]
-    Text,
-    /// One JSON document: formula, valid, diagnostics, range.
-    Json,
-}
-
 #[derive(clap::Args, Debug)]
 pub struct SlurmArgs {
     /// The slurm.conf (its `Include`s are followed).
     #[arg(value_name = "SLURM_CONF")]
     pub slurm_conf: PathBuf,
-    /// Output format.
+    /// Output format: text (the formula on stdout, the check on stderr) or json (`formula`
+    /// added to `check`'s document).
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
 }
@@ -44,7 +36,7 @@ pub struct FluxArgs {
     /// bank 0, urgency 1).
     #[arg(long, value_name = "FACTOR=WEIGHT,...", default_value = "")]
     pub weights: String,
-    /// Output format.
+    /// Output format, as for slurm-formula.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
 }

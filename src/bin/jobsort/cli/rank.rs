@@ -223,10 +223,11 @@ const SPRIO_COLUMNS: [&str; 9] = [
 /// ones (`print.c: _print_tres_weighted`).
 fn sprio_row(view: &SlurmView, index: usize) -> Vec<Cell> {
     let m = &view.multifactor;
-    let row = m.sprio(&view.factors[index]);
+    let row = m.sprio(&view.factors[index]).weighted;
     let whole = |x: f64| Cell::Text(format!("{x:.0}"));
     let tres: Vec<String> = m
-        .weight_tres
+        .weights
+        .tres
         .iter()
         .zip(&row.tres)
         .filter(|(_, v)| **v != 0.0)

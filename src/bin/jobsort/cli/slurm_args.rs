@@ -122,7 +122,7 @@ impl SlurmJobArgs {
             .filter_map(|j| j.values.get("qos_priority"))
             .fold(0.0f64, |m, &v| m.max(v));
         let given_max = self.qos.iter().map(|(_, p)| *p).max().unwrap_or(0);
-        if conf.priority.weight_qos != 0 && self.qos.is_empty() && jobs_max > 0.0 {
+        if conf.priority.weights.qos != 0 && self.qos.is_empty() && jobs_max > 0.0 {
             warn(
                 "no --qos given: the qos factor is normalised by the largest \
                          qos_priority of these jobs, not of every QOS",
