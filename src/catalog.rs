@@ -1,6 +1,15 @@
-//! The schema formulas and job loaders both read: the names a formula may use (PBS's special
-//! keywords, PBS's built-in resources, and custom resources declared by the user with
-//! `--resource NAME:TYPE` or a PBS `resourcedef` file), and the [`Input`] a name resolves to.
+//! The schema formulas and job loaders both read: the names a formula may use, and the
+//! [`Input`] a name resolves to. A catalog is one scheduler's ([`Scheduler`]):
+//! - **PBS** (the default): PBS's special keywords, PBS's built-in resources, and custom
+//!   resources declared with `--resource NAME:TYPE` or a PBS `resourcedef` file;
+//! - **Slurm**: the factors of `priority/multifactor` as sprio shows them (`age`, `assoc`,
+//!   `fairshare`, `jobsize`, `partition`, `qos`, one `tres_*` per TRES, `site`, `nice`; see
+//!   [`crate::slurm::multifactor`]);
+//! - **flux**: the factors of flux-accounting's `mf_priority` (`fairshare`, `queue_factor`,
+//!   `bank_factor`, `urgency`; see [`crate::slurm::mf_priority`]).
+//!
+//! Scheduler factors are built-in resources with their value ranges, so sema, the hazard
+//! analysis and the evaluators treat them as any other input.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -287,9 +296,86 @@ pub struct ResourceDef {
     pub builtin: bool,
 }
 
+/// Whose priority a catalog describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub enum Scheduler {
+    /// PBS `job_sort_formula`: keywords and resources.
+    #[default]
+    Pbs,
+    /// Slurm `priority/multifactor` factors.
+    Slurm,
+    /// flux-accounting `mf_priority` factors.
+    Flux,
+}
+
+impl Scheduler {
+    pub fn name(self) -> &'static str {
+        match self {
+            Scheduler::Pbs => "pbs",
+            Scheduler::Slurm => "slurm",
+            Scheduler::Flux => "flux",
+        }
+    }
+}
+
+impl fmt::Display for Scheduler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Slurm's `NICE_OFFSET` range for `nice` and `site` (`scontrol update SiteFactor=`:
+/// ±2147483645, `slurm.h`).
+const SLURM_SIGNED: (f64, f64) = (-2_147_483_645.0, 2_147_483_645.0);
+
+/// Slurm's multifactor factors (`priority_multifactor.c: set_priority_factors`) with their
+/// ranges: normalised factors are in [0, 1].
+const SLURM_FACTORS: &[(&str, ResourceType, (f64, f64))] = &[
+    ("age", ResourceType::Float, (0.0, 1.0)),
+    ("assoc", ResourceType::Float, (0.0, 1.0)),
+    ("fairshare", ResourceType::Float, (0.0, 1.0)),
+    ("jobsize", ResourceType::Float, (0.0, 1.0)),
+    ("partition", ResourceType::Float, (0.0, 1.0)),
+    ("qos", ResourceType::Float, (0.0, 1.0)),
+    ("site", ResourceType::Long, SLURM_SIGNED),
+    ("nice", ResourceType::Long, SLURM_SIGNED),
+];
+
+/// Slurm's built-in TRES (`TRES_ARRAY_*`, `src/common/slurmdb_defs.h`) as factor columns.
+const SLURM_TRES: &[&str] = &[
+    "tres_cpu",
+    "tres_mem",
+    "tres_energy",
+    "tres_node",
+    "tres_billing",
+    "tres_fs_disk",
+    "tres_vmem",
+    "tres_pages",
+];
+
+/// flux-accounting's `mf_priority` factors (`priority_calculation`; `flux account jobs`
+/// columns FSFACTOR, QFACT, BANKFACT, URGENCY): the association's fairshare in [0, 1], its
+/// queue's integer priority, its bank's priority, and the job's urgency (0 = hold,
+/// 16 = default, 31 = expedite; RFC 30). `queue` alone would be a job's queue name.
+const FLUX_FACTORS: &[(&str, ResourceType, (f64, f64))] = &[
+    ("fairshare", ResourceType::Float, (0.0, 1.0)),
+    (
+        "queue_factor",
+        ResourceType::Long,
+        (-2_147_483_648.0, 2_147_483_647.0),
+    ),
+    (
+        "bank_factor",
+        ResourceType::Float,
+        (f64::NEG_INFINITY, f64::INFINITY),
+    ),
+    ("urgency", ResourceType::Long, (0.0, 31.0)),
+];
+
 /// The set of names a formula is checked against.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Catalog {
+    scheduler: Scheduler,
     resources: BTreeMap<String, ResourceDef>,
 }
 
@@ -316,7 +402,77 @@ impl Catalog {
                 )
             })
             .collect();
-        Catalog { resources }
+        Catalog {
+            scheduler: Scheduler::Pbs,
+            resources,
+        }
+    }
+
+    /// Slurm's multifactor factors and its built-in TRES (normalised); add the site's other
+    /// TRES with [`Catalog::add_slurm_tres`].
+    pub fn slurm() -> Catalog {
+        let mut c = Catalog::factors(Scheduler::Slurm, SLURM_FACTORS);
+        for name in SLURM_TRES {
+            c.add_slurm_tres(name, true);
+        }
+        c
+    }
+
+    /// flux-accounting's `mf_priority` factors.
+    pub fn flux() -> Catalog {
+        Catalog::factors(Scheduler::Flux, FLUX_FACTORS)
+    }
+
+    /// The catalog of `scheduler` (PBS: built-ins only).
+    pub fn of(scheduler: Scheduler) -> Catalog {
+        match scheduler {
+            Scheduler::Pbs => Catalog::pbs(),
+            Scheduler::Slurm => Catalog::slurm(),
+            Scheduler::Flux => Catalog::flux(),
+        }
+    }
+
+    fn factors(scheduler: Scheduler, factors: &[(&str, ResourceType, (f64, f64))]) -> Catalog {
+        let resources = factors
+            .iter()
+            .map(|&(name, ty, domain)| {
+                let def = ResourceDef {
+                    name: name.to_string(),
+                    ty,
+                    domain,
+                    builtin: true,
+                };
+                (name.to_string(), def)
+            })
+            .collect();
+        Catalog {
+            scheduler,
+            resources,
+        }
+    }
+
+    /// Declare a Slurm TRES factor column (`tres_gres_gpu`): in [0, 1] when normalised,
+    /// the raw count (0 or more) under `PriorityFlags=NO_NORMAL_TRES`.
+    pub fn add_slurm_tres(&mut self, column: &str, normalised: bool) {
+        let domain = if normalised {
+            (0.0, 1.0)
+        } else {
+            (0.0, f64::INFINITY)
+        };
+        self.resources.insert(
+            column.to_string(),
+            ResourceDef {
+                name: column.to_string(),
+                ty: ResourceType::Float,
+                domain,
+                builtin: true,
+            },
+        );
+    }
+
+    /// Whose priority the catalog describes.
+    pub fn scheduler(&self) -> Scheduler {
+        self.scheduler
     }
 
     /// Declare (or redeclare) a custom resource. Custom numeric resources may be negative.
@@ -347,9 +503,12 @@ impl Catalog {
         self.resources.get(name).map(|r| r.ty)
     }
 
-    /// What `name` refers to (keywords first, as PBS builds its dict).
+    /// What `name` refers to (keywords first, as PBS builds its dict; PBS's keywords are
+    /// only PBS's).
     pub fn lookup(&self, name: &str) -> Option<NameRef> {
-        if let Some(k) = Keyword::from_name(name) {
+        if self.scheduler == Scheduler::Pbs
+            && let Some(k) = Keyword::from_name(name)
+        {
             return Some(NameRef::Keyword(k));
         }
         self.resource_type(name).map(NameRef::Resource)
@@ -374,7 +533,12 @@ impl Catalog {
 
     /// Every name a formula could mean (keywords and resources), for "did you mean".
     pub fn names(&self) -> impl Iterator<Item = &str> {
-        Keyword::ALL
+        let keywords: &[Keyword] = if self.scheduler == Scheduler::Pbs {
+            &Keyword::ALL
+        } else {
+            &[]
+        };
+        keywords
             .iter()
             .map(|k| k.name())
             .chain(self.resources.keys().map(String::as_str))
@@ -550,6 +714,29 @@ mod tests {
         assert!(e.to_string().contains("no `type=`"), "{e}");
         let e = parse_resourcedef("foo type=long color=red\n", "rd").unwrap_err();
         assert!(e.to_string().contains("unknown key `color`"), "{e}");
+    }
+
+    #[test]
+    fn scheduler_catalogs() {
+        let slurm = Catalog::slurm();
+        assert_eq!(slurm.scheduler(), Scheduler::Slurm);
+        assert_eq!(slurm.resource("age").unwrap().domain, (0.0, 1.0));
+        assert_eq!(slurm.resource_type("nice"), Some(ResourceType::Long));
+        assert!(slurm.input("tres_cpu").is_some());
+        // PBS's names are not Slurm's.
+        assert_eq!(slurm.lookup("fairshare_perc"), None);
+        assert_eq!(slurm.lookup("ncpus"), None);
+        assert!(!slurm.names().any(|n| n == "eligible_time"));
+        let mut with_gpu = slurm.clone();
+        with_gpu.add_slurm_tres("tres_gres_gpu", false);
+        assert_eq!(
+            with_gpu.resource("tres_gres_gpu").unwrap().domain,
+            (0.0, f64::INFINITY)
+        );
+        let flux = Catalog::flux();
+        assert_eq!(flux.resource("urgency").unwrap().domain, (0.0, 31.0));
+        assert_eq!(flux.lookup("age"), None);
+        assert_eq!(Catalog::of(Scheduler::Pbs), Catalog::pbs());
     }
 
     #[test]

@@ -11,6 +11,8 @@
 //! - [`limits`]: flux-accounting per-association limits with held jobs.
 //! - [`pbs`]: a PBS site's configuration (`sched_config`, `qmgr` output, `PBS_HOME`).
 //! - [`sim`]: trace-driven scheduling simulation, recording and replay.
+//! - [`slurm`]: `slurm.conf`, Slurm's multifactor priority and flux-accounting's
+//!   `mf_priority` as formulas in their catalogs.
 //! - [`capi`]: the C ABI (`include/jobsort.h`).
 //!
 //! The library never prints; the `jobsort` binary does.
@@ -59,6 +61,7 @@ pub mod limits;
 pub mod pbs;
 pub mod rank;
 pub mod sim;
+pub mod slurm;
 pub mod table;
 
 pub mod capi;

@@ -11,7 +11,11 @@
 #      `jobsort eval` computes it from the job as `scontrol show job` reports it;
 #   2. a new formula takes effect after `scontrol reconfigure`;
 #   3. a bad formula is reported in slurmctld's log, the controller stays up, and every site
-#      factor becomes 0.
+#      factor becomes 0;
+#   4. with non-zero PriorityWeightAge/FairShare/JobSize/Partition/QOS/TRES (two partitions,
+#      a QOS with a priority, jobs of several sizes), `jobsort rank --scheduler slurm
+#      --explain` over the same jobs (`squeue --json`, fairshare from `sshare`) gives each
+#      job sprio's PRIORITY and every weighted factor column exactly.
 # Every daemon it started is stopped by pid. Run as root (CI is). It skips, loudly, only when
 # the package archive cannot be reached.
 #
@@ -128,7 +132,7 @@ F2='# second formula: favour small jobs, scaled
 S2=2.5
 printf '%s\n' "$F1" >"$formula_file"
 export SLURM_CONF="$work/slurm.conf"
-write_conf() { # scale
+write_conf() { # scale [extra priority settings]
     cat >"$SLURM_CONF" <<EOF
 ClusterName=jobsorte2e
 SlurmctldHost=$host(127.0.0.1)
@@ -157,10 +161,13 @@ PriorityType=priority/multifactor
 PriorityCalcPeriod=1
 PrioritySiteFactorPlugin=site_factor/jobsort
 PrioritySiteFactorParameters=file=$formula_file,scale=$1
+${2:-}
 PluginDir=/usr/lib/x86_64-linux-gnu/slurm-wlm:$work/plugins
 AccountingStorageType=accounting_storage/slurmdbd
 AccountingStorageHost=127.0.0.1
 AccountingStoragePort=$dbd_port
+# gres/gpu as a TRES, so PriorityWeightTRES can weigh it (slurm.conf.5)
+AccountingStorageTRES=gres/gpu
 # slurmdbd connections take their munge socket from here, not from AuthInfo (slurm.conf.5)
 AccountingStoragePass=$work/munge/sock
 # bind to the address the host name resolves to (127.0.0.1), not to every address
@@ -318,6 +325,66 @@ printf 'fairshare_perc * 10\n' >"$formula_file"
 timeout 60 scontrol reconfigure
 check "an input Slurm does not have is reported" wait_until 30 grep -q "reads \`fairshare_perc\`, which Slurm job records do not have" "$work/slurmctld.log"
 check "slurmctld is still up after that" timeout 60 scontrol ping
+
+# --- 8. multifactor: jobsort's factors and priority against sprio --------------------------
+# PriorityMaxAge=1 (minute): every job here is older, so its age factor is exactly 1 and does
+# not move between the capture and sprio (the decay thread computes sprio's factors at its
+# own time, every PriorityCalcPeriod). The site factor formula is 0.
+timeout 60 sacctmgr -i add qos high priority=100 >/dev/null
+timeout 60 sacctmgr -i modify user root set qos+=high >/dev/null
+submit -n2 -t 30 --qos=high -p short >/dev/null
+printf '0\n' >"$formula_file"
+weights="PriorityWeightAge=1000
+PriorityWeightFairshare=5000
+PriorityWeightPartition=3000
+PriorityWeightQOS=4000
+PriorityWeightTRES=CPU=100,Mem=50,GRES/gpu=300
+PriorityMaxAge=1"
+write_conf 1 "$weights
+PriorityWeightJobSize=2000"
+timeout 60 scontrol reconfigure
+check "reconfigure loads the zero formula" wait_until 30 grep -q "formula loaded (0 inputs, scale 1)" "$work/slurmctld.log"
+multifactor_matches() {
+    timeout 60 squeue --json >"$work/squeue.json"
+    timeout 60 sshare -a -l -P >"$work/sshare.txt"
+    timeout 60 sprio -h -o '%i|%Y|%S|%A|%B|%F|%J|%P|%Q|%N|%T' >"$work/sprio-l.txt"
+    local formula
+    formula=$("$jobsort" slurm-formula "$SLURM_CONF" 2>/dev/null)
+    "$jobsort" rank "$formula" --scheduler slurm --slurm-conf "$SLURM_CONF" \
+        --jobs "$work/squeue.json" --qos normal=0 --qos high=100 \
+        --fairshare-tree "$work/sshare.txt" --now "$(date +%s)" --explain --format json \
+        >"$work/rank.json" 2>"$work/rank.err" || { cat "$work/rank.err"; return 1; }
+    python3 - "$work/rank.json" "$work/sprio-l.txt" <<'EOF'
+import json, sys
+order = json.load(open(sys.argv[1]))["order"]
+cols = ["SITE", "AGE", "ASSOC", "FAIRSHARE", "JOBSIZE", "PARTITION", "QOS", "NICE", "TRES"]
+ours = {}
+for r in order:
+    terms = {t["term"]: str(t["value"]) for t in r["terms"]}
+    ours[r["id"]] = [str(int(r["value"]))] + [terms[c] for c in cols]
+theirs = {}
+for line in open(sys.argv[2]):
+    f = [x.strip() for x in line.rstrip("\n").split("|")]
+    if len(f) == 11:
+        theirs[f[0]] = f[1:]
+if ours != theirs or len(theirs) < 8:
+    print("  sprio  :", theirs)
+    print("  jobsort:", ours)
+    sys.exit(1)
+for k in sorted(theirs, key=int):
+    print("  " + k + ": " + " ".join(theirs[k]))
+EOF
+}
+# The new weights apply at the decay thread's next pass (every PriorityCalcPeriod, 60 s).
+check "jobsort's multifactor priority and factors equal sprio's" wait_until 150 multifactor_matches
+# Job size the other way: PriorityFavorSmall with SMALL_RELATIVE_TO_TIME (CPUs per minute of
+# time limit; the partition's MaxTime, here INFINITE, for jobs without one).
+write_conf 1 "$weights
+PriorityWeightJobSize=100000
+PriorityFavorSmall=YES
+PriorityFlags=SMALL_RELATIVE_TO_TIME"
+timeout 60 scontrol reconfigure
+check "the same with PriorityFavorSmall and SMALL_RELATIVE_TO_TIME" wait_until 150 multifactor_matches
 
 grep "site_factor/jobsort" "$work/slurmctld.log" | sed 's/^/  log: /' | tail -8
 say "$passed passed, $failed failed"

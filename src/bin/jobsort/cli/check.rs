@@ -39,7 +39,7 @@ pub struct Args {
 
 pub fn run(args: Args, out: &mut Out) -> Outcome {
     let (source, name) = args.formula.read()?;
-    let catalog = args.formula.catalog.catalog()?;
+    let catalog = args.formula.catalog()?;
     let options = CheckOptions {
         compat_pbs: args.compat.compat == Some(Compat::Pbs),
         deny_warnings: args.compat.deny_warnings,

@@ -1,13 +1,16 @@
 //! Formula arguments every formula-reading subcommand shares: where the formula text comes
 //! from (argument, `-` for stdin, `--file`, or a qmgr line), which names it may use (PBS's
-//! built-ins plus `--resource NAME:TYPE` and `--resourcedef FILE`), how it is compiled
-//! (`--engine`, `--compat`, `--deny-warnings`), and compiling with rendered diagnostics.
+//! built-ins plus `--resource NAME:TYPE` and `--resourcedef FILE`, or the Slurm or flux
+//! catalog with `--scheduler`), how it is compiled (`--engine`, `--compat`,
+//! `--deny-warnings`), and compiling with rendered diagnostics.
 
 use super::input::InputPath;
 use super::report::{Failure, stderr_color};
-use jobsort::catalog::parse_resource_arg;
+use jobsort::catalog::{Scheduler, parse_resource_arg};
 use jobsort::formula::check::formula_text;
 use jobsort::formula::diag::render;
+use jobsort::slurm::conf::SlurmConf;
+use jobsort::slurm::multifactor::Multifactor;
 use jobsort::{Catalog, CompileOptions, CompiledFormula, Formula, ResourceType};
 
 /// The one formula of `check`, `eval` and `rank`. Flatten with `#[command(flatten)]`.
@@ -29,6 +32,8 @@ pub struct FormulaArgs {
     pub file: Option<InputPath>,
     #[command(flatten)]
     pub catalog: CatalogArgs,
+    #[command(flatten)]
+    pub scheduler: SchedulerArgs,
 }
 
 impl FormulaArgs {
@@ -56,7 +61,83 @@ pub fn read_formula_arg(arg: &str, name: &str) -> Result<(String, String), Failu
     }
 }
 
-/// The names a formula may use besides PBS's built-ins.
+/// `--scheduler`.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SchedulerArg {
+    /// PBS `job_sort_formula`: PBS's keywords and resources (the default).
+    Pbs,
+    /// Slurm `priority/multifactor`: age, assoc, fairshare, jobsize, partition, qos,
+    /// tres_*, site, nice.
+    Slurm,
+    /// flux-accounting `mf_priority`: fairshare, queue_factor, bank_factor, urgency.
+    Flux,
+}
+
+impl From<SchedulerArg> for Scheduler {
+    fn from(s: SchedulerArg) -> Scheduler {
+        match s {
+            SchedulerArg::Pbs => Scheduler::Pbs,
+            SchedulerArg::Slurm => Scheduler::Slurm,
+            SchedulerArg::Flux => Scheduler::Flux,
+        }
+    }
+}
+
+/// Whose priority a formula of `check`, `eval` or `rank` describes.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct SchedulerArgs {
+    /// Whose priority names the formula uses: pbs (default; slurm with --slurm-conf),
+    /// slurm or flux.
+    #[arg(long, value_enum, value_name = "SCHEDULER")]
+    pub scheduler: Option<SchedulerArg>,
+    /// A slurm.conf: its PriorityWeightTRES names are the catalog's TRES columns, and
+    /// `eval`/`rank` compute each job's factors with its weights, flags, nodes and
+    /// partitions. Implies `--scheduler slurm`.
+    #[arg(long, value_name = "FILE")]
+    pub slurm_conf: Option<std::path::PathBuf>,
+}
+
+impl SchedulerArgs {
+    /// The scheduler whose catalog the formula uses.
+    pub fn scheduler(&self) -> Scheduler {
+        match (self.scheduler, &self.slurm_conf) {
+            (Some(s), _) => s.into(),
+            (None, Some(_)) => Scheduler::Slurm,
+            (None, None) => Scheduler::Pbs,
+        }
+    }
+
+    /// The `--slurm-conf` file, read (`None` without one). It needs `--scheduler slurm`.
+    pub fn slurm_conf(&self) -> Result<Option<SlurmConf>, Failure> {
+        let Some(path) = &self.slurm_conf else {
+            return Ok(None);
+        };
+        if self.scheduler() != Scheduler::Slurm {
+            return Err(Failure::usage(format!(
+                "--slurm-conf is for --scheduler slurm, not {}",
+                self.scheduler()
+            )));
+        }
+        SlurmConf::load(path).map(Some).map_err(Failure::invalid)
+    }
+
+    /// The scheduler's catalog (Slurm: with the TRES of `--slurm-conf`).
+    pub fn catalog(&self) -> Result<Catalog, Failure> {
+        Ok(match self.slurm_conf()? {
+            Some(conf) => Multifactor::from_conf(&conf, 0).catalog(),
+            None => Catalog::of(self.scheduler()),
+        })
+    }
+}
+
+impl FormulaArgs {
+    /// The scheduler's catalog plus the declared custom resources.
+    pub fn catalog(&self) -> Result<Catalog, Failure> {
+        self.catalog.extend(self.scheduler.catalog()?)
+    }
+}
+
+/// Custom resources a formula may use besides its scheduler's names.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct CatalogArgs {
     /// Declare a custom resource, e.g. `--resource paws:float` (types: long, float, size,
@@ -73,10 +154,14 @@ fn resource_arg(s: &str) -> Result<(String, ResourceType), String> {
 }
 
 impl CatalogArgs {
-    /// PBS's catalog plus the declared custom resources (`--resourcedef` first, then each
-    /// `--resource`, so a `--resource` can override a file entry).
+    /// PBS's catalog plus the declared custom resources.
     pub fn catalog(&self) -> Result<Catalog, Failure> {
-        let mut catalog = Catalog::pbs();
+        self.extend(Catalog::pbs())
+    }
+
+    /// `catalog` plus the declared custom resources (`--resourcedef` first, then each
+    /// `--resource`, so a `--resource` can override a file entry).
+    pub fn extend(&self, mut catalog: Catalog) -> Result<Catalog, Failure> {
         if let Some(path) = &self.resourcedef {
             let text = path.read_text()?;
             catalog
@@ -291,8 +376,8 @@ fn flag_error(cmd: &clap::Command, what: &str, text: &str) -> Option<clap::Error
     Some(err)
 }
 
-/// `Some(name)` when `text` is `--name` or `--name=...` with a name that is no PBS formula
-/// name (so `--ncpus`, a double negation, stays a formula).
+/// `Some(name)` when `text` is `--name` or `--name=...` with a name that is no PBS, Slurm or
+/// flux formula name (so `--ncpus`, a double negation, stays a formula).
 fn flag_like(text: &str) -> Option<&str> {
     let rest = text.strip_prefix("--")?;
     let name = rest.split_once('=').map_or(rest, |(n, _)| n);
@@ -301,7 +386,9 @@ fn flag_like(text: &str) -> Option<&str> {
     let flag_chars = name
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-    let formula_name = Catalog::pbs().lookup(name).is_some();
+    let formula_name = [Catalog::pbs(), Catalog::slurm(), Catalog::flux()]
+        .iter()
+        .any(|c| c.lookup(name).is_some());
     (first_ok && flag_chars && !formula_name).then_some(name)
 }
 

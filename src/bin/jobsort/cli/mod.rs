@@ -3,8 +3,9 @@
 //!
 //! Shared argument groups: [`formula_args`] (formula text, catalog, compile options),
 //! [`jobs_args`] (job files), [`schedule_args`] (threshold, policy, machine, traces),
-//! [`fairshare_opts`] (fairshare trees for jobs). Shared plumbing: [`input`] (`-` is stdin),
-//! [`output`] (stdout, formats, tables), [`report`] (error prefix, exit codes).
+//! [`fairshare_opts`] (fairshare trees for jobs), [`slurm_args`] (Slurm/flux job factors).
+//! Shared plumbing: [`input`] (`-` is stdin), [`output`] (stdout, formats, tables),
+//! [`report`] (error prefix, exit codes).
 
 mod check;
 mod eval;
@@ -16,12 +17,14 @@ mod jobs_args;
 mod limits;
 mod output;
 mod prepared;
+mod priority_formula;
 mod rank;
 mod replay;
 mod report;
 mod schedule_args;
 mod sim;
 mod site_args;
+mod slurm_args;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -55,6 +58,10 @@ pub enum Command {
     Sim(sim::Args),
     /// Replay a recording: verify it or reconcile another formula against it.
     Replay(replay::Args),
+    /// Print a slurm.conf's multifactor priority as a formula (Slurm catalog) and check it.
+    SlurmFormula(priority_formula::SlurmArgs),
+    /// Print flux-accounting's mf_priority priority as a formula (flux catalog) and check it.
+    FluxFormula(priority_formula::FluxArgs),
 }
 
 impl Command {
@@ -68,6 +75,8 @@ impl Command {
             Command::Limits(_) => "limits",
             Command::Sim(_) => "sim",
             Command::Replay(_) => "replay",
+            Command::SlurmFormula(_) => "slurm-formula",
+            Command::FluxFormula(_) => "flux-formula",
         }
     }
 }
@@ -86,6 +95,8 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Limits(a) => limits::run(a, out),
         Command::Sim(a) => sim::run(a, out),
         Command::Replay(a) => replay::run(a, out),
+        Command::SlurmFormula(a) => priority_formula::run_slurm(a, out),
+        Command::FluxFormula(a) => priority_formula::run_flux(a, out),
     };
     let flushed = outcome.and_then(|code| Ok(out.flush().map(|()| code)?));
     flushed.unwrap_or_else(report::Failure::exit)

@@ -1,10 +1,12 @@
 //! The shared first half of `eval` and `rank`: compile the formula, load the jobs, fill
-//! fairshare keywords, evaluate. Diagnostics and warnings go to stderr here.
+//! fairshare keywords (and Slurm's or flux's factors), evaluate. Diagnostics and warnings go
+//! to stderr here.
 
 use super::fairshare_opts::FairshareOpts;
 use super::formula_args::{CompileArgs, FormulaArgs};
 use super::jobs_args::JobsArgs;
 use super::report::{Failure, error, warn};
+use super::slurm_args::{SlurmJobArgs, SlurmView};
 use jobsort::catalog::{Input, Keyword};
 use jobsort::jobs::{Job, table_from_jobs};
 use jobsort::{CompiledFormula, Evaluation};
@@ -21,6 +23,8 @@ pub struct InputArgs {
     pub fairshare: FairshareOpts,
     #[command(flatten)]
     pub compile: CompileArgs,
+    #[command(flatten)]
+    pub slurm: SlurmJobArgs,
 }
 
 pub struct Prepared {
@@ -29,6 +33,9 @@ pub struct Prepared {
     pub evaluation: Evaluation,
     /// The fairshare tree the jobs' keywords came from, when one was given.
     pub fairshare: Option<jobsort::fairshare::inputs::Fairshare>,
+    /// Under `--scheduler slurm --slurm-conf`: the multifactor configuration and each job's
+    /// factors.
+    pub slurm: Option<SlurmView>,
 }
 
 /// Whether jobs that all get the same value are a failure (`rank`: the order would say
@@ -46,17 +53,19 @@ impl Prepared {
             jobs,
             fairshare,
             compile,
+            slurm,
         } = args;
         let (source, name) = formula.read()?;
-        let catalog = formula.catalog.catalog()?;
+        let catalog = formula.catalog()?;
         let compiled = compile.compile(&source, &name, &catalog)?;
-        let mut jobs = jobs.load(&catalog)?;
+        let mut jobs = slurm.load(&formula.scheduler, jobs, &catalog)?;
         let (warnings, tree) = fairshare
             .apply_loaded(&mut jobs)
             .map_err(Failure::invalid)?;
         for warning in warnings {
             warn(&warning);
         }
+        let slurm = slurm.fill(&formula.scheduler, &mut jobs, tree.as_ref())?;
         if !jobs.is_empty() {
             check_absent_inputs(&compiled, &absent_inputs(&compiled, &jobs), ties)?;
         }
@@ -67,6 +76,7 @@ impl Prepared {
             jobs,
             evaluation,
             fairshare: tree,
+            slurm,
         })
     }
 

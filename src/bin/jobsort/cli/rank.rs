@@ -1,11 +1,13 @@
 //! `jobsort rank FORMULA --jobs FILE`: jobs in the order PBS would consider them — formula
 //! value descending, ties by submission order then id — with `--threshold`, `--top` and
-//! `--explain`.
+//! `--explain`. Under `--scheduler slurm --slurm-conf`, `--explain` shows sprio's breakdown
+//! (`sprio -l`: each weighted factor `%.0f`, SITE and NICE, the non-zero TRES).
 
 use super::output::{Out, OutputFormat, show_value, write_csv, write_json, write_table};
 use super::prepared::{InputArgs, Prepared, Ties};
 use super::report::{Failure, Outcome};
 use super::schedule_args::threshold_arg;
+use super::slurm_args::SlurmView;
 use jobsort::formula::explain::Explanation;
 use jobsort::jobs::table_from_jobs;
 use jobsort::rank::{RankOptions, Threshold, TieBreak, rank};
@@ -26,7 +28,8 @@ pub struct Args {
     /// entity (`compare_path`) before submission order. Needs `--resource-group`.
     #[arg(long)]
     pub fair_share: bool,
-    /// Show the value of each top-level term of the formula per job.
+    /// Show the value of each top-level term of the formula per job (under `--scheduler
+    /// slurm --slurm-conf`: sprio's columns, the weighted factors).
     #[arg(long)]
     pub explain: bool,
     /// Output format.
@@ -77,30 +80,38 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         rank(&p.evaluation.values, ties, &options)
     };
 
-    // Each term compiled like the formula (same engine and `--compat`), over the same columns.
-    let explanation = args.explain.then(|| Explanation::new(&p.compiled));
+    // Each term compiled like the formula (same engine and `--compat`), over the same columns;
+    // under Slurm with its slurm.conf, sprio's weighted factors instead.
+    let sprio = p.slurm.as_ref().filter(|_| args.explain);
+    let explanation = (args.explain && sprio.is_none()).then(|| Explanation::new(&p.compiled));
     let by_term = explanation
         .as_ref()
         .map(|e| e.evaluate(&table_from_jobs(&p.jobs, p.compiled.inputs())))
         .unwrap_or_default();
     let source = p.compiled.source();
-    let term_names: Vec<String> = explanation
-        .iter()
-        .flat_map(Explanation::terms)
-        .map(|t| {
-            let text = source.get(t.span.start..t.span.end).unwrap_or("?").trim();
-            if t.sign < 0.0 {
-                format!("-({text})")
-            } else {
-                text.to_string()
-            }
-        })
-        .collect();
-    let term_values = |index: usize| -> Vec<Option<f64>> {
-        by_term
+    let term_names: Vec<String> = match sprio {
+        Some(_) => SPRIO_COLUMNS.iter().map(|c| c.to_string()).collect(),
+        None => explanation
             .iter()
-            .map(|t| t.error(index).is_none().then(|| t.values[index]))
-            .collect()
+            .flat_map(Explanation::terms)
+            .map(|t| {
+                let text = source.get(t.span.start..t.span.end).unwrap_or("?").trim();
+                if t.sign < 0.0 {
+                    format!("-({text})")
+                } else {
+                    text.to_string()
+                }
+            })
+            .collect(),
+    };
+    let term_values = |index: usize| -> Vec<Cell> {
+        match sprio {
+            Some(view) => sprio_row(view, index),
+            None => by_term
+                .iter()
+                .map(|t| Cell::Value(t.error(index).is_none().then(|| t.values[index])))
+                .collect(),
+        }
     };
     let reason = |runnable: bool| -> Option<String> {
         (!runnable).then(|| {
@@ -129,7 +140,13 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
                         let terms: Vec<serde_json::Value> = term_names
                             .iter()
                             .zip(term_values(job.index))
-                            .map(|(name, v)| serde_json::json!({ "term": name, "value": v }))
+                            .map(|(name, v)| {
+                                let v = match v {
+                                    Cell::Value(v) => serde_json::json!(v),
+                                    Cell::Text(t) => serde_json::json!(t),
+                                };
+                                serde_json::json!({ "term": name, "value": v })
+                            })
                             .collect();
                         obj["terms"] = serde_json::Value::Array(terms);
                     }
@@ -161,11 +178,11 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
                         if job.runnable { "yes" } else { "no" }.to_string(),
                         why,
                     ];
-                    row.extend(
-                        term_values(job.index)
-                            .into_iter()
-                            .map(|v| v.map(show_value).unwrap_or_else(|| "error".into())),
-                    );
+                    row.extend(term_values(job.index).into_iter().map(|v| match v {
+                        Cell::Value(Some(v)) => show_value(v),
+                        Cell::Value(None) => "error".into(),
+                        Cell::Text(text) => text,
+                    }));
                     row
                 })
                 .collect();
@@ -179,4 +196,52 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     out.flush()?;
     p.report_errors();
     Ok(ExitCode::SUCCESS)
+}
+
+/// One `--explain` cell: a term's value (`None`: its evaluation failed), or sprio's text.
+enum Cell {
+    Value(Option<f64>),
+    Text(String),
+}
+
+/// `sprio -l`'s factor columns (`src/sprio/sprio.c`: `%.10Y %.10S %.10A %.10B %.10F %.10J
+/// %.10P %.10Q %.11N %.20T` after JOBID, PARTITION, USER).
+const SPRIO_COLUMNS: [&str; 9] = [
+    "SITE",
+    "AGE",
+    "ASSOC",
+    "FAIRSHARE",
+    "JOBSIZE",
+    "PARTITION",
+    "QOS",
+    "NICE",
+    "TRES",
+];
+
+/// One job's sprio columns: weighted factors as sprio prints them (`%.0f` of the value it
+/// receives), SITE and NICE without NICE_OFFSET, and TRES as `name=value` for the non-zero
+/// ones (`print.c: _print_tres_weighted`).
+fn sprio_row(view: &SlurmView, index: usize) -> Vec<Cell> {
+    let m = &view.multifactor;
+    let row = m.sprio(&view.factors[index]).weighted;
+    let whole = |x: f64| Cell::Text(format!("{x:.0}"));
+    let tres: Vec<String> = m
+        .weights
+        .tres
+        .iter()
+        .zip(&row.tres)
+        .filter(|(_, v)| **v != 0.0)
+        .map(|((name, _), v)| format!("{}={v:.0}", name.to_ascii_lowercase()))
+        .collect();
+    vec![
+        Cell::Text(row.site.to_string()),
+        whole(row.age),
+        whole(row.assoc),
+        whole(row.fairshare),
+        whole(row.jobsize),
+        whole(row.partition),
+        whole(row.qos),
+        Cell::Text(row.nice.to_string()),
+        Cell::Text(tres.join(",")),
+    ]
 }

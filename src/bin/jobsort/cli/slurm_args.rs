@@ -1,0 +1,162 @@
+//! Scheduler job inputs shared by `eval` and `rank` under `--scheduler slurm|flux`: loading
+//! job files (and `squeue --json` output, detected by content) with the raw fields the
+//! factors are computed from, and filling each job's factor columns.
+
+use super::formula_args::SchedulerArgs;
+use super::jobs_args::JobsArgs;
+use super::report::{Failure, warn};
+use jobsort::Catalog;
+use jobsort::catalog::Scheduler;
+use jobsort::fairshare::inputs::Fairshare;
+use jobsort::jobs::Job;
+use jobsort::slurm::jobs::{fill_factors, loading_catalog, parse_squeue_json};
+use jobsort::slurm::multifactor::{Factors, Multifactor};
+use std::collections::BTreeMap;
+
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct SlurmJobArgs {
+    /// Slurm: a QOS and its priority (`sacctmgr show qos format=name,priority`), e.g.
+    /// `--qos high=100`. The largest one normalises the qos factor; `squeue --json` jobs get
+    /// their QOS's priority. Repeatable.
+    #[arg(long = "qos", value_name = "NAME=PRIORITY", value_parser = qos_arg)]
+    pub qos: Vec<(String, u32)>,
+    /// Slurm: the time (Unix seconds) the age factor is computed at (default: now).
+    #[arg(long, value_name = "SECONDS")]
+    pub now: Option<i64>,
+}
+
+fn qos_arg(s: &str) -> Result<(String, u32), String> {
+    let (name, prio) = s
+        .split_once('=')
+        .ok_or_else(|| format!("`{s}` is not NAME=PRIORITY"))?;
+    let prio = prio
+        .trim()
+        .parse::<u32>()
+        .map_err(|_| format!("`{prio}` is not a QOS priority (0..4294967295)"))?;
+    Ok((name.trim().to_string(), prio))
+}
+
+/// The multifactor configuration and each job's factors, for sprio-style output.
+pub struct SlurmView {
+    pub multifactor: Multifactor,
+    pub factors: Vec<Factors>,
+}
+
+impl SlurmJobArgs {
+    /// Load the jobs: under `--scheduler slurm`, `squeue --json` output is read as such
+    /// and job files know the raw fields; otherwise as `jobs` loads them.
+    pub fn load(
+        &self,
+        scheduler_args: &SchedulerArgs,
+        jobs: &JobsArgs,
+        catalog: &Catalog,
+    ) -> Result<Vec<Job>, Failure> {
+        if catalog.scheduler() != Scheduler::Slurm {
+            return jobs.load(catalog);
+        }
+        if let Some(path) = jobs.jobs.file() {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| Failure::invalid(format!("{}: {e}", path.display())))?;
+            if looks_like_squeue(&text) {
+                let qos: BTreeMap<String, u32> = self.qos.iter().cloned().collect();
+                return parse_squeue_json(&text, &jobs.jobs.name(), &qos, false)
+                    .map_err(Failure::invalid);
+            }
+        }
+        let conf = scheduler_args.slurm_conf()?;
+        let mut gres: Vec<&str> = conf
+            .iter()
+            .flat_map(|c| &c.nodes)
+            .flat_map(|n| &n.gres)
+            .map(|g| g.name.as_str())
+            .collect();
+        gres.sort_unstable();
+        gres.dedup();
+        jobs.load(&loading_catalog(catalog, gres))
+    }
+
+    /// Fill the factor columns. Slurm with `--slurm-conf`: computed from each job's raw
+    /// fields (given factor columns kept); flux: `fairshare` from the fairshare tree's
+    /// `fairshare_factor` when the job has none. Under Slurm a job with an account and a
+    /// user takes the fairshare factor of its association (`account/user` in a tree read
+    /// from sshare), as `_get_fairshare_priority` does, whatever `--entity` says.
+    pub fn fill(
+        &self,
+        scheduler_args: &SchedulerArgs,
+        jobs: &mut [Job],
+        tree: Option<&Fairshare>,
+    ) -> Result<Option<SlurmView>, Failure> {
+        let scheduler = scheduler_args.scheduler();
+        if scheduler == Scheduler::Pbs {
+            return Ok(None);
+        }
+        if scheduler == Scheduler::Slurm
+            && let Some(Fairshare::Shares { tree, values, .. }) = tree
+        {
+            for job in jobs.iter_mut() {
+                if let (Some(a), Some(u)) = (&job.account, &job.user)
+                    && let Some(i) = tree.find(&format!("{a}/{u}"))
+                    && let Some(f) = values[i].fairshare_factor
+                {
+                    job.values.entry("fairshare".into()).or_insert(f);
+                }
+            }
+        }
+        for job in jobs.iter_mut() {
+            if let Some(f) = job.values.get("fairshare_factor").copied() {
+                job.values.entry("fairshare".into()).or_insert(f);
+            }
+        }
+        let Some(conf) = scheduler_args.slurm_conf()? else {
+            return Ok(None);
+        };
+        if conf.priority.priority_type != "priority/multifactor" {
+            warn(&format!(
+                "the slurm.conf has PriorityType={}: slurmctld does not use these \
+                         weights (priority/multifactor does)",
+                conf.priority.priority_type
+            ));
+        }
+        let jobs_max = jobs
+            .iter()
+            .filter_map(|j| j.values.get("qos_priority"))
+            .fold(0.0f64, |m, &v| m.max(v));
+        let given_max = self.qos.iter().map(|(_, p)| *p).max().unwrap_or(0);
+        if conf.priority.weights.qos != 0 && self.qos.is_empty() && jobs_max > 0.0 {
+            warn(
+                "no --qos given: the qos factor is normalised by the largest \
+                         qos_priority of these jobs, not of every QOS",
+            );
+        }
+        let max_qos = given_max.max(jobs_max.min(f64::from(u32::MAX)) as u32);
+        let multifactor = Multifactor::from_conf(&conf, max_qos);
+        let now = self.now.unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs() as i64)
+        });
+        let factors = fill_factors(jobs, &multifactor, now);
+        Ok(Some(SlurmView {
+            multifactor,
+            factors,
+        }))
+    }
+}
+
+/// `squeue --json` output: `{"meta": ..., "jobs": [{"job_id": ..., "job_state": ...}]}`.
+fn looks_like_squeue(text: &str) -> bool {
+    let head = text.trim_start();
+    if !head.starts_with('{') {
+        return false;
+    }
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(doc) => {
+            doc.get("meta").is_some()
+                && doc
+                    .get("jobs")
+                    .and_then(|j| j.as_array())
+                    .is_some_and(|j| j.iter().all(|x| x.get("job_state").is_some()))
+        }
+        Err(_) => false,
+    }
+}

@@ -1,0 +1,300 @@
+//! Jobs for Slurm's multifactor priority: `squeue --json` (Slurm 22.05, `openapi/v0.0.38`
+//! `jobs.c: _dump_job_info`) read into [`Job`] rows, and a job row's raw fields read as the
+//! [`JobInputs`] of [`Multifactor::factors`](super::multifactor::Multifactor::factors).
+//!
+//! Job fields (job files and `squeue --json` alike): `accrue_time` (Unix seconds),
+//! `min_nodes` (else `nodect`), `ncpus`, `time_limit` (minutes; else `walltime` in seconds,
+//! rounded up to minutes), `qos_priority`, `assoc` (the normalised association factor),
+//! `fairshare` (else `fairshare_factor` from `--fairshare-tree`), `nice`, `site`, `mem`
+//! (kilobytes, as job files read sizes), `gres_NAME` (a count); the partition is the job's
+//! `queue`/`partition`. A factor column (`age`, `jobsize`, `tres_cpu`, ...) a job already has
+//! is its value, not recomputed.
+
+use super::multifactor::{Factors, JobInputs, Multifactor};
+use crate::catalog::{Catalog, ResourceType};
+use crate::jobs::Job;
+use std::collections::BTreeMap;
+
+/// The raw fields above, with the types the job loaders read them as.
+pub const RAW_FIELDS: &[(&str, ResourceType)] = &[
+    ("accrue_time", ResourceType::Long),
+    ("min_nodes", ResourceType::Long),
+    ("nodect", ResourceType::Long),
+    ("ncpus", ResourceType::Long),
+    ("time_limit", ResourceType::Long),
+    ("walltime", ResourceType::Time),
+    ("qos_priority", ResourceType::Long),
+    ("fairshare_factor", ResourceType::Float),
+    ("mem", ResourceType::Size),
+];
+
+/// The catalog to load Slurm job files with: `catalog` plus the raw fields and a
+/// `gres_NAME` count per generic resource in `gres` (formulas in the Slurm catalog do not
+/// see these, so they are not added to it).
+pub fn loading_catalog<'a>(catalog: &Catalog, gres: impl IntoIterator<Item = &'a str>) -> Catalog {
+    let mut c = catalog.clone();
+    for &(name, ty) in RAW_FIELDS {
+        if c.resource(name).is_none() {
+            c.add_resource(name, ty);
+        }
+    }
+    for g in gres {
+        c.add_resource(&format!("gres_{g}"), ResourceType::Long);
+    }
+    c
+}
+
+/// A job row's multifactor inputs.
+pub fn job_inputs(job: &Job) -> JobInputs {
+    let v = |name: &str| job.values.get(name).copied();
+    let uint = |x: f64| {
+        if x <= 0.0 {
+            0
+        } else {
+            x.min(f64::from(u32::MAX)) as u32
+        }
+    };
+    let ncpus = v("ncpus").map_or(0, uint);
+    let min_nodes = v("min_nodes").or(v("nodect")).map_or(1, uint);
+    let time_limit = v("time_limit")
+        .map(uint)
+        .or_else(|| v("walltime").map(|s| uint((s / 60.0).ceil())));
+    let mut tres = vec![
+        ("cpu".to_string(), u64::from(ncpus)),
+        ("node".to_string(), u64::from(min_nodes)),
+        ("billing".to_string(), u64::from(ncpus)),
+    ];
+    if let Some(kb) = v("mem") {
+        tres.push(("mem".into(), (kb / 1024.0).max(0.0) as u64));
+    }
+    for (name, value) in &job.values {
+        if let Some(g) = name.strip_prefix("gres_") {
+            tres.push((format!("gres/{g}"), value.max(0.0) as u64));
+        }
+    }
+    JobInputs {
+        partition: job.queue.clone(),
+        accrue_time: v("accrue_time").map(|t| t as i64),
+        min_nodes,
+        cpus: ncpus,
+        time_limit,
+        qos_priority: v("qos_priority").map_or(0, uint),
+        assoc: v("assoc").unwrap_or(0.0),
+        fairshare: v("fairshare").or(v("fairshare_factor")).unwrap_or(0.0),
+        nice: v("nice").map_or(0, |n| n as i64),
+        site: v("site").map_or(0, |n| n as i64),
+        tres,
+    }
+}
+
+/// The factor columns of the Slurm catalog for one job's factors, by column name.
+pub fn factor_columns(m: &Multifactor, f: &Factors) -> Vec<(String, f64)> {
+    let mut cols = vec![
+        ("age".to_string(), f.age),
+        ("assoc".to_string(), f.assoc),
+        ("fairshare".to_string(), f.fairshare),
+        ("jobsize".to_string(), f.jobsize),
+        ("partition".to_string(), f.partition),
+        ("qos".to_string(), f.qos),
+        ("site".to_string(), f.site as f64),
+        ("nice".to_string(), f.nice as f64),
+    ];
+    cols.extend(m.tres_columns().into_iter().zip(f.tres.iter().copied()));
+    cols
+}
+
+/// Give every job its factor columns at `now` (Unix seconds), computed from its raw fields
+/// by `m`; a column the job already has is kept (given factors win). Returns each job's
+/// factors as they end up (given ones included), for `sprio`-style output.
+pub fn fill_factors(jobs: &mut [Job], m: &Multifactor, now: i64) -> Vec<Factors> {
+    jobs.iter_mut()
+        .map(|job| {
+            let computed = m.factors(&job_inputs(job), now);
+            for (name, value) in factor_columns(m, &computed) {
+                job.values.entry(name).or_insert(value);
+            }
+            let v = |name: &str| job.values[name];
+            Factors {
+                age: v("age"),
+                assoc: v("assoc"),
+                fairshare: v("fairshare"),
+                jobsize: v("jobsize"),
+                partition: v("partition"),
+                qos: v("qos"),
+                tres: m.tres_columns().iter().map(|c| v(c)).collect(),
+                site: v("site") as i64,
+                nice: v("nice") as i64,
+            }
+        })
+        .collect()
+}
+
+/// An error in `squeue --json` output.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}: {message}")]
+pub struct SqueueError {
+    pub file: String,
+    pub message: String,
+}
+
+/// The jobs of `squeue --json` output (`{"jobs": [...]}`), pending ones only unless `all`.
+/// Each job's QOS name is looked up in `qos_priority` (`sacctmgr show qos
+/// format=name,priority`); a QOS not in it has priority 0. Fields: `job_id`, `user_name`,
+/// `account`, `partition`, `qos`, `accrue_time`, `submit_time`, `cpus` (`min_cpus` for a
+/// pending job) and `max_cpus` (0 when unset: `job_mgr.c: pack_job`), `node_count`,
+/// `time_limit` (minutes, `null` for the partition's), `nice`, `tres_req_str`.
+pub fn parse_squeue_json(
+    text: &str,
+    file: &str,
+    qos_priority: &BTreeMap<String, u32>,
+    all: bool,
+) -> Result<Vec<Job>, SqueueError> {
+    let err = |message: String| SqueueError {
+        file: file.to_string(),
+        message,
+    };
+    let doc: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| err(format!("not JSON: {e}")))?;
+    let jobs = doc
+        .get("jobs")
+        .and_then(|j| j.as_array())
+        .ok_or_else(|| err("no `jobs` array (expected `squeue --json` output)".into()))?;
+    let mut out = Vec::new();
+    for (i, j) in jobs.iter().enumerate() {
+        let at = |field: &str, m: &str| err(format!("jobs[{i}].{field}: {m}"));
+        let int = |field: &str| -> Result<Option<i64>, SqueueError> {
+            match j.get(field) {
+                None | Some(serde_json::Value::Null) => Ok(None),
+                Some(x) => x
+                    .as_i64()
+                    .map(Some)
+                    .ok_or_else(|| at(field, "expected an integer")),
+            }
+        };
+        let text_of = |field: &str| j.get(field).and_then(|x| x.as_str()).map(str::to_string);
+        let state = text_of("job_state").unwrap_or_default();
+        if !all && state != "PENDING" {
+            continue;
+        }
+        let id = int("job_id")?.ok_or_else(|| at("job_id", "missing"))?;
+        let mut job = Job::new(id.to_string());
+        job.user = text_of("user_name");
+        job.account = text_of("account");
+        job.queue = text_of("partition");
+        job.submit = int("submit_time")?.map(|t| t as f64);
+        let mut set = |name: &str, v: Option<i64>| {
+            if let Some(v) = v {
+                job.values.insert(name.to_string(), v as f64);
+            }
+        };
+        let cpus = match int("max_cpus")? {
+            Some(m) if m > 0 => Some(m),
+            _ => int("cpus")?,
+        };
+        set("ncpus", cpus);
+        set("min_nodes", int("node_count")?);
+        set("time_limit", int("time_limit")?);
+        set("accrue_time", int("accrue_time")?);
+        set("nice", int("nice")?);
+        let qos = text_of("qos").unwrap_or_default();
+        set(
+            "qos_priority",
+            Some(i64::from(*qos_priority.get(&qos).unwrap_or(&0))),
+        );
+        if let Some(tres) = text_of("tres_req_str") {
+            for (name, count) in parse_tres_str(&tres).map_err(|m| at("tres_req_str", &m))? {
+                match name.as_str() {
+                    "mem" => {
+                        job.values.insert("mem".into(), count as f64 * 1024.0);
+                    }
+                    other => {
+                        if let Some(g) = other.strip_prefix("gres/") {
+                            job.values
+                                .insert(format!("gres_{}", g.replace(':', "_")), count as f64);
+                        }
+                    }
+                }
+            }
+        }
+        out.push(job);
+    }
+    Ok(out)
+}
+
+/// `cpu=4,mem=2000M,node=1,billing=4,gres/gpu=2` (`slurmdb_make_tres_string_from_simple`
+/// with memory in MB and a unit suffix): counts by TRES name, memory in MB.
+pub fn parse_tres_str(s: &str) -> Result<Vec<(String, u64)>, String> {
+    s.split(',')
+        .filter(|x| !x.trim().is_empty())
+        .map(|item| {
+            let (name, value) = item
+                .split_once('=')
+                .ok_or_else(|| format!("`{item}` is not NAME=COUNT"))?;
+            let (digits, mult) = match value.chars().last() {
+                Some('K') => (&value[..value.len() - 1], 1.0 / 1024.0),
+                Some('M') => (&value[..value.len() - 1], 1.0),
+                Some('G') => (&value[..value.len() - 1], 1024.0),
+                Some('T') => (&value[..value.len() - 1], 1024.0 * 1024.0),
+                _ => (value, 1.0),
+            };
+            let n: f64 = digits
+                .parse()
+                .map_err(|_| format!("`{value}` is not a count in `{item}`"))?;
+            Ok((name.to_ascii_lowercase(), (n * mult).round() as u64))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SQUEUE: &str = r#"{"meta": {"plugin": {"type": "openapi/v0.0.38"}},
+      "jobs": [
+        {"job_id": 7, "job_state": "PENDING", "user_name": "ann", "account": "phys",
+         "partition": "short", "qos": "high", "accrue_time": 1700000000,
+         "submit_time": 1699999990, "cpus": 4, "max_cpus": 0, "node_count": 1,
+         "time_limit": 60, "nice": -5, "tres_req_str": "cpu=4,mem=2G,node=1,billing=4,gres/gpu=2"},
+        {"job_id": 8, "job_state": "RUNNING", "cpus": 1, "node_count": 1},
+        {"job_id": 9, "job_state": "PENDING", "partition": "batch", "qos": "normal",
+         "cpus": 2, "max_cpus": 6, "node_count": 2, "time_limit": null, "nice": 0,
+         "accrue_time": 0}
+      ]}"#;
+
+    #[test]
+    fn squeue_json_to_inputs() {
+        let qos = BTreeMap::from([("high".to_string(), 100), ("normal".to_string(), 10)]);
+        let jobs = parse_squeue_json(SQUEUE, "squeue.json", &qos, false).unwrap();
+        assert_eq!(jobs.len(), 2, "pending jobs only");
+        let a = job_inputs(&jobs[0]);
+        assert_eq!(a.partition.as_deref(), Some("short"));
+        assert_eq!((a.cpus, a.min_nodes, a.time_limit), (4, 1, Some(60)));
+        assert_eq!((a.nice, a.qos_priority), (-5, 100));
+        assert_eq!(a.accrue_time, Some(1_700_000_000));
+        assert!(a.tres.contains(&("mem".to_string(), 2048)));
+        assert!(a.tres.contains(&("gres/gpu".to_string(), 2)));
+        // max_cpus, when set, is the count job size uses (set_priority_factors).
+        let b = job_inputs(&jobs[1]);
+        assert_eq!((b.cpus, b.min_nodes, b.time_limit), (6, 2, None));
+        let e = parse_squeue_json(
+            "{\"jobs\": [{\"job_state\": \"PENDING\"}]}",
+            "q",
+            &qos,
+            false,
+        )
+        .unwrap_err();
+        assert_eq!(e.to_string(), "q: jobs[0].job_id: missing");
+    }
+
+    #[test]
+    fn job_file_fields() {
+        let job = Job::new("1")
+            .with("walltime", 5400.0 + 1.0)
+            .with("nodect", 3.0)
+            .with("ncpus", 12.0)
+            .with("fairshare_factor", 0.25);
+        let i = job_inputs(&job);
+        assert_eq!((i.time_limit, i.min_nodes, i.cpus), (Some(91), 3, 12));
+        assert_eq!(i.fairshare, 0.25);
+    }
+}

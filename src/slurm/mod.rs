@@ -1,0 +1,15 @@
+//! Slurm (and flux-accounting) priorities as jobsort formulas.
+//!
+//! - [`conf`]: a `slurm.conf` reader with Slurm's syntax and typed priority, node,
+//!   partition and backfill settings (reusable by the simulator).
+//! - [`multifactor`]: `priority/multifactor`'s factors, integer priority and sprio view, and
+//!   the slurm.conf weights as a formula in the Slurm catalog
+//!   ([`Catalog::slurm`](crate::catalog::Catalog::slurm)).
+//! - [`jobs`]: `squeue --json` and job-file fields as multifactor inputs; factor columns.
+//! - [`mf_priority`]: flux-accounting's `mf_priority` priority and its formula in the flux
+//!   catalog ([`Catalog::flux`](crate::catalog::Catalog::flux)).
+
+pub mod conf;
+pub mod jobs;
+pub mod mf_priority;
+pub mod multifactor;

@@ -1,0 +1,676 @@
+//! Slurm's `priority/multifactor`, exactly as 22.05 computes it
+//! (`src/plugins/priority/multifactor/priority_multifactor.c`): the factors of a job
+//! ([`Multifactor::factors`], `set_priority_factors`), the integer priority
+//! ([`Multifactor::priority`], `_get_priority_internal`), what `sprio -l` / `sprio -n` print
+//! ([`Multifactor::sprio`]), and the same weighted sum as a formula in the Slurm catalog
+//! ([`Multifactor::formula`]) whose value is that priority.
+
+use super::conf::{Minutes, SlurmConf, Weights};
+use crate::catalog::Catalog;
+
+/// `NICE_OFFSET` (`slurm/slurm.h`): nice and site factors are stored with it added.
+pub const NICE_OFFSET: i64 = 0x8000_0000;
+
+/// `FLOAT_MULT` (`src/common/pack.c`): `packdouble` sends `val * FLOAT_MULT` and
+/// `unpackdouble` divides it back, so sprio sees each weighted factor after that round trip.
+const FLOAT_MULT: f64 = 1_000_000.0;
+
+/// The inputs of one job that `set_priority_factors` reads, in Slurm's units.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct JobInputs {
+    /// The job's partition (its `part_ptr`).
+    pub partition: Option<String>,
+    /// `details->accrue_time` (Unix seconds); `None` or 0: no age yet.
+    pub accrue_time: Option<i64>,
+    /// `details->min_nodes`.
+    pub min_nodes: u32,
+    /// The CPU count job size uses: `total_cpus`, else `max_cpus`, else `min_cpus`.
+    pub cpus: u32,
+    /// `time_limit` in minutes; `None` is NO_VAL (the partition's MaxTime is used).
+    pub time_limit: Option<u32>,
+    /// The job's QOS priority (`qos_ptr->priority`).
+    pub qos_priority: u32,
+    /// The association factor, already normalised (`assoc->usage->priority_norm`), or the
+    /// raw association priority under `NO_NORMAL_ASSOC`.
+    pub assoc: f64,
+    /// The association's fairshare factor (Fair Tree `fs_factor`, or classic
+    /// `2^(-usage_efctv/shares_norm)`): [`crate::fairshare::slurm`] computes it.
+    pub fairshare: f64,
+    /// `nice` without NICE_OFFSET (`--nice`).
+    pub nice: i64,
+    /// The site factor without NICE_OFFSET.
+    pub site: i64,
+    /// Requested (or allocated) TRES counts by Slurm name (`cpu`, `mem` in MB, `node`,
+    /// `gres/gpu`, ...), any case.
+    pub tres: Vec<(String, u64)>,
+}
+
+/// A job's factors before weighting, as `set_priority_factors` leaves them
+/// (`priority_factors_object_t`), and the formula column each one is.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Factors {
+    pub age: f64,
+    pub assoc: f64,
+    pub fairshare: f64,
+    pub jobsize: f64,
+    pub partition: f64,
+    pub qos: f64,
+    /// Per TRES of `PriorityWeightTRES`, in its order.
+    pub tres: Vec<f64>,
+    /// Without NICE_OFFSET.
+    pub site: i64,
+    /// Without NICE_OFFSET.
+    pub nice: i64,
+}
+
+/// A partition as the multifactor plugin sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PartitionPrio {
+    pub name: String,
+    pub priority_job_factor: u16,
+    /// `norm_priority` (`slurmctld/read_config.c: _reset_part_prio`).
+    pub norm_priority: f64,
+    pub max_time: Minutes,
+    /// `part_ptr->tres_cnt` for the TRES of `PriorityWeightTRES`, in its order.
+    pub tres_totals: Vec<u64>,
+}
+
+/// One row of `sprio`: the weighted factors as sprio receives them, and its PRIORITY.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SprioRow {
+    /// Each factor times its weight (site and nice as they are).
+    pub weighted: Factors,
+    /// `get_priority_from_factors` (`src/sprio/print.c`): the sum clamped to ≥ 1.
+    pub priority: f64,
+}
+
+/// The multifactor plugin's configuration: weights, flags, the cluster's totals and the
+/// normalising maxima.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Multifactor {
+    /// The TRES weights in slurmctld's TRES order ([`tres_order`]), which is the order the
+    /// TRES are summed and sprio lists them.
+    pub weights: Weights,
+    /// Seconds.
+    pub max_age: u32,
+    pub favor_small: bool,
+    pub small_relative_to_time: bool,
+    pub no_normal_part: bool,
+    pub no_normal_qos: bool,
+    pub no_normal_tres: bool,
+    /// `node_record_count`.
+    pub node_count: u32,
+    /// `cluster_cpus`: the sum of the nodes' CPUs.
+    pub cluster_cpus: u32,
+    /// The largest QOS priority (`g_qos_max_priority`).
+    pub max_qos_priority: u32,
+    pub partitions: Vec<PartitionPrio>,
+}
+
+/// The formula column of a TRES: `tres_` and its name lower-cased, `/` as `_`
+/// (`GRES/gpu` → `tres_gres_gpu`).
+pub fn tres_column(name: &str) -> String {
+    let mut col = String::from("tres_");
+    col.extend(name.chars().map(|c| match c {
+        c if c.is_ascii_alphanumeric() => c.to_ascii_lowercase(),
+        _ => '_',
+    }));
+    col
+}
+
+/// slurmctld's TRES order (`TRES_ARRAY_*`: cpu, mem, energy, node, billing, fs/disk, vmem,
+/// pages; then the `AccountingStorageTRES` ones as listed; `src/common/assoc_mgr.c`): the
+/// index of `name` (any case), names not listed last.
+pub fn tres_order(name: &str, accounting_storage_tres: Option<&str>) -> usize {
+    const BUILTIN: [&str; 8] = [
+        "cpu", "mem", "energy", "node", "billing", "fs/disk", "vmem", "pages",
+    ];
+    let lower = name.to_ascii_lowercase();
+    if let Some(i) = BUILTIN.iter().position(|b| *b == lower) {
+        return i;
+    }
+    let extra = accounting_storage_tres.unwrap_or("");
+    extra
+        .split(',')
+        .map(|t| t.trim().to_ascii_lowercase())
+        .filter(|t| !BUILTIN.contains(&t.as_str()))
+        .position(|t| t == lower)
+        .map_or(usize::MAX, |i| BUILTIN.len() + i)
+}
+
+impl Multifactor {
+    /// From a `slurm.conf` and the largest QOS priority (QOS live in the accounting
+    /// database, not in slurm.conf: `sacctmgr show qos format=name,priority`).
+    pub fn from_conf(conf: &SlurmConf, max_qos_priority: u32) -> Multifactor {
+        let p = &conf.priority;
+        let mut weights = p.weights.clone();
+        weights
+            .tres
+            .sort_by_key(|(name, _)| tres_order(name, conf.accounting_storage_tres.as_deref()));
+        let part_max = conf
+            .partitions
+            .iter()
+            .map(|q| q.priority_job_factor)
+            .max()
+            .unwrap_or(0);
+        let partitions = conf
+            .partitions
+            .iter()
+            .map(|part| {
+                let nodes: Vec<_> = part.nodes.iter().filter_map(|n| conf.node(n)).collect();
+                let tres_totals = weights
+                    .tres
+                    .iter()
+                    .map(|(name, _)| {
+                        let name = name.to_ascii_lowercase();
+                        match name.as_str() {
+                            "cpu" | "billing" => nodes.iter().map(|n| u64::from(n.cpus)).sum(),
+                            "mem" => nodes.iter().map(|n| n.real_memory).sum(),
+                            "node" => nodes.len() as u64,
+                            other => match other.strip_prefix("gres/") {
+                                Some(g) => nodes
+                                    .iter()
+                                    .flat_map(|n| &n.gres)
+                                    .filter(|x| {
+                                        x.name.eq_ignore_ascii_case(g)
+                                            || x.kind.as_ref().is_some_and(|k| {
+                                                format!("{}:{k}", x.name).eq_ignore_ascii_case(g)
+                                            })
+                                    })
+                                    .map(|x| x.count)
+                                    .sum(),
+                                None => 0,
+                            },
+                        }
+                    })
+                    .collect();
+                PartitionPrio {
+                    name: part.name.clone(),
+                    priority_job_factor: part.priority_job_factor,
+                    norm_priority: if part_max == 0 {
+                        0.0
+                    } else {
+                        f64::from(part.priority_job_factor) / f64::from(part_max)
+                    },
+                    max_time: part.max_time,
+                    tres_totals,
+                }
+            })
+            .collect();
+        Multifactor {
+            weights,
+            max_age: p.max_age,
+            favor_small: p.favor_small,
+            small_relative_to_time: p.flags.small_relative_to_time,
+            no_normal_part: p.flags.no_normal_part,
+            no_normal_qos: p.flags.no_normal_qos,
+            no_normal_tres: p.flags.no_normal_tres,
+            node_count: conf.nodes.len() as u32,
+            cluster_cpus: conf.nodes.iter().map(|n| n.cpus).sum(),
+            max_qos_priority,
+            partitions,
+        }
+    }
+
+    pub fn partition(&self, name: &str) -> Option<&PartitionPrio> {
+        self.partitions.iter().find(|p| p.name == name)
+    }
+
+    /// The formula columns of the TRES factors, in `PriorityWeightTRES` order.
+    pub fn tres_columns(&self) -> Vec<String> {
+        self.weights
+            .tres
+            .iter()
+            .map(|(n, _)| tres_column(n))
+            .collect()
+    }
+
+    /// The Slurm catalog with this configuration's TRES columns.
+    pub fn catalog(&self) -> Catalog {
+        let mut c = Catalog::slurm();
+        for col in self.tres_columns() {
+            c.add_slurm_tres(&col, !self.no_normal_tres);
+        }
+        c
+    }
+
+    /// The job's factors at `now` (Unix seconds), as `set_priority_factors` sets them. Only
+    /// factors with a non-zero weight are computed, as there.
+    pub fn factors(&self, job: &JobInputs, now: i64) -> Factors {
+        let part = job.partition.as_deref().and_then(|p| self.partition(p));
+        let mut f = Factors {
+            site: job.site,
+            nice: job.nice,
+            ..Factors::default()
+        };
+        if self.weights.age != 0
+            && let Some(accrue) = job.accrue_time.filter(|&a| a != 0)
+        {
+            // `uint32_t diff = start_time - accrue_time` when start_time is later.
+            let diff = if now > accrue {
+                (now - accrue) as u32
+            } else {
+                0
+            };
+            f.age = if diff < self.max_age {
+                f64::from(diff) / f64::from(self.max_age)
+            } else {
+                1.0
+            };
+        }
+        if self.weights.fairshare != 0 {
+            f.fairshare = job.fairshare;
+        }
+        if self.weights.job_size != 0 {
+            f.jobsize = self.job_size(job, part);
+        }
+        if let Some(part) = part
+            && part.priority_job_factor != 0
+            && self.weights.partition != 0
+        {
+            f.partition = if self.no_normal_part {
+                f64::from(part.priority_job_factor)
+            } else {
+                part.norm_priority
+            };
+        }
+        if self.weights.assoc != 0 {
+            f.assoc = job.assoc;
+        }
+        if job.qos_priority != 0 && self.weights.qos != 0 {
+            f.qos = if self.no_normal_qos {
+                f64::from(job.qos_priority)
+            } else if self.max_qos_priority == 0 {
+                0.0
+            } else {
+                // assoc_mgr.c: _set_qos_norm_priority.
+                f64::from(job.qos_priority) / f64::from(self.max_qos_priority)
+            };
+        }
+        f.tres = self
+            .weights
+            .tres
+            .iter()
+            .enumerate()
+            .map(|(i, (name, _))| {
+                let value = job
+                    .tres
+                    .iter()
+                    .find(|(n, _)| n.eq_ignore_ascii_case(name))
+                    .map_or(0, |&(_, v)| v);
+                let total = part
+                    .and_then(|p| p.tres_totals.get(i).copied())
+                    .unwrap_or(0);
+                if self.no_normal_tres {
+                    value as f64
+                } else if value != 0 && total != 0 {
+                    value as f64 / total as f64
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        f
+    }
+
+    /// `set_priority_factors`' job size, in its order of operations.
+    fn job_size(&self, job: &JobInputs, part: Option<&PartitionPrio>) -> f64 {
+        let (nodes, cpus) = (self.node_count, self.cluster_cpus);
+        let (n, c) = (f64::from(nodes), f64::from(cpus));
+        let js = if self.small_relative_to_time {
+            let mut js = f64::from(job.min_nodes) * c / n;
+            if f64::from(job.cpus) > js {
+                js = f64::from(job.cpus);
+            }
+            let time_limit = match (job.time_limit, part) {
+                (Some(t), _) => t,
+                (None, Some(p)) => p.max_time.as_u32(),
+                (None, None) => 1,
+            };
+            js /= f64::from(time_limit);
+            js /= c;
+            if self.favor_small { 1.0 - js } else { js }
+        } else if self.favor_small {
+            // uint32 arithmetic, as Slurm's `node_record_count - min_nodes`.
+            let mut js = f64::from(nodes.wrapping_sub(job.min_nodes)) / n;
+            if job.cpus != 0 {
+                js += f64::from(cpus.wrapping_sub(job.cpus)) / c;
+                js /= 2.0;
+            }
+            js
+        } else {
+            let mut js = f64::from(job.min_nodes) / n;
+            if job.cpus != 0 {
+                js += f64::from(job.cpus) / c;
+                js /= 2.0;
+            }
+            js
+        };
+        // NaN (no nodes) compares false both ways and stays NaN in Slurm too; we give 0.
+        if js.is_nan() || js < 0.0 {
+            0.0
+        } else if js > 1.0 {
+            1.0
+        } else {
+            js
+        }
+    }
+
+    /// The weighted factors, each `factor * (double)weight` as `_get_priority_internal`
+    /// multiplies them, and the TRES sum as `_get_tres_prio_weighted` adds it.
+    fn weighted(&self, f: &Factors) -> ([f64; 6], Vec<f64>, f64) {
+        let w = [
+            f.age * f64::from(self.weights.age),
+            f.assoc * f64::from(self.weights.assoc),
+            f.fairshare * f64::from(self.weights.fairshare),
+            f.jobsize * f64::from(self.weights.job_size),
+            f.partition * f64::from(self.weights.partition),
+            f.qos * f64::from(self.weights.qos),
+        ];
+        let tres: Vec<f64> = f
+            .tres
+            .iter()
+            .zip(&self.weights.tres)
+            .map(|(t, (_, wt))| t * wt)
+            .collect();
+        let tres_sum = tres.iter().fold(0.0, |s, t| s + t);
+        (w, tres, tres_sum)
+    }
+
+    /// The job's priority as slurmctld stores it (`_get_priority_internal`): the double sum
+    /// of the weighted factors, plus site, minus nice; below 1 it is 1 (0 is for held jobs);
+    /// above 2^32 − 1 it is 2^32 − 1; then truncated to uint32.
+    pub fn priority(&self, f: &Factors) -> u32 {
+        let (w, _, tres) = self.weighted(f);
+        let p = w[0] + w[1] + w[2] + w[3] + w[4] + w[5] + tres + f.site as f64 - f.nice as f64;
+        let p = if p < 1.0 { 1.0 } else { p };
+        // `(uint64_t) priority`, then the 32-bit clamp, then `(uint32_t)`.
+        let t = p as u64;
+        if t > 0xffff_ffff { u32::MAX } else { t as u32 }
+    }
+
+    /// What sprio shows for the job: each weighted factor after the wire's `packdouble`
+    /// round trip, and PRIORITY as `get_priority_from_factors` sums them (TRES last, only
+    /// the non-zero ones; no upper clamp). `sprio -l` prints the factors `%.0f` and
+    /// PRIORITY `%lld` of this value; `sprio -n` prints factor / weight (`%.7lf`) and
+    /// PRIORITY / 4294967295 (`%16.14f`).
+    pub fn sprio(&self, f: &Factors) -> SprioRow {
+        let wire = |x: f64| (x * FLOAT_MULT) / FLOAT_MULT;
+        let (w, tres, _) = self.weighted(f);
+        let [age, assoc, fairshare, jobsize, partition, qos] = w.map(wire);
+        let tres: Vec<f64> = tres.into_iter().map(wire).collect();
+        let mut priority =
+            age + assoc + fairshare + jobsize + partition + qos + f.site as f64 - f.nice as f64;
+        for t in tres.iter().filter(|t| **t != 0.0) {
+            priority += t;
+        }
+        SprioRow {
+            weighted: Factors {
+                age,
+                assoc,
+                fairshare,
+                jobsize,
+                partition,
+                qos,
+                tres,
+                site: f.site,
+                nice: f.nice,
+            },
+            priority: if priority < 1.0 { 1.0 } else { priority },
+        }
+    }
+
+    /// The weighted sum as a formula in the Slurm catalog, in `_get_priority_internal`'s
+    /// order of additions (zero weights left out: adding 0.0 changes no sum), with its clamps
+    /// and truncation, so its value is [`Multifactor::priority`] bit for bit.
+    pub fn formula(&self) -> String {
+        let term = |w: u32, name: &str| (w != 0).then(|| format!("{w} * {name}"));
+        let mut terms: Vec<String> = [
+            term(self.weights.age, "age"),
+            term(self.weights.assoc, "assoc"),
+            term(self.weights.fairshare, "fairshare"),
+            term(self.weights.job_size, "jobsize"),
+            term(self.weights.partition, "partition"),
+            term(self.weights.qos, "qos"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let tres: Vec<String> = self
+            .weights
+            .tres
+            .iter()
+            .filter(|(_, w)| *w != 0.0)
+            .map(|(name, w)| format!("{} * {}", number(*w), tres_column(name)))
+            .collect();
+        match tres.len() {
+            0 => {}
+            1 => terms.push(tres[0].clone()),
+            _ => terms.push(format!("({})", tres.join(" + "))),
+        }
+        terms.push("site".into());
+        let sum = format!("{} - nice", terms.join(" + "));
+        format!("trunc(min(4294967295, max(1, {sum})))")
+    }
+}
+
+/// A weight as the formula writes it: the shortest text that reads back as the same double.
+fn number(w: f64) -> String {
+    let s = format!("{w}");
+    if w < 0.0 { format!("({s})") } else { s }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formula::Formula;
+    use crate::table::JobTable;
+
+    fn conf(extra: &str) -> SlurmConf {
+        let text = format!(
+            "PriorityType=priority/multifactor\n\
+             NodeName=n[1-4] CPUs=16 RealMemory=64000 Gres=gpu:4\n\
+             PartitionName=batch Nodes=ALL Default=YES PriorityJobFactor=10 MaxTime=2-0\n\
+             PartitionName=short Nodes=n[1-2] PriorityJobFactor=3 MaxTime=120\n{extra}"
+        );
+        SlurmConf::parse(&text, "slurm.conf").unwrap()
+    }
+
+    #[test]
+    fn factors_as_set_priority_factors() {
+        // priority_multifactor.c, set_priority_factors: age = diff / max_age (capped at 1),
+        // favour-large job size = (min_nodes/N + cpus/C) / 2, partition = job factor / max.
+        let m = Multifactor::from_conf(
+            &conf(
+                "PriorityWeightAge=1000\nPriorityWeightJobSize=1000\n\
+                 PriorityWeightPartition=1000\nPriorityWeightQOS=1000\nPriorityMaxAge=1-0\n",
+            ),
+            40,
+        );
+        assert_eq!((m.node_count, m.cluster_cpus), (4, 64));
+        let job = JobInputs {
+            partition: Some("short".into()),
+            accrue_time: Some(1_000_000),
+            min_nodes: 1,
+            cpus: 8,
+            qos_priority: 10,
+            ..JobInputs::default()
+        };
+        let f = m.factors(&job, 1_000_000 + 21_600);
+        assert_eq!(f.age, 0.25);
+        assert_eq!(f.jobsize, (1.0 / 4.0 + 8.0 / 64.0) / 2.0);
+        assert_eq!(f.partition, 3.0 / 10.0);
+        assert_eq!(f.qos, 10.0 / 40.0);
+        // Past PriorityMaxAge the age factor is 1; an accrue time in the future gives 0.
+        assert_eq!(m.factors(&job, 1_000_000 + 200_000).age, 1.0);
+        assert_eq!(m.factors(&job, 999_000).age, 0.0);
+        // 250 + 187.5 + 300 + 250 = 987.5, truncated.
+        assert_eq!(m.priority(&f), 987);
+    }
+
+    #[test]
+    fn job_size_variants() {
+        let job = |nodes, cpus, limit| JobInputs {
+            partition: Some("batch".into()),
+            min_nodes: nodes,
+            cpus,
+            time_limit: limit,
+            ..JobInputs::default()
+        };
+        // PriorityFavorSmall: ((N - nodes)/N + (C - cpus)/C) / 2.
+        let small = Multifactor::from_conf(
+            &conf("PriorityWeightJobSize=1\nPriorityFavorSmall=YES\n"),
+            0,
+        );
+        assert_eq!(
+            small.factors(&job(1, 16, None), 0).jobsize,
+            (0.75 + 0.75) / 2.0
+        );
+        // SMALL_RELATIVE_TO_TIME: max(nodes*C/N, cpus) / minutes / C; the partition's
+        // MaxTime when the job has no limit.
+        let rel = Multifactor::from_conf(
+            &conf("PriorityWeightJobSize=1\nPriorityFlags=SMALL_RELATIVE_TO_TIME\n"),
+            0,
+        );
+        assert_eq!(
+            rel.factors(&job(1, 4, Some(2)), 0).jobsize,
+            16.0 / 2.0 / 64.0
+        );
+        assert_eq!(
+            rel.factors(&job(2, 4, None), 0).jobsize,
+            32.0 / 2880.0 / 64.0
+        );
+        let both = Multifactor::from_conf(
+            &conf(
+                "PriorityWeightJobSize=1\nPriorityFlags=SMALL_RELATIVE_TO_TIME\n\
+                 PriorityFavorSmall=YES\n",
+            ),
+            0,
+        );
+        assert_eq!(both.factors(&job(1, 4, Some(2)), 0).jobsize, 1.0 - 0.125);
+        // More nodes than the cluster has: clamped to [0, 1].
+        assert_eq!(small.factors(&job(9, 0, None), 0).jobsize, 1.0);
+    }
+
+    #[test]
+    fn priority_clamps_and_truncates_as_get_priority_internal() {
+        let m = Multifactor::from_conf(&conf("PriorityWeightQOS=4294967295\n"), 1);
+        let f = |qos: f64, site: i64, nice: i64| Factors {
+            qos,
+            site,
+            nice,
+            ..Factors::default()
+        };
+        assert_eq!(m.priority(&f(0.0, 0, 0)), 1, "0 is reserved for held jobs");
+        assert_eq!(m.priority(&f(0.0, 5, 100)), 1);
+        assert_eq!(m.priority(&f(0.0, 7, -3)), 10, "a negative nice raises it");
+        assert_eq!(m.priority(&f(1.0, 1000, 0)), u32::MAX, "clamped to 32 bits");
+    }
+
+    #[test]
+    fn tres_factors_per_partition_totals() {
+        // _get_tres_factors: requested count / the partition's total of that TRES.
+        let m = Multifactor::from_conf(
+            &conf("PriorityWeightTRES=GRES/gpu=3000,Mem=2000,CPU=1000\n"),
+            0,
+        );
+        // Summed and listed in slurmctld's TRES order, not as written.
+        assert_eq!(m.tres_columns(), ["tres_cpu", "tres_mem", "tres_gres_gpu"]);
+        let job = JobInputs {
+            partition: Some("short".into()),
+            tres: vec![
+                ("cpu".into(), 8),
+                ("mem".into(), 32000),
+                ("gres/gpu".into(), 2),
+            ],
+            ..JobInputs::default()
+        };
+        let f = m.factors(&job, 0);
+        assert_eq!(f.tres, [8.0 / 32.0, 32000.0 / 128000.0, 2.0 / 8.0]);
+        assert_eq!(m.priority(&f), 250 + 500 + 750);
+    }
+
+    #[test]
+    fn formula_evaluates_to_the_priority() {
+        let m = Multifactor::from_conf(
+            &conf(
+                "PriorityWeightAge=1000\nPriorityWeightFairshare=10000\n\
+                 PriorityWeightJobSize=1234\nPriorityWeightPartition=1000\n\
+                 PriorityWeightQOS=777\nPriorityWeightTRES=CPU=0.5,GRES/gpu=-3\n",
+            ),
+            7,
+        );
+        let text = m.formula();
+        assert_eq!(
+            text,
+            "trunc(min(4294967295, max(1, 1000 * age + 10000 * fairshare + 1234 * jobsize + \
+             1000 * partition + 777 * qos + (0.5 * tres_cpu + (-3) * tres_gres_gpu) + site - nice)))"
+        );
+        let formula = Formula::compile(&text, &m.catalog()).unwrap();
+        let mut jobs = Vec::new();
+        for i in 0..200u32 {
+            let job = JobInputs {
+                partition: Some(if i % 3 == 0 { "short" } else { "batch" }.into()),
+                accrue_time: Some(1_000_000 - i64::from(i) * 3001),
+                min_nodes: 1 + i % 4,
+                cpus: 1 + (i * 7) % 64,
+                qos_priority: i % 8,
+                fairshare: f64::from(i) / 199.0,
+                nice: i64::from(i % 5) * 37 - 50,
+                site: i64::from(i % 3) * 11,
+                tres: vec![
+                    ("cpu".into(), u64::from(i % 64)),
+                    ("gres/gpu".into(), u64::from(i % 5)),
+                ],
+                ..JobInputs::default()
+            };
+            jobs.push(m.factors(&job, 1_000_000));
+        }
+        let col = |g: &dyn Fn(&Factors) -> f64| jobs.iter().map(g).collect::<Vec<f64>>();
+        let table = JobTable::new(jobs.len())
+            .with_column("age", col(&|f| f.age))
+            .unwrap()
+            .with_column("fairshare", col(&|f| f.fairshare))
+            .unwrap()
+            .with_column("jobsize", col(&|f| f.jobsize))
+            .unwrap()
+            .with_column("partition", col(&|f| f.partition))
+            .unwrap()
+            .with_column("qos", col(&|f| f.qos))
+            .unwrap()
+            .with_column("tres_cpu", col(&|f| f.tres[0]))
+            .unwrap()
+            .with_column("tres_gres_gpu", col(&|f| f.tres[1]))
+            .unwrap()
+            .with_column("site", col(&|f| f.site as f64))
+            .unwrap()
+            .with_column("nice", col(&|f| f.nice as f64))
+            .unwrap();
+        let values = formula.evaluate(&table).values;
+        for (f, v) in jobs.iter().zip(values) {
+            assert_eq!(v, f64::from(m.priority(f)), "{f:?}");
+        }
+    }
+
+    #[test]
+    fn sprio_sees_the_wire_round_trip() {
+        // pack.c: packdouble sends val * 1e6, unpackdouble divides by 1e6; sprio's PRIORITY
+        // adds the TRES last and has no upper clamp (print.c: get_priority_from_factors).
+        let m = Multifactor::from_conf(&conf("PriorityWeightAge=3\nPriorityMaxAge=7\n"), 0);
+        let f = Factors {
+            age: 0.1,
+            nice: 2,
+            ..Factors::default()
+        };
+        let row = m.sprio(&f);
+        assert_eq!(row.weighted.age, (0.1 * 3.0 * 1e6) / 1e6);
+        assert_eq!(row.priority, 1.0);
+        let f = Factors {
+            age: 1.0,
+            site: 100,
+            ..Factors::default()
+        };
+        assert_eq!(m.sprio(&f).priority, 103.0);
+        assert_eq!(m.priority(&f), 103);
+    }
+}

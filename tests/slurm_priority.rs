@@ -1,0 +1,229 @@
+//! Slurm's multifactor priority and flux-accounting's mf_priority through the CLI:
+//! `slurm-formula`, `flux-formula`, and `check`/`eval`/`rank --scheduler slurm|flux`.
+//!
+//! Expected values are worked out by hand from Slurm 22.05's
+//! `src/plugins/priority/multifactor/priority_multifactor.c` (`set_priority_factors`,
+//! `_get_priority_internal`) and flux-accounting's `src/plugins/mf_priority.cpp`
+//! (`priority_calculation`) and `doc/components/job-priorities.rst`. The live check against
+//! `sprio` is `contrib/slurm/e2e.sh` (section 8).
+
+mod common;
+
+use common::cli::{jobsort, json, run, write};
+use serde_json::Value;
+
+/// The values of `eval --format json`, in job order.
+fn values(doc: &Value) -> Vec<f64> {
+    doc["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["value"].as_f64().unwrap())
+        .collect()
+}
+
+const CONF: &str = "\
+ClusterName=demo
+PriorityType=priority/multifactor
+PriorityWeightAge=1000
+PriorityWeightFairshare=10000
+PriorityWeightJobSize=500
+PriorityWeightPartition=2000
+PriorityWeightQOS=3000
+# listed out of slurmctld's TRES order on purpose
+PriorityWeightTRES=GRES/gpu=400,CPU=100
+PriorityMaxAge=1-0
+NodeName=n[01-04] CPUs=16 RealMemory=64000 Gres=gpu:4
+PartitionName=batch Nodes=ALL Default=YES PriorityJobFactor=10 MaxTime=2-0
+PartitionName=short Nodes=n[01-02] PriorityJobFactor=3 MaxTime=2:00:00
+";
+
+const FORMULA: &str = "trunc(min(4294967295, max(1, 1000 * age + 10000 * fairshare + \
+                       500 * jobsize + 2000 * partition + 3000 * qos + \
+                       (100 * tres_cpu + 400 * tres_gres_gpu) + site - nice)))";
+
+const JOBS: &str = "\
+id,queue,user,accrue_time,ncpus,nodect,walltime,qos_priority,fairshare,gres_gpu,nice
+1,batch,ann,1700000000,16,1,3600,10,0.5,0,0
+2,short,bob,1700040000,4,1,600,20,0.25,2,0
+3,batch,cid,1699990000,64,4,86400,0,0.75,4,100
+";
+
+#[test]
+fn slurm_formula_prints_the_weighted_sum_and_checks_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let conf = write(dir.path(), "slurm.conf", CONF);
+    let (code, out, err) = run(["slurm-formula", &conf]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.trim_end(), FORMULA);
+    assert!(
+        err.contains("valid") && err.contains("[1, 4294967295]"),
+        "{err}"
+    );
+    let v = json(&jobsort(["slurm-formula", &conf, "--format", "json"]));
+    assert_eq!(v["formula"], FORMULA);
+    assert_eq!(v["valid"], true);
+    // slurm.conf errors say file:line, as slurmctld would refuse the file.
+    let bad = write(
+        dir.path(),
+        "bad.conf",
+        "ClusterName=x\nPriorityWeightAgee=3\n",
+    );
+    let (code, _, err) = run(["slurm-formula", &bad]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("bad.conf:2: unrecognized key `PriorityWeightAgee`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn eval_and_rank_give_slurms_priority_and_sprios_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let conf = write(dir.path(), "slurm.conf", CONF);
+    let jobs = write(dir.path(), "jobs.csv", JOBS);
+    let common = [
+        "--slurm-conf",
+        &conf,
+        "--jobs",
+        &jobs,
+        "--now",
+        "1700050000",
+        "--qos",
+        "normal=10",
+        "--qos",
+        "high=20",
+    ];
+    // Job 1: age 50000/86400 → 578.7; fairshare 0.5 → 5000; job size (1/4 + 16/64)/2 → 125;
+    // partition 10/10 → 2000; qos 10/20 → 1500; TRES cpu 16/64 → 25: 9228.7 → 9228.
+    // Job 2: 115.7 + 2500 + (1/4 + 4/64)/2·500 = 78.125 + 3/10·2000 + 3000 + cpu 4/32 → 12.5
+    // + gpu 2/8 → 100: 6406.3 → 6406. Job 3: 694.4 + 7500 + 500 + 2000 + 0 + 100 + 100
+    // − nice 100 = 10794.4 → 10794.
+    let v = json(&jobsort(
+        ["eval", FORMULA, "--format", "json"]
+            .iter()
+            .chain(common.iter()),
+    ));
+    let values = values(&v);
+    assert_eq!(values, [9228.0, 6406.0, 10794.0]);
+
+    let v = json(&jobsort(
+        ["rank", FORMULA, "--explain", "--format", "json"]
+            .iter()
+            .chain(common.iter()),
+    ));
+    let first = &v["order"][0];
+    assert_eq!(first["id"], "3");
+    let terms: Vec<(String, String)> = first["terms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["term"].as_str().unwrap().to_string(),
+                t["value"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let want = [
+        ("SITE", "0"),
+        ("AGE", "694"),
+        ("ASSOC", "0"),
+        ("FAIRSHARE", "7500"),
+        ("JOBSIZE", "500"),
+        ("PARTITION", "2000"),
+        ("QOS", "0"),
+        ("NICE", "100"),
+        // sprio's TRES column: slurmctld's TRES order, non-zero ones, `%.0f`.
+        ("TRES", "cpu=100,gres/gpu=100"),
+    ];
+    let want: Vec<(String, String)> = want
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    assert_eq!(terms, want);
+}
+
+#[test]
+fn squeue_json_jobs() {
+    let dir = tempfile::tempdir().unwrap();
+    let conf = write(dir.path(), "slurm.conf", CONF);
+    // openapi/v0.0.38's job fields (Slurm 22.05 `squeue --json`).
+    let squeue = write(
+        dir.path(),
+        "squeue.json",
+        r#"{"meta": {"plugin": {"type": "openapi/v0.0.38"}}, "errors": [],
+            "jobs": [
+              {"job_id": 41, "job_state": "PENDING", "user_name": "ann", "account": "phys",
+               "partition": "short", "qos": "high", "accrue_time": 1700000000,
+               "submit_time": 1699999000, "cpus": 4, "max_cpus": 0, "node_count": 1,
+               "time_limit": 60, "nice": 0, "tres_req_str": "cpu=4,mem=1000M,node=1,billing=4,gres/gpu=2"},
+              {"job_id": 42, "job_state": "RUNNING", "partition": "batch", "cpus": 16,
+               "node_count": 1, "nice": 0}
+            ]}"#,
+    );
+    let v = json(&jobsort([
+        "eval",
+        FORMULA,
+        "--slurm-conf",
+        &conf,
+        "--jobs",
+        &squeue,
+        "--qos",
+        "high=20",
+        "--now",
+        "1700043200",
+        "--format",
+        "json",
+    ]));
+    let jobs = v["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 1, "only pending jobs, as sprio lists them");
+    // age 0.5 → 500; job size (1/4 + 4/64)/2 → 78.125; partition 3/10 → 600; qos 20/20 →
+    // 3000; cpu 4/32 → 12.5; gpu 2/8 → 100: 4290.625 → 4290 (no fairshare given: 0).
+    assert_eq!(jobs[0]["id"], "41");
+    assert_eq!(jobs[0]["value"], 4290.0);
+}
+
+#[test]
+fn scheduler_catalogs_in_check() {
+    let (code, _, err) = run(["check", "--scheduler", "slurm", "1000 * age + qos"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("value in [0, 1001]"), "{err}");
+    // PBS's names are not Slurm's.
+    let (code, _, err) = run(["check", "--scheduler", "slurm", "ncpus"]);
+    assert_eq!(code, 1, "{err}");
+    let (code, _, err) = run(["check", "--scheduler", "flux", "urgency * 2"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("value in [0, 62]"), "{err}");
+    let (code, _, err) = run(["check", "--scheduler", "pbs", "--slurm-conf", "x", "1"]);
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn flux_formula_gives_mf_priority() {
+    let dir = tempfile::tempdir().unwrap();
+    // job-priorities.rst: fairshare 0.5, queue priority 1, bank priority 100 at bank weight
+    // 1000, urgency 16 → 50000 + 10000 + 100000 + 0 = 160000. Urgency 0 holds (0), 31
+    // expedites (4294967295), and a negative sum is 0.
+    let jobs = write(
+        dir.path(),
+        "jobs.csv",
+        "id,fairshare,queue_factor,bank_factor,urgency\na,0.5,1,100,16\nb,0.9,0,0,0\nc,0,0,0,31\nd,0,0,0,1\n",
+    );
+    let (code, formula, err) = run(["flux-formula", "--weights", "bank=1000"]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&jobsort([
+        "eval",
+        formula.trim_end(),
+        "--scheduler",
+        "flux",
+        "--jobs",
+        &jobs,
+        "--format",
+        "json",
+    ]));
+    let values = values(&v);
+    assert_eq!(values, [160_000.0, 0.0, 4_294_967_295.0, 0.0]);
+    let (code, _, err) = run(["flux-formula", "--weights", "age=1"]);
+    assert_eq!(code, 2, "{err}");
+}
