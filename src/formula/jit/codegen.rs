@@ -48,6 +48,8 @@ pub(super) struct Gen<'a, 'm> {
     /// Undo log of `memo` insertions, for leaving conditional regions.
     pub(super) log: Vec<NodeId>,
     pub(super) hypot_slot: Option<(cranelift_codegen::ir::StackSlot, usize)>,
+    /// The [`Step`](crate::formula::pymath::vector::Step) of the f64x2 loop's calls.
+    pub(super) step_slot: Option<cranelift_codegen::ir::StackSlot>,
     /// Per node, whether its subtree can raise (SIMD code only; empty for scalar code).
     pub(super) can_err: Vec<bool>,
 }

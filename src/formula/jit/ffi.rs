@@ -1,10 +1,11 @@
 //! The functions generated code calls: the `extern "C"` wrappers of [`ffi`], one table
 //! in which each wrapper is named once (its linker name is the Rust function's name).
 
-use crate::formula::ir::Func;
+use crate::formula::ir::{Expr, Func};
 use crate::formula::pymath::ffi;
+use crate::formula::syntax::BinaryOp;
 
-/// How a wrapper takes its operands (every wrapper also takes `err: *mut u8` last and
+/// How a wrapper takes its operands (every scalar wrapper also takes `err: *mut u8` last and
 /// returns an `f64`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Params {
@@ -12,6 +13,9 @@ pub(super) enum Params {
     F64(usize),
     /// `(args: *const f64, n: usize)`: a buffer of `n` values (`hypot`).
     Buffer,
+    /// `(step: *mut Step)` and nothing else, no result: two lanes of the f64x2 loop in one
+    /// [`Step`](crate::formula::pymath::vector::Step) on the stack, codes included.
+    Step,
 }
 
 macro_rules! symbols {
@@ -79,6 +83,21 @@ symbols! {
     Fmod = jobsort_fmod(F64(2)),
     Atan2 = jobsort_atan2(F64(2)),
     Hypot = jobsort_hypot(Buffer),
+    MathPowX2 = jobsort_math_pow_x2(Step),
+    FloatPowX2 = jobsort_float_pow_x2(Step),
+    ExpX2 = jobsort_exp_x2(Step),
+    LogX2 = jobsort_log_x2(Step),
+}
+
+/// The two-lane wrapper the f64x2 loop calls for `expr` (`None`: no vector form).
+pub(super) fn vector_callee(expr: &Expr) -> Option<Symbol> {
+    Some(match expr {
+        Expr::Binary(BinaryOp::Pow, _, _) => Symbol::FloatPowX2,
+        Expr::Call(Func::Pow, args) if args.len() == 2 => Symbol::MathPowX2,
+        Expr::Call(Func::Exp, args) if args.len() == 1 => Symbol::ExpX2,
+        Expr::Call(Func::Log, args) if args.len() == 1 => Symbol::LogX2,
+        _ => return None,
+    })
 }
 
 /// The wrapper a call with `nargs` arguments goes to (`None`: the call is inline).

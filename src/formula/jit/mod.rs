@@ -46,6 +46,7 @@ use cranelift_module::{Linkage, Module, default_libcall_names};
 
 use super::ir::{Expr, Func, Ir, NodeId};
 use super::pymath::EvalError;
+use super::pymath::vector::Step;
 use ffi::{Params, Symbol};
 use kernel::{CodeMemory, KernelFn};
 use simd::simd_eligible;
@@ -126,6 +127,7 @@ pub fn compile_with(ir: &Ir, allow_simd: bool) -> Result<Kernel, JitError> {
             memo: HashMap::new(),
             log: Vec::new(),
             hypot_slot: None,
+            step_slot: None,
             can_err: if simd {
                 simd::can_err_table(ir)
             } else {
@@ -177,6 +179,20 @@ impl Gen<'_, '_> {
                 _ => None,
             })
             .max();
+        if simd
+            && self
+                .ir
+                .nodes
+                .iter()
+                .any(|n| ffi::vector_callee(&n.expr).is_some())
+        {
+            let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+                StackSlotKind::ExplicitSlot,
+                std::mem::size_of::<Step>() as u32,
+                4,
+            ));
+            self.step_slot = Some(slot);
+        }
         if let Some(m) = hypot_max {
             let size = (m.max(1) * 8) as u32;
             let slot = self.b.create_sized_stack_slot(StackSlotData::new(
@@ -288,9 +304,12 @@ impl Gen<'_, '_> {
                             sig.params.push(AbiParam::new(types::F64));
                         }
                     }
+                    Params::Step => {}
                 }
                 sig.params.push(AbiParam::new(self.ptr));
-                sig.returns.push(AbiParam::new(types::F64));
+                if symbol.params() != Params::Step {
+                    sig.returns.push(AbiParam::new(types::F64));
+                }
                 let id = self
                     .module
                     .declare_function(symbol.name(), Linkage::Import, &sig)

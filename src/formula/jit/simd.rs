@@ -1,16 +1,26 @@
 //! f64x2 SIMD code: both sides of every branch computed and merged with masks, for formulas
-//! whose every operation is inline.
+//! whose every operation is inline or has a two-lane form (`**`, `pow`, `exp`, `log`: glibc's
+//! FMA builds ported in `pymath::vector`, called once per step with both lanes in a
+//! [`Step`] on the stack).
+//!
+//! Errors: each lane keeps the code of the first error Python would raise. A division by
+//! zero only sets a pending mask (cheap, and the code is always the same); a call's codes
+//! (masked by the lanes where Python evaluates it) are merged behind the codes already there,
+//! after the pending divisions, so the first error in evaluation order wins.
 
 use super::codegen::{DEG_PER_RAD, Gen, RAD_PER_DEG, flags_trusted, flags_unaligned, float_cc};
+use super::ffi::{Symbol, vector_callee};
 use crate::formula::ir::{Expr, Func, Ir, NodeId};
 use crate::formula::pymath::EvalError;
+use crate::formula::pymath::vector::Step;
 use crate::formula::syntax::{BinaryOp, Link, UnaryOp};
-use cranelift_codegen::ir::condcodes::FloatCC;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{Endianness, InstBuilder, MemFlagsData, Value, types};
 
-/// Whether every operation of the formula is inline and SIMD-able.
+/// Whether every operation of the formula is inline and SIMD-able or has a two-lane form.
 pub(super) fn simd_eligible(ir: &Ir) -> bool {
     ir.nodes.iter().all(|n| match &n.expr {
+        e if vector_callee(e).is_some() => true,
         Expr::Binary(op, _, _) => matches!(
             op,
             BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div
@@ -23,8 +33,8 @@ pub(super) fn simd_eligible(ir: &Ir) -> bool {
     })
 }
 
-/// For each node, whether its subtree can raise (a division by something that may be zero),
-/// in one forward pass over the arena (children come first).
+/// For each node, whether its subtree can raise (a division by something that may be zero, a
+/// call with a two-lane form), in one forward pass over the arena (children come first).
 pub(super) fn can_err_table(ir: &Ir) -> Vec<bool> {
     let mut can_err = vec![false; ir.nodes.len()];
     for (i, node) in ir.nodes.iter().enumerate() {
@@ -32,7 +42,7 @@ pub(super) fn can_err_table(ir: &Ir) -> Vec<bool> {
             Expr::Binary(BinaryOp::Div, _, d) => {
                 !matches!(ir.node(*d).expr, Expr::Const(c) if c != 0.0 && !c.is_nan())
             }
-            _ => false,
+            e => vector_callee(e).is_some(),
         };
         can_err[i] = raises
             || crate::formula::ir::expr_children(&node.expr)
@@ -40,6 +50,15 @@ pub(super) fn can_err_table(ir: &Ir) -> Vec<bool> {
                 .any(|c| can_err[c.index()]);
     }
     can_err
+}
+
+/// The lanes' errors so far (see the module docs). `None`: no lane can have failed.
+#[derive(Default)]
+pub(super) struct Errs {
+    /// Each lane's first error code (i64x2, 0 for none), from calls and earlier divisions.
+    codes: Option<Value>,
+    /// Lanes with a division by zero since `codes` was last updated (an i64x2 mask).
+    div: Option<Value>,
 }
 
 impl Gen<'_, '_> {
@@ -70,12 +89,20 @@ impl Gen<'_, '_> {
     }
 
     pub(super) fn vector_job(&mut self, off: Value, i: Value, outv: Value, oute: Value) {
-        let mut err: Option<Value> = None;
+        let mut err = Errs::default();
         let v = self.vector(self.ir.root, None, &mut err);
         let a = self.b.ins().fabs(v);
         let inf = self.splat(f64::INFINITY);
         let finite = self.b.ins().fcmp(FloatCC::LessThan, a, inf);
-        let ok = match err {
+        let called = err.codes.map(|c| {
+            let z = self.isplat(0);
+            self.b.ins().icmp(IntCC::NotEqual, c, z)
+        });
+        let failed = match (called, err.div) {
+            (Some(c), Some(d)) => Some(self.b.ins().bor(c, d)),
+            (c, d) => c.or(d),
+        };
+        let ok = match failed {
             Some(e) => self.b.ins().band_not(finite, e),
             None => finite,
         };
@@ -83,22 +110,17 @@ impl Gen<'_, '_> {
         let out = self.vselect(ok, v, zero);
         let vp = self.b.ins().iadd(outv, off);
         self.b.ins().store(flags_unaligned(), out, vp, 0);
-        // Codes: 1 where a division erred, else 11 where not finite, else 0.
-        let nf = self
-            .b
-            .ins()
-            .iconst(types::I64, i64::from(EvalError::NotFinite.code()));
-        let nf = self.b.ins().splat(types::I64X2, nf);
-        let z = self.b.ins().iconst(types::I64, 0);
-        let zv = self.b.ins().splat(types::I64X2, z);
+        // Codes: a call's (or an earlier division's) where one failed, else 1 where a later
+        // division did, else 11 where not finite, else 0.
+        let nf = self.isplat(i64::from(EvalError::NotFinite.code()));
+        let zv = self.isplat(0);
         let mut code = self.b.ins().bitselect(finite, zv, nf);
-        if let Some(e) = err {
-            let dz = self
-                .b
-                .ins()
-                .iconst(types::I64, i64::from(EvalError::FloatDivisionByZero.code()));
-            let dz = self.b.ins().splat(types::I64X2, dz);
+        if let Some(e) = err.div {
+            let dz = self.isplat(i64::from(EvalError::FloatDivisionByZero.code()));
             code = self.b.ins().bitselect(e, dz, code);
+        }
+        if let (Some(c), Some(m)) = (err.codes, called) {
+            code = self.b.ins().bitselect(m, c, code);
         }
         // Errors are rare: store two zero bytes at once unless a lane failed.
         let ep = self.b.ins().iadd(oute, i);
@@ -129,14 +151,66 @@ impl Gen<'_, '_> {
         self.can_err[id.index()]
     }
 
-    /// Emit f64x2 code for `id` evaluated under lane mask `ctx` (`None`: all lanes), OR-ing
-    /// masked division-by-zero lanes into `err`.
-    pub(super) fn vector(
+    fn isplat(&mut self, c: i64) -> Value {
+        let s = self.b.ins().iconst(types::I64, c);
+        self.b.ins().splat(types::I64X2, s)
+    }
+
+    /// Call a two-lane wrapper on `x` (and `y`) through the [`Step`] slot; its codes, masked
+    /// by `ctx`, go behind the errors already in `err`.
+    fn vector_call(
         &mut self,
-        id: NodeId,
+        symbol: Symbol,
+        x: Value,
+        y: Option<Value>,
         ctx: Option<Value>,
-        err: &mut Option<Value>,
+        err: &mut Errs,
     ) -> Value {
+        let slot = self.step_slot.expect("a kernel with calls has a step slot");
+        let ptr = self.ptr;
+        self.b.ins().stack_store(ptr, x, slot, Step::X);
+        if let Some(y) = y {
+            self.b.ins().stack_store(ptr, y, slot, Step::Y);
+        }
+        let f = self
+            .func_ref(symbol)
+            .expect("the two-lane wrappers are declared like the others");
+        let addr = self.b.ins().stack_addr(ptr, slot, 0);
+        self.b.ins().call(f, &[addr]);
+        let v = self.b.ins().stack_load(ptr, types::F64X2, slot, Step::X);
+        let mut codes = self
+            .b
+            .ins()
+            .stack_load(ptr, types::I64X2, slot, Step::CODES);
+        if let Some(c) = ctx {
+            codes = self.b.ins().band(codes, c);
+        }
+        // Earlier divisions come first, then the codes already there.
+        let mut before = err.codes.take();
+        if let Some(d) = err.div.take() {
+            let dz = self.isplat(i64::from(EvalError::FloatDivisionByZero.code()));
+            let dz = self.b.ins().band(d, dz);
+            before = Some(self.first_error(before, dz));
+        }
+        err.codes = Some(self.first_error(before, codes));
+        v
+    }
+
+    /// Per lane, `old` where it holds an error, else `new`.
+    fn first_error(&mut self, old: Option<Value>, new: Value) -> Value {
+        match old {
+            None => new,
+            Some(old) => {
+                let z = self.isplat(0);
+                let free = self.b.ins().icmp(IntCC::Equal, old, z);
+                self.b.ins().bitselect(free, new, old)
+            }
+        }
+    }
+
+    /// Emit f64x2 code for `id` evaluated under lane mask `ctx` (`None`: all lanes), adding the
+    /// lanes' errors (where Python evaluates the operation) to `err`.
+    pub(super) fn vector(&mut self, id: NodeId, ctx: Option<Value>, err: &mut Errs) -> Value {
         if let Some(v) = self.memo.get(&id) {
             return *v;
         }
@@ -219,6 +293,10 @@ impl Gen<'_, '_> {
             Expr::Call(func, args) => {
                 let vals: Vec<Value> = args.iter().map(|a| self.vector(*a, ctx, err)).collect();
                 let x = vals[0];
+                if let Some(symbol) = vector_callee(&ir.node(id).expr) {
+                    let v = self.vector_call(symbol, x, vals.get(1).copied(), ctx, err);
+                    return v; // can raise: not remembered
+                }
                 match func {
                     Func::Degrees => {
                         let k = self.splat(DEG_PER_RAD);
@@ -252,21 +330,22 @@ impl Gen<'_, '_> {
         v
     }
 
-    /// `x op right` (the left operand already computed), OR-ing the lanes where a division
-    /// fails into `err`.
+    /// `x op right` (the left operand already computed), adding the lanes where a division
+    /// or a power fails to `err`.
     fn vector_binary(
         &mut self,
         op: BinaryOp,
         x: Value,
         right: NodeId,
         ctx: Option<Value>,
-        err: &mut Option<Value>,
+        err: &mut Errs,
     ) -> Value {
         let y = self.vector(right, ctx, err);
         match op {
             BinaryOp::Add => self.b.ins().fadd(x, y),
             BinaryOp::Sub => self.b.ins().fsub(x, y),
             BinaryOp::Mul => self.b.ins().fmul(x, y),
+            BinaryOp::Pow => self.vector_call(Symbol::FloatPowX2, x, Some(y), ctx, err),
             _ => {
                 let nonzero_const =
                     matches!(self.ir.node(right).expr, Expr::Const(c) if c != 0.0 && !c.is_nan());
@@ -274,7 +353,7 @@ impl Gen<'_, '_> {
                     let z = self.splat(0.0);
                     let is_zero = self.b.ins().fcmp(FloatCC::Equal, y, z);
                     let e = self.and_mask(ctx, is_zero);
-                    *err = Some(match *err {
+                    err.div = Some(match err.div {
                         Some(old) => self.b.ins().bor(old, e),
                         None => e,
                     });
@@ -291,7 +370,7 @@ impl Gen<'_, '_> {
         va: Value,
         right: NodeId,
         ctx: Option<Value>,
-        err: &mut Option<Value>,
+        err: &mut Errs,
     ) -> Value {
         let z = self.splat(0.0);
         let t = self.b.ins().fcmp(FloatCC::NotEqual, va, z);
