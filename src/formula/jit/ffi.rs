@@ -1,8 +1,9 @@
 //! The functions generated code calls: the `extern "C"` wrappers of [`ffi`], one table
 //! in which each wrapper is named once (its linker name is the Rust function's name).
 
-use crate::formula::ir::{Expr, Func};
+use crate::formula::ir::{Expr, Func, Ir, NodeId};
 use crate::formula::pymath::ffi;
+use crate::formula::pymath::vector::pow_base_log;
 use crate::formula::syntax::BinaryOp;
 
 /// How a wrapper takes its operands (every scalar wrapper also takes `err: *mut u8` last and
@@ -85,17 +86,32 @@ symbols! {
     Hypot = jobsort_hypot(Buffer),
     MathPowX2 = jobsort_math_pow_x2(Step),
     FloatPowX2 = jobsort_float_pow_x2(Step),
+    MathPowConstX2 = jobsort_math_pow_const_x2(Step),
+    FloatPowConstX2 = jobsort_float_pow_const_x2(Step),
     ExpX2 = jobsort_exp_x2(Step),
     LogX2 = jobsort_log_x2(Step),
 }
 
-/// The two-lane wrapper the f64x2 loop calls for `expr` (`None`: no vector form).
-pub(super) fn vector_callee(expr: &Expr) -> Option<Symbol> {
+/// The two-lane wrapper the f64x2 loop calls for `expr` (`None`: no vector form), and for a
+/// power of a constant base the base's logarithm (the wrapper takes it in the [`Step`]).
+///
+/// [`Step`]: crate::formula::pymath::vector::Step
+pub(super) fn vector_callee(ir: &Ir, expr: &Expr) -> Option<(Symbol, Option<[f64; 2]>)> {
+    let const_base = |base: NodeId| match ir.node(base).expr {
+        Expr::Const(c) => pow_base_log(c),
+        _ => None,
+    };
     Some(match expr {
-        Expr::Binary(BinaryOp::Pow, _, _) => Symbol::FloatPowX2,
-        Expr::Call(Func::Pow, args) if args.len() == 2 => Symbol::MathPowX2,
-        Expr::Call(Func::Exp, args) if args.len() == 1 => Symbol::ExpX2,
-        Expr::Call(Func::Log, args) if args.len() == 1 => Symbol::LogX2,
+        Expr::Binary(BinaryOp::Pow, base, _) => match const_base(*base) {
+            Some(log) => (Symbol::FloatPowConstX2, Some(log)),
+            None => (Symbol::FloatPowX2, None),
+        },
+        Expr::Call(Func::Pow, args) if args.len() == 2 => match const_base(args[0]) {
+            Some(log) => (Symbol::MathPowConstX2, Some(log)),
+            None => (Symbol::MathPowX2, None),
+        },
+        Expr::Call(Func::Exp, args) if args.len() == 1 => (Symbol::ExpX2, None),
+        Expr::Call(Func::Log, args) if args.len() == 1 => (Symbol::LogX2, None),
         _ => return None,
     })
 }

@@ -184,7 +184,7 @@ impl Gen<'_, '_> {
                 .ir
                 .nodes
                 .iter()
-                .any(|n| ffi::vector_callee(&n.expr).is_some())
+                .any(|n| ffi::vector_callee(self.ir, &n.expr).is_some())
         {
             let slot = self.b.create_sized_stack_slot(StackSlotData::new(
                 StackSlotKind::ExplicitSlot,

@@ -9,7 +9,7 @@
 //! after the pending divisions, so the first error in evaluation order wins.
 
 use super::codegen::{DEG_PER_RAD, Gen, RAD_PER_DEG, flags_trusted, flags_unaligned, float_cc};
-use super::ffi::{Symbol, vector_callee};
+use super::ffi::vector_callee;
 use crate::formula::ir::{Expr, Func, Ir, NodeId};
 use crate::formula::pymath::EvalError;
 use crate::formula::pymath::vector::Step;
@@ -20,7 +20,7 @@ use cranelift_codegen::ir::{Endianness, InstBuilder, MemFlagsData, Value, types}
 /// Whether every operation of the formula is inline and SIMD-able or has a two-lane form.
 pub(super) fn simd_eligible(ir: &Ir) -> bool {
     ir.nodes.iter().all(|n| match &n.expr {
-        e if vector_callee(e).is_some() => true,
+        e if vector_callee(ir, e).is_some() => true,
         Expr::Binary(op, _, _) => matches!(
             op,
             BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div
@@ -42,7 +42,7 @@ pub(super) fn can_err_table(ir: &Ir) -> Vec<bool> {
             Expr::Binary(BinaryOp::Div, _, d) => {
                 !matches!(ir.node(*d).expr, Expr::Const(c) if c != 0.0 && !c.is_nan())
             }
-            e => vector_callee(e).is_some(),
+            e => vector_callee(ir, e).is_some(),
         };
         can_err[i] = raises
             || crate::formula::ir::expr_children(&node.expr)
@@ -156,21 +156,31 @@ impl Gen<'_, '_> {
         self.b.ins().splat(types::I64X2, s)
     }
 
-    /// Call a two-lane wrapper on `x` (and `y`) through the [`Step`] slot; its codes, masked
-    /// by `ctx`, go behind the errors already in `err`.
+    /// Call the two-lane wrapper of node `id` on `x` (and `y`) through the [`Step`] slot; its
+    /// codes, masked by `ctx`, go behind the errors already in `err`.
     fn vector_call(
         &mut self,
-        symbol: Symbol,
+        id: NodeId,
         x: Value,
         y: Option<Value>,
         ctx: Option<Value>,
         err: &mut Errs,
     ) -> Value {
+        let (symbol, log_x) =
+            vector_callee(self.ir, &self.ir.node(id).expr).expect("a node with a vector form");
         let slot = self.step_slot.expect("a kernel with calls has a step slot");
         let ptr = self.ptr;
         self.b.ins().stack_store(ptr, x, slot, Step::X);
         if let Some(y) = y {
             self.b.ins().stack_store(ptr, y, slot, Step::Y);
+        }
+        if let Some([hi, lo]) = log_x {
+            for (k, v) in [hi, lo].into_iter().enumerate() {
+                let v = self.b.ins().f64const(v);
+                self.b
+                    .ins()
+                    .stack_store(ptr, v, slot, Step::LOG_X + 8 * k as i32);
+            }
         }
         let f = self
             .func_ref(symbol)
@@ -242,7 +252,7 @@ impl Gen<'_, '_> {
                 let mut v = self.vector(chain.first, ctx, err);
                 for (n, link, right) in chain.outward() {
                     v = match link {
-                        Link::Binary(op) => self.vector_binary(op, v, right, ctx, err),
+                        Link::Binary(op) => self.vector_binary(n, op, v, right, ctx, err),
                         Link::And => self.vector_and_or(true, v, right, ctx, err),
                         Link::Or => self.vector_and_or(false, v, right, ctx, err),
                     };
@@ -293,8 +303,8 @@ impl Gen<'_, '_> {
             Expr::Call(func, args) => {
                 let vals: Vec<Value> = args.iter().map(|a| self.vector(*a, ctx, err)).collect();
                 let x = vals[0];
-                if let Some(symbol) = vector_callee(&ir.node(id).expr) {
-                    let v = self.vector_call(symbol, x, vals.get(1).copied(), ctx, err);
+                if vector_callee(ir, &ir.node(id).expr).is_some() {
+                    let v = self.vector_call(id, x, vals.get(1).copied(), ctx, err);
                     return v; // can raise: not remembered
                 }
                 match func {
@@ -330,10 +340,11 @@ impl Gen<'_, '_> {
         v
     }
 
-    /// `x op right` (the left operand already computed), adding the lanes where a division
+    /// Node `id`, `x op right` (the left operand already computed), adding the lanes where a division
     /// or a power fails to `err`.
     fn vector_binary(
         &mut self,
+        id: NodeId,
         op: BinaryOp,
         x: Value,
         right: NodeId,
@@ -345,7 +356,7 @@ impl Gen<'_, '_> {
             BinaryOp::Add => self.b.ins().fadd(x, y),
             BinaryOp::Sub => self.b.ins().fsub(x, y),
             BinaryOp::Mul => self.b.ins().fmul(x, y),
-            BinaryOp::Pow => self.vector_call(Symbol::FloatPowX2, x, Some(y), ctx, err),
+            BinaryOp::Pow => self.vector_call(id, x, Some(y), ctx, err),
             _ => {
                 let nonzero_const =
                     matches!(self.ir.node(right).expr, Expr::Const(c) if c != 0.0 && !c.is_nan());

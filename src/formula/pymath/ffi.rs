@@ -55,7 +55,7 @@ pub unsafe extern "C" fn jobsort_hypot(args: *const f64, n: usize, err: *mut u8)
 }
 
 macro_rules! ffi_step {
-    ($($name:ident => $f:expr, $scalar:expr),* $(,)?) => {$(
+    ($($name:ident => $run:ident($($f:expr),*)),* $(,)?) => {$(
         /// JIT entry point of the f64x2 loop: both lanes of `step`, each as the function of
         /// the same name in `pymath` computes it (see [`Step`]).
         ///
@@ -63,14 +63,16 @@ macro_rules! ffi_step {
         /// `step` points to a live, writable [`Step`].
         pub unsafe extern "C" fn $name(step: *mut Step) {
             // SAFETY: guaranteed by the caller.
-            unsafe { &mut *step }.run($f, $scalar)
+            unsafe { &mut *step }.$run($($f),*)
         }
     )*};
 }
 
 ffi_step! {
-    jobsort_math_pow_x2 => VecFn::Pow, math_pow,
-    jobsort_float_pow_x2 => VecFn::Pow, float_pow,
-    jobsort_exp_x2 => VecFn::Exp, |x, _| exp(x),
-    jobsort_log_x2 => VecFn::Log, |x, _| log(x),
+    jobsort_math_pow_x2 => run(VecFn::Pow, math_pow),
+    jobsort_float_pow_x2 => run(VecFn::Pow, float_pow),
+    jobsort_math_pow_const_x2 => run_const_base(math_pow),
+    jobsort_float_pow_const_x2 => run_const_base(float_pow),
+    jobsort_exp_x2 => run(VecFn::Exp, |x, _| exp(x)),
+    jobsort_log_x2 => run(VecFn::Log, |x, _| log(x)),
 }

@@ -127,24 +127,28 @@ mod fma {
     pub(super) const LOG2_HI: f64 = super::data::POW_LOG_LN2_HI + super::data::POW_LOG_LN2_LO;
     pub(super) const LOG2_LO: f64 =
         (super::data::POW_LOG_LN2_HI - LOG2_HI) + super::data::POW_LOG_LN2_LO;
+    pub(super) const LOG2: [f64; 2] = [LOG2_HI, LOG2_LO];
 
-    /// `pow(2, y)` on `L::N` lanes in place; the mask of the lanes computed.
+    /// `pow(x, y)` on `L::N` lanes at `y` into `out` for the `x` whose `log_inline` is
+    /// `log_x` (head, tail); the mask of the lanes computed.
     ///
     /// # Safety
-    /// FMA and AVX2 are usable; `y` has `L::N` lanes.
+    /// FMA and AVX2 are usable; `y` and `out` have `L::N` lanes.
     #[target_feature(enable = "fma,avx2")]
-    pub(super) unsafe fn pow2<L: Lanes>(y: *mut f64) -> u32 {
+    pub(super) unsafe fn pow_log<L: Lanes>(log_x: [f64; 2], y: *const f64, out: *mut f64) -> u32 {
         // SAFETY: this function's precondition.
         unsafe {
             let s = L::splat;
-            let (v, ok) = glibc::pow_from_log(s(LOG2_HI), s(LOG2_LO), L::load(y));
-            let ok = L::movemask(ok);
-            v.store(y);
-            ok
+            let (v, ok) = glibc::pow_from_log(s(log_x[0]), s(log_x[1]), L::load(y));
+            v.store(out);
+            L::movemask(ok)
         }
     }
 
-    #[cfg(test)]
+    /// `log_inline(x)`, head and tail, for a positive normal `x`.
+    ///
+    /// # Safety
+    /// FMA and AVX2 are usable.
     #[target_feature(enable = "fma,avx2")]
     pub(super) unsafe fn log_inline(x: f64) -> (f64, f64) {
         // SAFETY: this function's precondition.
@@ -172,6 +176,20 @@ pub fn four(f: VecFn, x: [f64; 4], y: [f64; 4]) -> [f64; 4] {
     out
 }
 
+/// `log_inline(x)` (head, tail), what glibc's `pow(x, y)` computes first, for a constant base
+/// `x` ([`Step::run_const_base`]); `None` when the port does not run on this CPU or `x` is
+/// not positive and normal (glibc's other paths).
+pub fn pow_base_log(x: f64) -> Option<[f64; 2]> {
+    #[cfg(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu"))]
+    if usable() && (1..0x7ff).contains(&(x.to_bits() >> 52)) {
+        // SAFETY: FMA and AVX2 are usable (checked just above).
+        let (hi, lo) = unsafe { fma::log_inline(x) };
+        return Some([hi, lo]);
+    }
+    let _ = x;
+    None
+}
+
 /// The JIT's f64x2 step: two lanes of operands in, two values and two error codes out
 /// ([`super::EvalError::code`], 0 for none), laid out for one stack slot.
 #[repr(C)]
@@ -183,6 +201,8 @@ pub struct Step {
     pub y: [f64; 2],
     /// Each lane's error code on return.
     pub codes: [u64; 2],
+    /// For [`Step::run_const_base`]: [`pow_base_log`] of the base in `x` (both lanes).
+    pub log_x: [f64; 2],
 }
 
 impl Step {
@@ -190,6 +210,7 @@ impl Step {
     pub const X: i32 = 0;
     pub const Y: i32 = 16;
     pub const CODES: i32 = 32;
+    pub const LOG_X: i32 = 48;
 
     /// Both lanes through `f` (glibc's FMA build on its main path), the others through
     /// `scalar`, the Python function whose libm call `f` is.
@@ -197,6 +218,33 @@ impl Step {
     pub fn run(&mut self, f: VecFn, scalar: impl Fn(f64, f64) -> PyResult) {
         let (x, y) = (self.x, self.y);
         let ok = main_path(f, &x, &y, &mut self.x);
+        self.finish(ok, x, y, scalar);
+    }
+
+    /// `pow(x, y)` in both lanes where `x` is the same in both and `log_x` is its
+    /// [`pow_base_log`]: glibc's `pow` without recomputing the logarithm (the same bits);
+    /// lanes off the main path through `scalar`.
+    #[inline]
+    pub fn run_const_base(&mut self, scalar: impl Fn(f64, f64) -> PyResult) {
+        let (x, y) = (self.x, self.y);
+        let mut ok = 0;
+        #[cfg(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu"))]
+        if usable() {
+            // SAFETY: FMA and AVX2 are usable (checked just above); two lanes each.
+            ok = unsafe {
+                fma::pow_log::<std::arch::x86_64::__m128d>(
+                    self.log_x,
+                    y.as_ptr(),
+                    self.x.as_mut_ptr(),
+                )
+            };
+        }
+        self.finish(ok, x, y, scalar);
+    }
+
+    /// The lanes not in `ok` through `scalar`, and every lane's code.
+    #[inline]
+    fn finish(&mut self, ok: u32, x: [f64; 2], y: [f64; 2], scalar: impl Fn(f64, f64) -> PyResult) {
         self.codes = [0, 0];
         if ok != 0b11 {
             for lane in (0..2).filter(|l| ok & (1 << l) == 0) {
@@ -220,9 +268,9 @@ pub fn pow2(y: f64) -> f64 {
     }
     #[cfg(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu"))]
     if usable() {
-        let mut v = y;
+        let mut v = 0.0;
         // SAFETY: FMA and AVX2 are usable (checked just above); one lane.
-        if unsafe { fma::pow2::<f64>(&mut v) } == 1 {
+        if unsafe { fma::pow_log::<f64>(fma::LOG2, &y, &mut v) } == 1 {
             return v;
         }
     }
@@ -237,7 +285,9 @@ pub fn pow2_in_place(ys: &mut [f64]) {
         for q in &mut quads {
             let y = [q[0], q[1], q[2], q[3]];
             // SAFETY: FMA and AVX2 are usable (checked above); `q` has four lanes.
-            let ok = unsafe { fma::pow2::<std::arch::x86_64::__m256d>(q.as_mut_ptr()) };
+            let ok = unsafe {
+                fma::pow_log::<std::arch::x86_64::__m256d>(fma::LOG2, y.as_ptr(), q.as_mut_ptr())
+            };
             if ok != 0b1111 {
                 for lane in (0..4).filter(|l| ok & (1 << l) == 0) {
                     q[lane] = pow2(y[lane]);

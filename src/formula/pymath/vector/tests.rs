@@ -45,11 +45,28 @@ fn check(f: VecFn, args: &[(f64, f64)]) {
             x: [x[0], x[1]],
             y: [y[0], y[1]],
             codes: [9, 9],
+            log_x: [0.0; 2],
         };
         step.run(f, |x, y| Ok(f.libm(x, y)));
         assert_eq!(step.codes, [0, 0]);
         for l in 0..2 {
             same(f, x[l], y[l], step.x[l]);
+        }
+        // A constant base: x[0] in both lanes, its logarithm computed once.
+        if f == VecFn::Pow {
+            let mut step = Step {
+                x: [x[0]; 2],
+                y: [y[0], y[1]],
+                codes: [9, 9],
+                log_x: pow_base_log(x[0]).unwrap_or([f64::NAN; 2]),
+            };
+            if pow_base_log(x[0]).is_some() {
+                step.run_const_base(|x, y| Ok(f.libm(x, y)));
+                assert_eq!(step.codes, [0, 0]);
+                for l in 0..2 {
+                    same(f, x[0], y[l], step.x[l]);
+                }
+            }
         }
     }
 }
@@ -146,6 +163,7 @@ fn off_path_lanes_follow_python() {
             x,
             y,
             codes: [9, 9],
+            log_x: [0.0; 2],
         };
         step.run(f, py);
         for l in 0..2 {
@@ -191,7 +209,7 @@ fn the_base_2_port_answers_on_fma_machines() {
     let answered = (1..10_000)
         .map(|i| -(i as f64) * 0.0731)
         // SAFETY: FMA and AVX2 are usable (checked above); one lane.
-        .filter(|&y| unsafe { fma::pow2::<f64>(&mut { y }) } == 1)
+        .filter(|&y| unsafe { fma::pow_log::<f64>(fma::LOG2, &y, &mut 0.0) } == 1)
         .count();
     assert!(answered > 9_900);
 }
