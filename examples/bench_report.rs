@@ -9,8 +9,12 @@
 //! (geometric means over the formulas of ratios of ns/job, > 1 means the JIT is faster;
 //! compile_us is the slowest formula's compile time).
 //!
-//! `JOBSORT_BENCH_N` sets the number of jobs (default 1,000,000); `-- --rank-only` runs only
-//! the ranking comparison. No assertions on time.
+//! `JOBSORT_BENCH_N` sets the number of jobs (default 1,000,000), `JOBSORT_BENCH_REPS` more
+//! repetitions than 3 for a busy machine; `-- --rank-only` runs only the ranking comparison,
+//! `-- --only NAME` only formula `NAME`'s rows. No assertions on time.
+//!
+//! `jit_scalar` is the JIT's scalar kernel, the reference shape (and what formulas calling
+//! `**`, `pow`, `exp` or `log` ran before the f64x2 loop computed them).
 
 use std::collections::BTreeMap;
 use std::hint::black_box;
@@ -22,8 +26,12 @@ use jobsort::formula::{Engine, interp, jit};
 #[path = "../benches/common.rs"]
 mod common;
 
-/// Best of `reps` wall times of `f`, in ns per job.
+/// Best of `reps` wall times of `f` (at least `JOBSORT_BENCH_REPS`), in ns per job.
 fn time_ns(n: usize, reps: usize, mut f: impl FnMut()) -> f64 {
+    let reps = std::env::var("JOBSORT_BENCH_REPS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .map_or(reps, |r: usize| r.max(reps));
     let mut best = f64::INFINITY;
     for _ in 0..reps {
         let t = Instant::now();
@@ -41,6 +49,15 @@ fn mismatches(a: &[f64], jit: &[f64]) -> usize {
         .count()
 }
 
+/// Jobs whose value's bits differ from the JIT's (the interpreter and the JIT's other shape
+/// must agree exactly).
+fn bit_mismatches(a: &[f64], jit: &[f64]) -> usize {
+    a.iter()
+        .zip(jit)
+        .filter(|(x, y)| x.to_bits() != y.to_bits())
+        .count()
+}
+
 struct Row {
     ns: Option<f64>,
     note: String,
@@ -55,13 +72,23 @@ fn main() {
     let n_py = n.min(20_000); // per-job CPython eval
     let cols = common::data(n);
     let all: Vec<&[f64]> = cols.iter().map(Vec::as_slice).collect();
-    let formulas = common::formulas();
-    if std::env::args().any(|a| a == "--rank-only") {
+    let mut formulas = common::formulas();
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(k) = args.iter().position(|a| a == "--only") {
+        let name = args.get(k + 1).map_or("", String::as_str);
+        formulas.retain(|f| f.name == name);
+        if formulas.is_empty() {
+            eprintln!("--only: no formula named {name:?}");
+            std::process::exit(2);
+        }
+    }
+    if args.iter().any(|a| a == "--rank-only") {
         ranking(&formulas[0], &cols, n);
         return;
     }
     let engines = [
         "jit",
+        "jit_scalar",
         "interp",
         "native",
         "native_libm",
@@ -107,6 +134,15 @@ fn main() {
         );
         let jitv = v.clone();
 
+        // The JIT's scalar kernel.
+        let scalar = jit::compile_with(cf.ir(), false).expect("the JIT runs on this host");
+        let mut sv = vec![0.0; n];
+        let ns = time_ns(n, 3, || {
+            scalar.run(&inputs, n, &mut sv, &mut e);
+        });
+        let note = format!("{} differ in bits", bit_mismatches(&sv, &jitv));
+        table.insert((f.name, "jit_scalar"), Row { ns: Some(ns), note });
+
         // Reference interpreter.
         let mut iv = vec![0.0; n];
         let mut row = vec![0.0; inputs.len()];
@@ -118,7 +154,7 @@ fn main() {
                 iv[i] = interp::eval_job(cf.ir(), &row).unwrap_or(0.0);
             }
         });
-        let note = format!("{} differ", mismatches(&iv, &jitv));
+        let note = format!("{} differ in bits", bit_mismatches(&iv, &jitv));
         table.insert((f.name, "interp"), Row { ns: Some(ns), note });
 
         // Hand-written loops.

@@ -48,8 +48,12 @@ pub(super) struct Gen<'a, 'm> {
     /// Undo log of `memo` insertions, for leaving conditional regions.
     pub(super) log: Vec<NodeId>,
     pub(super) hypot_slot: Option<(cranelift_codegen::ir::StackSlot, usize)>,
-    /// The [`Step`](crate::formula::pymath::vector::Step) of the f64x2 loop's calls.
+    /// The [`Step`](crate::formula::pymath::vector::Step) of the SIMD loop's calls.
     pub(super) step_slot: Option<cranelift_codegen::ir::StackSlot>,
+    /// f64x2 vectors per SIMD step: 1 (two jobs), or 2 (four jobs) with vector calls.
+    pub(super) halves: usize,
+    /// Values computed in the current SIMD step (straight-line code).
+    pub(super) vmemo: HashMap<NodeId, super::simd::V>,
     /// Per node, whether its subtree can raise (SIMD code only; empty for scalar code).
     pub(super) can_err: Vec<bool>,
 }

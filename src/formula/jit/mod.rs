@@ -128,6 +128,12 @@ pub fn compile_with(ir: &Ir, allow_simd: bool) -> Result<Kernel, JitError> {
             log: Vec::new(),
             hypot_slot: None,
             step_slot: None,
+            halves: if simd && simd::has_vector_calls(ir) {
+                2
+            } else {
+                1
+            },
+            vmemo: HashMap::new(),
             can_err: if simd {
                 simd::can_err_table(ir)
             } else {
@@ -179,13 +185,7 @@ impl Gen<'_, '_> {
                 _ => None,
             })
             .max();
-        if simd
-            && self
-                .ir
-                .nodes
-                .iter()
-                .any(|n| ffi::vector_callee(self.ir, &n.expr).is_some())
-        {
+        if simd && self.halves == 2 {
             let slot = self.b.create_sized_stack_slot(StackSlotData::new(
                 StackSlotKind::ExplicitSlot,
                 std::mem::size_of::<Step>() as u32,
@@ -212,7 +212,8 @@ impl Gen<'_, '_> {
             let vec_head = self.b.create_block();
             self.b.append_block_param(vec_head, ptr);
             let vec_body = self.b.create_block();
-            let nvec = self.b.ins().band_imm_s(n, -2);
+            let step = 2 * self.halves as i64;
+            let nvec = self.b.ins().band_imm_s(n, -step);
             self.b.ins().jump(vec_head, &[BlockArg::Value(zero)]);
 
             self.b.switch_to_block(vec_head);
@@ -225,10 +226,9 @@ impl Gen<'_, '_> {
             self.b.switch_to_block(vec_body);
             let off = self.b.ins().ishl_imm_u(i, 3);
             self.off = Some(off);
-            self.memo.clear();
-            self.log.clear();
+            self.vmemo.clear();
             self.vector_job(off, i, outv, oute);
-            let next = self.b.ins().iadd_imm_s(i, 2);
+            let next = self.b.ins().iadd_imm_s(i, step);
             self.b.ins().jump(vec_head, &[BlockArg::Value(next)]);
         } else {
             self.b.ins().jump(scalar_head, &[BlockArg::Value(zero)]);

@@ -190,29 +190,29 @@ pub fn pow_base_log(x: f64) -> Option<[f64; 2]> {
     None
 }
 
-/// The JIT's f64x2 step: two lanes of operands in, two values and two error codes out
-/// ([`super::EvalError::code`], 0 for none), laid out for one stack slot.
+/// One call of the JIT's SIMD loop: four lanes of operands in, four values and four error
+/// codes out ([`super::EvalError::code`], 0 for none), laid out for one stack slot.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Step {
     /// The first operand; the values on return.
-    pub x: [f64; 2],
+    pub x: [f64; 4],
     /// The second operand (`pow`'s exponent; unused otherwise).
-    pub y: [f64; 2],
+    pub y: [f64; 4],
     /// Each lane's error code on return.
-    pub codes: [u64; 2],
-    /// For [`Step::run_const_base`]: [`pow_base_log`] of the base in `x` (both lanes).
+    pub codes: [u64; 4],
+    /// For [`Step::run_const_base`]: [`pow_base_log`] of the base in `x` (every lane).
     pub log_x: [f64; 2],
 }
 
 impl Step {
     /// Byte offsets of the fields, for generated code.
     pub const X: i32 = 0;
-    pub const Y: i32 = 16;
-    pub const CODES: i32 = 32;
-    pub const LOG_X: i32 = 48;
+    pub const Y: i32 = 32;
+    pub const CODES: i32 = 64;
+    pub const LOG_X: i32 = 96;
 
-    /// Both lanes through `f` (glibc's FMA build on its main path), the others through
+    /// Every lane through `f` (glibc's FMA build on its main path, AVX2), the others through
     /// `scalar`, the Python function whose libm call `f` is.
     #[inline]
     pub fn run(&mut self, f: VecFn, scalar: impl Fn(f64, f64) -> PyResult) {
@@ -221,7 +221,7 @@ impl Step {
         self.finish(ok, x, y, scalar);
     }
 
-    /// `pow(x, y)` in both lanes where `x` is the same in both and `log_x` is its
+    /// `pow(x, y)` in every lane where `x` is the same in all and `log_x` is its
     /// [`pow_base_log`]: glibc's `pow` without recomputing the logarithm (the same bits);
     /// lanes off the main path through `scalar`.
     #[inline]
@@ -230,9 +230,9 @@ impl Step {
         let mut ok = 0;
         #[cfg(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu"))]
         if usable() {
-            // SAFETY: FMA and AVX2 are usable (checked just above); two lanes each.
+            // SAFETY: FMA and AVX2 are usable (checked just above); four lanes each.
             ok = unsafe {
-                fma::pow_log::<std::arch::x86_64::__m128d>(
+                fma::pow_log::<std::arch::x86_64::__m256d>(
                     self.log_x,
                     y.as_ptr(),
                     self.x.as_mut_ptr(),
@@ -244,10 +244,10 @@ impl Step {
 
     /// The lanes not in `ok` through `scalar`, and every lane's code.
     #[inline]
-    fn finish(&mut self, ok: u32, x: [f64; 2], y: [f64; 2], scalar: impl Fn(f64, f64) -> PyResult) {
-        self.codes = [0, 0];
-        if ok != 0b11 {
-            for lane in (0..2).filter(|l| ok & (1 << l) == 0) {
+    fn finish(&mut self, ok: u32, x: [f64; 4], y: [f64; 4], scalar: impl Fn(f64, f64) -> PyResult) {
+        self.codes = [0; 4];
+        if ok != 0b1111 {
+            for lane in (0..4).filter(|l| ok & (1 << l) == 0) {
                 match scalar(x[lane], y[lane]) {
                     Ok(v) => self.x[lane] = v,
                     Err(e) => {

@@ -42,28 +42,28 @@ fn check(f: VecFn, args: &[(f64, f64)]) {
             same(f, x[l], y[l], v[l]);
         }
         let mut step = Step {
-            x: [x[0], x[1]],
-            y: [y[0], y[1]],
-            codes: [9, 9],
+            x,
+            y,
+            codes: [9; 4],
             log_x: [0.0; 2],
         };
         step.run(f, |x, y| Ok(f.libm(x, y)));
-        assert_eq!(step.codes, [0, 0]);
-        for l in 0..2 {
+        assert_eq!(step.codes, [0; 4]);
+        for l in 0..4 {
             same(f, x[l], y[l], step.x[l]);
         }
         // A constant base: x[0] in both lanes, its logarithm computed once.
         if f == VecFn::Pow {
             let mut step = Step {
-                x: [x[0]; 2],
-                y: [y[0], y[1]],
-                codes: [9, 9],
+                x: [x[0]; 4],
+                y,
+                codes: [9; 4],
                 log_x: pow_base_log(x[0]).unwrap_or([f64::NAN; 2]),
             };
             if pow_base_log(x[0]).is_some() {
                 step.run_const_base(|x, y| Ok(f.libm(x, y)));
-                assert_eq!(step.codes, [0, 0]);
-                for l in 0..2 {
+                assert_eq!(step.codes, [0; 4]);
+                for l in 0..4 {
                     same(f, x[0], y[l], step.x[l]);
                 }
             }
@@ -150,23 +150,41 @@ fn log_matches_libm_on_random_and_special_arguments() {
 #[test]
 fn off_path_lanes_follow_python() {
     type Py = fn(f64, f64) -> PyResult;
-    let cases: [(VecFn, Py, [f64; 2], [f64; 2]); 6] = [
-        (VecFn::Pow, math_pow, [0.0, 2.0], [-1.0, 0.5]),
-        (VecFn::Pow, float_pow, [0.0, -8.0], [-1.0, 1.0 / 3.0]),
-        (VecFn::Pow, float_pow, [10.0, 3.0], [400.0, 2.0]),
-        (VecFn::Exp, |x, _| py_exp(x), [1000.0, 1.0], [0.0; 2]),
-        (VecFn::Log, |x, _| py_log(x), [0.0, -1.0], [0.0; 2]),
-        (VecFn::Log, |x, _| py_log(x), [1.0, 1.01], [0.0; 2]),
+    let cases: [(VecFn, Py, [f64; 4], [f64; 4]); 4] = [
+        (
+            VecFn::Pow,
+            math_pow,
+            [0.0, 2.0, 10.0, -8.0],
+            [-1.0, 0.5, 400.0, 1.0 / 3.0],
+        ),
+        (
+            VecFn::Pow,
+            float_pow,
+            [0.0, -8.0, 10.0, 3.0],
+            [-1.0, 1.0 / 3.0, 400.0, 2.0],
+        ),
+        (
+            VecFn::Exp,
+            |x, _| py_exp(x),
+            [1000.0, 1.0, -1000.0, f64::NAN],
+            [0.0; 4],
+        ),
+        (
+            VecFn::Log,
+            |x, _| py_log(x),
+            [0.0, -1.0, 1.0, 1.01],
+            [0.0; 4],
+        ),
     ];
     for (f, py, x, y) in cases {
         let mut step = Step {
             x,
             y,
-            codes: [9, 9],
+            codes: [9; 4],
             log_x: [0.0; 2],
         };
         step.run(f, py);
-        for l in 0..2 {
+        for l in 0..4 {
             let (want_v, want_c) = match py(x[l], y[l]) {
                 Ok(v) => (v, 0),
                 Err(e) => (0.0, u64::from(e.code())),
