@@ -16,11 +16,13 @@
 //!   `min`/`max`, `copysign`, `degrees`/`radians` are inline, `/` is inline with a zero check,
 //!   everything else calls the `extern "C"` wrappers of [`super::pymath::ffi`] — the very
 //!   functions the interpreter runs — so results are bit-identical by construction.
-//! - **f64x2 SIMD main loop + the scalar tail** when the formula only uses inline operations
-//!   (no calls into Rust): both sides of every branch are computed and merged with masks, and
-//!   each division's zero check is masked by the condition under which Python evaluates it.
-//!   Division by zero is then the only possible error before the final finiteness check, so
-//!   the first-error rule holds trivially.
+//! - **f64x2 SIMD main loop + the scalar tail** when every operation of the formula is inline
+//!   or has a vector form (`**`, `pow`, `exp`, `log(x)` on an FMA+AVX2 CPU: glibc's FMA builds
+//!   ported in [`super::pymath::vector`]): both sides of every branch are computed and merged
+//!   with masks, and each division's zero check and each call's errors are masked by the
+//!   condition under which Python evaluates them; each lane keeps the first error code in
+//!   evaluation order. With calls a step is four jobs, so each call is one four-lane AVX2
+//!   kernel.
 //!
 //! Files: this entry point (compilation, the job loop, the code generator's state); `kernel`
 //! the runtime (entry point, code ownership, the checked call); `memory` the recycled code

@@ -94,9 +94,9 @@ fn main_path<const L: usize>(f: VecFn, x: &[f64; L], y: &[f64; L], out: &mut [f6
 
 #[cfg(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu"))]
 mod fma {
-    use super::VecFn;
-    use super::glibc;
     use super::lanes::Lanes;
+    use super::{PyResult, Step, VecFn, glibc};
+    use std::arch::x86_64::__m256d;
 
     /// One kernel over `L::N` lanes at `x`, `y`, into `out`; the mask of the lanes computed.
     ///
@@ -128,6 +128,46 @@ mod fma {
     pub(super) const LOG2_LO: f64 =
         (super::data::POW_LOG_LN2_HI - LOG2_HI) + super::data::POW_LOG_LN2_LO;
     pub(super) const LOG2: [f64; 2] = [LOG2_HI, LOG2_LO];
+
+    /// [`Step::run`] (`const_base` false) or [`Step::run_const_base`] (true), compiled for
+    /// FMA and AVX2 as a whole: the kernel inlined, the lanes off the main path out of line.
+    ///
+    /// # Safety
+    /// FMA and AVX2 are usable.
+    #[inline]
+    #[target_feature(enable = "fma,avx2")]
+    pub(super) unsafe fn step(
+        step: &mut Step,
+        f: VecFn,
+        const_base: bool,
+        scalar: impl Fn(f64, f64) -> PyResult,
+    ) {
+        // SAFETY: this function's precondition; each field has four lanes.
+        unsafe {
+            let s = __m256d::splat;
+            let y = __m256d::load(step.y.as_ptr());
+            let (v, ok) = if const_base {
+                let [hi, lo] = step.log_x;
+                let (v, ok) = glibc::pow_from_log(s(hi), s(lo), y);
+                (v, __m256d::movemask(ok))
+            } else {
+                let x = __m256d::load(step.x.as_ptr());
+                match f {
+                    VecFn::Pow => glibc::pow(x, y),
+                    VecFn::Exp => glibc::exp(x),
+                    VecFn::Log => glibc::log(x),
+                }
+            };
+            if ok == 0b1111 {
+                v.store(step.x.as_mut_ptr());
+                step.codes = [0; 4];
+            } else {
+                let mut out = [0.0; 4];
+                v.store(out.as_mut_ptr());
+                step.off_path(ok, out, scalar);
+            }
+        }
+    }
 
     /// `pow(x, y)` on `L::N` lanes at `y` into `out` for the `x` whose `log_inline` is
     /// `log_x` (head, tail); the mask of the lanes computed.
@@ -214,46 +254,84 @@ impl Step {
 
     /// Every lane through `f` (glibc's FMA build on its main path, AVX2), the others through
     /// `scalar`, the Python function whose libm call `f` is.
-    #[inline]
     pub fn run(&mut self, f: VecFn, scalar: impl Fn(f64, f64) -> PyResult) {
-        let (x, y) = (self.x, self.y);
-        let ok = main_path(f, &x, &y, &mut self.x);
-        self.finish(ok, x, y, scalar);
+        if usable() {
+            // SAFETY: FMA and AVX2 are usable (checked just above).
+            unsafe { self.run_fma(f, scalar) }
+        } else {
+            self.off_path(0, [0.0; 4], scalar);
+        }
     }
 
     /// `pow(x, y)` in every lane where `x` is the same in all and `log_x` is its
     /// [`pow_base_log`]: glibc's `pow` without recomputing the logarithm (the same bits);
     /// lanes off the main path through `scalar`.
-    #[inline]
     pub fn run_const_base(&mut self, scalar: impl Fn(f64, f64) -> PyResult) {
-        let (x, y) = (self.x, self.y);
-        let mut ok = 0;
-        #[cfg(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu"))]
         if usable() {
-            // SAFETY: FMA and AVX2 are usable (checked just above); four lanes each.
-            ok = unsafe {
-                fma::pow_log::<std::arch::x86_64::__m256d>(
-                    self.log_x,
-                    y.as_ptr(),
-                    self.x.as_mut_ptr(),
-                )
-            };
+            // SAFETY: FMA and AVX2 are usable (checked just above).
+            unsafe { self.run_const_base_fma(scalar) }
+        } else {
+            self.off_path(0, [0.0; 4], scalar);
         }
-        self.finish(ok, x, y, scalar);
     }
 
-    /// The lanes not in `ok` through `scalar`, and every lane's code.
+    /// [`Step::run`] without the CPU check, for callers that made it once (the JIT).
+    ///
+    /// # Safety
+    /// FMA and AVX2 are usable ([`usable`]).
     #[inline]
-    fn finish(&mut self, ok: u32, x: [f64; 4], y: [f64; 4], scalar: impl Fn(f64, f64) -> PyResult) {
-        self.codes = [0; 4];
-        if ok != 0b1111 {
-            for lane in (0..4).filter(|l| ok & (1 << l) == 0) {
-                match scalar(x[lane], y[lane]) {
-                    Ok(v) => self.x[lane] = v,
-                    Err(e) => {
-                        self.x[lane] = 0.0;
-                        self.codes[lane] = u64::from(e.code());
-                    }
+    #[cfg_attr(
+        all(target_arch = "x86_64", target_os = "linux", target_env = "gnu"),
+        target_feature(enable = "fma,avx2")
+    )]
+    pub unsafe fn run_fma(&mut self, f: VecFn, scalar: impl Fn(f64, f64) -> PyResult) {
+        #[cfg(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu"))]
+        // SAFETY: this function's precondition.
+        unsafe {
+            fma::step(self, f, false, scalar)
+        }
+        #[cfg(not(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu")))]
+        self.off_path(0, [0.0; 4], scalar);
+    }
+
+    /// [`Step::run_const_base`] without the CPU check, for callers that made it once.
+    ///
+    /// # Safety
+    /// FMA and AVX2 are usable ([`usable`]).
+    #[inline]
+    #[cfg_attr(
+        all(target_arch = "x86_64", target_os = "linux", target_env = "gnu"),
+        target_feature(enable = "fma,avx2")
+    )]
+    pub unsafe fn run_const_base_fma(&mut self, scalar: impl Fn(f64, f64) -> PyResult) {
+        #[cfg(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu"))]
+        // SAFETY: this function's precondition.
+        unsafe {
+            fma::step(self, VecFn::Pow, true, scalar)
+        }
+        #[cfg(not(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu")))]
+        self.off_path(0, [0.0; 4], scalar);
+    }
+
+    /// The values: `main[lane]` for the lanes in `ok`, `scalar(x, y)` (value or error code)
+    /// for the others.
+    #[cold]
+    #[inline(never)]
+    fn off_path(&mut self, ok: u32, main: [f64; 4], scalar: impl Fn(f64, f64) -> PyResult) {
+        for lane in 0..4 {
+            if ok & (1 << lane) != 0 {
+                self.x[lane] = main[lane];
+                self.codes[lane] = 0;
+                continue;
+            }
+            match scalar(self.x[lane], self.y[lane]) {
+                Ok(v) => {
+                    self.x[lane] = v;
+                    self.codes[lane] = 0;
+                }
+                Err(e) => {
+                    self.x[lane] = 0.0;
+                    self.codes[lane] = u64::from(e.code());
                 }
             }
         }
