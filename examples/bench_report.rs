@@ -4,7 +4,8 @@
 //! reference interpreter, hand-written Rust loops (as written, and with libm `pow` really
 //! called), fasteval, meval, exmex, evalexpr 11.3.1, and — through `benches/peers.py` —
 //! numexpr on one thread and per-job CPython `eval` (OpenPBS's method), plus each formula's
-//! compile time. Every engine runs single-threaded, best of 3. The last line is
+//! compile time. Every engine runs single-threaded, best of 3, timed in the thread's CPU time
+//! (the machine may be shared). The last line is
 //! `summary: native/jit=.. interp/jit=.. fasteval/jit=.. numexpr/jit=.. python/jit=.. compile_us=..`
 //! (geometric means over the formulas of ratios of ns/job, > 1 means the JIT is faster;
 //! compile_us is the slowest formula's compile time).
@@ -19,14 +20,26 @@
 use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::process::Command;
-use std::time::Instant;
 
 use jobsort::formula::{Engine, interp, jit};
 
 #[path = "../benches/common.rs"]
 mod common;
 
-/// Best of `reps` wall times of `f` (at least `JOBSORT_BENCH_REPS`), in ns per job.
+/// The calling thread's CPU time in seconds: on a machine shared with other processes, wall
+/// time would also count their turns on the core.
+fn thread_cpu_s() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+/// Best of `reps` CPU times of `f` (at least `JOBSORT_BENCH_REPS`), in ns per job.
 fn time_ns(n: usize, reps: usize, mut f: impl FnMut()) -> f64 {
     let reps = std::env::var("JOBSORT_BENCH_REPS")
         .ok()
@@ -34,9 +47,9 @@ fn time_ns(n: usize, reps: usize, mut f: impl FnMut()) -> f64 {
         .map_or(reps, |r: usize| r.max(reps));
     let mut best = f64::INFINITY;
     for _ in 0..reps {
-        let t = Instant::now();
+        let t = thread_cpu_s();
         f();
-        best = best.min(t.elapsed().as_secs_f64());
+        best = best.min(thread_cpu_s() - t);
     }
     best * 1e9 / n as f64
 }
@@ -111,9 +124,9 @@ fn main() {
         let (cf, frontend) = common::compile(f, Engine::Jit);
         let mut best = f64::INFINITY;
         for _ in 0..20 {
-            let t = Instant::now();
+            let t = thread_cpu_s();
             black_box(common::compile(f, Engine::Jit));
-            best = best.min(t.elapsed().as_secs_f64());
+            best = best.min(thread_cpu_s() - t);
         }
         compile_us.push((f.name.to_string(), best * 1e6, frontend, cf.is_simd()));
         let inputs = common::bind(&cf, &cols);
