@@ -12,7 +12,7 @@
 //! (masked by the lanes where Python evaluates it) are merged behind the codes already there,
 //! after the pending divisions, so the first error in evaluation order wins.
 
-use super::codegen::{DEG_PER_RAD, Gen, RAD_PER_DEG, flags_trusted, flags_unaligned, float_cc};
+use super::codegen::{DEG_PER_RAD, Gen, RAD_PER_DEG, V, flags_trusted, flags_unaligned, float_cc};
 use super::ffi::vector_callee;
 use crate::formula::ir::{Expr, Func, Ir, NodeId};
 use crate::formula::pymath::EvalError;
@@ -20,10 +20,6 @@ use crate::formula::pymath::vector::Step;
 use crate::formula::syntax::{BinaryOp, Link, UnaryOp};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{Endianness, InstBuilder, MemFlagsData, Value, types};
-
-/// A value in the SIMD loop: one f64x2 (or i64x2 mask) per half; with one half the second
-/// entry repeats the first and is never used.
-pub(super) type V = [Value; 2];
 
 /// `$e` once per half, with each of the listed `V`s bound to that half's `Value`.
 macro_rules! halves {
