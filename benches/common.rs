@@ -43,7 +43,8 @@ pub struct BenchFormula {
     pub build_ir: fn() -> Ir,
     /// Hand-written loop: the same semantics, libm `pow` written as Rust's `powf`.
     pub native: NativeLoop,
-    /// Hand-written loop that really calls libm `pow` through pymath (seed formula only).
+    /// Hand-written loop that calls the C library through pymath, Python's rules included
+    /// (where `native` may not: LLVM rewrites `2f64.powf(x)` to `exp2`).
     pub native_libm: Option<NativeLoop>,
 }
 
@@ -96,6 +97,30 @@ pub fn formulas() -> Vec<BenchFormula> {
             build_ir: cond_ir,
             native: cond_native,
             native_libm: None,
+        },
+        BenchFormula {
+            name: "exp_log",
+            text: "100 * exp(-eligible_time / 86400) + 10 * log(ncpus)",
+            numexpr: "100 * exp(-eligible_time / 86400) + 10 * log(ncpus)",
+            fasteval: None,
+            meval: None,
+            exmex: None,
+            evalexpr: None,
+            build_ir: exp_log_ir,
+            native: exp_log_native,
+            native_libm: Some(exp_log_native_libm),
+        },
+        BenchFormula {
+            name: "powers",
+            text: "ncpus ** 0.75 * (1 + queue_priority / 100) + (walltime / 3600) ** 1.5",
+            numexpr: "ncpus ** 0.75 * (1 + queue_priority / 100) + (walltime / 3600) ** 1.5",
+            fasteval: None,
+            meval: None,
+            exmex: None,
+            evalexpr: None,
+            build_ir: powers_ir,
+            native: powers_native,
+            native_libm: Some(powers_native_libm),
         },
     ]
 }
@@ -294,6 +319,44 @@ fn cond_ir() -> Ir {
     b.done(r)
 }
 
+fn exp_log_ir() -> Ir {
+    let mut b = B::new();
+    let hundred = b.c(100.0);
+    let el = b.x("eligible_time");
+    let day = b.c(86400.0);
+    let d = b.bin(BinaryOp::Div, el, day);
+    let n =
+        b.0.push(Expr::Unary(UnaryOp::Neg, d), Ty::Num, Span::default());
+    let e = b.call(Func::Exp, vec![n]);
+    let t1 = b.bin(BinaryOp::Mul, hundred, e);
+    let ten = b.c(10.0);
+    let ncpus = b.x("ncpus");
+    let l = b.call(Func::Log, vec![ncpus]);
+    let t2 = b.bin(BinaryOp::Mul, ten, l);
+    let r = b.bin(BinaryOp::Add, t1, t2);
+    b.done(r)
+}
+
+fn powers_ir() -> Ir {
+    let mut b = B::new();
+    let ncpus = b.x("ncpus");
+    let k = b.c(0.75);
+    let p1 = b.bin(BinaryOp::Pow, ncpus, k);
+    let one = b.c(1.0);
+    let q = b.x("queue_priority");
+    let hundred = b.c(100.0);
+    let qd = b.bin(BinaryOp::Div, q, hundred);
+    let f = b.bin(BinaryOp::Add, one, qd);
+    let t1 = b.bin(BinaryOp::Mul, p1, f);
+    let wall = b.x("walltime");
+    let hour = b.c(3600.0);
+    let h = b.bin(BinaryOp::Div, wall, hour);
+    let k2 = b.c(1.5);
+    let p2 = b.bin(BinaryOp::Pow, h, k2);
+    let r = b.bin(BinaryOp::Add, t1, p2);
+    b.done(r)
+}
+
 #[inline(always)]
 fn finish(v: f64, out: &mut f64, err: &mut u8) {
     if v.is_finite() {
@@ -364,5 +427,60 @@ pub fn cond_native(c: &[&[f64]], out: &mut [f64], err: &mut [u8]) {
         let mid = if qp[i] > 0.0 { mx / 3600.0 } else { 0.0 };
         let v = mn * 10.0 + mid + el[i] / 60.0;
         finish(v, &mut out[i], &mut err[i]);
+    }
+}
+
+/// `math.exp` and `math.log` written as Rust's `exp` and `ln` (libm's `exp` and `log`), with
+/// Python's checks for this data (`log` of a non-positive `ncpus` is a domain error).
+pub fn exp_log_native(c: &[&[f64]], out: &mut [f64], err: &mut [u8]) {
+    let (ncpus, el) = (c[2], c[6]);
+    for i in 0..out.len() {
+        if ncpus[i] <= 0.0 {
+            out[i] = 0.0;
+            err[i] = EvalError::MathDomain.code();
+            continue;
+        }
+        let v = 100.0 * (-el[i] / 86400.0).exp() + 10.0 * ncpus[i].ln();
+        finish(v, &mut out[i], &mut err[i]);
+    }
+}
+
+pub fn exp_log_native_libm(c: &[&[f64]], out: &mut [f64], err: &mut [u8]) {
+    let (ncpus, el) = (c[2], c[6]);
+    for i in 0..out.len() {
+        let r = pymath::exp(-el[i] / 86400.0)
+            .and_then(|e| Ok(100.0 * e + 10.0 * pymath::log(ncpus[i])?));
+        match r {
+            Ok(v) => finish(v, &mut out[i], &mut err[i]),
+            Err(e) => {
+                out[i] = 0.0;
+                err[i] = e.code();
+            }
+        }
+    }
+}
+
+/// `**` written as Rust's `powf` (libm's `pow`) for this data: positive bases, no errors.
+pub fn powers_native(c: &[&[f64]], out: &mut [f64], err: &mut [u8]) {
+    let (ncpus, wall, qp) = (c[2], c[4], c[5]);
+    for i in 0..out.len() {
+        let v = ncpus[i].powf(0.75) * (1.0 + qp[i] / 100.0) + (wall[i] / 3600.0).powf(1.5);
+        finish(v, &mut out[i], &mut err[i]);
+    }
+}
+
+pub fn powers_native_libm(c: &[&[f64]], out: &mut [f64], err: &mut [u8]) {
+    let (ncpus, wall, qp) = (c[2], c[4], c[5]);
+    for i in 0..out.len() {
+        let r = pymath::float_pow(ncpus[i], 0.75).and_then(|a| {
+            Ok(a * (1.0 + qp[i] / 100.0) + pymath::float_pow(wall[i] / 3600.0, 1.5)?)
+        });
+        match r {
+            Ok(v) => finish(v, &mut out[i], &mut err[i]),
+            Err(e) => {
+                out[i] = 0.0;
+                err[i] = e.code();
+            }
+        }
     }
 }

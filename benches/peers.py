@@ -47,10 +47,11 @@ def main():
                     for c in f["columns"]}
             buf = np.empty(n_ne)
             best = float("inf")
-            for _ in range(3):
-                t = time.perf_counter()
+            for _ in range(int(os.environ.get("JOBSORT_BENCH_REPS", "3"))):
+                # The thread's CPU time, as bench_report times the Rust engines.
+                t = time.thread_time()
                 ne.evaluate(f["numexpr"], local_dict=cols, out=buf)
-                best = min(best, time.perf_counter() - t)
+                best = min(best, time.thread_time() - t)
             out["numexpr_ns"] = best * 1e9 / n_ne
             ref = np.frombuffer(jit, dtype="<f8")[:n_ne]
             out["numexpr_maxrel"] = float(np.max(np.abs(buf - ref) / np.maximum(np.abs(ref), 1e-300)))
@@ -65,14 +66,14 @@ def main():
                    "except Exception as ex:\n    _FORMANS_ = 0\n") % f["text"]
         names = f["columns"]
         mismatch = 0
-        t = time.perf_counter()
+        t = time.thread_time()
         for i in range(n_py):
             exec("globals_dict = {" + ", ".join("'%s': %r" % (c, cols[c][i]) for c in names) + "}",
                  main_ns)
             exec(snippet, main_ns)
             if main_ns["_FORMANS_"] != jit[i]:
                 mismatch += 1
-        out["python_ns"] = (time.perf_counter() - t) * 1e9 / n_py
+        out["python_ns"] = (time.thread_time() - t) * 1e9 / n_py
         out["python_mismatch"] = mismatch
         print(json.dumps(out), flush=True)
 

@@ -4,31 +4,52 @@
 //! reference interpreter, hand-written Rust loops (as written, and with libm `pow` really
 //! called), fasteval, meval, exmex, evalexpr 11.3.1, and — through `benches/peers.py` —
 //! numexpr on one thread and per-job CPython `eval` (OpenPBS's method), plus each formula's
-//! compile time. Every engine runs single-threaded, best of 3. The last line is
+//! compile time. Every engine runs single-threaded, best of 3, timed in the thread's CPU time
+//! (the machine may be shared). The last line is
 //! `summary: native/jit=.. interp/jit=.. fasteval/jit=.. numexpr/jit=.. python/jit=.. compile_us=..`
 //! (geometric means over the formulas of ratios of ns/job, > 1 means the JIT is faster;
 //! compile_us is the slowest formula's compile time).
 //!
-//! `JOBSORT_BENCH_N` sets the number of jobs (default 1,000,000); `-- --rank-only` runs only
-//! the ranking comparison. No assertions on time.
+//! `JOBSORT_BENCH_N` sets the number of jobs (default 1,000,000), `JOBSORT_BENCH_REPS` more
+//! repetitions than 3 for a busy machine; `-- --rank-only` runs only the ranking comparison,
+//! `-- --only NAME` only formula `NAME`'s rows. No assertions on time.
+//!
+//! `jit_scalar` is the JIT's scalar kernel, the reference shape (and what formulas calling
+//! `**`, `pow`, `exp` or `log` ran before the f64x2 loop computed them).
 
 use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::process::Command;
-use std::time::Instant;
 
 use jobsort::formula::{Engine, interp, jit};
 
 #[path = "../benches/common.rs"]
 mod common;
 
-/// Best of `reps` wall times of `f`, in ns per job.
+/// The calling thread's CPU time in seconds: on a machine shared with other processes, wall
+/// time would also count their turns on the core.
+fn thread_cpu_s() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+/// Best of `reps` CPU times of `f` (at least `JOBSORT_BENCH_REPS`), in ns per job.
 fn time_ns(n: usize, reps: usize, mut f: impl FnMut()) -> f64 {
+    let reps = std::env::var("JOBSORT_BENCH_REPS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .map_or(reps, |r: usize| r.max(reps));
     let mut best = f64::INFINITY;
     for _ in 0..reps {
-        let t = Instant::now();
+        let t = thread_cpu_s();
         f();
-        best = best.min(t.elapsed().as_secs_f64());
+        best = best.min(thread_cpu_s() - t);
     }
     best * 1e9 / n as f64
 }
@@ -38,6 +59,15 @@ fn mismatches(a: &[f64], jit: &[f64]) -> usize {
     a.iter()
         .zip(jit)
         .filter(|(x, y)| ((*x - *y).abs() / y.abs().max(1e-300)) > 1e-12)
+        .count()
+}
+
+/// Jobs whose value's bits differ from the JIT's (the interpreter and the JIT's other shape
+/// must agree exactly).
+fn bit_mismatches(a: &[f64], jit: &[f64]) -> usize {
+    a.iter()
+        .zip(jit)
+        .filter(|(x, y)| x.to_bits() != y.to_bits())
         .count()
 }
 
@@ -55,13 +85,23 @@ fn main() {
     let n_py = n.min(20_000); // per-job CPython eval
     let cols = common::data(n);
     let all: Vec<&[f64]> = cols.iter().map(Vec::as_slice).collect();
-    let formulas = common::formulas();
-    if std::env::args().any(|a| a == "--rank-only") {
+    let mut formulas = common::formulas();
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(k) = args.iter().position(|a| a == "--only") {
+        let name = args.get(k + 1).map_or("", String::as_str);
+        formulas.retain(|f| f.name == name);
+        if formulas.is_empty() {
+            eprintln!("--only: no formula named {name:?}");
+            std::process::exit(2);
+        }
+    }
+    if args.iter().any(|a| a == "--rank-only") {
         ranking(&formulas[0], &cols, n);
         return;
     }
     let engines = [
         "jit",
+        "jit_scalar",
         "interp",
         "native",
         "native_libm",
@@ -84,9 +124,9 @@ fn main() {
         let (cf, frontend) = common::compile(f, Engine::Jit);
         let mut best = f64::INFINITY;
         for _ in 0..20 {
-            let t = Instant::now();
+            let t = thread_cpu_s();
             black_box(common::compile(f, Engine::Jit));
-            best = best.min(t.elapsed().as_secs_f64());
+            best = best.min(thread_cpu_s() - t);
         }
         compile_us.push((f.name.to_string(), best * 1e6, frontend, cf.is_simd()));
         let inputs = common::bind(&cf, &cols);
@@ -107,6 +147,15 @@ fn main() {
         );
         let jitv = v.clone();
 
+        // The JIT's scalar kernel.
+        let scalar = jit::compile_with(cf.ir(), false).expect("the JIT runs on this host");
+        let mut sv = vec![0.0; n];
+        let ns = time_ns(n, 3, || {
+            scalar.run(&inputs, n, &mut sv, &mut e);
+        });
+        let note = format!("{} differ in bits", bit_mismatches(&sv, &jitv));
+        table.insert((f.name, "jit_scalar"), Row { ns: Some(ns), note });
+
         // Reference interpreter.
         let mut iv = vec![0.0; n];
         let mut row = vec![0.0; inputs.len()];
@@ -118,7 +167,7 @@ fn main() {
                 iv[i] = interp::eval_job(cf.ir(), &row).unwrap_or(0.0);
             }
         });
-        let note = format!("{} differ", mismatches(&iv, &jitv));
+        let note = format!("{} differ in bits", bit_mismatches(&iv, &jitv));
         table.insert((f.name, "interp"), Row { ns: Some(ns), note });
 
         // Hand-written loops.

@@ -1,10 +1,12 @@
 //! The functions generated code calls: the `extern "C"` wrappers of [`ffi`], one table
 //! in which each wrapper is named once (its linker name is the Rust function's name).
 
-use crate::formula::ir::Func;
+use crate::formula::ir::{Expr, Func, Ir, NodeId};
 use crate::formula::pymath::ffi;
+use crate::formula::pymath::vector::{self, pow_base_log};
+use crate::formula::syntax::BinaryOp;
 
-/// How a wrapper takes its operands (every wrapper also takes `err: *mut u8` last and
+/// How a wrapper takes its operands (every scalar wrapper also takes `err: *mut u8` last and
 /// returns an `f64`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Params {
@@ -12,6 +14,9 @@ pub(super) enum Params {
     F64(usize),
     /// `(args: *const f64, n: usize)`: a buffer of `n` values (`hypot`).
     Buffer,
+    /// `(step: *mut Step)` and nothing else, no result: four lanes of the SIMD loop in one
+    /// [`Step`](crate::formula::pymath::vector::Step) on the stack, codes included.
+    Step,
 }
 
 macro_rules! symbols {
@@ -79,6 +84,40 @@ symbols! {
     Fmod = jobsort_fmod(F64(2)),
     Atan2 = jobsort_atan2(F64(2)),
     Hypot = jobsort_hypot(Buffer),
+    MathPowX4 = jobsort_math_pow_x4(Step),
+    FloatPowX4 = jobsort_float_pow_x4(Step),
+    MathPowConstX4 = jobsort_math_pow_const_x4(Step),
+    FloatPowConstX4 = jobsort_float_pow_const_x4(Step),
+    ExpX4 = jobsort_exp_x4(Step),
+    LogX4 = jobsort_log_x4(Step),
+}
+
+/// The four-lane wrapper the SIMD loop calls for `expr` (`None`: no vector form, or a CPU
+/// without FMA and AVX2, where the C library runs other builds), and for a power of a constant
+/// base the base's logarithm (the wrapper takes it in the [`Step`]).
+///
+/// [`Step`]: crate::formula::pymath::vector::Step
+pub(super) fn vector_callee(ir: &Ir, expr: &Expr) -> Option<(Symbol, Option<[f64; 2]>)> {
+    if !vector::usable() {
+        return None;
+    }
+    let const_base = |base: NodeId| match ir.node(base).expr {
+        Expr::Const(c) => pow_base_log(c),
+        _ => None,
+    };
+    Some(match expr {
+        Expr::Binary(BinaryOp::Pow, base, _) => match const_base(*base) {
+            Some(log) => (Symbol::FloatPowConstX4, Some(log)),
+            None => (Symbol::FloatPowX4, None),
+        },
+        Expr::Call(Func::Pow, args) if args.len() == 2 => match const_base(args[0]) {
+            Some(log) => (Symbol::MathPowConstX4, Some(log)),
+            None => (Symbol::MathPowX4, None),
+        },
+        Expr::Call(Func::Exp, args) if args.len() == 1 => (Symbol::ExpX4, None),
+        Expr::Call(Func::Log, args) if args.len() == 1 => (Symbol::LogX4, None),
+        _ => return None,
+    })
 }
 
 /// The wrapper a call with `nargs` arguments goes to (`None`: the call is inline).

@@ -16,11 +16,13 @@
 //!   `min`/`max`, `copysign`, `degrees`/`radians` are inline, `/` is inline with a zero check,
 //!   everything else calls the `extern "C"` wrappers of [`super::pymath::ffi`] — the very
 //!   functions the interpreter runs — so results are bit-identical by construction.
-//! - **f64x2 SIMD main loop + the scalar tail** when the formula only uses inline operations
-//!   (no calls into Rust): both sides of every branch are computed and merged with masks, and
-//!   each division's zero check is masked by the condition under which Python evaluates it.
-//!   Division by zero is then the only possible error before the final finiteness check, so
-//!   the first-error rule holds trivially.
+//! - **f64x2 SIMD main loop + the scalar tail** when every operation of the formula is inline
+//!   or has a vector form (`**`, `pow`, `exp`, `log(x)` on an FMA+AVX2 CPU: glibc's FMA builds
+//!   ported in [`super::pymath::vector`]): both sides of every branch are computed and merged
+//!   with masks, and each division's zero check and each call's errors are masked by the
+//!   condition under which Python evaluates them; each lane keeps the first error code in
+//!   evaluation order. With calls a step is four jobs, so each call is one four-lane AVX2
+//!   kernel.
 //!
 //! Files: this entry point (compilation, the job loop, the code generator's state); `kernel`
 //! the runtime (entry point, code ownership, the checked call); `memory` the recycled code
@@ -46,6 +48,7 @@ use cranelift_module::{Linkage, Module, default_libcall_names};
 
 use super::ir::{Expr, Func, Ir, NodeId};
 use super::pymath::EvalError;
+use super::pymath::vector::Step;
 use ffi::{Params, Symbol};
 use kernel::{CodeMemory, KernelFn};
 use simd::simd_eligible;
@@ -126,6 +129,13 @@ pub fn compile_with(ir: &Ir, allow_simd: bool) -> Result<Kernel, JitError> {
             memo: HashMap::new(),
             log: Vec::new(),
             hypot_slot: None,
+            step_slot: None,
+            halves: if simd && simd::has_vector_calls(ir) {
+                2
+            } else {
+                1
+            },
+            vmemo: HashMap::new(),
             can_err: if simd {
                 simd::can_err_table(ir)
             } else {
@@ -177,6 +187,14 @@ impl Gen<'_, '_> {
                 _ => None,
             })
             .max();
+        if simd && self.halves == 2 {
+            let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+                StackSlotKind::ExplicitSlot,
+                std::mem::size_of::<Step>() as u32,
+                4,
+            ));
+            self.step_slot = Some(slot);
+        }
         if let Some(m) = hypot_max {
             let size = (m.max(1) * 8) as u32;
             let slot = self.b.create_sized_stack_slot(StackSlotData::new(
@@ -196,7 +214,8 @@ impl Gen<'_, '_> {
             let vec_head = self.b.create_block();
             self.b.append_block_param(vec_head, ptr);
             let vec_body = self.b.create_block();
-            let nvec = self.b.ins().band_imm_s(n, -2);
+            let step = 2 * self.halves as i64;
+            let nvec = self.b.ins().band_imm_s(n, -step);
             self.b.ins().jump(vec_head, &[BlockArg::Value(zero)]);
 
             self.b.switch_to_block(vec_head);
@@ -209,10 +228,9 @@ impl Gen<'_, '_> {
             self.b.switch_to_block(vec_body);
             let off = self.b.ins().ishl_imm_u(i, 3);
             self.off = Some(off);
-            self.memo.clear();
-            self.log.clear();
+            self.vmemo.clear();
             self.vector_job(off, i, outv, oute);
-            let next = self.b.ins().iadd_imm_s(i, 2);
+            let next = self.b.ins().iadd_imm_s(i, step);
             self.b.ins().jump(vec_head, &[BlockArg::Value(next)]);
         } else {
             self.b.ins().jump(scalar_head, &[BlockArg::Value(zero)]);
@@ -288,9 +306,12 @@ impl Gen<'_, '_> {
                             sig.params.push(AbiParam::new(types::F64));
                         }
                     }
+                    Params::Step => {}
                 }
                 sig.params.push(AbiParam::new(self.ptr));
-                sig.returns.push(AbiParam::new(types::F64));
+                if symbol.params() != Params::Step {
+                    sig.returns.push(AbiParam::new(types::F64));
+                }
                 let id = self
                     .module
                     .declare_function(symbol.name(), Linkage::Import, &sig)

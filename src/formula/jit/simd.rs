@@ -1,16 +1,39 @@
-//! f64x2 SIMD code: both sides of every branch computed and merged with masks, for formulas
-//! whose every operation is inline.
+//! SIMD code: both sides of every branch computed and merged with masks, for formulas whose
+//! every operation is inline or has a vector form (`**`, `pow`, `exp`, `log`: glibc's FMA
+//! builds ported in `pymath::vector`).
+//!
+//! A step is [`Gen::halves`] f64x2 vectors: one (two jobs) for formulas of inline operations
+//! only, two (four jobs, the upper half the next two) for formulas with calls, so that each call
+//! gets four lanes, one AVX2 kernel, through a [`Step`] on the stack (Cranelift's vectors are
+//! 128 bits). Every operation below is done on each half the same way.
+//!
+//! Errors: each lane keeps the code of the first error Python would raise. A division by
+//! zero only sets a pending mask (cheap, and the code is always the same); a call's codes
+//! (masked by the lanes where Python evaluates it) are merged behind the codes already there,
+//! after the pending divisions, so the first error in evaluation order wins.
 
-use super::codegen::{DEG_PER_RAD, Gen, RAD_PER_DEG, flags_trusted, flags_unaligned, float_cc};
+use super::codegen::{DEG_PER_RAD, Gen, RAD_PER_DEG, V, flags_trusted, flags_unaligned, float_cc};
+use super::ffi::vector_callee;
 use crate::formula::ir::{Expr, Func, Ir, NodeId};
 use crate::formula::pymath::EvalError;
+use crate::formula::pymath::vector::Step;
 use crate::formula::syntax::{BinaryOp, Link, UnaryOp};
-use cranelift_codegen::ir::condcodes::FloatCC;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{Endianness, InstBuilder, MemFlagsData, Value, types};
 
-/// Whether every operation of the formula is inline and SIMD-able.
+/// `$e` once per half, with each of the listed `V`s bound to that half's `Value`.
+macro_rules! halves {
+    ($g:ident, [$($v:ident),*], $e:expr) => {{
+        let lo = { $(let $v = $v[0];)* $e };
+        let hi = if $g.halves == 2 { $(let $v = $v[1];)* $e } else { lo };
+        [lo, hi]
+    }};
+}
+
+/// Whether every operation of the formula is inline and SIMD-able or has a vector form.
 pub(super) fn simd_eligible(ir: &Ir) -> bool {
     ir.nodes.iter().all(|n| match &n.expr {
+        e if vector_callee(ir, e).is_some() => true,
         Expr::Binary(op, _, _) => matches!(
             op,
             BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div
@@ -23,8 +46,15 @@ pub(super) fn simd_eligible(ir: &Ir) -> bool {
     })
 }
 
-/// For each node, whether its subtree can raise (a division by something that may be zero),
-/// in one forward pass over the arena (children come first).
+/// Whether the SIMD loop calls vector forms (and so takes four jobs a step).
+pub(super) fn has_vector_calls(ir: &Ir) -> bool {
+    ir.nodes
+        .iter()
+        .any(|n| vector_callee(ir, &n.expr).is_some())
+}
+
+/// For each node, whether its subtree can raise (a division by something that may be zero, a
+/// call with a vector form), in one forward pass over the arena (children come first).
 pub(super) fn can_err_table(ir: &Ir) -> Vec<bool> {
     let mut can_err = vec![false; ir.nodes.len()];
     for (i, node) in ir.nodes.iter().enumerate() {
@@ -32,7 +62,7 @@ pub(super) fn can_err_table(ir: &Ir) -> Vec<bool> {
             Expr::Binary(BinaryOp::Div, _, d) => {
                 !matches!(ir.node(*d).expr, Expr::Const(c) if c != 0.0 && !c.is_nan())
             }
-            _ => false,
+            e => vector_callee(ir, e).is_some(),
         };
         can_err[i] = raises
             || crate::formula::ir::expr_children(&node.expr)
@@ -42,102 +72,207 @@ pub(super) fn can_err_table(ir: &Ir) -> Vec<bool> {
     can_err
 }
 
+/// The lanes' errors so far (see the module docs). `None`: no lane can have failed.
+#[derive(Default)]
+pub(super) struct Errs {
+    /// Each lane's first error code (i64x2 halves, 0 for none), from calls and earlier
+    /// divisions.
+    codes: Option<V>,
+    /// Lanes with a division by zero since `codes` was last updated (i64x2 masks).
+    div: Option<V>,
+}
+
 impl Gen<'_, '_> {
-    pub(super) fn splat(&mut self, c: f64) -> Value {
+    fn splat(&mut self, c: f64) -> V {
         let s = self.b.ins().f64const(c);
-        self.b.ins().splat(types::F64X2, s)
+        let v = self.b.ins().splat(types::F64X2, s);
+        [v, v]
     }
 
-    pub(super) fn mask_to_f64(&mut self, m: Value) -> Value {
-        self.b.ins().bitcast(
-            types::F64X2,
-            MemFlagsData::new().with_endianness(Endianness::Little),
-            m,
-        )
+    fn isplat(&mut self, c: i64) -> V {
+        let s = self.b.ins().iconst(types::I64, c);
+        let v = self.b.ins().splat(types::I64X2, s);
+        [v, v]
     }
 
-    /// `m ? a : b` lane-wise (`m` an i64x2 mask).
-    pub(super) fn vselect(&mut self, m: Value, a: Value, b: Value) -> Value {
-        let mf = self.mask_to_f64(m);
-        self.b.ins().bitselect(mf, a, b)
+    /// `m ? a : b` lane-wise (`m` i64x2 masks).
+    fn vselect(&mut self, m: V, a: V, b: V) -> V {
+        halves!(self, [m, a, b], {
+            let mf = self.b.ins().bitcast(
+                types::F64X2,
+                MemFlagsData::new().with_endianness(Endianness::Little),
+                m,
+            );
+            self.b.ins().bitselect(mf, a, b)
+        })
     }
 
-    pub(super) fn and_mask(&mut self, ctx: Option<Value>, m: Value) -> Value {
+    fn and_mask(&mut self, ctx: Option<V>, m: V) -> V {
         match ctx {
-            Some(c) => self.b.ins().band(c, m),
+            Some(c) => halves!(self, [c, m], self.b.ins().band(c, m)),
             None => m,
         }
     }
 
+    fn fcmp(&mut self, cc: FloatCC, a: V, b: V) -> V {
+        halves!(self, [a, b], self.b.ins().fcmp(cc, a, b))
+    }
+
+    /// One step: jobs `i .. i + 2 * halves` (`off` is `i * 8`).
     pub(super) fn vector_job(&mut self, off: Value, i: Value, outv: Value, oute: Value) {
-        let mut err: Option<Value> = None;
+        let mut err = Errs::default();
         let v = self.vector(self.ir.root, None, &mut err);
-        let a = self.b.ins().fabs(v);
+        let a = halves!(self, [v], self.b.ins().fabs(v));
         let inf = self.splat(f64::INFINITY);
-        let finite = self.b.ins().fcmp(FloatCC::LessThan, a, inf);
-        let ok = match err {
-            Some(e) => self.b.ins().band_not(finite, e),
+        let finite = self.fcmp(FloatCC::LessThan, a, inf);
+        let called = err.codes.map(|c| {
+            let z = self.isplat(0);
+            halves!(self, [c, z], self.b.ins().icmp(IntCC::NotEqual, c, z))
+        });
+        let failed = match (called, err.div) {
+            (Some(c), Some(d)) => Some(halves!(self, [c, d], self.b.ins().bor(c, d))),
+            (c, d) => c.or(d),
+        };
+        let ok = match failed {
+            Some(e) => halves!(self, [finite, e], self.b.ins().band_not(finite, e)),
             None => finite,
         };
         let zero = self.splat(0.0);
         let out = self.vselect(ok, v, zero);
         let vp = self.b.ins().iadd(outv, off);
-        self.b.ins().store(flags_unaligned(), out, vp, 0);
-        // Codes: 1 where a division erred, else 11 where not finite, else 0.
-        let nf = self
-            .b
-            .ins()
-            .iconst(types::I64, i64::from(EvalError::NotFinite.code()));
-        let nf = self.b.ins().splat(types::I64X2, nf);
-        let z = self.b.ins().iconst(types::I64, 0);
-        let zv = self.b.ins().splat(types::I64X2, z);
-        let mut code = self.b.ins().bitselect(finite, zv, nf);
-        if let Some(e) = err {
-            let dz = self
-                .b
+        for h in 0..self.halves {
+            self.b
                 .ins()
-                .iconst(types::I64, i64::from(EvalError::FloatDivisionByZero.code()));
-            let dz = self.b.ins().splat(types::I64X2, dz);
-            code = self.b.ins().bitselect(e, dz, code);
+                .store(flags_unaligned(), out[h], vp, 16 * h as i32);
         }
-        // Errors are rare: store two zero bytes at once unless a lane failed.
+        // Codes: a call's (or an earlier division's) where one failed, else 1 where a later
+        // division did, else 11 where not finite, else 0.
+        let nf = self.isplat(i64::from(EvalError::NotFinite.code()));
+        let zv = self.isplat(0);
+        let mut code = halves!(
+            self,
+            [finite, zv, nf],
+            self.b.ins().bitselect(finite, zv, nf)
+        );
+        if let Some(e) = err.div {
+            let dz = self.isplat(i64::from(EvalError::FloatDivisionByZero.code()));
+            code = halves!(self, [e, dz, code], self.b.ins().bitselect(e, dz, code));
+        }
+        if let (Some(c), Some(m)) = (err.codes, called) {
+            code = halves!(self, [m, c, code], self.b.ins().bitselect(m, c, code));
+        }
+        // Errors are rare: store the step's zero bytes at once unless a lane failed.
         let ep = self.b.ins().iadd(oute, i);
-        let bad = self.b.ins().bnot(ok);
+        let bad = halves!(self, [ok], self.b.ins().bnot(ok));
+        let bad = if self.halves == 2 {
+            self.b.ins().bor(bad[0], bad[1])
+        } else {
+            bad[0]
+        };
         let any = self.b.ins().vany_true(bad);
         let slow = self.b.create_block();
         let fast = self.b.create_block();
         let cont = self.b.create_block();
         self.b.ins().brif(any, slow, &[], fast, &[]);
         self.b.switch_to_block(fast);
-        let z16 = self.b.ins().iconst(types::I16, 0);
-        self.b.ins().store(flags_unaligned(), z16, ep, 0);
+        let zeros = if self.halves == 2 {
+            types::I32
+        } else {
+            types::I16
+        };
+        let z = self.b.ins().iconst(zeros, 0);
+        self.b.ins().store(flags_unaligned(), z, ep, 0);
         self.b.ins().jump(cont, &[]);
         self.b.switch_to_block(slow);
-        for lane in 0..2u8 {
-            let c = self.b.ins().extractlane(code, lane);
-            self.b
-                .ins()
-                .istore8(flags_trusted(), c, ep, i32::from(lane));
+        for h in 0..self.halves {
+            for lane in 0..2u8 {
+                let c = self.b.ins().extractlane(code[h], lane);
+                let at = 2 * h as i32 + i32::from(lane);
+                self.b.ins().istore8(flags_trusted(), c, ep, at);
+            }
         }
         self.b.ins().jump(cont, &[]);
         self.b.switch_to_block(cont);
     }
 
-    /// Whether a node's subtree can raise (a division): such nodes are not shared between
-    /// mask contexts.
+    /// Whether a node's subtree can raise (a division, a call): such nodes are not shared
+    /// between mask contexts.
     pub(super) fn can_err(&self, id: NodeId) -> bool {
         self.can_err[id.index()]
     }
 
-    /// Emit f64x2 code for `id` evaluated under lane mask `ctx` (`None`: all lanes), OR-ing
-    /// masked division-by-zero lanes into `err`.
-    pub(super) fn vector(
-        &mut self,
-        id: NodeId,
-        ctx: Option<Value>,
-        err: &mut Option<Value>,
-    ) -> Value {
-        if let Some(v) = self.memo.get(&id) {
+    /// Call the four-lane vector form of node `id` on `x` (and `y`) through the [`Step`] slot;
+    /// its codes, masked by `ctx`, go behind the errors already in `err`.
+    fn vector_call(&mut self, id: NodeId, x: V, y: Option<V>, ctx: Option<V>, err: &mut Errs) -> V {
+        let (symbol, log_x) =
+            vector_callee(self.ir, &self.ir.node(id).expr).expect("a node with a vector form");
+        let slot = self.step_slot.expect("a kernel with calls has a step slot");
+        let ptr = self.ptr;
+        for h in 0..2 {
+            let at = 16 * h as i32;
+            self.b.ins().stack_store(ptr, x[h], slot, Step::X + at);
+            if let Some(y) = y {
+                self.b.ins().stack_store(ptr, y[h], slot, Step::Y + at);
+            }
+        }
+        if let Some([hi, lo]) = log_x {
+            for (k, v) in [hi, lo].into_iter().enumerate() {
+                let v = self.b.ins().f64const(v);
+                self.b
+                    .ins()
+                    .stack_store(ptr, v, slot, Step::LOG_X + 8 * k as i32);
+            }
+        }
+        let f = self
+            .func_ref(symbol)
+            .expect("the vector forms are declared like the other wrappers");
+        let addr = self.b.ins().stack_addr(ptr, slot, 0);
+        self.b.ins().call(f, &[addr]);
+        let mut v = [x[0]; 2];
+        let mut codes = [x[0]; 2];
+        for h in 0..2 {
+            let at = 16 * h as i32;
+            v[h] = self
+                .b
+                .ins()
+                .stack_load(ptr, types::F64X2, slot, Step::X + at);
+            codes[h] = self
+                .b
+                .ins()
+                .stack_load(ptr, types::I64X2, slot, Step::CODES + at);
+        }
+        if let Some(c) = ctx {
+            codes = halves!(self, [codes, c], self.b.ins().band(codes, c));
+        }
+        // Earlier divisions come first, then the codes already there.
+        let mut before = err.codes.take();
+        if let Some(d) = err.div.take() {
+            let dz = self.isplat(i64::from(EvalError::FloatDivisionByZero.code()));
+            let dz = halves!(self, [d, dz], self.b.ins().band(d, dz));
+            before = Some(self.first_error(before, dz));
+        }
+        err.codes = Some(self.first_error(before, codes));
+        v
+    }
+
+    /// Per lane, `old` where it holds an error, else `new`.
+    fn first_error(&mut self, old: Option<V>, new: V) -> V {
+        match old {
+            None => new,
+            Some(old) => {
+                let z = self.isplat(0);
+                halves!(self, [old, new, z], {
+                    let free = self.b.ins().icmp(IntCC::Equal, old, z);
+                    self.b.ins().bitselect(free, new, old)
+                })
+            }
+        }
+    }
+
+    /// Emit SIMD code for `id` evaluated under lane mask `ctx` (`None`: all lanes), adding the
+    /// lanes' errors (where Python evaluates the operation) to `err`.
+    pub(super) fn vector(&mut self, id: NodeId, ctx: Option<V>, err: &mut Errs) -> V {
+        if let Some(v) = self.vmemo.get(&id) {
             return *v;
         }
         let ir = self.ir;
@@ -146,16 +281,21 @@ impl Gen<'_, '_> {
             Expr::Input(k) => {
                 let off = self.off.expect("inside the loop");
                 let p = self.b.ins().iadd(self.cols[*k as usize], off);
-                self.b.ins().load(types::F64X2, flags_unaligned(), p, 0)
+                let at = [0, 16];
+                halves!(
+                    self,
+                    [at],
+                    self.b.ins().load(types::F64X2, flags_unaligned(), p, at)
+                )
             }
             Expr::Unary(op, a) => {
                 let a = self.vector(*a, ctx, err);
                 match op {
-                    UnaryOp::Neg => self.b.ins().fneg(a),
+                    UnaryOp::Neg => halves!(self, [a], self.b.ins().fneg(a)),
                     UnaryOp::Pos => a,
                     UnaryOp::Not => {
                         let z = self.splat(0.0);
-                        let c = self.b.ins().fcmp(FloatCC::Equal, a, z);
+                        let c = self.fcmp(FloatCC::Equal, a, z);
                         let one = self.splat(1.0);
                         self.vselect(c, one, z)
                     }
@@ -164,32 +304,32 @@ impl Gen<'_, '_> {
             Expr::Binary(..) | Expr::And(..) | Expr::Or(..) => {
                 // A chain (`a + b + c`) in a loop, not one call per link; a link already
                 // computed ends the walk like a memo hit.
-                let chain = ir.chain(id, |n| self.memo.contains_key(&n));
+                let chain = ir.chain(id, |n| self.vmemo.contains_key(&n));
                 let mut v = self.vector(chain.first, ctx, err);
                 for (n, link, right) in chain.outward() {
                     v = match link {
-                        Link::Binary(op) => self.vector_binary(op, v, right, ctx, err),
+                        Link::Binary(op) => self.vector_binary(n, op, v, right, ctx, err),
                         Link::And => self.vector_and_or(true, v, right, ctx, err),
                         Link::Or => self.vector_and_or(false, v, right, ctx, err),
                     };
                     if n != id && !self.can_err(n) {
-                        self.remember(n, v);
+                        self.vmemo.insert(n, v);
                     }
                 }
                 v
             }
             Expr::Compare { first, rest } => {
                 let mut lhs = self.vector(*first, ctx, err);
-                let mut all: Option<Value> = None;
+                let mut all: Option<V> = None;
                 for (op, n) in rest {
                     let inner = match all {
                         Some(m) => Some(self.and_mask(ctx, m)),
                         None => ctx,
                     };
                     let rhs = self.vector(*n, inner, err);
-                    let c = self.b.ins().fcmp(float_cc(*op), lhs, rhs);
+                    let c = self.fcmp(float_cc(*op), lhs, rhs);
                     all = Some(match all {
-                        Some(m) => self.b.ins().band(m, c),
+                        Some(m) => halves!(self, [m, c], self.b.ins().band(m, c)),
                         None => c,
                     });
                     lhs = rhs;
@@ -208,8 +348,8 @@ impl Gen<'_, '_> {
             } => {
                 let vc = self.vector(*cond, ctx, err);
                 let z = self.splat(0.0);
-                let t = self.b.ins().fcmp(FloatCC::NotEqual, vc, z);
-                let f = self.b.ins().bnot(t);
+                let t = self.fcmp(FloatCC::NotEqual, vc, z);
+                let f = halves!(self, [t], self.b.ins().bnot(t));
                 let ct = self.and_mask(ctx, t);
                 let cf = self.and_mask(ctx, f);
                 let vt = self.vector(*then, Some(ct), err);
@@ -217,16 +357,20 @@ impl Gen<'_, '_> {
                 self.vselect(t, vt, vf)
             }
             Expr::Call(func, args) => {
-                let vals: Vec<Value> = args.iter().map(|a| self.vector(*a, ctx, err)).collect();
+                let vals: Vec<V> = args.iter().map(|a| self.vector(*a, ctx, err)).collect();
                 let x = vals[0];
+                if vector_callee(ir, &ir.node(id).expr).is_some() {
+                    let v = self.vector_call(id, x, vals.get(1).copied(), ctx, err);
+                    return v; // can raise: not remembered
+                }
                 match func {
                     Func::Degrees => {
                         let k = self.splat(DEG_PER_RAD);
-                        self.b.ins().fmul(x, k)
+                        halves!(self, [x, k], self.b.ins().fmul(x, k))
                     }
                     Func::Radians => {
                         let k = self.splat(RAD_PER_DEG);
-                        self.b.ins().fmul(x, k)
+                        halves!(self, [x, k], self.b.ins().fmul(x, k))
                     }
                     Func::Min | Func::Max => {
                         let cc = if *func == Func::Min {
@@ -236,50 +380,52 @@ impl Gen<'_, '_> {
                         };
                         let mut best = x;
                         for &v in &vals[1..] {
-                            let c = self.b.ins().fcmp(cc, v, best);
+                            let c = self.fcmp(cc, v, best);
                             best = self.vselect(c, v, best);
                         }
                         best
                     }
                     // Abs | Fabs (simd_eligible admits nothing else)
-                    _ => self.b.ins().fabs(x),
+                    _ => halves!(self, [x], self.b.ins().fabs(x)),
                 }
             }
         };
         if !self.can_err(id) {
-            self.remember(id, v);
+            self.vmemo.insert(id, v);
         }
         v
     }
 
-    /// `x op right` (the left operand already computed), OR-ing the lanes where a division
-    /// fails into `err`.
+    /// Node `id`, `x op right` (the left operand already computed), adding the lanes where a
+    /// division or a power fails to `err`.
     fn vector_binary(
         &mut self,
+        id: NodeId,
         op: BinaryOp,
-        x: Value,
+        x: V,
         right: NodeId,
-        ctx: Option<Value>,
-        err: &mut Option<Value>,
-    ) -> Value {
+        ctx: Option<V>,
+        err: &mut Errs,
+    ) -> V {
         let y = self.vector(right, ctx, err);
         match op {
-            BinaryOp::Add => self.b.ins().fadd(x, y),
-            BinaryOp::Sub => self.b.ins().fsub(x, y),
-            BinaryOp::Mul => self.b.ins().fmul(x, y),
+            BinaryOp::Add => halves!(self, [x, y], self.b.ins().fadd(x, y)),
+            BinaryOp::Sub => halves!(self, [x, y], self.b.ins().fsub(x, y)),
+            BinaryOp::Mul => halves!(self, [x, y], self.b.ins().fmul(x, y)),
+            BinaryOp::Pow => self.vector_call(id, x, Some(y), ctx, err),
             _ => {
                 let nonzero_const =
                     matches!(self.ir.node(right).expr, Expr::Const(c) if c != 0.0 && !c.is_nan());
                 if !nonzero_const {
                     let z = self.splat(0.0);
-                    let is_zero = self.b.ins().fcmp(FloatCC::Equal, y, z);
+                    let is_zero = self.fcmp(FloatCC::Equal, y, z);
                     let e = self.and_mask(ctx, is_zero);
-                    *err = Some(match *err {
-                        Some(old) => self.b.ins().bor(old, e),
+                    err.div = Some(match err.div {
+                        Some(old) => halves!(self, [old, e], self.b.ins().bor(old, e)),
                         None => e,
                     });
                 }
-                self.b.ins().fdiv(x, y)
+                halves!(self, [x, y], self.b.ins().fdiv(x, y))
             }
         }
     }
@@ -288,14 +434,18 @@ impl Gen<'_, '_> {
     fn vector_and_or(
         &mut self,
         is_and: bool,
-        va: Value,
+        va: V,
         right: NodeId,
-        ctx: Option<Value>,
-        err: &mut Option<Value>,
-    ) -> Value {
+        ctx: Option<V>,
+        err: &mut Errs,
+    ) -> V {
         let z = self.splat(0.0);
-        let t = self.b.ins().fcmp(FloatCC::NotEqual, va, z);
-        let taken = if is_and { t } else { self.b.ins().bnot(t) };
+        let t = self.fcmp(FloatCC::NotEqual, va, z);
+        let taken = if is_and {
+            t
+        } else {
+            halves!(self, [t], self.b.ins().bnot(t))
+        };
         let inner = self.and_mask(ctx, taken);
         let vb = self.vector(right, Some(inner), err);
         if is_and {

@@ -1,6 +1,7 @@
 //! `extern "C"` entry points for the JIT. Each returns the value and writes the error code
 //! (0 for none) through `err`; on error the value is 0.
 
+use super::vector::{Step, VecFn};
 use super::*;
 
 #[inline]
@@ -51,4 +52,32 @@ pub unsafe extern "C" fn jobsort_hypot(args: *const f64, n: usize, err: *mut u8)
     // SAFETY: guaranteed by the caller.
     let slice = unsafe { std::slice::from_raw_parts(args, n) };
     split(hypot(slice), err)
+}
+
+macro_rules! ffi_step {
+    ($($name:ident => $run:ident($($f:expr),*)),* $(,)?) => {$(
+        /// JIT entry point of the SIMD loop: the four lanes of `step`, each as the function
+        /// of the same name in `pymath` computes it (see [`Step`]).
+        ///
+        /// # Safety
+        /// `step` points to a live, writable [`Step`]; FMA and AVX2 are usable
+        /// ([`super::vector::usable`]).
+        #[cfg_attr(
+            all(target_arch = "x86_64", target_os = "linux", target_env = "gnu"),
+            target_feature(enable = "fma,avx2")
+        )]
+        pub unsafe extern "C" fn $name(step: *mut Step) {
+            // SAFETY: guaranteed by the caller.
+            unsafe { (&mut *step).$run($($f),*) }
+        }
+    )*};
+}
+
+ffi_step! {
+    jobsort_math_pow_x4 => run_fma(VecFn::Pow, math_pow),
+    jobsort_float_pow_x4 => run_fma(VecFn::Pow, float_pow),
+    jobsort_math_pow_const_x4 => run_const_base_fma(math_pow),
+    jobsort_float_pow_const_x4 => run_const_base_fma(float_pow),
+    jobsort_exp_x4 => run_fma(VecFn::Exp, |x, _| exp(x)),
+    jobsort_log_x4 => run_fma(VecFn::Log, |x, _| log(x)),
 }

@@ -12,7 +12,8 @@
 //! library), `operators` (`float`'s operators, `Objects/floatobject.c`), `math` (the `math`
 //! module's functions, `Modules/mathmodule.c`), `rounding` (floats to integers: `floor`,
 //! `ceil`, `trunc`, `round`), `builtins` (`max`, `min`), `hypot` (`math.hypot`'s accurate
-//! norm) and [`ffi`] (the JIT's entry points).
+//! norm), [`ffi`] (the JIT's entry points) and [`vector`] (`pow`, `exp`, `log` on several lanes
+//! with libm's bits, glibc's FMA builds ported).
 
 mod builtins;
 mod errno;
@@ -23,6 +24,7 @@ pub mod libm;
 mod math;
 mod operators;
 mod rounding;
+pub mod vector;
 
 pub use builtins::{max, min};
 pub use error::{EvalError, PyResult};
