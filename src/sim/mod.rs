@@ -31,7 +31,9 @@ pub mod share;
 pub mod swf;
 pub mod workload;
 
-pub use load::{TraceFormat, load_workload, read_workload, trace_format};
+pub use load::{
+    TraceFormat, load_workload, load_workload_with, read_workload, read_workload_with, trace_format,
+};
 pub use priority::{IrPriority, Priority};
 pub use scheduler::{Policy, SimConfig, Simulator};
 pub use setup::{Setup, SetupError};

@@ -207,6 +207,12 @@ pub struct LoadReport {
     pub killed_at_walltime: usize,
 }
 
+/// How a reader treats bad records: an error at file:line (strict), or skipped and counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ReadOptions {
+    pub lenient: bool,
+}
+
 impl LoadReport {
     /// Total jobs dropped.
     pub fn dropped_total(&self) -> usize {
@@ -239,6 +245,9 @@ pub struct Workload {
     pub unix_start_time: Option<i64>,
     /// SWF header lines (`Label: value`), in file order.
     pub header: Vec<(String, String)>,
+    /// How `machine` was derived when the format has no machine header (a site log's
+    /// allocations); `None` when a header or `.machines` file gave it, or nothing did.
+    pub machine_from: Option<String>,
 }
 
 /// A load error: where and what.

@@ -10,9 +10,11 @@
 
 mod job;
 mod json;
+pub mod pbs_accounting;
 
 pub use job::*;
 pub use json::{JsonLayout, parse_json_jobs, parse_json_jobs_as};
+pub use pbs_accounting::{PbsJob, parse_pbs_accounting, pbs_accounting_jobs, read_pbs_accounting};
 
 #[cfg(test)]
 mod tests {
