@@ -584,3 +584,108 @@ fn the_format_is_sniffed_from_the_first_record() {
         (TraceFormat::PbsAccounting, 1, "a")
     );
 }
+
+mod common;
+use common::cli::{jobsort, json, stderr, stdout, write};
+
+#[test]
+fn sim_and_replay_run_on_an_accounting_directory() {
+    let dir = fixture_dir();
+    let dir = dir.to_str().unwrap();
+    let out = jobsort([
+        "sim",
+        "--trace",
+        dir,
+        "--formula",
+        "ncpus",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v = json(&out);
+    let t = &v["trace"];
+    assert_eq!(
+        (t["read"].as_u64(), t["kept"].as_u64()),
+        (Some(13), Some(7))
+    );
+    assert_eq!(
+        (t["nodes"].as_u64(), t["cores"].as_u64()),
+        (Some(5), Some(8))
+    );
+    assert_eq!(t["dropped"]["deleted before it started"], 2);
+    assert!(
+        stderr(&out).contains(
+            "note: accounting: cluster size from the log: 5 hosts in exec_vnode/exec_host, \
+             at most 8 cores in use at once on one"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    // The real schedule, reconciled against a formula.
+    let out = jobsort(["replay", "--trace", dir, "--formula", "ncpus"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).starts_with("reconciled 18 rounds: 7 recorded dispatches, 7 jobs captured"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(stderr(&out).contains("note: trace accounting: 13 jobs read, 7 simulated"));
+    // The recorded schedule must fit: on 2 nodes of 6 cores, 106 (8 cores from -100 s) and
+    // 100 (8 cores from 10 s) overlap.
+    let out = jobsort(["replay", "--trace", dir, "--nodes", "2", "--cores", "6"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains(&format!(
+            "{dir}: the recorded schedule does not fit the cluster: at time {} its 2 running \
+             jobs hold 16 cores, the cluster has 12 (2 nodes x 6 cores); give --nodes/--cores \
+             if the log's size is wrong",
+            B + 10
+        )),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn lenient_skips_and_counts_what_strict_stops_at() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = log("01/01/2024 00:00:00;E;2.s;user=u qtime=100 start=300 end=200\n");
+    let f = write(tmp.path(), "20240101", &text);
+    let out = jobsort(["sim", "--trace", &f, "--nodes", "1"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains(&format!(
+            "{f}:4: E record of job `2.s`: `end` 200 is before `start` 300 (clock skew?)"
+        )),
+        "{}",
+        stderr(&out)
+    );
+    let out = jobsort(["sim", "--trace", &f, "--lenient"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).starts_with(
+            "trace 20240101: 2 jobs read, 1 simulated, 1 dropped (1 end before start); \
+             cluster 1 nodes x 1 cores"
+        ),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn an_archive_trace_that_overcommits_is_only_warned_about() {
+    // Two one-core jobs at once on a one-core machine: SWF archives have such rows.
+    let tmp = tempfile::tempdir().unwrap();
+    let swf = "; MaxNodes: 1\n; MaxProcs: 1\n\
+               1 0 0 10 1 -1 -1 1 10 -1 1 1 1 -1 1 -1 -1 -1\n\
+               2 0 0 10 1 -1 -1 1 10 -1 1 1 1 -1 1 -1 -1 -1\n";
+    let f = write(tmp.path(), "t.swf", swf);
+    let out = jobsort(["replay", "--trace", &f]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("warning: ")
+            && stderr(&out).contains("the recorded schedule does not fit the cluster: at time 0"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -5,12 +5,15 @@ use super::formula_args::{CatalogArgs, CompileArgs, FormulaValue, read_formula_a
 use super::input::InputPath;
 use super::output::{Out, ReportFormat, write_json};
 use super::prepared::{Ties, check_absent_inputs, fairshare_inputs};
-use super::report::{EXIT_INVALID, Failure, Outcome};
-use super::schedule_args::{MachineArgs, PolicyArg, check_nodes, load_trace};
+use super::report::{EXIT_INVALID, Failure, Outcome, note, warn};
+use super::schedule_args::{
+    MachineArgs, PolicyArg, check_nodes, load_line, load_trace, note_machine,
+};
 use jobsort::CompiledFormula;
 use jobsort::sim::record::{Recording, parse_recording};
 use jobsort::sim::replay::{
-    ReconcileReport, VerifyReport, reconcile, recorded_metrics, recording_from_trace, verify,
+    ReconcileReport, VerifyReport, check_capacity, reconcile, recorded_metrics,
+    recording_from_trace, verify,
 };
 use jobsort::sim::scheduler::drop_oversized;
 use jobsort::sim::{Priority, SimConfig};
@@ -33,10 +36,15 @@ pub struct Args {
     pub catalog: CatalogArgs,
     #[command(flatten)]
     pub compile: CompileArgs,
-    /// Use an SWF trace's real schedule (start = submit + wait) as the recording (`-` for
-    /// stdin).
+    /// Use a trace's real schedule as the recording (`-` for stdin): SWF (start = submit +
+    /// wait), a JSON job list with `start`, or PBS accounting logs (S/E records; a file or a
+    /// directory). It must fit the cluster: a moment when its running jobs hold more cores
+    /// is an error.
     #[arg(long, value_name = "FILE", conflicts_with = "recording")]
     pub trace: Option<InputPath>,
+    /// Skip bad records of a site's log (counted per reason and reported) instead of stopping at the first
+    #[arg(long)]
+    pub lenient: bool,
     /// Policy for "jobs it would have started" with --trace.
     #[arg(long, value_enum, default_value = "easy")]
     pub policy: PolicyArg,
@@ -76,9 +84,30 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
                     "--verify needs a recording made by `jobsort sim --record`, not --trace",
                 ));
             }
-            let mut w = load_trace(trace)?;
+            let (mut w, format) = load_trace(trace, args.lenient)?;
             let (nodes, cores) = args.machine.resolve(w.machine, &trace.name())?;
+            note_machine(&w, &args.machine);
             drop_oversized(&mut w, nodes, cores);
+            note(&load_line(&w));
+            let capacity = nodes as u64 * cores as u64;
+            if let Some(o) = check_capacity(&w, capacity) {
+                let what = format!(
+                    "{}: the recorded schedule does not fit the cluster: at time {} its {} \
+                     running jobs hold {} cores, the cluster has {} ({nodes} nodes x {cores} \
+                     cores)",
+                    trace.name(),
+                    o.time,
+                    o.running,
+                    o.cores,
+                    o.capacity
+                );
+                if format.is_site_log() {
+                    return Err(Failure::invalid(format!(
+                        "{what}; give --nodes/--cores if the log's size is wrong"
+                    )));
+                }
+                warn(&what);
+            }
             let config = SimConfig {
                 policy: args.policy.into(),
                 nodes,
@@ -87,7 +116,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
                 fairshare: None,
                 limits: None,
             };
-            let m = recorded_metrics(&w, nodes as u64 * cores as u64);
+            let m = recorded_metrics(&w, capacity);
             (recording_from_trace(&w, &config), Some(m))
         }
         _ => return Err(Failure::usage("give a RECORDING or --trace FILE")),

@@ -3,11 +3,12 @@
 //! rules of [`jobsort::sim::setup`], so an error names the flag or file it came from.
 
 use super::input::InputPath;
-use super::report::Failure;
+use super::report::{Failure, note};
 use jobsort::rank::Threshold;
-use jobsort::sim::Policy;
 use jobsort::sim::setup::check_cluster;
-use jobsort::sim::workload::{MachineHint, Workload};
+use jobsort::sim::workload::pbs_accounting::accounting_files;
+use jobsort::sim::workload::{MachineHint, ReadOptions, Workload};
+use jobsort::sim::{Policy, TraceFormat};
 
 /// The value parser of `--threshold`: a number; NaN, which compares false with every value,
 /// is a usage error.
@@ -56,7 +57,7 @@ impl MachineArgs {
         let (Some(nodes), Some(cores)) = (nodes, cores) else {
             return Err(Failure::invalid(format!(
                 "{trace}: no machine size in the trace (no MaxNodes/MaxProcs header, no \
-                 .machines file): give --nodes and --cores"
+                 .machines file, no allocation in a site's log): give --nodes and --cores"
             )));
         };
         let source = if self.nodes.is_some() {
@@ -75,15 +76,98 @@ pub fn check_nodes(nodes: u32, source: &str) -> Result<(), Failure> {
     check_cluster(nodes, 1).map_err(|e| Failure::invalid(format!("{source}: {e}")))
 }
 
-/// A workload trace (`-` for stdin): SWF (plain or gzip) or a JSON job list, told apart as
-/// the library tells them ([`jobsort::sim::trace_format`]).
-pub fn load_trace(trace: &InputPath) -> Result<Workload, Failure> {
+/// A workload trace (`-` for stdin): SWF (plain or gzip), a JSON job list or PBS
+/// accounting logs, told apart as the library tells them ([`jobsort::sim::trace_format`]).
+/// `lenient` skips a site log's bad records (counted). A directory of logs shows a
+/// progress bar on a terminal.
+pub fn load_trace(trace: &InputPath, lenient: bool) -> Result<(Workload, TraceFormat), Failure> {
+    let options = ReadOptions { lenient };
     match trace {
-        InputPath::File(path) => jobsort::sim::load_workload(path),
+        InputPath::File(path) => {
+            let bar = progress_bar(path);
+            let mut tick = |bytes: u64| {
+                if let Some(b) = &bar {
+                    b.set_position(bytes)
+                }
+            };
+            let progress: Option<&mut dyn FnMut(u64)> = match bar {
+                Some(_) => Some(&mut tick),
+                None => None,
+            };
+            let w = jobsort::sim::load_workload_with(path, options, progress);
+            if let Some(b) = &bar {
+                b.finish_and_clear();
+            }
+            w
+        }
         InputPath::Stdin => {
             let name = trace.name();
-            jobsort::sim::read_workload(trace.read_bytes()?, &name, &name).map(|(w, _)| w)
+            jobsort::sim::read_workload_with(trace.read_bytes()?, &name, &name, options)
         }
     }
     .map_err(Failure::invalid)
+}
+
+/// A bar over a directory's bytes, on stderr when it is a terminal (never otherwise).
+fn progress_bar(path: &std::path::Path) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if !path.is_dir() || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let files = accounting_files(path).ok()?;
+    let total = files
+        .iter()
+        .filter_map(|f| f.metadata().ok())
+        .map(|m| m.len())
+        .sum();
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(total),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
+    let style = indicatif::ProgressStyle::with_template(
+        "{msg} [{bar:40}] {bytes}/{total_bytes} ({bytes_per_sec}, {eta})",
+    )
+    .ok()?;
+    bar.set_style(style.progress_chars("=> "));
+    bar.set_message(format!("reading {} files", files.len()));
+    Some(bar)
+}
+
+/// The load report's line: jobs read, simulated and dropped (per reason).
+pub fn load_line(w: &Workload) -> String {
+    let dropped: Vec<String> = w
+        .report
+        .dropped
+        .iter()
+        .map(|(k, v)| format!("{v} {k}"))
+        .collect();
+    format!(
+        "trace {}: {} jobs read, {} simulated, {} dropped{}",
+        w.name,
+        w.report.read,
+        w.jobs.len(),
+        w.report.dropped_total(),
+        if dropped.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", dropped.join(", "))
+        }
+    )
+}
+
+/// Say where the cluster size came from when a site log's allocations gave it.
+pub fn note_machine(w: &Workload, flags: &MachineArgs) {
+    if let Some(from) = &w.machine_from
+        && (flags.nodes.is_none() || flags.cores.is_none())
+    {
+        let overridden = match (flags.nodes, flags.cores) {
+            (Some(_), None) => " (nodes from --nodes)",
+            (None, Some(_)) => " (cores per node from --cores)",
+            _ => "",
+        };
+        note(&format!(
+            "{}: cluster size from the log: {from}{overridden}",
+            w.name
+        ));
+    }
 }

@@ -5,7 +5,9 @@ use super::input::InputPath;
 use super::output::{Out, ReportFormat, write_json};
 use super::prepared::{Ties, check_absent_inputs, fairshare_inputs};
 use super::report::{Failure, Outcome, note, warn};
-use super::schedule_args::{MachineArgs, PolicyArg, load_trace, threshold_arg};
+use super::schedule_args::{
+    MachineArgs, PolicyArg, load_line, load_trace, note_machine, threshold_arg,
+};
 use clap::ValueEnum;
 use jobsort::CompiledFormula;
 use jobsort::fairshare::inputs::EntityKind;
@@ -25,10 +27,14 @@ use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Workload (`-` for stdin): SWF (plain or .gz) or a JSON job list (.json / .jsonl; the
-    /// README gives its fields).
+    /// Workload (`-` for stdin): SWF (plain or .gz), a JSON job list (.json / .jsonl; the
+    /// README gives its fields), or PBS accounting logs (a file, or a directory such as
+    /// server_priv/accounting).
     #[arg(long, value_name = "FILE")]
     pub trace: InputPath,
+    /// Skip bad records of a site's log (counted per reason and reported) instead of stopping at the first
+    #[arg(long)]
+    pub lenient: bool,
     /// A job_sort_formula (repeat to compare several side by side; none = first come, first
     /// served). `-` reads stdin; a qmgr line `set server job_sort_formula="..."` is accepted.
     #[arg(long = "formula", allow_hyphen_values = true, value_parser = FormulaValue)]
@@ -257,11 +263,12 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         Some(p) => Some(record_paths(p, formulas.len().max(1))?),
         None => None,
     };
-    let mut w = load_trace(&args.trace)?;
+    let (mut w, _) = load_trace(&args.trace, args.lenient)?;
     if let Some(n) = args.first {
         w.truncate(n);
     }
     let (nodes, cores) = args.machine.resolve(w.machine, &args.trace.name())?;
+    note_machine(&w, &args.machine);
     if w.jobs.is_empty() {
         warn(&format!("{}: no jobs to simulate", args.trace.name()));
     }
@@ -402,6 +409,7 @@ fn json_report(
             "killed_at_walltime": w.report.killed_at_walltime,
             "nodes": nodes,
             "cores": cores,
+            "cluster_from": w.machine_from,
         },
         "runs": runs.iter().map(|r| serde_json::json!({
             "formula": r.formula.clone().unwrap_or_default(),
@@ -428,24 +436,10 @@ fn write_table(
     cores: u32,
     runs: &[RunResult],
 ) -> std::io::Result<()> {
-    let dropped: Vec<String> = w
-        .report
-        .dropped
-        .iter()
-        .map(|(k, v)| format!("{v} {k}"))
-        .collect();
     writeln!(
         out,
-        "trace {}: {} jobs read, {} simulated, {} dropped{}; cluster {} nodes x {} cores",
-        w.name,
-        w.report.read,
-        w.jobs.len(),
-        w.report.dropped_total(),
-        if dropped.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", dropped.join(", "))
-        },
+        "{}; cluster {} nodes x {} cores",
+        load_line(w),
         nodes,
         cores
     )?;
