@@ -2,8 +2,8 @@
 //! runs from it (the rules are in the module doc of `pbs_accounting`).
 
 use super::request::{
-    Chunk, HostCores, NodeSpec, Place, parse_exec_host, parse_exec_vnode, parse_nodes, parse_place,
-    parse_select,
+    Chunk, HostCores, NodeSpec, Place, each_exec_host, each_exec_vnode, parse_exec_host,
+    parse_exec_vnode, parse_nodes, parse_place, parse_select,
 };
 use crate::jobs::units::{parse_plain_number, parse_size, parse_time};
 use crate::sim::workload::{Request, SimJob, count};
@@ -121,6 +121,18 @@ impl PbsJob {
     /// Torque's `Resource_List.nodes`, parsed.
     pub fn nodes(&self) -> Result<Option<Vec<NodeSpec>>, String> {
         self.parsed("nodes", parse_nodes)
+    }
+
+    /// [`PbsJob::allocation`] piece by piece (host, cores; a host possibly more than once),
+    /// without building the list.
+    pub fn each_allocation(&self, piece: impl FnMut(&str, u32)) -> Result<(), String> {
+        if let Some(v) = &self.exec_vnode {
+            each_exec_vnode(v, piece).map_err(|e| format!("`exec_vnode`: {e}"))
+        } else if let Some(h) = &self.exec_host {
+            each_exec_host(h, piece).map_err(|e| format!("`exec_host`: {e}"))
+        } else {
+            Ok(())
+        }
     }
 
     /// The cores it held per host: `exec_vnode`, else `exec_host` (empty when neither).

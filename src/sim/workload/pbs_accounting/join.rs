@@ -118,6 +118,16 @@ fn apply(job: &mut PbsJob, message: &str) -> Option<Bad> {
 
 fn apply_one(job: &mut PbsJob, kv: Result<(&str, &str), String>) -> Result<(), Bad> {
     let (k, v) = kv.map_err(|e| Bad::new("bad attribute", e))?;
+    // The most frequent keys first: requests, then usage (which is not needed).
+    if let Some(r) = k.strip_prefix("Resource_List.") {
+        if job.resource_list.get(r).map(String::as_str) != Some(v) {
+            job.resource_list.insert(r.to_string(), v.to_string());
+        }
+        return Ok(());
+    }
+    if k.starts_with("resources_used.") || k.starts_with("resource_assigned.") {
+        return Ok(());
+    }
     {
         match k {
             "user" => set(&mut job.user, v),

@@ -54,8 +54,8 @@ mod record;
 mod request;
 
 pub use job::{ArrayRole, Fate, PbsJob, Where};
-pub use request::{Chunk, HostCores, NodeSpec, Place, parse_exec_host, parse_exec_vnode};
-pub use request::{parse_nodes, parse_place, parse_select};
+pub use request::{Chunk, HostCores, NodeSpec, Place, each_exec_host, each_exec_vnode};
+pub use request::{parse_exec_host, parse_exec_vnode, parse_nodes, parse_place, parse_select};
 
 pub(crate) use record::looks_like_record;
 
@@ -92,8 +92,22 @@ impl JobSink for ToWorkload {
             return Ok(());
         }
         let bad = |e: String| Bad::new("bad attribute value", format!("job `{}`: {e}", job.id));
-        let alloc = job.allocation().map_err(bad)?;
-        let held: u64 = alloc.iter().map(|h| h.cores as u64).sum();
+        // Pieces (host id, cores), a host possibly more than once: its cores add up.
+        let mut pieces: Vec<(u32, u32)> = Vec::new();
+        let hosts = &mut self.hosts;
+        job.each_allocation(|host, cores| {
+            let id = match hosts.get(host) {
+                Some(&id) => id,
+                None => {
+                    let id = hosts.len() as u32;
+                    hosts.insert(host.to_string(), id);
+                    id
+                }
+            };
+            pieces.push((id, cores));
+        })
+        .map_err(bad)?;
+        let held: u64 = pieces.iter().map(|&(_, c)| c as u64).sum();
         let sim = match job.sim_job(held).map_err(bad)? {
             Ok(sim) => sim,
             Err(reason) => {
@@ -115,11 +129,9 @@ impl JobSink for ToWorkload {
             )
         })?;
         let (start, end) = (job.start.unwrap_or(0), job.end.unwrap_or(0));
-        for h in alloc {
-            let next = self.hosts.len() as u32;
-            let id = *self.hosts.entry(h.host).or_insert(next);
-            self.usage.push((start, h.cores as i64, id));
-            self.usage.push((end, -(h.cores as i64), id));
+        for (host, cores) in pieces {
+            self.usage.push((start, cores as i64, host));
+            self.usage.push((end, -(cores as i64), host));
         }
         self.w.push_kept(sim);
         Ok(())

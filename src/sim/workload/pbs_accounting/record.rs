@@ -66,37 +66,39 @@ impl<'a> Iterator for Attributes<'a> {
 
     fn next(&mut self) -> Option<Self::Item> {
         let s = self.rest.trim_start_matches(' ');
-        if s.is_empty() {
+        let b = s.as_bytes();
+        if b.is_empty() {
             self.rest = s;
             return None;
         }
-        let token_end = s.find(' ').unwrap_or(s.len());
-        let Some(eq) = s[..token_end].find('=') else {
-            self.rest = "";
-            return Some(Err(format!(
-                "`{}` is not a key=value attribute",
-                &s[..token_end]
-            )));
-        };
-        let key = &s[..eq];
-        let after = &s[eq + 1..];
-        // A quoted value runs to the same quote followed by a space or the end.
-        if let Some(q @ (b'"' | b'\'')) = after.bytes().next() {
-            let body = &after[1..];
-            let mut from = 0;
-            while let Some(at) = body[from..].find(q as char) {
-                let close = from + at;
-                let next = body.as_bytes().get(close + 1);
-                if next.is_none() || next == Some(&b' ') {
-                    self.rest = &body[close + 1..];
-                    return Some(Ok((key, &body[..close])));
-                }
-                from = close + 1;
-            }
-            // No closing quote: a bare value that happens to start with a quote, unless
-            // it holds a space (then the line was cut inside a quoted value).
+        // One pass over the token: the key runs to `=`; a space first means no value.
+        let mut i = 0;
+        while i < b.len() && b[i] != b'=' && b[i] != b' ' {
+            i += 1;
         }
-        let end = after.find(' ').unwrap_or(after.len());
+        if i == b.len() || b[i] == b' ' {
+            self.rest = "";
+            return Some(Err(format!("`{}` is not a key=value attribute", &s[..i])));
+        }
+        let key = &s[..i];
+        let after = &s[i + 1..];
+        let a = after.as_bytes();
+        // A quoted value runs to the same quote followed by a space or the end.
+        if let Some(&q @ (b'"' | b'\'')) = a.first() {
+            let mut close = 1;
+            while close < a.len() {
+                if a[close] == q && (close + 1 == a.len() || a[close + 1] == b' ') {
+                    self.rest = &after[close + 1..];
+                    return Some(Ok((key, &after[1..close])));
+                }
+                close += 1;
+            }
+            // No closing quote: a bare value that happens to start with a quote.
+        }
+        let mut end = 0;
+        while end < a.len() && a[end] != b' ' {
+            end += 1;
+        }
         self.rest = &after[end..];
         Some(Ok((key, &after[..end])))
     }

@@ -147,6 +147,12 @@ fn add(hosts: &mut Vec<HostCores>, host: &str, cores: u32) {
 /// over vnodes written `(a:..+b:..)`; a vnode piece without `ncpus` holds none.
 pub fn parse_exec_vnode(s: &str) -> Result<Vec<HostCores>, String> {
     let mut hosts = Vec::new();
+    each_exec_vnode(s, |h, c| add(&mut hosts, h, c))?;
+    Ok(hosts)
+}
+
+/// [`parse_exec_vnode`]'s pieces one by one (host, cores), a host possibly more than once.
+pub fn each_exec_vnode(s: &str, mut held: impl FnMut(&str, u32)) -> Result<(), String> {
     let mut rest = s;
     while !rest.is_empty() {
         let inner = rest
@@ -167,7 +173,7 @@ pub fn parse_exec_vnode(s: &str) -> Result<Vec<HostCores>, String> {
                     cores = whole(n, "ncpus")?;
                 }
             }
-            add(&mut hosts, host_of(vnode), cores);
+            held(host_of(vnode), cores);
         }
         rest = match after.strip_prefix('+') {
             Some(r) if !r.is_empty() => r,
@@ -176,13 +182,19 @@ pub fn parse_exec_vnode(s: &str) -> Result<Vec<HostCores>, String> {
             None => return Err(format!("`{after}` follows a chunk without a `+`")),
         };
     }
-    Ok(hosts)
+    Ok(())
 }
 
 /// The cores per host of `exec_host`: PBS `host/N*C` (C CPUs, 1 when omitted) and Torque
 /// `host/N`, `host/A-B` or `host/A,B-C` (one CPU per slot).
 pub fn parse_exec_host(s: &str) -> Result<Vec<HostCores>, String> {
     let mut hosts = Vec::new();
+    each_exec_host(s, |h, c| add(&mut hosts, h, c))?;
+    Ok(hosts)
+}
+
+/// [`parse_exec_host`]'s parts one by one (host, cores), a host possibly more than once.
+pub fn each_exec_host(s: &str, mut part_cores: impl FnMut(&str, u32)) -> Result<(), String> {
     for part in s.split('+') {
         let Some((host, slots)) = part.rsplit_once('/').filter(|(h, _)| !h.is_empty()) else {
             return Err(format!("`{part}` is not host/slot"));
@@ -212,9 +224,9 @@ pub fn parse_exec_host(s: &str) -> Result<Vec<HostCores>, String> {
                 n
             }
         };
-        add(&mut hosts, host, cores);
+        part_cores(host, cores);
     }
-    Ok(hosts)
+    Ok(())
 }
 
 #[cfg(test)]
