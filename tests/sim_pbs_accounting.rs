@@ -613,6 +613,10 @@ fn sim_and_replay_run_on_an_accounting_directory() {
         (Some(5), Some(8))
     );
     assert_eq!(t["dropped"]["deleted before it started"], 2);
+    assert_eq!(
+        t["cluster_from"],
+        "5 hosts in exec_vnode/exec_host, at most 8 cores in use at once on one"
+    );
     assert!(
         stderr(&out).contains(
             "note: accounting: cluster size from the log: 5 hosts in exec_vnode/exec_host, \

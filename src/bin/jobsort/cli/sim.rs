@@ -398,7 +398,7 @@ fn json_report(
     cores: u32,
     runs: &[RunResult],
 ) -> serde_json::Value {
-    serde_json::json!({
+    let mut v = serde_json::json!({
         "trace": {
             "name": w.name,
             "sha256": w.sha256,
@@ -409,7 +409,6 @@ fn json_report(
             "killed_at_walltime": w.report.killed_at_walltime,
             "nodes": nodes,
             "cores": cores,
-            "cluster_from": w.machine_from,
         },
         "runs": runs.iter().map(|r| serde_json::json!({
             "formula": r.formula.clone().unwrap_or_default(),
@@ -422,7 +421,12 @@ fn json_report(
             "metrics": r.metrics,
             "shares": r.shares,
         })).collect::<Vec<_>>(),
-    })
+    });
+    // Where a site log's cluster size came from (absent for a trace with a header).
+    if let Some(from) = &w.machine_from {
+        v["trace"]["cluster_from"] = from.as_str().into();
+    }
+    v
 }
 
 fn label(r: &RunResult) -> String {
