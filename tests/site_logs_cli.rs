@@ -80,7 +80,7 @@ fn replay_reconciles_a_formula_against_a_sacct_dumps_real_schedule() {
     assert!(!text.contains("exceeded the free cores"), "{text}");
     stderr_has(
         &out,
-        "10 of 18 records not replayed: 3 job step (not a job), ",
+        "18 jobs read, 8 simulated, 10 dropped (3 job step (not a job), ",
     );
     stderr_has(&out, "cluster size: 10 nodes x 9 cores");
 }
@@ -230,7 +230,6 @@ fn a_real_schedule_beyond_the_given_cluster_is_reported() {
 /// The capacity check `replay --trace` makes of a real schedule (an error by default), which
 /// the PBS accounting reader's branch adds to `sim/replay/trace.rs`.
 #[test]
-#[ignore = "needs the capacity check of replay/trace.rs (pbsacct branch); un-ignore at the merge"]
 fn a_real_schedule_beyond_the_given_cluster_is_an_error_by_default() {
     let out = replay_overfull();
     assert_eq!(code(&out), Some(1), "{}", stdout(&out));

@@ -1,14 +1,18 @@
 //! Loading a workload file: one rule for the format, for the library and the command line
 //! alike. Gzip is recognised by its magic bytes (whatever the name); then a `.jsonl` /
 //! `.ndjson` name means JSON lines, a `.json` name a JSON job list, and otherwise the text
-//! decides: `[` or `{` (after white space) starts a JSON job list, a first line (past blank
-//! lines and SWF `;` comments) holding a `|` is a sacct dump, anything else is SWF. A JSON
-//! text whose first job has Flux's `t_submit` (and no `submit`) is a Flux job list.
+//! decides: `[` or `{` (after white space) starts a JSON job list, a first line
+//! `MM/DD/YYYY HH:MM:SS;T;ID;` a PBS accounting log, a first line (past blank lines and SWF
+//! `;` comments) holding a `|` a sacct dump, anything else is SWF. A JSON text whose first
+//! job has Flux's `t_submit` (and no `submit`) is a Flux job list. A directory is a PBS
+//! accounting directory (`server_priv/accounting/`).
 
 use super::swf::{machines_beside, parse_swf};
+use super::workload::pbs_accounting::{Progress, looks_like_record};
 use super::workload::{
     JsonLayout, ReadOptions, SacctOptions, Workload, WorkloadError, decode_text, hex,
-    looks_like_flux, parse_flux_jobs, parse_json_jobs_as, parse_sacct,
+    looks_like_flux, parse_flux_jobs, parse_json_jobs_as, parse_pbs_accounting, parse_sacct,
+    read_pbs_accounting,
 };
 use std::path::Path;
 
@@ -29,6 +33,21 @@ pub enum TraceFormat {
     Sacct,
     /// `flux jobs --json` or `flux job list` output ([`super::workload::parse_flux_jobs`]).
     FluxJobs,
+    /// PBS accounting logs ([`super::workload::pbs_accounting`]).
+    PbsAccounting,
+}
+
+impl TraceFormat {
+    /// Whether the format is a scheduler's own record of what ran (a site's log): its
+    /// recorded schedule must fit the cluster. Archive traces (SWF) are cleaned and converted,
+    /// and some overcommit their stated machine (KTH-SP2 holds 101 of its 100 cores at
+    /// t = 2489248).
+    pub fn is_site_log(self) -> bool {
+        matches!(
+            self,
+            TraceFormat::PbsAccounting | TraceFormat::Sacct | TraceFormat::FluxJobs
+        )
+    }
 }
 
 /// The format of a workload's decoded `text`, its file `name` (`.gz` aside) as the hint
@@ -40,12 +59,15 @@ pub fn trace_format(name: &str, text: &str) -> TraceFormat {
         .to_ascii_lowercase();
     let lines = stem.ends_with(".jsonl") || stem.ends_with(".ndjson");
     let json = lines || stem.ends_with(".json") || text.trim_start().starts_with(['[', '{']);
+    let first = text.lines().find(|l| !l.trim().is_empty());
     if json && looks_like_flux(text) {
         TraceFormat::FluxJobs
     } else if lines {
         TraceFormat::Json(JsonLayout::Lines)
     } else if json {
         TraceFormat::Json(JsonLayout::Auto)
+    } else if first.is_some_and(looks_like_record) {
+        TraceFormat::PbsAccounting
     } else if text
         .lines()
         .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with(';'))
@@ -60,11 +82,20 @@ pub fn trace_format(name: &str, text: &str) -> TraceFormat {
 /// Load a workload file ([`trace_format`] decides how to read it). An SWF trace without a
 /// machine size in its header takes it from an AleaNG `<file>.machines` beside it.
 pub fn load_workload(path: &Path) -> Result<Workload, WorkloadError> {
-    load_workload_with(path, &TraceOptions::default())
+    load_workload_with(path, &TraceOptions::default(), None).map(|(w, _)| w)
 }
 
-/// [`load_workload`] with the options a site's log may need.
-pub fn load_workload_with(path: &Path, options: &TraceOptions) -> Result<Workload, WorkloadError> {
+/// [`load_workload`] with the options a site's log may need, saying which format it read;
+/// `progress` hears the bytes read so far while a directory of accounting logs streams.
+pub fn load_workload_with(
+    path: &Path,
+    options: &TraceOptions,
+    progress: Option<Progress<'_>>,
+) -> Result<(Workload, TraceFormat), WorkloadError> {
+    if path.is_dir() {
+        let w = read_pbs_accounting(&[path.to_path_buf()], options.read, progress)?;
+        return Ok((w, TraceFormat::PbsAccounting));
+    }
     let file = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| WorkloadError::Io {
         file: file.clone(),
@@ -81,7 +112,7 @@ pub fn load_workload_with(path: &Path, options: &TraceOptions) -> Result<Workloa
     {
         w.machine = m;
     }
-    Ok(w)
+    Ok((w, format))
 }
 
 /// A workload from a file's bytes as stored (plain or gzip): `file` names it in errors,
@@ -111,6 +142,7 @@ pub fn read_workload_with(
         TraceFormat::Json(layout) => parse_json_jobs_as(&text, file, layout)?,
         TraceFormat::Sacct => parse_sacct(&text, file, options.read, &options.sacct)?,
         TraceFormat::FluxJobs => parse_flux_jobs(&text, file, options.read)?,
+        TraceFormat::PbsAccounting => parse_pbs_accounting(text.as_bytes(), file, options.read)?,
     };
     w.name = name.to_string();
     w.sha256 = sha256;

@@ -27,7 +27,7 @@ mod verify;
 
 pub use kendall::kendall_tau;
 pub use reconcile::{ReconcileReport, RoundReconcile, reconcile};
-pub use trace::{recorded_metrics, recording_from_trace};
+pub use trace::{Overcommit, check_capacity, recorded_metrics, recording_from_trace};
 pub use verify::{Divergence, VerifyReport, verify};
 
 use super::record::{RecDecision, RecEvent, Recording};

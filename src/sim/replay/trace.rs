@@ -66,3 +66,95 @@ pub fn recorded_metrics(w: &Workload, capacity: u64) -> metrics::Metrics {
         .collect();
     metrics::compute(&w.jobs, &start, &end, capacity)
 }
+
+/// A moment when a real schedule's running jobs hold more cores than the cluster has.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Overcommit {
+    /// The first such time (s).
+    pub time: i64,
+    /// Cores the recorded running jobs hold then, and the cluster's.
+    pub cores: u64,
+    pub capacity: u64,
+    /// Jobs running then.
+    pub running: usize,
+}
+
+/// Whether a trace's recorded schedule fits its cluster of `capacity` cores: the first
+/// moment its running jobs (from their recorded start for their run time; a job ending at
+/// `t` frees its cores for one starting at `t`) hold more, or `None`. Cores are counted in
+/// aggregate, as [`super::reconcile`] charges them.
+pub fn check_capacity(w: &Workload, capacity: u64) -> Option<Overcommit> {
+    let mut events: Vec<(i64, i64)> = Vec::with_capacity(2 * w.jobs.len());
+    for j in &w.jobs {
+        if let Some(s) = j.recorded_start {
+            let c = j.request.total_cores() as i64;
+            events.push((s, c));
+            events.push((s + j.run, -c));
+        }
+    }
+    events.sort_unstable();
+    let (mut cores, mut running) = (0i64, 0usize);
+    for (i, &(t, d)) in events.iter().enumerate() {
+        cores += d;
+        if d > 0 {
+            running += 1;
+        } else {
+            running -= 1;
+        }
+        // Judge a time once all its events are in.
+        let last_at_t = events.get(i + 1).is_none_or(|&(next, _)| next != t);
+        if last_at_t && cores as u64 > capacity {
+            return Some(Overcommit {
+                time: t,
+                cores: cores as u64,
+                capacity,
+                running,
+            });
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::workload::{Request, SimJob};
+
+    fn job(id: &str, start: i64, run: i64, procs: u32) -> SimJob {
+        SimJob {
+            id: id.into(),
+            submit: 0,
+            run,
+            walltime: run,
+            walltime_given: false,
+            request: Request::Procs(procs),
+            mem: 0.0,
+            user: "u".into(),
+            group: "g".into(),
+            queue: "q".into(),
+            queue_priority: 0.0,
+            resources: Default::default(),
+            recorded_start: Some(start),
+        }
+    }
+
+    #[test]
+    fn a_real_schedule_must_fit_its_cluster() {
+        // a ends at 10 as b starts there: 4 cores at most, never 8.
+        let w = Workload {
+            jobs: vec![job("a", 0, 10, 4), job("b", 10, 5, 4), job("c", 12, 5, 2)],
+            ..Default::default()
+        };
+        assert_eq!(check_capacity(&w, 6), None);
+        assert_eq!(
+            check_capacity(&w, 5),
+            Some(Overcommit {
+                time: 12,
+                cores: 6,
+                capacity: 5,
+                running: 2
+            })
+        );
+        assert_eq!(check_capacity(&w, 3).map(|o| o.time), Some(0));
+    }
+}

@@ -251,7 +251,8 @@ pub struct Workload {
     /// SWF header lines (`Label: value`), in file order.
     pub header: Vec<(String, String)>,
     /// Where `machine` came from when the trace states no size and the reader derived it from
-    /// the jobs' allocations (a site log's node lists and cores), for the load report.
+    /// the jobs' allocations (a site log's node lists and cores), for the load report; `None`
+    /// when a header or `.machines` file gave it, or nothing did.
     pub machine_derived: Option<String>,
 }
 

@@ -12,12 +12,14 @@ mod flux_jobs;
 mod hostlist;
 mod job;
 mod json;
+pub mod pbs_accounting;
 pub mod sacct;
 mod site_log;
 
 pub use flux_jobs::{looks_like_flux, parse_flux_jobs};
 pub use job::*;
 pub use json::{JsonLayout, parse_json_jobs, parse_json_jobs_as};
+pub use pbs_accounting::{PbsJob, parse_pbs_accounting, pbs_accounting_jobs, read_pbs_accounting};
 pub use sacct::{SacctOptions, parse_sacct, read_sacct};
 
 #[cfg(test)]

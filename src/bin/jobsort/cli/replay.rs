@@ -5,14 +5,15 @@ use super::formula_args::{CatalogArgs, CompileArgs, FormulaValue, read_formula_a
 use super::input::InputPath;
 use super::output::{Out, ReportFormat, write_json};
 use super::prepared::{Ties, check_absent_inputs, fairshare_inputs};
-use super::report::{EXIT_INVALID, Failure, Outcome, note};
+use super::report::{EXIT_INVALID, Failure, Outcome, note, warn};
 use super::schedule_args::{
-    MachineArgs, PolicyArg, SacctArgs, check_nodes, dropped_reasons, load_trace, trace_options,
+    MachineArgs, PolicyArg, SacctArgs, check_nodes, load_line, load_trace, trace_options,
 };
 use jobsort::CompiledFormula;
 use jobsort::sim::record::{Recording, parse_recording};
 use jobsort::sim::replay::{
-    ReconcileReport, VerifyReport, reconcile, recorded_metrics, recording_from_trace, verify,
+    ReconcileReport, VerifyReport, check_capacity, reconcile, recorded_metrics,
+    recording_from_trace, verify,
 };
 use jobsort::sim::scheduler::drop_oversized;
 use jobsort::sim::{Priority, SimConfig};
@@ -36,7 +37,10 @@ pub struct Args {
     #[command(flatten)]
     pub compile: CompileArgs,
     /// Use a trace's real schedule as the recording (`-` for stdin): SWF (start = submit +
-    /// wait), or a site's log (Slurm `sacct -P`, Flux job lists: their start and end).
+    /// wait), a JSON job list with `start`, PBS accounting logs (S/E records; a file or a
+    /// directory), or another site's log (Slurm `sacct -P`, Flux job lists: their start and
+    /// end). It must fit the cluster: for a site's log, a moment when its running jobs hold
+    /// more cores is an error.
     #[arg(long, value_name = "FILE", conflicts_with = "recording")]
     pub trace: Option<InputPath>,
     /// Skip bad records of a site's log (counted per reason and reported) instead of stopping at the first
@@ -83,10 +87,30 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
                     "--verify needs a recording made by `jobsort sim --record`, not --trace",
                 ));
             }
-            let mut w = load_trace(trace, &trace_options(args.lenient, &args.sacct))?;
+            let (mut w, format) = load_trace(trace, &trace_options(args.lenient, &args.sacct))?;
             let (nodes, cores) = args.machine.resolve(w.machine, &trace.name())?;
-            note_load_report(&w, &trace.name(), &args.machine);
+            note_machine(&w, &trace.name(), &args.machine);
             drop_oversized(&mut w, nodes, cores);
+            note(&load_line(&w));
+            let capacity = nodes as u64 * cores as u64;
+            if let Some(o) = check_capacity(&w, capacity) {
+                let what = format!(
+                    "{}: the recorded schedule does not fit the cluster: at time {} its {} \
+                     running jobs hold {} cores, the cluster has {} ({nodes} nodes x {cores} \
+                     cores)",
+                    trace.name(),
+                    o.time,
+                    o.running,
+                    o.cores,
+                    o.capacity
+                );
+                if format.is_site_log() {
+                    return Err(Failure::invalid(format!(
+                        "{what}; give --nodes/--cores if the log's size is wrong"
+                    )));
+                }
+                warn(&what);
+            }
             let config = SimConfig {
                 policy: args.policy.into(),
                 nodes,
@@ -95,7 +119,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
                 fairshare: None,
                 limits: None,
             };
-            let m = recorded_metrics(&w, nodes as u64 * cores as u64);
+            let m = recorded_metrics(&w, capacity);
             (recording_from_trace(&w, &config), Some(m))
         }
         _ => return Err(Failure::usage("give a RECORDING or --trace FILE")),
@@ -129,17 +153,9 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     Ok(ExitCode::SUCCESS)
 }
 
-/// What loading the trace left out, and where the cluster size came from, on stderr (as
-/// `rank` notes an SWF trace's drops).
-fn note_load_report(w: &jobsort::sim::Workload, trace: &str, machine: &MachineArgs) {
-    if w.report.dropped_total() > 0 {
-        note(&format!(
-            "{trace}: {} of {} records not replayed: {}",
-            w.report.dropped_total(),
-            w.report.read,
-            dropped_reasons(w).join(", ")
-        ));
-    }
+/// Where the cluster size came from, on stderr, when a site log's allocations gave it (and
+/// the flags did not override it).
+fn note_machine(w: &jobsort::sim::Workload, trace: &str, machine: &MachineArgs) {
     if let Some(how) = &w.machine_derived
         && (machine.nodes.is_none() || machine.cores.is_none())
     {

@@ -6,8 +6,9 @@ use super::input::InputPath;
 use super::report::Failure;
 use jobsort::rank::Threshold;
 use jobsort::sim::setup::check_cluster;
+use jobsort::sim::workload::pbs_accounting::accounting_files;
 use jobsort::sim::workload::{MachineHint, ReadOptions, SacctOptions, Workload, sacct};
-use jobsort::sim::{Policy, TraceOptions};
+use jobsort::sim::{Policy, TraceFormat, TraceOptions};
 
 /// The value parser of `--threshold`: a number; NaN, which compares false with every value,
 /// is a usage error.
@@ -63,7 +64,7 @@ impl MachineArgs {
         let (Some(nodes), Some(cores)) = (nodes, cores) else {
             return Err(Failure::invalid(format!(
                 "{trace}: no machine size in the trace (no MaxNodes/MaxProcs header, no \
-                 .machines file, no job with a node list): give --nodes and --cores"
+                 .machines file, no allocation in a site's log): give --nodes and --cores"
             )));
         };
         let source = if self.nodes.is_some() {
@@ -107,15 +108,35 @@ pub fn trace_options(lenient: bool, sacct: &SacctArgs) -> TraceOptions {
     }
 }
 
-/// A workload trace (`-` for stdin): SWF (plain or gzip), a JSON job list or a sacct dump,
-/// told apart as the library tells them ([`jobsort::sim::trace_format`]).
-pub fn load_trace(trace: &InputPath, options: &TraceOptions) -> Result<Workload, Failure> {
+/// A workload trace (`-` for stdin): SWF (plain or gzip), a JSON job list, a sacct dump, a
+/// Flux job list or PBS accounting logs, told apart as the library tells them
+/// ([`jobsort::sim::trace_format`]); also says which it was. A directory of logs shows a
+/// progress bar on a terminal.
+pub fn load_trace(
+    trace: &InputPath,
+    options: &TraceOptions,
+) -> Result<(Workload, TraceFormat), Failure> {
     match trace {
-        InputPath::File(path) => jobsort::sim::load_workload_with(path, options),
+        InputPath::File(path) => {
+            let bar = progress_bar(path);
+            let mut tick = |bytes: u64| {
+                if let Some(b) = &bar {
+                    b.set_position(bytes)
+                }
+            };
+            let progress: Option<&mut dyn FnMut(u64)> = match bar {
+                Some(_) => Some(&mut tick),
+                None => None,
+            };
+            let w = jobsort::sim::load_workload_with(path, options, progress);
+            if let Some(b) = &bar {
+                b.finish_and_clear();
+            }
+            w
+        }
         InputPath::Stdin => {
             let name = trace.name();
             jobsort::sim::read_workload_with(trace.read_bytes()?, &name, &name, options)
-                .map(|(w, _)| w)
         }
     }
     .map_err(Failure::invalid)
@@ -128,4 +149,46 @@ pub fn dropped_reasons(w: &Workload) -> Vec<String> {
         .iter()
         .map(|(k, v)| format!("{v} {k}"))
         .collect()
+}
+
+/// A bar over a directory's bytes, on stderr when it is a terminal (never otherwise).
+fn progress_bar(path: &std::path::Path) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if !path.is_dir() || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let files = accounting_files(path).ok()?;
+    let total = files
+        .iter()
+        .filter_map(|f| f.metadata().ok())
+        .map(|m| m.len())
+        .sum();
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(total),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
+    let style = indicatif::ProgressStyle::with_template(
+        "{msg} [{bar:40}] {bytes}/{total_bytes} ({bytes_per_sec}, {eta})",
+    )
+    .ok()?;
+    bar.set_style(style.progress_chars("=> "));
+    bar.set_message(format!("reading {} files", files.len()));
+    Some(bar)
+}
+
+/// The load report's line: jobs read, simulated and dropped (per reason).
+pub fn load_line(w: &Workload) -> String {
+    let dropped = dropped_reasons(w);
+    format!(
+        "trace {}: {} jobs read, {} simulated, {} dropped{}",
+        w.name,
+        w.report.read,
+        w.jobs.len(),
+        w.report.dropped_total(),
+        if dropped.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", dropped.join(", "))
+        }
+    )
 }

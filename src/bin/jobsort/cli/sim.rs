@@ -6,7 +6,7 @@ use super::output::{Out, ReportFormat, write_json};
 use super::prepared::{Ties, check_absent_inputs, fairshare_inputs};
 use super::report::{Failure, Outcome, note, warn};
 use super::schedule_args::{
-    MachineArgs, PolicyArg, SacctArgs, dropped_reasons, load_trace, threshold_arg, trace_options,
+    MachineArgs, PolicyArg, SacctArgs, load_line, load_trace, threshold_arg, trace_options,
 };
 use super::site_args::{Explained, PbsSiteArgs, pick};
 use clap::ValueEnum;
@@ -31,7 +31,9 @@ use std::process::ExitCode;
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Workload (`-` for stdin): SWF (plain or .gz), a JSON job list (.json / .jsonl; the
-    /// README gives its fields) or a site's log (Slurm `sacct -P`, `flux jobs --json`, `flux job list`).
+    /// README gives its fields), PBS accounting logs (a file, or a directory such as
+    /// server_priv/accounting) or another site's log (Slurm `sacct -P`, `flux jobs --json`,
+    /// `flux job list`).
     #[arg(long, value_name = "FILE")]
     pub trace: InputPath,
     /// Skip bad records of a site's log (counted per reason and reported) instead of stopping at the first
@@ -493,7 +495,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         Some(p) => Some(record_paths(p, formulas.len().max(1))?),
         None => None,
     };
-    let mut w = load_trace(&args.trace, &trace_options(args.lenient, &args.sacct))?;
+    let (mut w, _) = load_trace(&args.trace, &trace_options(args.lenient, &args.sacct))?;
     if let Some(n) = args.first {
         w.truncate(n);
     }
@@ -697,19 +699,10 @@ fn write_table(
     cores: u32,
     runs: &[RunResult],
 ) -> std::io::Result<()> {
-    let dropped = dropped_reasons(w);
     writeln!(
         out,
-        "trace {}: {} jobs read, {} simulated, {} dropped{}; cluster {} nodes x {} cores",
-        w.name,
-        w.report.read,
-        w.jobs.len(),
-        w.report.dropped_total(),
-        if dropped.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", dropped.join(", "))
-        },
+        "{}; cluster {} nodes x {} cores",
+        load_line(w),
         nodes,
         cores
     )?;

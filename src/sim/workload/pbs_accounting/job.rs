@@ -1,0 +1,286 @@
+//! A job as its accounting records give it ([`PbsJob`]), and the [`SimJob`] the simulator
+//! runs from it (the rules are in the module doc of `pbs_accounting`).
+
+use super::request::{
+    Chunk, HostCores, NodeSpec, Place, each_exec_host, each_exec_vnode, parse_exec_host,
+    parse_exec_vnode, parse_nodes, parse_place, parse_select,
+};
+use crate::jobs::units::{parse_plain_number, parse_size, parse_time};
+use crate::sim::workload::{Request, SimJob, count};
+use std::collections::BTreeMap;
+
+/// Where a record is: the file as named in errors and its 1-based line.
+#[derive(Debug, Clone, Copy)]
+pub struct Where<'a> {
+    pub file: &'a str,
+    pub line: usize,
+}
+
+/// An array job's part.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArrayRole {
+    /// `123[]`: the array job itself.
+    Parent,
+    /// `123[k]`: one subjob.
+    Subjob(u64),
+}
+
+/// How a job's records end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fate {
+    /// Its `E` record.
+    Ended,
+    /// `D` before any start.
+    DeletedQueued,
+    /// `A` before any start.
+    AbortedQueued,
+    /// Still queued at the end of the logs.
+    QueuedAtEnd,
+    /// Started and without an `E` at the end of the logs.
+    RunningAtEnd,
+}
+
+/// A job as its records give it (each later record's values replace the earlier ones).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PbsJob {
+    /// The id as first written (with its server suffix when it had one).
+    pub id: String,
+    pub array: Option<ArrayRole>,
+    /// `array_indices` of an array parent (`1-10:2`).
+    pub array_indices: Option<String>,
+    pub user: Option<String>,
+    pub group: Option<String>,
+    pub account: Option<String>,
+    pub project: Option<String>,
+    pub queue: Option<String>,
+    pub jobname: Option<String>,
+    /// Epoch seconds: created, entered the current queue, became eligible (`etime=0`: not).
+    pub ctime: Option<i64>,
+    pub qtime: Option<i64>,
+    pub etime: Option<i64>,
+    /// `eligible_time` (seconds of eligible wait) when the server accrues it.
+    pub eligible_time: Option<i64>,
+    /// The last run's start and end (epoch seconds).
+    pub start: Option<i64>,
+    pub end: Option<i64>,
+    pub exit_status: Option<i64>,
+    /// `run_count` as logged (0 when no record gave it).
+    pub run_count: u32,
+    /// `S`/`T` records seen, and `R` records (runs lost to a rerun).
+    pub starts: u32,
+    pub reruns: u32,
+    /// A `D` or `A` came while it ran.
+    pub deleted_while_running: bool,
+    /// Every `Resource_List.<r>` value as written.
+    pub resource_list: BTreeMap<String, String>,
+    pub exec_vnode: Option<String>,
+    pub exec_host: Option<String>,
+    pub fate: Fate,
+}
+
+impl PbsJob {
+    pub(super) fn new(id: &str, array: Option<ArrayRole>) -> PbsJob {
+        PbsJob {
+            id: id.to_string(),
+            array,
+            array_indices: None,
+            user: None,
+            group: None,
+            account: None,
+            project: None,
+            queue: None,
+            jobname: None,
+            ctime: None,
+            qtime: None,
+            etime: None,
+            eligible_time: None,
+            start: None,
+            end: None,
+            exit_status: None,
+            run_count: 0,
+            starts: 0,
+            reruns: 0,
+            deleted_while_running: false,
+            resource_list: BTreeMap::new(),
+            exec_vnode: None,
+            exec_host: None,
+            fate: Fate::QueuedAtEnd,
+        }
+    }
+
+    /// `Resource_List.select`, parsed.
+    pub fn select(&self) -> Result<Option<Vec<Chunk>>, String> {
+        self.parsed("select", parse_select)
+    }
+
+    /// `Resource_List.place`, parsed.
+    pub fn place(&self) -> Result<Option<Place>, String> {
+        self.parsed("place", parse_place)
+    }
+
+    /// Torque's `Resource_List.nodes`, parsed.
+    pub fn nodes(&self) -> Result<Option<Vec<NodeSpec>>, String> {
+        self.parsed("nodes", parse_nodes)
+    }
+
+    /// [`PbsJob::allocation`] piece by piece (host, cores; a host possibly more than once),
+    /// without building the list.
+    pub fn each_allocation(&self, piece: impl FnMut(&str, u32)) -> Result<(), String> {
+        if let Some(v) = &self.exec_vnode {
+            each_exec_vnode(v, piece).map_err(|e| format!("`exec_vnode`: {e}"))
+        } else if let Some(h) = &self.exec_host {
+            each_exec_host(h, piece).map_err(|e| format!("`exec_host`: {e}"))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// The cores it held per host: `exec_vnode`, else `exec_host` (empty when neither).
+    pub fn allocation(&self) -> Result<Vec<HostCores>, String> {
+        if let Some(v) = &self.exec_vnode {
+            parse_exec_vnode(v).map_err(|e| format!("`exec_vnode`: {e}"))
+        } else if let Some(h) = &self.exec_host {
+            parse_exec_host(h).map_err(|e| format!("`exec_host`: {e}"))
+        } else {
+            Ok(vec![])
+        }
+    }
+
+    fn parsed<T>(
+        &self,
+        r: &str,
+        parse: fn(&str) -> Result<T, String>,
+    ) -> Result<Option<T>, String> {
+        self.resource_list
+            .get(r)
+            .map(|v| parse(v).map_err(|e| format!("`Resource_List.{r}`: {e}")))
+            .transpose()
+    }
+
+    fn whole(&self, r: &str) -> Result<Option<u32>, String> {
+        self.parsed(r, |v| {
+            v.parse::<f64>()
+                .ok()
+                .filter(|n| n.fract() == 0.0 && *n >= 0.0)
+                .ok_or_else(|| format!("`{v}` is not a whole number"))
+                .and_then(|n| count(n).map_err(|e| e.reason))
+        })
+    }
+
+    /// What the simulator runs: `Ok(Err(reason))` when the job is not one it can run.
+    pub(super) fn sim_job(&self, cores_held: u64) -> Result<Result<SimJob, &'static str>, String> {
+        if self.array == Some(ArrayRole::Parent) {
+            return Ok(Err("array parent (its subjobs are the jobs)"));
+        }
+        let (Some(start), Some(end)) = (self.start, self.end) else {
+            return Ok(Err("E without a start"));
+        };
+        let Some(submit) = self.qtime.or(self.ctime) else {
+            return Err("no `qtime` or `ctime`".into());
+        };
+        let run = end - start;
+        if run <= 0 {
+            return Ok(Err("runtime <= 0"));
+        }
+        let ncpus = self.whole("ncpus")?;
+        let nodect = self.whole("nodect")?;
+        let select = self.select()?;
+        let place = self.place()?;
+        let request = if let Some(parts) = self.nodes()? {
+            let nodes: u32 = parts.iter().map(|p| p.count).sum();
+            let cores: u64 = parts.iter().map(|p| p.count as u64 * p.ppn as u64).sum();
+            if parts.iter().all(|p| p.ppn == parts[0].ppn) && nodes > 0 {
+                Some(Request::Nodes {
+                    nodes,
+                    cores: parts[0].ppn,
+                })
+            } else {
+                Some(Request::Procs(count(cores as f64).map_err(|e| e.reason)?))
+            }
+        } else if let Some(c) = ncpus.filter(|&c| c > 0) {
+            let chunks = select
+                .as_ref()
+                .map(|s| s.iter().map(|c| c.count).sum::<u32>());
+            let n = nodect.or(chunks).unwrap_or(1);
+            let arrangement = place.as_ref().and_then(|p| p.arrangement.as_deref());
+            let equal = select
+                .as_ref()
+                .is_none_or(|s| s.iter().all(|ch| ch.resources == s[0].resources));
+            if n <= 1 || arrangement == Some("pack") {
+                Some(Request::Nodes { nodes: 1, cores: c })
+            } else if arrangement == Some("scatter") && equal && c % n == 0 {
+                Some(Request::Nodes {
+                    nodes: n,
+                    cores: c / n,
+                })
+            } else {
+                Some(Request::Procs(c))
+            }
+        } else if cores_held > 0 {
+            Some(Request::Procs(
+                count(cores_held as f64).map_err(|e| e.reason)?,
+            ))
+        } else {
+            None
+        };
+        let Some(request) = request else {
+            return Ok(Err("no processors"));
+        };
+        let walltime = self
+            .parsed("walltime", parse_time)?
+            .map(|s| s.round() as i64)
+            .filter(|&s| s > 0);
+        let mem = self.parsed("mem", parse_size)?.unwrap_or(0.0);
+        let mut resources = BTreeMap::new();
+        for (r, v) in &self.resource_list {
+            const OWN: [&str; 8] = [
+                "ncpus",
+                "nodect",
+                "walltime",
+                "mem",
+                "select",
+                "place",
+                "nodes",
+                "neednodes",
+            ];
+            if OWN.contains(&r.as_str()) {
+                continue;
+            }
+            if let Some(n) = numeric(v) {
+                resources.insert(r.clone(), n);
+            }
+        }
+        Ok(Ok(SimJob {
+            id: self.id.clone(),
+            submit,
+            run,
+            walltime: walltime.unwrap_or(run),
+            walltime_given: walltime.is_some(),
+            request,
+            mem,
+            user: self.user.clone().unwrap_or_else(|| "unknown".into()),
+            group: self.group.clone().unwrap_or_else(|| "unknown".into()),
+            queue: self.queue.clone().unwrap_or_else(|| "default".into()),
+            queue_priority: 0.0,
+            resources,
+            recorded_start: Some(start),
+        }))
+    }
+}
+
+/// A resource value as the number a formula sees (`res_to_num`): a plain number, a
+/// duration in seconds, or a size in KB; `None` for text.
+fn numeric(v: &str) -> Option<f64> {
+    if let Some(n) = parse_plain_number(v) {
+        return Some(n);
+    }
+    let digit_first = v.bytes().next().is_some_and(|b| b.is_ascii_digit());
+    if !digit_first {
+        return None;
+    }
+    if v.contains(':') {
+        parse_time(v).ok()
+    } else {
+        parse_size(v).ok()
+    }
+}

@@ -1,0 +1,387 @@
+//! PBS Pro / OpenPBS (and Torque) accounting logs as a workload and as a real schedule.
+//!
+//! Input: one file, several, or a directory (`$PBS_HOME/server_priv/accounting/`, its files
+//! taken in name order, which is date order for PBS's `YYYYMMDD` names), each plain or gzip
+//! (told by its magic bytes). Lines stream through a reused buffer; a job's state lives from
+//! its first record to its end, so memory follows the jobs, not the records.
+//!
+//! Each line is `MM/DD/YYYY HH:MM:SS;T;ID;MESSAGE`. The prefix is the server's local time
+//! with no zone (ambiguous around a DST change): it is checked for its shape and used for
+//! nothing else. Every time comes from the epoch keys of the message (`ctime`, `qtime`,
+//! `etime`, `start`, `end`).
+//!
+//! Records joined per job (the id without its server suffix, so `6.srv` and `6` are one):
+//! - `Q` queued (again on each local queue move), `S` started, `T` restarted from a checkpoint
+//!   (written instead of `S`), `R` rerun (the run ends there, the job is queued again), `E`
+//!   ended. S and E repeat Q's attributes, so a job may start with any of them; an `E` whose
+//!   job has no `S` in the logs (it started before them) is the job, as E carries `start`.
+//! - `D` deleted, `A` aborted: before a start the job ends there ("deleted before it
+//!   started", "aborted before it started": counted, not simulated); while running the `E`
+//!   follows.
+//! - Array parents `123[]` are counted, not simulated: their subjobs `123[4]` are the jobs.
+//! - Every other record type is counted by type (`record type L (floating licences)`).
+//! - At the end of the logs, jobs still queued or running are counted.
+//!
+//! A job becomes a [`SimJob`]: submit = `qtime` (the time it entered the queue it ran from;
+//! `ctime` when the record has no `qtime`), recorded start = `start` of its last run, run =
+//! `end − start`, walltime and mem from `Resource_List`, user, group, queue; the numeric
+//! (plain number, size or duration) custom `Resource_List` members go to
+//! [`SimJob::resources`]. What a [`SimJob`] has no field for (eligible time, exit status,
+//! run count, project, account, `select`, `place`, the allocation) is on [`PbsJob`].
+//!
+//! The request: Torque's `nodes=N:ppn=P` is N nodes of P cores (several `+` parts with
+//! different `ppn`: their cores anywhere). Otherwise `ncpus` over `nodect` chunks; a chunk is
+//! on one host, so one chunk or `place=pack` is one node of `ncpus` cores, `place=scatter`
+//! with equal chunks is `nodect` nodes of `ncpus / nodect` cores, and anything else (`free`,
+//! `vscatter`, unequal chunks) is `ncpus` cores anywhere. A record with no `ncpus` takes the
+//! cores it held (`exec_vnode`, else `exec_host`).
+//!
+//! The cluster: logs have no machine header; its size is derived from the allocations, as
+//! many nodes as hosts in `exec_vnode` / `exec_host` (vnodes `host[N]` are their host), each
+//! with the most cores in use at once on any one host ([`Workload::machine_derived`] says so).
+//!
+//! Bad records are an error at `file:line` by default; with [`ReadOptions::lenient`] they
+//! are skipped (a bad attribute alone: the record's other values are kept) and counted in
+//! [`LoadReport::dropped`] under their reason: `truncated last line` (no newline: PBS ends
+//! every record with one), `not an accounting record`, `unknown record type`, `bad
+//! attribute` / `bad attribute value` / `unknown attribute` (the key is in the message), `E
+//! without a start`, `E without an end`, `end before start` and `start before qtime` (clock
+//! skew), `duplicate record` (a job's record repeated), `record after the job ended`.
+
+mod job;
+mod join;
+mod record;
+mod request;
+
+pub use job::{ArrayRole, Fate, PbsJob, Where};
+pub use request::{Chunk, HostCores, NodeSpec, Place, each_exec_host, each_exec_vnode};
+pub use request::{parse_exec_host, parse_exec_vnode, parse_nodes, parse_place, parse_select};
+
+pub(crate) use record::looks_like_record;
+
+use super::{
+    Horizon, JobField, LoadReport, MachineHint, ReadOptions, Workload, WorkloadError, hex, is_gzip,
+};
+use join::{Bad, JobSink, Joiner};
+use rustc_hash::FxHashMap;
+use std::cell::Cell;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+/// The jobs the simulator runs, and the allocations the cluster size is derived from.
+#[derive(Default)]
+struct ToWorkload {
+    w: Workload,
+    horizon: Horizon,
+    hosts: FxHashMap<String, u32>,
+    /// (time, cores in use change, host) at every start and end of a kept job.
+    usage: Vec<(i64, i64, u32)>,
+}
+
+impl JobSink for ToWorkload {
+    fn job(&mut self, job: PbsJob, _at: Option<&Where>) -> Result<(), Bad> {
+        let reason = match job.fate {
+            Fate::Ended => None,
+            Fate::DeletedQueued => Some("deleted before it started"),
+            Fate::AbortedQueued => Some("aborted before it started"),
+            Fate::QueuedAtEnd => Some("queued at the end of the logs (never started)"),
+            Fate::RunningAtEnd => Some("running at the end of the logs (no E record)"),
+        };
+        if let Some(r) = reason {
+            self.w.report.drop_job(r);
+            return Ok(());
+        }
+        let bad = |e: String| Bad::new("bad attribute value", format!("job `{}`: {e}", job.id));
+        // Pieces (host id, cores), a host possibly more than once: its cores add up.
+        let mut pieces: Vec<(u32, u32)> = Vec::new();
+        let hosts = &mut self.hosts;
+        job.each_allocation(|host, cores| {
+            let id = match hosts.get(host) {
+                Some(&id) => id,
+                None => {
+                    let id = hosts.len() as u32;
+                    hosts.insert(host.to_string(), id);
+                    id
+                }
+            };
+            pieces.push((id, cores));
+        })
+        .map_err(bad)?;
+        let held: u64 = pieces.iter().map(|&(_, c)| c as u64).sum();
+        let sim = match job.sim_job(held).map_err(bad)? {
+            Ok(sim) => sim,
+            Err(reason) => {
+                self.w.report.drop_job(reason);
+                return Ok(());
+            }
+        };
+        self.horizon.add(&sim).map_err(|e| {
+            let field = match e.field {
+                JobField::Submit => "`qtime`",
+                JobField::Run => "`end` - `start`",
+                JobField::Walltime => "`Resource_List.walltime`",
+                JobField::Start => "`start`",
+                JobField::Cores => "the cores",
+            };
+            Bad::new(
+                "bad attribute value",
+                format!("job `{}`: {field}: {}", sim.id, e.reason),
+            )
+        })?;
+        let (start, end) = (job.start.unwrap_or(0), job.end.unwrap_or(0));
+        for (host, cores) in pieces {
+            self.usage.push((start, cores as i64, host));
+            self.usage.push((end, -(cores as i64), host));
+        }
+        self.w.push_kept(sim);
+        Ok(())
+    }
+}
+
+impl ToWorkload {
+    fn finish(mut self, report: LoadReport) -> Workload {
+        let kept = std::mem::take(&mut self.w.report);
+        self.w.report = LoadReport {
+            walltime_from_runtime: kept.walltime_from_runtime,
+            killed_at_walltime: kept.killed_at_walltime,
+            ..report
+        };
+        for (reason, n) in kept.dropped {
+            *self.w.report.dropped.entry(reason).or_insert(0) += n;
+        }
+        // Ends before starts at one time: a job ending frees its cores for one starting.
+        self.usage.sort_unstable();
+        let mut in_use = vec![0i64; self.hosts.len()];
+        let mut peak = 0i64;
+        for (_, delta, host) in &self.usage {
+            let u = &mut in_use[*host as usize];
+            *u += delta;
+            peak = peak.max(*u);
+        }
+        if !self.hosts.is_empty() && peak > 0 {
+            let cores = u32::try_from(peak).unwrap_or(u32::MAX);
+            let nodes = u32::try_from(self.hosts.len()).unwrap_or(u32::MAX);
+            self.w.machine = MachineHint {
+                nodes: Some(nodes),
+                cores: Some(cores),
+            };
+            let s = |n: u32| if n == 1 { "" } else { "s" };
+            self.w.machine_derived = Some(format!(
+                "{nodes} host{} in exec_vnode/exec_host, at most {cores} core{} in use at once \
+                 on one",
+                s(nodes),
+                s(cores)
+            ));
+        }
+        self.w.finish();
+        self.w
+    }
+}
+
+/// Every job, whatever its fate, in the order they finished (then the open ones by id).
+#[derive(Default)]
+struct Collect(Vec<PbsJob>);
+
+impl JobSink for Collect {
+    fn job(&mut self, job: PbsJob, _at: Option<&Where>) -> Result<(), Bad> {
+        self.0.push(job);
+        Ok(())
+    }
+}
+
+/// How much of the input has been read: stored (compressed) bytes so far.
+pub type Progress<'a> = &'a mut dyn FnMut(u64);
+
+/// The files of an accounting log argument: a directory's regular files in name order, or
+/// the file itself.
+pub fn accounting_files(path: &Path) -> Result<Vec<PathBuf>, WorkloadError> {
+    let io = |e: std::io::Error| WorkloadError::Io {
+        file: path.display().to_string(),
+        message: e.to_string(),
+    };
+    if !path.is_dir() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(path).map_err(io)? {
+        let entry = entry.map_err(io)?;
+        if entry.file_type().map_err(io)?.is_file() {
+            files.push(entry.path());
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// A reader that hashes and counts the stored bytes going through it.
+struct Stored<'a, R> {
+    inner: R,
+    sha: &'a mut sha2::Sha256,
+    bytes: &'a Cell<u64>,
+}
+
+impl<R: Read> Read for Stored<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        use sha2::Digest;
+        let n = self.inner.read(buf)?;
+        self.sha.update(&buf[..n]);
+        self.bytes.set(self.bytes.get() + n as u64);
+        Ok(n)
+    }
+}
+
+/// Stream one input's lines into the joiner; `tick` is called every few thousand lines.
+fn stream(
+    reader: &mut dyn BufRead,
+    file: &str,
+    joiner: &mut Joiner,
+    sink: &mut dyn JobSink,
+    tick: &mut dyn FnMut(),
+) -> Result<(), WorkloadError> {
+    let mut buf = Vec::with_capacity(4096);
+    let mut line = 0;
+    loop {
+        buf.clear();
+        let n = reader
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| WorkloadError::Io {
+                file: file.into(),
+                message: e.to_string(),
+            })?;
+        if n == 0 {
+            return Ok(());
+        }
+        line += 1;
+        if line % 8192 == 0 {
+            tick();
+        }
+        let at = Where { file, line };
+        if buf.pop() != Some(b'\n') {
+            return joiner.bad(
+                &at,
+                Bad::new(
+                    "truncated last line",
+                    "truncated last line (no newline at its end: PBS ends every record \
+                     with one; was the file still being written?)",
+                ),
+            );
+        }
+        if buf.last() == Some(&b'\r') {
+            buf.pop();
+        }
+        match std::str::from_utf8(&buf) {
+            Ok(text) => joiner.line(text, &at, sink)?,
+            Err(e) => joiner.bad(
+                &at,
+                Bad::new(
+                    "not an accounting record",
+                    format!("not UTF-8 text (byte {})", e.valid_up_to()),
+                ),
+            )?,
+        }
+    }
+}
+
+/// Stream one input (plain or gzip, told by its first bytes) into the joiner.
+fn stream_any(
+    mut r: impl BufRead,
+    file: &str,
+    joiner: &mut Joiner,
+    sink: &mut dyn JobSink,
+    tick: &mut dyn FnMut(),
+) -> Result<(), WorkloadError> {
+    let head = r.fill_buf().map_err(|e| WorkloadError::Io {
+        file: file.into(),
+        message: e.to_string(),
+    })?;
+    if is_gzip(head) {
+        let mut d = BufReader::with_capacity(1 << 16, flate2::bufread::MultiGzDecoder::new(r));
+        stream(&mut d, file, joiner, sink, tick).map_err(|e| match e {
+            WorkloadError::Io { file, message } => WorkloadError::Io {
+                file,
+                message: format!("gzip: {message}"),
+            },
+            e => e,
+        })
+    } else {
+        stream(&mut r, file, joiner, sink, tick)
+    }
+}
+
+/// Read accounting logs ([`accounting_files`] of each path, in the order given) as a
+/// workload. `progress` hears the stored bytes read so far, now and then. The workload's
+/// SHA-256 is that of the stored bytes of every file, one after the other.
+pub fn read_pbs_accounting(
+    paths: &[PathBuf],
+    options: ReadOptions,
+    mut progress: Option<Progress<'_>>,
+) -> Result<Workload, WorkloadError> {
+    use sha2::Digest;
+    let mut sha = sha2::Sha256::new();
+    let bytes = Cell::new(0u64);
+    let mut joiner = Joiner::new(options.lenient);
+    let mut sink = ToWorkload::default();
+    let mut tick = || {
+        if let Some(p) = progress.as_mut() {
+            p(bytes.get())
+        }
+    };
+    for path in paths {
+        for f in accounting_files(path)? {
+            let name = f.display().to_string();
+            let file = std::fs::File::open(&f).map_err(|e| WorkloadError::Io {
+                file: name.clone(),
+                message: e.to_string(),
+            })?;
+            let stored = Stored {
+                inner: file,
+                sha: &mut sha,
+                bytes: &bytes,
+            };
+            let r = BufReader::with_capacity(1 << 16, stored);
+            stream_any(r, &name, &mut joiner, &mut sink, &mut tick)?;
+        }
+    }
+    tick();
+    let report = joiner.finish(&mut sink)?;
+    let mut w = sink.finish(report);
+    w.name = match paths {
+        [one] => one
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        _ => format!("{} accounting logs", paths.len()),
+    };
+    w.sha256 = hex(&sha.finalize());
+    Ok(w)
+}
+
+/// An accounting log's bytes as stored (plain or gzip) as a workload; `file` names it in
+/// errors. The caller sets the name and SHA-256.
+pub fn parse_pbs_accounting(
+    bytes: &[u8],
+    file: &str,
+    options: ReadOptions,
+) -> Result<Workload, WorkloadError> {
+    let mut joiner = Joiner::new(options.lenient);
+    let mut sink = ToWorkload::default();
+    stream_any(bytes, file, &mut joiner, &mut sink, &mut || {})?;
+    let report = joiner.finish(&mut sink)?;
+    Ok(sink.finish(report))
+}
+
+/// Every job of an accounting log's bytes as its records give it, whatever its fate: the
+/// ended and deleted ones in the order they ended, then those still open by id. The report
+/// counts what is not a job (`read`: jobs seen; `dropped`: other record types and, when
+/// lenient, bad records).
+pub fn pbs_accounting_jobs(
+    bytes: &[u8],
+    file: &str,
+    options: ReadOptions,
+) -> Result<(Vec<PbsJob>, LoadReport), WorkloadError> {
+    let mut joiner = Joiner::new(options.lenient);
+    let mut sink = Collect::default();
+    stream_any(bytes, file, &mut joiner, &mut sink, &mut || {})?;
+    let report = joiner.finish(&mut sink)?;
+    Ok((sink.0, report))
+}

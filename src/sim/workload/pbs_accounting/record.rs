@@ -1,0 +1,167 @@
+//! One accounting line: `MM/DD/YYYY HH:MM:SS;T;ID;MESSAGE` (OpenPBS
+//! `src/server/accounting.c: write_account_record`), and the `key=value` tokens of a job
+//! record's message, with PBS's quoting (`cpy_quote_value`: a value holding a space is
+//! wrapped in `"…"`, or in `'…'` when it also holds a `"`; nothing is escaped).
+
+/// A line split into its parts; the prefix (the server's local time, no zone) is checked
+/// for its shape and otherwise unused: every time comes from the epoch keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Line<'a> {
+    pub kind: u8,
+    pub id: &'a str,
+    pub message: &'a str,
+}
+
+/// Whether `line` starts like an accounting record (the format sniff).
+pub(crate) fn looks_like_record(line: &str) -> bool {
+    let b = line.as_bytes();
+    b.len() >= 22 && prefix_ok(b) && b[19] == b';' && b[21] == b';'
+}
+
+fn prefix_ok(b: &[u8]) -> bool {
+    const SHAPE: &[u8; 19] = b"00/00/0000 00:00:00";
+    SHAPE.iter().zip(b).all(|(&s, &c)| {
+        if s == b'0' {
+            c.is_ascii_digit()
+        } else {
+            c == s
+        }
+    })
+}
+
+/// Split a line (without its newline) into type, id and message.
+pub(super) fn split_line(line: &str) -> Result<Line<'_>, String> {
+    let b = line.as_bytes();
+    if b.len() < 22 || !prefix_ok(b) || b[19] != b';' || b[21] != b';' {
+        let shown: String = line.chars().take(40).collect();
+        return Err(format!(
+            "not an accounting record (expected `MM/DD/YYYY HH:MM:SS;T;ID;MESSAGE`): `{shown}`"
+        ));
+    }
+    let rest = &line[22..];
+    let (id, message) = rest
+        .split_once(';')
+        .ok_or_else(|| "no `;` after the record's id".to_string())?;
+    if id.is_empty() {
+        return Err("the record has an empty id".into());
+    }
+    Ok(Line {
+        kind: b[20],
+        id,
+        message,
+    })
+}
+
+/// The `key=value` tokens of a message, in order.
+pub(super) fn attributes(message: &str) -> Attributes<'_> {
+    Attributes { rest: message }
+}
+
+pub(super) struct Attributes<'a> {
+    rest: &'a str,
+}
+
+impl<'a> Iterator for Attributes<'a> {
+    type Item = Result<(&'a str, &'a str), String>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let s = self.rest.trim_start_matches(' ');
+        let b = s.as_bytes();
+        if b.is_empty() {
+            self.rest = s;
+            return None;
+        }
+        // One pass over the token: the key runs to `=`; a space first means no value.
+        let mut i = 0;
+        while i < b.len() && b[i] != b'=' && b[i] != b' ' {
+            i += 1;
+        }
+        if i == b.len() || b[i] == b' ' {
+            self.rest = "";
+            return Some(Err(format!("`{}` is not a key=value attribute", &s[..i])));
+        }
+        let key = &s[..i];
+        let after = &s[i + 1..];
+        let a = after.as_bytes();
+        // A quoted value runs to the same quote followed by a space or the end.
+        if let Some(&q @ (b'"' | b'\'')) = a.first() {
+            let mut close = 1;
+            while close < a.len() {
+                if a[close] == q && (close + 1 == a.len() || a[close + 1] == b' ') {
+                    self.rest = &after[close + 1..];
+                    return Some(Ok((key, &after[1..close])));
+                }
+                close += 1;
+            }
+            // No closing quote: a bare value that happens to start with a quote.
+        }
+        let mut end = 0;
+        while end < a.len() && a[end] != b' ' {
+            end += 1;
+        }
+        self.rest = &after[end..];
+        Some(Ok((key, &after[..end])))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_splits_into_type_id_and_message() {
+        let l = split_line("01/26/2016 00:00:37;E;2994.pbs;user=a group=b").unwrap();
+        assert_eq!(
+            (l.kind, l.id, l.message),
+            (b'E', "2994.pbs", "user=a group=b")
+        );
+        // An empty message ends in `;` (write_account_record); the message may hold `;`.
+        let l = split_line("01/26/2016 00:00:37;C;7.srv;").unwrap();
+        assert_eq!((l.kind, l.id, l.message), (b'C', "7.srv", ""));
+        let l = split_line("01/26/2016 00:00:37;a;7.srv;Job_Name=x;y").unwrap();
+        assert_eq!(l.message, "Job_Name=x;y");
+        assert!(looks_like_record("01/26/2016 00:00:37;L;license;floating"));
+        for bad in [
+            "1 0 0 10 1 -1",
+            "2016-01-26 00:00:37;E;1;",
+            "01/26/2016 00:00:37;E",
+            "01/26/2016 00:00:37;EE;1;",
+        ] {
+            assert!(split_line(bad).is_err(), "{bad}");
+            assert!(!looks_like_record(bad), "{bad}");
+        }
+        assert_eq!(
+            split_line("01/26/2016 00:00:37;E;;x=1").unwrap_err(),
+            "the record has an empty id"
+        );
+    }
+
+    #[test]
+    fn quoted_values_keep_their_spaces() {
+        // cpy_quote_value: `account` is always quoted; a value with a space is quoted with
+        // `"`, or with `'` when it also holds a `"`.
+        let m = r#"user=u account="big lab" jobname='say "hi" now' project=p  run_count=1 "#;
+        let got: Vec<_> = attributes(m).collect::<Result<_, _>>().unwrap();
+        assert_eq!(
+            got,
+            [
+                ("user", "u"),
+                ("account", "big lab"),
+                ("jobname", r#"say "hi" now"#),
+                ("project", "p"),
+                ("run_count", "1"),
+            ]
+        );
+        // A value may itself contain `=` (select chunks), or start with a quote and hold none
+        // after it.
+        let got: Vec<_> = attributes(r#"Resource_List.select=2:ncpus=4 x="y"#)
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(got, [("Resource_List.select", "2:ncpus=4"), ("x", "\"y")]);
+        let e = attributes("user=u Job deleted")
+            .nth(1)
+            .unwrap()
+            .unwrap_err();
+        assert_eq!(e, "`Job` is not a key=value attribute");
+    }
+}

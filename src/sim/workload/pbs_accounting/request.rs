@@ -1,0 +1,327 @@
+//! The structured values of a job record: `Resource_List.select` chunks and `place`
+//! (OpenPBS `doc/man1/pbs_resources.7B`), Torque's `Resource_List.nodes`, and the
+//! allocation in `exec_vnode` / `exec_host` (`doc/man1/pbs_job_attributes.7B`), read exactly
+//! as written.
+
+/// One `select` chunk: `N:r=v:r=v` (`N` defaults to 1), resources in their written order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chunk {
+    pub count: u32,
+    pub resources: Vec<(String, String)>,
+}
+
+/// `place=arrangement[:sharing][:group=resource]`, each part as written; a part not given is
+/// `None` (PBS's defaults are `free` and `shared`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Place {
+    /// `free`, `pack`, `scatter` or `vscatter`.
+    pub arrangement: Option<String>,
+    /// `excl`, `shared` or `exclhost`.
+    pub sharing: Option<String>,
+    /// The resource of `group=resource`.
+    pub group: Option<String>,
+}
+
+/// One `+` part of Torque's `Resource_List.nodes`: `N[:ppn=P][:property...]` or a host
+/// name with the same suffixes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeSpec {
+    /// The node count (1 for a named host).
+    pub count: u32,
+    /// The host, when the part names one instead of a count.
+    pub host: Option<String>,
+    /// Processors per node (`ppn`, 1 when not given).
+    pub ppn: u32,
+    /// The other parts (`gpus=1`, features such as `avx`), as written.
+    pub properties: Vec<String>,
+}
+
+/// The cores a job held on one host (vnodes `host[N]` are counted as their host).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostCores {
+    pub host: String,
+    pub cores: u32,
+}
+
+fn whole(s: &str, what: &str) -> Result<u32, String> {
+    s.parse()
+        .map_err(|_| format!("{what} `{s}` is not a whole number"))
+}
+
+/// Parse a `select` specification.
+pub fn parse_select(s: &str) -> Result<Vec<Chunk>, String> {
+    s.split('+')
+        .map(|chunk| {
+            let mut parts = chunk.split(':');
+            let first = parts.next().unwrap_or_default();
+            let (count, first) = match first.parse::<u32>() {
+                Ok(n) => (n, None),
+                Err(_) => (1, Some(first)),
+            };
+            let resources = first
+                .into_iter()
+                .chain(parts)
+                .map(|p| {
+                    p.split_once('=')
+                        .filter(|(r, _)| !r.is_empty())
+                        .map(|(r, v)| (r.to_string(), v.to_string()))
+                        .ok_or_else(|| format!("chunk `{chunk}`: `{p}` is not resource=value"))
+                })
+                .collect::<Result<_, _>>()?;
+            Ok(Chunk { count, resources })
+        })
+        .collect()
+}
+
+/// Parse a `place` specification.
+pub fn parse_place(s: &str) -> Result<Place, String> {
+    let mut p = Place::default();
+    for part in s.split(':') {
+        let slot = match part {
+            "free" | "pack" | "scatter" | "vscatter" => &mut p.arrangement,
+            "excl" | "shared" | "exclhost" => &mut p.sharing,
+            _ => match part.strip_prefix("group=") {
+                Some(r) if !r.is_empty() => {
+                    p.group = Some(r.to_string());
+                    continue;
+                }
+                _ => return Err(format!("`{part}` is not a placement")),
+            },
+        };
+        if slot.replace(part.to_string()).is_some() {
+            return Err(format!("`{s}` gives two placements of one kind"));
+        }
+    }
+    Ok(p)
+}
+
+/// Parse Torque's `nodes` specification.
+pub fn parse_nodes(s: &str) -> Result<Vec<NodeSpec>, String> {
+    s.split('+')
+        .map(|part| {
+            let mut it = part.split(':');
+            let first = it.next().unwrap_or_default();
+            if first.is_empty() {
+                return Err(format!("`{part}` has no node count or host"));
+            }
+            let (count, host) = match first.parse::<u32>() {
+                Ok(n) => (n, None),
+                Err(_) => (1, Some(first.to_string())),
+            };
+            let mut spec = NodeSpec {
+                count,
+                host,
+                ppn: 1,
+                properties: vec![],
+            };
+            for p in it {
+                match p.strip_prefix("ppn=") {
+                    Some(n) => spec.ppn = whole(n, "ppn")?,
+                    None => spec.properties.push(p.to_string()),
+                }
+            }
+            Ok(spec)
+        })
+        .collect()
+}
+
+/// The host of a vnode: PBS names the vnodes of a multi-vnode host `host[N]`.
+fn host_of(vnode: &str) -> &str {
+    match vnode.strip_suffix(']').and_then(|v| v.rsplit_once('[')) {
+        Some((host, n)) if !host.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => host,
+        _ => vnode,
+    }
+}
+
+fn add(hosts: &mut Vec<HostCores>, host: &str, cores: u32) {
+    match hosts.iter_mut().find(|h| h.host == host) {
+        Some(h) => h.cores += cores,
+        None => hosts.push(HostCores {
+            host: host.to_string(),
+            cores,
+        }),
+    }
+}
+
+/// The cores per host of `exec_vnode`: `(vn:ncpus=4:mem=..)+(vn2:ncpus=4)`, a chunk split
+/// over vnodes written `(a:..+b:..)`; a vnode piece without `ncpus` holds none.
+pub fn parse_exec_vnode(s: &str) -> Result<Vec<HostCores>, String> {
+    let mut hosts = Vec::new();
+    each_exec_vnode(s, |h, c| add(&mut hosts, h, c))?;
+    Ok(hosts)
+}
+
+/// [`parse_exec_vnode`]'s pieces one by one (host, cores), a host possibly more than once.
+pub fn each_exec_vnode(s: &str, mut held: impl FnMut(&str, u32)) -> Result<(), String> {
+    let mut rest = s;
+    while !rest.is_empty() {
+        let inner = rest
+            .strip_prefix('(')
+            .and_then(|r| r.find(')').map(|close| (&r[..close], &r[close + 1..])));
+        let Some((chunk, after)) = inner else {
+            return Err(format!("`{rest}` is not a `(vnode:resource=value)` chunk"));
+        };
+        for piece in chunk.split('+') {
+            let mut it = piece.split(':');
+            let vnode = it.next().unwrap_or_default();
+            if vnode.is_empty() {
+                return Err(format!("`({chunk})` has a piece without a vnode"));
+            }
+            let mut cores = 0;
+            for r in it {
+                if let Some(n) = r.strip_prefix("ncpus=") {
+                    cores = whole(n, "ncpus")?;
+                }
+            }
+            held(host_of(vnode), cores);
+        }
+        rest = match after.strip_prefix('+') {
+            Some(r) if !r.is_empty() => r,
+            Some(_) => return Err(format!("`{s}` ends in `+`")),
+            None if after.is_empty() => after,
+            None => return Err(format!("`{after}` follows a chunk without a `+`")),
+        };
+    }
+    Ok(())
+}
+
+/// The cores per host of `exec_host`: PBS `host/N*C` (C CPUs, 1 when omitted) and Torque
+/// `host/N`, `host/A-B` or `host/A,B-C` (one CPU per slot).
+pub fn parse_exec_host(s: &str) -> Result<Vec<HostCores>, String> {
+    let mut hosts = Vec::new();
+    each_exec_host(s, |h, c| add(&mut hosts, h, c))?;
+    Ok(hosts)
+}
+
+/// [`parse_exec_host`]'s parts one by one (host, cores), a host possibly more than once.
+pub fn each_exec_host(s: &str, mut part_cores: impl FnMut(&str, u32)) -> Result<(), String> {
+    for part in s.split('+') {
+        let Some((host, slots)) = part.rsplit_once('/').filter(|(h, _)| !h.is_empty()) else {
+            return Err(format!("`{part}` is not host/slot"));
+        };
+        let cores = match slots.split_once('*') {
+            Some((slot, c)) => {
+                whole(slot, "slot")?;
+                whole(c, "CPU count")?
+            }
+            None => {
+                let mut n = 0u32;
+                for range in slots.split(',') {
+                    n += match range.split_once('-') {
+                        Some((a, b)) => {
+                            let (a, b) = (whole(a, "slot")?, whole(b, "slot")?);
+                            if b < a {
+                                return Err(format!("slot range `{range}` runs backwards"));
+                            }
+                            b - a + 1
+                        }
+                        None => {
+                            whole(range, "slot")?;
+                            1
+                        }
+                    };
+                }
+                n
+            }
+        };
+        part_cores(host, cores);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hc(host: &str, cores: u32) -> HostCores {
+        HostCores {
+            host: host.into(),
+            cores,
+        }
+    }
+
+    #[test]
+    fn select_and_place_are_read_as_written() {
+        assert_eq!(
+            parse_select("5:ncpus=13").unwrap(),
+            [Chunk {
+                count: 5,
+                resources: vec![("ncpus".into(), "13".into())]
+            }]
+        );
+        let c = parse_select("ncpus=2:mem=4gb+2:ncpus=8:ngpus=1").unwrap();
+        assert_eq!((c[0].count, c[0].resources.len()), (1, 2));
+        assert_eq!(c[1].resources[1], ("ngpus".into(), "1".into()));
+        assert!(parse_select("2:ncpus").is_err());
+        assert_eq!(
+            parse_place("scatter:excl").unwrap(),
+            Place {
+                arrangement: Some("scatter".into()),
+                sharing: Some("excl".into()),
+                group: None
+            }
+        );
+        assert_eq!(
+            parse_place("pack:group=switch").unwrap().group.as_deref(),
+            Some("switch")
+        );
+        assert!(parse_place("scatter:pack").is_err());
+        assert!(parse_place("spread").is_err());
+    }
+
+    #[test]
+    fn torque_nodes_count_hosts_and_ppn() {
+        let n = parse_nodes("1:ppn=28:gpus=1:default+n07:ppn=2").unwrap();
+        assert_eq!(
+            n,
+            [
+                NodeSpec {
+                    count: 1,
+                    host: None,
+                    ppn: 28,
+                    properties: vec!["gpus=1".into(), "default".into()]
+                },
+                NodeSpec {
+                    count: 1,
+                    host: Some("n07".into()),
+                    ppn: 2,
+                    properties: vec![]
+                }
+            ]
+        );
+        assert!(parse_nodes("2:ppn=x").is_err());
+    }
+
+    #[test]
+    fn allocations_sum_cores_per_host() {
+        // The real sample's split chunk: two vnodes of one host in one pair of parentheses.
+        assert_eq!(
+            parse_exec_vnode(
+                "([hostname_2][1]:mem=190000128kb:ngpus=2:ncpus=24+[hostname_2][0]:ngpus=2:ncpus=24)"
+            )
+            .unwrap(),
+            [hc("[hostname_2]", 48)]
+        );
+        assert_eq!(
+            parse_exec_vnode("(c1:ncpus=13)+(c2:ncpus=13)").unwrap(),
+            [hc("c1", 13), hc("c2", 13)]
+        );
+        assert!(parse_exec_vnode("(c1:ncpus=13)c2").is_err());
+        assert!(parse_exec_vnode("(c1:ncpus=13)+").is_err());
+        assert_eq!(
+            parse_exec_host("c1/0*13+c2/0*13").unwrap(),
+            [hc("c1", 13), hc("c2", 13)]
+        );
+        // Torque: one CPU per slot, slots listed or as ranges.
+        assert_eq!(
+            parse_exec_host("i02n33/1+i02n33/0+i02n32/0").unwrap(),
+            [hc("i02n33", 2), hc("i02n32", 1)]
+        );
+        assert_eq!(
+            parse_exec_host("c1/0-3+c2/0-7,9").unwrap(),
+            [hc("c1", 4), hc("c2", 9)]
+        );
+        assert!(parse_exec_host("c1").is_err());
+        assert!(parse_exec_host("c1/3-1").is_err());
+    }
+}
