@@ -212,26 +212,20 @@ fn replay_overfull() -> std::process::Output {
 }
 
 #[test]
-fn a_real_schedule_beyond_the_given_cluster_is_reported() {
+fn a_real_schedule_beyond_the_given_cluster_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let trace = write(dir.path(), "overfull.txt", OVERFULL);
     // No NodeList: no size from the dump.
     let out = jobsort(["replay", "--trace", &trace, "--formula", F]);
     assert_eq!(code(&out), Some(1));
     stderr_has(&out, "no machine size in the trace");
-    let out = replay_overfull();
-    assert!(
-        stdout(&out).contains("rounds where recorded dispatches exceeded the free cores: 1"),
-        "{}",
-        stdout(&out)
-    );
-}
-
-/// The capacity check `replay --trace` makes of a real schedule (an error by default), which
-/// the PBS accounting reader's branch adds to `sim/replay/trace.rs`.
-#[test]
-fn a_real_schedule_beyond_the_given_cluster_is_an_error_by_default() {
+    // Given one 4-core node, the two 4-core jobs overlap: a site's log must fit its cluster
+    // (`replay/trace.rs`'s capacity check), so this is an error that says when and by how much.
     let out = replay_overfull();
     assert_eq!(code(&out), Some(1), "{}", stdout(&out));
-    stderr_has(&out, "exceed");
+    stderr_has(
+        &out,
+        "the recorded schedule does not fit the cluster: at time 1767609000 its 2 running jobs \
+         hold 8 cores, the cluster has 4 (1 nodes x 4 cores)",
+    );
 }
