@@ -188,8 +188,8 @@ pub(crate) struct RowIdentity {
     pub(crate) submit: Option<f64>,
 }
 
-/// Builds a [`JobSet`] one job at a time: [`begin`](Self::begin), the job's identity in
-/// [`row`](Self::row) and its values by [`set`](Self::set), then [`end`](Self::end).
+/// Builds a [`JobSet`] one job at a time: [`push`](Self::push) a whole job (the loaders fill
+/// each job in place: `begin`, its identity and values, `end`).
 #[derive(Debug)]
 pub struct JobSetBuilder {
     set: JobSet,
@@ -224,7 +224,7 @@ impl JobSetBuilder {
     }
 
     /// Start the next job: no identity, every value 0.
-    pub fn begin(&mut self) {
+    pub(crate) fn begin(&mut self) {
         let RowIdentity {
             id,
             user,
@@ -241,7 +241,7 @@ impl JobSetBuilder {
     }
 
     /// Set value `name` of the job begun (a later value of the same name replaces it).
-    pub fn set(&mut self, name: &str, value: f64) {
+    pub(crate) fn set(&mut self, name: &str, value: f64) {
         if self.keep.as_ref().is_some_and(|k| !k.contains(name)) {
             return;
         }
@@ -261,7 +261,7 @@ impl JobSetBuilder {
     }
 
     /// End the job begun: its identity goes into the columns.
-    pub fn end(&mut self) {
+    pub(crate) fn end(&mut self) {
         let s = &mut self.set;
         let row = s.len();
         s.ids.push(&self.row.id);
