@@ -3,8 +3,9 @@
 //! `.ndjson` name means JSON lines, a `.json` name a JSON job list, and otherwise the text
 //! decides: `[` or `{` (after white space) starts a JSON job list, anything else is SWF.
 
-use super::swf::{machines_beside, parse_swf};
-use super::workload::{JsonLayout, Workload, WorkloadError, decode_text, hex, parse_json_jobs_as};
+use super::swf::{machines_beside, read_swf};
+use super::workload::{JsonLayout, TraceText, Workload, WorkloadError, parse_json_jobs_as};
+use std::io::Read;
 use std::path::Path;
 
 /// The format of a workload.
@@ -14,8 +15,8 @@ pub enum TraceFormat {
     Json(JsonLayout),
 }
 
-/// The format of a workload's decoded `text`, its file `name` (`.gz` aside) as the hint
-/// (see the module doc).
+/// The format of a workload's decoded `text` (its start is enough: the first text that is
+/// not white space), its file `name` (`.gz` aside) as the hint (see the module doc).
 pub fn trace_format(name: &str, text: &str) -> TraceFormat {
     let stem = name
         .strip_suffix(".gz")
@@ -34,15 +35,11 @@ pub fn trace_format(name: &str, text: &str) -> TraceFormat {
 /// machine size in its header takes it from an AleaNG `<file>.machines` beside it.
 pub fn load_workload(path: &Path) -> Result<Workload, WorkloadError> {
     let file = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| WorkloadError::Io {
-        file: file.clone(),
-        message: e.to_string(),
-    })?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let (mut w, format) = read_workload(bytes, &file, &name)?;
+    let (mut w, format) = read_trace(TraceText::open(path)?, &file, &name)?;
     if format == TraceFormat::Swf
         && w.machine.nodes.is_none()
         && let Some(m) = machines_beside(path)?
@@ -60,16 +57,28 @@ pub fn read_workload(
     file: &str,
     name: &str,
 ) -> Result<(Workload, TraceFormat), WorkloadError> {
-    use sha2::Digest;
-    let sha256 = hex(&sha2::Sha256::digest(&bytes));
-    let text = decode_text(bytes, file)?;
-    let format = trace_format(name, &text);
+    read_trace(TraceText::new(&bytes[..], file, bytes.len())?, file, name)
+}
+
+/// A workload from a trace's text as it is decoded ([`read_workload`]'s rules; `Workload::
+/// sha256` is of the stored bytes, hashed as they are read). An SWF trace is parsed a piece
+/// at a time, never held whole; the other formats read the text whole.
+pub fn read_trace<R: Read>(
+    mut input: TraceText<R>,
+    file: &str,
+    name: &str,
+) -> Result<(Workload, TraceFormat), WorkloadError> {
+    let format = trace_format(name, input.head()?);
+    let text = match format {
+        TraceFormat::Swf => String::new(),
+        _ => input.read_to_string()?,
+    };
     let mut w = match format {
-        TraceFormat::Swf => parse_swf(&text, file)?,
+        TraceFormat::Swf => read_swf(&mut input, file)?,
         TraceFormat::Json(layout) => parse_json_jobs_as(&text, file, layout)?,
     };
     w.name = name.to_string();
-    w.sha256 = sha256;
+    w.sha256 = input.sha256();
     Ok((w, format))
 }
 

@@ -108,9 +108,10 @@ impl JobsArgs {
             InputPath::File(path) => jobsort::sim::swf::load_swf(path),
             InputPath::Stdin => {
                 let path = self.jobs.open_path()?;
-                let (text, _) =
-                    jobsort::sim::workload::read_text(&path).map_err(Failure::invalid)?;
-                jobsort::sim::swf::parse_swf(&text, "<stdin>")
+                let stdin = std::fs::File::open(&path)
+                    .map_err(|e| Failure::invalid(format!("<stdin>: cannot read: {e}")))?;
+                jobsort::sim::workload::TraceText::new(stdin, "<stdin>", 0)
+                    .and_then(|mut text| jobsort::sim::swf::read_swf(&mut text, "<stdin>"))
             }
         }
         .map_err(Failure::invalid)?;
