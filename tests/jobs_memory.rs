@@ -4,40 +4,10 @@
 
 use jobsort::Catalog;
 use jobsort::jobs::load::{JobFormat, load_jobs};
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::Write;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-        PEAK.fetch_max(live, Ordering::Relaxed);
-        // SAFETY: forwarded as given.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: forwarded as given.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // Old and new block both live while the bytes move: count the new one first.
-        let live = LIVE.fetch_add(new_size, Ordering::Relaxed) + new_size;
-        PEAK.fetch_max(live, Ordering::Relaxed);
-        // SAFETY: forwarded as given.
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        p
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
+#[path = "common/heap.rs"]
+mod heap;
 
 const JOBS: usize = 100_000;
 
@@ -91,10 +61,8 @@ fn object(i: usize) -> String {
 
 /// Peak heap during a load, above what was live before it, per job.
 fn peak_per_job(path: &std::path::Path) -> f64 {
-    let before = LIVE.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
-    let file = load_jobs(path, JobFormat::Auto, &Catalog::pbs(), None).unwrap();
-    let peak = PEAK.load(Ordering::Relaxed) - before;
+    let (file, peak) =
+        heap::peak_during(|| load_jobs(path, JobFormat::Auto, &Catalog::pbs(), None).unwrap());
     assert_eq!(file.jobs.len(), JOBS, "{}", path.display());
     assert!(file.unknown.is_empty());
     assert_eq!(file.jobs.value(JOBS - 1, "mem"), Some(512.0 * 1024.0 * 8.0));

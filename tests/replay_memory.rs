@@ -9,39 +9,10 @@ use jobsort::sim::replay::{RecordedJobs, Verifier, recorded_setup, verify};
 use jobsort::sim::run::{RunOptions, simulate};
 use jobsort::sim::swf::parse_swf;
 use jobsort::sim::{IrPriority, Policy, SimConfig};
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::BufReader;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-        PEAK.fetch_max(live, Ordering::Relaxed);
-        // SAFETY: forwarded as given.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: forwarded as given.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let live = LIVE.fetch_add(new_size, Ordering::Relaxed) + new_size;
-        PEAK.fetch_max(live, Ordering::Relaxed);
-        // SAFETY: forwarded as given.
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        p
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
+#[path = "common/heap.rs"]
+mod heap;
 
 #[test]
 fn verify_reads_a_recording_round_by_round_in_a_small_part_of_its_size() {
@@ -79,27 +50,26 @@ fn verify_reads_a_recording_round_by_round_in_a_small_part_of_its_size() {
     )
     .unwrap();
 
-    let before = LIVE.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
-    let open = || {
-        let file = std::fs::File::open(&path).unwrap();
-        RecordingReader::new(BufReader::new(file), "rec.jsonl").unwrap()
-    };
-    let mut reader = open();
-    let mut recorded = RecordedJobs::default();
-    while let Some(r) = reader.next_round().unwrap() {
-        recorded.add(r.round, r.events).unwrap();
-    }
-    let (header, truncated) = (reader.header.clone(), reader.truncated());
-    let jobs = recorded.finish();
-    let setup = recorded_setup(&header, &jobs).unwrap();
-    let mut verifier = Verifier::new(&jobs, &setup, Some(&f)).unwrap();
-    let mut reader = open();
-    while let Some(r) = reader.next_round().unwrap() {
-        verifier.round(&r);
-    }
-    let streamed = verifier.finish(truncated);
-    let peak = PEAK.load(Ordering::Relaxed) - before;
+    let (streamed, peak) = heap::peak_during(|| {
+        let open = || {
+            let file = std::fs::File::open(&path).unwrap();
+            RecordingReader::new(BufReader::new(file), "rec.jsonl").unwrap()
+        };
+        let mut reader = open();
+        let mut recorded = RecordedJobs::default();
+        while let Some(r) = reader.next_round().unwrap() {
+            recorded.add(r.round, r.events).unwrap();
+        }
+        let (header, truncated) = (reader.header.clone(), reader.truncated());
+        let jobs = recorded.finish();
+        let setup = recorded_setup(&header, &jobs).unwrap();
+        let mut verifier = Verifier::new(&jobs, &setup, Some(&f)).unwrap();
+        let mut reader = open();
+        while let Some(r) = reader.next_round().unwrap() {
+            verifier.round(&r);
+        }
+        verifier.finish(truncated)
+    });
 
     assert_eq!(streamed, whole);
     assert_eq!((streamed.rounds, streamed.mismatches), (1501, 0));
@@ -109,5 +79,32 @@ fn verify_reads_a_recording_round_by_round_in_a_small_part_of_its_size() {
     assert!(
         peak < size / 8,
         "verifying a {size}-byte recording took {peak} bytes of heap"
+    );
+}
+
+/// A recording header with 4,000,000,000 nodes (issue 18: it allocated 16 GB) is refused by
+/// the setup's node limit (`sim::setup::MAX_NODES`, checked first in `Setup::new`) before
+/// anything is sized by it.
+#[test]
+fn a_header_of_four_billion_nodes_is_refused_without_allocating_for_them() {
+    use jobsort::sim::record::{Header, TraceInfo};
+    let config = SimConfig {
+        policy: Policy::Strict,
+        nodes: 4_000_000_000,
+        cores: 1,
+        threshold: None,
+        fairshare: None,
+        limits: None,
+    };
+    let header = serde_json::to_string(&Header::new(TraceInfo::default(), None, &config)).unwrap();
+    let text = format!(
+        "{header}\n{}\n",
+        r#"{"round":0,"time":0,"events":[{"submit":"1","procs":1,"run":10}],"queue":[],"decisions":[]}"#
+    );
+    let rec = parse_recording(&text, "r.jsonl").unwrap();
+    let e = verify(&rec, None).unwrap_err().to_string();
+    assert!(
+        e.starts_with("header: too many nodes to simulate (4000000000;"),
+        "{e}"
     );
 }

@@ -5,39 +5,10 @@
 
 use jobsort::sim::load_workload;
 use sha2::Digest;
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::Write;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-        PEAK.fetch_max(live, Ordering::Relaxed);
-        // SAFETY: forwarded as given.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: forwarded as given.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let live = LIVE.fetch_add(new_size, Ordering::Relaxed) + new_size;
-        PEAK.fetch_max(live, Ordering::Relaxed);
-        // SAFETY: forwarded as given.
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        p
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
+#[path = "common/heap.rs"]
+mod heap;
 
 #[test]
 fn a_trace_is_parsed_as_it_is_decoded_never_held_whole() {
@@ -63,10 +34,7 @@ fn a_trace_is_parsed_as_it_is_decoded_never_held_whole() {
     let len = text.len();
     drop(text);
     for path in [&plain, &gz] {
-        let before = LIVE.load(Ordering::Relaxed);
-        PEAK.store(before, Ordering::Relaxed);
-        let w = load_workload(path).unwrap();
-        let peak = PEAK.load(Ordering::Relaxed) - before;
+        let (w, peak) = heap::peak_during(|| load_workload(path).unwrap());
         assert_eq!(w.jobs.len(), 1000);
         assert_eq!(
             (w.machine.nodes, w.jobs[999].id.as_str()),
