@@ -166,6 +166,17 @@ fn main() {
         let text = String::from_utf8(text).expect("UTF-8");
         let (ms, _) = best(|| jobsort::sim::swf::parse_swf(&text, name).expect("trace"));
         row(name, "parse", ms, jobs, None);
+        // The whole text first, then the parse: how every trace was loaded before the text
+        // streamed (`load_workload` decodes and parses a piece at a time).
+        let (whole_peak, _) = peak(|| {
+            let (text, _) = jobsort::sim::workload::read_text(path).expect("trace");
+            jobsort::sim::swf::parse_swf(&text, name).expect("trace")
+        });
+        let (ms, _) = best(|| {
+            let (text, _) = jobsort::sim::workload::read_text(path).expect("trace");
+            jobsort::sim::swf::parse_swf(&text, name).expect("trace")
+        });
+        row(name, "whole text, then parse", ms, jobs, Some(whole_peak));
         let (ms, _) = best(|| load_workload(path).expect("trace"));
         row(name, "load_workload", ms, jobs, Some(n));
         if name.starts_with("LANL") {

@@ -1,5 +1,6 @@
 //! The columnar job table: one contiguous `f64` column per name, built once per cycle (or
-//! updated in place) and streamed over by the evaluators.
+//! updated in place) and streamed over by the evaluators; and [`Texts`], a column of strings
+//! in one buffer (job ids), which the ranker reads for its last tie-break.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -93,6 +94,61 @@ impl JobTable {
     }
 }
 
+/// A column of strings held in one buffer: the text of all of them, and where each ends. Job
+/// ids are kept this way (a few bytes each, one allocation for all), not as a `String` each.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Texts {
+    text: String,
+    ends: Vec<usize>,
+}
+
+impl Texts {
+    pub fn new() -> Texts {
+        Texts::default()
+    }
+
+    /// Number of strings.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    pub fn push(&mut self, s: &str) {
+        self.text.push_str(s);
+        self.ends.push(self.text.len());
+    }
+
+    /// The `i`th string, `None` past the end.
+    pub fn get(&self, i: usize) -> Option<&str> {
+        let end = *self.ends.get(i)?;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        Some(&self.text[start..end])
+    }
+
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        (0..self.len()).map(|i| &self.text[if i == 0 { 0 } else { self.ends[i - 1] }..self.ends[i]])
+    }
+
+    /// Drop spare capacity (after the last [`Texts::push`]).
+    pub fn shrink_to_fit(&mut self) {
+        self.text.shrink_to_fit();
+        self.ends.shrink_to_fit();
+    }
+}
+
+impl<S: AsRef<str>> FromIterator<S> for Texts {
+    fn from_iter<I: IntoIterator<Item = S>>(iter: I) -> Texts {
+        let mut t = Texts::new();
+        for s in iter {
+            t.push(s.as_ref());
+        }
+        t
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,5 +170,16 @@ mod tests {
         assert_eq!(cols[0], &[1.0, 2.0, 3.0]);
         assert_eq!(cols[1], &[0.0, 0.0, 0.0]);
         assert!(JobTable::new(2).with_column("x", vec![1.0]).is_err());
+    }
+
+    #[test]
+    fn texts_hold_strings_in_one_buffer() {
+        let t: Texts = ["12.srv", "", "b"].into_iter().collect();
+        assert_eq!(t.len(), 3);
+        assert_eq!(
+            (t.get(0), t.get(1), t.get(2), t.get(3)),
+            (Some("12.srv"), Some(""), Some("b"), None)
+        );
+        assert_eq!(t.iter().collect::<Vec<_>>(), ["12.srv", "", "b"]);
     }
 }

@@ -2,7 +2,7 @@
 //! flux-accounting databases; `--format json` columns per algorithm; located errors.
 
 use jobsort::fairshare::inputs::{self, EntityKind, Fairshare};
-use jobsort::jobs::Job;
+use jobsort::jobs::{Job, JobSet};
 use serde_json::{Value, json};
 
 mod common;
@@ -236,12 +236,16 @@ fn flux_db_t1006() {
         algorithm: jobsort::fairshare::Algorithm::Flux,
         values,
     };
-    let mut jobs = vec![Job::new("1"), Job::new("2")];
-    jobs[0].user = Some("leaf.3.1".into());
-    jobs[1].user = Some("nobody".into());
+    let mut jobs: JobSet = [("1", "leaf.3.1"), ("2", "nobody")]
+        .map(|(id, user)| Job {
+            user: Some(user.into()),
+            ..Job::new(id)
+        })
+        .into_iter()
+        .collect();
     let w = fs.fill_jobs(&mut jobs, EntityKind::Euser).unwrap();
-    assert_eq!(jobs[0].values["fairshare_factor"], 1.0);
-    assert_eq!(jobs[1].values["fairshare_factor"], 0.0);
+    assert_eq!(jobs.value(0, "fairshare_factor"), Some(1.0));
+    assert_eq!(jobs.value(1, "fairshare_factor"), Some(0.0));
     assert_eq!(w.len(), 1);
     assert!(w[0].contains("nobody"));
 }
@@ -299,18 +303,19 @@ fn pbs_entities_and_unknown_shares() {
     jobs[1].user = Some("bob".into());
     jobs[2].group = Some("g".into());
     jobs[2].user = Some("alice".into());
-    let w = fs.fill_jobs(&mut jobs[..2], EntityKind::Euser).unwrap();
+    let mut last: JobSet = jobs.split_off(2).into_iter().collect();
+    let mut jobs: JobSet = jobs.into_iter().collect();
+    let w = fs.fill_jobs(&mut jobs, EntityKind::Euser).unwrap();
     assert!(w[0].contains("bob"), "{w:?}");
     // bob: under `unknown` (50 of 100 root shares) with 1 share, alone there: perc 0.5.
-    assert_eq!(jobs[1].values["fairshare_perc"], 0.5);
-    assert_eq!(jobs[0].values["fairshare_perc"], 0.5);
-    fs.fill_jobs(&mut jobs[2..], EntityKind::EgroupEuser)
-        .unwrap();
+    assert_eq!(jobs.value(1, "fairshare_perc"), Some(0.5));
+    assert_eq!(jobs.value(0, "fairshare_perc"), Some(0.5));
+    fs.fill_jobs(&mut last, EntityKind::EgroupEuser).unwrap();
     let Fairshare::Pbs(t) = &fs else {
         unreachable!()
     };
     assert!(t.find("g:alice").is_some());
-    let mut nouser = vec![Job::new("x")];
+    let mut nouser: JobSet = [Job::new("x")].into_iter().collect();
     let e = fs.fill_jobs(&mut nouser, EntityKind::Euser).unwrap_err();
     assert!(e.contains("job x has no `user`"), "{e}");
 }

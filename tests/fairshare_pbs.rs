@@ -6,7 +6,7 @@
 use jobsort::fairshare::inputs::{EntityKind, Fairshare};
 use jobsort::fairshare::pbs::{ParseOptions, PbsTree};
 use jobsort::fairshare::usage_file;
-use jobsort::jobs::Job;
+use jobsort::jobs::{Job, JobSet};
 use jobsort::rank::{RankOptions, TieBreak, rank};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -462,15 +462,19 @@ fn job_order_cases_with_keyword_formulas() {
             continue;
         }
         let t = tree_of(input);
-        let mut jobs = jobs_of(input);
+        let mut jobs: JobSet = jobs_of(input).into_iter().collect();
         let mut fs = Fairshare::Pbs(t);
         fs.fill_jobs(&mut jobs, EntityKind::Euser).unwrap();
         let values: Vec<f64> = jobs
+            .table()
+            .column(formula)
+            .unwrap()
             .iter()
-            .map(|j| (j.values[formula] * 1e6).round() / 1e6)
+            .map(|v| (v * 1e6).round() / 1e6)
             .collect();
-        for (j, v) in jobs.iter().zip(&values) {
-            let want: f64 = c["expected"]["formula_log_values"][&j.id]
+        let ids = jobs.ids();
+        for (id, v) in ids.iter().zip(&values) {
+            let want: f64 = c["expected"]["formula_log_values"][id]
                 .as_str()
                 .unwrap()
                 .parse()
@@ -479,10 +483,9 @@ fn job_order_cases_with_keyword_formulas() {
                 (v - want).abs() <= 5e-5,
                 "{} {}: {v} vs {want}",
                 formula,
-                j.id
+                id
             );
         }
-        let ids: Vec<String> = jobs.iter().map(|j| j.id.clone()).collect();
         let order = if input["fair_share"] == true {
             let ranks = fs
                 .fair_share_ranks(&jobs, EntityKind::Euser)
@@ -492,7 +495,7 @@ fn job_order_cases_with_keyword_formulas() {
                 &values,
                 TieBreak {
                     fair_share: Some(&ranks),
-                    ids: Some(&ids),
+                    ids: Some(ids),
                     ..TieBreak::default()
                 },
                 &RankOptions::default(),
@@ -501,13 +504,13 @@ fn job_order_cases_with_keyword_formulas() {
             rank(
                 &values,
                 TieBreak {
-                    ids: Some(&ids),
+                    ids: Some(ids),
                     ..TieBreak::default()
                 },
                 &RankOptions::default(),
             )
         };
-        let got: Vec<&str> = order.iter().map(|r| ids[r.index].as_str()).collect();
+        let got: Vec<&str> = order.iter().map(|r| jobs.id(r.index)).collect();
         let want: Vec<&str> = c["expected"]["order"]
             .as_array()
             .unwrap()
@@ -523,14 +526,14 @@ fn job_order_cases_with_keyword_formulas() {
 /// The most deserving job among `queued` (PBS with `fair_share` and no formula: every value
 /// is 0, so `compare_path` orders, then submission order).
 fn pick(fs: &Fairshare, jobs: &[Job], kind: EntityKind) -> usize {
-    let ranks = fs.fair_share_ranks(jobs, kind).unwrap().unwrap();
-    let ids: Vec<String> = jobs.iter().map(|j| j.id.clone()).collect();
+    let jobs: JobSet = jobs.iter().cloned().collect();
+    let ranks = fs.fair_share_ranks(&jobs, kind).unwrap().unwrap();
     let zeros = vec![0.0; jobs.len()];
     rank(
         &zeros,
         TieBreak {
             fair_share: Some(&ranks),
-            ids: Some(&ids),
+            ids: Some(jobs.ids()),
             ..TieBreak::default()
         },
         &RankOptions::default(),
@@ -685,26 +688,21 @@ fn job_order_cases_through_compiled_formulas() {
             let compiled = Formula::compile_with(formula, &Catalog::pbs(), &opts)
                 .unwrap_or_else(|d| panic!("{formula}: {d:?}"));
             let mut fs = Fairshare::Pbs(tree_of(input));
-            let mut jobs = jobs_of(input);
+            let mut jobs: JobSet = jobs_of(input).into_iter().collect();
             fs.fill_jobs(&mut jobs, EntityKind::Euser).unwrap();
-            let table = jobsort::jobs::table_from_jobs(&jobs, compiled.inputs());
-            let ev = compiled.evaluate(&table);
+            let ev = compiled.evaluate(jobs.table());
             assert_eq!(ev.error_count(), 0);
-            for (j, v) in jobs.iter().zip(&ev.values) {
-                let want: f64 = c["expected"]["formula_log_values"][&j.id]
+            let ids = jobs.ids();
+            for (id, v) in ids.iter().zip(&ev.values) {
+                let want: f64 = c["expected"]["formula_log_values"][id]
                     .as_str()
                     .unwrap()
                     .parse()
                     .unwrap();
-                assert!(
-                    (v - want).abs() <= 5e-5,
-                    "{formula} {}: {v} vs {want}",
-                    j.id
-                );
+                assert!((v - want).abs() <= 5e-5, "{formula} {id}: {v} vs {want}");
             }
-            let ids: Vec<String> = jobs.iter().map(|j| j.id.clone()).collect();
             let ties = TieBreak {
-                ids: Some(&ids),
+                ids: Some(ids),
                 ..TieBreak::default()
             };
             let order = match fs.fair_share_ranks(&jobs, EntityKind::Euser).unwrap() {
@@ -718,7 +716,7 @@ fn job_order_cases_through_compiled_formulas() {
                 ),
                 _ => rank(&ev.values, ties, &RankOptions::default()),
             };
-            let got: Vec<&str> = order.iter().map(|r| ids[r.index].as_str()).collect();
+            let got: Vec<&str> = order.iter().map(|r| jobs.id(r.index)).collect();
             let want: Vec<&str> = c["expected"]["order"]
                 .as_array()
                 .unwrap()

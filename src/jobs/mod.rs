@@ -1,17 +1,19 @@
-//! Jobs: the row form read from files ([`Job`]), the loaders for every input format, and
-//! [`table_from_jobs`], which lays them out as the columnar [`JobTable`] the evaluators read.
+//! Jobs: [`JobSet`], jobs by column as the loaders read them (one file format each, in
+//! `load`) with the [`JobTable`](crate::table::JobTable) the evaluators read inside, and
+//! [`Job`], one job as a row, for building a few jobs in code.
 
 pub mod fairshare;
 pub mod load;
+mod set;
 pub mod units;
+
+pub use set::{JobSet, JobSetBuilder};
 
 use std::collections::BTreeMap;
 
-use crate::catalog::Input;
-use crate::table::JobTable;
-
-/// One job as read from a file: identity, fairshare entity fields, submission order, and
-/// numeric values by name (resources in PBS units — seconds, kilobytes — and keywords).
+/// One job as a row: identity, fairshare entity fields, submission order, and numeric values
+/// by name (resources in PBS units — seconds, kilobytes — and keywords). A [`JobSet`] is
+/// collected from rows (`jobs.into_iter().collect()`); the loaders do not make rows.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Job {
     pub id: String,
@@ -37,18 +39,4 @@ impl Job {
         self.values.insert(name.to_string(), value);
         self
     }
-}
-
-/// Build a table holding the columns of `inputs` (absent values are 0).
-pub fn table_from_jobs(jobs: &[Job], inputs: &[Input]) -> JobTable {
-    let mut t = JobTable::new(jobs.len());
-    for name in inputs.iter().map(Input::column) {
-        let col: Vec<f64> = jobs
-            .iter()
-            .map(|j| j.values.get(name).copied().unwrap_or(0.0))
-            .collect();
-        t.set_column(name, col)
-            .expect("column built from the same jobs has the table's length");
-    }
-    t
 }

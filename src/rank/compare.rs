@@ -2,6 +2,7 @@
 //! sort that defines the order (every fast path is tested against it).
 
 use super::key::{ascending_key, value_key};
+use crate::table::Texts;
 use std::cmp::Ordering;
 
 /// One ranked job.
@@ -22,7 +23,8 @@ pub struct TieBreak<'a> {
     /// it (`compare_path`) right after the formula value; a job without one ranks after all.
     pub fair_share: Option<&'a [usize]>,
     pub submit: Option<&'a [f64]>,
-    pub ids: Option<&'a [String]>,
+    /// Job ids (one buffer for all: [`Texts`]), compared as strings.
+    pub ids: Option<&'a Texts>,
 }
 
 /// The general comparison sort (used with a fairshare tie-break, for top-k with ids, and

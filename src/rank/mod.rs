@@ -103,11 +103,12 @@ pub fn order(values: &[f64], ties: TieBreak<'_>, top: Option<usize>) -> Vec<usiz
 mod tests {
     use super::packed::RADIX_MIN;
     use super::*;
+    use crate::table::Texts;
 
     #[test]
     fn descending_with_ties_by_submission_order_then_id() {
         let values = [1.0, 3.0, 1.0, 3.0];
-        let ids: Vec<String> = ["d", "c", "b", "a"].iter().map(|s| s.to_string()).collect();
+        let ids: Texts = ["d", "c", "b", "a"].into_iter().collect();
         let r = rank(
             &values,
             TieBreak {
@@ -187,7 +188,7 @@ mod tests {
                 })
                 .collect();
             let submit: Vec<f64> = (0..n).map(|_| (next() % 10) as f64).collect();
-            let ids: Vec<String> = (0..n).map(|_| format!("{}", next() % 7)).collect();
+            let ids: Texts = (0..n).map(|_| format!("{}", next() % 7)).collect();
             let fair_share: Vec<usize> = (0..n).map(|_| (next() % 5) as usize).collect();
             let cases = [
                 TieBreak::default(),

@@ -7,13 +7,13 @@
 //! job has Flux's `t_submit` (and no `submit`) is a Flux job list. A directory is a PBS
 //! accounting directory (`server_priv/accounting/`).
 
-use super::swf::{machines_beside, parse_swf};
+use super::swf::{machines_beside, parse_swf, read_swf};
 use super::workload::pbs_accounting::{Progress, looks_like_record};
 use super::workload::{
-    JsonLayout, ReadOptions, SacctOptions, Workload, WorkloadError, decode_text, hex,
-    looks_like_flux, parse_flux_jobs, parse_json_jobs_as, parse_pbs_accounting, parse_sacct,
-    read_pbs_accounting,
+    JsonLayout, ReadOptions, SacctOptions, TraceText, Workload, WorkloadError, looks_like_flux,
+    parse_flux_jobs, parse_json_jobs_as, parse_pbs_accounting, parse_sacct, read_pbs_accounting,
 };
+use std::io::Read;
 use std::path::Path;
 
 /// How to read a trace beyond its bytes: bad records of a site's log strict or counted, and
@@ -50,8 +50,8 @@ impl TraceFormat {
     }
 }
 
-/// The format of a workload's decoded `text`, its file `name` (`.gz` aside) as the hint
-/// (see the module doc).
+/// The format of a workload's decoded `text` (its start is enough: the first text that is
+/// not white space), its file `name` (`.gz` aside) as the hint (see the module doc).
 pub fn trace_format(name: &str, text: &str) -> TraceFormat {
     let stem = name
         .strip_suffix(".gz")
@@ -97,15 +97,11 @@ pub fn load_workload_with(
         return Ok((w, TraceFormat::PbsAccounting));
     }
     let file = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| WorkloadError::Io {
-        file: file.clone(),
-        message: e.to_string(),
-    })?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let (mut w, format) = read_workload_with(bytes, &file, &name, options)?;
+    let (mut w, format) = read_trace(TraceText::open(path)?, &file, &name, options)?;
     if format == TraceFormat::Swf
         && w.machine.nodes.is_none()
         && let Some(m) = machines_beside(path)?
@@ -133,19 +129,37 @@ pub fn read_workload_with(
     name: &str,
     options: &TraceOptions,
 ) -> Result<(Workload, TraceFormat), WorkloadError> {
-    use sha2::Digest;
-    let sha256 = hex(&sha2::Sha256::digest(&bytes));
-    let text = decode_text(bytes, file)?;
-    let format = trace_format(name, &text);
+    read_trace(TraceText::new(&bytes[..], file, bytes.len())?, file, name, options)
+}
+
+/// A workload from a trace's text as it is decoded ([`read_workload`]'s rules; `Workload::
+/// sha256` is of the stored bytes, hashed as they are read). An SWF trace is parsed a piece
+/// at a time, never held whole; the other formats read the text whole (and their format is
+/// told again from all of it).
+pub fn read_trace<R: Read>(
+    mut input: TraceText<R>,
+    file: &str,
+    name: &str,
+    options: &TraceOptions,
+) -> Result<(Workload, TraceFormat), WorkloadError> {
+    let (format, text) = match trace_format(name, input.head()?) {
+        TraceFormat::Swf => (TraceFormat::Swf, String::new()),
+        _ => {
+            let text = input.read_to_string()?;
+            (trace_format(name, &text), text)
+        }
+    };
     let mut w = match format {
-        TraceFormat::Swf => parse_swf(&text, file)?,
+        // Read whole only when its start looked like another format (it cannot, in practice).
+        TraceFormat::Swf if !text.is_empty() => parse_swf(&text, file)?,
+        TraceFormat::Swf => read_swf(&mut input, file)?,
         TraceFormat::Json(layout) => parse_json_jobs_as(&text, file, layout)?,
         TraceFormat::Sacct => parse_sacct(&text, file, options.read, &options.sacct)?,
         TraceFormat::FluxJobs => parse_flux_jobs(&text, file, options.read)?,
         TraceFormat::PbsAccounting => parse_pbs_accounting(text.as_bytes(), file, options.read)?,
     };
     w.name = name.to_string();
-    w.sha256 = sha256;
+    w.sha256 = input.sha256();
     Ok((w, format))
 }
 

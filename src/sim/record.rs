@@ -364,69 +364,149 @@ pub struct RecordingError {
 /// Parse a recording. A last line without its newline (or that is not valid JSON and is
 /// the last line) is a truncation, not an error; anything else malformed is an error.
 pub fn parse_recording(text: &str, file: &str) -> Result<Recording, RecordingError> {
-    let err = |line: usize, reason: String| RecordingError {
-        file: file.into(),
-        line,
-        reason,
-    };
-    let mut lines: Vec<&str> = text.split('\n').collect();
-    // `split` leaves "" after a final newline; anything else there is a partial line.
-    let mut truncated = false;
-    match lines.pop() {
-        Some("") | None => {}
-        Some(_) => truncated = true,
-    }
-    let Some(first) = lines.first() else {
-        return Err(err(
-            1,
-            if truncated {
-                "truncated before the end of the header"
-            } else {
-                "empty recording"
-            }
-            .into(),
-        ));
-    };
-    let header: Header =
-        serde_json::from_str(first).map_err(|e| err(1, format!("bad header: {e}")))?;
-    if header.format != FORMAT {
-        return Err(err(
-            1,
-            format!("not a jobsort recording (format `{}`)", header.format),
-        ));
-    }
-    if header.version != VERSION {
-        return Err(err(
-            1,
-            format!("unsupported recording version {}", header.version),
-        ));
-    }
-    header.check().map_err(|r| err(1, r))?;
-    let mut horizon = Horizon::default();
-    let mut rounds = Vec::with_capacity(lines.len());
-    let n = lines.len();
-    for (i, l) in lines.iter().enumerate().skip(1) {
-        let lineno = i + 1;
-        if l.trim().is_empty() {
-            continue;
-        }
-        let v: Value = match serde_json::from_str(l) {
-            Ok(v) => v,
-            Err(e) => {
-                if i + 1 == n && !truncated && e.is_eof() {
-                    truncated = true;
-                    break;
-                }
-                return Err(err(lineno, format!("invalid JSON: {e}")));
-            }
-        };
-        rounds.push(parse_round(&v, lineno, &mut horizon).map_err(|r| err(lineno, r))?);
+    let mut reader = RecordingReader::new(text.as_bytes(), file)?;
+    let mut rounds = Vec::new();
+    while let Some(r) = reader.next_round()? {
+        rounds.push(r);
     }
     Ok(Recording {
-        header,
+        header: reader.header,
         rounds,
-        truncated,
+        truncated: reader.truncated,
     })
+}
+
+/// A recording read round by round ([`parse_recording`]'s rules), holding one line at a time:
+/// what `replay --verify` reads a recording of any length with.
+pub struct RecordingReader<R> {
+    input: R,
+    file: String,
+    pub header: Header,
+    /// Lines read so far (the header is line 1).
+    line: usize,
+    /// Bytes read so far.
+    offset: u64,
+    buf: Vec<u8>,
+    horizon: Horizon,
+    truncated: bool,
+    done: bool,
+}
+
+impl<R: std::io::BufRead> RecordingReader<R> {
+    /// Read the header line.
+    pub fn new(mut input: R, file: &str) -> Result<RecordingReader<R>, RecordingError> {
+        let err = |reason: String| RecordingError {
+            file: file.into(),
+            line: 1,
+            reason,
+        };
+        let mut buf = Vec::new();
+        let complete = read_line(&mut input, &mut buf).map_err(|e| err(e.to_string()))?;
+        if !complete {
+            return Err(err(if buf.is_empty() {
+                "empty recording"
+            } else {
+                "truncated before the end of the header"
+            }
+            .into()));
+        }
+        let first = utf8(&buf, 0).map_err(err)?;
+        let offset = buf.len() as u64 + 1;
+        let header: Header =
+            serde_json::from_str(first).map_err(|e| err(format!("bad header: {e}")))?;
+        if header.format != FORMAT {
+            return Err(err(format!(
+                "not a jobsort recording (format `{}`)",
+                header.format
+            )));
+        }
+        if header.version != VERSION {
+            return Err(err(format!(
+                "unsupported recording version {}",
+                header.version
+            )));
+        }
+        header.check().map_err(err)?;
+        Ok(RecordingReader {
+            input,
+            file: file.into(),
+            header,
+            line: 1,
+            offset,
+            buf,
+            horizon: Horizon::default(),
+            truncated: false,
+            done: false,
+        })
+    }
+
+    /// The file ended in the middle of a line (read up to there).
+    pub fn truncated(&self) -> bool {
+        self.truncated
+    }
+
+    /// The next complete round, `None` at the end (or at a truncation).
+    pub fn next_round(&mut self) -> Result<Option<RecRound>, RecordingError> {
+        while !self.done {
+            let complete = read_line(&mut self.input, &mut self.buf)
+                .map_err(|e| self.error(self.line + 1, e.to_string()))?;
+            if !complete {
+                // A partial last line (a crash while writing) is a truncation.
+                self.truncated = !self.buf.is_empty();
+                self.done = true;
+                break;
+            }
+            self.line += 1;
+            let lineno = self.line;
+            let start = self.offset;
+            self.offset += self.buf.len() as u64 + 1;
+            let l = utf8(&self.buf, start).map_err(|r| self.error(lineno, r))?;
+            if l.trim().is_empty() {
+                continue;
+            }
+            let v: Value = match serde_json::from_str(l) {
+                Ok(v) => v,
+                Err(e) => {
+                    let last = match self.input.fill_buf() {
+                        Ok(rest) => rest.is_empty(),
+                        Err(io) => return Err(self.error(lineno, io.to_string())),
+                    };
+                    if last && e.is_eof() {
+                        self.truncated = true;
+                        self.done = true;
+                        break;
+                    }
+                    return Err(self.error(lineno, format!("invalid JSON: {e}")));
+                }
+            };
+            return parse_round(&v, lineno, &mut self.horizon)
+                .map(Some)
+                .map_err(|r| self.error(lineno, r));
+        }
+        Ok(None)
+    }
+
+    fn error(&self, line: usize, reason: String) -> RecordingError {
+        RecordingError {
+            file: self.file.clone(),
+            line,
+            reason,
+        }
+    }
+}
+
+/// Read one line into `buf` (without its `\n`); `false` when the input ended before a `\n`
+/// (what was read is in `buf`).
+fn read_line(input: &mut impl std::io::BufRead, buf: &mut Vec<u8>) -> std::io::Result<bool> {
+    buf.clear();
+    input.read_until(b'\n', buf)?;
+    Ok(buf.pop_if(|b| *b == b'\n').is_some())
+}
+
+/// A line as text; `start` is its offset in the file, for the error.
+fn utf8(line: &[u8], start: u64) -> Result<&str, String> {
+    std::str::from_utf8(line)
+        .map_err(|e| format!("not UTF-8 text (byte {})", start + e.valid_up_to() as u64))
 }
 
 /// The latest round time a recording may give: a round time plus a requested time (at most
@@ -626,4 +706,74 @@ fn parse_decision(d: &Value) -> Result<RecDecision, String> {
         });
     }
     Err("expected `dispatch`, `pend` or `hold`".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{BufReader, Read};
+
+    /// A recording whose bytes after `limit` cannot be read.
+    struct Until<'a> {
+        text: &'a [u8],
+        limit: usize,
+    }
+
+    impl Read for Until<'_> {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            if self.limit == 0 && !self.text.is_empty() {
+                return Err(io::Error::other("not yet written"));
+            }
+            let n = out.len().min(self.limit).min(self.text.len());
+            out[..n].copy_from_slice(&self.text[..n]);
+            (self.text, self.limit) = (&self.text[n..], self.limit - n);
+            Ok(n)
+        }
+    }
+
+    fn header() -> String {
+        let config = SimConfig {
+            policy: Policy::Strict,
+            nodes: 1,
+            cores: 1,
+            threshold: None,
+            fairshare: None,
+            limits: None,
+        };
+        serde_json::to_string(&Header::new(TraceInfo::default(), None, &config)).unwrap()
+    }
+
+    #[test]
+    fn rounds_are_read_one_line_at_a_time() {
+        let round = |n: u64| {
+            format!(
+                "{{\"round\":{n},\"time\":{n},\"events\":[],\"queue\":[[\"a\",1.5]],\"decisions\":[]}}\n"
+            )
+        };
+        let text = format!("{}\n{}{}", header(), round(0), round(1));
+        // Only the header and the first round can be read: the first round comes out before
+        // the rest of the file is there.
+        let limit = header().len() + 1 + round(0).len();
+        let input = BufReader::with_capacity(
+            16,
+            Until {
+                text: text.as_bytes(),
+                limit,
+            },
+        );
+        let mut reader = RecordingReader::new(input, "r").unwrap();
+        let first = reader.next_round().unwrap().unwrap();
+        assert_eq!((first.line, first.round, first.queue.len()), (2, 0, 1));
+        let e = reader.next_round().unwrap_err();
+        assert_eq!(e.to_string(), "r:3: not yet written");
+        // The whole file; then cut inside its last line: a truncation.
+        let mut reader = RecordingReader::new(text.as_bytes(), "r").unwrap();
+        assert!(reader.next_round().unwrap().is_some());
+        assert!(reader.next_round().unwrap().is_some());
+        assert!(reader.next_round().unwrap().is_none());
+        assert!(!reader.truncated());
+        let cut = &text[..text.len() - 3];
+        let rec = parse_recording(cut, "r").unwrap();
+        assert_eq!((rec.rounds.len(), rec.truncated), (1, true));
+    }
 }

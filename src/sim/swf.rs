@@ -16,8 +16,8 @@
 //! hold, [`Horizon`]) is an error naming the line and the field.
 
 use super::workload::{
-    Horizon, JobField, MachineHint, Request, SimJob, Workload, WorkloadError, count as count_of,
-    read_text,
+    Horizon, JobField, MachineHint, Request, SimJob, TraceText, Workload, WorkloadError,
+    count as count_of,
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
@@ -26,13 +26,13 @@ use std::path::Path;
 /// Load an SWF file (gzip transparently). Also reads an AleaNG `<file>.machines` beside it
 /// for the machine size when the header has none.
 pub fn load_swf(path: &Path) -> Result<Workload, WorkloadError> {
-    let (text, sha) = read_text(path)?;
-    let mut w = parse_swf(&text, &path.display().to_string())?;
+    let mut text = TraceText::open(path)?;
+    let mut w = read_swf(&mut text, &path.display().to_string())?;
     w.name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    w.sha256 = sha;
+    w.sha256 = text.sha256();
     if w.machine.nodes.is_none()
         && let Some(m) = machines_beside(path)?
     {
@@ -98,53 +98,76 @@ pub fn parse_machines(text: &str, file: &str) -> Result<MachineHint, WorkloadErr
 /// split as text (Unicode white space), as every line was before.
 pub fn parse_swf(text: &str, file: &str) -> Result<Workload, WorkloadError> {
     let mut reader = SwfReader::new(file, text.len());
-    let bytes = text.as_bytes();
-    let mut pos = 0;
-    let mut lineno = 0;
-    let mut spans = [(0usize, 0usize); 18];
-    while pos < bytes.len() {
-        lineno += 1;
-        let start = pos;
-        let mut i = pos;
-        let mut count = 0;
-        let mut ascii = true;
-        loop {
-            while i < bytes.len() && CLASS[bytes[i] as usize] == SPACE {
-                i += 1;
-            }
-            if i == bytes.len() || bytes[i] == b'\n' {
-                break;
-            }
-            let s = i;
-            while i < bytes.len() && CLASS[bytes[i] as usize] >= TEXT {
-                ascii &= CLASS[bytes[i] as usize] == TEXT;
-                i += 1;
-            }
-            if count < spans.len() {
-                spans[count] = (s, i);
-            }
-            count += 1;
+    reader.lines(text)?;
+    Ok(reader.finish())
+}
+
+/// [`parse_swf`] of a trace's text as it is decoded, a piece at a time: the text is never
+/// held whole (a gzip trace that expands to 1 GiB takes what its jobs take).
+pub fn read_swf<R: std::io::Read>(
+    text: &mut TraceText<R>,
+    file: &str,
+) -> Result<Workload, WorkloadError> {
+    let mut reader = SwfReader::new(file, text.size_hint());
+    while let Some(lines) = text.next_lines()? {
+        if let Err(e) = reader.lines(lines) {
+            return Err(text.drain(e));
         }
-        pos = i + 1;
-        if !ascii {
-            reader.text_line(lineno, &text[start..i])?;
-            continue;
-        }
-        if count == 0 {
-            continue;
-        }
-        let first = spans[0].0;
-        if bytes[first] == b';' {
-            reader.header(lineno, &text[first + 1..i])?;
-            continue;
-        }
-        let mut fields = [""; 18];
-        for (f, &(s, e)) in fields.iter_mut().zip(&spans[..count.min(18)]) {
-            *f = &text[s..e];
-        }
-        reader.job(lineno, &fields[..count.min(18)], count)?;
     }
     Ok(reader.finish())
+}
+
+impl SwfReader<'_> {
+    /// Read whole lines (the last may lack its line end), numbered on from the lines before.
+    fn lines(&mut self, text: &str) -> Result<(), WorkloadError> {
+        let bytes = text.as_bytes();
+        let mut pos = 0;
+        let mut spans = [(0usize, 0usize); 18];
+        while pos < bytes.len() {
+            self.line += 1;
+            let lineno = self.line;
+            let start = pos;
+            let mut i = pos;
+            let mut count = 0;
+            let mut ascii = true;
+            loop {
+                while i < bytes.len() && CLASS[bytes[i] as usize] == SPACE {
+                    i += 1;
+                }
+                if i == bytes.len() || bytes[i] == b'\n' {
+                    break;
+                }
+                let s = i;
+                while i < bytes.len() && CLASS[bytes[i] as usize] >= TEXT {
+                    ascii &= CLASS[bytes[i] as usize] == TEXT;
+                    i += 1;
+                }
+                if count < spans.len() {
+                    spans[count] = (s, i);
+                }
+                count += 1;
+            }
+            pos = i + 1;
+            if !ascii {
+                self.text_line(lineno, &text[start..i])?;
+                continue;
+            }
+            if count == 0 {
+                continue;
+            }
+            let first = spans[0].0;
+            if bytes[first] == b';' {
+                self.header(lineno, &text[first + 1..i])?;
+                continue;
+            }
+            let mut fields = [""; 18];
+            for (f, &(s, e)) in fields.iter_mut().zip(&spans[..count.min(18)]) {
+                *f = &text[s..e];
+            }
+            self.job(lineno, &fields[..count.min(18)], count)?;
+        }
+        Ok(())
+    }
 }
 
 /// What a byte is to the line splitter: white space as `str::split_whitespace` has it (of
@@ -210,24 +233,29 @@ fn whole(v: f64) -> i64 {
 /// seen, and the entity names made so far (by field text).
 struct SwfReader<'a> {
     file: &'a str,
+    /// Lines read so far.
+    line: usize,
     w: Workload,
     max_procs: Option<u32>,
     max_nodes: Option<u32>,
-    seen: JobNumbers<'a>,
+    seen: JobNumbers,
     horizon: Horizon,
-    users: Names<'a>,
-    groups: Names<'a>,
-    queues: Names<'a>,
+    users: Names,
+    groups: Names,
+    queues: Names,
 }
 
 impl<'a> SwfReader<'a> {
     fn new(file: &'a str, text_len: usize) -> Self {
-        // About 90 bytes a line in the archive's traces.
-        let lines = text_len / 90;
+        // About 90 bytes a line in the archive's traces; a guess no bigger than what the
+        // text can hold, and a small one at that (the jobs grow by doubling, which for big
+        // vectors moves pages, not bytes): a trace of mostly comments reserves little.
+        let lines = (text_len / 90).min(1 << 12);
         let mut w = Workload::default();
         w.jobs.reserve(lines);
         SwfReader {
             file,
+            line: 0,
             w,
             max_procs: None,
             max_nodes: None,
@@ -248,7 +276,7 @@ impl<'a> SwfReader<'a> {
     }
 
     /// A line holding a byte outside ASCII, as text.
-    fn text_line(&mut self, lineno: usize, line: &'a str) -> Result<(), WorkloadError> {
+    fn text_line(&mut self, lineno: usize, line: &str) -> Result<(), WorkloadError> {
         let line = line.trim();
         if line.is_empty() {
             return Ok(());
@@ -290,12 +318,7 @@ impl<'a> SwfReader<'a> {
     }
 
     /// A data line: `fields` are its first 18 fields, `count` how many it has.
-    fn job(
-        &mut self,
-        lineno: usize,
-        fields: &[&'a str],
-        count: usize,
-    ) -> Result<(), WorkloadError> {
+    fn job(&mut self, lineno: usize, fields: &[&str], count: usize) -> Result<(), WorkloadError> {
         let bad = |reason: String| WorkloadError::Line {
             file: self.file.into(),
             line: lineno,
@@ -444,14 +467,14 @@ fn plain_digits(s: &str, limit: usize) -> Option<usize> {
 /// distinct text, copied for each job. The field is an id (`3`, `-1`), so the ids below
 /// 10,000 are looked up by index, other texts by hash.
 #[derive(Default)]
-struct Names<'a> {
+struct Names {
     /// `-1` at 0, the id `N` at `N + 1`.
     small: Vec<Option<String>>,
-    other: FxHashMap<&'a str, String>,
+    other: FxHashMap<Box<str>, String>,
 }
 
-impl<'a> Names<'a> {
-    fn name(&mut self, s: &'a str, make: impl FnOnce() -> String) -> String {
+impl Names {
+    fn name(&mut self, s: &str, make: impl FnOnce() -> String) -> String {
         let slot = if s == "-1" {
             Some(0)
         } else {
@@ -464,7 +487,10 @@ impl<'a> Names<'a> {
                 }
                 self.small[k].get_or_insert_with(make).clone()
             }
-            None => self.other.entry(s).or_insert_with(make).clone(),
+            None => match self.other.get(s) {
+                Some(name) => name.clone(),
+                None => self.other.entry(s.into()).or_insert_with(make).clone(),
+            },
         }
     }
 }
@@ -472,16 +498,16 @@ impl<'a> Names<'a> {
 /// The job numbers seen, as text: those written as plain digits below 2^24 in a bit set (one
 /// text per number), the others by hash.
 #[derive(Default)]
-struct JobNumbers<'a> {
+struct JobNumbers {
     bits: Vec<u64>,
-    other: FxHashSet<&'a str>,
+    other: FxHashSet<Box<str>>,
 }
 
-impl<'a> JobNumbers<'a> {
+impl JobNumbers {
     /// Whether `s` is new.
-    fn insert(&mut self, s: &'a str) -> bool {
+    fn insert(&mut self, s: &str) -> bool {
         let Some(n) = plain_digits(s, 1 << 24) else {
-            return self.other.insert(s);
+            return !self.other.contains(s) && self.other.insert(s.into());
         };
         let (word, bit) = (n / 64, 1u64 << (n % 64));
         if word >= self.bits.len() {
@@ -652,6 +678,56 @@ mod tests {
             ["u3", "u3", "u3", "unknown", "unknown", "user_A", "u12345"]
         );
         assert_eq!(w.jobs[3].group, "unknown");
+    }
+
+    #[test]
+    fn a_trace_read_in_pieces_fails_as_the_text_read_whole() {
+        use crate::sim::workload::decode_text;
+        let read = |bytes: &[u8]| {
+            let mut text = TraceText::new(bytes, "t", bytes.len()).unwrap();
+            read_swf(&mut text, "t").map_err(|e| e.to_string())
+        };
+        let gzip = |bytes: &[u8]| {
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            std::io::Write::write_all(&mut gz, bytes).unwrap();
+            gz.finish().unwrap()
+        };
+        // Several pieces (a piece is about 256 KiB): the line numbers run on across them.
+        let pad = format!(";{}\n", "x".repeat(99)).repeat(3000);
+        let job = |n: u32| format!("{n} 0 0 10 1 -1 -1 1 -1 -1 1 1 1 -1 1 -1 -1 -1\n");
+        let good = format!("{pad}{}{pad}{}", job(1), job(2));
+        let w = read(good.as_bytes()).unwrap();
+        assert_eq!(w.jobs, parse_swf(&good, "t").unwrap().jobs);
+        assert_eq!(w.jobs.len(), 2);
+        let bad = format!("{pad}{}{pad}", job(1).replace(" 10 ", " ten "));
+        let e = read(bad.as_bytes()).unwrap_err();
+        assert!(e.starts_with("t:3001: field 4 (run time)"), "{e}");
+        // Text after it that is not UTF-8 is the error, as when the text was checked first.
+        let mut not_utf8 = format!("{bad}{pad}").into_bytes();
+        not_utf8.extend_from_slice(b"\xff\n");
+        let whole = String::from_utf8(not_utf8.clone()).unwrap_err();
+        assert_eq!(
+            read(&not_utf8).unwrap_err(),
+            format!("t: not UTF-8 text: {whole}")
+        );
+        assert_eq!(
+            decode_text(not_utf8.clone(), "t").unwrap_err().to_string(),
+            format!("t: not UTF-8 text: {whole}")
+        );
+        assert_eq!(
+            read(&gzip(&not_utf8)).unwrap_err(),
+            format!("t: not UTF-8 text: {whole}")
+        );
+        // A gzip stream cut short after both: its error wins.
+        let gz = gzip(&not_utf8);
+        let e = read(&gz[..gz.len() - 12]).unwrap_err();
+        assert!(e.starts_with("t: gzip: "), "{e}");
+        assert_eq!(
+            e,
+            decode_text(gz[..gz.len() - 12].to_vec(), "t")
+                .unwrap_err()
+                .to_string()
+        );
     }
 
     #[test]

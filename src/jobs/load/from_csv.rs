@@ -2,36 +2,30 @@
 //! job per record.
 
 use super::error::{JobFileError, invalid};
-use super::object::{Place, job_from_json};
-use super::unknown::Unknown;
-use crate::catalog::Catalog;
-use crate::jobs::Job;
+use super::object::{Place, Sink, job_from_json};
 use serde_json::{Map, Value};
+use std::io::Read;
 
-pub(super) fn parse_csv(
-    text: &str,
-    name: &str,
-    catalog: &Catalog,
-    unknown: &mut Unknown,
-) -> Result<Vec<Job>, JobFileError> {
+pub(super) fn read_csv(input: impl Read, sink: &mut Sink<'_>) -> Result<(), JobFileError> {
+    let name = sink.name;
     let mut reader = csv::ReaderBuilder::new()
         .trim(csv::Trim::All)
         .flexible(false)
-        .from_reader(text.as_bytes());
+        .from_reader(input);
     let headers = reader
         .headers()
         .map_err(|e| invalid(format!("{name}:1"), format!("invalid CSV header: {e}")))?
         .clone();
-    let mut jobs = vec![];
-    for (index, record) in reader.records().enumerate() {
-        let record = record.map_err(|e| {
+    let mut record = csv::StringRecord::new();
+    for index in 0u64.. {
+        let more = reader.read_record(&mut record).map_err(|e| {
             let line = e.position().map(|p| p.line()).unwrap_or(0);
             invalid(format!("{name}:{line}"), format!("invalid CSV record: {e}"))
         })?;
-        let line = record
-            .position()
-            .map(|p| p.line())
-            .unwrap_or(index as u64 + 2);
+        if !more {
+            break;
+        }
+        let line = record.position().map(|p| p.line()).unwrap_or(index + 2);
         let mut map = Map::new();
         for (header, field) in headers.iter().zip(record.iter()) {
             if !field.is_empty() {
@@ -43,21 +37,27 @@ pub(super) fn parse_csv(
             path: "",
             csv_line: Some(line),
         };
-        let job = job_from_json(Value::Object(map), None, &place, index, catalog, unknown)
-            .map_err(|e| match e {
-                JobFileError::Invalid { message, location } => {
-                    let column = location
-                        .split_once(": ")
-                        .map(|(_, p)| p.trim_start_matches('.').to_string())
-                        .unwrap_or_default();
-                    invalid(
-                        format!("{name}:{line}"),
-                        format!("column `{column}`: {message}"),
-                    )
-                }
-                other => other,
-            })?;
-        jobs.push(job);
+        job_from_json(
+            Value::Object(map),
+            None,
+            &place,
+            sink.catalog,
+            &mut sink.unknown,
+            &mut sink.out,
+        )
+        .map_err(|e| match e {
+            JobFileError::Invalid { message, location } => {
+                let column = location
+                    .split_once(": ")
+                    .map(|(_, p)| p.trim_start_matches('.').to_string())
+                    .unwrap_or_default();
+                invalid(
+                    format!("{name}:{line}"),
+                    format!("column `{column}`: {message}"),
+                )
+            }
+            other => other,
+        })?;
     }
-    Ok(jobs)
+    Ok(())
 }

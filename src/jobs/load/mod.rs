@@ -14,26 +14,35 @@
 //! [`JobFile::unknown`] with the closest known name. A UTF-8 byte order mark is skipped; a
 //! `.json` file must be JSON.
 //!
-//! Files: `error` ([`JobFileError`] and its locations), `from_json` (JSON documents, `qstat -f
-//! -F json` and JSON lines), `from_csv` (CSV with a header), `object` (one job object to a
-//! [`Job`]: field names, units and PBS attribute aliases), `unknown` (fields no formula reads).
+//! Files are read as they are parsed, one job at a time, straight into the columns of a
+//! [`JobSet`] (a JSON document too: its jobs stream out of the array, or the `Jobs` object of
+//! qstat output). Errors are those of the file read whole: one that is not UTF-8 says so
+//! first, then a JSON document's syntax error comes before what its jobs say.
+//!
+//! Files: `error` ([`JobFileError`] and its locations), `text` (the bytes: UTF-8 and peeking
+//! at the format), `from_json` (JSON documents, `qstat -f -F json` and JSON lines),
+//! `from_csv` (CSV with a header), `object` (one job object into the columns: field names,
+//! units and PBS attribute aliases), `unknown` (fields no formula reads).
 
 mod error;
 mod from_csv;
 mod from_json;
 mod object;
+mod text;
 mod unknown;
 
 pub use error::JobFileError;
 pub use unknown::UnknownField;
 
-use super::Job;
+use super::{JobSet, JobSetBuilder};
 use crate::catalog::Catalog;
-use error::json_syntax;
-use from_csv::parse_csv;
-use from_json::{from_json_document, parse_json_lines};
-use serde_json::Value;
+use error::invalid;
+use from_csv::read_csv;
+use from_json::{read_json_document, read_json_lines};
+use object::Sink;
+use std::io::{BufRead, Read};
 use std::path::Path;
+use text::{Utf8Check, skip_space};
 use unknown::Unknown;
 
 /// The job file formats.
@@ -52,10 +61,10 @@ pub enum JobFormat {
 }
 
 /// A job file as read: the jobs, and the fields no formula can read.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default)]
 pub struct JobFile {
-    pub jobs: Vec<Job>,
-    /// Fields that are no keyword, resource, identity field or PBS job attribute, in the
+    pub jobs: JobSet,
+    /// Fields that are no keyword, resource or identity field or PBS job attribute, in the
     /// order first seen.
     pub unknown: Vec<UnknownField>,
 }
@@ -77,92 +86,142 @@ fn format_of_name(path: &Path) -> Option<JobFormat> {
 
 /// Read jobs from a file. With [`JobFormat::Auto`] the extension decides (`.csv`, `.jsonl`;
 /// a `.json` file is JSON — a document or JSON lines — and never read as CSV), else the
-/// content.
+/// content. `columns`: the numeric columns to keep (all when `None`; the others are still
+/// read and checked). The file is read as it is parsed, never held whole.
 pub fn load_jobs(
     path: &Path,
     format: JobFormat,
     catalog: &Catalog,
+    columns: Option<&[&str]>,
 ) -> Result<JobFile, JobFileError> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| JobFileError::Io {
+    let file = std::fs::File::open(path).map_err(|source| JobFileError::Io {
         path: name.clone(),
         source,
     })?;
-    let format = match (format, format_of_name(path)) {
-        (JobFormat::Auto, Some(JobFormat::Json)) => {
-            return parse_any_json(strip_bom(&text), &name, catalog);
-        }
-        (JobFormat::Auto, Some(f)) => f,
-        (f, _) => f,
+    let reader = std::io::BufReader::with_capacity(1 << 16, file);
+    let how = match (format, format_of_name(path)) {
+        (JobFormat::Auto, Some(JobFormat::Json)) => How::AnyJson,
+        (JobFormat::Auto, Some(f)) => How::Format(f),
+        (f, _) => How::Format(f),
     };
-    parse_jobs(&text, &name, format, catalog)
+    read(reader, &name, how, catalog, columns)
+}
+
+/// Read jobs from a stream (stdin, say) as [`load_jobs`] reads a file; `name` is used in
+/// error locations.
+pub fn read_jobs(
+    reader: impl BufRead,
+    name: &str,
+    format: JobFormat,
+    catalog: &Catalog,
+    columns: Option<&[&str]>,
+) -> Result<JobFile, JobFileError> {
+    read(reader, name, How::Format(format), catalog, columns)
 }
 
 /// Parse jobs from text; `name` is used in error locations. A leading byte order mark is
-/// skipped.
+/// skipped. Every numeric column is kept.
 pub fn parse_jobs(
     text: &str,
     name: &str,
     format: JobFormat,
     catalog: &Catalog,
 ) -> Result<JobFile, JobFileError> {
-    let text = strip_bom(text);
-    let mut unknown = Unknown::default();
-    let jobs = match format {
-        JobFormat::Csv => parse_csv(text, name, catalog, &mut unknown),
-        JobFormat::JsonLines => parse_json_lines(text, name, catalog, &mut unknown),
-        JobFormat::Json | JobFormat::Qstat => {
-            let value: Value = serde_json::from_str(text).map_err(|e| json_syntax(name, &e))?;
-            from_json_document(value, name, catalog, &mut unknown)
-        }
-        JobFormat::Auto => match text.trim_start().chars().next() {
-            None => Ok(vec![]),
-            Some('[' | '{') => return parse_any_json(text, name, catalog),
-            Some(_) => parse_csv(text, name, catalog, &mut unknown),
+    read_jobs(text.as_bytes(), name, format, catalog, None)
+}
+
+/// How to read a stream: a format, or "JSON of either kind" (a `.json` name).
+#[derive(Clone, Copy)]
+enum How {
+    Format(JobFormat),
+    AnyJson,
+}
+
+fn read(
+    reader: impl BufRead,
+    name: &str,
+    how: How,
+    catalog: &Catalog,
+    columns: Option<&[&str]>,
+) -> Result<JobFile, JobFileError> {
+    let mut src = Utf8Check::new(reader);
+    let mut sink = Sink {
+        name,
+        catalog,
+        unknown: Unknown::default(),
+        out: JobSetBuilder::new(columns),
+    };
+    let result = read_format(&mut src, how, &mut sink);
+    if result.is_err() {
+        src.drain();
+    }
+    if let Some(byte) = src.bad() {
+        return Err(invalid(
+            name.to_string(),
+            format!("not UTF-8 text (byte {byte})"),
+        ));
+    }
+    result?;
+    Ok(JobFile {
+        jobs: sink.out.finish(),
+        unknown: sink.unknown.fields,
+    })
+}
+
+const BOM: &[u8] = "\u{feff}".as_bytes();
+
+/// Skip a byte order mark, choose the format (see [`load_jobs`]) and read.
+fn read_format<R: BufRead>(
+    src: &mut Utf8Check<R>,
+    how: How,
+    sink: &mut Sink<'_>,
+) -> Result<(), JobFileError> {
+    let io = |source| JobFileError::Io {
+        path: sink.name.to_string(),
+        source,
+    };
+    if src.fill_buf().map_err(io)?.starts_with(BOM) {
+        src.consume(BOM.len());
+    }
+    // What was peeked at; the parsers read it again (line numbers count from the start).
+    let mut seen = Vec::new();
+    let first = skip_space(src, &mut seen).map_err(io)?;
+    let format = match (how, first) {
+        (How::Format(JobFormat::Auto), None) => return Ok(()),
+        (How::Format(JobFormat::Auto), Some(b'[' | b'{')) | (How::AnyJson, _) => match first {
+            None => return Ok(()),
+            Some(b'{') if lines_follow(src, &mut seen).map_err(io)? => JobFormat::JsonLines,
+            _ => JobFormat::Json,
         },
-    }?;
-    Ok(JobFile {
-        jobs,
-        unknown: unknown.fields,
-    })
+        (How::Format(JobFormat::Auto), Some(_)) => JobFormat::Csv,
+        (How::Format(f), _) => f,
+    };
+    let input = seen.as_slice().chain(src);
+    match format {
+        JobFormat::Csv => read_csv(input, sink),
+        JobFormat::JsonLines => read_json_lines(input, sink),
+        JobFormat::Json | JobFormat::Qstat | JobFormat::Auto => read_json_document(input, sink),
+    }
 }
 
-/// A JSON document (array, `{"jobs"}`, qstat) or JSON lines; anything else is an error at
-/// the first place it is not JSON.
-fn parse_any_json(text: &str, name: &str, catalog: &Catalog) -> Result<JobFile, JobFileError> {
-    let mut unknown = Unknown::default();
-    let jobs = match serde_json::from_str::<Value>(text) {
-        Ok(value) => from_json_document(value, name, catalog, &mut unknown),
-        // Several objects one after another: JSON lines.
-        Err(e)
-            if e.is_syntax()
-                && e.line() > 1
-                && text.trim_start().starts_with('{')
-                && text
-                    .lines()
-                    .find(|l| !l.trim().is_empty())
-                    .is_some_and(|l| serde_json::from_str::<Value>(l).is_ok()) =>
-        {
-            parse_json_lines(text, name, catalog, &mut unknown)
-        }
-        Err(e) if e.is_eof() && text.trim().is_empty() => Ok(vec![]),
-        Err(e) => Err(json_syntax(name, &e)),
-    }?;
-    Ok(JobFile {
-        jobs,
-        unknown: unknown.fields,
-    })
-}
-
-fn strip_bom(text: &str) -> &str {
-    text.strip_prefix('\u{feff}').unwrap_or(text)
+/// Whether a JSON text starting with `{` is JSON lines rather than one document: its first
+/// line is a JSON value by itself and something follows it (so the text as one document would
+/// end there, at line 2 or later). Reads that line and the space after it into `seen`.
+fn lines_follow(src: &mut impl BufRead, seen: &mut Vec<u8>) -> std::io::Result<bool> {
+    let start = seen.len();
+    src.read_until(b'\n', seen)?;
+    let line = &seen[start..];
+    let whole = std::str::from_utf8(line)
+        .is_ok_and(|l| serde_json::from_str::<serde_json::Value>(l).is_ok());
+    Ok(whole && skip_space(src, seen)?.is_some())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn parse(text: &str) -> Result<Vec<Job>, JobFileError> {
+    fn parse(text: &str) -> Result<JobSet, JobFileError> {
         parse_jobs(text, "jobs", JobFormat::Auto, &Catalog::pbs()).map(|f| f.jobs)
     }
 
@@ -179,24 +238,23 @@ mod tests {
     fn json_array_with_units_and_nested_resources() {
         let jobs = parse(r#"[{"id":"a","user":"bob","ncpus":4,"walltime":"01:00:00","resources":{"mem":"4gb"}},{"id":"b","eligible_time":"10:00"}]"#).unwrap();
         assert_eq!(jobs.len(), 2);
-        assert_eq!(jobs[0].values["ncpus"], 4.0);
-        assert_eq!(jobs[0].values["walltime"], 3600.0);
-        assert_eq!(jobs[0].values["mem"], 4194304.0);
-        assert_eq!(jobs[0].user.as_deref(), Some("bob"));
-        assert_eq!(jobs[1].values["eligible_time"], 600.0);
+        assert_eq!(jobs.value(0, "ncpus"), Some(4.0));
+        assert_eq!(jobs.value(0, "walltime"), Some(3600.0));
+        assert_eq!(jobs.value(0, "mem"), Some(4194304.0));
+        assert_eq!(jobs.user(0), Some("bob"));
+        assert_eq!(jobs.value(1, "eligible_time"), Some(600.0));
+        assert_eq!(jobs.value(1, "ncpus"), Some(0.0), "absent: 0");
     }
 
     #[test]
     fn json_lines_and_csv() {
         let jobs = parse("{\"id\":\"a\",\"ncpus\":1}\n{\"id\":\"b\",\"ncpus\":2}\n").unwrap();
-        assert_eq!(
-            jobs.iter().map(|j| j.values["ncpus"]).collect::<Vec<_>>(),
-            vec![1.0, 2.0]
-        );
+        assert_eq!(jobs.table().column("ncpus"), Some(&[1.0, 2.0][..]));
         let jobs =
             parse("id,user,ncpus,Resource_List.walltime\nj1,ann,8,00:30:00\nj2,bob,,\n").unwrap();
-        assert_eq!(jobs[0].values["walltime"], 1800.0);
-        assert!(!jobs[1].values.contains_key("ncpus"));
+        assert_eq!(jobs.value(0, "walltime"), Some(1800.0));
+        assert_eq!(jobs.value(1, "ncpus"), Some(0.0));
+        assert_eq!((jobs.user(1), jobs.submit(1)), (Some("bob"), None));
     }
 
     #[test]
@@ -206,14 +264,17 @@ mod tests {
                       "Priority":10,"eligible_time":"00:05:00","Resource_List":{"ncpus":2,"mem":"512mb","walltime":"02:00:00","select":"1:ncpus=2"}},
             "13.srv":{"euser":"bob","Resource_List":{"ncpus":1}}}}"#;
         let jobs = parse(text).unwrap();
-        assert_eq!(jobs[0].id, "12.srv");
-        assert_eq!(jobs[0].user.as_deref(), Some("ann"));
-        assert_eq!(jobs[0].values["job_priority"], 10.0);
-        assert_eq!(jobs[0].values["eligible_time"], 300.0);
-        assert_eq!(jobs[0].values["mem"], 524288.0);
-        assert!(!jobs[0].values.contains_key("select"));
-        assert!(jobs[0].submit.is_some());
-        assert_eq!(jobs[1].id, "13.srv");
+        assert_eq!(jobs.id(0), "12.srv");
+        assert_eq!(jobs.user(0), Some("ann"));
+        assert_eq!(jobs.group(0), Some("g1"));
+        assert_eq!(jobs.queue(0), Some("workq"));
+        assert_eq!(jobs.value(0, "job_priority"), Some(10.0));
+        assert_eq!(jobs.value(0, "eligible_time"), Some(300.0));
+        assert_eq!(jobs.value(0, "mem"), Some(524288.0));
+        assert_eq!(jobs.value(0, "select"), None);
+        assert!(jobs.submit(0).is_some());
+        assert_eq!(jobs.id(1), "13.srv");
+        assert_eq!(jobs.user(1), Some("bob"));
     }
 
     #[test]
@@ -268,12 +329,12 @@ mod tests {
         let jobs = parse("\u{feff}[{\"id\":\"a\",\"ncpus\":1}]").unwrap();
         assert_eq!(jobs.len(), 1);
         let jobs = parse("\u{feff}id,ncpus\na,1\n").unwrap();
-        assert_eq!(jobs[0].values["ncpus"], 1.0);
+        assert_eq!(jobs.value(0, "ncpus"), Some(1.0));
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("jobs.json");
         std::fs::write(&path, "\u{feff}[{\"id\":\"a\"}]").unwrap();
         assert_eq!(
-            load_jobs(&path, JobFormat::Auto, &Catalog::pbs())
+            load_jobs(&path, JobFormat::Auto, &Catalog::pbs(), None)
                 .unwrap()
                 .jobs
                 .len(),
@@ -281,7 +342,7 @@ mod tests {
         );
         std::fs::write(&path, "{\"id\":\"a\"}\n{\"id\":\"b\"}\n").unwrap();
         assert_eq!(
-            load_jobs(&path, JobFormat::Auto, &Catalog::pbs())
+            load_jobs(&path, JobFormat::Auto, &Catalog::pbs(), None)
                 .unwrap()
                 .jobs
                 .len(),
@@ -289,10 +350,71 @@ mod tests {
             "JSON lines in a .json file"
         );
         std::fs::write(&path, "\n\nid,ncpus\na,1\n").unwrap();
-        let e = load_jobs(&path, JobFormat::Auto, &Catalog::pbs())
+        let e = load_jobs(&path, JobFormat::Auto, &Catalog::pbs(), None)
             .unwrap_err()
             .to_string();
         let at = format!("{}:3:1: invalid JSON", path.display());
         assert!(e.starts_with(&at), "{e}");
+    }
+
+    #[test]
+    fn a_streamed_document_reads_as_the_document_read_whole() {
+        // `Jobs` wins over `jobs` wherever it is, and what the `jobs` said is forgotten.
+        let jobs =
+            parse(r#"{"jobs":[{"id":"x","ncpus":"many"}],"Jobs":{"1.s":{"ncpus":2}}}"#).unwrap();
+        assert_eq!((jobs.len(), jobs.id(0)), (1, "1.s"));
+        let jobs = parse(r#"{"Jobs":{"1.s":{}},"jobs":[{"id":"x","ncpus":"many"}]}"#).unwrap();
+        assert_eq!(jobs.id(0), "1.s");
+        // A key given twice: its last value.
+        let jobs = parse(r#"{"jobs":[{"id":"a"}],"v":1,"jobs":[{"id":"b"},{"id":"c"}]}"#).unwrap();
+        assert_eq!(jobs.ids().iter().collect::<Vec<_>>(), ["b", "c"]);
+        let e = parse(r#"{"jobs":[{"id":"a"}],"jobs":5}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("jobs: $: expected a JSON array of jobs, an object"),
+            "{e}"
+        );
+        let e = parse(r#"{"Jobs":[{"ncpus":"many"}]}"#)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "jobs: $.Jobs: expected an object of jobs keyed by job id"
+        );
+        // A syntax error after a job's error is the error; a number out of range is one, even
+        // in a key no job reads.
+        let e = parse("[{\"ncpus\":\"many\"},\n{\"id\":}]")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("jobs:2:7: invalid JSON"), "{e}");
+        let e = parse("{\"v\":[1e999],\"jobs\":[]}")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("jobs:1:"), "{e}");
+        let e = parse_jobs("7", "jobs", JobFormat::Json, &Catalog::pbs())
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "jobs: $: expected a JSON array of jobs");
+        // qstat never gives an id twice; read whole, the two would have been one job.
+        let e = parse(r#"{"Jobs":{"1.s":{},"2.s":{},"1.s":{}}}"#)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "jobs: $.Jobs[\"1.s\"]: this job id is given twice");
+    }
+
+    #[test]
+    fn a_file_that_is_not_utf8_says_so_first() {
+        for text in [
+            &b"id,ncpus\na,lots\nb,\xff\n"[..],
+            b"[{\"ncpus\":\"many\"},{\"id\":\"\xe2\x82\"}]",
+            b"{\"id\":\"a\"}\n{\"id\":\"b\"}\n{\"id\":\"\xc3\"}\n",
+        ] {
+            let at = text.iter().position(|&b| b >= 0x80).unwrap();
+            let e = read_jobs(text, "f", JobFormat::Auto, &Catalog::pbs(), None)
+                .unwrap_err()
+                .to_string();
+            assert_eq!(e, format!("f: not UTF-8 text (byte {at})"));
+        }
     }
 }

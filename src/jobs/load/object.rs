@@ -1,12 +1,21 @@
-//! One job object (a JSON object, or a CSV record as one) to a [`Job`]: identity fields and
-//! their PBS aliases, values in formula units, resources flat or nested.
+//! One job object (a JSON object, or a CSV record as one) into a [`JobSetBuilder`]: identity
+//! fields and their PBS aliases, values in formula units, resources flat or nested.
 
 use super::error::{JobFileError, invalid};
 use super::unknown::{PBS_JOB_ATTRIBUTES, Unknown};
 use crate::catalog::{Catalog, Keyword, ResourceType};
-use crate::jobs::Job;
+use crate::jobs::JobSetBuilder;
 use crate::jobs::units::{parse_ctime, parse_plain_number, parse_size, parse_time};
 use serde_json::Value;
+
+/// Where the jobs of a file go (`name` is the file, for locations), and the fields no
+/// formula reads.
+pub(super) struct Sink<'a> {
+    pub(super) name: &'a str,
+    pub(super) catalog: &'a Catalog,
+    pub(super) unknown: Unknown,
+    pub(super) out: JobSetBuilder,
+}
 
 /// How a named value is read.
 enum ValueKind {
@@ -102,15 +111,15 @@ impl Place<'_> {
     }
 }
 
-/// Build a job from a JSON object. `place` locates the object for errors.
+/// Add the job of a JSON object to `out`. `place` locates the object for errors.
 pub(super) fn job_from_json(
     value: Value,
     id: Option<String>,
     place: &Place<'_>,
-    index: usize,
     catalog: &Catalog,
     unknown: &mut Unknown,
-) -> Result<Job, JobFileError> {
+    out: &mut JobSetBuilder,
+) -> Result<(), JobFileError> {
     let (name, path) = (place.file, place.path);
     let Value::Object(map) = value else {
         return Err(invalid(
@@ -118,7 +127,11 @@ pub(super) fn job_from_json(
             format!("expected a job object, found {}", json_type(&value)),
         ));
     };
-    let mut job = Job::new(id.unwrap_or_default());
+    let index = out.len();
+    out.begin();
+    if let Some(id) = id {
+        out.row.id = id;
+    }
     let mut owner = None;
     let mut qtime = None;
     for (key, value) in &map {
@@ -130,27 +143,27 @@ pub(super) fn job_from_json(
             .unwrap_or(key);
         match field {
             "id" | "Job_Id" | "job_id" | "jobid" => {
-                job.id = as_text(value)
+                out.row.id = as_text(value)
                     .ok_or_else(|| invalid(at(key), "the job id must be a string or number"))?
             }
-            "user" | "euser" => job.user = as_text(value),
+            "user" | "euser" => out.row.user = as_text(value),
             "Job_Owner" => owner = as_text(value),
-            "group" | "egroup" => job.group = as_text(value),
-            "account" | "Account_Name" => job.account = as_text(value),
-            "queue" => job.queue = as_text(value),
+            "group" | "egroup" => out.row.group = as_text(value),
+            "account" | "Account_Name" => out.row.account = as_text(value),
+            "queue" => out.row.queue = as_text(value),
             "submit" | "qrank" => {
                 let v = convert("submit", value, catalog).map_err(|m| invalid(at(key), m))?;
                 if v.is_none() && !value.is_null() {
                     return Err(invalid(at(key), "the submission order must be a number"));
                 }
-                job.submit = v;
+                out.row.submit = v;
             }
             "qtime" => qtime = Some(value.clone()),
             "Priority" => {
                 if let Some(v) =
                     convert("job_priority", value, catalog).map_err(|m| invalid(at(key), m))?
                 {
-                    job.values.insert("job_priority".into(), v);
+                    out.set("job_priority", v);
                 }
             }
             "resources" | "Resource_List" => {
@@ -171,7 +184,7 @@ pub(super) fn job_from_json(
                     let v = convert(rname, rvalue, catalog)
                         .map_err(|m| invalid(format!("{name}: {path}.{key}.{rname}"), m))?;
                     if let Some(v) = v {
-                        job.values.insert(rname.clone(), v);
+                        out.set(rname, v);
                     }
                 }
             }
@@ -183,32 +196,34 @@ pub(super) fn job_from_json(
                 }
                 if let Some(v) = convert(field, value, catalog).map_err(|m| invalid(at(key), m))? {
                     let column = Keyword::from_name(field).map_or(field, |k| k.name());
-                    job.values.insert(column.to_string(), v);
+                    out.set(column, v);
                 }
             }
         }
     }
-    if job.user.is_none() {
+    let row = &mut out.row;
+    if row.user.is_none() {
         // Job_Owner is user@host.
-        job.user = owner.map(|o| o.split('@').next().unwrap_or_default().to_string());
+        row.user = owner.map(|o| o.split('@').next().unwrap_or_default().to_string());
     }
-    if job.submit.is_none()
+    if row.submit.is_none()
         && let Some(q) = qtime
     {
-        job.submit = match &q {
+        row.submit = match &q {
             Value::Number(n) => n.as_f64(),
             Value::String(s) => parse_plain_number(s).or_else(|| parse_ctime(s)),
             _ => None,
         };
-        if job.submit.is_none() {
+        if row.submit.is_none() {
             return Err(invalid(
                 format!("{name}: {path}.qtime"),
                 format!("`{q}` is not a time stamp"),
             ));
         }
     }
-    if job.id.is_empty() {
-        job.id = (index + 1).to_string();
+    if row.id.is_empty() {
+        row.id = (index + 1).to_string();
     }
-    Ok(job)
+    out.end();
+    Ok(())
 }

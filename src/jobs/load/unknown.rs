@@ -56,8 +56,8 @@ const IDENTITY_FIELDS: &[&str] = &["id", "user", "group", "account", "queue", "s
 
 /// The unknown fields of a file, one entry per name.
 #[derive(Default)]
-pub(super) struct Unknown {
-    pub(super) fields: Vec<UnknownField>,
+pub(in crate::jobs) struct Unknown {
+    pub(in crate::jobs) fields: Vec<UnknownField>,
 }
 
 impl Unknown {

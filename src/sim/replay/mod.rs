@@ -5,7 +5,8 @@
 //!   aligned by number), the round time, the ranked queue (ids in order, values bit for bit)
 //!   and every decision. Only complete rounds of a
 //!   truncated recording are compared; that is exact because a round depends only on jobs
-//!   submitted up to it.
+//!   submitted up to it. [`Verifier`] does it a round at a time, for a recording read as it
+//!   streams (the jobs first, [`RecordedJobs`], then the rounds).
 //! - [`reconcile`]: follow the recording and evaluate another formula on the reconstructed
 //!   state each round. A recorded `dispatch` captures the job at the round it was recorded,
 //!   whatever its state (even still pending, before any RUN confirmation); capture sets it
@@ -28,9 +29,9 @@ mod verify;
 pub use kendall::kendall_tau;
 pub use reconcile::{ReconcileReport, RoundReconcile, reconcile};
 pub use trace::{Overcommit, check_capacity, recorded_metrics, recording_from_trace};
-pub use verify::{Divergence, VerifyReport, verify};
+pub use verify::{Divergence, Verifier, VerifyReport, verify};
 
-use super::record::{RecDecision, RecEvent, Recording};
+use super::record::{Header, RecDecision, RecEvent, Recording};
 use super::scheduler::{Decision, SimError};
 use super::setup::{Setup, SetupError};
 use super::workload::SimJob;
@@ -49,29 +50,54 @@ pub enum ReplayError {
 
 /// The setup of a recording's jobs under its recorded settings: what `--verify` runs and
 /// reconciliation follows.
-pub fn recorded_setup(rec: &Recording, jobs: &[SimJob]) -> Result<Setup, ReplayError> {
-    Ok(Setup::new(&rec.header.config(), jobs)?)
+pub fn recorded_setup(header: &Header, jobs: &[SimJob]) -> Result<Setup, ReplayError> {
+    Ok(Setup::new(&header.config(), jobs)?)
 }
 
 /// The jobs of a recording's complete rounds, in submit order.
 pub fn recorded_jobs(rec: &Recording) -> Result<Vec<SimJob>, ReplayError> {
-    let mut jobs = Vec::new();
-    let mut seen = std::collections::HashSet::new();
+    let mut jobs = RecordedJobs::default();
     for r in &rec.rounds {
-        for e in &r.events {
+        jobs.add(r.round, r.events.iter().cloned())?;
+    }
+    Ok(jobs.finish())
+}
+
+/// The jobs of a recording gathered round by round (as a
+/// [`RecordingReader`](crate::sim::record::RecordingReader) reads them): each job once.
+#[derive(Debug, Default)]
+pub struct RecordedJobs {
+    jobs: Vec<SimJob>,
+    seen: std::collections::HashSet<String>,
+}
+
+impl RecordedJobs {
+    /// The submits among the `events` of round `round`; a job submitted twice is an error.
+    pub fn add(
+        &mut self,
+        round: u64,
+        events: impl IntoIterator<Item = RecEvent>,
+    ) -> Result<(), ReplayError> {
+        for e in events {
             if let RecEvent::Submit(j) = e {
-                if !seen.insert(j.id.clone()) {
+                if !self.seen.insert(j.id.clone()) {
                     return Err(ReplayError::Bad {
-                        round: r.round,
+                        round,
                         reason: format!("job `{}` submitted twice", j.id),
                     });
                 }
-                jobs.push((**j).clone());
+                self.jobs.push(*j);
             }
         }
+        Ok(())
     }
-    jobs.sort_by_key(|j| j.submit);
-    Ok(jobs)
+
+    /// The jobs in submit order.
+    pub fn finish(self) -> Vec<SimJob> {
+        let mut jobs = self.jobs;
+        jobs.sort_by_key(|j| j.submit);
+        jobs
+    }
 }
 
 /// Live decision → recorded form (re-export for callers comparing by hand).

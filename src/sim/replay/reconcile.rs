@@ -82,7 +82,7 @@ pub fn reconcile(
         .enumerate()
         .map(|(i, j)| (j.id.as_str(), i))
         .collect();
-    let setup = recorded_setup(rec, &jobs)?;
+    let setup = recorded_setup(&rec.header, &jobs)?;
     let config = setup.config();
     let capacity = config.nodes as i64 * config.cores as i64;
     let mut tree = setup.share_tree().cloned();

@@ -2,8 +2,9 @@
 
 use super::{ReplayError, recorded_jobs, recorded_setup};
 use crate::sim::priority::Priority;
-use crate::sim::record::{RecDecision, Recording};
+use crate::sim::record::{RecDecision, RecRound, Recording};
 use crate::sim::scheduler::Simulator;
+use crate::sim::setup::Setup;
 use crate::sim::workload::SimJob;
 
 /// Where a verification first disagreed.
@@ -46,22 +47,52 @@ pub fn verify(
     formula: Option<&dyn Priority>,
 ) -> Result<VerifyReport, ReplayError> {
     let jobs = recorded_jobs(rec)?;
-    let setup = recorded_setup(rec, &jobs)?;
-    let mut sim = Simulator::new(&jobs, &setup, formula)?.with_hashing(true);
-    let mut report = VerifyReport {
-        rounds: 0,
-        decisions: 0,
-        mismatches: 0,
-        first_divergence: None,
-        input_mismatches: 0,
-        truncated: rec.truncated,
-        formula: formula.map(|f| f.source().to_string()),
-    };
-    let null = || "null".to_string();
+    let setup = recorded_setup(&rec.header, &jobs)?;
+    let mut v = Verifier::new(&jobs, &setup, formula)?;
     for r in &rec.rounds {
+        v.round(r);
+    }
+    Ok(v.finish(rec.truncated))
+}
+
+/// [`verify`] one recorded round at a time, for a recording read as it streams
+/// ([`RecordingReader`](crate::sim::record::RecordingReader)): the jobs come first (a first
+/// pass, [`RecordedJobs`](super::RecordedJobs)), then the rounds in order.
+pub struct Verifier<'a> {
+    sim: Simulator<'a>,
+    jobs: &'a [SimJob],
+    report: VerifyReport,
+}
+
+impl<'a> Verifier<'a> {
+    /// The live scheduler over the recorded jobs (in submit order) and their setup.
+    pub fn new(
+        jobs: &'a [SimJob],
+        setup: &'a Setup,
+        formula: Option<&'a dyn Priority>,
+    ) -> Result<Verifier<'a>, ReplayError> {
+        Ok(Verifier {
+            sim: Simulator::new(jobs, setup, formula)?.with_hashing(true),
+            jobs,
+            report: VerifyReport {
+                rounds: 0,
+                decisions: 0,
+                mismatches: 0,
+                first_divergence: None,
+                input_mismatches: 0,
+                truncated: false,
+                formula: formula.map(|f| f.source().to_string()),
+            },
+        })
+    }
+
+    /// Compare the next recorded round with the live one.
+    pub fn round(&mut self, r: &RecRound) {
+        let (jobs, report) = (self.jobs, &mut self.report);
+        let null = || "null".to_string();
         report.rounds += 1;
         report.decisions += r.decisions.len() as u64;
-        let live = sim.step();
+        let live = self.sim.step();
         let Some(live) = live else {
             report.mismatches += r.decisions.len().max(1) as u64;
             if report.first_divergence.is_none() {
@@ -77,7 +108,7 @@ pub fn verify(
                     live: "no round (the live schedule had already ended)".into(),
                 });
             }
-            continue;
+            return;
         };
         if live.hash.is_some() && r.hash.is_some() && live.hash != r.hash {
             report.input_mismatches += 1;
@@ -94,7 +125,7 @@ pub fn verify(
                 });
             }
         }
-        if let Some((recorded, live_q)) = queue_divergence(&r.queue, &live.queue, &jobs) {
+        if let Some((recorded, live_q)) = queue_divergence(&r.queue, &live.queue, jobs) {
             report.mismatches += 1;
             if report.first_divergence.is_none() {
                 report.first_divergence = Some(Divergence {
@@ -106,21 +137,20 @@ pub fn verify(
                 });
             }
         }
-        let live_d: Vec<RecDecision> = live
-            .decisions
-            .iter()
-            .map(|d| RecDecision::from_live(&jobs, d))
-            .collect();
-        let n = live_d.len().max(r.decisions.len());
+        let n = live.decisions.len().max(r.decisions.len());
         for i in 0..n {
-            let (a, b) = (r.decisions.get(i), live_d.get(i));
-            if a != b {
+            let a = r.decisions.get(i);
+            let b = live
+                .decisions
+                .get(i)
+                .map(|d| RecDecision::from_live(jobs, d));
+            if a != b.as_ref() {
                 report.mismatches += 1;
                 if report.first_divergence.is_none() {
                     report.first_divergence = Some(Divergence {
                         round: r.round,
                         time: r.time,
-                        job: a.or(b).map(|d| d.job().to_string()),
+                        job: a.or(b.as_ref()).map(|d| d.job().to_string()),
                         recorded: a.map(|d| d.to_string()).unwrap_or_else(null),
                         live: b.map(|d| d.to_string()).unwrap_or_else(null),
                     });
@@ -128,7 +158,12 @@ pub fn verify(
             }
         }
     }
-    Ok(report)
+
+    /// The report; `truncated`: the recording ended mid-line.
+    pub fn finish(mut self, truncated: bool) -> VerifyReport {
+        self.report.truncated = truncated;
+        self.report
+    }
 }
 
 /// One side's entry at a position of the ranked queue: `(id, value)`, `None` past its end.

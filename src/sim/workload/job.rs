@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::io::Read;
 use std::path::Path;
 
 /// What a job asks of the cluster.
@@ -279,42 +280,330 @@ pub enum WorkloadError {
 }
 
 /// Read a whole file, transparently gunzipping it when it starts with the gzip magic bytes
-/// (whatever its name). Returns `(decoded text, sha256 hex of the stored bytes)`.
+/// (whatever its name). Returns `(decoded text, sha256 hex of the stored bytes)`. A trace
+/// parser that can take the text in pieces reads a [`TraceText`] instead.
 pub fn read_text(path: &Path) -> Result<(String, String), WorkloadError> {
-    use sha2::Digest;
-    let file = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| WorkloadError::Io {
-        file: file.clone(),
-        message: e.to_string(),
-    })?;
-    let sha = hex(&sha2::Sha256::digest(&bytes));
-    Ok((decode_text(bytes, &file)?, sha))
+    let mut input = TraceText::open(path)?;
+    let text = input.read_to_string()?;
+    Ok((text, input.sha256()))
 }
 
 /// The text of a file's bytes: gunzipped when they start with the gzip magic bytes (every
 /// member of a multi-member file), then checked to be UTF-8. `file` names it in errors.
 pub fn decode_text(bytes: Vec<u8>, file: &str) -> Result<String, WorkloadError> {
-    use std::io::Read;
-    let bytes = if is_gzip(&bytes) {
-        // The last member's trailer holds its decoded size (mod 2^32): the whole text for
-        // a one-member file, read into one allocation. Deflate cannot expand past 1032:1.
-        let trailer = bytes.len().checked_sub(4).map(|at| &bytes[at..]);
-        let hint = trailer.map_or(0, |t| u32::from_le_bytes([t[0], t[1], t[2], t[3]]) as usize);
-        let mut out = Vec::with_capacity(hint.min(bytes.len().saturating_mul(1032)));
-        flate2::read::MultiGzDecoder::new(&bytes[..])
-            .read_to_end(&mut out)
-            .map_err(|e| WorkloadError::Io {
-                file: file.into(),
-                message: format!("gzip: {e}"),
-            })?;
-        out
-    } else {
-        bytes
-    };
-    String::from_utf8(bytes).map_err(|e| WorkloadError::Io {
-        file: file.into(),
-        message: format!("not UTF-8 text: {e}"),
-    })
+    TraceText::new(&bytes[..], file, bytes.len())?.read_to_string()
+}
+
+/// How much decoded text [`TraceText::next_lines`] gives at a time (whole lines: more when a
+/// line is longer).
+const CHUNK: usize = 1 << 18;
+
+/// A trace file's text as it streams, for parsers that take it in pieces of whole lines
+/// ([`TraceText::next_lines`]) instead of all at once: the stored bytes are hashed as they
+/// are read ([`TraceText::sha256`]), gunzipped when they start with the gzip magic bytes
+/// (every member of a multi-member file), and checked to be UTF-8 piece by piece. Only a
+/// piece of the text is held at a time, whatever the size of the trace.
+///
+/// The errors are those of the file decoded whole: a gzip error wins over text that is not
+/// UTF-8, and that over what a parser says of the text before it ([`TraceText::drain`]).
+pub struct TraceText<R: Read> {
+    decode: Decode<R>,
+    file: String,
+    /// Decoded bytes: `buf[..end]`; the first `given` of them are the piece given out last.
+    buf: Vec<u8>,
+    end: usize,
+    given: usize,
+    /// Decoded offset of `buf[0]`.
+    offset: u64,
+    /// The decoder gave everything.
+    eof: bool,
+    /// The decoded size, as far as it is known before decoding.
+    size_hint: usize,
+}
+
+/// The stored bytes, hashed as they pass.
+struct Hashing<R> {
+    inner: R,
+    sha: sha2::Sha256,
+}
+
+impl<R: Read> Read for Hashing<R> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        use sha2::Digest;
+        let n = self.inner.read(out)?;
+        self.sha.update(&out[..n]);
+        Ok(n)
+    }
+}
+
+/// The stored bytes (the two first read already, to see whether they are gzip).
+type Stored<R> = Hashing<std::io::Chain<std::io::Cursor<Vec<u8>>, R>>;
+
+enum Decode<R: Read> {
+    Plain(Stored<R>),
+    Gzip(flate2::read::MultiGzDecoder<Stored<R>>),
+}
+
+impl<R: Read> Decode<R> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Decode::Plain(r) => r.read(out),
+            Decode::Gzip(r) => r.read(out),
+        }
+    }
+    fn stored(&mut self) -> &mut Stored<R> {
+        match self {
+            Decode::Plain(r) => r,
+            Decode::Gzip(r) => r.get_mut(),
+        }
+    }
+}
+
+/// Why the next piece of text could not be had.
+enum Failed {
+    /// Reading or gunzipping the stored bytes.
+    Decode(WorkloadError),
+    /// The piece is not UTF-8.
+    Utf8(WorkloadError),
+}
+
+impl TraceText<std::fs::File> {
+    /// Open a trace file (named by its path in errors).
+    pub fn open(path: &Path) -> Result<TraceText<std::fs::File>, WorkloadError> {
+        let file = path.display().to_string();
+        let io = |e: std::io::Error| WorkloadError::Io {
+            file: file.clone(),
+            message: e.to_string(),
+        };
+        let f = std::fs::File::open(path).map_err(io)?;
+        let size = f.metadata().map_err(io)?.len();
+        // A gzip trailer holds its member's decoded size (mod 2^32): the whole text for a
+        // one-member file. Deflate cannot expand past 1032:1.
+        let mut trailer = [0; 4];
+        let gz_size = size
+            .checked_sub(4)
+            .and_then(|at| std::os::unix::fs::FileExt::read_exact_at(&f, &mut trailer, at).ok())
+            .map(|()| u64::from(u32::from_le_bytes(trailer)).min(size.saturating_mul(1032)));
+        let mut text = TraceText::new(f, &file, size as usize)?;
+        if let (Decode::Gzip(_), Some(n)) = (&text.decode, gz_size) {
+            text.size_hint = n as usize;
+        }
+        Ok(text)
+    }
+}
+
+impl<R: Read> TraceText<R> {
+    /// The text of `stored`, the bytes of `file` (its name in errors); `stored_len` is how
+    /// many there are, as far as known (a size hint).
+    pub fn new(
+        mut stored: R,
+        file: &str,
+        stored_len: usize,
+    ) -> Result<TraceText<R>, WorkloadError> {
+        let mut magic = vec![0; 2];
+        let mut got = 0;
+        while got < 2 {
+            match stored.read(&mut magic[got..]) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    return Err(WorkloadError::Io {
+                        file: file.into(),
+                        message: e.to_string(),
+                    });
+                }
+            }
+        }
+        magic.truncate(got);
+        let gzip = is_gzip(&magic);
+        let stored = Hashing {
+            inner: std::io::Cursor::new(magic).chain(stored),
+            sha: sha2::Digest::new(),
+        };
+        Ok(TraceText {
+            decode: if gzip {
+                Decode::Gzip(flate2::read::MultiGzDecoder::new(stored))
+            } else {
+                Decode::Plain(stored)
+            },
+            file: file.into(),
+            buf: Vec::new(),
+            end: 0,
+            given: 0,
+            offset: 0,
+            eof: false,
+            size_hint: stored_len,
+        })
+    }
+
+    /// About how many bytes the text has (exact for plain text, and for a one-member gzip
+    /// file below 4 GiB).
+    pub fn size_hint(&self) -> usize {
+        self.size_hint
+    }
+
+    fn decode_error(&self, e: std::io::Error) -> WorkloadError {
+        WorkloadError::Io {
+            file: self.file.clone(),
+            message: match self.decode {
+                Decode::Gzip(_) => format!("gzip: {e}"),
+                Decode::Plain(_) => e.to_string(),
+            },
+        }
+    }
+
+    /// Decode into `buf` until it holds `want` bytes or the text ended.
+    fn fill(&mut self, want: usize) -> Result<(), Failed> {
+        while !self.eof && self.end < want {
+            if self.end == self.buf.len() {
+                self.buf.resize(want.max(CHUNK), 0);
+            }
+            match self.decode.read(&mut self.buf[self.end..]) {
+                Ok(0) => self.eof = true,
+                Ok(n) => self.end += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(Failed::Decode(self.decode_error(e))),
+            }
+        }
+        Ok(())
+    }
+
+    /// Drop the piece given out last.
+    fn forget_given(&mut self) {
+        self.buf.copy_within(self.given..self.end, 0);
+        self.end -= self.given;
+        self.offset += self.given as u64;
+        self.given = 0;
+    }
+
+    fn piece(&mut self) -> Result<Option<&str>, Failed> {
+        self.forget_given();
+        let mut want = CHUNK;
+        let len = loop {
+            self.fill(want)?;
+            if self.eof {
+                break self.end;
+            }
+            if let Some(i) = self.buf[..self.end].iter().rposition(|&b| b == b'\n') {
+                break i + 1;
+            }
+            // A line longer than the buffer.
+            want = self.end * 2;
+        };
+        if len == 0 {
+            return Ok(None);
+        }
+        self.given = len;
+        match std::str::from_utf8(&self.buf[..len]) {
+            Ok(text) => Ok(Some(text)),
+            Err(e) => Err(Failed::Utf8(self.utf8_error(e, self.offset))),
+        }
+    }
+
+    fn utf8_error(&self, e: std::str::Utf8Error, start: u64) -> WorkloadError {
+        // As `String::from_utf8` of the whole text says it.
+        let at = start + e.valid_up_to() as u64;
+        let what = match e.error_len() {
+            Some(n) => format!("invalid utf-8 sequence of {n} bytes from index {at}"),
+            None => format!("incomplete utf-8 byte sequence from index {at}"),
+        };
+        WorkloadError::Io {
+            file: self.file.clone(),
+            message: format!("not UTF-8 text: {what}"),
+        }
+    }
+
+    /// The next piece of the text: whole lines (the last one of the text may lack its line
+    /// end), about 256 KiB of them; `None` at the end.
+    pub fn next_lines(&mut self) -> Result<Option<&str>, WorkloadError> {
+        match self.piece() {
+            Ok(Some(_)) => Ok(std::str::from_utf8(&self.buf[..self.given]).ok()),
+            Ok(None) => Ok(None),
+            Err(Failed::Decode(e)) => Err(e),
+            Err(Failed::Utf8(e)) => Err(self.rest(e, true)),
+        }
+    }
+
+    /// The start of the text, not consumed: at least one byte that is not white space, unless
+    /// the text has none. For choosing the format.
+    pub fn head(&mut self) -> Result<&str, WorkloadError> {
+        self.forget_given();
+        let mut want = CHUNK.min(4096);
+        loop {
+            match self.fill(want) {
+                Ok(()) => {}
+                Err(Failed::Decode(e) | Failed::Utf8(e)) => return Err(e),
+            }
+            if self.eof || !self.buf[..self.end].iter().all(u8::is_ascii_whitespace) {
+                break;
+            }
+            want = self.end * 2;
+        }
+        let bytes = &self.buf[..self.end];
+        Ok(match std::str::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(e) => std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default(),
+        })
+    }
+
+    /// The error for a parser that stopped at `error` (what it said of the text so far): the
+    /// rest is decoded as the file decoded whole would have been, and a gzip error in it, else
+    /// text that is not UTF-8, is the error instead.
+    pub fn drain(&mut self, error: WorkloadError) -> WorkloadError {
+        self.rest(error, false)
+    }
+
+    fn rest(&mut self, mut error: WorkloadError, mut not_utf8: bool) -> WorkloadError {
+        loop {
+            match self.piece() {
+                Ok(None) => return error,
+                Ok(Some(_)) => {}
+                Err(Failed::Decode(e)) => return e,
+                Err(Failed::Utf8(e)) => {
+                    if !not_utf8 {
+                        (error, not_utf8) = (e, true);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The rest of the text, whole.
+    pub fn read_to_string(&mut self) -> Result<String, WorkloadError> {
+        self.forget_given();
+        let start = self.offset;
+        let mut bytes = std::mem::take(&mut self.buf);
+        bytes.truncate(self.end);
+        let known = self.end;
+        bytes.reserve(self.size_hint.saturating_sub(start as usize + known));
+        self.end = 0;
+        if !self.eof {
+            self.decode
+                .read_to_end_into(&mut bytes)
+                .map_err(|e| self.decode_error(e))?;
+            self.eof = true;
+        }
+        self.offset += bytes.len() as u64;
+        String::from_utf8(bytes).map_err(|e| self.utf8_error(e.utf8_error(), start))
+    }
+
+    /// The SHA-256 of the stored bytes (all of them: what is left is read first), in hex.
+    pub fn sha256(&mut self) -> String {
+        use sha2::Digest;
+        let stored = self.decode.stored();
+        let _ = std::io::copy(stored, &mut std::io::sink());
+        hex(&stored.sha.clone().finalize())
+    }
+}
+
+impl<R: Read> Decode<R> {
+    fn read_to_end_into(&mut self, out: &mut Vec<u8>) -> std::io::Result<usize> {
+        match self {
+            Decode::Plain(r) => r.read_to_end(out),
+            Decode::Gzip(r) => r.read_to_end(out),
+        }
+    }
 }
 
 /// Whether bytes start with the gzip magic number.

@@ -1,6 +1,6 @@
 //! `jobsort eval FORMULA --jobs FILE`: the value of the formula for every job, in input order.
 
-use super::output::{Out, OutputFormat, show_value, write_csv, write_json, write_table};
+use super::output::{Out, OutputFormat, show_value, write_csv, write_json_list, write_table};
 use super::prepared::{InputArgs, Prepared, Ties};
 use super::report::Outcome;
 use std::process::ExitCode;
@@ -17,40 +17,28 @@ pub struct Args {
 pub fn run(args: Args, out: &mut Out) -> Outcome {
     let p = Prepared::new(&args.input, Ties::Warn)?;
     let error = |i: usize| p.evaluation.error(i).map(|e| e.message());
+    let n = p.jobs.len();
     match args.format {
-        OutputFormat::Json => {
-            let jobs: Vec<serde_json::Value> = p
-                .jobs
-                .iter()
-                .enumerate()
-                .map(|(i, job)| {
-                    serde_json::json!({
-                        "id": job.id,
-                        "value": p.evaluation.values[i],
-                        "error": error(i),
-                    })
-                })
-                .collect();
-            write_json(out, &serde_json::json!({ "jobs": jobs }), false)?;
-        }
+        OutputFormat::Json => write_json_list(out, "jobs", n, |i| {
+            serde_json::json!({
+                "id": p.jobs.id(i),
+                "value": p.evaluation.values[i],
+                "error": error(i),
+            })
+        })?,
         OutputFormat::Csv | OutputFormat::Table => {
-            let rows: Vec<Vec<String>> = p
-                .jobs
-                .iter()
-                .enumerate()
-                .map(|(i, job)| {
-                    vec![
-                        job.id.clone(),
-                        show_value(p.evaluation.values[i]),
-                        error(i).unwrap_or_default().to_string(),
-                    ]
-                })
-                .collect();
+            let row = |i: usize| {
+                vec![
+                    p.jobs.id(i).to_string(),
+                    show_value(p.evaluation.values[i]),
+                    error(i).unwrap_or_default().to_string(),
+                ]
+            };
             let header = ["id", "value", "error"];
             if args.format == OutputFormat::Csv {
-                write_csv(out, &header, &rows)?;
+                write_csv(out, &header, n, row)?;
             } else {
-                write_table(out, &header, &[false, true, false], &rows)?;
+                write_table(out, &header, &[false, true, false], n, row)?;
             }
         }
     }

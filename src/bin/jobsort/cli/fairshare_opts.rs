@@ -4,7 +4,7 @@
 use jobsort::fairshare::Algorithm;
 use jobsort::fairshare::inputs::{EntityKind, Fairshare, TreeSource, TreeSourceError};
 use jobsort::fairshare::tree::SiblingOrder;
-use jobsort::jobs::Job;
+use jobsort::jobs::JobSet;
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug, Default, Clone)]
@@ -86,7 +86,7 @@ impl FairshareOpts {
     /// unrounded; `--compat pbs` rounds them to 6 decimals in the evaluator, as PBS passes them.
     pub fn apply_loaded(
         &self,
-        jobs: &mut [Job],
+        jobs: &mut JobSet,
     ) -> Result<(Vec<String>, Option<Fairshare>), String> {
         let kind = self.entity_kind()?;
         let Some((mut fs, mut warnings)) = self.load()? else {

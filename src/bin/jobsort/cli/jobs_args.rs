@@ -1,11 +1,11 @@
 //! Job-file options shared by `eval` and `rank`: the file (`-` for stdin), its format, and
 //! `--strict`.
 
-use super::input::InputPath;
+use super::input::{InputPath, take_stdin};
 use super::report::{Failure, note, warn};
 use jobsort::Catalog;
-use jobsort::jobs::Job;
-use jobsort::jobs::load::{JobFile, JobFormat, load_jobs, parse_jobs};
+use jobsort::jobs::load::{JobFile, JobFormat, load_jobs, read_jobs};
+use jobsort::jobs::{Job, JobSet, JobSetBuilder};
 
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JobsFormatArg {
@@ -39,9 +39,10 @@ pub struct JobsArgs {
 }
 
 impl JobsArgs {
-    /// The jobs of the file. Unknown fields are warnings (errors under `--strict`), and so is
-    /// a file without jobs.
-    pub fn load(&self, catalog: &Catalog) -> Result<Vec<Job>, Failure> {
+    /// The jobs of the file, keeping the numeric `columns` (the formula's inputs). Unknown
+    /// fields are warnings (errors under `--strict`), and so is a file without jobs.
+    /// The jobs, keeping only `columns` (`None`: every column).
+    pub fn load(&self, catalog: &Catalog, columns: Option<&[&str]>) -> Result<JobSet, Failure> {
         let swf_name = self.jobs.file().is_some_and(|p| {
             let name = p.to_string_lossy().to_ascii_lowercase();
             name.ends_with(".swf") || name.ends_with(".swf.gz")
@@ -56,9 +57,9 @@ impl JobsArgs {
             JobsFormatArg::Qstat => Some(JobFormat::Qstat),
         };
         let jobs = match format {
-            None => self.load_swf(catalog)?,
+            None => self.load_swf(catalog, columns)?,
             Some(format) => {
-                let file = self.load_job_file(format, catalog)?;
+                let file = self.load_job_file(format, catalog, columns)?;
                 if let Some(first) = file.unknown.first()
                     && self.strict
                 {
@@ -76,10 +77,24 @@ impl JobsArgs {
         Ok(jobs)
     }
 
-    fn load_job_file(&self, format: JobFormat, catalog: &Catalog) -> Result<JobFile, Failure> {
+    fn load_job_file(
+        &self,
+        format: JobFormat,
+        catalog: &Catalog,
+        columns: Option<&[&str]>,
+    ) -> Result<JobFile, Failure> {
         match &self.jobs {
-            InputPath::File(path) => load_jobs(path, format, catalog),
-            InputPath::Stdin => parse_jobs(&self.jobs.read_text()?, "<stdin>", format, catalog),
+            InputPath::File(path) => load_jobs(path, format, catalog, columns),
+            InputPath::Stdin => {
+                take_stdin()?;
+                read_jobs(
+                    std::io::stdin().lock(),
+                    "<stdin>",
+                    format,
+                    catalog,
+                    columns,
+                )
+            }
         }
         .map_err(Failure::invalid)
     }
@@ -89,14 +104,15 @@ impl JobsArgs {
     /// `walltime` = requested time, `mem` = requested memory (KB), `accrue_type` = 2,
     /// `job_priority` = 0, ...), user `u<N>`, group `g<N>`, submission order = submit time.
     /// Jobs the trace conventions drop (run time <= 0, no processors) are noted.
-    fn load_swf(&self, catalog: &Catalog) -> Result<Vec<Job>, Failure> {
+    fn load_swf(&self, catalog: &Catalog, columns: Option<&[&str]>) -> Result<JobSet, Failure> {
         let workload = match &self.jobs {
             InputPath::File(path) => jobsort::sim::swf::load_swf(path),
             InputPath::Stdin => {
                 let path = self.jobs.open_path()?;
-                let (text, _) =
-                    jobsort::sim::workload::read_text(&path).map_err(Failure::invalid)?;
-                jobsort::sim::swf::parse_swf(&text, "<stdin>")
+                let stdin = std::fs::File::open(&path)
+                    .map_err(|e| Failure::invalid(format!("<stdin>: cannot read: {e}")))?;
+                jobsort::sim::workload::TraceText::new(stdin, "<stdin>", 0)
+                    .and_then(|mut text| jobsort::sim::swf::read_swf(&mut text, "<stdin>"))
             }
         }
         .map_err(Failure::invalid)?;
@@ -114,19 +130,17 @@ impl JobsArgs {
                 reasons.join(", ")
             ));
         }
-        Ok(workload
-            .jobs
-            .into_iter()
-            .map(|j| {
-                let mut job = Job::new(j.id.clone());
-                job.values
-                    .extend(jobsort::sim::inputs::values_at_submit(&j, catalog));
-                job.user = Some(j.user);
-                job.group = Some(j.group);
-                job.queue = Some(j.queue);
-                job.submit = Some(j.submit as f64);
-                job
-            })
-            .collect())
+        let mut jobs = JobSetBuilder::new(columns);
+        for j in workload.jobs {
+            let mut job = Job::new(j.id.clone());
+            job.values
+                .extend(jobsort::sim::inputs::values_at_submit(&j, catalog));
+            job.user = Some(j.user);
+            job.group = Some(j.group);
+            job.queue = Some(j.queue);
+            job.submit = Some(j.submit as f64);
+            jobs.push(&job);
+        }
+        Ok(jobs.finish())
     }
 }

@@ -56,21 +56,24 @@ pub fn show_value(v: f64) -> String {
     }
 }
 
-/// Rows as an aligned table; numeric columns (by `right`) are right-aligned.
+/// `n` rows as an aligned table; numeric columns (by `right`) are right-aligned. Rows are
+/// made by `row` when needed (twice each: for the widths, then to print), never all held.
 pub fn write_table(
     out: &mut Out,
     header: &[&str],
     right: &[bool],
-    rows: &[Vec<String>],
+    n: usize,
+    row: impl Fn(usize) -> Vec<String>,
 ) -> std::io::Result<()> {
     let mut width: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-    for row in rows {
-        for (w, cell) in width.iter_mut().zip(row) {
+    for i in 0..n {
+        for (w, cell) in width.iter_mut().zip(row(i)) {
             *w = (*w).max(cell.chars().count());
         }
     }
+    let mut text = String::new();
     let mut line = |cells: &[&str]| -> std::io::Result<()> {
-        let mut text = String::new();
+        text.clear();
         for (i, cell) in cells.iter().enumerate() {
             let pad = width[i].saturating_sub(cell.chars().count());
             let last = i + 1 == cells.len();
@@ -90,20 +93,43 @@ pub fn write_table(
         writeln!(out, "{}", text.trim_end())
     };
     line(header)?;
-    for row in rows {
-        line(&row.iter().map(String::as_str).collect::<Vec<_>>())?;
+    for i in 0..n {
+        line(&row(i).iter().map(String::as_str).collect::<Vec<_>>())?;
     }
     Ok(())
 }
 
-/// Rows as CSV with a header.
-pub fn write_csv(out: &mut Out, header: &[&str], rows: &[Vec<String>]) -> std::io::Result<()> {
+/// `n` rows as CSV with a header, each made by `row` as it is written.
+pub fn write_csv(
+    out: &mut Out,
+    header: &[&str],
+    n: usize,
+    row: impl Fn(usize) -> Vec<String>,
+) -> std::io::Result<()> {
     let mut w = csv::Writer::from_writer(out);
     w.write_record(header).map_err(io_error)?;
-    for row in rows {
-        w.write_record(row).map_err(io_error)?;
+    for i in 0..n {
+        w.write_record(row(i)).map_err(io_error)?;
     }
     w.flush()
+}
+
+/// `{"<key>":[...]}` and a newline, the `n` items made by `item` as they are written: the
+/// bytes [`write_json`] (compact) writes for the whole document, without holding it.
+pub fn write_json_list(
+    out: &mut Out,
+    key: &str,
+    n: usize,
+    item: impl Fn(usize) -> serde_json::Value,
+) -> std::io::Result<()> {
+    write!(out, "{{{}:[", serde_json::Value::from(key))?;
+    for i in 0..n {
+        if i > 0 {
+            out.write_all(b",")?;
+        }
+        serde_json::to_writer(&mut *out, &item(i))?;
+    }
+    writeln!(out, "]}}")
 }
 
 /// The I/O error inside a CSV error (so a closed pipe stays one), else the error as I/O.

@@ -8,7 +8,7 @@ use super::jobs_args::JobsArgs;
 use super::report::{Failure, error, warn};
 use super::slurm_args::{SlurmJobArgs, SlurmView};
 use jobsort::catalog::{Input, Keyword};
-use jobsort::jobs::{Job, table_from_jobs};
+use jobsort::jobs::JobSet;
 use jobsort::{CompiledFormula, Evaluation};
 
 /// The inputs `eval` and `rank` share: the formula, the jobs, the fairshare tree, and how to
@@ -29,7 +29,7 @@ pub struct InputArgs {
 
 pub struct Prepared {
     pub compiled: CompiledFormula,
-    pub jobs: Vec<Job>,
+    pub jobs: JobSet,
     pub evaluation: Evaluation,
     /// The fairshare tree the jobs' keywords came from, when one was given.
     pub fairshare: Option<jobsort::fairshare::inputs::Fairshare>,
@@ -58,7 +58,8 @@ impl Prepared {
         let (source, name) = formula.read()?;
         let catalog = formula.catalog()?;
         let compiled = compile.compile(&source, &name, &catalog)?;
-        let mut jobs = slurm.load(&formula.scheduler, jobs, &catalog)?;
+        let columns: Vec<&str> = compiled.inputs().iter().map(Input::column).collect();
+        let mut jobs = slurm.load(&formula.scheduler, jobs, &catalog, &columns)?;
         let (warnings, tree) = fairshare
             .apply_loaded(&mut jobs)
             .map_err(Failure::invalid)?;
@@ -69,8 +70,7 @@ impl Prepared {
         if !jobs.is_empty() {
             check_absent_inputs(&compiled, &absent_inputs(&compiled, &jobs), ties)?;
         }
-        let table = table_from_jobs(&jobs, compiled.inputs());
-        let evaluation = compiled.evaluate(&table);
+        let evaluation = compiled.evaluate(jobs.table());
         Ok(Prepared {
             compiled,
             jobs,
@@ -84,11 +84,11 @@ impl Prepared {
     pub fn report_errors(&self) {
         let n = self.evaluation.error_count();
         if n > 0 {
-            for (i, job) in self.jobs.iter().enumerate() {
+            for i in 0..self.jobs.len() {
                 if let Some(e) = self.evaluation.error(i) {
                     error(&format!(
                         "job {}: formula evaluation error, value 0 used: {}",
-                        job.id,
+                        self.jobs.id(i),
                         e.message()
                     ));
                 }
@@ -102,12 +102,12 @@ impl Prepared {
 }
 
 /// The formula's inputs no job has (each reads 0 for every job).
-fn absent_inputs<'a>(compiled: &'a CompiledFormula, jobs: &[Job]) -> Vec<&'a str> {
+fn absent_inputs<'a>(compiled: &'a CompiledFormula, jobs: &JobSet) -> Vec<&'a str> {
     compiled
         .inputs()
         .iter()
         .map(Input::column)
-        .filter(|name| !jobs.iter().any(|j| j.values.contains_key(*name)))
+        .filter(|name| jobs.table().column(name).is_none())
         .collect()
 }
 

@@ -3,13 +3,12 @@
 //! `--explain`. Under `--scheduler slurm --slurm-conf`, `--explain` shows sprio's breakdown
 //! (`sprio -l`: each weighted factor `%.0f`, SITE and NICE, the non-zero TRES).
 
-use super::output::{Out, OutputFormat, show_value, write_csv, write_json, write_table};
+use super::output::{Out, OutputFormat, show_value, write_csv, write_json_list, write_table};
 use super::prepared::{InputArgs, Prepared, Ties};
 use super::report::{Failure, Outcome};
 use super::schedule_args::threshold_arg;
 use super::slurm_args::SlurmView;
 use jobsort::formula::explain::Explanation;
-use jobsort::jobs::table_from_jobs;
 use jobsort::rank::{RankOptions, Threshold, TieBreak, rank};
 use std::process::ExitCode;
 
@@ -38,14 +37,24 @@ pub struct Args {
 }
 
 pub fn run(args: Args, out: &mut Out) -> Outcome {
-    let p = Prepared::new(&args.input, Ties::Fail)?;
-    let ids: Vec<String> = p.jobs.iter().map(|j| j.id.clone()).collect();
+    let mut p = Prepared::new(&args.input, Ties::Fail)?;
+    // Each term compiled like the formula (same engine and `--compat`), over the same columns;
+    // under Slurm with its slurm.conf, sprio's weighted factors instead.
+    let sprio_view = p.slurm.take().filter(|_| args.explain);
+    let sprio = sprio_view.as_ref();
+    let explanation = (args.explain && sprio.is_none()).then(|| Explanation::new(&p.compiled));
+    let by_term = explanation
+        .as_ref()
+        .map(|e| e.evaluate(p.jobs.table()))
+        .unwrap_or_default();
+    // The order reads the values, submission order and ids only: the jobs' columns can go.
+    p.jobs.drop_values();
+    let ids = p.jobs.ids();
     // Submission order: the jobs' `submit`/`qrank` when every job has one, else input order.
-    let submit: Option<Vec<f64>> = p.jobs.iter().map(|j| j.submit).collect();
     let ties = TieBreak {
         fair_share: None,
-        submit: submit.as_deref(),
-        ids: Some(&ids),
+        submit: p.jobs.submits(),
+        ids: Some(ids),
     };
     let options = RankOptions {
         threshold: args.threshold,
@@ -80,14 +89,6 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         rank(&p.evaluation.values, ties, &options)
     };
 
-    // Each term compiled like the formula (same engine and `--compat`), over the same columns;
-    // under Slurm with its slurm.conf, sprio's weighted factors instead.
-    let sprio = p.slurm.as_ref().filter(|_| args.explain);
-    let explanation = (args.explain && sprio.is_none()).then(|| Explanation::new(&p.compiled));
-    let by_term = explanation
-        .as_ref()
-        .map(|e| e.evaluate(&table_from_jobs(&p.jobs, p.compiled.inputs())))
-        .unwrap_or_default();
     let source = p.compiled.source();
     let term_names: Vec<String> = match sprio {
         Some(_) => SPRIO_COLUMNS.iter().map(|c| c.to_string()).collect(),
@@ -123,73 +124,64 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     };
 
     match args.format {
-        OutputFormat::Json => {
-            let order: Vec<serde_json::Value> = ranked
-                .iter()
-                .enumerate()
-                .map(|(r, job)| {
-                    let mut obj = serde_json::json!({
-                        "rank": r + 1,
-                        "id": ids[job.index],
-                        "value": job.value,
-                        "runnable": job.runnable,
-                        "reason": reason(job.runnable),
-                        "error": p.evaluation.error(job.index).map(|e| e.message()),
-                    });
-                    if args.explain {
-                        let terms: Vec<serde_json::Value> = term_names
-                            .iter()
-                            .zip(term_values(job.index))
-                            .map(|(name, v)| {
-                                let v = match v {
-                                    Cell::Value(v) => serde_json::json!(v),
-                                    Cell::Text(t) => serde_json::json!(t),
-                                };
-                                serde_json::json!({ "term": name, "value": v })
-                            })
-                            .collect();
-                        obj["terms"] = serde_json::Value::Array(terms);
-                    }
-                    obj
-                })
-                .collect();
-            write_json(out, &serde_json::json!({ "order": order }), false)?;
-        }
+        OutputFormat::Json => write_json_list(out, "order", ranked.len(), |r| {
+            let job = &ranked[r];
+            let mut obj = serde_json::json!({
+                "rank": r + 1,
+                "id": p.jobs.id(job.index),
+                "value": job.value,
+                "runnable": job.runnable,
+                "reason": reason(job.runnable),
+                "error": p.evaluation.error(job.index).map(|e| e.message()),
+            });
+            if args.explain {
+                let terms: Vec<serde_json::Value> = term_names
+                    .iter()
+                    .zip(term_values(job.index))
+                    .map(|(name, v)| {
+                        let v = match v {
+                            Cell::Value(v) => serde_json::json!(v),
+                            Cell::Text(t) => serde_json::json!(t),
+                        };
+                        serde_json::json!({ "term": name, "value": v })
+                    })
+                    .collect();
+                obj["terms"] = serde_json::Value::Array(terms);
+            }
+            obj
+        })?,
         OutputFormat::Table | OutputFormat::Csv => {
             let mut header: Vec<&str> = vec!["rank", "id", "value", "runnable", "reason"];
             header.extend(term_names.iter().map(String::as_str));
             let mut right = vec![true, false, true, false, false];
             right.extend(term_names.iter().map(|_| true));
-            let rows: Vec<Vec<String>> = ranked
-                .iter()
-                .enumerate()
-                .map(|(r, job)| {
-                    let why = reason(job.runnable)
-                        .or_else(|| {
-                            p.evaluation
-                                .error(job.index)
-                                .map(|e| format!("error: {}", e.message()))
-                        })
-                        .unwrap_or_default();
-                    let mut row = vec![
-                        (r + 1).to_string(),
-                        ids[job.index].clone(),
-                        show_value(job.value),
-                        if job.runnable { "yes" } else { "no" }.to_string(),
-                        why,
-                    ];
-                    row.extend(term_values(job.index).into_iter().map(|v| match v {
-                        Cell::Value(Some(v)) => show_value(v),
-                        Cell::Value(None) => "error".into(),
-                        Cell::Text(text) => text,
-                    }));
-                    row
-                })
-                .collect();
+            let row = |r: usize| {
+                let job = &ranked[r];
+                let why = reason(job.runnable)
+                    .or_else(|| {
+                        p.evaluation
+                            .error(job.index)
+                            .map(|e| format!("error: {}", e.message()))
+                    })
+                    .unwrap_or_default();
+                let mut row = vec![
+                    (r + 1).to_string(),
+                    p.jobs.id(job.index).to_string(),
+                    show_value(job.value),
+                    if job.runnable { "yes" } else { "no" }.to_string(),
+                    why,
+                ];
+                row.extend(term_values(job.index).into_iter().map(|v| match v {
+                    Cell::Value(Some(v)) => show_value(v),
+                    Cell::Value(None) => "error".into(),
+                    Cell::Text(text) => text,
+                }));
+                row
+            };
             if args.format == OutputFormat::Csv {
-                write_csv(out, &header, &rows)?;
+                write_csv(out, &header, ranked.len(), row)?;
             } else {
-                write_table(out, &header, &right, &rows)?;
+                write_table(out, &header, &right, ranked.len(), row)?;
             }
         }
     }

@@ -10,10 +10,10 @@ use super::schedule_args::{
     MachineArgs, PolicyArg, SacctArgs, check_nodes, load_line, load_trace, trace_options,
 };
 use jobsort::CompiledFormula;
-use jobsort::sim::record::{Recording, parse_recording};
+use jobsort::sim::record::{Header, RecordingReader, parse_recording};
 use jobsort::sim::replay::{
-    ReconcileReport, VerifyReport, check_capacity, reconcile, recorded_metrics,
-    recording_from_trace, verify,
+    ReconcileReport, RecordedJobs, Verifier, VerifyReport, check_capacity, reconcile,
+    recorded_metrics, recorded_setup, recording_from_trace, verify,
 };
 use jobsort::sim::scheduler::drop_oversized;
 use jobsort::sim::{Priority, SimConfig};
@@ -71,6 +71,13 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         }
         None => None,
     };
+    let verifying = args.verify || other.is_none() && args.trace.is_none();
+    if let (true, Some(InputPath::File(path)), None) = (verifying, &args.recording, &args.trace) {
+        let report = verify_file(path, other.as_ref(), &compile)?;
+        write_verify(out, &report, args.format)?;
+        out.flush()?;
+        return Ok(verified(&report));
+    }
     let (rec, recorded_waits) = match (&args.recording, &args.trace) {
         (Some(path), None) => {
             let rec =
@@ -125,9 +132,9 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         _ => return Err(Failure::usage("give a RECORDING or --trace FILE")),
     };
     if let Some(f) = &other {
-        check_fairshare(&rec, f)?;
+        check_fairshare(&rec.header, f)?;
     }
-    if args.verify || other.is_none() && args.trace.is_none() {
+    if verifying {
         // The live scheduler uses --formula, else the recorded formula.
         let recorded = match rec.header.formula.as_deref() {
             Some(text) => Some(compile(text, "the recorded formula")?),
@@ -140,11 +147,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         let report = verify(&rec, f).map_err(Failure::invalid)?;
         write_verify(out, &report, args.format)?;
         out.flush()?;
-        return Ok(if report.mismatches == 0 {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::from(EXIT_INVALID)
-        });
+        return Ok(verified(&report));
     }
     let report =
         reconcile(&rec, other.as_ref().map(|f| f as &dyn Priority)).map_err(Failure::invalid)?;
@@ -163,10 +166,74 @@ fn note_machine(w: &jobsort::sim::Workload, trace: &str, machine: &MachineArgs) 
     }
 }
 
+/// Success when the recording verified without a mismatch.
+fn verified(report: &VerifyReport) -> ExitCode {
+    if report.mismatches == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_INVALID)
+    }
+}
+
+/// `--verify` of a recording file, read twice as it streams (never held whole): the jobs
+/// first (and every line checked, so a bad line is an error before anything runs, as when
+/// the file was read whole), then the rounds one at a time against the live scheduler.
+fn verify_file(
+    path: &std::path::Path,
+    other: Option<&CompiledFormula>,
+    compile: &dyn Fn(&str, &str) -> Result<CompiledFormula, Failure>,
+) -> Result<VerifyReport, Failure> {
+    let name = path.display().to_string();
+    let open = || {
+        let file = std::fs::File::open(path)
+            .map_err(|e| Failure::invalid(format!("{name}: cannot read: {e}")))?;
+        RecordingReader::new(std::io::BufReader::with_capacity(1 << 16, file), &name)
+            .map_err(Failure::invalid)
+    };
+    let mut reader = open()?;
+    let mut jobs = RecordedJobs::default();
+    let mut twice = None;
+    let mut rounds = 0u64;
+    while let Some(r) = reader.next_round().map_err(Failure::invalid)? {
+        rounds += 1;
+        if twice.is_none()
+            && let Err(e) = jobs.add(r.round, r.events)
+        {
+            twice = Some(e);
+        }
+    }
+    let truncated = reader.truncated();
+    let header = reader.header;
+    check_nodes(header.cluster.nodes, &format!("{name}: header cluster"))?;
+    if let Some(f) = other {
+        check_fairshare(&header, f)?;
+    }
+    let recorded = match header.formula.as_deref() {
+        Some(text) => Some(compile(text, "the recorded formula")?),
+        None => None,
+    };
+    let f: Option<&dyn Priority> = other.or(recorded.as_ref()).map(|f| f as &dyn Priority);
+    if let Some(e) = twice {
+        return Err(Failure::invalid(e));
+    }
+    let jobs = jobs.finish();
+    let setup = recorded_setup(&header, &jobs).map_err(Failure::invalid)?;
+    let mut verifier = Verifier::new(&jobs, &setup, f).map_err(Failure::invalid)?;
+    // The rounds the first pass read (a recording still being written may have grown).
+    let mut reader = open()?;
+    for _ in 0..rounds {
+        match reader.next_round().map_err(Failure::invalid)? {
+            Some(r) => verifier.round(&r),
+            None => return Err(Failure::invalid(format!("{name}: changed while read"))),
+        }
+    }
+    Ok(verifier.finish(truncated))
+}
+
 /// A formula reading fairshare keywords against a recording made without fairshare: they
 /// read 0 for every job.
-fn check_fairshare(rec: &Recording, f: &CompiledFormula) -> Result<(), Failure> {
-    if rec.header.fairshare.is_some() {
+fn check_fairshare(header: &Header, f: &CompiledFormula) -> Result<(), Failure> {
+    if header.fairshare.is_some() {
         return Ok(());
     }
     check_absent_inputs(f, &fairshare_inputs(f), Ties::Fail)

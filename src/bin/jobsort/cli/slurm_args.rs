@@ -8,7 +8,7 @@ use super::report::{Failure, warn};
 use jobsort::Catalog;
 use jobsort::catalog::Scheduler;
 use jobsort::fairshare::inputs::Fairshare;
-use jobsort::jobs::Job;
+use jobsort::jobs::{Job, JobSet};
 use jobsort::slurm::jobs::{fill_factors, loading_catalog, parse_squeue_json};
 use jobsort::slurm::multifactor::{Factors, Multifactor};
 use std::collections::BTreeMap;
@@ -50,18 +50,26 @@ impl SlurmJobArgs {
         scheduler_args: &SchedulerArgs,
         jobs: &JobsArgs,
         catalog: &Catalog,
-    ) -> Result<Vec<Job>, Failure> {
-        if catalog.scheduler() != Scheduler::Slurm {
-            return jobs.load(catalog);
+        columns: &[&str],
+    ) -> Result<JobSet, Failure> {
+        if catalog.scheduler() == Scheduler::Pbs {
+            return jobs.load(catalog, Some(columns));
         }
-        if let Some(path) = jobs.jobs.file() {
+        if catalog.scheduler() == Scheduler::Slurm
+            && let Some(path) = jobs.jobs.file()
+        {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| Failure::invalid(format!("{}: {e}", path.display())))?;
             if looks_like_squeue(&text) {
                 let qos: BTreeMap<String, u32> = self.qos.iter().cloned().collect();
                 return parse_squeue_json(&text, &jobs.jobs.name(), &qos, false)
+                    .map(|rows| rows.into_iter().collect())
                     .map_err(Failure::invalid);
             }
+        }
+        if catalog.scheduler() != Scheduler::Slurm {
+            // flux: its factors are columns as given (every column kept for them).
+            return jobs.load(catalog, None);
         }
         let conf = scheduler_args.slurm_conf()?;
         let mut gres: Vec<&str> = conf
@@ -72,7 +80,8 @@ impl SlurmJobArgs {
             .collect();
         gres.sort_unstable();
         gres.dedup();
-        jobs.load(&loading_catalog(catalog, gres))
+        // The factors are computed from the raw fields: every column is kept.
+        jobs.load(&loading_catalog(catalog, gres), None)
     }
 
     /// Fill the factor columns. Slurm with `--slurm-conf`: computed from each job's raw
@@ -83,13 +92,26 @@ impl SlurmJobArgs {
     pub fn fill(
         &self,
         scheduler_args: &SchedulerArgs,
-        jobs: &mut [Job],
+        set: &mut JobSet,
         tree: Option<&Fairshare>,
     ) -> Result<Option<SlurmView>, Failure> {
         let scheduler = scheduler_args.scheduler();
         if scheduler == Scheduler::Pbs {
             return Ok(None);
         }
+        let mut rows = set.rows();
+        let view = self.fill_rows(scheduler_args, &mut rows, tree);
+        *set = rows.into_iter().collect();
+        view
+    }
+
+    fn fill_rows(
+        &self,
+        scheduler_args: &SchedulerArgs,
+        jobs: &mut [Job],
+        tree: Option<&Fairshare>,
+    ) -> Result<Option<SlurmView>, Failure> {
+        let scheduler = scheduler_args.scheduler();
         if scheduler == Scheduler::Slurm
             && let Some(Fairshare::Shares { tree, values, .. }) = tree
         {
