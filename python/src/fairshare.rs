@@ -5,8 +5,8 @@ use crate::formula::{PyFormula, catalog};
 use jobsort::fairshare::Algorithm;
 use jobsort::fairshare::inputs::{EntityKind, Fairshare, TreeSource, TreeSourceError};
 use jobsort::fairshare::tree::{Shares, SiblingOrder};
+use jobsort::jobs::JobSet;
 use jobsort::jobs::load::{JobFormat, load_jobs as load_job_file};
-use jobsort::jobs::{Job, table_from_jobs};
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -85,7 +85,7 @@ fn entity_kind(entity: &str) -> PyResult<EntityKind> {
 /// Jobs read from a file, with their fairshare keywords filled in when a tree was given.
 #[pyclass(name = "Jobs", module = "jobsort", frozen)]
 pub struct PyJobs {
-    jobs: Vec<Job>,
+    jobs: JobSet,
     fairshare: Option<Fairshare>,
     kind: EntityKind,
     warnings: Vec<String>,
@@ -122,7 +122,7 @@ fn load_jobs(
     };
     let mut warnings = Vec::new();
     let file = py
-        .detach(|| load_job_file(&path, format, &catalog))
+        .detach(|| load_job_file(&path, format, &catalog, None))
         .map_err(input_error)?;
     if let Some(first) = file.unknown.first()
         && strict
@@ -162,14 +162,15 @@ impl PyJobs {
     }
     #[getter]
     fn ids(&self) -> Vec<String> {
-        self.jobs.iter().map(|j| j.id.clone()).collect()
+        (0..self.jobs.len())
+            .map(|i| self.jobs.id(i).to_string())
+            .collect()
     }
     /// Submission order keys (`submit`/`qrank`) when every job has one, else `None` (input
     /// order), as `rank` breaks ties.
     #[getter]
     fn submit<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
-        let submit: Option<Vec<f64>> = self.jobs.iter().map(|j| j.submit).collect();
-        submit.map(|s| s.into_pyarray(py))
+        self.jobs.submits().map(|s| s.to_vec().into_pyarray(py))
     }
     /// Whether a fairshare tree filled the fairshare keywords.
     #[getter]
@@ -193,10 +194,7 @@ impl PyJobs {
         formula: &PyFormula,
     ) -> (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<u8>>) {
         let compiled = &formula.compiled;
-        let evaluation = py.detach(|| {
-            let table = table_from_jobs(&self.jobs, compiled.inputs());
-            compiled.evaluate(&table)
-        });
+        let evaluation = py.detach(|| compiled.evaluate(self.jobs.table()));
         (
             evaluation.values.into_pyarray(py),
             evaluation.errors.into_pyarray(py),
@@ -207,30 +205,24 @@ impl PyJobs {
     fn _columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         d.set_item("id", self.ids())?;
-        let text = |f: fn(&Job) -> &Option<String>| -> Vec<Option<String>> {
-            self.jobs.iter().map(|j| f(j).clone()).collect()
+        let n = self.jobs.len();
+        let text = |f: fn(&JobSet, usize) -> Option<&str>| -> Vec<Option<String>> {
+            (0..n)
+                .map(|i| f(&self.jobs, i).map(str::to_string))
+                .collect()
         };
-        d.set_item("user", text(|j| &j.user))?;
-        d.set_item("group", text(|j| &j.group))?;
-        d.set_item("account", text(|j| &j.account))?;
-        d.set_item("queue", text(|j| &j.queue))?;
-        let submit: Vec<f64> = self
-            .jobs
-            .iter()
-            .map(|j| j.submit.unwrap_or(f64::NAN))
+        d.set_item("user", text(JobSet::user))?;
+        d.set_item("group", text(JobSet::group))?;
+        d.set_item("account", text(JobSet::account))?;
+        d.set_item("queue", text(JobSet::queue))?;
+        let submit: Vec<f64> = (0..n)
+            .map(|i| self.jobs.submit(i).unwrap_or(f64::NAN))
             .collect();
         d.set_item("submit", submit.into_pyarray(py))?;
-        let names: BTreeSet<&str> = self
-            .jobs
-            .iter()
-            .flat_map(|j| j.values.keys().map(String::as_str))
-            .collect();
+        let table = self.jobs.table();
+        let names: BTreeSet<&str> = table.column_names().collect();
         for name in names {
-            let col: Vec<f64> = self
-                .jobs
-                .iter()
-                .map(|j| j.values.get(name).copied().unwrap_or(0.0))
-                .collect();
+            let col: Vec<f64> = table.column(name).map(<[f64]>::to_vec).unwrap_or_default();
             d.set_item(name, col.into_pyarray(py))?;
         }
         Ok(d)

@@ -379,10 +379,11 @@ fn rank_values<'py>(
         .map(Threshold::new)
         .transpose()
         .map_err(|e| PyValueError::new_err(format!("threshold: {e}")))?;
+    let ids: Option<jobsort::table::Texts> = ids.map(|v| v.iter().collect());
     let ties = TieBreak {
         fair_share: fair_share.as_deref(),
         submit,
-        ids: ids.as_deref(),
+        ids: ids.as_ref(),
     };
     let options = RankOptions { threshold, top };
     let ranked = py.detach(|| rank(values, ties, &options));

@@ -129,7 +129,12 @@ pub fn read_workload_with(
     name: &str,
     options: &TraceOptions,
 ) -> Result<(Workload, TraceFormat), WorkloadError> {
-    read_trace(TraceText::new(&bytes[..], file, bytes.len())?, file, name, options)
+    read_trace(
+        TraceText::new(&bytes[..], file, bytes.len())?,
+        file,
+        name,
+        options,
+    )
 }
 
 /// A workload from a trace's text as it is decoded ([`read_workload`]'s rules; `Workload::

@@ -87,13 +87,7 @@ impl JobsArgs {
             InputPath::File(path) => load_jobs(path, format, catalog, columns),
             InputPath::Stdin => {
                 take_stdin()?;
-                read_jobs(
-                    std::io::stdin().lock(),
-                    "<stdin>",
-                    format,
-                    catalog,
-                    columns,
-                )
+                read_jobs(std::io::stdin().lock(), "<stdin>", format, catalog, columns)
             }
         }
         .map_err(Failure::invalid)
