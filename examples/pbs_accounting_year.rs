@@ -10,7 +10,6 @@
 //! ```
 
 use jobsort::sim::load_workload_with;
-use jobsort::sim::workload::ReadOptions;
 use std::io::Write;
 use std::time::Instant;
 
@@ -97,7 +96,7 @@ fn main() -> std::io::Result<()> {
     let rss_before = max_rss_mb().unwrap_or(0.0);
     let t = Instant::now();
     let cpu = cpu_seconds();
-    let (w, _) = load_workload_with(&dir, ReadOptions::default(), None)
+    let (w, _) = load_workload_with(&dir, &jobsort::sim::TraceOptions::default(), None)
         .map_err(|e| std::io::Error::other(e.to_string()))?;
     let wall = t.elapsed().as_secs_f64();
     let secs = cpu_seconds() - cpu;
