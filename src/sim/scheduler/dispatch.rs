@@ -203,25 +203,11 @@ impl<'a> Simulator<'a> {
     /// The plan of a round at `t` with no reservation yet: the free resources from now on if
     /// every running job ends at its requested time.
     fn plan(&self, t: i64) -> Plan {
-        let mut times = vec![t];
-        let mut free = vec![self.cluster.clone()];
-        let mut c = self.cluster.clone();
-        for &(e, j) in &self.by_requested_end {
-            if let Some(a) = &self.alloc[j as usize] {
-                c.release(a);
-            }
-            if e > *times.last().unwrap_or(&t) {
-                times.push(e);
-                free.push(c.clone());
-            } else if let Some(last) = free.last_mut() {
-                *last = c.clone(); // the same time as the breakpoint before
-            }
-        }
-        Plan {
-            times,
-            free,
-            reserved: 0,
-        }
+        let ends = self
+            .by_requested_end
+            .iter()
+            .filter_map(|&(e, j)| self.alloc[j as usize].as_ref().map(|a| (e, a)));
+        Plan::releasing(t, self.cluster.clone(), ends)
     }
 
     /// The earliest time `top` fits given the running jobs' requested end times, and the free
@@ -272,15 +258,25 @@ impl Plan {
             }
         }
         held.sort_by_key(|(e, _)| *e);
+        Plan::releasing(now, c, held.iter().map(|(e, a)| (*e, a)))
+    }
+
+    /// The plan at `now` on `c`, whose running jobs release their allocations at the given
+    /// requested ends (in time order): a breakpoint at each distinct end.
+    fn releasing<'a>(
+        now: i64,
+        mut c: Cluster,
+        ends: impl Iterator<Item = (i64, &'a Allocation)>,
+    ) -> Plan {
         let mut times = vec![now];
         let mut free = vec![c.clone()];
-        for (e, a) in &held {
+        for (e, a) in ends {
             c.release(a);
-            if *e > *times.last().unwrap_or(&now) {
-                times.push(*e);
+            if e > *times.last().unwrap_or(&now) {
+                times.push(e);
                 free.push(c.clone());
             } else if let Some(last) = free.last_mut() {
-                *last = c.clone();
+                *last = c.clone(); // the same time as the breakpoint before
             }
         }
         Plan {
