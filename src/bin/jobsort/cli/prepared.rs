@@ -59,14 +59,14 @@ impl Prepared {
         let catalog = formula.catalog()?;
         let compiled = compile.compile(&source, &name, &catalog)?;
         let columns: Vec<&str> = compiled.inputs().iter().map(Input::column).collect();
-        let mut jobs = slurm.load(&formula.scheduler, jobs, &catalog, &columns)?;
+        let (mut jobs, rows) = slurm.load(&formula.scheduler, jobs, &catalog, &columns)?;
         let (warnings, tree) = fairshare
             .apply_loaded(&mut jobs)
             .map_err(Failure::invalid)?;
         for warning in warnings {
             warn(&warning);
         }
-        let slurm = slurm.fill(&formula.scheduler, &mut jobs, tree.as_ref())?;
+        let slurm = slurm.fill(&formula.scheduler, &mut jobs, rows, tree.as_ref())?;
         if !jobs.is_empty() {
             check_absent_inputs(&compiled, &absent_inputs(&compiled, &jobs), ties)?;
         }

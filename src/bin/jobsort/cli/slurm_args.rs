@@ -51,9 +51,9 @@ impl SlurmJobArgs {
         jobs: &JobsArgs,
         catalog: &Catalog,
         columns: &[&str],
-    ) -> Result<JobSet, Failure> {
+    ) -> Result<(JobSet, Option<Vec<Job>>), Failure> {
         if catalog.scheduler() == Scheduler::Pbs {
-            return jobs.load(catalog, Some(columns));
+            return Ok((jobs.load(catalog, Some(columns))?, None));
         }
         if catalog.scheduler() == Scheduler::Slurm
             && let Some(path) = jobs.jobs.file()
@@ -62,14 +62,16 @@ impl SlurmJobArgs {
                 .map_err(|e| Failure::invalid(format!("{}: {e}", path.display())))?;
             if looks_like_squeue(&text) {
                 let qos: BTreeMap<String, u32> = self.qos.iter().cloned().collect();
-                return parse_squeue_json(&text, &jobs.jobs.name(), &qos, false)
-                    .map(|rows| rows.into_iter().collect())
-                    .map_err(Failure::invalid);
+                // The rows are kept: a field a job does not give (a time limit of `null`:
+                // the partition's) is not a 0 to the factors.
+                let rows = parse_squeue_json(&text, &jobs.jobs.name(), &qos, false)
+                    .map_err(Failure::invalid)?;
+                return Ok((rows.iter().cloned().collect(), Some(rows)));
             }
         }
         if catalog.scheduler() != Scheduler::Slurm {
             // flux: its factors are columns as given (every column kept for them).
-            return jobs.load(catalog, None);
+            return Ok((jobs.load(catalog, None)?, None));
         }
         let conf = scheduler_args.slurm_conf()?;
         let mut gres: Vec<&str> = conf
@@ -81,7 +83,7 @@ impl SlurmJobArgs {
         gres.sort_unstable();
         gres.dedup();
         // The factors are computed from the raw fields: every column is kept.
-        jobs.load(&loading_catalog(catalog, gres), None)
+        Ok((jobs.load(&loading_catalog(catalog, gres), None)?, None))
     }
 
     /// Fill the factor columns. Slurm with `--slurm-conf`: computed from each job's raw
@@ -93,13 +95,27 @@ impl SlurmJobArgs {
         &self,
         scheduler_args: &SchedulerArgs,
         set: &mut JobSet,
+        rows: Option<Vec<Job>>,
         tree: Option<&Fairshare>,
     ) -> Result<Option<SlurmView>, Failure> {
         let scheduler = scheduler_args.scheduler();
         if scheduler == Scheduler::Pbs {
             return Ok(None);
         }
-        let mut rows = set.rows();
+        let mut rows = match rows {
+            // The rows as read, with the fairshare keywords the tree filled into the set.
+            Some(mut rows) => {
+                for name in ["fairshare_factor", "fairshare_perc", "fairshare_tree_usage"] {
+                    if let Some(col) = set.table().column(name) {
+                        for (row, &v) in rows.iter_mut().zip(col) {
+                            row.values.entry(name.to_string()).or_insert(v);
+                        }
+                    }
+                }
+                rows
+            }
+            None => set.rows(),
+        };
         let view = self.fill_rows(scheduler_args, &mut rows, tree);
         *set = rows.into_iter().collect();
         view
