@@ -62,7 +62,11 @@ def main():
             f"formula: {best.formula}"
         )
 
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:
+        print(f"no plot: matplotlib is not installed (pip install matplotlib, then run again for {args.out})")
+        return
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
