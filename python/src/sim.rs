@@ -170,9 +170,7 @@ fn machine(
     hint: MachineHint,
     trace: &str,
 ) -> PyResult<(u32, u32)> {
-    let n = nodes.or(hint.nodes);
-    let c = cores.or(hint.cores).or(nodes.map(|_| 1));
-    let (Some(n), Some(c)) = (n, c) else {
+    let Some((n, c)) = hint.resolve(nodes, cores) else {
         return Err(input_error(format!(
             "{trace}: no machine size in the trace (no MaxNodes/MaxProcs header, no .machines \
              file): give nodes= and cores="

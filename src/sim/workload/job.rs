@@ -237,6 +237,17 @@ pub struct MachineHint {
     pub cores: Option<u32>,
 }
 
+impl MachineHint {
+    /// The cluster a run uses: `nodes` and `cores` given by the caller (flags, arguments) win
+    /// over the trace's; with `nodes` alone the cores per node default to 1. `None` when
+    /// neither says a size.
+    pub fn resolve(self, nodes: Option<u32>, cores: Option<u32>) -> Option<(u32, u32)> {
+        let n = nodes.or(self.nodes)?;
+        let c = cores.or(self.cores).or(nodes.map(|_| 1))?;
+        Some((n, c))
+    }
+}
+
 /// A loaded workload: jobs in submit order (ties by file order) plus metadata.
 #[derive(Debug, Clone, Default)]
 pub struct Workload {

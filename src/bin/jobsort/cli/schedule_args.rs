@@ -59,9 +59,7 @@ impl MachineArgs {
     /// Nodes and cores per node for a trace, from the flags, else from the trace. `trace`
     /// names the trace in errors.
     pub fn resolve(&self, hint: MachineHint, trace: &str) -> Result<(u32, u32), Failure> {
-        let nodes = self.nodes.or(hint.nodes);
-        let cores = self.cores.or(hint.cores).or(self.nodes.map(|_| 1));
-        let (Some(nodes), Some(cores)) = (nodes, cores) else {
+        let Some((nodes, cores)) = hint.resolve(self.nodes, self.cores) else {
             return Err(Failure::invalid(format!(
                 "{trace}: no machine size in the trace (no MaxNodes/MaxProcs header, no \
                  .machines file, no allocation in a site's log): give --nodes and --cores"

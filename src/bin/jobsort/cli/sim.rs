@@ -440,25 +440,21 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
             }
         }
     }
-    let mut sources: Vec<(String, String)> = Vec::new();
+    // Each formula's text, name in diagnostics, and where it came from.
+    let mut sources: Vec<(String, String, Origin)> = Vec::new();
     for f in &args.formulas {
-        sources.push(read_formula_arg(f, "--formula")?);
+        let (text, name) = read_formula_arg(f, "--formula")?;
+        sources.push((text, name, Origin::Flag("--formula".into())));
     }
     if sources.is_empty()
         && let Some(f) = site.as_ref().and_then(PbsSite::formula)
     {
-        sources.push((f.value.clone(), format!("job_sort_formula at {}", f.origin)));
+        let name = format!("job_sort_formula at {}", f.origin);
+        sources.push((f.value.clone(), name, f.origin.clone()));
     }
     let mut formulas: Vec<CompiledFormula> = Vec::new();
-    for (text, name) in &sources {
-        let origin = match args.formulas.is_empty() {
-            true => site
-                .as_ref()
-                .and_then(PbsSite::formula)
-                .map_or(Origin::Default, |f| f.origin.clone()),
-            false => Origin::Flag("--formula".into()),
-        };
-        explained.add("job_sort_formula", text, &origin);
+    for (text, name, origin) in &sources {
+        explained.add("job_sort_formula", text, origin);
         let compiled = args.compile.compile(text, name, &catalog)?;
         if fairshare.is_none() {
             check_absent_inputs(&compiled, &fairshare_inputs(&compiled), Ties::Fail)?;
