@@ -13,7 +13,7 @@ use jobsort::CompiledFormula;
 use jobsort::sim::record::{Header, RecordingReader, parse_recording};
 use jobsort::sim::replay::{
     ReconcileReport, RecordedJobs, Verifier, VerifyReport, check_capacity, reconcile,
-    recorded_metrics, recorded_setup, recording_from_trace, verify,
+    recorded_metrics, recorded_setup, recording_from_trace,
 };
 use jobsort::sim::scheduler::drop_oversized;
 use jobsort::sim::{Priority, SimConfig};
@@ -72,8 +72,8 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         None => None,
     };
     let verifying = args.verify || other.is_none() && args.trace.is_none();
-    if let (true, Some(InputPath::File(path)), None) = (verifying, &args.recording, &args.trace) {
-        let report = verify_file(path, other.as_ref(), &compile)?;
+    if let (true, Some(input), None) = (verifying, &args.recording, &args.trace) {
+        let report = verify_input(input, other.as_ref(), &compile)?;
         write_verify(out, &report, args.format)?;
         out.flush()?;
         return Ok(verified(&report));
@@ -134,21 +134,6 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     if let Some(f) = &other {
         check_fairshare(&rec.header, f)?;
     }
-    if verifying {
-        // The live scheduler uses --formula, else the recorded formula.
-        let recorded = match rec.header.formula.as_deref() {
-            Some(text) => Some(compile(text, "the recorded formula")?),
-            None => None,
-        };
-        let f: Option<&dyn Priority> = other
-            .as_ref()
-            .or(recorded.as_ref())
-            .map(|f| f as &dyn Priority);
-        let report = verify(&rec, f).map_err(Failure::invalid)?;
-        write_verify(out, &report, args.format)?;
-        out.flush()?;
-        return Ok(verified(&report));
-    }
     let report =
         reconcile(&rec, other.as_ref().map(|f| f as &dyn Priority)).map_err(Failure::invalid)?;
     write_reconcile(out, &report, &args, recorded_waits.as_ref())?;
@@ -175,22 +160,80 @@ fn verified(report: &VerifyReport) -> ExitCode {
     }
 }
 
-/// `--verify` of a recording file, read twice as it streams (never held whole): the jobs
-/// first (and every line checked, so a bad line is an error before anything runs, as when
-/// the file was read whole), then the rounds one at a time against the live scheduler.
-fn verify_file(
-    path: &std::path::Path,
+/// `--verify` of a recording, read twice as it streams (never held whole): the jobs first
+/// (and every line checked, so a bad line is an error before anything runs, as when the file
+/// was read whole), then the rounds one at a time against the live scheduler. Stdin cannot be
+/// read twice: the first pass copies it to an unnamed temporary file (gone when the process
+/// ends), which the second pass reads back.
+fn verify_input(
+    input: &InputPath,
     other: Option<&CompiledFormula>,
     compile: &dyn Fn(&str, &str) -> Result<CompiledFormula, Failure>,
 ) -> Result<VerifyReport, Failure> {
-    let name = path.display().to_string();
-    let open = || {
-        let file = std::fs::File::open(path)
-            .map_err(|e| Failure::invalid(format!("{name}: cannot read: {e}")))?;
-        RecordingReader::new(std::io::BufReader::with_capacity(1 << 16, file), &name)
-            .map_err(Failure::invalid)
-    };
-    let mut reader = open()?;
+    let name = input.name();
+    let cannot_read = |e: std::io::Error| Failure::invalid(format!("{name}: cannot read: {e}"));
+    match input {
+        InputPath::File(path) => {
+            let open = || -> Result<_, Failure> {
+                Ok(buffered(std::fs::File::open(path).map_err(cannot_read)?))
+            };
+            verify_stream(&name, open()?, open, other, compile)
+        }
+        InputPath::Stdin => {
+            super::input::take_stdin()?;
+            let mut spool = tempfile::tempfile().map_err(|e| {
+                Failure::invalid(format!("<stdin>: cannot make a temporary copy: {e}"))
+            })?;
+            let copy = Spooled {
+                input: std::io::stdin().lock(),
+                copy: spool.try_clone().map_err(cannot_read)?,
+            };
+            verify_stream(
+                &name,
+                buffered(copy),
+                || {
+                    use std::io::Seek;
+                    spool.rewind().map_err(cannot_read)?;
+                    Ok(buffered(spool))
+                },
+                other,
+                compile,
+            )
+        }
+    }
+}
+
+fn buffered<R: std::io::Read>(r: R) -> std::io::BufReader<R> {
+    std::io::BufReader::with_capacity(1 << 16, r)
+}
+
+/// A reader that copies what it reads into `copy` (stdin kept for a second pass).
+struct Spooled<R> {
+    input: R,
+    copy: std::fs::File,
+}
+
+impl<R: std::io::Read> std::io::Read for Spooled<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        use std::io::Write;
+        let n = self.input.read(buf)?;
+        self.copy.write_all(&buf[..n]).map_err(|e| {
+            std::io::Error::new(e.kind(), format!("copying stdin to a temporary file: {e}"))
+        })?;
+        Ok(n)
+    }
+}
+
+/// [`verify_input`]'s two passes: `first` read through for the jobs, then `again` (the same
+/// bytes from their start) for the rounds.
+fn verify_stream<A: std::io::BufRead, B: std::io::BufRead>(
+    name: &str,
+    first: A,
+    again: impl FnOnce() -> Result<B, Failure>,
+    other: Option<&CompiledFormula>,
+    compile: &dyn Fn(&str, &str) -> Result<CompiledFormula, Failure>,
+) -> Result<VerifyReport, Failure> {
+    let mut reader = RecordingReader::new(first, name).map_err(Failure::invalid)?;
     let mut jobs = RecordedJobs::default();
     let mut twice = None;
     let mut rounds = 0u64;
@@ -220,7 +263,7 @@ fn verify_file(
     let setup = recorded_setup(&header, &jobs).map_err(Failure::invalid)?;
     let mut verifier = Verifier::new(&jobs, &setup, f).map_err(Failure::invalid)?;
     // The rounds the first pass read (a recording still being written may have grown).
-    let mut reader = open()?;
+    let mut reader = RecordingReader::new(again()?, name).map_err(Failure::invalid)?;
     for _ in 0..rounds {
         match reader.next_round().map_err(Failure::invalid)? {
             Some(r) => verifier.round(&r),
