@@ -8,13 +8,15 @@
 //! - [`priority`], [`share`], [`limit`]: the formula, fairshare and limits adapters;
 //! - [`record`]: the JSON-lines recording (`docs/recording.md`);
 //! - [`replay`]: `--verify` and reconciliation;
-//! - [`metrics`], [`plot`]: SPEC §5.5 metrics and SVG plots;
+//! - [`metrics`], [`plot`]: SPEC §5.5 metrics and SVG plots; [`fidelity`]: a run against the
+//!   trace's recorded schedule;
 //! - [`run`]: one-call helpers that tie them together.
 //!
 //! Architecture invariant: same jobs + same settings + same formula ⇒ the same rounds and a
 //! byte-identical recording.
 
 pub mod cluster;
+pub mod fidelity;
 pub mod inputs;
 pub mod limit;
 mod load;

@@ -27,17 +27,19 @@ fn color(i: usize) -> RGBColor {
     COLORS[i % COLORS.len()]
 }
 
-/// Render the three panels as one SVG document.
+/// Render the three panels as one SVG document. With `recorded`, the wait CDF also draws the
+/// trace's recorded schedule (black, dashed: `sim --fidelity`), over the jobs it started.
 pub fn render_svg(
     runs: &[PlotRun<'_>],
     jobs: &[super::workload::SimJob],
+    recorded: bool,
 ) -> Result<String, String> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (1000, 1500)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
         let panels = root.split_evenly((3, 1));
-        wait_cdf(&panels[0], runs, jobs).map_err(|e| e.to_string())?;
+        wait_cdf(&panels[0], runs, jobs, recorded).map_err(|e| e.to_string())?;
         queue_length(&panels[1], runs).map_err(|e| e.to_string())?;
         shares(&panels[2], runs).map_err(|e| e.to_string())?;
         root.present().map_err(|e| e.to_string())?;
@@ -102,22 +104,26 @@ fn wait_cdf(
     area: &Area<'_, '_>,
     runs: &[PlotRun<'_>],
     jobs: &[super::workload::SimJob],
+    recorded: bool,
 ) -> PResult {
-    let mut curves = Vec::new();
     let mut max_w: f64 = 1.0;
-    for r in runs {
-        let o = &r.result.outcome;
+    let mut waits = |starts: &mut dyn Iterator<Item = Option<i64>>| {
         let mut w: Vec<f64> = jobs
             .iter()
-            .zip(&o.start)
+            .zip(starts)
             .filter_map(|(j, s)| s.map(|s| ((s - j.submit) as f64 / 3600.0) + 1.0 / 3600.0))
             .collect();
         w.sort_by(f64::total_cmp);
         if let Some(&m) = w.last() {
             max_w = max_w.max(m);
         }
-        curves.push(w);
-    }
+        w
+    };
+    let curves: Vec<Vec<f64>> = runs
+        .iter()
+        .map(|r| waits(&mut r.result.outcome.start.iter().copied()))
+        .collect();
+    let real = recorded.then(|| waits(&mut jobs.iter().map(|j| j.recorded_start)));
     let mut chart = ChartBuilder::on(area)
         .caption("Wait time CDF per formula", ("sans-serif", 22))
         .margin(15)
@@ -132,22 +138,33 @@ fn wait_cdf(
         .draw()
         .map_err(boxed)?;
     for (k, (r, w)) in runs.iter().zip(&curves).enumerate() {
-        let n = w.len().max(1) as f64;
-        let step = (w.len() / 2000).max(1);
-        let pts: Vec<(f64, f64)> = w
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| i % step == 0 || *i + 1 == w.len())
-            .map(|(i, &x)| (x, (i + 1) as f64 / n))
-            .collect();
         let c = color(k);
         chart
-            .draw_series(LineSeries::new(pts, c.stroke_width(2)))
+            .draw_series(LineSeries::new(cdf_points(w), c.stroke_width(2)))
             .map_err(boxed)?
             .label(r.label.clone())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
     }
+    if let Some(w) = &real {
+        let style = BLACK.stroke_width(2);
+        chart
+            .draw_series(DashedLineSeries::new(cdf_points(w), 6, 4, style))
+            .map_err(boxed)?
+            .label("recorded")
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+    }
     draw_legend(&mut chart)
+}
+
+/// A sorted sample's empirical CDF, thinned to about 2000 points (the last one kept).
+fn cdf_points(w: &[f64]) -> Vec<(f64, f64)> {
+    let n = w.len().max(1) as f64;
+    let step = (w.len() / 2000).max(1);
+    w.iter()
+        .enumerate()
+        .filter(|(i, _)| i % step == 0 || *i + 1 == w.len())
+        .map(|(i, &x)| (x, (i + 1) as f64 / n))
+        .collect()
 }
 
 fn queue_length(area: &Area<'_, '_>, runs: &[PlotRun<'_>]) -> PResult {

@@ -7,13 +7,14 @@ use super::output::{Out, ReportFormat, write_json};
 use super::prepared::{Ties, check_absent_inputs, fairshare_inputs};
 use super::report::{EXIT_INVALID, Failure, Outcome, note, warn};
 use super::schedule_args::{
-    MachineArgs, PolicyArg, SacctArgs, check_nodes, load_line, load_trace, trace_options,
+    MachineArgs, PolicyArg, SacctArgs, check_nodes, load_line, load_trace, recorded_overfill,
+    trace_options,
 };
 use jobsort::CompiledFormula;
 use jobsort::sim::record::{Header, RecordingReader, parse_recording};
 use jobsort::sim::replay::{
-    ReconcileReport, RecordedJobs, Verifier, VerifyReport, check_capacity, reconcile,
-    recorded_metrics, recorded_setup, recording_from_trace,
+    ReconcileReport, RecordedJobs, Verifier, VerifyReport, reconcile, recorded_metrics,
+    recorded_setup, recording_from_trace,
 };
 use jobsort::sim::scheduler::drop_oversized;
 use jobsort::sim::{Priority, SimConfig};
@@ -100,17 +101,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
             drop_oversized(&mut w, nodes, cores);
             note(&load_line(&w));
             let capacity = nodes as u64 * cores as u64;
-            if let Some(o) = check_capacity(&w, capacity) {
-                let what = format!(
-                    "{}: the recorded schedule does not fit the cluster: at time {} its {} \
-                     running jobs hold {} cores, the cluster has {} ({nodes} nodes x {cores} \
-                     cores)",
-                    trace.name(),
-                    o.time,
-                    o.running,
-                    o.cores,
-                    o.capacity
-                );
+            if let Some(what) = recorded_overfill(&w, &trace.name(), nodes, cores) {
                 if format.is_site_log() {
                     return Err(Failure::invalid(format!(
                         "{what}; give --nodes/--cores if the log's size is wrong"

@@ -175,6 +175,17 @@ fn progress_bar(path: &std::path::Path) -> Option<indicatif::ProgressBar> {
 }
 
 /// The load report's line: jobs read, simulated and dropped (per reason).
+/// Why a trace's recorded schedule does not fit `nodes` x `cores`, when it does not: the
+/// first moment its running jobs hold more cores than the cluster has.
+pub fn recorded_overfill(w: &Workload, trace: &str, nodes: u32, cores: u32) -> Option<String> {
+    let o = jobsort::sim::replay::check_capacity(w, nodes as u64 * cores as u64)?;
+    Some(format!(
+        "{trace}: the recorded schedule does not fit the cluster: at time {} its {} running \
+         jobs hold {} cores, the cluster has {} ({nodes} nodes x {cores} cores)",
+        o.time, o.running, o.cores, o.capacity
+    ))
+}
+
 pub fn load_line(w: &Workload) -> String {
     let dropped = dropped_reasons(w);
     format!(

@@ -6,7 +6,8 @@ use super::output::{Out, ReportFormat, write_json};
 use super::prepared::{Ties, check_absent_inputs, fairshare_inputs};
 use super::report::{Failure, Outcome, note, warn};
 use super::schedule_args::{
-    MachineArgs, PolicyArg, SacctArgs, load_line, load_trace, threshold_arg, trace_options,
+    MachineArgs, PolicyArg, SacctArgs, load_line, load_trace, recorded_overfill, threshold_arg,
+    trace_options,
 };
 use super::site_args::{Explained, PbsSiteArgs, pick};
 use clap::ValueEnum;
@@ -15,6 +16,7 @@ use jobsort::fairshare::inputs::EntityKind;
 use jobsort::fairshare::usage_file::write_atomic;
 use jobsort::pbs::{Origin, PbsSite, SchedConfig, Setting};
 use jobsort::rank::Threshold;
+use jobsort::sim::fidelity::{self, Fidelity};
 use jobsort::sim::limit::LimitsSpec;
 use jobsort::sim::plot::{PlotRun, render_png, render_svg};
 use jobsort::sim::run::{RunOptions, RunResult, simulate_setup};
@@ -87,6 +89,12 @@ pub struct Args {
     /// target share. The format follows the extension: FILE.svg or FILE.png.
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
+    /// Compare each run with the schedule the trace recorded (SWF wait field, a site log's
+    /// starts): start-time error per job (mean, median, p95, share within a minute), mean
+    /// wait of both, and the jobs that differ most. With --plot, the wait CDF shows the
+    /// recorded schedule too.
+    #[arg(long)]
+    pub fidelity: bool,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: ReportFormat,
@@ -524,6 +532,21 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         warn(&format!("{}: no jobs to simulate", args.trace.name()));
     }
     drop_oversized(&mut w, nodes, cores);
+    if args.fidelity && !w.jobs.is_empty() && w.jobs.iter().all(|j| j.recorded_start.is_none()) {
+        return Err(Failure::invalid(format!(
+            "{}: no job has a recorded start (an SWF wait, a JSON job's `start`, a log's start \
+             record): --fidelity \
+             has no schedule to compare with",
+            args.trace.name()
+        )));
+    }
+    if args.fidelity
+        && let Some(what) = recorded_overfill(&w, &args.trace.name(), nodes, cores)
+    {
+        warn(&format!(
+            "{what}: the comparison is with a schedule this cluster could not have run"
+        ));
+    }
     let limits = match &args.limits {
         None => None,
         Some(path) => Some(LimitsSpec {
@@ -622,7 +645,8 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
                 result: r,
             })
             .collect();
-        let svg = render_svg(&pr, &w.jobs).map_err(|e| Failure::invalid(format!("plot: {e}")))?;
+        let svg = render_svg(&pr, &w.jobs, args.fidelity)
+            .map_err(|e| Failure::invalid(format!("plot: {e}")))?;
         let bytes = if png {
             render_png(&svg).map_err(|e| Failure::invalid(format!("plot: {e}")))?
         } else {
@@ -639,9 +663,33 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     }
     let mut stderr = std::io::stderr();
     let report: &mut Out = if to_stdout { &mut stderr } else { out };
+    let capacity = nodes as u64 * cores as u64;
+    let fidelity: Vec<Fidelity> = match args.fidelity {
+        true => runs
+            .iter()
+            .map(|r| fidelity::compare(&w.jobs, &r.outcome.start, capacity, LARGEST))
+            .collect(),
+        false => vec![],
+    };
     match args.format {
-        ReportFormat::Json => write_json(report, &json_report(&w, nodes, cores, &runs), true)?,
-        ReportFormat::Table => write_table(report, &w, nodes, cores, &runs)?,
+        ReportFormat::Json => {
+            let mut doc = json_report(&w, nodes, cores, &runs);
+            for (run, f) in doc["runs"]
+                .as_array_mut()
+                .into_iter()
+                .flatten()
+                .zip(&fidelity)
+            {
+                run["fidelity"] = serde_json::to_value(f).map_err(std::io::Error::other)?;
+            }
+            write_json(report, &doc, true)?
+        }
+        ReportFormat::Table => {
+            write_table(report, &w, nodes, cores, &runs)?;
+            if !fidelity.is_empty() {
+                write_fidelity(report, &runs, &fidelity)?;
+            }
+        }
     }
     report.flush()?;
     Ok(ExitCode::SUCCESS)
@@ -682,6 +730,121 @@ fn json_report(
         report["trace"]["machine_derived"] = how.as_str().into();
     }
     report
+}
+
+/// The jobs `--fidelity` lists per run.
+const LARGEST: usize = 10;
+
+/// `--fidelity` as text: a row per run, then each run's largest differences.
+fn write_fidelity(out: &mut Out, runs: &[RunResult], fidelity: &[Fidelity]) -> std::io::Result<()> {
+    let f0 = &fidelity[0];
+    writeln!(
+        out,
+        "\nagainst the recorded schedule: {} jobs compared ({} with no recorded start, {} the \
+         simulation never started)",
+        f0.compared, f0.not_recorded, f0.not_simulated
+    )?;
+    if f0.recorded_span > 0 {
+        let share = |s: i64| 100.0 * s as f64 / f0.recorded_span as f64;
+        writeln!(
+            out,
+            "the recorded schedule, over its {:.1} days: no core busy while a job waited {:.1} h \
+             ({:.2}%); the oldest waiting job fit in the free cores {:.1} h ({:.1}%). No \
+             scheduler does the first, FCFS and EASY never the second: they are downtime, \
+             reservations, holds, limits or node pools the trace does not record",
+            f0.recorded_span as f64 / 86400.0,
+            f0.recorded_idle_waiting as f64 / 3600.0,
+            share(f0.recorded_idle_waiting),
+            f0.recorded_head_fits as f64 / 3600.0,
+            share(f0.recorded_head_fits)
+        )?;
+    }
+    let width = runs
+        .iter()
+        .map(|r| label(r).len())
+        .max()
+        .unwrap_or(8)
+        .clamp(8, 48);
+    writeln!(
+        out,
+        "{:<width$}  {:>6}  {:>10}  {:>10}  {:>10}  {:>8}  {:>10}  {:>10}  {:>10}  {:>8}",
+        "formula",
+        "policy",
+        "start_err",
+        "median",
+        "p95",
+        "within_1m",
+        "bias",
+        "wait_sim",
+        "wait_rec",
+        "wait_err"
+    )?;
+    for (r, f) in runs.iter().zip(fidelity) {
+        let wait_err = match f.mean_wait_error {
+            Some(e) => format!("{:+.1}%", 100.0 * e),
+            None => "-".into(),
+        };
+        writeln!(
+            out,
+            "{:<width$}  {:>6}  {:>10.1}  {:>10.1}  {:>10.1}  {:>8.1}%  {:>+10.1}  {:>10.1}  {:>10.1}  {:>8}",
+            clip(&label(r), width),
+            r.config.policy.name(),
+            f.mean_abs_error,
+            f.median_abs_error,
+            f.p95_abs_error,
+            100.0 * f.within_minute,
+            f.mean_error,
+            f.mean_wait_simulated,
+            f.mean_wait_recorded,
+            wait_err
+        )?;
+    }
+    writeln!(
+        out,
+        "(start_err, median, p95: |simulated - recorded start| in seconds; bias: their mean \
+         signed difference, negative when the simulation starts jobs early; waits over the \
+         compared jobs)"
+    )?;
+    for (r, f) in runs.iter().zip(fidelity) {
+        if f.largest.is_empty() {
+            continue;
+        }
+        writeln!(
+            out,
+            "\nlargest differences, {} ({}):",
+            label(r),
+            r.config.policy.name()
+        )?;
+        writeln!(
+            out,
+            "{:>12}  {:>12}  {:>6}  {:>12}  {:>10}  {:>10}  {:>10}",
+            "job", "user", "cores", "submit", "wait_rec", "wait_sim", "diff"
+        )?;
+        for d in &f.largest {
+            writeln!(
+                out,
+                "{:>12}  {:>12}  {:>6}  {:>12}  {:>10}  {:>10}  {:>+10}",
+                clip(&d.id, 12),
+                clip(&d.user, 12),
+                d.cores,
+                d.submit,
+                d.recorded_wait,
+                d.simulated_wait,
+                d.error
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// `s` cut to `width` characters, a `~` marking the cut.
+fn clip(s: &str, width: usize) -> String {
+    if s.chars().count() <= width {
+        return s.to_string();
+    }
+    let mut c: String = s.chars().take(width.saturating_sub(1)).collect();
+    c.push('~');
+    c
 }
 
 fn label(r: &RunResult) -> String {
@@ -733,11 +896,7 @@ fn write_table(
     )?;
     for r in runs {
         let m = &r.metrics;
-        let mut l = label(r);
-        if l.len() > width {
-            l.truncate(width - 1);
-            l.push('~');
-        }
+        let l = clip(&label(r), width);
         writeln!(
             out,
             "{:<width$}  {:>6}  {:>10.1}  {:>10.1}  {:>10.1}  {:>9.2}  {:>9.2}  {:>6.3}  {:>10}  {:>6.3}",
