@@ -384,6 +384,9 @@ fn fairshare_keywords_without_a_tree_are_not_silent() {
         &out,
         format!("warning: {rg}: no trace job's euser is in the tree"),
     );
+    // The hint names the trace's own users: KTH's first jobs are u12, u13, u14 (SWF user
+    // numbers), not the names a resource_group would give.
+    stderr_has(&out, "(the trace's are u12, u13, u14, ...)");
 }
 
 #[test]

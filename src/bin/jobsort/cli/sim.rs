@@ -22,7 +22,7 @@ use jobsort::sim::plot::{PlotRun, render_png, render_svg};
 use jobsort::sim::run::{RunOptions, RunResult, simulate_setup};
 use jobsort::sim::scheduler::drop_oversized;
 use jobsort::sim::setup::{Setup, check_decay};
-use jobsort::sim::share::{AutoTree, FairshareConfig};
+use jobsort::sim::share::{AutoTree, FairshareConfig, entity_of};
 use jobsort::sim::{Policy, SimConfig, workload};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -360,15 +360,29 @@ fn apply_queue_priorities(w: &mut workload::Workload, priorities: &BTreeMap<Stri
 
 /// A `resource_group` tree none of whose entities runs a job leaves every job under
 /// `unknown`: the fairshare keywords are then the same for every job. Warn.
-fn warn_unmatched_tree(setup: &Setup, file: &str, field: &str) {
+fn warn_unmatched_tree(setup: &Setup, file: &str, kind: EntityKind, jobs: &[workload::SimJob]) {
     let Some(tree) = setup.share_tree() else {
         return;
     };
     let leaves = setup.leaves();
     if !leaves.is_empty() && !leaves.iter().any(|&l| tree.is_listed(l)) {
+        // A few of the names the trace does have, so a mismatch of naming is plain.
+        let mut seen: Vec<String> = Vec::new();
+        for j in jobs {
+            if let Some(name) = entity_of(kind, j)
+                && !seen.contains(&name)
+            {
+                seen.push(name);
+                if seen.len() == 3 {
+                    break;
+                }
+            }
+        }
         warn(&format!(
-            "{file}: no trace job's {field} is in the tree: every job is under `unknown` and \
-             fairshare gives all the same values (the trace names users u<N>, groups g<N>)"
+            "{file}: no trace job's {} is in the tree: every job is under `unknown` and \
+             fairshare gives all the same values (the trace's are {}, ...)",
+            kind.name(),
+            seen.join(", ")
         ));
     }
 }
@@ -573,7 +587,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
                 .and_then(|s| s.resource_group.as_ref())
                 .map_or_else(String::new, |(f, _)| f.clone()),
         };
-        warn_unmatched_tree(&setup, &file, fs.entity.name());
+        warn_unmatched_tree(&setup, &file, fs.entity, &w.jobs);
     }
     let specs: Vec<Option<&CompiledFormula>> = if formulas.is_empty() {
         vec![None]
