@@ -773,12 +773,7 @@ fn write_fidelity(out: &mut Out, runs: &[RunResult], fidelity: &[Fidelity]) -> s
             share(f0.recorded_head_fits)
         )?;
     }
-    let width = runs
-        .iter()
-        .map(|r| label(r).len())
-        .max()
-        .unwrap_or(8)
-        .clamp(8, 48);
+    let width = label_width(runs);
     writeln!(
         out,
         "{:<width$}  {:>6}  {:>10}  {:>10}  {:>10}  {:>8}  {:>10}  {:>10}  {:>10}  {:>8}",
@@ -861,6 +856,15 @@ fn clip(s: &str, width: usize) -> String {
     c
 }
 
+/// The width of the formula column: the longest label, 8 to 48 characters.
+fn label_width(runs: &[RunResult]) -> usize {
+    runs.iter()
+        .map(|r| label(r).len())
+        .max()
+        .unwrap_or(8)
+        .clamp(8, 48)
+}
+
 fn label(r: &RunResult) -> String {
     r.formula.clone().unwrap_or_else(|| "(fcfs)".into())
 }
@@ -888,12 +892,7 @@ fn write_table(
         writeln!(out, "cluster size: {how}")?;
     }
     writeln!(out)?;
-    let width = runs
-        .iter()
-        .map(|r| label(r).len())
-        .max()
-        .unwrap_or(8)
-        .clamp(8, 48);
+    let width = label_width(runs);
     writeln!(
         out,
         "{:<width$}  {:>6}  {:>10}  {:>10}  {:>10}  {:>9}  {:>9}  {:>6}  {:>10}  {:>6}",
