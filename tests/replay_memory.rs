@@ -16,12 +16,13 @@ mod heap;
 
 #[test]
 fn verify_reads_a_recording_round_by_round_in_a_small_part_of_its_size() {
-    // 1500 one-second jobs on one core, all submitted at once: round k queues 1500 - k jobs.
-    let jobs = 1500;
+    // 2000 two-second jobs on one core, one submitted every second: the queue grows by one
+    // job every two seconds, to 1000, and every round lists it (`record_queue`).
+    let jobs = 2000;
     let mut swf = String::from("; MaxNodes: 1\n; MaxProcs: 1\n");
     for i in 1..=jobs {
         swf.push_str(&format!(
-            "{i} 0 -1 1 1 -1 -1 1 1 -1 1 {} 1 -1 -1 -1 -1 -1\n",
+            "{i} {i} -1 2 1 -1 -1 1 2 -1 1 {} 1 -1 -1 -1 -1 -1\n",
             i % 7
         ));
     }
@@ -37,8 +38,11 @@ fn verify_reads_a_recording_round_by_round_in_a_small_part_of_its_size() {
     let f = IrPriority::negated_column("walltime");
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("rec.jsonl");
+    // With the ranked queue listed in every round, as version 1 always did (version 2
+    // without it writes 442 kB here).
     let record = RunOptions {
         record: Some(&path),
+        record_queue: true,
         ..Default::default()
     };
     simulate(&w, &config, Some(&f), &record).unwrap();
@@ -63,7 +67,7 @@ fn verify_reads_a_recording_round_by_round_in_a_small_part_of_its_size() {
         let (header, truncated) = (reader.header.clone(), reader.truncated());
         let jobs = recorded.finish();
         let setup = recorded_setup(&header, &jobs).unwrap();
-        let mut verifier = Verifier::new(&jobs, &setup, Some(&f)).unwrap();
+        let mut verifier = Verifier::new(&jobs, &setup, Some(&f), &header).unwrap();
         let mut reader = open();
         while let Some(r) = reader.next_round().unwrap() {
             verifier.round(&r);
@@ -72,10 +76,10 @@ fn verify_reads_a_recording_round_by_round_in_a_small_part_of_its_size() {
     });
 
     assert_eq!(streamed, whole);
-    assert_eq!((streamed.rounds, streamed.mismatches), (1501, 0));
+    assert_eq!((streamed.rounds, streamed.mismatches), (3001, 0));
     assert!(size > 10_000_000, "the recording is {size} bytes");
-    // The largest round is the first (1500 submits, parsed whole: ~5 MB); the recording
-    // read whole would be its text (57 MB) and every round parsed.
+    // A round holds one submit and at most 1000 queue entries; the recording read whole
+    // would be its text and every round parsed.
     assert!(
         peak < size / 8,
         "verifying a {size}-byte recording took {peak} bytes of heap"

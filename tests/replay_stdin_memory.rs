@@ -9,8 +9,8 @@ mod common;
 
 use std::process::Stdio;
 
-/// Jobs queued at once on a one-core machine: every round records the whole ranked queue,
-/// so the recording grows with the square of this (about 100 MB for 2000).
+/// Jobs queued at once on a one-core machine: with `--record-queue` every round lists the
+/// whole ranked queue, so the recording grows with the square of this (about 100 MB for 2000).
 const JOBS: usize = 2000;
 
 #[test]
@@ -35,6 +35,7 @@ fn a_recording_on_stdin_is_verified_without_being_held_whole() {
         "walltime",
         "--record",
         rec.to_str().unwrap(),
+        "--record-queue",
     ]);
     assert!(made.status.success(), "{}", common::cli::stderr(&made));
     let len = std::fs::metadata(&rec).unwrap().len();

@@ -17,8 +17,10 @@ use std::io::{self, Write};
 
 /// Value of the header's `format` field.
 pub const FORMAT: &str = "jobsort-recording";
-/// Current format version.
-pub const VERSION: u32 = 1;
+/// Current format version: 2 writes a pend or hold only when it changed and the ranked queue
+/// only on request ([`Header::queue`]); version 1 (every decision and the queue every round)
+/// is still read.
+pub const VERSION: u32 = 2;
 
 /// The trace a recording was made from.
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -52,6 +54,10 @@ pub struct Header {
     pub threshold: Option<f64>,
     pub fairshare: Option<FairshareConfig>,
     pub limits: Option<LimitsSpec>,
+    /// Version 2: whether each round lists the ranked queue (`sim --record-queue`); version 1
+    /// always does.
+    #[serde(default)]
+    pub queue: bool,
 }
 
 impl Header {
@@ -70,7 +76,21 @@ impl Header {
             threshold: config.threshold,
             fairshare: config.fairshare.clone(),
             limits: config.limits.clone(),
+            queue: false,
         }
+    }
+    /// The same header with the ranked queue in every round (or not).
+    pub fn with_queue(mut self, queue: bool) -> Header {
+        self.queue = queue;
+        self
+    }
+    /// Whether its rounds list the ranked queue.
+    pub fn has_queue(&self) -> bool {
+        self.version == 1 || self.queue
+    }
+    /// Whether its rounds list every decision (version 1), not only the changes ([`Changes`]).
+    pub fn every_decision(&self) -> bool {
+        self.version == 1
     }
     /// The simulation settings it records.
     pub fn config(&self) -> SimConfig {
@@ -101,6 +121,8 @@ impl Header {
 pub struct Recorder<W: Write> {
     out: W,
     line: String,
+    queue: bool,
+    changes: Changes,
 }
 
 impl<W: Write> Recorder<W> {
@@ -113,13 +135,15 @@ impl<W: Write> Recorder<W> {
         Ok(Recorder {
             out,
             line: String::new(),
+            queue: header.queue,
+            changes: Changes::default(),
         })
     }
 
     /// Append one round (and flush).
     pub fn round(&mut self, jobs: &[SimJob], round: &Round) -> io::Result<()> {
         self.line.clear();
-        write_round(&mut self.line, jobs, round);
+        write_round(&mut self.line, jobs, round, self.queue, &mut self.changes);
         self.line.push('\n');
         self.out.write_all(self.line.as_bytes())?;
         self.out.flush()
@@ -182,7 +206,15 @@ fn write_submit(out: &mut String, job: &SimJob) {
 }
 
 /// Serialize one round (no trailing newline).
-pub fn write_round(out: &mut String, jobs: &[SimJob], round: &Round) {
+/// A round as a version-2 line: the ranked queue only with `queue`, the decisions that
+/// `changes` keeps.
+pub fn write_round(
+    out: &mut String,
+    jobs: &[SimJob],
+    round: &Round,
+    queue: bool,
+    changes: &mut Changes,
+) {
     let _ = write!(
         out,
         "{{\"round\":{},\"time\":{},\"events\":[",
@@ -202,23 +234,32 @@ pub fn write_round(out: &mut String, jobs: &[SimJob], round: &Round) {
             EventKind::Submit => write_submit(out, job),
         }
     }
-    out.push_str("],\"queue\":[");
-    for (i, &(j, v)) in round.queue.iter().enumerate() {
-        if i > 0 {
+    out.push(']');
+    if queue {
+        out.push_str(",\"queue\":[");
+        for (i, &(j, v)) in round.queue.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push('[');
+            js(out, &jobs[j as usize].id);
             out.push(',');
+            num(out, v);
+            out.push(']');
         }
-        out.push('[');
-        js(out, &jobs[j as usize].id);
-        out.push(',');
-        num(out, v);
         out.push(']');
     }
-    out.push_str("],\"decisions\":[");
-    for (i, d) in round.decisions.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
+    out.push_str(",\"decisions\":[");
+    let mut first = true;
+    for d in &round.decisions {
+        let d = RecDecision::from_live(jobs, d);
+        if changes.keep(&d) {
+            if !first {
+                out.push(',');
+            }
+            first = false;
+            write_decision(out, &d);
         }
-        write_decision(out, &RecDecision::from_live(jobs, d));
     }
     out.push_str("],\"hash\":");
     match &round.hash {
@@ -319,6 +360,30 @@ impl RecDecision {
     }
 }
 
+/// What a version-2 recording keeps of each round's decisions: every dispatch, and a job's
+/// pend or hold only when its previous decision was not the same (its first, or a new reason
+/// or dependency list). The writer and `replay --verify` (over the live decisions) filter
+/// with it alike, so the kept lists are equal exactly when the full lists are.
+#[derive(Debug, Default)]
+pub struct Changes {
+    last: rustc_hash::FxHashMap<String, RecDecision>,
+}
+
+impl Changes {
+    /// Whether `d` is kept (and remember it).
+    pub fn keep(&mut self, d: &RecDecision) -> bool {
+        if let RecDecision::Dispatch { job, .. } = d {
+            self.last.remove(job.as_str());
+            return true;
+        }
+        if self.last.get(d.job()) == Some(d) {
+            return false;
+        }
+        self.last.insert(d.job().to_string(), d.clone());
+        true
+    }
+}
+
 /// A recorded event.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RecEvent {
@@ -364,7 +429,17 @@ pub struct RecordingError {
 /// Parse a recording. A last line without its newline (or that is not valid JSON and is
 /// the last line) is a truncation, not an error; anything else malformed is an error.
 pub fn parse_recording(text: &str, file: &str) -> Result<Recording, RecordingError> {
-    let mut reader = RecordingReader::new(text.as_bytes(), file)?;
+    read_recording(text.as_bytes(), file)
+}
+
+/// [`parse_recording`] of a recording's bytes, plain or gzip ([`decoded`]).
+pub fn read_recording(input: impl io::BufRead, file: &str) -> Result<Recording, RecordingError> {
+    let input = decoded(input).map_err(|e| RecordingError {
+        file: file.into(),
+        line: 1,
+        reason: format!("cannot read: {e}"),
+    })?;
+    let mut reader = RecordingReader::new(input, file)?;
     let mut rounds = Vec::new();
     while let Some(r) = reader.next_round()? {
         rounds.push(r);
@@ -401,7 +476,10 @@ impl<R: std::io::BufRead> RecordingReader<R> {
             reason,
         };
         let mut buf = Vec::new();
-        let complete = read_line(&mut input, &mut buf).map_err(|e| err(e.to_string()))?;
+        let complete = match read_line(&mut input, &mut buf) {
+            Err(e) if cut_short(&e) => false,
+            r => r.map_err(|e| err(e.to_string()))?,
+        };
         if !complete {
             return Err(err(if buf.is_empty() {
                 "empty recording"
@@ -420,9 +498,9 @@ impl<R: std::io::BufRead> RecordingReader<R> {
                 header.format
             )));
         }
-        if header.version != VERSION {
+        if !(1..=VERSION).contains(&header.version) {
             return Err(err(format!(
-                "unsupported recording version {}",
+                "unsupported recording version {} (this jobsort reads 1 to {VERSION})",
                 header.version
             )));
         }
@@ -448,8 +526,14 @@ impl<R: std::io::BufRead> RecordingReader<R> {
     /// The next complete round, `None` at the end (or at a truncation).
     pub fn next_round(&mut self) -> Result<Option<RecRound>, RecordingError> {
         while !self.done {
-            let complete = read_line(&mut self.input, &mut self.buf)
-                .map_err(|e| self.error(self.line + 1, e.to_string()))?;
+            let complete = match read_line(&mut self.input, &mut self.buf) {
+                Err(e) if cut_short(&e) => {
+                    self.truncated = true;
+                    self.done = true;
+                    break;
+                }
+                r => r.map_err(|e| self.error(self.line + 1, e.to_string()))?,
+            };
             if !complete {
                 // A partial last line (a crash while writing) is a truncation.
                 self.truncated = !self.buf.is_empty();
@@ -469,6 +553,7 @@ impl<R: std::io::BufRead> RecordingReader<R> {
                 Err(e) => {
                     let last = match self.input.fill_buf() {
                         Ok(rest) => rest.is_empty(),
+                        Err(io) if cut_short(&io) => true,
                         Err(io) => return Err(self.error(lineno, io.to_string())),
                     };
                     if last && e.is_eof() {
@@ -493,6 +578,25 @@ impl<R: std::io::BufRead> RecordingReader<R> {
             reason,
         }
     }
+}
+
+/// A recording's bytes decoded: gzip (`sim --record FILE.gz`, told by its magic bytes) or
+/// as they are.
+pub fn decoded<'a>(mut input: impl io::BufRead + 'a) -> io::Result<Box<dyn io::BufRead + 'a>> {
+    Ok(if input.fill_buf()?.starts_with(&[0x1f, 0x8b]) {
+        Box::new(io::BufReader::with_capacity(
+            1 << 16,
+            flate2::bufread::MultiGzDecoder::new(input),
+        ))
+    } else {
+        Box::new(input)
+    })
+}
+
+/// Whether a read error is the input ending early: a gzip stream cut before its trailer
+/// (a crash while writing) is a truncation, as a cut plain file is.
+fn cut_short(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::UnexpectedEof
 }
 
 /// Read one line into `buf` (without its `\n`); `false` when the input ended before a `\n`
@@ -537,7 +641,11 @@ fn parse_round(v: &Value, line: usize, horizon: &mut Horizon) -> Result<RecRound
         events.push(parse_event(e, time, horizon).map_err(|r| format!("events[{i}]: {r}"))?);
     }
     let mut queue = Vec::new();
-    for (i, q) in arr("queue")?.iter().enumerate() {
+    let listed: &[Value] = match o.get("queue") {
+        None => &[],
+        Some(_) => arr("queue")?,
+    };
+    for (i, q) in listed.iter().enumerate() {
         let pair = q
             .as_array()
             .filter(|a| a.len() == 2)

@@ -45,10 +45,56 @@ pub struct RunOptions<'a> {
     /// Write a recording to this file (streamed, flushed each round; a regular file is also
     /// synced to disk at the end, a pipe, FIFO or terminal is only written).
     pub record: Option<&'a Path>,
+    /// List the ranked queue (ids and formula values) in every recorded round
+    /// (`sim --record-queue`; the round's hash covers it either way).
+    pub record_queue: bool,
     /// Keep the queue-length series (for plots).
     pub series: bool,
     /// Called every 1024 rounds with (jobs submitted so far, total jobs).
     pub progress: Option<&'a (dyn Fn(usize, usize) + Sync)>,
+}
+
+/// Where a recording goes: the file as it is, or gzip-compressed when its name ends in `.gz`
+/// (each round's flush is a gzip sync flush, so a cut file still decodes to its last round).
+enum RecordSink<W: Write> {
+    Plain(W),
+    Gzip(flate2::write::GzEncoder<W>),
+}
+
+impl<W: Write> RecordSink<W> {
+    fn new(out: W, path: &Path) -> RecordSink<W> {
+        if path.extension().is_some_and(|e| e == "gz") {
+            RecordSink::Gzip(flate2::write::GzEncoder::new(
+                out,
+                flate2::Compression::default(),
+            ))
+        } else {
+            RecordSink::Plain(out)
+        }
+    }
+
+    /// The sink, with the gzip trailer written.
+    fn finish(self) -> std::io::Result<W> {
+        match self {
+            RecordSink::Plain(w) => Ok(w),
+            RecordSink::Gzip(g) => g.finish(),
+        }
+    }
+}
+
+impl<W: Write> Write for RecordSink<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            RecordSink::Plain(w) => w.write(buf),
+            RecordSink::Gzip(g) => g.write(buf),
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            RecordSink::Plain(w) => w.flush(),
+            RecordSink::Gzip(g) => g.flush(),
+        }
+    }
 }
 
 /// The trace description recorded in a header.
@@ -93,9 +139,11 @@ pub fn simulate_setup(
             let f = std::fs::File::create(p).map_err(|e| io_err(p, e))?;
             // A pipe, FIFO or terminal is a stream: nothing to make durable.
             let regular = f.metadata().map_err(|e| io_err(p, e))?.is_file();
-            let header = Header::new(trace_info(w), formula.map(|f| f.source()), config);
+            let header = Header::new(trace_info(w), formula.map(|f| f.source()), config)
+                .with_queue(opts.record_queue);
+            let sink = RecordSink::new(BufWriter::new(f), p);
             Some((
-                Recorder::new(BufWriter::new(f), &header).map_err(|e| io_err(p, e))?,
+                Recorder::new(sink, &header).map_err(|e| io_err(p, e))?,
                 p,
                 regular,
             ))
@@ -116,6 +164,8 @@ pub fn simulate_setup(
     if let Some((rec, p, regular)) = recorder {
         let mut f = rec
             .into_inner()
+            .finish()
+            .map_err(|e| io_err(p, e))?
             .into_inner()
             .map_err(|e| io_err(p, e.into_error()))?;
         f.flush().map_err(|e| io_err(p, e))?;

@@ -2,7 +2,7 @@
 
 use super::{ReplayError, recorded_jobs, recorded_setup};
 use crate::sim::priority::Priority;
-use crate::sim::record::{RecDecision, RecRound, Recording};
+use crate::sim::record::{Changes, Header, RecDecision, RecRound, Recording};
 use crate::sim::scheduler::Simulator;
 use crate::sim::setup::Setup;
 use crate::sim::workload::SimJob;
@@ -48,7 +48,7 @@ pub fn verify(
 ) -> Result<VerifyReport, ReplayError> {
     let jobs = recorded_jobs(rec)?;
     let setup = recorded_setup(&rec.header, &jobs)?;
-    let mut v = Verifier::new(&jobs, &setup, formula)?;
+    let mut v = Verifier::new(&jobs, &setup, formula, &rec.header)?;
     for r in &rec.rounds {
         v.round(r);
     }
@@ -62,14 +62,21 @@ pub struct Verifier<'a> {
     sim: Simulator<'a>,
     jobs: &'a [SimJob],
     report: VerifyReport,
+    /// The recording lists the ranked queue of each round.
+    queue: bool,
+    /// A version-2 recording keeps only the changed decisions: the live ones are filtered
+    /// the same way before they are compared.
+    changes: Option<Changes>,
 }
 
 impl<'a> Verifier<'a> {
-    /// The live scheduler over the recorded jobs (in submit order) and their setup.
+    /// The live scheduler over the recorded jobs (in submit order) and their setup, comparing
+    /// rounds as `header`'s recording writes them (its version, with or without the queue).
     pub fn new(
         jobs: &'a [SimJob],
         setup: &'a Setup,
         formula: Option<&'a dyn Priority>,
+        header: &Header,
     ) -> Result<Verifier<'a>, ReplayError> {
         Ok(Verifier {
             sim: Simulator::new(jobs, setup, formula)?.with_hashing(true),
@@ -83,6 +90,8 @@ impl<'a> Verifier<'a> {
                 truncated: false,
                 formula: formula.map(|f| f.source().to_string()),
             },
+            queue: header.has_queue(),
+            changes: (!header.every_decision()).then(Changes::default),
         })
     }
 
@@ -91,8 +100,13 @@ impl<'a> Verifier<'a> {
         let (jobs, report) = (self.jobs, &mut self.report);
         let null = || "null".to_string();
         report.rounds += 1;
-        report.decisions += r.decisions.len() as u64;
         let live = self.sim.step();
+        // Decisions compared: every decision of the round, also where the recording keeps
+        // only the changes (the live round has them all).
+        report.decisions += match (&live, &self.changes) {
+            (Some(live), Some(_)) => live.decisions.len(),
+            _ => r.decisions.len(),
+        } as u64;
         let Some(live) = live else {
             report.mismatches += r.decisions.len().max(1) as u64;
             if report.first_divergence.is_none() {
@@ -110,7 +124,8 @@ impl<'a> Verifier<'a> {
             }
             return;
         };
-        if live.hash.is_some() && r.hash.is_some() && live.hash != r.hash {
+        let inputs_differ = live.hash.is_some() && r.hash.is_some() && live.hash != r.hash;
+        if inputs_differ {
             report.input_mismatches += 1;
         }
         if live.time != r.time || live.number != r.round {
@@ -125,7 +140,25 @@ impl<'a> Verifier<'a> {
                 });
             }
         }
-        if let Some((recorded, live_q)) = queue_divergence(&r.queue, &live.queue, jobs) {
+        if !self.queue && inputs_differ {
+            // Without the queue, its ids and value bits are in the hash alone.
+            report.mismatches += 1;
+            if report.first_divergence.is_none() {
+                report.first_divergence = Some(Divergence {
+                    round: r.round,
+                    time: r.time,
+                    job: None,
+                    recorded: format!("{{\"hash\":\"{}\"}}", r.hash.as_deref().unwrap_or("")),
+                    live: format!(
+                        "{{\"hash\":\"{}\"}} (the ranked queue, a value or the free cores differ)",
+                        live.hash.as_deref().unwrap_or("")
+                    ),
+                });
+            }
+        }
+        if self.queue
+            && let Some((recorded, live_q)) = queue_divergence(&r.queue, &live.queue, jobs)
+        {
             report.mismatches += 1;
             if report.first_divergence.is_none() {
                 report.first_divergence = Some(Divergence {
@@ -137,13 +170,18 @@ impl<'a> Verifier<'a> {
                 });
             }
         }
-        let n = live.decisions.len().max(r.decisions.len());
+        let mut live_kept: Vec<RecDecision> = live
+            .decisions
+            .iter()
+            .map(|d| RecDecision::from_live(jobs, d))
+            .collect();
+        if let Some(changes) = &mut self.changes {
+            live_kept.retain(|d| changes.keep(d));
+        }
+        let n = live_kept.len().max(r.decisions.len());
         for i in 0..n {
             let a = r.decisions.get(i);
-            let b = live
-                .decisions
-                .get(i)
-                .map(|d| RecDecision::from_live(jobs, d));
+            let b = live_kept.get(i).cloned();
             if a != b.as_ref() {
                 report.mismatches += 1;
                 if report.first_divergence.is_none() {

@@ -11,7 +11,7 @@ use super::schedule_args::{
     trace_options,
 };
 use jobsort::CompiledFormula;
-use jobsort::sim::record::{Header, RecordingReader, parse_recording};
+use jobsort::sim::record::{Header, RecordingReader, decoded, read_recording};
 use jobsort::sim::replay::{
     ReconcileReport, RecordedJobs, Verifier, VerifyReport, reconcile, recorded_metrics,
     recorded_setup, recording_from_trace,
@@ -81,8 +81,8 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     }
     let (rec, recorded_waits) = match (&args.recording, &args.trace) {
         (Some(path), None) => {
-            let rec =
-                parse_recording(&path.read_text()?, &path.name()).map_err(Failure::invalid)?;
+            let rec = read_recording(path.read_bytes()?.as_slice(), &path.name())
+                .map_err(Failure::invalid)?;
             check_nodes(
                 rec.header.cluster.nodes,
                 &format!("{}: header cluster", path.name()),
@@ -224,6 +224,8 @@ fn verify_stream<A: std::io::BufRead, B: std::io::BufRead>(
     other: Option<&CompiledFormula>,
     compile: &dyn Fn(&str, &str) -> Result<CompiledFormula, Failure>,
 ) -> Result<VerifyReport, Failure> {
+    let cannot_read = |e: std::io::Error| Failure::invalid(format!("{name}: cannot read: {e}"));
+    let first = decoded(first).map_err(cannot_read)?;
     let mut reader = RecordingReader::new(first, name).map_err(Failure::invalid)?;
     let mut jobs = RecordedJobs::default();
     let mut twice = None;
@@ -252,9 +254,10 @@ fn verify_stream<A: std::io::BufRead, B: std::io::BufRead>(
     }
     let jobs = jobs.finish();
     let setup = recorded_setup(&header, &jobs).map_err(Failure::invalid)?;
-    let mut verifier = Verifier::new(&jobs, &setup, f).map_err(Failure::invalid)?;
+    let mut verifier = Verifier::new(&jobs, &setup, f, &header).map_err(Failure::invalid)?;
     // The rounds the first pass read (a recording still being written may have grown).
-    let mut reader = RecordingReader::new(again()?, name).map_err(Failure::invalid)?;
+    let again = decoded(again()?).map_err(cannot_read)?;
+    let mut reader = RecordingReader::new(again, name).map_err(Failure::invalid)?;
     for _ in 0..rounds {
         match reader.next_round().map_err(Failure::invalid)? {
             Some(r) => verifier.round(&r),

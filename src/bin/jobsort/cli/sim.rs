@@ -80,11 +80,16 @@ pub struct Args {
     /// With --limits: reject jobs of users without an association (flux behaviour).
     #[arg(long = "reject-unknown-users")]
     pub reject_unknown_users: bool,
-    /// Write a recording (JSON lines; `-` for stdout, the report then goes to stderr). With
-    /// several formulas, FILE gets `.1`, `.2`, ... before its extension. A pipe or FIFO is
-    /// written as a stream.
+    /// Write a recording (JSON lines, gzip when FILE ends in .gz; `-` for stdout, the
+    /// report then goes to stderr). With several formulas, FILE gets `.1`, `.2`, ... before
+    /// its extension. A pipe or FIFO is written as a stream.
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
+    /// With --record: list the ranked queue (every queued job's id and formula value) in
+    /// each round, for reading and for replay's Kendall tau against the recorded order. The
+    /// round's hash checks the queue either way.
+    #[arg(long = "record-queue", requires = "record")]
+    pub record_queue: bool,
     /// Write comparison plots: wait CDF per formula, queue length over time, delivered vs
     /// target share. The format follows the extension: FILE.svg or FILE.png.
     #[arg(long, value_name = "FILE")]
@@ -623,6 +628,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
             };
             let opts = RunOptions {
                 record,
+                record_queue: args.record_queue,
                 series: args.plot.is_some(),
                 progress: Some(&cb),
             };
