@@ -76,6 +76,7 @@ fn simulated(trace: &str, formula: &str, record: &Path) -> BTreeMap<String, f64>
         "8",
         "--record",
         rec,
+        "--record-queue",
         "--format",
         "json",
     ]);

@@ -7,7 +7,7 @@
 
 use super::limit::LimitsSpec;
 use super::scheduler::{Decision, EventKind, PendReason, Policy, Round, SimConfig};
-use super::setup::check_decay;
+use super::setup::{MAX_NODES, check_decay};
 use super::share::FairshareConfig;
 use super::workload::{Horizon, JobField, MAX_JOB_CORES, MAX_SECONDS, Request, SimJob, count};
 use serde_json::Value;
@@ -274,14 +274,9 @@ fn write_decision(out: &mut String, d: &RecDecision) {
         RecDecision::Dispatch { job, nodes, cores } => {
             out.push_str("{\"dispatch\":");
             js(out, job);
-            out.push_str(",\"nodes\":[");
-            for (i, n) in nodes.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                let _ = write!(out, "{n}");
-            }
-            let _ = write!(out, "],\"cores\":{cores}}}");
+            out.push_str(",\"nodes\":\"");
+            write_node_ranges(out, nodes);
+            let _ = write!(out, "\",\"cores\":{cores}}}");
         }
         RecDecision::Pend { job, reason } => {
             out.push_str("{\"pend\":");
@@ -303,6 +298,51 @@ fn write_decision(out: &mut String, d: &RecDecision) {
             out.push_str("]}");
         }
     }
+}
+
+/// A dispatch's nodes as runs of consecutive numbers, `0-127,130`, in their order (version 2;
+/// version 1 wrote the array of every node).
+fn write_node_ranges(out: &mut String, nodes: &[u32]) {
+    let mut rest = nodes;
+    let mut first = true;
+    while let Some(&start) = rest.first() {
+        let run = 1 + rest
+            .windows(2)
+            .take_while(|w| w[0].checked_add(1) == Some(w[1]))
+            .count();
+        if !first {
+            out.push(',');
+        }
+        first = false;
+        let end = rest[run - 1];
+        if run == 1 {
+            let _ = write!(out, "{start}");
+        } else {
+            let _ = write!(out, "{start}-{end}");
+        }
+        rest = &rest[run..];
+    }
+}
+
+/// [`write_node_ranges`]'s text back as node numbers; at most [`MAX_NODES`] of them.
+fn parse_node_ranges(text: &str) -> Result<Vec<u32>, String> {
+    let mut nodes = Vec::new();
+    if text.is_empty() {
+        return Ok(nodes);
+    }
+    let bad = |part: &str| format!("`nodes`: `{part}` is not a node number or a range a-b");
+    for part in text.split(',') {
+        let (a, b) = part.split_once('-').unwrap_or((part, part));
+        let (a, b): (u32, u32) = (a.parse().map_err(|_| bad(part))?, b.parse().map_err(|_| bad(part))?);
+        if b < a {
+            return Err(bad(part));
+        }
+        if nodes.len() as u64 + u64::from(b - a) + 1 > u64::from(MAX_NODES) {
+            return Err(format!("`nodes`: more than {MAX_NODES} nodes"));
+        }
+        nodes.extend(a..=b);
+    }
+    Ok(nodes)
 }
 
 impl std::fmt::Display for RecDecision {
@@ -768,7 +808,8 @@ fn parse_decision(d: &Value) -> Result<RecDecision, String> {
                         .ok_or("`nodes` must hold node numbers")
                 })
                 .collect::<Result<_, _>>()?,
-            Some(_) => return Err("`nodes` must be an array".into()),
+            Some(Value::String(ranges)) => parse_node_ranges(ranges)?,
+            Some(_) => return Err("`nodes` must be node ranges (or an array)".into()),
         };
         let cores = o
             .get("cores")
@@ -814,6 +855,38 @@ fn parse_decision(d: &Value) -> Result<RecDecision, String> {
         });
     }
     Err("expected `dispatch`, `pend` or `hold`".into())
+}
+
+#[cfg(test)]
+mod node_ranges {
+    use super::*;
+
+    #[test]
+    fn runs_of_nodes_round_trip_in_their_order() {
+        for nodes in [
+            vec![],
+            vec![7],
+            vec![0, 1, 2, 3],
+            vec![0, 1, 2, 5, 7, 8, 3, 4, u32::MAX - 1, u32::MAX],
+            vec![4, 4, 5],
+        ] {
+            let mut s = String::new();
+            write_node_ranges(&mut s, &nodes);
+            assert_eq!(parse_node_ranges(&s).unwrap(), nodes, "{s}");
+        }
+        let mut s = String::new();
+        write_node_ranges(&mut s, &[0, 1, 2, 5, 7, 8, 3]);
+        assert_eq!(s, "0-2,5,7-8,3");
+    }
+
+    #[test]
+    fn bad_ranges_are_errors_and_huge_ones_are_refused_before_allocating() {
+        for bad in ["a", "1-", "-1", "3-1", "1,,2", "1-2-3", " 1"] {
+            assert!(parse_node_ranges(bad).is_err(), "{bad}");
+        }
+        let e = parse_node_ranges("0-4294967295").unwrap_err();
+        assert!(e.contains("more than"), "{e}");
+    }
 }
 
 #[cfg(test)]
