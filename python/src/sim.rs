@@ -5,7 +5,7 @@ use crate::formula::{PyFormula, catalog, compile_options};
 use jobsort::fairshare::inputs::EntityKind;
 use jobsort::rank::Threshold;
 use jobsort::sim::limit::LimitsSpec;
-use jobsort::sim::record::parse_recording;
+use jobsort::sim::record::read_recording;
 use jobsort::sim::replay::{reconcile, recorded_metrics, recording_from_trace, verify};
 use jobsort::sim::run::{RunOptions, RunResult, simulate_setup};
 use jobsort::sim::scheduler::drop_oversized;
@@ -382,8 +382,11 @@ fn replay_recording(
     let other = formula.map(|f| Arc::clone(&f.compiled));
     let (rec, recorded_waits) = match (&recording, trace) {
         (Some(path), None) => {
-            let text = read(path)?;
-            let rec = parse_recording(&text, &path.display().to_string()).map_err(input_error)?;
+            // Plain or gzip (`record="run.jsonl.gz"`), read as it streams.
+            let file = std::fs::File::open(path)
+                .map_err(|e| input_error(format!("{}: cannot read: {e}", path.display())))?;
+            let rec = read_recording(std::io::BufReader::new(file), &path.display().to_string())
+                .map_err(input_error)?;
             check_cluster(rec.header.cluster.nodes, 1)
                 .map_err(|e| input_error(format!("{}: header cluster: {e}", path.display())))?;
             (rec, None)

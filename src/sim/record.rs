@@ -333,7 +333,10 @@ fn parse_node_ranges(text: &str) -> Result<Vec<u32>, String> {
     let bad = |part: &str| format!("`nodes`: `{part}` is not a node number or a range a-b");
     for part in text.split(',') {
         let (a, b) = part.split_once('-').unwrap_or((part, part));
-        let (a, b): (u32, u32) = (a.parse().map_err(|_| bad(part))?, b.parse().map_err(|_| bad(part))?);
+        let (a, b): (u32, u32) = (
+            a.parse().map_err(|_| bad(part))?,
+            b.parse().map_err(|_| bad(part))?,
+        );
         if b < a {
             return Err(bad(part));
         }
