@@ -27,8 +27,7 @@ pub enum JitError {
 pub(super) const DEG_PER_RAD: f64 = 180.0 / std::f64::consts::PI;
 pub(super) const RAD_PER_DEG: f64 = std::f64::consts::PI / 180.0;
 
-/// A value in the SIMD loop: one f64x2 (or i64x2 mask) per half; with one half the second
-/// entry repeats the first and is never used.
+/// A value in the SIMD loop: one f64x2 (or i64x2 mask) per half of the step's four jobs.
 pub(super) type V = [Value; 2];
 
 pub(super) struct Gen<'a, 'm> {
@@ -54,8 +53,6 @@ pub(super) struct Gen<'a, 'm> {
     pub(super) hypot_slot: Option<(cranelift_codegen::ir::StackSlot, usize)>,
     /// The SIMD loop's calls, when it has some.
     pub(super) calls: Option<Calls>,
-    /// f64x2 vectors per SIMD step: 1 (two jobs), or 2 (four jobs) with vector calls.
-    pub(super) halves: usize,
     /// Values computed in the current SIMD step (straight-line code).
     pub(super) vmemo: HashMap<NodeId, V>,
     /// Per node, whether its subtree can raise (SIMD code only; empty for scalar code).

@@ -21,7 +21,7 @@
 //!   ported in [`super::pymath::vector`]): both sides of every branch are computed and merged
 //!   with masks, and each division's zero check and each call's errors are masked by the
 //!   condition under which Python evaluates them; each lane keeps the first error code in
-//!   evaluation order. With calls a step is four jobs, and each call runs glibc's kernels
+//!   evaluation order. A step is four jobs, and each call runs glibc's kernels
 //!   (AVX2, four lanes at a time) over a block of jobs at once (see [`simd`]).
 //!
 //! Files: this entry point (compilation, the job loop, the code generator's state); `kernel`
@@ -129,11 +129,6 @@ pub fn compile_with(ir: &Ir, allow_simd: bool) -> Result<Kernel, JitError> {
             log: Vec::new(),
             hypot_slot: None,
             calls: None,
-            halves: if simd && simd::call_count(ir) > 0 {
-                2
-            } else {
-                1
-            },
             vmemo: HashMap::new(),
             can_err: if simd {
                 simd::can_err_table(ir)

@@ -2,9 +2,9 @@
 //! every operation is inline or has a vector form (`**`, `pow`, `exp`, `log`: glibc's FMA
 //! builds ported in `pymath::vector`).
 //!
-//! A step is [`Gen::halves`] f64x2 vectors: one (two jobs) for formulas of inline operations
-//! only, two (four jobs, the upper half the next two) for formulas with calls. Every operation
-//! below is done on each half the same way.
+//! A step is four jobs, two f64x2 halves (the upper half the next two jobs): every operation
+//! below is done on each half the same way. (One half a step, as inline-only formulas had
+//! before, was 30% slower on the six-column `weighted6` of `bench_report`.)
 //!
 //! Calls (Cranelift's vectors are 128 bits, glibc's kernels here 256): each call of the step's
 //! code, in the order the generator reaches them, has a region of the stack with its lanes of
@@ -43,10 +43,13 @@ use cranelift_frontend::FunctionBuilder;
 macro_rules! halves {
     ($g:ident, [$($v:ident),*], $e:expr) => {{
         let lo = { $(let $v = $v[0];)* $e };
-        let hi = if $g.halves == 2 { $(let $v = $v[1];)* $e } else { lo };
+        let hi = { $(let $v = $v[1];)* $e };
         [lo, hi]
     }};
 }
+
+/// Jobs per step: two f64x2 halves.
+const STEP: i64 = 4;
 
 /// Whether every operation of the formula is inline and SIMD-able or has a vector form.
 pub(super) fn simd_eligible(ir: &Ir) -> bool {
@@ -186,7 +189,7 @@ impl Gen<'_, '_> {
         tail: Block,
     ) -> Result<(), JitError> {
         let ptr = self.ptr;
-        let step = 2 * self.halves as i64;
+        let step = STEP;
         let nvec = self.b.ins().band_imm_s(n, -step);
         let zero = self.b.ins().iconst(ptr, 0);
         let Some((count, lanes)) = self
@@ -294,7 +297,7 @@ impl Gen<'_, '_> {
         to
     }
 
-    /// One step: jobs `i .. i + 2 * halves` (`off` is `i * 8`).
+    /// One step: jobs `i .. i + 4` (`off` is `i * 8`).
     pub(super) fn vector_job(&mut self, off: Value, i: Value, outv: Value, oute: Value) {
         let mut err = Errs::default();
         let v = self.vector(self.ir.root, None, &mut err);
@@ -316,10 +319,8 @@ impl Gen<'_, '_> {
         let zero = self.splat(0.0);
         let out = self.vselect(ok, v, zero);
         let vp = self.b.ins().iadd(outv, off);
-        for h in 0..self.halves {
-            self.b
-                .ins()
-                .store(flags_unaligned(), out[h], vp, 16 * h as i32);
+        for (h, v) in out.into_iter().enumerate() {
+            self.b.ins().store(flags_unaligned(), v, vp, 16 * h as i32);
         }
         // Codes: a call's (or an earlier division's) where one failed, else 1 where a later
         // division did, else 11 where not finite, else 0.
@@ -340,29 +341,20 @@ impl Gen<'_, '_> {
         // Errors are rare: store the step's zero bytes at once unless a lane failed.
         let ep = self.b.ins().iadd(oute, i);
         let bad = halves!(self, [ok], self.b.ins().bnot(ok));
-        let bad = if self.halves == 2 {
-            self.b.ins().bor(bad[0], bad[1])
-        } else {
-            bad[0]
-        };
+        let bad = self.b.ins().bor(bad[0], bad[1]);
         let any = self.b.ins().vany_true(bad);
         let slow = self.b.create_block();
         let fast = self.b.create_block();
         let cont = self.b.create_block();
         self.b.ins().brif(any, slow, &[], fast, &[]);
         self.b.switch_to_block(fast);
-        let zeros = if self.halves == 2 {
-            types::I32
-        } else {
-            types::I16
-        };
-        let z = self.b.ins().iconst(zeros, 0);
+        let z = self.b.ins().iconst(types::I32, 0);
         self.b.ins().store(flags_unaligned(), z, ep, 0);
         self.b.ins().jump(cont, &[]);
         self.b.switch_to_block(slow);
-        for h in 0..self.halves {
+        for (h, half) in code.into_iter().enumerate() {
             for lane in 0..2u8 {
-                let c = self.b.ins().extractlane(code[h], lane);
+                let c = self.b.ins().extractlane(half, lane);
                 let at = 2 * h as i32 + i32::from(lane);
                 self.b.ins().istore8(flags_trusted(), c, ep, at);
             }
