@@ -170,6 +170,65 @@ pub(super) fn callee(func: Func, nargs: usize) -> Option<Symbol> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::catalog::{Input, ResourceType};
+    use crate::formula::ir::Ty;
+    use crate::formula::syntax::Span;
+
+    /// `pow(2, y)` and `2 ** y` (the fairshare factor) skip `pow`'s logarithm: the wrapper
+    /// gets `log_inline(2)` (what `fairshare::pow2` uses), computed when compiling.
+    #[test]
+    fn a_literal_base_is_a_constant_base_call() {
+        if !vector::usable() {
+            return; // no vector forms: every call is scalar libm
+        }
+        let s = Span::default();
+        let mut ir = Ir {
+            nodes: vec![],
+            root: NodeId(0),
+            inputs: vec![Input::Resource {
+                name: "y".to_string(),
+                ty: ResourceType::Float,
+            }],
+        };
+        let y = ir.push(Expr::Input(0), Ty::Num, s);
+        let two = ir.push(Expr::Const(2.0), Ty::Num, s);
+        let log2 = pow_base_log(2.0).map(|l| (2.0, l));
+        assert!(log2.is_some());
+        let cases = [
+            (
+                Expr::Call(Func::Pow, vec![two, y]),
+                Symbol::MathPowConstBlock,
+                log2,
+            ),
+            (
+                Expr::Binary(BinaryOp::Pow, two, y),
+                Symbol::FloatPowConstBlock,
+                log2,
+            ),
+            (
+                Expr::Call(Func::Pow, vec![y, two]),
+                Symbol::MathPowBlock,
+                None,
+            ),
+            (
+                Expr::Binary(BinaryOp::Pow, y, y),
+                Symbol::FloatPowBlock,
+                None,
+            ),
+        ];
+        for (e, symbol, base) in cases {
+            let c = vector_callee(&ir, &e).expect("a vector form");
+            assert_eq!(c.symbol, symbol);
+            assert_eq!(c.base, base);
+        }
+        // A base off glibc's main path (zero, negative) goes through the general wrapper.
+        let zero = ir.push(Expr::Const(0.0), Ty::Num, s);
+        let e = Expr::Call(Func::Pow, vec![zero, y]);
+        assert_eq!(
+            vector_callee(&ir, &e).map(|c| c.symbol),
+            Some(Symbol::MathPowBlock)
+        );
+    }
 
     #[test]
     fn every_symbol_has_its_own_name_and_address() {
