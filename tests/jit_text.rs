@@ -143,6 +143,9 @@ fn simd_calls_in_blocks_equal_interp() {
         "exp(ncpus) + log(mem) * walltime ** ncpus if ncpus < mem else pow(2, walltime)",
         "ncpus > 0 and log(ncpus) / (mem - 1) + exp(walltime) / mem",
         "pow(2, -(fairshare_tree_usage/fairshare_perc)) * 1000 + ncpus * 0.5 + eligible_time/3600",
+        // Eight calls, the most staged: 6 KiB of call regions, a frame of more than a page.
+        "exp(ncpus) + exp(-mem) + log(walltime) + log(ncpus) + ncpus ** 0.5 + mem ** 2 \
+         + pow(2, -walltime) + pow(walltime, ncpus)",
         // Nine calls: each on the step's four jobs.
         "exp(-ncpus) + exp(mem / walltime) + log(ncpus) + log(mem) + log(walltime) \
          + ncpus ** 0.5 + mem ** 1.5 + walltime ** 0.25 + pow(2, ncpus)",

@@ -74,6 +74,10 @@ pub fn host_isa() -> Result<Arc<dyn isa::TargetIsa>, JitError> {
     set(&mut flags, "use_colocated_libcalls", "false")?;
     set(&mut flags, "is_pic", "false")?;
     set(&mut flags, "opt_level", "speed")?;
+    // The SIMD loop's call regions can take more than a page of stack (`simd::call_regions`):
+    // such frames touch each page on entry, so a deep stack hits its guard page, not beyond.
+    set(&mut flags, "enable_probestack", "true")?;
+    set(&mut flags, "probestack_strategy", "inline")?;
     let builder = cranelift_native::builder().map_err(|e| JitError::UnsupportedHost(e.into()))?;
     builder
         .finish(settings::Flags::new(flags))
