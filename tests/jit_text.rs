@@ -123,3 +123,64 @@ fn jit_equals_interp_on_formulas_from_text() {
     }
     assert!(compiled >= 40, "only {compiled} formulas compiled");
 }
+
+/// Formulas calling `pow`, `exp` and `log` run in the SIMD loop in blocks: each call once per
+/// block of jobs over its operands stored by a pass before it (at most 8 calls), or on each
+/// step's four jobs (more). Over 1003 jobs (whole blocks, a shorter one, the scalar tail) with
+/// edge values and errors anywhere, the values and first errors are the interpreter's.
+#[test]
+fn simd_calls_in_blocks_equal_interp() {
+    let catalog = Catalog::pbs();
+    let n = 1003;
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for formula in [
+        "exp(ncpus) + log(mem) * walltime ** ncpus if ncpus < mem else pow(2, walltime)",
+        "ncpus > 0 and log(ncpus) / (mem - 1) + exp(walltime) / mem",
+        "pow(2, -(fairshare_tree_usage/fairshare_perc)) * 1000 + ncpus * 0.5 + eligible_time/3600",
+        // Eight calls, the most staged: 6 KiB of call regions, a frame of more than a page.
+        "exp(ncpus) + exp(-mem) + log(walltime) + log(ncpus) + ncpus ** 0.5 + mem ** 2 \
+         + pow(2, -walltime) + pow(walltime, ncpus)",
+        // Nine calls: each on the step's four jobs.
+        "exp(-ncpus) + exp(mem / walltime) + log(ncpus) + log(mem) + log(walltime) \
+         + ncpus ** 0.5 + mem ** 1.5 + walltime ** 0.25 + pow(2, ncpus)",
+    ] {
+        let opts = |engine| CompileOptions {
+            engine,
+            compat_pbs: false,
+            deny_warnings: false,
+        };
+        let jit = Formula::compile_with(formula, &catalog, &opts(Engine::Jit)).expect("compiles");
+        let interp =
+            Formula::compile_with(formula, &catalog, &opts(Engine::Interp)).expect("compiles");
+        let mut table = JobTable::new(n);
+        for c in jit.inputs() {
+            let col: Vec<f64> = (0..n)
+                .map(|_| {
+                    let r = next();
+                    match r % 8 {
+                        0 => EDGE[(r >> 8) as usize % EDGE.len()],
+                        1 => -((r >> 11) as f64) / (1u64 << 50) as f64,
+                        _ => ((r >> 11) as f64) / (1u64 << 45) as f64,
+                    }
+                })
+                .collect();
+            table.set_column(c.column(), col).expect("length n");
+        }
+        let a = jit.evaluate(&table);
+        let b = interp.evaluate(&table);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(a.errors, b.errors, "{formula}");
+        assert_eq!(bits(&a.values), bits(&b.values), "{formula}");
+        let failed = a.errors.iter().filter(|&&e| e != 0).count();
+        assert!(failed > 10 && failed < n - 10, "{formula}: {failed} errors");
+        if jobsort::formula::pymath::vector::usable() {
+            assert!(jit.is_simd(), "{formula}");
+        }
+    }
+}

@@ -4,12 +4,12 @@
 use std::collections::HashMap;
 
 use cranelift_codegen::ir::condcodes::FloatCC;
-use cranelift_codegen::ir::{Block, FuncRef, MemFlagsData, Type, Value};
+use cranelift_codegen::ir::{Block, FuncRef, MemFlagsData, StackSlot, Type, Value};
 use cranelift_frontend::FunctionBuilder;
 use cranelift_jit::JITModule;
 use cranelift_module::FuncId;
 
-use super::ffi::Symbol;
+use super::ffi::{Symbol, VectorCall};
 use crate::formula::ir::{Ir, NodeId};
 use crate::formula::syntax::CmpOp;
 /// Why a formula could not be compiled to native code (the caller falls back to the
@@ -27,8 +27,7 @@ pub enum JitError {
 pub(super) const DEG_PER_RAD: f64 = 180.0 / std::f64::consts::PI;
 pub(super) const RAD_PER_DEG: f64 = std::f64::consts::PI / 180.0;
 
-/// A value in the SIMD loop: one f64x2 (or i64x2 mask) per half; with one half the second
-/// entry repeats the first and is never used.
+/// A value in the SIMD loop: one f64x2 (or i64x2 mask) per half of the step's four jobs.
 pub(super) type V = [Value; 2];
 
 pub(super) struct Gen<'a, 'm> {
@@ -52,14 +51,46 @@ pub(super) struct Gen<'a, 'm> {
     /// Undo log of `memo` insertions, for leaving conditional regions.
     pub(super) log: Vec<NodeId>,
     pub(super) hypot_slot: Option<(cranelift_codegen::ir::StackSlot, usize)>,
-    /// The [`Step`](crate::formula::pymath::vector::Step) of the SIMD loop's calls.
-    pub(super) step_slot: Option<cranelift_codegen::ir::StackSlot>,
-    /// f64x2 vectors per SIMD step: 1 (two jobs), or 2 (four jobs) with vector calls.
-    pub(super) halves: usize,
+    /// The SIMD loop's calls, when it has some.
+    pub(super) calls: Option<Calls>,
     /// Values computed in the current SIMD step (straight-line code).
     pub(super) vmemo: HashMap<NodeId, V>,
     /// Per node, whether its subtree can raise (SIMD code only; empty for scalar code).
     pub(super) can_err: Vec<bool>,
+}
+
+/// Where the SIMD loop's calls keep their lanes: one region per call in the step's code (in
+/// the order the code generator reaches them), each `lanes` values of `x`, then of `y`, then
+/// `lanes` error codes. See the `simd` module.
+pub(super) struct Calls {
+    pub(super) slot: StackSlot,
+    /// Lanes per region: a block's jobs when staged, else the step's four.
+    pub(super) lanes: usize,
+    /// Staged: each call runs once per block, after a pass over the block's jobs that stores
+    /// its operands; else each call runs at once on the step's four lanes.
+    pub(super) staged: bool,
+    /// The number of calls in the step's code.
+    pub(super) count: usize,
+    /// Calls reached so far in the current pass.
+    pub(super) next: usize,
+    /// The call at which the current pass stops once its operands are stored (`None`: the
+    /// pass that computes the formula).
+    pub(super) stop_at: Option<usize>,
+    /// The current pass has stored `stop_at`'s operands, and that call: nothing more of the
+    /// pass is emitted.
+    pub(super) stopped: Option<VectorCall>,
+    /// Byte offset of the step's first job in each region (`(i - block start) * 8`); `None`
+    /// when not staged.
+    pub(super) lane_off: Option<Value>,
+}
+
+impl Calls {
+    /// Byte offsets of call `j`'s operands `x`, `y` and codes in the slot.
+    pub(super) fn region(&self, j: usize) -> [i32; 3] {
+        let l = 8 * self.lanes as i32;
+        let at = 3 * l * j as i32;
+        [at, at + l, at + 2 * l]
+    }
 }
 
 pub(super) fn flags_trusted() -> MemFlagsData {

@@ -14,9 +14,11 @@ pub(super) enum Params {
     F64(usize),
     /// `(args: *const f64, n: usize)`: a buffer of `n` values (`hypot`).
     Buffer,
-    /// `(step: *mut Step)` and nothing else, no result: four lanes of the SIMD loop in one
-    /// [`Step`](crate::formula::pymath::vector::Step) on the stack, codes included.
-    Step,
+    /// `(x: *mut f64, y: *const f64, codes: *mut u64, n: usize, base: f64, log_hi: f64,
+    /// log_lo: f64)` and nothing else, no result: `n` lanes of the SIMD loop in buffers on the
+    /// stack (the values replace `x`), through
+    /// [`block_fma`](crate::formula::pymath::vector::block_fma).
+    Block,
 }
 
 macro_rules! symbols {
@@ -84,40 +86,46 @@ symbols! {
     Fmod = jobsort_fmod(F64(2)),
     Atan2 = jobsort_atan2(F64(2)),
     Hypot = jobsort_hypot(Buffer),
-    MathPowX4 = jobsort_math_pow_x4(Step),
-    FloatPowX4 = jobsort_float_pow_x4(Step),
-    MathPowConstX4 = jobsort_math_pow_const_x4(Step),
-    FloatPowConstX4 = jobsort_float_pow_const_x4(Step),
-    ExpX4 = jobsort_exp_x4(Step),
-    LogX4 = jobsort_log_x4(Step),
+    MathPowBlock = jobsort_math_pow_block(Block),
+    FloatPowBlock = jobsort_float_pow_block(Block),
+    MathPowConstBlock = jobsort_math_pow_const_block(Block),
+    FloatPowConstBlock = jobsort_float_pow_const_block(Block),
+    ExpBlock = jobsort_exp_block(Block),
+    LogBlock = jobsort_log_block(Block),
 }
 
-/// The four-lane wrapper the SIMD loop calls for `expr` (`None`: no vector form, or a CPU
-/// without FMA and AVX2, where the C library runs other builds), and for a power of a constant
-/// base the base's logarithm (the wrapper takes it in the [`Step`]).
-///
-/// [`Step`]: crate::formula::pymath::vector::Step
-pub(super) fn vector_callee(ir: &Ir, expr: &Expr) -> Option<(Symbol, Option<[f64; 2]>)> {
+/// A call of the SIMD loop: the block wrapper, and for a power of a constant base the base and
+/// its logarithm ([`pow_base_log`], computed when compiling; the wrapper takes both).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct VectorCall {
+    pub(super) symbol: Symbol,
+    pub(super) base: Option<(f64, [f64; 2])>,
+}
+
+/// The block wrapper the SIMD loop calls for `expr` (`None`: no vector form, or a CPU without
+/// FMA and AVX2, where the C library runs other builds).
+pub(super) fn vector_callee(ir: &Ir, expr: &Expr) -> Option<VectorCall> {
     if !vector::usable() {
         return None;
     }
     let const_base = |base: NodeId| match ir.node(base).expr {
-        Expr::Const(c) => pow_base_log(c),
+        Expr::Const(c) => pow_base_log(c).map(|log| (c, log)),
         _ => None,
     };
-    Some(match expr {
+    let (symbol, base) = match expr {
         Expr::Binary(BinaryOp::Pow, base, _) => match const_base(*base) {
-            Some(log) => (Symbol::FloatPowConstX4, Some(log)),
-            None => (Symbol::FloatPowX4, None),
+            Some(b) => (Symbol::FloatPowConstBlock, Some(b)),
+            None => (Symbol::FloatPowBlock, None),
         },
         Expr::Call(Func::Pow, args) if args.len() == 2 => match const_base(args[0]) {
-            Some(log) => (Symbol::MathPowConstX4, Some(log)),
-            None => (Symbol::MathPowX4, None),
+            Some(b) => (Symbol::MathPowConstBlock, Some(b)),
+            None => (Symbol::MathPowBlock, None),
         },
-        Expr::Call(Func::Exp, args) if args.len() == 1 => (Symbol::ExpX4, None),
-        Expr::Call(Func::Log, args) if args.len() == 1 => (Symbol::LogX4, None),
+        Expr::Call(Func::Exp, args) if args.len() == 1 => (Symbol::ExpBlock, None),
+        Expr::Call(Func::Log, args) if args.len() == 1 => (Symbol::LogBlock, None),
         _ => return None,
-    })
+    };
+    Some(VectorCall { symbol, base })
 }
 
 /// The wrapper a call with `nargs` arguments goes to (`None`: the call is inline).
@@ -162,6 +170,65 @@ pub(super) fn callee(func: Func, nargs: usize) -> Option<Symbol> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::catalog::{Input, ResourceType};
+    use crate::formula::ir::Ty;
+    use crate::formula::syntax::Span;
+
+    /// `pow(2, y)` and `2 ** y` (the fairshare factor) skip `pow`'s logarithm: the wrapper
+    /// gets `log_inline(2)` (what `fairshare::pow2` uses), computed when compiling.
+    #[test]
+    fn a_literal_base_is_a_constant_base_call() {
+        if !vector::usable() {
+            return; // no vector forms: every call is scalar libm
+        }
+        let s = Span::default();
+        let mut ir = Ir {
+            nodes: vec![],
+            root: NodeId(0),
+            inputs: vec![Input::Resource {
+                name: "y".to_string(),
+                ty: ResourceType::Float,
+            }],
+        };
+        let y = ir.push(Expr::Input(0), Ty::Num, s);
+        let two = ir.push(Expr::Const(2.0), Ty::Num, s);
+        let log2 = pow_base_log(2.0).map(|l| (2.0, l));
+        assert!(log2.is_some());
+        let cases = [
+            (
+                Expr::Call(Func::Pow, vec![two, y]),
+                Symbol::MathPowConstBlock,
+                log2,
+            ),
+            (
+                Expr::Binary(BinaryOp::Pow, two, y),
+                Symbol::FloatPowConstBlock,
+                log2,
+            ),
+            (
+                Expr::Call(Func::Pow, vec![y, two]),
+                Symbol::MathPowBlock,
+                None,
+            ),
+            (
+                Expr::Binary(BinaryOp::Pow, y, y),
+                Symbol::FloatPowBlock,
+                None,
+            ),
+        ];
+        for (e, symbol, base) in cases {
+            let c = vector_callee(&ir, &e).expect("a vector form");
+            assert_eq!(c.symbol, symbol);
+            assert_eq!(c.base, base);
+        }
+        // A base off glibc's main path (zero, negative) goes through the general wrapper.
+        let zero = ir.push(Expr::Const(0.0), Ty::Num, s);
+        let e = Expr::Call(Func::Pow, vec![zero, y]);
+        assert_eq!(
+            vector_callee(&ir, &e).map(|c| c.symbol),
+            Some(Symbol::MathPowBlock)
+        );
+    }
 
     #[test]
     fn every_symbol_has_its_own_name_and_address() {

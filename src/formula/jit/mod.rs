@@ -21,8 +21,8 @@
 //!   ported in [`super::pymath::vector`]): both sides of every branch are computed and merged
 //!   with masks, and each division's zero check and each call's errors are masked by the
 //!   condition under which Python evaluates them; each lane keeps the first error code in
-//!   evaluation order. With calls a step is four jobs, so each call is one four-lane AVX2
-//!   kernel.
+//!   evaluation order. A step is four jobs, and each call runs glibc's kernels
+//!   (AVX2, four lanes at a time) over a block of jobs at once (see [`simd`]).
 //!
 //! Files: this entry point (compilation, the job loop, the code generator's state); `kernel`
 //! the runtime (entry point, code ownership, the checked call); `memory` the recycled code
@@ -48,7 +48,6 @@ use cranelift_module::{Linkage, Module, default_libcall_names};
 
 use super::ir::{Expr, Func, Ir, NodeId};
 use super::pymath::EvalError;
-use super::pymath::vector::Step;
 use ffi::{Params, Symbol};
 use kernel::{CodeMemory, KernelFn};
 use simd::simd_eligible;
@@ -75,6 +74,10 @@ pub fn host_isa() -> Result<Arc<dyn isa::TargetIsa>, JitError> {
     set(&mut flags, "use_colocated_libcalls", "false")?;
     set(&mut flags, "is_pic", "false")?;
     set(&mut flags, "opt_level", "speed")?;
+    // The SIMD loop's call regions can take more than a page of stack (`simd::call_regions`):
+    // such frames touch each page on entry, so a deep stack hits its guard page, not beyond.
+    set(&mut flags, "enable_probestack", "true")?;
+    set(&mut flags, "probestack_strategy", "inline")?;
     let builder = cranelift_native::builder().map_err(|e| JitError::UnsupportedHost(e.into()))?;
     builder
         .finish(settings::Flags::new(flags))
@@ -129,12 +132,7 @@ pub fn compile_with(ir: &Ir, allow_simd: bool) -> Result<Kernel, JitError> {
             memo: HashMap::new(),
             log: Vec::new(),
             hypot_slot: None,
-            step_slot: None,
-            halves: if simd && simd::has_vector_calls(ir) {
-                2
-            } else {
-                1
-            },
+            calls: None,
             vmemo: HashMap::new(),
             can_err: if simd {
                 simd::can_err_table(ir)
@@ -187,13 +185,8 @@ impl Gen<'_, '_> {
                 _ => None,
             })
             .max();
-        if simd && self.halves == 2 {
-            let slot = self.b.create_sized_stack_slot(StackSlotData::new(
-                StackSlotKind::ExplicitSlot,
-                std::mem::size_of::<Step>() as u32,
-                4,
-            ));
-            self.step_slot = Some(slot);
+        if simd {
+            self.calls = simd::call_regions(&mut self.b, simd::call_count(self.ir));
         }
         if let Some(m) = hypot_max {
             let size = (m.max(1) * 8) as u32;
@@ -211,27 +204,7 @@ impl Gen<'_, '_> {
         let zero = self.b.ins().iconst(ptr, 0);
 
         if simd {
-            let vec_head = self.b.create_block();
-            self.b.append_block_param(vec_head, ptr);
-            let vec_body = self.b.create_block();
-            let step = 2 * self.halves as i64;
-            let nvec = self.b.ins().band_imm_s(n, -step);
-            self.b.ins().jump(vec_head, &[BlockArg::Value(zero)]);
-
-            self.b.switch_to_block(vec_head);
-            let i = self.b.block_params(vec_head)[0];
-            let more = self.b.ins().icmp(IntCC::SignedLessThan, i, nvec);
-            self.b
-                .ins()
-                .brif(more, vec_body, &[], scalar_head, &[BlockArg::Value(i)]);
-
-            self.b.switch_to_block(vec_body);
-            let off = self.b.ins().ishl_imm_u(i, 3);
-            self.off = Some(off);
-            self.vmemo.clear();
-            self.vector_job(off, i, outv, oute);
-            let next = self.b.ins().iadd_imm_s(i, step);
-            self.b.ins().jump(vec_head, &[BlockArg::Value(next)]);
+            self.simd_loop(n, outv, oute, scalar_head)?;
         } else {
             self.b.ins().jump(scalar_head, &[BlockArg::Value(zero)]);
         }
@@ -306,10 +279,17 @@ impl Gen<'_, '_> {
                             sig.params.push(AbiParam::new(types::F64));
                         }
                     }
-                    Params::Step => {}
+                    Params::Block => {
+                        for _ in 0..4 {
+                            sig.params.push(AbiParam::new(self.ptr));
+                        }
+                        for _ in 0..3 {
+                            sig.params.push(AbiParam::new(types::F64));
+                        }
+                    }
                 }
-                sig.params.push(AbiParam::new(self.ptr));
-                if symbol.params() != Params::Step {
+                if symbol.params() != Params::Block {
+                    sig.params.push(AbiParam::new(self.ptr)); // err
                     sig.returns.push(AbiParam::new(types::F64));
                 }
                 let id = self

@@ -2,33 +2,54 @@
 //! every operation is inline or has a vector form (`**`, `pow`, `exp`, `log`: glibc's FMA
 //! builds ported in `pymath::vector`).
 //!
-//! A step is [`Gen::halves`] f64x2 vectors: one (two jobs) for formulas of inline operations
-//! only, two (four jobs, the upper half the next two) for formulas with calls, so that each call
-//! gets four lanes, one AVX2 kernel, through a [`Step`] on the stack (Cranelift's vectors are
-//! 128 bits). Every operation below is done on each half the same way.
+//! A step is four jobs, two f64x2 halves (the upper half the next two jobs): every operation
+//! below is done on each half the same way. (One half a step, as inline-only formulas had
+//! before, was 30% slower on the six-column `weighted6` of `bench_report`.)
+//!
+//! Calls (Cranelift's vectors are 128 bits, glibc's kernels here 256): each call of the step's
+//! code, in the order the generator reaches them, has a region of the stack with its lanes of
+//! `x`, `y` and error codes, and goes to a block wrapper (`pymath::ffi::jobsort_*_block`) that
+//! runs the AVX2 kernel over the region four lanes at a time.
+//! - **Staged** (at most [`MAX_STAGED`] calls): jobs go in blocks of [`BLOCK`]. For call `k`
+//!   a pass over the block's jobs computes the formula up to that call (earlier calls' values
+//!   read from their regions) and stores its operands; then the wrapper runs once over the
+//!   block; a last pass computes the formula with every call's values and codes read from the
+//!   regions. The JIT's values are not live across a call, and each call is one loop over 32
+//!   jobs (the CPU overlaps the kernels' dependency chains), instead of a call per four jobs
+//!   with every vector register spilled around it (all are caller-saved).
+//! - **Per step** (more calls; each pass recomputes what comes before its call): each call
+//!   stores its operands, runs the wrapper on the step's four lanes and reads them back.
 //!
 //! Errors: each lane keeps the code of the first error Python would raise. A division by
 //! zero only sets a pending mask (cheap, and the code is always the same); a call's codes
 //! (masked by the lanes where Python evaluates it) are merged behind the codes already there,
 //! after the pending divisions, so the first error in evaluation order wins.
 
-use super::codegen::{DEG_PER_RAD, Gen, RAD_PER_DEG, V, flags_trusted, flags_unaligned, float_cc};
-use super::ffi::vector_callee;
+use super::codegen::{
+    Calls, DEG_PER_RAD, Gen, JitError, RAD_PER_DEG, V, flags_trusted, flags_unaligned, float_cc,
+};
+use super::ffi::{VectorCall, vector_callee};
 use crate::formula::ir::{Expr, Func, Ir, NodeId};
 use crate::formula::pymath::EvalError;
-use crate::formula::pymath::vector::Step;
 use crate::formula::syntax::{BinaryOp, Link, UnaryOp};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::{Endianness, InstBuilder, MemFlagsData, Value, types};
+use cranelift_codegen::ir::{
+    Block, BlockArg, Endianness, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
+    types,
+};
+use cranelift_frontend::FunctionBuilder;
 
 /// `$e` once per half, with each of the listed `V`s bound to that half's `Value`.
 macro_rules! halves {
     ($g:ident, [$($v:ident),*], $e:expr) => {{
         let lo = { $(let $v = $v[0];)* $e };
-        let hi = if $g.halves == 2 { $(let $v = $v[1];)* $e } else { lo };
+        let hi = { $(let $v = $v[1];)* $e };
         [lo, hi]
     }};
 }
+
+/// Jobs per step: two f64x2 halves.
+const STEP: i64 = 4;
 
 /// Whether every operation of the formula is inline and SIMD-able or has a vector form.
 pub(super) fn simd_eligible(ir: &Ir) -> bool {
@@ -46,11 +67,51 @@ pub(super) fn simd_eligible(ir: &Ir) -> bool {
     })
 }
 
-/// Whether the SIMD loop calls vector forms (and so takes four jobs a step).
-pub(super) fn has_vector_calls(ir: &Ir) -> bool {
-    ir.nodes
-        .iter()
-        .any(|n| vector_callee(ir, &n.expr).is_some())
+/// Jobs per block of the staged loop (a multiple of the step's four): the calls' regions take
+/// `24 * BLOCK` bytes of stack each.
+const BLOCK: usize = 32;
+
+/// Most calls a staged loop has: each pass recomputes what comes before its call, so the
+/// code grows with the square of the calls.
+const MAX_STAGED: usize = 8;
+
+/// How many calls the SIMD step's code makes (saturating): a subtree that can raise is emitted
+/// again at each of its uses, so a call is counted once per path from the root.
+pub(super) fn call_count(ir: &Ir) -> usize {
+    let mut count = vec![0usize; ir.nodes.len()];
+    for (i, node) in ir.nodes.iter().enumerate() {
+        let own = usize::from(vector_callee(ir, &node.expr).is_some());
+        count[i] = crate::formula::ir::expr_children(&node.expr)
+            .iter()
+            .fold(own, |a, c| a.saturating_add(count[c.index()]));
+    }
+    count.get(ir.root.index()).copied().unwrap_or(0)
+}
+
+/// The calls' regions for a step whose code makes `count` calls (`None` for none): staged
+/// when there are at most [`MAX_STAGED`].
+pub(super) fn call_regions(b: &mut FunctionBuilder, count: usize) -> Option<Calls> {
+    if count == 0 {
+        return None;
+    }
+    let staged = count <= MAX_STAGED;
+    let lanes = if staged { BLOCK } else { 4 };
+    let regions = if staged { count } else { 1 };
+    let slot = b.create_sized_stack_slot(StackSlotData::new(
+        StackSlotKind::ExplicitSlot,
+        (24 * lanes * regions) as u32,
+        4,
+    ));
+    Some(Calls {
+        slot,
+        lanes,
+        staged,
+        count,
+        next: 0,
+        stop_at: None,
+        stopped: None,
+        lane_off: None,
+    })
 }
 
 /// For each node, whether its subtree can raise (a division by something that may be zero, a
@@ -118,7 +179,125 @@ impl Gen<'_, '_> {
         halves!(self, [a, b], self.b.ins().fcmp(cc, a, b))
     }
 
-    /// One step: jobs `i .. i + 2 * halves` (`off` is `i * 8`).
+    /// The SIMD main loop over jobs `0 .. n & -step`, then a jump to `tail` with the first job
+    /// left (see the module docs for the staged loop).
+    pub(super) fn simd_loop(
+        &mut self,
+        n: Value,
+        outv: Value,
+        oute: Value,
+        tail: Block,
+    ) -> Result<(), JitError> {
+        let ptr = self.ptr;
+        let step = STEP;
+        let nvec = self.b.ins().band_imm_s(n, -step);
+        let zero = self.b.ins().iconst(ptr, 0);
+        let Some((count, lanes)) = self
+            .calls
+            .as_ref()
+            .filter(|c| c.staged)
+            .map(|c| (c.count, c.lanes))
+        else {
+            let end = self.job_loop(zero, nvec, step, |g, off, i| {
+                g.vector_job(off, i, outv, oute)
+            });
+            self.b.ins().jump(tail, &[BlockArg::Value(end)]);
+            return Ok(());
+        };
+        let head = self.b.create_block();
+        self.b.append_block_param(head, ptr);
+        let body = self.b.create_block();
+        self.b.ins().jump(head, &[BlockArg::Value(zero)]);
+        self.b.switch_to_block(head);
+        let start = self.b.block_params(head)[0];
+        let more = self.b.ins().icmp(IntCC::SignedLessThan, start, nvec);
+        self.b
+            .ins()
+            .brif(more, body, &[], tail, &[BlockArg::Value(start)]);
+        self.b.switch_to_block(body);
+        let rest = self.b.ins().isub(nvec, start);
+        let full = self.b.ins().iconst(ptr, lanes as i64);
+        let short = self.b.ins().icmp(IntCC::SignedLessThan, rest, full);
+        let jobs = self.b.ins().select(short, rest, full);
+        let end = self.b.ins().iadd(start, jobs);
+        let root = self.ir.root;
+        for k in 0..count {
+            self.set_pass(Some(k));
+            self.job_loop(start, end, step, |g, _, _| {
+                g.vector(root, None, &mut Errs::default());
+            });
+            let calls = self.calls.as_mut().expect("staged calls");
+            let Some(call) = calls.stopped.take() else {
+                return Err(JitError::Codegen(format!(
+                    "staged pass {k} of {count} reached no call"
+                )));
+            };
+            let region = calls.region(k);
+            self.emit_block_call(call, region, jobs);
+        }
+        self.set_pass(None);
+        self.job_loop(start, end, step, |g, off, i| {
+            g.vector_job(off, i, outv, oute)
+        });
+        let made = self.calls.as_ref().map_or(0, |c| c.next);
+        if made != count {
+            return Err(JitError::Codegen(format!(
+                "the step made {made} calls, {count} were staged"
+            )));
+        }
+        self.b.ins().jump(head, &[BlockArg::Value(end)]);
+        Ok(())
+    }
+
+    fn set_pass(&mut self, stop_at: Option<usize>) {
+        if let Some(c) = self.calls.as_mut() {
+            c.stop_at = stop_at;
+            c.stopped = None;
+        }
+    }
+
+    /// A loop over jobs `from .. to` (a multiple of `step` apart), `body` emitted once for a
+    /// step at job `i` (`off` is `i * 8`); the code continues after the loop, with its end.
+    fn job_loop(
+        &mut self,
+        from: Value,
+        to: Value,
+        step: i64,
+        mut body: impl FnMut(&mut Self, Value, Value),
+    ) -> Value {
+        let ptr = self.ptr;
+        let head = self.b.create_block();
+        self.b.append_block_param(head, ptr);
+        let inside = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.ins().jump(head, &[BlockArg::Value(from)]);
+        self.b.switch_to_block(head);
+        let i = self.b.block_params(head)[0];
+        let more = self.b.ins().icmp(IntCC::SignedLessThan, i, to);
+        self.b.ins().brif(more, inside, &[], exit, &[]);
+        self.b.switch_to_block(inside);
+        let off = self.b.ins().ishl_imm_u(i, 3);
+        self.off = Some(off);
+        self.vmemo.clear();
+        if let Some(c) = self.calls.as_mut() {
+            c.next = 0;
+            c.lane_off = None;
+        }
+        if self.calls.as_ref().is_some_and(|c| c.staged) {
+            let d = self.b.ins().isub(i, from);
+            let lane_off = self.b.ins().ishl_imm_u(d, 3);
+            if let Some(c) = self.calls.as_mut() {
+                c.lane_off = Some(lane_off);
+            }
+        }
+        body(self, off, i);
+        let next = self.b.ins().iadd_imm_s(i, step);
+        self.b.ins().jump(head, &[BlockArg::Value(next)]);
+        self.b.switch_to_block(exit);
+        to
+    }
+
+    /// One step: jobs `i .. i + 4` (`off` is `i * 8`).
     pub(super) fn vector_job(&mut self, off: Value, i: Value, outv: Value, oute: Value) {
         let mut err = Errs::default();
         let v = self.vector(self.ir.root, None, &mut err);
@@ -140,10 +319,8 @@ impl Gen<'_, '_> {
         let zero = self.splat(0.0);
         let out = self.vselect(ok, v, zero);
         let vp = self.b.ins().iadd(outv, off);
-        for h in 0..self.halves {
-            self.b
-                .ins()
-                .store(flags_unaligned(), out[h], vp, 16 * h as i32);
+        for (h, v) in out.into_iter().enumerate() {
+            self.b.ins().store(flags_unaligned(), v, vp, 16 * h as i32);
         }
         // Codes: a call's (or an earlier division's) where one failed, else 1 where a later
         // division did, else 11 where not finite, else 0.
@@ -164,29 +341,20 @@ impl Gen<'_, '_> {
         // Errors are rare: store the step's zero bytes at once unless a lane failed.
         let ep = self.b.ins().iadd(oute, i);
         let bad = halves!(self, [ok], self.b.ins().bnot(ok));
-        let bad = if self.halves == 2 {
-            self.b.ins().bor(bad[0], bad[1])
-        } else {
-            bad[0]
-        };
+        let bad = self.b.ins().bor(bad[0], bad[1]);
         let any = self.b.ins().vany_true(bad);
         let slow = self.b.create_block();
         let fast = self.b.create_block();
         let cont = self.b.create_block();
         self.b.ins().brif(any, slow, &[], fast, &[]);
         self.b.switch_to_block(fast);
-        let zeros = if self.halves == 2 {
-            types::I32
-        } else {
-            types::I16
-        };
-        let z = self.b.ins().iconst(zeros, 0);
+        let z = self.b.ins().iconst(types::I32, 0);
         self.b.ins().store(flags_unaligned(), z, ep, 0);
         self.b.ins().jump(cont, &[]);
         self.b.switch_to_block(slow);
-        for h in 0..self.halves {
+        for (h, half) in code.into_iter().enumerate() {
             for lane in 0..2u8 {
-                let c = self.b.ins().extractlane(code[h], lane);
+                let c = self.b.ins().extractlane(half, lane);
                 let at = 2 * h as i32 + i32::from(lane);
                 self.b.ins().istore8(flags_trusted(), c, ep, at);
             }
@@ -201,46 +369,62 @@ impl Gen<'_, '_> {
         self.can_err[id.index()]
     }
 
-    /// Call the four-lane vector form of node `id` on `x` (and `y`) through the [`Step`] slot;
-    /// its codes, masked by `ctx`, go behind the errors already in `err`.
+    /// The vector form of node `id` on `x` (and `y`), in this step's lanes of its region (see
+    /// the module docs); its codes, masked by `ctx`, go behind the errors already in `err`.
     fn vector_call(&mut self, id: NodeId, x: V, y: Option<V>, ctx: Option<V>, err: &mut Errs) -> V {
-        let (symbol, log_x) =
+        let call =
             vector_callee(self.ir, &self.ir.node(id).expr).expect("a node with a vector form");
-        let slot = self.step_slot.expect("a kernel with calls has a step slot");
+        let calls = self
+            .calls
+            .as_mut()
+            .expect("a kernel with calls has their regions");
+        let j = calls.next;
+        calls.next += 1;
+        let staged = calls.staged;
+        let [rx, ry, rc] = calls.region(if staged { j } else { 0 });
+        let (slot, lane_off) = (calls.slot, calls.lane_off);
+        let stop_here = calls.stop_at == Some(j);
+        let final_pass = calls.stop_at.is_none();
         let ptr = self.ptr;
-        for h in 0..2 {
-            let at = 16 * h as i32;
-            self.b.ins().stack_store(ptr, x[h], slot, Step::X + at);
+        let addr = |g: &mut Self, at: i32| {
+            let a = g.b.ins().stack_addr(ptr, slot, at);
+            match lane_off {
+                Some(o) => g.b.ins().iadd(a, o),
+                None => a,
+            }
+        };
+        if !staged || stop_here {
+            if call.base.is_none() {
+                let p = addr(self, rx);
+                for (h, v) in x.into_iter().enumerate() {
+                    self.b.ins().store(flags_trusted(), v, p, 16 * h as i32);
+                }
+            }
             if let Some(y) = y {
-                self.b.ins().stack_store(ptr, y[h], slot, Step::Y + at);
+                let p = addr(self, ry);
+                for (h, v) in y.into_iter().enumerate() {
+                    self.b.ins().store(flags_trusted(), v, p, 16 * h as i32);
+                }
             }
         }
-        if let Some([hi, lo]) = log_x {
-            for (k, v) in [hi, lo].into_iter().enumerate() {
-                let v = self.b.ins().f64const(v);
-                self.b
-                    .ins()
-                    .stack_store(ptr, v, slot, Step::LOG_X + 8 * k as i32);
+        if stop_here {
+            // This pass ends here: the block's call follows it.
+            if let Some(c) = self.calls.as_mut() {
+                c.stopped = Some(call);
             }
+            return x;
         }
-        let f = self
-            .func_ref(symbol)
-            .expect("the vector forms are declared like the other wrappers");
-        let addr = self.b.ins().stack_addr(ptr, slot, 0);
-        self.b.ins().call(f, &[addr]);
-        let mut v = [x[0]; 2];
-        let mut codes = [x[0]; 2];
-        for h in 0..2 {
-            let at = 16 * h as i32;
-            v[h] = self
-                .b
-                .ins()
-                .stack_load(ptr, types::F64X2, slot, Step::X + at);
-            codes[h] = self
-                .b
-                .ins()
-                .stack_load(ptr, types::I64X2, slot, Step::CODES + at);
+        if !staged {
+            let four = self.b.ins().iconst(ptr, 4);
+            self.emit_block_call(call, [rx, ry, rc], four);
         }
+        let p = addr(self, rx);
+        let v = [0, 16].map(|at| self.b.ins().load(types::F64X2, flags_trusted(), p, at));
+        if !final_pass {
+            return v; // an earlier call of a staged pass: its values only
+        }
+        let p = addr(self, rc);
+        let mut codes = [0, 16].map(|at| self.b.ins().load(types::I64X2, flags_trusted(), p, at));
         if let Some(c) = ctx {
             codes = halves!(self, [codes, c], self.b.ins().band(codes, c));
         }
@@ -253,6 +437,20 @@ impl Gen<'_, '_> {
         }
         err.codes = Some(self.first_error(before, codes));
         v
+    }
+
+    /// Call `call`'s wrapper on `n` lanes of the region at `region` (offsets of `x`, `y` and
+    /// the codes in the calls' slot).
+    fn emit_block_call(&mut self, call: VectorCall, region: [i32; 3], n: Value) {
+        let slot = self.calls.as_ref().expect("a kernel with calls").slot;
+        let ptr = self.ptr;
+        let [x, y, codes] = region.map(|at| self.b.ins().stack_addr(ptr, slot, at));
+        let (base, [hi, lo]) = call.base.unwrap_or((0.0, [0.0; 2]));
+        let [base, hi, lo] = [base, hi, lo].map(|c| self.b.ins().f64const(c));
+        let f = self
+            .func_ref(call.symbol)
+            .expect("the block wrappers are declared like the other wrappers");
+        self.b.ins().call(f, &[x, y, codes, n, base, hi, lo]);
     }
 
     /// Per lane, `old` where it holds an error, else `new`.
@@ -274,6 +472,9 @@ impl Gen<'_, '_> {
     pub(super) fn vector(&mut self, id: NodeId, ctx: Option<V>, err: &mut Errs) -> V {
         if let Some(v) = self.vmemo.get(&id) {
             return *v;
+        }
+        if self.calls.as_ref().is_some_and(|c| c.stopped.is_some()) {
+            return self.splat(0.0); // after a staged pass's call: never used
         }
         let ir = self.ir;
         let v = match &ir.node(id).expr {

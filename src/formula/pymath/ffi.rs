@@ -1,7 +1,7 @@
 //! `extern "C"` entry points for the JIT. Each returns the value and writes the error code
 //! (0 for none) through `err`; on error the value is 0.
 
-use super::vector::{Step, VecFn};
+use super::vector::{Call, VecFn, block_fma};
 use super::*;
 
 #[inline]
@@ -54,30 +54,41 @@ pub unsafe extern "C" fn jobsort_hypot(args: *const f64, n: usize, err: *mut u8)
     split(hypot(slice), err)
 }
 
-macro_rules! ffi_step {
-    ($($name:ident => $run:ident($($f:expr),*)),* $(,)?) => {$(
-        /// JIT entry point of the SIMD loop: the four lanes of `step`, each as the function
-        /// of the same name in `pymath` computes it (see [`Step`]).
+macro_rules! ffi_block {
+    ($($name:ident => $f:expr, $scalar:expr);* $(;)?) => {$(
+        /// JIT entry point of the SIMD loop: lanes `0..n` of `x` (and `y`) through
+        /// [`block_fma`], each as the function of the same name in `pymath` computes it;
+        /// `base` and `log_hi`, `log_lo` are a power's constant base and its
+        /// [`pow_base_log`](super::vector::pow_base_log) (unused otherwise).
         ///
         /// # Safety
-        /// `step` points to a live, writable [`Step`]; FMA and AVX2 are usable
-        /// ([`super::vector::usable`]).
+        /// `x`, `y` and `codes` each point to `n` lanes, `x` and `codes` writable; FMA and
+        /// AVX2 are usable ([`super::vector::usable`]).
         #[cfg_attr(
             all(target_arch = "x86_64", target_os = "linux", target_env = "gnu"),
             target_feature(enable = "fma,avx2")
         )]
-        pub unsafe extern "C" fn $name(step: *mut Step) {
+        pub unsafe extern "C" fn $name(
+            x: *mut f64,
+            y: *const f64,
+            codes: *mut u64,
+            n: usize,
+            base: f64,
+            log_hi: f64,
+            log_lo: f64,
+        ) {
+            let call: Call = $f(base, [log_hi, log_lo]);
             // SAFETY: guaranteed by the caller.
-            unsafe { (&mut *step).$run($($f),*) }
+            unsafe { block_fma(call, x, y, codes, n, $scalar) }
         }
     )*};
 }
 
-ffi_step! {
-    jobsort_math_pow_x4 => run_fma(VecFn::Pow, math_pow),
-    jobsort_float_pow_x4 => run_fma(VecFn::Pow, float_pow),
-    jobsort_math_pow_const_x4 => run_const_base_fma(math_pow),
-    jobsort_float_pow_const_x4 => run_const_base_fma(float_pow),
-    jobsort_exp_x4 => run_fma(VecFn::Exp, |x, _| exp(x)),
-    jobsort_log_x4 => run_fma(VecFn::Log, |x, _| log(x)),
+ffi_block! {
+    jobsort_math_pow_block => |_, _| Call::Fn(VecFn::Pow), math_pow;
+    jobsort_float_pow_block => |_, _| Call::Fn(VecFn::Pow), float_pow;
+    jobsort_math_pow_const_block => |base, log| Call::PowConstBase { base, log }, math_pow;
+    jobsort_float_pow_const_block => |base, log| Call::PowConstBase { base, log }, float_pow;
+    jobsort_exp_block => |_, _| Call::Fn(VecFn::Exp), |x, _| exp(x);
+    jobsort_log_block => |_, _| Call::Fn(VecFn::Log), |x, _| log(x);
 }

@@ -14,7 +14,7 @@
 //! told to ignore FMA (`GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2_Usable,-FMA_Usable`); a process
 //! started that way gets the FMA bits from here and the SSE2 bits from C.
 //!
-//! Users: the JIT's f64x2 loop ([`Step`], through `pymath::ffi`), the PBS/Slurm fairshare
+//! Users: the JIT's f64x2 loop ([`block_fma`], through `pymath::ffi`), the PBS/Slurm fairshare
 //! factor `pow(2, y)` ([`pow2`], [`pow2_in_place`]), the checks in
 //! `examples/vecmath_exhaustive.rs`.
 
@@ -95,7 +95,7 @@ fn main_path<const L: usize>(f: VecFn, x: &[f64; L], y: &[f64; L], out: &mut [f6
 #[cfg(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu"))]
 mod fma {
     use super::lanes::Lanes;
-    use super::{PyResult, Step, VecFn, glibc};
+    use super::{Call, PyResult, VecFn, glibc, off_path};
     use std::arch::x86_64::__m256d;
 
     /// One kernel over `L::N` lanes at `x`, `y`, into `out`; the mask of the lanes computed.
@@ -129,43 +129,72 @@ mod fma {
         (super::data::POW_LOG_LN2_HI - LOG2_HI) + super::data::POW_LOG_LN2_LO;
     pub(super) const LOG2: [f64; 2] = [LOG2_HI, LOG2_LO];
 
-    /// [`Step::run`] (`const_base` false) or [`Step::run_const_base`] (true), compiled for
-    /// FMA and AVX2 as a whole: the kernel inlined, the lanes off the main path out of line.
+    /// [`block_fma`](super::block_fma): four lanes at a time, compiled for FMA and AVX2 as a
+    /// whole (the kernel inlined into the loop), the lanes off the main path out of line.
     ///
     /// # Safety
-    /// FMA and AVX2 are usable.
+    /// FMA and AVX2 are usable; `x`, `y` and `codes` each have `n` lanes (`y` only for
+    /// `pow`).
     #[inline]
     #[target_feature(enable = "fma,avx2")]
-    pub(super) unsafe fn step(
-        step: &mut Step,
-        f: VecFn,
-        const_base: bool,
+    pub(super) unsafe fn block(
+        call: Call,
+        x: *mut f64,
+        y: *const f64,
+        codes: *mut u64,
+        n: usize,
         scalar: impl Fn(f64, f64) -> PyResult,
     ) {
-        // SAFETY: this function's precondition; each field has four lanes.
+        // SAFETY: this function's precondition; each quad is in bounds.
         unsafe {
             let s = __m256d::splat;
-            let y = __m256d::load(step.y.as_ptr());
-            let (v, ok) = if const_base {
-                let [hi, lo] = step.log_x;
-                let (v, ok) = glibc::pow_from_log(s(hi), s(lo), y);
-                (v, __m256d::movemask(ok))
-            } else {
-                let x = __m256d::load(step.x.as_ptr());
-                match f {
-                    VecFn::Pow => glibc::pow(x, y),
-                    VecFn::Exp => glibc::exp(x),
-                    VecFn::Log => glibc::log(x),
+            let mut at = 0;
+            while at + 4 <= n {
+                let (v, ok) = match call {
+                    Call::PowConstBase { log: [hi, lo], .. } => {
+                        let (v, ok) = glibc::pow_from_log(s(hi), s(lo), __m256d::load(y.add(at)));
+                        (v, __m256d::movemask(ok))
+                    }
+                    Call::Fn(f) => {
+                        let xv = __m256d::load(x.add(at));
+                        match f {
+                            VecFn::Pow => glibc::pow(xv, __m256d::load(y.add(at))),
+                            VecFn::Exp => glibc::exp(xv),
+                            VecFn::Log => glibc::log(xv),
+                        }
+                    }
+                };
+                if ok == 0b1111 {
+                    v.store(x.add(at));
+                    for l in 0..4 {
+                        *codes.add(at + l) = 0;
+                    }
+                } else {
+                    let mut main = [0.0; 4];
+                    v.store(main.as_mut_ptr());
+                    off_path(
+                        call,
+                        ok,
+                        main,
+                        x.add(at),
+                        y.add(at),
+                        codes.add(at),
+                        4,
+                        &scalar,
+                    );
                 }
-            };
-            if ok == 0b1111 {
-                v.store(step.x.as_mut_ptr());
-                step.codes = [0; 4];
-            } else {
-                let mut out = [0.0; 4];
-                v.store(out.as_mut_ptr());
-                step.off_path(ok, out, scalar);
+                at += 4;
             }
+            off_path(
+                call,
+                0,
+                [0.0; 4],
+                x.add(at),
+                y.add(at),
+                codes.add(at),
+                n - at,
+                &scalar,
+            );
         }
     }
 
@@ -217,8 +246,8 @@ pub fn four(f: VecFn, x: [f64; 4], y: [f64; 4]) -> [f64; 4] {
 }
 
 /// `log_inline(x)` (head, tail), what glibc's `pow(x, y)` computes first, for a constant base
-/// `x` ([`Step::run_const_base`]); `None` when the port does not run on this CPU or `x` is
-/// not positive and normal (glibc's other paths).
+/// `x` ([`Call::PowConstBase`]); `None` when the port does not run on this CPU or `x` is not
+/// positive and normal (glibc's other paths).
 pub fn pow_base_log(x: f64) -> Option<[f64; 2]> {
     #[cfg(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu"))]
     if usable() && (1..0x7ff).contains(&(x.to_bits() >> 52)) {
@@ -230,110 +259,134 @@ pub fn pow_base_log(x: f64) -> Option<[f64; 2]> {
     None
 }
 
-/// One call of the JIT's SIMD loop: four lanes of operands in, four values and four error
-/// codes out ([`super::EvalError::code`], 0 for none), laid out for one stack slot.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Step {
-    /// The first operand; the values on return.
-    pub x: [f64; 4],
-    /// The second operand (`pow`'s exponent; unused otherwise).
-    pub y: [f64; 4],
-    /// Each lane's error code on return.
-    pub codes: [u64; 4],
-    /// For [`Step::run_const_base`]: [`pow_base_log`] of the base in `x` (every lane).
-    pub log_x: [f64; 2],
+/// What one call of the JIT's SIMD loop computes in each lane.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Call {
+    /// `f(x)`, or `pow(x, y)`.
+    Fn(VecFn),
+    /// `pow(base, y)`, `log` being [`pow_base_log`] of the base: glibc's `pow` without
+    /// recomputing the logarithm (the same bits); the `x` lanes are not read.
+    PowConstBase { base: f64, log: [f64; 2] },
 }
 
-impl Step {
-    /// Byte offsets of the fields, for generated code.
-    pub const X: i32 = 0;
-    pub const Y: i32 = 32;
-    pub const CODES: i32 = 64;
-    pub const LOG_X: i32 = 96;
-
-    /// Every lane through `f` (glibc's FMA build on its main path, AVX2), the others through
-    /// `scalar`, the Python function whose libm call `f` is.
-    pub fn run(&mut self, f: VecFn, scalar: impl Fn(f64, f64) -> PyResult) {
-        if usable() {
-            // SAFETY: FMA and AVX2 are usable (checked just above).
-            unsafe { self.run_fma(f, scalar) }
-        } else {
-            self.off_path(0, [0.0; 4], scalar);
-        }
-    }
-
-    /// `pow(x, y)` in every lane where `x` is the same in all and `log_x` is its
-    /// [`pow_base_log`]: glibc's `pow` without recomputing the logarithm (the same bits);
-    /// lanes off the main path through `scalar`.
-    pub fn run_const_base(&mut self, scalar: impl Fn(f64, f64) -> PyResult) {
-        if usable() {
-            // SAFETY: FMA and AVX2 are usable (checked just above).
-            unsafe { self.run_const_base_fma(scalar) }
-        } else {
-            self.off_path(0, [0.0; 4], scalar);
-        }
-    }
-
-    /// [`Step::run`] without the CPU check, for callers that made it once (the JIT).
-    ///
-    /// # Safety
-    /// FMA and AVX2 are usable ([`usable`]).
-    #[inline]
-    #[cfg_attr(
-        all(target_arch = "x86_64", target_os = "linux", target_env = "gnu"),
-        target_feature(enable = "fma,avx2")
-    )]
-    pub unsafe fn run_fma(&mut self, f: VecFn, scalar: impl Fn(f64, f64) -> PyResult) {
-        #[cfg(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu"))]
-        // SAFETY: this function's precondition.
+/// One call of the JIT's SIMD loop over a block of lanes: lane `i` of `x` becomes the value of
+/// `call` at `(x[i], y[i])` and `codes[i]` its error code ([`super::EvalError::code`], 0 for
+/// none, the value then 0); glibc's FMA build on its main path, four lanes at a time with
+/// AVX2, and `scalar`, the Python function whose libm call `call` is, for the other lanes (and
+/// for every lane on a CPU without FMA and AVX2). `y` is read only by `pow` (`exp` and `log`
+/// may be given any slice of the length).
+///
+/// # Panics
+/// When the slices' lengths differ.
+pub fn block(
+    call: Call,
+    x: &mut [f64],
+    y: &[f64],
+    codes: &mut [u64],
+    scalar: impl Fn(f64, f64) -> PyResult,
+) {
+    let n = x.len();
+    assert!(
+        y.len() == n && codes.len() == n,
+        "lanes of different lengths"
+    );
+    if usable() {
+        // SAFETY: FMA and AVX2 are usable (checked just above); each slice has `n` lanes.
         unsafe {
-            fma::step(self, f, false, scalar)
+            block_fma(
+                call,
+                x.as_mut_ptr(),
+                y.as_ptr(),
+                codes.as_mut_ptr(),
+                n,
+                scalar,
+            )
         }
-        #[cfg(not(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu")))]
-        self.off_path(0, [0.0; 4], scalar);
-    }
-
-    /// [`Step::run_const_base`] without the CPU check, for callers that made it once.
-    ///
-    /// # Safety
-    /// FMA and AVX2 are usable ([`usable`]).
-    #[inline]
-    #[cfg_attr(
-        all(target_arch = "x86_64", target_os = "linux", target_env = "gnu"),
-        target_feature(enable = "fma,avx2")
-    )]
-    pub unsafe fn run_const_base_fma(&mut self, scalar: impl Fn(f64, f64) -> PyResult) {
-        #[cfg(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu"))]
-        // SAFETY: this function's precondition.
+    } else {
+        // SAFETY: each slice has `n` lanes.
         unsafe {
-            fma::step(self, VecFn::Pow, true, scalar)
+            off_path(
+                call,
+                0,
+                [0.0; 4],
+                x.as_mut_ptr(),
+                y.as_ptr(),
+                codes.as_mut_ptr(),
+                n,
+                &scalar,
+            )
         }
-        #[cfg(not(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu")))]
-        self.off_path(0, [0.0; 4], scalar);
     }
+}
 
-    /// The values: `main[lane]` for the lanes in `ok`, `scalar(x, y)` (value or error code)
-    /// for the others.
-    #[cold]
-    #[inline(never)]
-    fn off_path(&mut self, ok: u32, main: [f64; 4], scalar: impl Fn(f64, f64) -> PyResult) {
-        for lane in 0..4 {
-            if ok & (1 << lane) != 0 {
-                self.x[lane] = main[lane];
-                self.codes[lane] = 0;
-                continue;
-            }
-            match scalar(self.x[lane], self.y[lane]) {
-                Ok(v) => {
-                    self.x[lane] = v;
-                    self.codes[lane] = 0;
+/// [`block`] on raw lanes without the CPU check, for the JIT (which made it once, when
+/// compiling).
+///
+/// # Safety
+/// FMA and AVX2 are usable ([`usable`]); `x`, `y` and `codes` each point to `n` lanes (`y`
+/// only for `pow`: `exp` and `log` never read it).
+#[inline]
+#[cfg_attr(
+    all(target_arch = "x86_64", target_os = "linux", target_env = "gnu"),
+    target_feature(enable = "fma,avx2")
+)]
+pub unsafe fn block_fma(
+    call: Call,
+    x: *mut f64,
+    y: *const f64,
+    codes: *mut u64,
+    n: usize,
+    scalar: impl Fn(f64, f64) -> PyResult,
+) {
+    #[cfg(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu"))]
+    // SAFETY: this function's precondition.
+    unsafe {
+        fma::block(call, x, y, codes, n, scalar)
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu")))]
+    // SAFETY: this function's precondition.
+    unsafe {
+        off_path(call, 0, [0.0; 4], x, y, codes, n, &scalar)
+    }
+}
+
+/// The first `n` lanes at `x`, `y`, `codes`: `main[lane]` for the lanes in `ok` (lanes below
+/// 4), `scalar` (value or error code) for the others.
+///
+/// # Safety
+/// `x`, `y` and `codes` each point to `n` lanes (`y` only for `pow`).
+#[cold]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn off_path(
+    call: Call,
+    ok: u32,
+    main: [f64; 4],
+    x: *mut f64,
+    y: *const f64,
+    codes: *mut u64,
+    n: usize,
+    scalar: &impl Fn(f64, f64) -> PyResult,
+) {
+    for lane in 0..n {
+        // SAFETY: the caller's; `lane < n`.
+        unsafe {
+            let on_path = main.get(lane).filter(|_| ok & (1 << lane) != 0);
+            let (v, code) = if let Some(&v) = on_path {
+                (v, 0)
+            } else {
+                let (xl, yl) = match call {
+                    Call::PowConstBase { base, .. } => (base, *y.add(lane)),
+                    Call::Fn(VecFn::Pow) => (*x.add(lane), *y.add(lane)),
+                    Call::Fn(_) => (*x.add(lane), 0.0),
+                };
+                match scalar(xl, yl) {
+                    Ok(v) => (v, 0),
+                    Err(e) => (0.0, u64::from(e.code())),
                 }
-                Err(e) => {
-                    self.x[lane] = 0.0;
-                    self.codes[lane] = u64::from(e.code());
-                }
-            }
+            };
+            *x.add(lane) = v;
+            *codes.add(lane) = code;
         }
     }
 }

@@ -29,7 +29,7 @@ fn unit(bits: u64) -> f64 {
     (bits >> 11) as f64 / (1u64 << 53) as f64
 }
 
-/// One lane and four lanes (and the JIT's two) against libm for each `(x, y)`.
+/// One lane, four lanes and whole blocks (the JIT's calls) against libm for each `(x, y)`.
 fn check(f: VecFn, args: &[(f64, f64)]) {
     for &(x, y) in args {
         same(f, x, y, one(f, x, y));
@@ -41,31 +41,35 @@ fn check(f: VecFn, args: &[(f64, f64)]) {
         for l in 0..4 {
             same(f, x[l], y[l], v[l]);
         }
-        let mut step = Step {
-            x,
-            y,
-            codes: [9; 4],
-            log_x: [0.0; 2],
-        };
-        step.run(f, |x, y| Ok(f.libm(x, y)));
-        assert_eq!(step.codes, [0; 4]);
-        for l in 0..4 {
-            same(f, x[l], y[l], step.x[l]);
-        }
-        // A constant base: x[0] in both lanes, its logarithm computed once.
-        if f == VecFn::Pow {
-            let mut step = Step {
-                x: [x[0]; 4],
-                y,
-                codes: [9; 4],
-                log_x: pow_base_log(x[0]).unwrap_or([f64::NAN; 2]),
+    }
+    // Whole blocks (the JIT's calls), with a tail that is not a multiple of four.
+    let (xs, ys): (Vec<f64>, Vec<f64>) = args.iter().copied().unzip();
+    let mut v = xs.clone();
+    let mut codes = vec![9; xs.len()];
+    block(
+        Call::Fn(f),
+        &mut v,
+        &ys,
+        &mut codes,
+        |x, y| Ok(f.libm(x, y)),
+    );
+    assert!(codes.iter().all(|&c| c == 0));
+    for l in 0..xs.len() {
+        same(f, xs[l], ys[l], v[l]);
+    }
+    // A constant base: its logarithm computed once.
+    if f == VecFn::Pow {
+        for &base in xs.iter().take(16) {
+            let Some(log) = pow_base_log(base) else {
+                continue;
             };
-            if pow_base_log(x[0]).is_some() {
-                step.run_const_base(|x, y| Ok(f.libm(x, y)));
-                assert_eq!(step.codes, [0; 4]);
-                for l in 0..4 {
-                    same(f, x[0], y[l], step.x[l]);
-                }
+            let mut v = vec![f64::NAN; ys.len()];
+            let mut codes = vec![9; ys.len()];
+            let call = Call::PowConstBase { base, log };
+            block(call, &mut v, &ys, &mut codes, |x, y| Ok(f.libm(x, y)));
+            assert!(codes.iter().all(|&c| c == 0));
+            for l in 0..ys.len() {
+                same(f, base, ys[l], v[l]);
             }
         }
     }
@@ -177,27 +181,46 @@ fn off_path_lanes_follow_python() {
         ),
     ];
     for (f, py, x, y) in cases {
-        let mut step = Step {
-            x,
-            y,
-            codes: [9; 4],
-            log_x: [0.0; 2],
-        };
-        step.run(f, py);
-        for l in 0..4 {
-            let (want_v, want_c) = match py(x[l], y[l]) {
-                Ok(v) => (v, 0),
-                Err(e) => (0.0, u64::from(e.code())),
-            };
-            assert_eq!(step.codes[l], want_c, "{f:?}({}, {})", x[l], y[l]);
-            assert_eq!(
-                step.x[l].to_bits(),
-                want_v.to_bits(),
-                "{f:?}({}, {})",
-                x[l],
-                y[l]
-            );
+        // A quad, then the same lanes as a tail of three and one.
+        for lanes in [0..4, 0..3, 3..4] {
+            let (x, y) = (&x[lanes.clone()], &y[lanes]);
+            let mut v = x.to_vec();
+            let mut codes = vec![9; x.len()];
+            block(Call::Fn(f), &mut v, y, &mut codes, py);
+            for l in 0..x.len() {
+                let (want_v, want_c) = match py(x[l], y[l]) {
+                    Ok(v) => (v, 0),
+                    Err(e) => (0.0, u64::from(e.code())),
+                };
+                assert_eq!(codes[l], want_c, "{f:?}({}, {})", x[l], y[l]);
+                assert_eq!(
+                    v[l].to_bits(),
+                    want_v.to_bits(),
+                    "{f:?}({}, {})",
+                    x[l],
+                    y[l]
+                );
+            }
         }
+    }
+    // A constant base off the path: pow(0, -1) and pow(10, 400) through the scalar function.
+    let log = pow_base_log(10.0);
+    if let Some(log) = log {
+        let mut v = [0.0; 4];
+        let mut codes = [9; 4];
+        let call = Call::PowConstBase { base: 10.0, log };
+        block(
+            call,
+            &mut v,
+            &[400.0, 2.0, -400.0, f64::NAN],
+            &mut codes,
+            math_pow,
+        );
+        let range = u64::from(EvalError::MathRange.code());
+        assert_eq!(codes, [range, 0, 0, 0]);
+        assert_eq!(v[1], 100.0);
+        assert_eq!(v[2], 1e-400);
+        assert!(v[3].is_nan());
     }
     assert_eq!(math_pow(0.0, -1.0), Err(EvalError::MathDomain));
 }
