@@ -10,7 +10,7 @@ use std::io::Write;
 #[path = "common/heap.rs"]
 mod heap;
 
-/// JSON job lists stream too: a document (`{"jobs": [...]}`) and JSON lines, plain and gzip,
+/// JSON job lists stream too: a document (`{"jobs": [...]}` or an array) and JSON lines, plain and gzip,
 /// whose entries carry 40 kB of a key no reader uses, load in a small part of their text.
 #[test]
 fn a_json_job_list_is_parsed_as_it_is_decoded_never_held_whole() {
@@ -27,8 +27,16 @@ fn a_json_job_list_is_parsed_as_it_is_decoded_never_held_whole() {
         "{{\"pbs_version\": \"23.06\", \"jobs\": [\n{}\n]}}\n",
         (1..=1000).map(job).collect::<Vec<_>>().join(",\n")
     );
+    let array = format!(
+        "[\n{}\n]\n",
+        (1..=1000).map(job).collect::<Vec<_>>().join(",\n")
+    );
     let dir = tempfile::tempdir().unwrap();
-    for (name, text) in [("t.jsonl", &lines), ("t.json", &document)] {
+    for (name, text) in [
+        ("t.jsonl", &lines),
+        ("t.json", &document),
+        ("array.json", &array),
+    ] {
         assert!(text.len() > 40_000_000);
         let plain = dir.path().join(name);
         std::fs::write(&plain, text).unwrap();

@@ -42,6 +42,10 @@ pub fn looks_like_flux(text: &str) -> bool {
 /// [`looks_like_flux`], or `None` when `text` ends before its first job object does (or has
 /// none): only more of the text can tell.
 pub fn sniff_flux(text: &str) -> Option<bool> {
+    if text.trim_start().starts_with('[') {
+        // Both Flux layouts are objects: an array is never one.
+        return Some(false);
+    }
     let found = Cell::new(None);
     let mut de = serde_json::Deserializer::from_str(text.trim_start());
     let _ = serde::de::DeserializeSeed::deserialize(
