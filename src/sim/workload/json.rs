@@ -65,8 +65,8 @@ pub fn parse_json_jobs_as(
 /// A JSON job list ([`parse_json_jobs`]'s rules) read as its text is decoded, a piece at a
 /// time: JSON lines a piece of whole lines at a time, their strings borrowed from it; a
 /// document through serde_json's reader over the pieces. Besides the jobs, only a piece is
-/// held (and the first one while a text that starts with `{` may yet be JSON lines). The
-/// errors are those of the text read whole ([`TraceText::drain`]).
+/// held, and a copy of the first when the text starts with `{` (it may be JSON lines, which
+/// then start over). The errors are those of the text read whole ([`TraceText::drain`]).
 pub fn read_json_jobs<R: Read>(
     text: &mut TraceText<R>,
     file: &str,
