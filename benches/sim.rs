@@ -5,7 +5,10 @@
 //!   a formula with fairshare;
 //! - `sim_machines`: FCFS, strict and EASY, on LANL-CM5 (1024 × 1) and on LLNL-Atlas as the
 //!   machine it was (1152 × 8) and as 9216 one-core nodes: the cost of placement as the
-//!   machine's shape changes.
+//!   machine's shape changes;
+//! - `sim_whole`: the same traces and policies (KTH-SP2 on 100 × 1 too) from the file:
+//!   loading the trace (gunzip and parse), dropping the jobs too large for the machine, and
+//!   simulating, what `jobsort sim` does before it prints.
 //!
 //! The same numbers, interleaved and for any trace and machine, come from `cargo run --release
 //! --example sim_kth`; measured numbers and what limits them are in `docs/perf.md`.
@@ -71,28 +74,50 @@ fn kth(c: &mut Criterion) {
     g.finish();
 }
 
+/// The traces and machines of `sim_machines` and `sim_whole`: (file, name, nodes, cores).
+const MACHINES: [(&str, &str, u32, u32); 4] = [
+    ("KTH-SP2-1996-2.1-cln.swf.gz", "kth_100x1", 100, 1),
+    ("LANL-CM5-1994-4.1-cln.swf.gz", "lanl_1024x1", 1024, 1),
+    ("LLNL-Atlas-2006-2.1-cln.swf.gz", "llnl_1152x8", 1152, 8),
+    ("LLNL-Atlas-2006-2.1-cln.swf.gz", "llnl_9216x1", 9216, 1),
+];
+
+/// `sim_machines` (the core, from the loaded jobs; KTH-SP2 is `sim_kth`'s) and `sim_whole`
+/// (from the file), per machine and policy.
 fn machines(c: &mut Criterion) {
-    let mut g = c.benchmark_group("sim_machines");
-    g.sample_size(10);
-    g.warm_up_time(Duration::from_secs(1));
-    g.measurement_time(Duration::from_secs(5));
-    for (trace, name, nodes, cores) in [
-        ("LANL-CM5-1994-4.1-cln.swf.gz", "lanl_1024x1", 1024, 1),
-        ("LLNL-Atlas-2006-2.1-cln.swf.gz", "llnl_1152x8", 1152, 8),
-        ("LLNL-Atlas-2006-2.1-cln.swf.gz", "llnl_9216x1", 9216, 1),
-    ] {
-        let path = format!("{TRACES}/{trace}");
-        let mut w = load_workload(std::path::Path::new(&path)).expect("trace");
-        drop_oversized(&mut w, nodes, cores);
-        g.throughput(Throughput::Elements(w.jobs.len() as u64));
-        for policy in [Policy::Easy, Policy::Strict] {
-            let cfg = config(policy, nodes, cores, None);
-            g.bench_function(format!("{name}_{}_fcfs", policy.name()), |b| {
-                b.iter(|| simulate(&w, &cfg, None, &RunOptions::default()).expect("simulate"))
-            });
+    for (group, from_file) in [("sim_machines", false), ("sim_whole", true)] {
+        let mut g = c.benchmark_group(group);
+        g.sample_size(10);
+        g.warm_up_time(Duration::from_secs(1));
+        g.measurement_time(Duration::from_secs(5));
+        for (trace, name, nodes, cores) in MACHINES {
+            if !from_file && name.starts_with("kth") {
+                continue;
+            }
+            let path = format!("{TRACES}/{trace}");
+            let path = std::path::Path::new(&path);
+            let load = || {
+                let mut w = load_workload(path).expect("trace");
+                drop_oversized(&mut w, nodes, cores);
+                w
+            };
+            let w = load();
+            g.throughput(Throughput::Elements(w.jobs.len() as u64));
+            for policy in [Policy::Easy, Policy::Strict] {
+                let cfg = config(policy, nodes, cores, None);
+                let run =
+                    |w: &_| simulate(w, &cfg, None, &RunOptions::default()).expect("simulate");
+                g.bench_function(format!("{name}_{}_fcfs", policy.name()), |b| {
+                    if from_file {
+                        b.iter(|| run(&load()))
+                    } else {
+                        b.iter(|| run(&w))
+                    }
+                });
+            }
         }
+        g.finish();
     }
-    g.finish();
 }
 
 criterion_group!(benches, kth, machines);

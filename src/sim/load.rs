@@ -11,7 +11,8 @@ use super::swf::{machines_beside, parse_swf, read_swf};
 use super::workload::pbs_accounting::{Progress, looks_like_record};
 use super::workload::{
     JsonLayout, ReadOptions, SacctOptions, TraceText, Workload, WorkloadError, looks_like_flux,
-    parse_flux_jobs, parse_json_jobs_as, parse_pbs_accounting, parse_sacct, read_pbs_accounting,
+    parse_flux_jobs, parse_json_jobs_as, parse_pbs_accounting, parse_sacct, read_json_jobs,
+    read_pbs_accounting, sniff_flux,
 };
 use std::io::Read;
 use std::path::Path;
@@ -138,26 +139,35 @@ pub fn read_workload_with(
 }
 
 /// A workload from a trace's text as it is decoded ([`read_workload`]'s rules; `Workload::
-/// sha256` is of the stored bytes, hashed as they are read). An SWF trace is parsed a piece
-/// at a time, never held whole; the other formats read the text whole (and their format is
-/// told again from all of it).
+/// sha256` is of the stored bytes, hashed as they are read). SWF traces and JSON job lists
+/// are parsed a piece at a time, never held whole; the other formats read the text whole
+/// (and their format is told again from all of it), and so does a JSON text whose start
+/// does not hold its first job (only all of it tells whether it is a Flux job list).
 pub fn read_trace<R: Read>(
     mut input: TraceText<R>,
     file: &str,
     name: &str,
     options: &TraceOptions,
 ) -> Result<(Workload, TraceFormat), WorkloadError> {
-    let (format, text) = match trace_format(name, input.head()?) {
-        TraceFormat::Swf => (TraceFormat::Swf, String::new()),
-        _ => {
-            let text = input.read_to_string()?;
-            (trace_format(name, &text), text)
-        }
+    let head = input.head()?;
+    let format = trace_format(name, head);
+    let not_flux = sniff_flux(head.trim_start()) == Some(false);
+    let streams = match format {
+        TraceFormat::Swf => true,
+        TraceFormat::Json(_) => not_flux || input.decoded_all(),
+        _ => false,
+    };
+    let (format, text) = if streams {
+        (format, String::new())
+    } else {
+        let text = input.read_to_string()?;
+        (trace_format(name, &text), text)
     };
     let mut w = match format {
         // Read whole only when its start looked like another format (it cannot, in practice).
-        TraceFormat::Swf if !text.is_empty() => parse_swf(&text, file)?,
+        TraceFormat::Swf if !streams => parse_swf(&text, file)?,
         TraceFormat::Swf => read_swf(&mut input, file)?,
+        TraceFormat::Json(layout) if streams => read_json_jobs(&mut input, file, layout)?,
         TraceFormat::Json(layout) => parse_json_jobs_as(&text, file, layout)?,
         TraceFormat::Sacct => parse_sacct(&text, file, options.read, &options.sacct)?,
         TraceFormat::FluxJobs => parse_flux_jobs(&text, file, options.read)?,
@@ -219,6 +229,59 @@ mod tests {
         assert_eq!(
             (format, w.jobs.len(), w.jobs[0].run),
             (TraceFormat::Sacct, 1, 60)
+        );
+    }
+
+    /// JSON lines and documents stream a piece at a time: a text that starts with `{` is read
+    /// as a document until its first object says it is JSON lines (no `"jobs"`), and the
+    /// lines then start over from the first piece, numbered on through the later pieces.
+    #[test]
+    fn json_streams_across_pieces_and_lines_start_over() {
+        let line = |i: usize| {
+            format!("{{\"submit\": {i}, \"run\": 10, \"ncpus\": 1, \"user\": \"u{i}\"}}\n")
+        };
+        let mut text: String = (1..=20_000).map(line).collect();
+        assert!(text.len() > 3 * (1 << 18), "more than three pieces");
+        let (w, format) = read_workload(text.clone().into(), "t", "t").unwrap();
+        assert_eq!(format, TraceFormat::Json(JsonLayout::Auto));
+        assert_eq!(w.jobs.len(), 20_000);
+        assert_eq!(
+            (w.jobs[19_999].id.as_str(), w.jobs[19_999].submit),
+            ("20000", 20_000)
+        );
+        text.push_str("{\"submit\": 1,\n");
+        let e = read_workload(text.into(), "t", "t")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("t:20001: invalid JSON: "), "{e}");
+        let doc = format!(
+            "{{\"jobs\": [\n{}]}}",
+            (1..=20_000).map(line).collect::<Vec<_>>().join(",")
+        );
+        let (w, _) = read_workload(doc.clone().into(), "t", "t").unwrap();
+        assert_eq!(w.jobs.len(), 20_000);
+        let bad = doc.replace("\"submit\": 19999,", "\"submit\": 19999");
+        let e = read_workload(bad.into(), "t", "t").unwrap_err().to_string();
+        assert!(e.starts_with("t:20000: invalid JSON: "), "{e}");
+    }
+
+    /// Whether a JSON text is a Flux job list is told by its first job: when that job does
+    /// not end within the start of the text that chose the format, all of it is read first.
+    #[test]
+    fn a_first_job_longer_than_the_start_still_tells_flux_from_ours() {
+        let pad = "x".repeat(600_000);
+        let flux = format!(
+            "{{\"id\": 1, \"pad\": \"{pad}\", \"t_submit\": 0.0, \"t_run\": 1.0, \"t_cleanup\": 11.0, \"ncores\": 1}}\n"
+        );
+        let (w, format) = read_workload(flux.into(), "t", "t").unwrap();
+        assert_eq!((format, w.jobs.len()), (TraceFormat::FluxJobs, 1));
+        let ours = format!(
+            "{{\"id\": 1, \"pad\": \"{pad}\", \"submit\": 0, \"run\": 10, \"ncpus\": 1}}\n"
+        );
+        let (w, format) = read_workload(ours.into(), "t", "t").unwrap();
+        assert_eq!(
+            (format, w.jobs.len()),
+            (TraceFormat::Json(JsonLayout::Auto), 1)
         );
     }
 }

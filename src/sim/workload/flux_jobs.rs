@@ -36,6 +36,16 @@ use std::fmt;
 /// the first of its `"jobs"` array) has `t_submit` and no `submit`. Reads no further than that
 /// object.
 pub fn looks_like_flux(text: &str) -> bool {
+    sniff_flux(text) == Some(true)
+}
+
+/// [`looks_like_flux`], or `None` when `text` ends before its first job object does (or has
+/// none): only more of the text can tell.
+pub fn sniff_flux(text: &str) -> Option<bool> {
+    if text.trim_start().starts_with('[') {
+        // Both Flux layouts are objects: an array is never one.
+        return Some(false);
+    }
     let found = Cell::new(None);
     let mut de = serde_json::Deserializer::from_str(text.trim_start());
     let _ = serde::de::DeserializeSeed::deserialize(
@@ -45,7 +55,7 @@ pub fn looks_like_flux(text: &str) -> bool {
         },
         &mut de,
     );
-    found.get() == Some(true)
+    found.get()
 }
 
 /// The sniffing visitor: `top` is the outer object (which may hold `"jobs"`).

@@ -536,6 +536,17 @@ impl<R: Read> TraceText<R> {
         }
     }
 
+    /// The piece [`TraceText::next_lines`] gave last (empty before the first).
+    pub fn last_lines(&self) -> &str {
+        std::str::from_utf8(&self.buf[..self.given]).unwrap_or_default()
+    }
+
+    /// Whether the whole text has been decoded: after [`TraceText::head`], whether the head
+    /// is all of it.
+    pub fn decoded_all(&self) -> bool {
+        self.eof
+    }
+
     /// The start of the text, not consumed: at least one byte that is not white space, unless
     /// the text has none. For choosing the format.
     pub fn head(&mut self) -> Result<&str, WorkloadError> {

@@ -5,8 +5,10 @@ use super::job::*;
 use crate::jobs::units::{parse_ctime, parse_plain_number, parse_size, parse_time};
 use serde_json::Value;
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::io::{BufReader, Read};
 
 /// The JSON job list's layout, when the caller knows it (a `.jsonl` name): JSON lines.
 /// Otherwise the content decides ([`parse_json_jobs`]).
@@ -42,8 +44,7 @@ pub enum JsonLayout {
 /// dropped and counted; a kept job out of the simulator's range ([`check_job`], [`Horizon`])
 /// is an error naming its entry and field.
 ///
-/// Each entry is read as it is parsed, its strings borrowed from `text` where they have no
-/// escapes: no document tree is built.
+/// Each entry is read as it is parsed ([`read_json_jobs`]): no document tree is built.
 pub fn parse_json_jobs(text: &str, file: &str) -> Result<Workload, WorkloadError> {
     parse_json_jobs_as(text, file, JsonLayout::Auto)
 }
@@ -54,34 +55,108 @@ pub fn parse_json_jobs_as(
     file: &str,
     layout: JsonLayout,
 ) -> Result<Workload, WorkloadError> {
+    read_json_jobs(
+        &mut TraceText::new(text.as_bytes(), file, text.len())?,
+        file,
+        layout,
+    )
+}
+
+/// A JSON job list ([`parse_json_jobs`]'s rules) read as its text is decoded, a piece at a
+/// time: JSON lines a piece of whole lines at a time, their strings borrowed from it; a
+/// document through serde_json's reader over the pieces. Besides the jobs, only a piece is
+/// held, and a copy of the first when the text starts with `{` (it may be JSON lines, which
+/// then start over). The errors are those of the text read whole ([`TraceText::drain`]).
+pub fn read_json_jobs<R: Read>(
+    text: &mut TraceText<R>,
+    file: &str,
+    layout: JsonLayout,
+) -> Result<Workload, WorkloadError> {
     let mut list = JsonList::new(file);
-    let trimmed = text.trim_start();
-    if layout == JsonLayout::Auto && trimmed.starts_with(['[', '{']) {
-        let mut de = serde_json::Deserializer::from_str(text);
-        let read = serde::de::DeserializeSeed::deserialize(Document(&mut list), &mut de);
-        if let Err(e) = read.and_then(|()| if list.found { de.end() } else { Ok(()) }) {
-            return Err(list
+    let mut line = 0;
+    let start = text.head()?.trim_start();
+    let (document, object) = (start.starts_with(['[', '{']), start.starts_with('{'));
+    if layout == JsonLayout::Auto && document {
+        let failed = RefCell::new(None);
+        let first = RefCell::new(object.then(String::new));
+        let read = {
+            let pieces = Pieces {
+                text: &mut *text,
+                at: 0,
+                first: &first,
+                failed: &failed,
+            };
+            let mut de = serde_json::Deserializer::from_reader(BufReader::new(pieces));
+            let read = serde::de::DeserializeSeed::deserialize(Document(&mut list), &mut de);
+            read.and_then(|()| if list.found { de.end() } else { Ok(()) })
+        };
+        if let Err(e) = read {
+            if let Some(e) = failed.take() {
+                return Err(e);
+            }
+            let error = list
                 .failed
                 .take()
-                .unwrap_or_else(|| invalid_json(file, e.line(), &e)));
+                .unwrap_or_else(|| invalid_json(file, e.line(), &e));
+            return Err(text.drain(error));
+        }
+        if !list.found {
+            // An object without `"jobs"`: the first of JSON lines, which start over. The
+            // object was the first line, all in the first piece (pieces are whole lines);
+            // had it spanned lines, its first line is not JSON and reading stops there.
+            let first = first.take().unwrap_or_default();
+            if let Err(e) = list.lines(&first, &mut line) {
+                return Err(text.drain(e));
+            }
         }
     }
     if !list.found {
-        // An object without `"jobs"`: the first of JSON lines.
-        let mut entry = Entry::default();
-        for (i, line) in text.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
+        while let Some(piece) = text.next_lines()? {
+            if let Err(e) = list.lines(piece, &mut line) {
+                return Err(text.drain(e));
             }
-            let mut de = serde_json::Deserializer::from_str(line);
-            serde::de::DeserializeSeed::deserialize(&mut entry, &mut de)
-                .and_then(|()| de.end())
-                .map_err(|e| invalid_json(file, i + 1, &e))?;
-            list.entry(&entry, || format!("line {}", i + 1))?;
         }
     }
     list.w.finish();
     Ok(list.w)
+}
+
+/// A trace's text as `io::Read`, a piece at a time, for serde_json's reader: a copy of the
+/// first piece kept when `first` holds a string, and the error that stopped the text in
+/// `failed` (the reader sees only that it stopped).
+struct Pieces<'a, R: Read> {
+    text: &'a mut TraceText<R>,
+    /// How much of the last piece was read.
+    at: usize,
+    first: &'a RefCell<Option<String>>,
+    failed: &'a RefCell<Option<WorkloadError>>,
+}
+
+impl<R: Read> Read for Pieces<'_, R> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        if self.at == self.text.last_lines().len() {
+            match self.text.next_lines() {
+                Ok(Some(piece)) => {
+                    if let Some(first) = self.first.borrow_mut().as_mut()
+                        && first.is_empty()
+                    {
+                        first.push_str(piece);
+                    }
+                    self.at = 0;
+                }
+                Ok(None) => return Ok(0),
+                Err(e) => {
+                    *self.failed.borrow_mut() = Some(e);
+                    return Err(std::io::Error::other("the trace's text stopped"));
+                }
+            }
+        }
+        let piece = &self.text.last_lines().as_bytes()[self.at..];
+        let n = piece.len().min(out.len());
+        out[..n].copy_from_slice(&piece[..n]);
+        self.at += n;
+        Ok(n)
+    }
 }
 
 fn invalid_json(file: &str, line: usize, e: &serde_json::Error) -> WorkloadError {
@@ -262,6 +337,25 @@ impl<'f> JsonList<'f> {
             found: false,
             failed: None,
         }
+    }
+
+    /// JSON lines: whole lines (the last may lack its line end), numbered on from `line`,
+    /// the number of lines before them.
+    fn lines(&mut self, text: &str, line: &mut usize) -> Result<(), WorkloadError> {
+        let mut entry = Entry::default();
+        for l in text.lines() {
+            *line += 1;
+            if l.trim().is_empty() {
+                continue;
+            }
+            let n = *line;
+            let mut de = serde_json::Deserializer::from_str(l);
+            serde::de::DeserializeSeed::deserialize(&mut entry, &mut de)
+                .and_then(|()| de.end())
+                .map_err(|e| invalid_json(self.file, n, &e))?;
+            self.entry(&entry, || format!("line {n}"))?;
+        }
+        Ok(())
     }
 
     /// One entry; `path` names it in errors (`jobs[3]`, `line 4`).
