@@ -125,6 +125,12 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     if let Some(f) = &other {
         check_fairshare(&rec.header, f)?;
     }
+    if recorded_waits.is_none() && !rec.header.has_queue() {
+        note(
+            "the recording lists no ranked queue (`sim --record-queue` writes it): Kendall tau \
+             compares with the recorded dispatches first, then submit order",
+        );
+    }
     let report =
         reconcile(&rec, other.as_ref().map(|f| f as &dyn Priority)).map_err(Failure::invalid)?;
     write_reconcile(out, &report, &args, recorded_waits.as_ref())?;
