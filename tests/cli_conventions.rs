@@ -32,7 +32,16 @@ fn a_closed_stdout_pipe_ends_every_subcommand_quietly() {
     let rec = dir.path().join("rec.jsonl");
     let rec = rec.to_str().unwrap();
     let trace = kth();
-    let made = jobsort(["sim", "--trace", &trace, "--first", "30", "--record", rec]);
+    let made = jobsort([
+        "sim",
+        "--trace",
+        &trace,
+        "--first",
+        "30",
+        "--record",
+        rec,
+        "--record-queue",
+    ]);
     assert!(made.status.success(), "{}", stderr(&made));
     let limits = repo_file("examples/limits.toml");
     let events = repo_file("examples/limit_events.jsonl");

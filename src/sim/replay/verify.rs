@@ -40,6 +40,16 @@ pub struct VerifyReport {
     pub formula: Option<String>,
 }
 
+impl VerifyReport {
+    /// Count `n` mismatches; the first one seen is the first divergence.
+    fn mismatch(&mut self, n: u64, divergence: impl FnOnce() -> Divergence) {
+        self.mismatches += n;
+        if self.first_divergence.is_none() {
+            self.first_divergence = Some(divergence());
+        }
+    }
+}
+
 /// `replay --verify`: drive the recorded jobs through the live scheduler with the recorded
 /// settings and `formula` (pass the recorded formula compiled, or another one) and compare.
 pub fn verify(
@@ -99,6 +109,13 @@ impl<'a> Verifier<'a> {
     pub fn round(&mut self, r: &RecRound) {
         let (jobs, report) = (self.jobs, &mut self.report);
         let null = || "null".to_string();
+        let at = |job: Option<String>, recorded: String, live: String| Divergence {
+            round: r.round,
+            time: r.time,
+            job,
+            recorded,
+            live,
+        };
         report.rounds += 1;
         let live = self.sim.step();
         // Decisions compared: every decision of the round, also where the recording keeps
@@ -108,20 +125,14 @@ impl<'a> Verifier<'a> {
             _ => r.decisions.len(),
         } as u64;
         let Some(live) = live else {
-            report.mismatches += r.decisions.len().max(1) as u64;
-            if report.first_divergence.is_none() {
-                report.first_divergence = Some(Divergence {
-                    round: r.round,
-                    time: r.time,
-                    job: r.decisions.first().map(|d| d.job().to_string()),
-                    recorded: r
-                        .decisions
-                        .first()
-                        .map(|d| d.to_string())
-                        .unwrap_or_else(null),
-                    live: "no round (the live schedule had already ended)".into(),
-                });
-            }
+            report.mismatch(r.decisions.len().max(1) as u64, || {
+                let first = r.decisions.first();
+                at(
+                    first.map(|d| d.job().to_string()),
+                    first.map(|d| d.to_string()).unwrap_or_else(null),
+                    "no round (the live schedule had already ended)".into(),
+                )
+            });
             return;
         };
         let inputs_differ = live.hash.is_some() && r.hash.is_some() && live.hash != r.hash;
@@ -129,46 +140,38 @@ impl<'a> Verifier<'a> {
             report.input_mismatches += 1;
         }
         if live.time != r.time || live.number != r.round {
-            report.mismatches += 1;
-            if report.first_divergence.is_none() {
-                report.first_divergence = Some(Divergence {
-                    round: r.round,
-                    time: r.time,
-                    job: None,
-                    recorded: format!("{{\"round\":{},\"time\":{}}}", r.round, r.time),
-                    live: format!("{{\"round\":{},\"time\":{}}}", live.number, live.time),
-                });
-            }
+            report.mismatch(1, || {
+                at(
+                    None,
+                    format!("{{\"round\":{},\"time\":{}}}", r.round, r.time),
+                    format!("{{\"round\":{},\"time\":{}}}", live.number, live.time),
+                )
+            });
         }
         if !self.queue && inputs_differ {
             // Without the queue, its ids and value bits are in the hash alone.
-            report.mismatches += 1;
-            if report.first_divergence.is_none() {
-                report.first_divergence = Some(Divergence {
-                    round: r.round,
-                    time: r.time,
-                    job: None,
-                    recorded: format!("{{\"hash\":\"{}\"}}", r.hash.as_deref().unwrap_or("")),
-                    live: format!(
+            report.mismatch(1, || {
+                let hash = |h: &Option<String>| h.as_deref().unwrap_or("").to_string();
+                at(
+                    None,
+                    format!("{{\"hash\":\"{}\"}}", hash(&r.hash)),
+                    format!(
                         "{{\"hash\":\"{}\"}} (the ranked queue, a value or the free cores differ)",
-                        live.hash.as_deref().unwrap_or("")
+                        hash(&live.hash)
                     ),
-                });
-            }
+                )
+            });
         }
         if self.queue
             && let Some((recorded, live_q)) = queue_divergence(&r.queue, &live.queue, jobs)
         {
-            report.mismatches += 1;
-            if report.first_divergence.is_none() {
-                report.first_divergence = Some(Divergence {
-                    round: r.round,
-                    time: r.time,
-                    job: recorded.or(live_q).map(|(id, _)| id.to_string()),
-                    recorded: recorded.map_or_else(null, queue_entry),
-                    live: live_q.map_or_else(null, queue_entry),
-                });
-            }
+            report.mismatch(1, || {
+                at(
+                    recorded.or(live_q).map(|(id, _)| id.to_string()),
+                    recorded.map_or_else(null, queue_entry),
+                    live_q.map_or_else(null, queue_entry),
+                )
+            });
         }
         let mut live_kept: Vec<RecDecision> = live
             .decisions
@@ -178,21 +181,16 @@ impl<'a> Verifier<'a> {
         if let Some(changes) = &mut self.changes {
             live_kept.retain(|d| changes.keep(d));
         }
-        let n = live_kept.len().max(r.decisions.len());
-        for i in 0..n {
-            let a = r.decisions.get(i);
-            let b = live_kept.get(i).cloned();
-            if a != b.as_ref() {
-                report.mismatches += 1;
-                if report.first_divergence.is_none() {
-                    report.first_divergence = Some(Divergence {
-                        round: r.round,
-                        time: r.time,
-                        job: a.or(b.as_ref()).map(|d| d.job().to_string()),
-                        recorded: a.map(|d| d.to_string()).unwrap_or_else(null),
-                        live: b.map(|d| d.to_string()).unwrap_or_else(null),
-                    });
-                }
+        for i in 0..live_kept.len().max(r.decisions.len()) {
+            let (a, b) = (r.decisions.get(i), live_kept.get(i));
+            if a != b {
+                report.mismatch(1, || {
+                    at(
+                        a.or(b).map(|d| d.job().to_string()),
+                        a.map(|d| d.to_string()).unwrap_or_else(null),
+                        b.map(|d| d.to_string()).unwrap_or_else(null),
+                    )
+                });
             }
         }
     }
