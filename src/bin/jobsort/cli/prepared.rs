@@ -9,6 +9,7 @@ use super::report::{Failure, error, warn};
 use super::slurm_args::{SlurmJobArgs, SlurmView};
 use jobsort::catalog::{Input, Keyword};
 use jobsort::jobs::JobSet;
+use jobsort::jobs::load::NotRanked;
 use jobsort::{CompiledFormula, Evaluation};
 
 /// The inputs `eval` and `rank` share: the formula, the jobs, the fairshare tree, and how to
@@ -36,6 +37,9 @@ pub struct Prepared {
     /// Under `--scheduler slurm --slurm-conf`: the multifactor configuration and each job's
     /// factors.
     pub slurm: Option<SlurmView>,
+    /// The jobs of `qstat`/`squeue` output the scheduler would not sort, with why (not in
+    /// `jobs`); `None` when the file gives no job states, or under `--all`.
+    pub not_ranked: Option<Vec<NotRanked>>,
 }
 
 /// Whether jobs that all get the same value are a failure (`rank`: the order would say
@@ -59,7 +63,8 @@ impl Prepared {
         let catalog = formula.catalog()?;
         let compiled = compile.compile(&source, &name, &catalog)?;
         let columns: Vec<&str> = compiled.inputs().iter().map(Input::column).collect();
-        let (mut jobs, rows) = slurm.load(&formula.scheduler, jobs, &catalog, &columns)?;
+        let loaded = slurm.load(&formula.scheduler, jobs, &catalog, &columns)?;
+        let (mut jobs, rows, not_ranked) = (loaded.jobs, loaded.rows, loaded.not_ranked);
         let (warnings, tree) = fairshare
             .apply_loaded(&mut jobs)
             .map_err(Failure::invalid)?;
@@ -77,6 +82,7 @@ impl Prepared {
             evaluation,
             fairshare: tree,
             slurm,
+            not_ranked,
         })
     }
 

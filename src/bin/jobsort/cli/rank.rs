@@ -2,8 +2,14 @@
 //! value descending, ties by submission order then id — with `--threshold`, `--top` and
 //! `--explain`. Under `--scheduler slurm --slurm-conf`, `--explain` shows sprio's breakdown
 //! (`sprio -l`: each weighted factor `%.0f`, SITE and NICE, the non-zero TRES).
+//!
+//! Of `qstat -f -F json` and `squeue --json` output only the jobs the scheduler sorts are
+//! ranked (unless `--all`); the others follow the ranking with why (CSV: on stderr; JSON:
+//! `not_ranked`).
 
-use super::output::{Out, OutputFormat, show_value, write_csv, write_json_list, write_table};
+use super::output::{
+    Out, OutputFormat, show_value, write_csv, write_json_list, write_not_ranked, write_table,
+};
 use super::prepared::{InputArgs, Prepared, Ties};
 use super::report::{Failure, Outcome};
 use super::schedule_args::threshold_arg;
@@ -124,32 +130,38 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     };
 
     match args.format {
-        OutputFormat::Json => write_json_list(out, "order", ranked.len(), |r| {
-            let job = &ranked[r];
-            let mut obj = serde_json::json!({
-                "rank": r + 1,
-                "id": p.jobs.id(job.index),
-                "value": job.value,
-                "runnable": job.runnable,
-                "reason": reason(job.runnable),
-                "error": p.evaluation.error(job.index).map(|e| e.message()),
-            });
-            if args.explain {
-                let terms: Vec<serde_json::Value> = term_names
-                    .iter()
-                    .zip(term_values(job.index))
-                    .map(|(name, v)| {
-                        let v = match v {
-                            Cell::Value(v) => serde_json::json!(v),
-                            Cell::Text(t) => serde_json::json!(t),
-                        };
-                        serde_json::json!({ "term": name, "value": v })
-                    })
-                    .collect();
-                obj["terms"] = serde_json::Value::Array(terms);
-            }
-            obj
-        })?,
+        OutputFormat::Json => write_json_list(
+            out,
+            "order",
+            ranked.len(),
+            |r| {
+                let job = &ranked[r];
+                let mut obj = serde_json::json!({
+                    "rank": r + 1,
+                    "id": p.jobs.id(job.index),
+                    "value": job.value,
+                    "runnable": job.runnable,
+                    "reason": reason(job.runnable),
+                    "error": p.evaluation.error(job.index).map(|e| e.message()),
+                });
+                if args.explain {
+                    let terms: Vec<serde_json::Value> = term_names
+                        .iter()
+                        .zip(term_values(job.index))
+                        .map(|(name, v)| {
+                            let v = match v {
+                                Cell::Value(v) => serde_json::json!(v),
+                                Cell::Text(t) => serde_json::json!(t),
+                            };
+                            serde_json::json!({ "term": name, "value": v })
+                        })
+                        .collect();
+                    obj["terms"] = serde_json::Value::Array(terms);
+                }
+                obj
+            },
+            p.not_ranked.as_deref(),
+        )?,
         OutputFormat::Table | OutputFormat::Csv => {
             let mut header: Vec<&str> = vec!["rank", "id", "value", "runnable", "reason"];
             header.extend(term_names.iter().map(String::as_str));
@@ -178,10 +190,13 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
                 }));
                 row
             };
+            let not_ranked = p.not_ranked.as_deref().unwrap_or_default();
             if args.format == OutputFormat::Csv {
                 write_csv(out, &header, ranked.len(), row)?;
+                write_not_ranked(&mut std::io::stderr(), p.jobs.len(), "ranked", not_ranked)?;
             } else {
                 write_table(out, &header, &right, ranked.len(), row)?;
+                write_not_ranked(out, p.jobs.len(), "ranked", not_ranked)?;
             }
         }
     }
