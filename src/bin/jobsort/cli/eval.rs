@@ -19,6 +19,11 @@ pub struct Args {
 }
 
 pub fn run(args: Args, out: &mut Out) -> Outcome {
+    if args.input.explain_config {
+        args.input.resolve()?.explained.write(out)?;
+        out.flush()?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let p = Prepared::new(&args.input, Ties::Warn)?;
     let error = |i: usize| p.evaluation.error(i).map(|e| e.message());
     let n = p.jobs.len();

@@ -13,8 +13,10 @@ use super::output::{
 use super::prepared::{InputArgs, Prepared, Ties};
 use super::report::{Failure, Outcome};
 use super::schedule_args::threshold_arg;
+use super::site_args::Explained;
 use super::slurm_args::SlurmView;
 use jobsort::formula::explain::Explanation;
+use jobsort::pbs::{Origin, PbsSite, Setting};
 use jobsort::rank::{RankOptions, Threshold, TieBreak, rank};
 use std::process::ExitCode;
 
@@ -26,11 +28,12 @@ pub struct Args {
     #[arg(long, value_name = "K")]
     pub top: Option<usize>,
     /// Jobs whose value is <= T are not runnable (PBS job_sort_formula_threshold; a number,
-    /// not NaN).
+    /// not NaN; default: the site's).
     #[arg(long, value_name = "T", allow_negative_numbers = true, value_parser = threshold_arg)]
     pub threshold: Option<Threshold>,
     /// PBS `fair_share`: break ties in formula value by the fairshare tree's most deserving
-    /// entity (`compare_path`) before submission order. Needs `--resource-group`.
+    /// entity (`compare_path`) before submission order. Needs `--resource-group` (on by
+    /// itself when the site's sched_config has fair_share on).
     #[arg(long)]
     pub fair_share: bool,
     /// Show the value of each top-level term of the formula per job (under `--scheduler
@@ -42,8 +45,55 @@ pub struct Args {
     pub format: OutputFormat,
 }
 
+/// The threshold and fair_share in effect: each flag, else the site's.
+fn site_settings(
+    args: &Args,
+    site: Option<&PbsSite>,
+    explained: &mut Explained,
+) -> Result<(Option<Threshold>, bool), Failure> {
+    let threshold = match (args.threshold, site) {
+        (Some(t), _) => Some(Setting::new(t, Origin::Flag("--threshold".into()))),
+        (None, Some(site)) => match site.threshold().map_err(Failure::invalid)? {
+            Some(s) => Some(Setting::new(
+                Threshold::new(s.value)
+                    .map_err(|e| Failure::invalid(format!("{}: {e}", s.origin)))?,
+                s.origin,
+            )),
+            None => None,
+        },
+        (None, None) => None,
+    };
+    match &threshold {
+        Some(t) => explained.add(
+            "job_sort_formula_threshold",
+            show_value(t.value.value()),
+            &t.origin,
+        ),
+        None => explained.add("job_sort_formula_threshold", "none", &Origin::Default),
+    }
+    let site_fair_share = site
+        .and_then(|s| s.sched_config.as_ref())
+        .and_then(|c| c.fair_share.clone());
+    let fair_share = match (args.fair_share, site_fair_share) {
+        (true, _) => Setting::new(true, Origin::Flag("--fair-share".into())),
+        (false, Some(s)) => s,
+        (false, None) => Setting::default_value(false),
+    };
+    explained.add_setting("fair_share", &fair_share);
+    Ok((threshold.map(|t| t.value), fair_share.value))
+}
+
 pub fn run(args: Args, out: &mut Out) -> Outcome {
+    if args.input.explain_config {
+        let mut resolved = args.input.resolve()?;
+        site_settings(&args, resolved.site.as_ref(), &mut resolved.explained)?;
+        resolved.explained.write(out)?;
+        out.flush()?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut p = Prepared::new(&args.input, Ties::Fail)?;
+    let (threshold, fair_share) =
+        site_settings(&args, p.resolved.site.as_ref(), &mut Explained::default())?;
     // Each term compiled like the formula (same engine and `--compat`), over the same columns;
     // under Slurm with its slurm.conf, sprio's weighted factors instead.
     let sprio_view = p.slurm.take().filter(|_| args.explain);
@@ -63,13 +113,13 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         ids: Some(ids),
     };
     let options = RankOptions {
-        threshold: args.threshold,
+        threshold,
         top: args.top,
     };
-    let ranked = if args.fair_share {
+    let ranked = if fair_share {
         let ranks = match &p.fairshare {
-            Some(tree) => args
-                .input
+            Some(tree) => p
+                .resolved
                 .fairshare
                 .entity_kind()
                 .and_then(|kind| tree.fair_share_ranks(&p.jobs, kind)),
@@ -124,7 +174,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         (!runnable).then(|| {
             format!(
                 "under threshold: value <= {}",
-                show_value(args.threshold.map_or(0.0, Threshold::value))
+                show_value(threshold.map_or(0.0, Threshold::value))
             )
         })
     };
