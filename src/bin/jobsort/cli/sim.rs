@@ -175,9 +175,19 @@ impl From<EntityArg> for EntityKind {
 }
 
 impl SimFairshareArgs {
+    /// Whether any of these flags is given.
+    pub(super) fn given(&self) -> bool {
+        self.resource_group.is_some()
+            || self.auto_tree.is_some()
+            || self.entity.is_some()
+            || self.decay_time.is_some()
+            || self.decay_factor.is_some()
+            || self.unknown_shares.is_some()
+    }
+
     /// The fairshare settings (`None` without a tree): each flag given wins over the site's
     /// sched_config, which wins over PBS's default. Each setting goes into `explained`.
-    fn config(
+    pub(super) fn config(
         &self,
         site: Option<&PbsSite>,
         explained: &mut Explained,
@@ -269,7 +279,9 @@ impl SimFairshareArgs {
                 }
                 (Some(on), None) if on.value => {
                     return Err(Failure::invalid(format!(
-                        "{}: fair_share is on, but there is no resource_group (give --pbs-home                          with a sched_priv/resource_group, or --resource-group FILE, or                          --auto-tree)",
+                        "{}: fair_share is on, but there is no resource_group (give --pbs-home \
+                         with a sched_priv/resource_group, or --resource-group FILE, or \
+                         --auto-tree)",
                         on.origin
                     )));
                 }
