@@ -5,25 +5,13 @@
 
 mod common;
 
-use common::cli::{code, jobsort, json, stderr, stdout, write};
-use std::path::Path;
+use common::cli::{code, jobsort, json, pbs_home, stderr, stdout, write};
 
 const JOBS: &str = r#"[
   {"id": "a", "user": "ann", "queue": "low", "ncpus": 1},
   {"id": "b", "user": "bob", "queue": "high", "ncpus": 4},
   {"id": "c", "user": "cid", "queue": "low", "ncpus": 2}
 ]"#;
-
-/// A PBS_HOME with `sched_config` text and, if given, a `resource_group`.
-fn pbs_home(dir: &Path, sched_config: &str, resource_group: Option<&str>) -> String {
-    let sp = dir.join("home/sched_priv");
-    std::fs::create_dir_all(&sp).unwrap();
-    std::fs::write(sp.join("sched_config"), sched_config).unwrap();
-    if let Some(rg) = resource_group {
-        std::fs::write(sp.join("resource_group"), rg).unwrap();
-    }
-    dir.join("home").display().to_string()
-}
 
 fn rank_json(args: &[&str]) -> Vec<(String, f64, bool)> {
     let mut a = vec!["rank", "--format", "json"];

@@ -4,8 +4,7 @@
 
 mod common;
 
-use common::cli::{code, jobsort, json, stderr, write};
-use std::path::Path;
+use common::cli::{code, jobsort, json, pbs_home, stderr, write};
 
 /// Cluster 4 × 1, users 1-3 (`u1`..`u3`): the fixture of `tests/sim_site_config.rs`.
 const SWF: &str = "; MaxNodes: 4\n; MaxProcs: 4\n\
@@ -25,14 +24,6 @@ fn replay(args: &[&str]) -> serde_json::Value {
     json(&out)
 }
 
-fn pbs_home(dir: &Path, sched_config: &str) -> String {
-    let sp = dir.join("home/sched_priv");
-    std::fs::create_dir_all(&sp).unwrap();
-    std::fs::write(sp.join("sched_config"), sched_config).unwrap();
-    std::fs::write(sp.join("resource_group"), RESOURCE_GROUP).unwrap();
-    dir.join("home").display().to_string()
-}
-
 #[test]
 fn the_sites_formula_policy_and_tree_are_the_flags_run() {
     let dir = tempfile::tempdir().unwrap();
@@ -44,7 +35,7 @@ fn the_sites_formula_policy_and_tree_are_the_flags_run() {
     );
     let rg = write(dir.path(), "rg", RESOURCE_GROUP);
     // strict_ordering off (PBS's default): fill.
-    let home = pbs_home(dir.path(), "fair_share: true ALL\n");
+    let home = pbs_home(dir.path(), "fair_share: true ALL\n", Some(RESOURCE_GROUP));
     let site = replay(&["--trace", &trace, "--qmgr", &qmgr, "--pbs-home", &home]);
     let flags = replay(&[
         "--trace",

@@ -2,12 +2,12 @@
 //! jobs map to entities; fills the fairshare keywords of each job.
 
 use super::report::Failure;
-use super::site_args::{Explained, pick};
+use super::site_args::{Explained, pick, site_unknown_shares};
 use jobsort::fairshare::Algorithm;
 use jobsort::fairshare::inputs::{EntityKind, Fairshare, TreeSource, TreeSourceError};
 use jobsort::fairshare::tree::SiblingOrder;
 use jobsort::jobs::JobSet;
-use jobsort::pbs::{Origin, PbsSite, Setting};
+use jobsort::pbs::{Origin, PbsSite};
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug, Default, Clone)]
@@ -75,20 +75,7 @@ impl FairshareOpts {
                 .map(|s| s.map(|k| k.name().to_string())),
             "euser".to_string(),
         );
-        let site_unknown = match sc.and_then(|c| c.unknown_shares.clone()) {
-            None => None,
-            Some(s) => Some(Setting::new(
-                i32::try_from(s.value).map_err(|_| {
-                    Failure::invalid(format!(
-                        "{}: unknown_shares {}: must be a whole number from 0 to {}",
-                        s.origin,
-                        s.value,
-                        i32::MAX
-                    ))
-                })?,
-                s.origin,
-            )),
-        };
+        let site_unknown = site_unknown_shares(sc, i32::MAX)?;
         let unknown_shares = pick(self.unknown_shares, "--unknown-shares", site_unknown, 0);
         let fair_share = sc.and_then(|c| c.fair_share.clone());
         let given = |flag: &str, file: &Option<PathBuf>| {

@@ -8,7 +8,7 @@ use super::report::{Failure, Outcome, note, warn};
 use super::schedule_args::{
     MachineArgs, PolicyArg, SacctArgs, load_line, load_trace, threshold_arg, trace_options,
 };
-use super::site_args::{Explained, PbsSiteArgs, pick};
+use super::site_args::{Explained, PbsSiteArgs, pick, site_unknown_shares};
 use clap::ValueEnum;
 use jobsort::CompiledFormula;
 use jobsort::fairshare::inputs::EntityKind;
@@ -215,20 +215,7 @@ impl SimFairshareArgs {
             sc.and_then(|c| c.fairshare_decay_factor.clone()),
             0.5,
         );
-        let site_unknown = match sc.and_then(|c| c.unknown_shares.clone()) {
-            None => None,
-            Some(s) => Some(Setting::new(
-                u32::try_from(s.value).map_err(|_| {
-                    Failure::invalid(format!(
-                        "{}: unknown_shares {}: must be a whole number from 0 to {}",
-                        s.origin,
-                        s.value,
-                        u32::MAX
-                    ))
-                })?,
-                s.origin,
-            )),
-        };
+        let site_unknown = site_unknown_shares(sc, u32::MAX)?;
         let unknown_shares = pick(self.unknown_shares, "--unknown-shares", site_unknown, 0);
         let entity = pick(
             self.entity.map(EntityKind::from),
