@@ -149,17 +149,23 @@ pub struct Squeue {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SqueueJobs {
     All,
-    /// As `sprio` at this time (Unix seconds) lists them
+    /// As `sprio` at `now` (Unix seconds) lists them
     /// (`priority_multifactor.c: priority_p_get_priority_factors_list`): pending jobs only,
-    /// not held (priority 0), with a begin time that is set and not in the future.
+    /// not held (priority 0), with a begin time that is set and not in the future — the
+    /// submit time instead under `PriorityFlags=ACCRUE_ALWAYS` (`accrue_always`).
     Sprio {
         now: i64,
+        accrue_always: bool,
     },
 }
 
 /// Why `sprio` would not list a job, `None` when it would: its state (a string, or the
 /// array of state and flags newer Slurm writes), priority, begin time and state reason.
-fn not_listed_because(job: &serde_json::Value, now: i64) -> (String, Option<String>) {
+fn not_listed_because(
+    job: &serde_json::Value,
+    now: i64,
+    accrue_always: bool,
+) -> (String, Option<String>) {
     let state = match job.get("job_state") {
         Some(serde_json::Value::String(s)) => s.clone(),
         Some(serde_json::Value::Array(a)) => a
@@ -177,16 +183,21 @@ fn not_listed_because(job: &serde_json::Value, now: i64) -> (String, Option<Stri
     let why = match base {
         "PENDING" => {
             let priority = job.get("priority").and_then(slurm_number);
-            let begin = job.get("begin_time").and_then(slurm_number);
+            let (field, what) = if accrue_always {
+                ("submit_time", "submit time")
+            } else {
+                ("begin_time", "begin time")
+            };
+            let begin = job.get(field).and_then(slurm_number);
             if priority == Some(0) {
                 Some(match reason {
                     Some(r) => format!("held ({r}): priority 0"),
                     None => "held: priority 0".to_string(),
                 })
             } else if begin.is_some_and(|b| b > now) {
-                Some("waiting for its begin time".to_string())
+                Some(format!("waiting for its {what}"))
             } else if begin == Some(0) {
-                Some("not eligible yet: begin_time unset".to_string())
+                Some(format!("not eligible yet: {field} unset"))
             } else {
                 None
             }
@@ -252,8 +263,8 @@ pub fn parse_squeue_json(
         };
         let text_of = |field: &str| j.get(field).and_then(|x| x.as_str()).map(str::to_string);
         let id = int("job_id")?.ok_or_else(|| at("job_id", "missing"))?;
-        if let SqueueJobs::Sprio { now } = which
-            && let (state, Some(reason)) = not_listed_because(j, now)
+        if let SqueueJobs::Sprio { now, accrue_always } = which
+            && let (state, Some(reason)) = not_listed_because(j, now, accrue_always)
         {
             out.not_ranked.push(NotRanked {
                 id: id.to_string(),
@@ -353,7 +364,10 @@ mod tests {
             SQUEUE,
             "squeue.json",
             &qos,
-            SqueueJobs::Sprio { now: 1_700_000_100 },
+            SqueueJobs::Sprio {
+                now: 1_700_000_100,
+                accrue_always: false,
+            },
         )
         .unwrap();
         let jobs = read.jobs;
@@ -394,8 +408,11 @@ mod tests {
            "begin_time": {"set": true, "number": 100}},
           {"job_id": 8, "job_state": ["SUSPENDED"]}
         ]}"#;
-        let read = parse_squeue_json(text, "q", &BTreeMap::new(), SqueueJobs::Sprio { now: 1000 })
-            .unwrap();
+        let sprio = |accrue_always| SqueueJobs::Sprio {
+            now: 1000,
+            accrue_always,
+        };
+        let read = parse_squeue_json(text, "q", &BTreeMap::new(), sprio(false)).unwrap();
         let ids: Vec<&str> = read.jobs.iter().map(|j| j.id.as_str()).collect();
         assert_eq!(ids, ["1", "7"]);
         let not: Vec<(&str, &str, &str)> = read
@@ -414,6 +431,11 @@ mod tests {
                 ("8", "SUSPENDED", "suspended"),
             ]
         );
+        // ACCRUE_ALWAYS: the submit time decides, not the begin time (jobs 3 and 4 have none
+        // given: they are listed).
+        let read = parse_squeue_json(text, "q", &BTreeMap::new(), sprio(true)).unwrap();
+        let ids: Vec<&str> = read.jobs.iter().map(|j| j.id.as_str()).collect();
+        assert_eq!(ids, ["1", "3", "4", "7"]);
         let all = parse_squeue_json(text, "q", &BTreeMap::new(), SqueueJobs::All).unwrap();
         assert_eq!((all.jobs.len(), all.not_ranked.len()), (8, 0));
     }

@@ -89,10 +89,16 @@ impl SlurmJobArgs {
                 let qos: BTreeMap<String, u32> = self.qos.iter().cloned().collect();
                 // The rows are kept: a field a job does not give (a time limit of `null`:
                 // the partition's) is not a 0 to the factors.
+                let accrue_always = scheduler_args
+                    .slurm_conf()?
+                    .is_some_and(|c| c.priority.flags.accrue_always);
                 let which = if jobs.all {
                     SqueueJobs::All
                 } else {
-                    SqueueJobs::Sprio { now: self.now() }
+                    SqueueJobs::Sprio {
+                        now: self.now(),
+                        accrue_always,
+                    }
                 };
                 let read = parse_squeue_json(&text, &jobs.jobs.name(), &qos, which)
                     .map_err(Failure::invalid)?;
