@@ -4,8 +4,7 @@
 
 mod common;
 
-use common::cli::{code, jobsort, json, stderr, stdout, write};
-use std::path::Path;
+use common::cli::{code, jobsort, json, pbs_home, stderr, stdout, write};
 
 /// Cluster 4 × 1 (SWF): the schedule of `tests/sim_schedule.rs`'s fixture A, where strict,
 /// EASY and fill all differ.
@@ -14,17 +13,6 @@ const SWF: &str = "; MaxNodes: 4\n; MaxProcs: 4\n\
 2 0 -1 5 4 -1 -1 4 5 -1 1 2 1 -1 -1 -1 -1 -1\n\
 3 1 -1 3 2 -1 -1 2 3 -1 1 3 1 -1 -1 -1 -1 -1\n\
 4 2 -1 20 1 -1 -1 1 20 -1 1 1 1 -1 -1 -1 -1 -1\n";
-
-/// A PBS_HOME with `sched_config` text and, if given, a `resource_group`.
-fn pbs_home(dir: &Path, sched_config: &str, resource_group: Option<&str>) -> String {
-    let sp = dir.join("home/sched_priv");
-    std::fs::create_dir_all(&sp).unwrap();
-    std::fs::write(sp.join("sched_config"), sched_config).unwrap();
-    if let Some(rg) = resource_group {
-        std::fs::write(sp.join("resource_group"), rg).unwrap();
-    }
-    dir.join("home").display().to_string()
-}
 
 fn sim_json(args: &[&str]) -> serde_json::Value {
     let mut a = vec!["sim", "--format", "json"];

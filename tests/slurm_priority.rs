@@ -178,6 +178,11 @@ fn squeue_json_jobs() {
     ]));
     let jobs = v["jobs"].as_array().unwrap();
     assert_eq!(jobs.len(), 1, "only pending jobs, as sprio lists them");
+    // The others are listed with why (priority_p_get_priority_factors_list: pending only).
+    assert_eq!(
+        v["not_ranked"],
+        serde_json::json!([{"id": "42", "state": "RUNNING", "reason": "running"}])
+    );
     // age 0.5 → 500; job size (1/4 + 4/64)/2 → 78.125; partition 3/10 → 600; qos 20/20 →
     // 3000; cpu 4/32 → 12.5; gpu 2/8 → 100: 4290.625 → 4290 (no fairshare given: 0).
     assert_eq!(jobs[0]["id"], "41");

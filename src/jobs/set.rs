@@ -5,8 +5,11 @@
 //! group, account and queue (the names themselves once each), the submission order, and one
 //! `f64` per numeric column in the [`JobTable`] the evaluators read — no per-job map, no copy
 //! of the values into a second table. A column a loader is told not to keep costs nothing.
+//! Jobs of `qstat -f -F json` also carry their state (two bytes each, [`JobState`]): the
+//! jobs PBS's scheduler would not sort are taken out with [`JobSet::take_not_ranked`].
 
 use super::Job;
+use super::load::{JobState, NotRanked};
 use crate::fairshare::inputs::EntityKind;
 use crate::table::{JobTable, Texts};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -65,6 +68,8 @@ pub struct JobSet {
     /// `submit` / `qrank`; NaN where a job has none (read values are finite).
     submit: Vec<f64>,
     without_submit: usize,
+    /// Each job's state (qstat output); empty while no job has one.
+    states: Vec<Option<JobState>>,
     values: JobTable,
 }
 
@@ -116,6 +121,79 @@ impl JobSet {
     /// Every job's submission order, when every job has one.
     pub fn submits(&self) -> Option<&[f64]> {
         (self.without_submit == 0).then_some(self.submit.as_slice())
+    }
+
+    /// The state of job `i`, when its file gives one (`qstat -f -F json`).
+    pub fn state(&self, i: usize) -> Option<JobState> {
+        self.states.get(i).copied().flatten()
+    }
+
+    /// Whether any job has a state (the file says which jobs the scheduler sorts).
+    pub fn has_states(&self) -> bool {
+        !self.states.is_empty()
+    }
+
+    /// Take out the jobs PBS's scheduler would not sort ([`JobState::is_sorted`]), in input
+    /// order, each with its state and why; the jobs left keep their order. Jobs without a
+    /// state stay.
+    pub fn take_not_ranked(&mut self) -> Vec<NotRanked> {
+        let not_ranked: Vec<(usize, JobState, String)> = (0..self.len())
+            .filter_map(|i| {
+                let state = self.state(i)?;
+                state
+                    .not_sorted_because(self.id(i))
+                    .map(|why| (i, state, why))
+            })
+            .collect();
+        if not_ranked.is_empty() {
+            return Vec::new();
+        }
+        let mut out = Vec::with_capacity(not_ranked.len());
+        let mut keep = vec![true; self.len()];
+        for (i, state, reason) in not_ranked {
+            keep[i] = false;
+            out.push(NotRanked {
+                id: self.id(i).to_string(),
+                state: state.letter().to_string(),
+                reason,
+            });
+        }
+        self.retain(&keep);
+        out
+    }
+
+    /// Keep the jobs `keep` marks, in order.
+    fn retain(&mut self, keep: &[bool]) {
+        let kept = |i: &usize| keep[*i];
+        let rows: Vec<usize> = (0..self.len()).filter(kept).collect();
+        let mut ids = Texts::new();
+        for &i in &rows {
+            ids.push(self.id(i));
+        }
+        for codes in [
+            &mut self.user,
+            &mut self.group,
+            &mut self.account,
+            &mut self.queue,
+        ] {
+            if !codes.0.is_empty() {
+                codes.0 = rows.iter().map(|&i| codes.0[i]).collect();
+            }
+        }
+        self.submit = rows.iter().map(|&i| self.submit[i]).collect();
+        self.without_submit = self.submit.iter().filter(|v| v.is_nan()).count();
+        if !self.states.is_empty() {
+            self.states = rows.iter().map(|&i| self.states[i]).collect();
+        }
+        let mut values = JobTable::new(rows.len());
+        for name in self.values.column_names() {
+            let column = self.values.column(name).unwrap_or_default();
+            values
+                .set_column(name, rows.iter().map(|&i| column[i]).collect())
+                .expect("one value per job kept");
+        }
+        self.values = values;
+        self.ids = ids;
     }
 
     /// The numeric values: one column per name any job has (absent values are 0).
@@ -209,6 +287,7 @@ pub(crate) struct RowIdentity {
     pub(crate) account: Option<String>,
     pub(crate) queue: Option<String>,
     pub(crate) submit: Option<f64>,
+    pub(crate) state: Option<JobState>,
 }
 
 /// Builds a [`JobSet`] one job at a time: [`push`](Self::push) a whole job (the loaders fill
@@ -255,9 +334,11 @@ impl JobSetBuilder {
             account,
             queue,
             submit,
+            state,
         } = &mut self.row;
         id.clear();
         (*user, *group, *account, *queue, *submit) = (None, None, None, None, None);
+        *state = None;
         for (_, c) in &mut self.columns {
             c.push(0.0);
         }
@@ -298,6 +379,13 @@ impl JobSetBuilder {
         }
         s.submit.push(self.row.submit.unwrap_or(f64::NAN));
         s.without_submit += usize::from(self.row.submit.is_none());
+        match self.row.state {
+            None if s.states.is_empty() => {}
+            state => {
+                s.states.resize(row, None);
+                s.states.push(state);
+            }
+        }
     }
 
     /// Add a whole job.
@@ -352,6 +440,10 @@ impl JobSetBuilder {
             }
         }
         set.submit.shrink_to_fit();
+        if !set.states.is_empty() {
+            set.states.resize(n, None);
+            set.states.shrink_to_fit();
+        }
         set.values = JobTable::new(n);
         for (name, mut column) in self.columns {
             // A job begun and not ended (an error stopped the loader) leaves one value more.

@@ -1159,9 +1159,132 @@ fn parse_scheduler_parameters(value: &str) -> Result<SchedulerParameters, String
     Ok(p)
 }
 
+/// The cluster a `slurm.conf` describes, for the simulator: its nodes, all of one size.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Machine {
+    pub nodes: u32,
+    /// CPUs per node (`CPUs=`, else boards × sockets × cores × threads).
+    pub cpus: u32,
+    /// The first `NodeName` line.
+    pub at: Location,
+}
+
+impl SlurmConf {
+    /// The machine of the `NodeName` lines (`None` without one). The simulator's nodes are
+    /// all alike: nodes of different CPU counts are an error that names each size, as
+    /// heterogeneous node types are not simulated yet (issue 15).
+    pub fn machine(&self) -> Result<Option<Machine>, ConfError> {
+        let Some(first) = self.nodes.first() else {
+            return Ok(None);
+        };
+        // Each size: its CPU count, how many nodes, the first line giving it.
+        let mut sizes: Vec<(u32, u32, &Location)> = Vec::new();
+        for n in &self.nodes {
+            match sizes.iter_mut().find(|s| s.0 == n.cpus) {
+                Some(s) => s.1 += 1,
+                None => sizes.push((n.cpus, 1, &n.at)),
+            }
+        }
+        if sizes.len() > 1 {
+            let each: Vec<String> = sizes
+                .iter()
+                .map(|(cpus, count, at)| format!("{count} with {cpus} CPUs (line {})", at.line))
+                .collect();
+            return Err(ConfError {
+                file: first.at.file.clone(),
+                line: first.at.line,
+                message: format!(
+                    "nodes of different sizes: {}; heterogeneous node types are not \
+                     simulated yet (issue 15): give --nodes and --cores for one size",
+                    each.join(", ")
+                ),
+            });
+        }
+        let nodes = u32::try_from(self.nodes.len()).map_err(|_| ConfError {
+            file: first.at.file.clone(),
+            line: first.at.line,
+            message: "more nodes than the simulator holds".into(),
+        })?;
+        Ok(Some(Machine {
+            nodes,
+            cpus: first.cpus,
+            at: first.at.clone(),
+        }))
+    }
+
+    /// The dispatch policy of `SchedulerType` (`slurm.conf(5)`): `sched/builtin` starts jobs
+    /// in priority order and stops at the first that cannot start (strict FIFO);
+    /// `sched/backfill` (the default) also starts a lower-priority job when that does not
+    /// delay the expected start of any higher-priority one — every blocked job keeps its
+    /// reservation (conservative backfill). `None` for the location: Slurm's default. Its
+    /// `bf_*` knobs (window, resolution, job test limits) are not simulated.
+    pub fn sim_policy(&self) -> Result<(crate::sim::Policy, Option<Location>), ConfError> {
+        use crate::sim::Policy;
+        let at = self.settings.get("SchedulerType").map(|(_, at)| at.clone());
+        match self.scheduler_type.to_ascii_lowercase().as_str() {
+            "sched/builtin" => Ok((Policy::Strict, at)),
+            "sched/backfill" => Ok((Policy::Conservative, at)),
+            other => {
+                let at = at.unwrap_or_default();
+                Err(ConfError {
+                    file: at.file,
+                    line: at.line,
+                    message: format!(
+                        "SchedulerType={other} is not simulated (sched/builtin or sched/backfill)"
+                    ),
+                })
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_machine_and_policy_for_the_simulator() {
+        let c = SlurmConf::parse(
+            "SchedulerType=sched/builtin\nNodeName=n[1-4] CPUs=8\nPartitionName=all Nodes=n[1-4]\n",
+            "s.conf",
+        )
+        .unwrap();
+        let m = c.machine().unwrap().unwrap();
+        assert_eq!(
+            (m.nodes, m.cpus, m.at.to_string()),
+            (4, 8, "s.conf:2".to_string())
+        );
+        let (policy, at) = c.sim_policy().unwrap();
+        assert_eq!(policy, crate::sim::Policy::Strict);
+        assert_eq!(at.map(|a| a.to_string()).as_deref(), Some("s.conf:1"));
+        // sched/backfill, Slurm's default: conservative backfill, from no line.
+        let c = SlurmConf::parse("NodeName=a,b Sockets=2 CoresPerSocket=4\n", "s.conf").unwrap();
+        assert_eq!(
+            c.sim_policy().unwrap(),
+            (crate::sim::Policy::Conservative, None)
+        );
+        assert_eq!(
+            c.machine().unwrap().map(|m| (m.nodes, m.cpus)),
+            Some((2, 8))
+        );
+        let c = SlurmConf::parse(
+            "NodeName=a[1-3] CPUs=32\nNodeName=b[1-2] CPUs=64\n",
+            "s.conf",
+        )
+        .unwrap();
+        assert_eq!(
+            c.machine().unwrap_err().to_string(),
+            "s.conf:1: nodes of different sizes: 3 with 32 CPUs (line 1), 2 with 64 CPUs \
+             (line 2); heterogeneous node types are not simulated yet (issue 15): give --nodes \
+             and --cores for one size"
+        );
+        assert_eq!(SlurmConf::parse("", "s.conf").unwrap().machine(), Ok(None));
+        let c = SlurmConf::parse("SchedulerType=sched/gang\n", "s.conf").unwrap();
+        assert_eq!(
+            c.sim_policy().unwrap_err().to_string(),
+            "s.conf:1: SchedulerType=sched/gang is not simulated (sched/builtin or sched/backfill)"
+        );
+    }
 
     #[test]
     fn syntax_as_parse_config_reads_it() {

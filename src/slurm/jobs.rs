@@ -13,6 +13,7 @@
 use super::multifactor::{Factors, JobInputs, Multifactor};
 use crate::catalog::{Catalog, ResourceType};
 use crate::jobs::Job;
+use crate::jobs::load::NotRanked;
 use std::collections::BTreeMap;
 
 /// The raw fields above, with the types the job loaders read them as.
@@ -137,18 +138,107 @@ pub struct SqueueError {
     pub message: String,
 }
 
-/// The jobs of `squeue --json` output (`{"jobs": [...]}`), pending ones only unless `all`.
+/// The jobs of `squeue --json` output: those `sprio` lists, and the others with why not.
+#[derive(Debug, Clone, Default)]
+pub struct Squeue {
+    pub jobs: Vec<Job>,
+    pub not_ranked: Vec<NotRanked>,
+}
+
+/// Which jobs are read as ranked: every job, or the ones `sprio` lists at a time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SqueueJobs {
+    All,
+    /// As `sprio` at `now` (Unix seconds) lists them
+    /// (`priority_multifactor.c: priority_p_get_priority_factors_list`): pending jobs only,
+    /// not held (priority 0), with a begin time that is set and not in the future — the
+    /// submit time instead under `PriorityFlags=ACCRUE_ALWAYS` (`accrue_always`).
+    Sprio {
+        now: i64,
+        accrue_always: bool,
+    },
+}
+
+/// Why `sprio` would not list a job, `None` when it would: its state (a string, or the
+/// array of state and flags newer Slurm writes), priority, begin time and state reason.
+fn not_listed_because(
+    job: &serde_json::Value,
+    now: i64,
+    accrue_always: bool,
+) -> (String, Option<String>) {
+    let state = match job.get("job_state") {
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(serde_json::Value::Array(a)) => a
+            .iter()
+            .filter_map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join(","),
+        _ => String::new(),
+    };
+    let base = state.split(',').next().unwrap_or_default();
+    let reason = job
+        .get("state_reason")
+        .and_then(|r| r.as_str())
+        .filter(|r| !r.is_empty() && *r != "None");
+    let why = match base {
+        "PENDING" => {
+            let priority = job.get("priority").and_then(slurm_number);
+            let (field, what) = if accrue_always {
+                ("submit_time", "submit time")
+            } else {
+                ("begin_time", "begin time")
+            };
+            let begin = job.get(field).and_then(slurm_number);
+            if priority == Some(0) {
+                Some(match reason {
+                    Some(r) => format!("held ({r}): priority 0"),
+                    None => "held: priority 0".to_string(),
+                })
+            } else if begin.is_some_and(|b| b > now) {
+                Some(format!("waiting for its {what}"))
+            } else if begin == Some(0) {
+                Some(format!("not eligible yet: {field} unset"))
+            } else {
+                None
+            }
+        }
+        "RUNNING" => Some("running".into()),
+        "SUSPENDED" => Some("suspended".into()),
+        "COMPLETING" => Some("completing".into()),
+        "" => Some("no job_state".into()),
+        _ => Some(format!("not pending: {}", base.to_ascii_lowercase())),
+    };
+    (state, why)
+}
+
+/// A number as `squeue --json` writes it: plain (22.05), or `{"set": true, "number": N}`
+/// (newer data parsers); an unset one is none.
+fn slurm_number(v: &serde_json::Value) -> Option<i64> {
+    match v {
+        serde_json::Value::Object(o) => o
+            .get("set")
+            .and_then(serde_json::Value::as_bool)
+            .unwrap_or(true)
+            .then(|| o.get("number").and_then(serde_json::Value::as_i64))
+            .flatten(),
+        _ => v.as_i64(),
+    }
+}
+
+/// The jobs of `squeue --json` output (`{"jobs": [...]}`): every one, or those `sprio` lists
+/// (see [`SqueueJobs`]) and the others as [`NotRanked`].
 /// Each job's QOS name is looked up in `qos_priority` (`sacctmgr show qos
 /// format=name,priority`); a QOS not in it has priority 0. Fields: `job_id`, `user_name`,
 /// `account`, `partition`, `qos`, `accrue_time`, `submit_time`, `cpus` (`min_cpus` for a
 /// pending job) and `max_cpus` (0 when unset: `job_mgr.c: pack_job`), `node_count`,
-/// `time_limit` (minutes, `null` for the partition's), `nice`, `tres_req_str`.
+/// `time_limit` (minutes, `null` for the partition's), `nice`, `tres_req_str`; for which are
+/// listed, `job_state`, `priority`, `begin_time` and `state_reason`.
 pub fn parse_squeue_json(
     text: &str,
     file: &str,
     qos_priority: &BTreeMap<String, u32>,
-    all: bool,
-) -> Result<Vec<Job>, SqueueError> {
+    which: SqueueJobs,
+) -> Result<Squeue, SqueueError> {
     let err = |message: String| SqueueError {
         file: file.to_string(),
         message,
@@ -159,7 +249,7 @@ pub fn parse_squeue_json(
         .get("jobs")
         .and_then(|j| j.as_array())
         .ok_or_else(|| err("no `jobs` array (expected `squeue --json` output)".into()))?;
-    let mut out = Vec::new();
+    let mut out = Squeue::default();
     for (i, j) in jobs.iter().enumerate() {
         let at = |field: &str, m: &str| err(format!("jobs[{i}].{field}: {m}"));
         let int = |field: &str| -> Result<Option<i64>, SqueueError> {
@@ -172,11 +262,17 @@ pub fn parse_squeue_json(
             }
         };
         let text_of = |field: &str| j.get(field).and_then(|x| x.as_str()).map(str::to_string);
-        let state = text_of("job_state").unwrap_or_default();
-        if !all && state != "PENDING" {
+        let id = int("job_id")?.ok_or_else(|| at("job_id", "missing"))?;
+        if let SqueueJobs::Sprio { now, accrue_always } = which
+            && let (state, Some(reason)) = not_listed_because(j, now, accrue_always)
+        {
+            out.not_ranked.push(NotRanked {
+                id: id.to_string(),
+                state,
+                reason,
+            });
             continue;
         }
-        let id = int("job_id")?.ok_or_else(|| at("job_id", "missing"))?;
         let mut job = Job::new(id.to_string());
         job.user = text_of("user_name");
         job.account = text_of("account");
@@ -216,7 +312,7 @@ pub fn parse_squeue_json(
                 }
             }
         }
-        out.push(job);
+        out.jobs.push(job);
     }
     Ok(out)
 }
@@ -264,7 +360,17 @@ mod tests {
     #[test]
     fn squeue_json_to_inputs() {
         let qos = BTreeMap::from([("high".to_string(), 100), ("normal".to_string(), 10)]);
-        let jobs = parse_squeue_json(SQUEUE, "squeue.json", &qos, false).unwrap();
+        let read = parse_squeue_json(
+            SQUEUE,
+            "squeue.json",
+            &qos,
+            SqueueJobs::Sprio {
+                now: 1_700_000_100,
+                accrue_always: false,
+            },
+        )
+        .unwrap();
+        let jobs = read.jobs;
         assert_eq!(jobs.len(), 2, "pending jobs only");
         let a = job_inputs(&jobs[0]);
         assert_eq!(a.partition.as_deref(), Some("short"));
@@ -280,10 +386,58 @@ mod tests {
             "{\"jobs\": [{\"job_state\": \"PENDING\"}]}",
             "q",
             &qos,
-            false,
+            SqueueJobs::All,
         )
         .unwrap_err();
         assert_eq!(e.to_string(), "q: jobs[0].job_id: missing");
+    }
+
+    #[test]
+    fn only_the_jobs_sprio_lists_are_ranked() {
+        // priority_multifactor.c: priority_p_get_priority_factors_list skips jobs that are not
+        // pending, whose begin time is unset or in the future, and held ones (priority 0).
+        let text = r#"{"jobs": [
+          {"job_id": 1, "job_state": "PENDING", "priority": 1200, "begin_time": 100},
+          {"job_id": 2, "job_state": "PENDING", "priority": 0, "state_reason": "JobHeldUser",
+           "begin_time": 100},
+          {"job_id": 3, "job_state": "PENDING", "priority": 900, "begin_time": 5000},
+          {"job_id": 4, "job_state": "PENDING", "priority": 900, "begin_time": 0},
+          {"job_id": 5, "job_state": "RUNNING", "priority": 1500},
+          {"job_id": 6, "job_state": "COMPLETED"},
+          {"job_id": 7, "job_state": ["PENDING"], "priority": {"set": true, "number": 7},
+           "begin_time": {"set": true, "number": 100}},
+          {"job_id": 8, "job_state": ["SUSPENDED"]}
+        ]}"#;
+        let sprio = |accrue_always| SqueueJobs::Sprio {
+            now: 1000,
+            accrue_always,
+        };
+        let read = parse_squeue_json(text, "q", &BTreeMap::new(), sprio(false)).unwrap();
+        let ids: Vec<&str> = read.jobs.iter().map(|j| j.id.as_str()).collect();
+        assert_eq!(ids, ["1", "7"]);
+        let not: Vec<(&str, &str, &str)> = read
+            .not_ranked
+            .iter()
+            .map(|n| (n.id.as_str(), n.state.as_str(), n.reason.as_str()))
+            .collect();
+        assert_eq!(
+            not,
+            [
+                ("2", "PENDING", "held (JobHeldUser): priority 0"),
+                ("3", "PENDING", "waiting for its begin time"),
+                ("4", "PENDING", "not eligible yet: begin_time unset"),
+                ("5", "RUNNING", "running"),
+                ("6", "COMPLETED", "not pending: completed"),
+                ("8", "SUSPENDED", "suspended"),
+            ]
+        );
+        // ACCRUE_ALWAYS: the submit time decides, not the begin time (jobs 3 and 4 have none
+        // given: they are listed).
+        let read = parse_squeue_json(text, "q", &BTreeMap::new(), sprio(true)).unwrap();
+        let ids: Vec<&str> = read.jobs.iter().map(|j| j.id.as_str()).collect();
+        assert_eq!(ids, ["1", "3", "4", "7"]);
+        let all = parse_squeue_json(text, "q", &BTreeMap::new(), SqueueJobs::All).unwrap();
+        assert_eq!((all.jobs.len(), all.not_ranked.len()), (8, 0));
     }
 
     #[test]

@@ -126,3 +126,15 @@ pub fn stderr_starts(out: &Output, text: impl AsRef<str>) {
         text.as_ref()
     );
 }
+
+/// A PBS_HOME under `dir` with a `sched_priv/sched_config` of `sched_config` and, if given, a
+/// `resource_group`; its path.
+pub fn pbs_home(dir: &Path, sched_config: &str, resource_group: Option<&str>) -> String {
+    let sp = dir.join("home/sched_priv");
+    std::fs::create_dir_all(&sp).unwrap();
+    std::fs::write(sp.join("sched_config"), sched_config).unwrap();
+    if let Some(rg) = resource_group {
+        std::fs::write(sp.join("resource_group"), rg).unwrap();
+    }
+    dir.join("home").display().to_string()
+}

@@ -36,6 +36,7 @@ pub(super) fn read_csv(input: impl Read, sink: &mut Sink<'_>) -> Result<(), JobF
             file: name,
             path: "",
             csv_line: Some(line),
+            qstat: false,
         };
         job_from_json(
             Value::Object(map),

@@ -67,10 +67,12 @@ fn add_job(sink: &mut Sink<'_>, doc: &mut Document, item: Value, id: Option<Stri
     if doc.failed.is_some() {
         return;
     }
+    // Jobs keyed by id are qstat's: their states are read.
     let place = Place {
         file: sink.name,
         path,
         csv_line: None,
+        qstat: id.is_some(),
     };
     if let Err(e) = job_from_json(
         item,
@@ -356,6 +358,7 @@ pub(super) fn read_json_lines(
             file: &file_line,
             path: "$",
             csv_line: None,
+            qstat: false,
         };
         job_from_json(
             value,

@@ -22,16 +22,19 @@
 //! Files: `error` ([`JobFileError`] and its locations), `text` (the bytes: UTF-8 and peeking
 //! at the format), `from_json` (JSON documents, `qstat -f -F json` and JSON lines),
 //! `from_csv` (CSV with a header), `object` (one job object into the columns: field names,
-//! units and PBS attribute aliases), `unknown` (fields no formula reads).
+//! units and PBS attribute aliases), `state` (qstat job states: which jobs PBS's scheduler
+//! sorts), `unknown` (fields no formula reads).
 
 mod error;
 mod from_csv;
 mod from_json;
 mod object;
+mod state;
 mod text;
 mod unknown;
 
 pub use error::JobFileError;
+pub use state::{JobState, NotRanked};
 pub use unknown::UnknownField;
 
 use super::{JobSet, JobSetBuilder};
@@ -275,6 +278,47 @@ mod tests {
         assert!(jobs.submit(0).is_some());
         assert_eq!(jobs.id(1), "13.srv");
         assert_eq!(jobs.user(1), Some("bob"));
+    }
+
+    #[test]
+    fn qstat_states_are_read_and_the_jobs_pbs_would_not_sort_taken_out() {
+        let text = r#"{"Jobs":{
+            "1.s":{"job_state":"Q","Resource_List":{"ncpus":1},"qtime":5},
+            "2.s":{"job_state":"R","Resource_List":{"ncpus":2},"qtime":1},
+            "3[].s":{"job_state":"B","array":"True","array_indices_remaining":"2-4","Resource_List":{"ncpus":3},"qtime":2},
+            "3[1].s":{"job_state":"R","array_id":"3[].s","Resource_List":{"ncpus":3},"qtime":2},
+            "4.s":{"job_state":"H","Hold_Types":"u","Resource_List":{"ncpus":4}}}}"#;
+        let mut jobs = parse(text).unwrap();
+        assert!(jobs.has_states());
+        assert_eq!(jobs.state(1).map(JobState::letter), Some('R'));
+        let out = jobs.take_not_ranked();
+        let got: Vec<(&str, &str, &str)> = out
+            .iter()
+            .map(|n| (n.id.as_str(), n.state.as_str(), n.reason.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("2.s", "R", "running"),
+                ("3[1].s", "R", "running"),
+                ("4.s", "H", "held: user hold")
+            ]
+        );
+        // What is left is what was read, rows in order, every column with them.
+        assert_eq!(jobs.ids().iter().collect::<Vec<_>>(), ["1.s", "3[].s"]);
+        assert_eq!(jobs.table().column("ncpus"), Some(&[1.0, 3.0][..]));
+        assert_eq!(jobs.submits(), Some(&[5.0, 2.0][..]), "4.s had no qtime");
+        // Job files that are not qstat output have no state, even with `job_state`.
+        let mut plain = parse(r#"[{"id":"a","job_state":"R"}]"#).unwrap();
+        assert!(!plain.has_states());
+        assert!(plain.take_not_ranked().is_empty());
+        let e = parse(r#"{"Jobs":{"1.s":{"job_state":"Z"}}}"#)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "jobs: $.Jobs[\"1.s\"].job_state: `Z` is no PBS job state (one of B E F H M Q R S T U W X)"
+        );
     }
 
     #[test]

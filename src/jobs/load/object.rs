@@ -2,6 +2,7 @@
 //! fields and their PBS aliases, values in formula units, resources flat or nested.
 
 use super::error::{JobFileError, invalid};
+use super::state::StateFields;
 use super::unknown::{PBS_JOB_ATTRIBUTES, Unknown};
 use crate::catalog::{Catalog, Keyword, ResourceType};
 use crate::jobs::JobSetBuilder;
@@ -94,11 +95,12 @@ fn as_text(v: &Value) -> Option<String> {
 }
 
 /// Where a job object is: its file (or `file:line` for JSON lines), its JSON path, and for
-/// CSV the record's line.
+/// CSV the record's line; and whether it is a `qstat -f -F json` job, whose state is read.
 pub(super) struct Place<'a> {
     pub(super) file: &'a str,
     pub(super) path: &'a str,
     pub(super) csv_line: Option<u64>,
+    pub(super) qstat: bool,
 }
 
 impl Place<'_> {
@@ -134,7 +136,11 @@ pub(super) fn job_from_json(
     }
     let mut owner = None;
     let mut qtime = None;
+    let mut state = StateFields::default();
     for (key, value) in &map {
+        if place.qstat {
+            state.read(key, value);
+        }
         let at = |k: &str| format!("{name}: {path}.{k}");
         // Strip CSV-style prefixes.
         let field = key
@@ -223,6 +229,11 @@ pub(super) fn job_from_json(
     }
     if row.id.is_empty() {
         row.id = (index + 1).to_string();
+    }
+    if place.qstat {
+        row.state = state
+            .state(&row.id)
+            .map_err(|m| invalid(format!("{name}: {path}.job_state"), m))?;
     }
     out.end();
     Ok(())

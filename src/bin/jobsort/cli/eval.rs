@@ -1,6 +1,10 @@
-//! `jobsort eval FORMULA --jobs FILE`: the value of the formula for every job, in input order.
+//! `jobsort eval FORMULA --jobs FILE`: the value of the formula for every job, in input order
+//! (of `qstat`/`squeue` output, the jobs the scheduler sorts unless `--all`; the others are
+//! listed after them, as `rank` lists them).
 
-use super::output::{Out, OutputFormat, show_value, write_csv, write_json_list, write_table};
+use super::output::{
+    Out, OutputFormat, show_value, write_csv, write_json_list, write_not_ranked, write_table,
+};
 use super::prepared::{InputArgs, Prepared, Ties};
 use super::report::Outcome;
 use std::process::ExitCode;
@@ -15,17 +19,28 @@ pub struct Args {
 }
 
 pub fn run(args: Args, out: &mut Out) -> Outcome {
+    if args.input.explain_config {
+        args.input.resolve()?.explained.write(out)?;
+        out.flush()?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let p = Prepared::new(&args.input, Ties::Warn)?;
     let error = |i: usize| p.evaluation.error(i).map(|e| e.message());
     let n = p.jobs.len();
     match args.format {
-        OutputFormat::Json => write_json_list(out, "jobs", n, |i| {
-            serde_json::json!({
-                "id": p.jobs.id(i),
-                "value": p.evaluation.values[i],
-                "error": error(i),
-            })
-        })?,
+        OutputFormat::Json => write_json_list(
+            out,
+            "jobs",
+            n,
+            |i| {
+                serde_json::json!({
+                    "id": p.jobs.id(i),
+                    "value": p.evaluation.values[i],
+                    "error": error(i),
+                })
+            },
+            p.not_ranked.as_deref(),
+        )?,
         OutputFormat::Csv | OutputFormat::Table => {
             let row = |i: usize| {
                 vec![
@@ -35,10 +50,13 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
                 ]
             };
             let header = ["id", "value", "error"];
+            let not_ranked = p.not_ranked.as_deref().unwrap_or_default();
             if args.format == OutputFormat::Csv {
                 write_csv(out, &header, n, row)?;
+                write_not_ranked(&mut std::io::stderr(), n, "evaluated", not_ranked)?;
             } else {
                 write_table(out, &header, &[false, true, false], n, row)?;
+                write_not_ranked(out, n, "evaluated", not_ranked)?;
             }
         }
     }

@@ -1,10 +1,13 @@
 //! Fairshare options shared by `eval`, `rank` and `sim`: where the tree comes from and how
 //! jobs map to entities; fills the fairshare keywords of each job.
 
+use super::report::Failure;
+use super::site_args::{Explained, pick, site_unknown_shares};
 use jobsort::fairshare::Algorithm;
 use jobsort::fairshare::inputs::{EntityKind, Fairshare, TreeSource, TreeSourceError};
 use jobsort::fairshare::tree::SiblingOrder;
 use jobsort::jobs::JobSet;
+use jobsort::pbs::{Origin, PbsSite};
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug, Default, Clone)]
@@ -25,12 +28,13 @@ pub struct FairshareOpts {
     /// with --resource-group.
     #[arg(long = "algorithm", value_name = "ALGORITHM")]
     pub fairshare_algorithm: Option<String>,
-    /// Job attribute naming its fairshare entity: euser, egroup, account, queue, egroup:euser.
-    #[arg(long, value_name = "KIND", default_value = "euser")]
-    pub entity: String,
-    /// Shares of PBS's `unknown` group (`unknown_shares`).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub unknown_shares: i32,
+    /// Job attribute naming its fairshare entity: euser, egroup, account, queue, egroup:euser
+    /// (default: the site's fairshare_entity, else euser).
+    #[arg(long, value_name = "KIND")]
+    pub entity: Option<String>,
+    /// Shares of PBS's `unknown` group (default: the site's `unknown_shares`, else 0).
+    #[arg(long, value_name = "N")]
+    pub unknown_shares: Option<i32>,
     /// Read the resource_group and usage file as PBS does where that differs from what they
     /// say (bad lines and records skipped with warnings, long lines split, big shares wrapped).
     #[arg(long = "fairshare-lenient")]
@@ -44,12 +48,83 @@ pub struct FairshareOpts {
 impl FairshareOpts {
     /// The entity kind, or a message.
     pub fn entity_kind(&self) -> Result<EntityKind, String> {
-        EntityKind::parse(&self.entity).ok_or_else(|| {
+        let entity = self.entity.as_deref().unwrap_or("euser");
+        EntityKind::parse(entity).ok_or_else(|| {
             format!(
-                "fairshare_entity {} is erroneous (or deprecated): use euser, egroup, account, queue or egroup:euser",
-                self.entity
+                "fairshare_entity {entity} is erroneous (or deprecated): use euser, egroup, account, queue or egroup:euser",
             )
         })
+    }
+
+    /// These options with what a PBS site's files say where no flag is given: its
+    /// `fairshare_entity` and `unknown_shares`, and — with `fair_share` on and no tree flag —
+    /// its `sched_priv/resource_group` and `usage` as the tree. Each setting goes into
+    /// `explained`. PBS reads the tree only with fair_share on; on without a resource_group
+    /// is an error.
+    pub fn with_site(
+        &self,
+        site: Option<&PbsSite>,
+        explained: &mut Explained,
+    ) -> Result<FairshareOpts, Failure> {
+        let sc = site.and_then(|s| s.sched_config.as_ref());
+        let mut opts = self.clone();
+        let entity = pick(
+            self.entity.clone(),
+            "--entity",
+            sc.and_then(|c| c.fairshare_entity.clone())
+                .map(|s| s.map(|k| k.name().to_string())),
+            "euser".to_string(),
+        );
+        let site_unknown = site_unknown_shares(sc, i32::MAX)?;
+        let unknown_shares = pick(self.unknown_shares, "--unknown-shares", site_unknown, 0);
+        let fair_share = sc.and_then(|c| c.fair_share.clone());
+        let given = |flag: &str, file: &Option<PathBuf>| {
+            file.as_ref()
+                .map(|f| (f.display().to_string(), Origin::Flag(flag.to_string())))
+        };
+        let tree = match given("--resource-group", &self.resource_group)
+            .or_else(|| given("--fairshare-tree", &self.fairshare_tree))
+        {
+            Some(tree) => Some(tree),
+            None => match (&fair_share, site.and_then(|s| s.resource_group.as_ref())) {
+                (Some(on), Some((file, _))) if on.value => {
+                    opts.resource_group = Some(PathBuf::from(file));
+                    if opts.usage.is_none() {
+                        opts.usage = site.and_then(|s| s.usage.clone());
+                    }
+                    Some((file.clone(), on.origin.clone()))
+                }
+                (Some(on), None) if on.value => {
+                    return Err(Failure::invalid(format!(
+                        "{}: fair_share is on, but there is no resource_group (give --pbs-home \
+                         with a sched_priv/resource_group, or --resource-group FILE)",
+                        on.origin
+                    )));
+                }
+                _ => None,
+            },
+        };
+        match tree {
+            Some((file, origin)) => {
+                explained.add("fairshare tree", &file, &origin);
+                if let Some(usage) = &opts.usage {
+                    let origin = match &self.usage {
+                        Some(_) => Origin::Flag("--usage".into()),
+                        None => Origin::WholeFile(usage.display().to_string()),
+                    };
+                    explained.add("fairshare usage", usage.display(), &origin);
+                }
+                explained.add_setting("fairshare_entity", &entity);
+                explained.add_setting("unknown_shares", &unknown_shares);
+            }
+            None => {
+                let origin = fair_share.map_or(Origin::Default, |s| s.origin);
+                explained.add("fairshare tree", "none (fair_share off)", &origin);
+            }
+        }
+        opts.entity = Some(entity.value);
+        opts.unknown_shares = Some(unknown_shares.value);
+        Ok(opts)
     }
 
     /// Load the tree (`None` when no tree was given), with warnings.
@@ -65,7 +140,7 @@ impl FairshareOpts {
             usage: self.usage.clone(),
             fairshare_tree: self.fairshare_tree.clone(),
             algorithm,
-            unknown_shares: self.unknown_shares,
+            unknown_shares: self.unknown_shares.unwrap_or(0),
             lenient: self.fairshare_lenient,
             sibling_order: self.slurm_tie_order.as_deref().map(SiblingOrder::parse),
         };

@@ -18,11 +18,11 @@ use jobsort::{Catalog, CompileOptions, CompiledFormula, Formula, ResourceType};
 pub struct FormulaArgs {
     /// The formula (`-` reads it from stdin). A qmgr line `set server job_sort_formula="..."`
     /// is accepted and unquoted. A formula starting with `-` works too (`-walltime`); one
-    /// that looks like a flag (`--version`) is a usage error.
+    /// that looks like a flag (`--version`) is a usage error. `eval` and `rank` without one
+    /// use the site's job_sort_formula (`--qmgr`, `--pbs-home`).
     #[arg(
         value_name = "FORMULA",
         allow_hyphen_values = true,
-        required_unless_present = "file",
         conflicts_with = "file",
         value_parser = FormulaValue
     )]
@@ -37,6 +37,11 @@ pub struct FormulaArgs {
 }
 
 impl FormulaArgs {
+    /// Whether a formula is given (as FORMULA or `--file`).
+    pub fn given(&self) -> bool {
+        self.file.is_some() || self.formula.is_some()
+    }
+
     /// The formula text and its name in diagnostics (`<formula>`, `<stdin>` or the path).
     pub fn read(&self) -> Result<(String, String), Failure> {
         match (&self.file, self.formula.as_deref()) {

@@ -4,7 +4,7 @@
 use super::input::{InputPath, take_stdin};
 use super::report::{Failure, note, warn};
 use jobsort::Catalog;
-use jobsort::jobs::load::{JobFile, JobFormat, load_jobs, read_jobs};
+use jobsort::jobs::load::{JobFile, JobFormat, NotRanked, load_jobs, read_jobs};
 use jobsort::jobs::{Job, JobSet, JobSetBuilder};
 
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,6 +36,11 @@ pub struct JobsArgs {
     /// `ncpu`) is an error, not a warning.
     #[arg(long)]
     pub strict: bool,
+    /// Rank every job of `qstat -f -F json` or `squeue --json` output, whatever its state
+    /// (default: only the jobs the scheduler sorts — PBS: queued; Slurm: those sprio lists —
+    /// and the others listed with why not).
+    #[arg(long)]
+    pub all: bool,
 }
 
 impl JobsArgs {
@@ -75,6 +80,19 @@ impl JobsArgs {
             warn(&format!("{}: no jobs read", self.jobs.name()));
         }
         Ok(jobs)
+    }
+
+    /// The jobs of the file as [`load`](Self::load) reads them, without those the
+    /// scheduler would not sort (unless `--all`): those are returned with why, when the file
+    /// gives job states (`qstat -f -F json`); `None` when it gives none or under `--all`.
+    pub fn load_sorted(
+        &self,
+        catalog: &Catalog,
+        columns: Option<&[&str]>,
+    ) -> Result<(JobSet, Option<Vec<NotRanked>>), Failure> {
+        let mut jobs = self.load(catalog, columns)?;
+        let not_ranked = (!self.all && jobs.has_states()).then(|| jobs.take_not_ranked());
+        Ok((jobs, not_ranked))
     }
 
     fn load_job_file(

@@ -2,6 +2,7 @@
 //! handled once in [`super::report::Failure::exit`]), the output formats, and the table and
 //! CSV printers `eval` and `rank` share.
 
+use jobsort::jobs::load::NotRanked;
 use std::io::{BufWriter, IsTerminal, Write};
 
 /// Stdout, buffered when it is not a terminal (a terminal gets each line as it is written).
@@ -115,12 +116,14 @@ pub fn write_csv(
 }
 
 /// `{"<key>":[...]}` and a newline, the `n` items made by `item` as they are written: the
-/// bytes [`write_json`] (compact) writes for the whole document, without holding it.
+/// bytes [`write_json`] (compact) writes for the whole document, without holding it. With
+/// `not_ranked`, a second key `"not_ranked"` follows: the jobs the scheduler would not sort.
 pub fn write_json_list(
     out: &mut Out,
     key: &str,
     n: usize,
     item: impl Fn(usize) -> serde_json::Value,
+    not_ranked: Option<&[NotRanked]>,
 ) -> std::io::Result<()> {
     write!(out, "{{{}:[", serde_json::Value::from(key))?;
     for i in 0..n {
@@ -129,7 +132,39 @@ pub fn write_json_list(
         }
         serde_json::to_writer(&mut *out, &item(i))?;
     }
-    writeln!(out, "]}}")
+    out.write_all(b"]")?;
+    if let Some(jobs) = not_ranked {
+        out.write_all(b",\"not_ranked\":")?;
+        let jobs: Vec<serde_json::Value> = jobs
+            .iter()
+            .map(|j| serde_json::json!({"id": j.id, "state": j.state, "reason": j.reason}))
+            .collect();
+        serde_json::to_writer(&mut *out, &jobs)?;
+    }
+    writeln!(out, "}}")
+}
+
+/// The jobs the scheduler would not sort, after the `n` jobs `done` ("ranked",
+/// "evaluated"): a summary line and a table of id, state and reason. Nothing when there are
+/// none.
+pub fn write_not_ranked(
+    out: &mut Out,
+    n: usize,
+    done: &str,
+    jobs: &[NotRanked],
+) -> std::io::Result<()> {
+    if jobs.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "\n{n} jobs {done}; {} not, as the scheduler would not sort them (--all: every job):",
+        jobs.len()
+    )?;
+    write_table(out, &["id", "state", "reason"], &[], jobs.len(), |i| {
+        let j = &jobs[i];
+        vec![j.id.clone(), j.state.clone(), j.reason.clone()]
+    })
 }
 
 /// The I/O error inside a CSV error (so a closed pipe stays one), else the error as I/O.

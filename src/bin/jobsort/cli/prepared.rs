@@ -1,15 +1,18 @@
-//! The shared first half of `eval` and `rank`: compile the formula, load the jobs, fill
-//! fairshare keywords (and Slurm's or flux's factors), evaluate. Diagnostics and warnings go
-//! to stderr here.
+//! The shared first half of `eval` and `rank`: the site's configuration (flags win), compile
+//! the formula, load the jobs, fill fairshare keywords and queue priorities (and Slurm's or
+//! flux's factors), evaluate. Diagnostics and warnings go to stderr here.
 
 use super::fairshare_opts::FairshareOpts;
 use super::formula_args::{CompileArgs, FormulaArgs};
 use super::jobs_args::JobsArgs;
 use super::report::{Failure, error, warn};
+use super::site_args::{Explained, PbsSiteArgs};
 use super::slurm_args::{SlurmJobArgs, SlurmView};
 use jobsort::catalog::{Input, Keyword};
 use jobsort::jobs::JobSet;
-use jobsort::{CompiledFormula, Evaluation};
+use jobsort::jobs::load::NotRanked;
+use jobsort::pbs::{Origin, PbsSite};
+use jobsort::{Catalog, CompiledFormula, Evaluation};
 
 /// The inputs `eval` and `rank` share: the formula, the jobs, the fairshare tree, and how to
 /// compile and evaluate.
@@ -25,6 +28,71 @@ pub struct InputArgs {
     pub compile: CompileArgs,
     #[command(flatten)]
     pub slurm: SlurmJobArgs,
+    #[command(flatten)]
+    pub site: PbsSiteArgs,
+    /// Print the settings in effect and where each came from (flag, file:line, default),
+    /// and exit without reading the jobs.
+    #[arg(long)]
+    pub explain_config: bool,
+}
+
+/// What the command line and the site's files say, before any job is read.
+pub struct Resolved {
+    /// The formula text and its name in diagnostics.
+    pub source: String,
+    pub name: String,
+    /// The scheduler's catalog, the declared resources and the site's custom resources.
+    pub catalog: Catalog,
+    pub site: Option<PbsSite>,
+    /// The fairshare options with the site's settings where no flag is given.
+    pub fairshare: FairshareOpts,
+    /// Every setting and where it came from, for `--explain-config`.
+    pub explained: Explained,
+}
+
+impl InputArgs {
+    /// The formula (FORMULA or `--file`, else the site's job_sort_formula), the catalog and
+    /// the fairshare options, each flag winning over the site's files.
+    pub fn resolve(&self) -> Result<Resolved, Failure> {
+        let site = self.site.read()?;
+        let mut explained = Explained::default();
+        let (source, name) = match site.as_ref().and_then(PbsSite::formula) {
+            Some(f) if !self.formula.given() => {
+                explained.add("job_sort_formula", &f.value, &f.origin);
+                (f.value.clone(), format!("job_sort_formula at {}", f.origin))
+            }
+            _ if !self.formula.given() => {
+                return Err(Failure::usage(
+                    "no formula given (FORMULA, `-`, --file PATH, or a site's \
+                     job_sort_formula with --qmgr FILE or --pbs-home DIR)",
+                ));
+            }
+            _ => {
+                let (source, name) = self.formula.read()?;
+                explained.add("job_sort_formula", &source, &Origin::Flag(name.clone()));
+                (source, name)
+            }
+        };
+        let mut catalog = self.formula.catalog()?;
+        if let Some(q) = site.as_ref().and_then(|s| s.qmgr.as_ref()) {
+            for (name, ty) in &q.resources {
+                // `--resource` and `--resourcedef` win over the qmgr output.
+                if catalog.resource(name).is_none() {
+                    catalog.add_resource(name, ty.value);
+                    explained.add(&format!("resource {name}"), ty.value, &ty.origin);
+                }
+            }
+        }
+        let fairshare = self.fairshare.with_site(site.as_ref(), &mut explained)?;
+        Ok(Resolved {
+            source,
+            name,
+            catalog,
+            site,
+            fairshare,
+            explained,
+        })
+    }
 }
 
 pub struct Prepared {
@@ -36,6 +104,11 @@ pub struct Prepared {
     /// Under `--scheduler slurm --slurm-conf`: the multifactor configuration and each job's
     /// factors.
     pub slurm: Option<SlurmView>,
+    /// The jobs of `qstat`/`squeue` output the scheduler would not sort, with why (not in
+    /// `jobs`); `None` when the file gives no job states, or under `--all`.
+    pub not_ranked: Option<Vec<NotRanked>>,
+    /// The settings in effect (flags over the site's files).
+    pub resolved: Resolved,
 }
 
 /// Whether jobs that all get the same value are a failure (`rank`: the order would say
@@ -51,16 +124,23 @@ impl Prepared {
         let InputArgs {
             formula,
             jobs,
-            fairshare,
             compile,
             slurm,
+            ..
         } = args;
-        let (source, name) = formula.read()?;
-        let catalog = formula.catalog()?;
-        let compiled = compile.compile(&source, &name, &catalog)?;
+        let resolved = args.resolve()?;
+        let catalog = &resolved.catalog;
+        let compiled = compile.compile(&resolved.source, &resolved.name, catalog)?;
         let columns: Vec<&str> = compiled.inputs().iter().map(Input::column).collect();
-        let (mut jobs, rows) = slurm.load(&formula.scheduler, jobs, &catalog, &columns)?;
-        let (warnings, tree) = fairshare
+        let loaded = slurm.load(&formula.scheduler, jobs, catalog, &columns)?;
+        let (mut jobs, rows, not_ranked) = (loaded.jobs, loaded.rows, loaded.not_ranked);
+        if let Some(site) = &resolved.site
+            && columns.contains(&Keyword::QueuePriority.name())
+        {
+            fill_queue_priorities(&mut jobs, site)?;
+        }
+        let (warnings, tree) = resolved
+            .fairshare
             .apply_loaded(&mut jobs)
             .map_err(Failure::invalid)?;
         for warning in warnings {
@@ -77,6 +157,8 @@ impl Prepared {
             evaluation,
             fairshare: tree,
             slurm,
+            not_ranked,
+            resolved,
         })
     }
 
@@ -99,6 +181,25 @@ impl Prepared {
             ));
         }
     }
+}
+
+/// `queue_priority` from the site's queues (`set queue Q Priority = N`) for each job in one,
+/// unless the jobs give it themselves.
+fn fill_queue_priorities(jobs: &mut JobSet, site: &PbsSite) -> Result<(), Failure> {
+    let name = Keyword::QueuePriority.name();
+    let priorities = site.queue_priorities().map_err(Failure::invalid)?;
+    if priorities.is_empty() || jobs.table().column(name).is_some() {
+        return Ok(());
+    }
+    let column: Vec<f64> = (0..jobs.len())
+        .map(|i| {
+            jobs.queue(i)
+                .and_then(|q| priorities.get(q))
+                .map_or(0.0, |p| p.value)
+        })
+        .collect();
+    jobs.set_column(name, column)
+        .map_err(|e| Failure::invalid(e.to_string()))
 }
 
 /// The formula's inputs no job has (each reads 0 for every job).

@@ -2,13 +2,21 @@
 //! value descending, ties by submission order then id — with `--threshold`, `--top` and
 //! `--explain`. Under `--scheduler slurm --slurm-conf`, `--explain` shows sprio's breakdown
 //! (`sprio -l`: each weighted factor `%.0f`, SITE and NICE, the non-zero TRES).
+//!
+//! Of `qstat -f -F json` and `squeue --json` output only the jobs the scheduler sorts are
+//! ranked (unless `--all`); the others follow the ranking with why (CSV: on stderr; JSON:
+//! `not_ranked`).
 
-use super::output::{Out, OutputFormat, show_value, write_csv, write_json_list, write_table};
+use super::output::{
+    Out, OutputFormat, show_value, write_csv, write_json_list, write_not_ranked, write_table,
+};
 use super::prepared::{InputArgs, Prepared, Ties};
 use super::report::{Failure, Outcome};
 use super::schedule_args::threshold_arg;
+use super::site_args::Explained;
 use super::slurm_args::SlurmView;
 use jobsort::formula::explain::Explanation;
+use jobsort::pbs::{Origin, PbsSite, Setting};
 use jobsort::rank::{RankOptions, Threshold, TieBreak, rank};
 use std::process::ExitCode;
 
@@ -20,11 +28,12 @@ pub struct Args {
     #[arg(long, value_name = "K")]
     pub top: Option<usize>,
     /// Jobs whose value is <= T are not runnable (PBS job_sort_formula_threshold; a number,
-    /// not NaN).
+    /// not NaN; default: the site's).
     #[arg(long, value_name = "T", allow_negative_numbers = true, value_parser = threshold_arg)]
     pub threshold: Option<Threshold>,
     /// PBS `fair_share`: break ties in formula value by the fairshare tree's most deserving
-    /// entity (`compare_path`) before submission order. Needs `--resource-group`.
+    /// entity (`compare_path`) before submission order. Needs `--resource-group` (on by
+    /// itself when the site's sched_config has fair_share on).
     #[arg(long)]
     pub fair_share: bool,
     /// Show the value of each top-level term of the formula per job (under `--scheduler
@@ -36,8 +45,55 @@ pub struct Args {
     pub format: OutputFormat,
 }
 
+/// The threshold and fair_share in effect: each flag, else the site's.
+fn site_settings(
+    args: &Args,
+    site: Option<&PbsSite>,
+    explained: &mut Explained,
+) -> Result<(Option<Threshold>, bool), Failure> {
+    let threshold = match (args.threshold, site) {
+        (Some(t), _) => Some(Setting::new(t, Origin::Flag("--threshold".into()))),
+        (None, Some(site)) => match site.threshold().map_err(Failure::invalid)? {
+            Some(s) => Some(Setting::new(
+                Threshold::new(s.value)
+                    .map_err(|e| Failure::invalid(format!("{}: {e}", s.origin)))?,
+                s.origin,
+            )),
+            None => None,
+        },
+        (None, None) => None,
+    };
+    match &threshold {
+        Some(t) => explained.add(
+            "job_sort_formula_threshold",
+            show_value(t.value.value()),
+            &t.origin,
+        ),
+        None => explained.add("job_sort_formula_threshold", "none", &Origin::Default),
+    }
+    let site_fair_share = site
+        .and_then(|s| s.sched_config.as_ref())
+        .and_then(|c| c.fair_share.clone());
+    let fair_share = match (args.fair_share, site_fair_share) {
+        (true, _) => Setting::new(true, Origin::Flag("--fair-share".into())),
+        (false, Some(s)) => s,
+        (false, None) => Setting::default_value(false),
+    };
+    explained.add_setting("fair_share", &fair_share);
+    Ok((threshold.map(|t| t.value), fair_share.value))
+}
+
 pub fn run(args: Args, out: &mut Out) -> Outcome {
+    if args.input.explain_config {
+        let mut resolved = args.input.resolve()?;
+        site_settings(&args, resolved.site.as_ref(), &mut resolved.explained)?;
+        resolved.explained.write(out)?;
+        out.flush()?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut p = Prepared::new(&args.input, Ties::Fail)?;
+    let (threshold, fair_share) =
+        site_settings(&args, p.resolved.site.as_ref(), &mut Explained::default())?;
     // Each term compiled like the formula (same engine and `--compat`), over the same columns;
     // under Slurm with its slurm.conf, sprio's weighted factors instead.
     let sprio_view = p.slurm.take().filter(|_| args.explain);
@@ -57,13 +113,13 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         ids: Some(ids),
     };
     let options = RankOptions {
-        threshold: args.threshold,
+        threshold,
         top: args.top,
     };
-    let ranked = if args.fair_share {
+    let ranked = if fair_share {
         let ranks = match &p.fairshare {
-            Some(tree) => args
-                .input
+            Some(tree) => p
+                .resolved
                 .fairshare
                 .entity_kind()
                 .and_then(|kind| tree.fair_share_ranks(&p.jobs, kind)),
@@ -118,38 +174,44 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         (!runnable).then(|| {
             format!(
                 "under threshold: value <= {}",
-                show_value(args.threshold.map_or(0.0, Threshold::value))
+                show_value(threshold.map_or(0.0, Threshold::value))
             )
         })
     };
 
     match args.format {
-        OutputFormat::Json => write_json_list(out, "order", ranked.len(), |r| {
-            let job = &ranked[r];
-            let mut obj = serde_json::json!({
-                "rank": r + 1,
-                "id": p.jobs.id(job.index),
-                "value": job.value,
-                "runnable": job.runnable,
-                "reason": reason(job.runnable),
-                "error": p.evaluation.error(job.index).map(|e| e.message()),
-            });
-            if args.explain {
-                let terms: Vec<serde_json::Value> = term_names
-                    .iter()
-                    .zip(term_values(job.index))
-                    .map(|(name, v)| {
-                        let v = match v {
-                            Cell::Value(v) => serde_json::json!(v),
-                            Cell::Text(t) => serde_json::json!(t),
-                        };
-                        serde_json::json!({ "term": name, "value": v })
-                    })
-                    .collect();
-                obj["terms"] = serde_json::Value::Array(terms);
-            }
-            obj
-        })?,
+        OutputFormat::Json => write_json_list(
+            out,
+            "order",
+            ranked.len(),
+            |r| {
+                let job = &ranked[r];
+                let mut obj = serde_json::json!({
+                    "rank": r + 1,
+                    "id": p.jobs.id(job.index),
+                    "value": job.value,
+                    "runnable": job.runnable,
+                    "reason": reason(job.runnable),
+                    "error": p.evaluation.error(job.index).map(|e| e.message()),
+                });
+                if args.explain {
+                    let terms: Vec<serde_json::Value> = term_names
+                        .iter()
+                        .zip(term_values(job.index))
+                        .map(|(name, v)| {
+                            let v = match v {
+                                Cell::Value(v) => serde_json::json!(v),
+                                Cell::Text(t) => serde_json::json!(t),
+                            };
+                            serde_json::json!({ "term": name, "value": v })
+                        })
+                        .collect();
+                    obj["terms"] = serde_json::Value::Array(terms);
+                }
+                obj
+            },
+            p.not_ranked.as_deref(),
+        )?,
         OutputFormat::Table | OutputFormat::Csv => {
             let mut header: Vec<&str> = vec!["rank", "id", "value", "runnable", "reason"];
             header.extend(term_names.iter().map(String::as_str));
@@ -178,10 +240,13 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
                 }));
                 row
             };
+            let not_ranked = p.not_ranked.as_deref().unwrap_or_default();
             if args.format == OutputFormat::Csv {
                 write_csv(out, &header, ranked.len(), row)?;
+                write_not_ranked(&mut std::io::stderr(), p.jobs.len(), "ranked", not_ranked)?;
             } else {
                 write_table(out, &header, &right, ranked.len(), row)?;
+                write_not_ranked(out, p.jobs.len(), "ranked", not_ranked)?;
             }
         }
     }

@@ -1,5 +1,7 @@
 //! `jobsort replay`: verify a recording, or reconcile another formula against it (or against
-//! a real schedule from an SWF trace).
+//! a real schedule from an SWF trace). A PBS site's files (`--pbs-home`, `--sched-config`,
+//! `--qmgr`) give the formula when `--formula` is not given, and with `--trace` the policy,
+//! threshold and fairshare setup, as for `sim`; flags win.
 
 use super::formula_args::{CatalogArgs, CompileArgs, FormulaValue, read_formula_arg};
 use super::input::InputPath;
@@ -10,14 +12,17 @@ use super::schedule_args::{
     MachineArgs, PolicyArg, SacctArgs, check_nodes, load_line, load_trace, recorded_overfill,
     trace_options,
 };
+use super::sim::SimFairshareArgs;
+use super::site_args::{Explained, PbsSiteArgs};
 use jobsort::CompiledFormula;
+use jobsort::pbs::{PbsSite, Setting};
 use jobsort::sim::record::{Header, RecordingReader, decoded, read_recording};
 use jobsort::sim::replay::{
     ReconcileReport, RecordedJobs, Verifier, VerifyReport, reconcile, recorded_metrics,
     recorded_setup, recording_from_trace,
 };
 use jobsort::sim::scheduler::drop_oversized;
-use jobsort::sim::{Priority, SimConfig};
+use jobsort::sim::{Policy, Priority, SimConfig};
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
@@ -30,7 +35,8 @@ pub struct Args {
     #[arg(long)]
     pub verify: bool,
     /// Another formula: reconcile it against the recording (or, with --verify, run the live
-    /// scheduler with it instead of the recorded one).
+    /// scheduler with it instead of the recorded one). Default: the site's job_sort_formula
+    /// (`--qmgr`, `--pbs-home`), when given.
     #[arg(long, allow_hyphen_values = true, value_parser = FormulaValue)]
     pub formula: Option<String>,
     #[command(flatten)]
@@ -49,9 +55,15 @@ pub struct Args {
     pub lenient: bool,
     #[command(flatten)]
     pub sacct: SacctArgs,
-    /// Policy for "jobs it would have started" with --trace.
-    #[arg(long, value_enum, default_value = "easy")]
-    pub policy: PolicyArg,
+    /// Policy for "jobs it would have started" with --trace (default: the site's
+    /// strict_ordering and backfill_depth, as for `sim`, else easy).
+    #[arg(long, value_enum)]
+    pub policy: Option<PolicyArg>,
+    #[command(flatten)]
+    pub site: PbsSiteArgs,
+    /// The fairshare setup of --trace's schedule (a recording carries its own).
+    #[command(flatten)]
+    pub fairshare: SimFairshareArgs,
     #[command(flatten)]
     pub machine: MachineArgs,
     /// Print every round of a reconciliation.
@@ -63,15 +75,34 @@ pub struct Args {
 }
 
 pub fn run(args: Args, out: &mut Out) -> Outcome {
-    let catalog = args.catalog.catalog()?;
+    let site = args.site.read()?;
+    let mut catalog = args.catalog.catalog()?;
+    if let Some(q) = site.as_ref().and_then(|s| s.qmgr.as_ref()) {
+        for (name, ty) in &q.resources {
+            // `--resource` and `--resourcedef` win over the qmgr output.
+            if catalog.resource(name).is_none() {
+                catalog.add_resource(name, ty.value);
+            }
+        }
+    }
     let compile = |text: &str, name: &str| args.compile.compile(text, name, &catalog);
-    let other = match &args.formula {
-        Some(f) => {
+    let other = match (&args.formula, site.as_ref().and_then(PbsSite::formula)) {
+        (Some(f), _) => {
             let (text, name) = read_formula_arg(f, "--formula")?;
             Some(compile(&text, &name)?)
         }
-        None => None,
+        (None, Some(f)) => Some(compile(
+            &f.value,
+            &format!("job_sort_formula at {}", f.origin),
+        )?),
+        (None, None) => None,
     };
+    if args.trace.is_none() && args.fairshare.given() {
+        return Err(Failure::usage(
+            "a recording carries its own fairshare setup: --resource-group, --auto-tree, \
+             --entity, --decay-time, --decay-factor and --unknown-shares are for --trace",
+        ));
+    }
     let verifying = args.verify || other.is_none() && args.trace.is_none();
     if let (true, Some(input), None) = (verifying, &args.recording, &args.trace) {
         let report = verify_input(input, other.as_ref(), &compile)?;
@@ -109,12 +140,24 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
                 }
                 warn(&what);
             }
+            let policy = match (args.policy, &site) {
+                (Some(p), _) => p.into(),
+                (None, Some(site)) => site.policy().map_err(Failure::invalid)?.value,
+                (None, None) => Policy::Easy,
+            };
+            let threshold = match &site {
+                Some(site) => site.threshold().map_err(Failure::invalid)?,
+                None => None,
+            };
+            let fairshare = args
+                .fairshare
+                .config(site.as_ref(), &mut Explained::default())?;
             let config = SimConfig {
-                policy: args.policy.into(),
+                policy,
                 nodes,
                 cores,
-                threshold: None,
-                fairshare: None,
+                threshold: threshold.map(|t: Setting<f64>| t.value),
+                fairshare,
                 limits: None,
             };
             let m = recorded_metrics(&w, capacity);

@@ -9,7 +9,7 @@ use super::schedule_args::{
     MachineArgs, PolicyArg, SacctArgs, load_line, load_trace, recorded_overfill, threshold_arg,
     trace_options,
 };
-use super::site_args::{Explained, PbsSiteArgs, pick};
+use super::site_args::{Explained, PbsSiteArgs, pick, site_unknown_shares};
 use clap::ValueEnum;
 use jobsort::CompiledFormula;
 use jobsort::fairshare::inputs::EntityKind;
@@ -24,6 +24,7 @@ use jobsort::sim::scheduler::drop_oversized;
 use jobsort::sim::setup::{Setup, check_decay};
 use jobsort::sim::share::{AutoTree, FairshareConfig, entity_of};
 use jobsort::sim::{Policy, SimConfig, workload};
+use jobsort::slurm::conf::{Location, SlurmConf};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -62,6 +63,15 @@ pub struct Args {
     pub backfill_depth: Option<u32>,
     #[command(flatten)]
     pub site: PbsSiteArgs,
+    /// A Slurm site's slurm.conf: the machine from its NodeName lines (nodes of one size;
+    /// heterogeneous nodes are not simulated yet), the policy from SchedulerType
+    /// (sched/builtin: strict; sched/backfill: conservative backfill). Flags win.
+    #[arg(
+        long = "slurm-conf",
+        value_name = "FILE",
+        conflicts_with_all = ["pbs_home", "sched_config", "qmgr"]
+    )]
+    pub slurm_conf: Option<PathBuf>,
     /// Print the settings in effect and where each came from (flag, file:line, default),
     /// then stop without simulating.
     #[arg(long = "explain-config")]
@@ -188,9 +198,19 @@ impl From<EntityArg> for EntityKind {
 }
 
 impl SimFairshareArgs {
+    /// Whether any of these flags is given.
+    pub(super) fn given(&self) -> bool {
+        self.resource_group.is_some()
+            || self.auto_tree.is_some()
+            || self.entity.is_some()
+            || self.decay_time.is_some()
+            || self.decay_factor.is_some()
+            || self.unknown_shares.is_some()
+    }
+
     /// The fairshare settings (`None` without a tree): each flag given wins over the site's
     /// sched_config, which wins over PBS's default. Each setting goes into `explained`.
-    fn config(
+    pub(super) fn config(
         &self,
         site: Option<&PbsSite>,
         explained: &mut Explained,
@@ -208,20 +228,7 @@ impl SimFairshareArgs {
             sc.and_then(|c| c.fairshare_decay_factor.clone()),
             0.5,
         );
-        let site_unknown = match sc.and_then(|c| c.unknown_shares.clone()) {
-            None => None,
-            Some(s) => Some(Setting::new(
-                u32::try_from(s.value).map_err(|_| {
-                    Failure::invalid(format!(
-                        "{}: unknown_shares {}: must be a whole number from 0 to {}",
-                        s.origin,
-                        s.value,
-                        u32::MAX
-                    ))
-                })?,
-                s.origin,
-            )),
-        };
+        let site_unknown = site_unknown_shares(sc, u32::MAX)?;
         let unknown_shares = pick(self.unknown_shares, "--unknown-shares", site_unknown, 0);
         let entity = pick(
             self.entity.map(EntityKind::from),
@@ -282,7 +289,9 @@ impl SimFairshareArgs {
                 }
                 (Some(on), None) if on.value => {
                     return Err(Failure::invalid(format!(
-                        "{}: fair_share is on, but there is no resource_group (give --pbs-home                          with a sched_priv/resource_group, or --resource-group FILE, or                          --auto-tree)",
+                        "{}: fair_share is on, but there is no resource_group (give --pbs-home \
+                         with a sched_priv/resource_group, or --resource-group FILE, or \
+                         --auto-tree)",
                         on.origin
                     )));
                 }
@@ -305,6 +314,63 @@ impl SimFairshareArgs {
             unknown_shares: unknown_shares.value,
             ..base
         }))
+    }
+}
+
+/// Where a slurm.conf setting is.
+fn slurm_origin(at: Location) -> Origin {
+    Origin::File {
+        file: at.file,
+        line: at.line,
+    }
+}
+
+/// The slurm.conf settings Slurm uses that the simulation does not, as rows that say so.
+fn explain_unsimulated_slurm(conf: &SlurmConf, explained: &mut Explained) {
+    let at = |key: &str| {
+        conf.settings
+            .get(key)
+            .map_or(Origin::Default, |(_, at)| slurm_origin(at.clone()))
+    };
+    let bf = &conf.scheduler_parameters.entries;
+    let knobs: Vec<String> = bf
+        .iter()
+        .filter(|(k, _)| k.starts_with("bf_"))
+        .map(|(k, v)| v.as_ref().map_or_else(|| k.clone(), |v| format!("{k}={v}")))
+        .collect();
+    if conf.scheduler_type.eq_ignore_ascii_case("sched/backfill") {
+        let value = if knobs.is_empty() {
+            "defaults".to_string()
+        } else {
+            knobs.join(",")
+        };
+        explained.add(
+            "SchedulerParameters bf_*",
+            format!("{value} (not simulated: every blocked job keeps a reservation, no window)"),
+            &at("SchedulerParameters"),
+        );
+    }
+    let priority = &conf.priority.priority_type;
+    let how = if priority.eq_ignore_ascii_case("priority/basic") {
+        "first come, first served: the order without --formula"
+    } else {
+        "not simulated: jobs are ordered by --formula, else first come, first served"
+    };
+    explained.add(
+        "PriorityType",
+        format!("{priority} ({how})"),
+        &at("PriorityType"),
+    );
+    if conf.partitions.len() > 1 {
+        let p = &conf.partitions[0];
+        explained.add(
+            "partitions",
+            format!(
+                "{} (not simulated: every job may use every node)",
+                conf.partitions.len()
+            ),
+            &slurm_origin(p.at.clone()),
+        );
     }
 }
 
@@ -445,6 +511,10 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     // Checked before simulating, so a bad name does not cost a whole run.
     let plot = args.plot.as_deref().map(plot_format).transpose()?;
     let site = args.site.read()?;
+    let slurm = match &args.slurm_conf {
+        Some(path) => Some(SlurmConf::load(path).map_err(Failure::invalid)?),
+        None => None,
+    };
     let mut explained = Explained::default();
     let policy: Setting<Policy> = match (args.policy, &site) {
         (Some(p), _) => Setting::new(p.into(), Origin::Flag("--policy".into())),
@@ -452,6 +522,10 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
             Policy::with_depth(args.backfill_depth.unwrap_or(1)),
             Origin::Flag("--backfill-depth".into()),
         ),
+        (None, _) if let Some(conf) = &slurm => {
+            let (policy, at) = conf.sim_policy().map_err(Failure::invalid)?;
+            Setting::new(policy, at.map_or(Origin::Default, slurm_origin))
+        }
         (None, Some(site)) => site.policy().map_err(Failure::invalid)?,
         (None, None) => Setting::new(Policy::Easy, Origin::Default),
     };
@@ -514,6 +588,9 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     if let Some(sc) = site.as_ref().and_then(|s| s.sched_config.as_ref()) {
         explain_unsimulated(sc, &mut explained);
     }
+    if let Some(conf) = &slurm {
+        explain_unsimulated_slurm(conf, &mut explained);
+    }
     let records = match &args.record {
         Some(p) => Some(record_paths(p, formulas.len().max(1))?),
         None => None,
@@ -523,14 +600,27 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         w.truncate(n);
     }
     apply_queue_priorities(&mut w, &queue_priorities);
-    let (nodes, cores) = args.machine.resolve(w.machine, &args.trace.name())?;
+    // slurm.conf's nodes win over the trace's size; both flags win over slurm.conf.
+    let mut machine_from = args.trace.name();
+    if let Some(conf) = &slurm
+        && (args.machine.nodes.is_none() || args.machine.cores.is_none())
+        && let Some(m) = conf.machine().map_err(Failure::invalid)?
+    {
+        w.machine = jobsort::sim::workload::MachineHint {
+            nodes: Some(m.nodes),
+            cores: Some(m.cpus),
+        };
+        w.machine_derived = None;
+        machine_from = m.at.to_string();
+    }
+    let (nodes, cores) = args.machine.resolve(w.machine, &machine_from)?;
     if args.machine.nodes.is_some() && args.machine.cores.is_some() {
         w.machine_derived = None;
     }
     if args.explain_config {
         let from = |flag: bool, hint: bool| match (flag, hint) {
             (true, _) => "--nodes/--cores".to_string(),
-            (false, true) => args.trace.name(),
+            (false, true) => machine_from.clone(),
             (false, false) => "default".to_string(),
         };
         explained.add_row(

@@ -5,7 +5,7 @@
 
 use super::output::Out;
 use super::report::{Failure, warn};
-use jobsort::pbs::{Origin, PbsSite, Setting};
+use jobsort::pbs::{Origin, PbsSite, SchedConfig, Setting};
 use std::path::PathBuf;
 
 /// A PBS site's configuration.
@@ -58,6 +58,30 @@ pub fn pick<T>(
         (None, Some(s)) => s,
         (None, None) => Setting::new(default, Origin::Default),
     }
+}
+
+/// The site's `unknown_shares` as a `T` up to `max` (`None` when not set); a negative value,
+/// or one above `max`, is an error at its line.
+pub fn site_unknown_shares<T>(
+    sc: Option<&SchedConfig>,
+    max: T,
+) -> Result<Option<Setting<T>>, Failure>
+where
+    T: TryFrom<i64> + std::fmt::Display,
+{
+    let Some(s) = sc.and_then(|c| c.unknown_shares.clone()) else {
+        return Ok(None);
+    };
+    let value = (s.value >= 0)
+        .then(|| T::try_from(s.value).ok())
+        .flatten()
+        .ok_or_else(|| {
+            Failure::invalid(format!(
+                "{}: unknown_shares {}: must be a whole number from 0 to {max}",
+                s.origin, s.value,
+            ))
+        })?;
+    Ok(Some(Setting::new(value, s.origin)))
 }
 
 /// The `--explain-config` table: setting, value, where it came from.

@@ -8,8 +8,9 @@ use super::report::{Failure, warn};
 use jobsort::Catalog;
 use jobsort::catalog::Scheduler;
 use jobsort::fairshare::inputs::Fairshare;
+use jobsort::jobs::load::NotRanked;
 use jobsort::jobs::{Job, JobSet};
-use jobsort::slurm::jobs::{fill_factors, loading_catalog, parse_squeue_json};
+use jobsort::slurm::jobs::{SqueueJobs, fill_factors, loading_catalog, parse_squeue_json};
 use jobsort::slurm::multifactor::{Factors, Multifactor};
 use std::collections::BTreeMap;
 
@@ -36,6 +37,15 @@ fn qos_arg(s: &str) -> Result<(String, u32), String> {
     Ok((name.trim().to_string(), prio))
 }
 
+/// Jobs as loaded for `eval` and `rank`.
+pub struct Loaded {
+    pub jobs: JobSet,
+    /// `squeue --json` jobs as read (a field a job does not give is not a 0 to the factors).
+    pub rows: Option<Vec<Job>>,
+    /// The jobs the scheduler would not sort, when the file gives states (and no `--all`).
+    pub not_ranked: Option<Vec<NotRanked>>,
+}
+
 /// The multifactor configuration and each job's factors, for sprio-style output.
 pub struct SlurmView {
     pub multifactor: Multifactor,
@@ -43,17 +53,32 @@ pub struct SlurmView {
 }
 
 impl SlurmJobArgs {
+    /// The time the age factor is computed at, and sprio's "not yet eligible" is judged at.
+    fn now(&self) -> i64 {
+        self.now.unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs() as i64)
+        })
+    }
+
     /// Load the jobs: under `--scheduler slurm`, `squeue --json` output is read as such
-    /// and job files know the raw fields; otherwise as `jobs` loads them.
+    /// (the jobs sprio lists, unless `--all`) and job files know the raw fields; otherwise as
+    /// `jobs` loads them.
     pub fn load(
         &self,
         scheduler_args: &SchedulerArgs,
         jobs: &JobsArgs,
         catalog: &Catalog,
         columns: &[&str],
-    ) -> Result<(JobSet, Option<Vec<Job>>), Failure> {
+    ) -> Result<Loaded, Failure> {
+        let loaded = |(set, not_ranked)| Loaded {
+            jobs: set,
+            rows: None,
+            not_ranked,
+        };
         if catalog.scheduler() == Scheduler::Pbs {
-            return Ok((jobs.load(catalog, Some(columns))?, None));
+            return jobs.load_sorted(catalog, Some(columns)).map(loaded);
         }
         if catalog.scheduler() == Scheduler::Slurm
             && let Some(path) = jobs.jobs.file()
@@ -64,14 +89,29 @@ impl SlurmJobArgs {
                 let qos: BTreeMap<String, u32> = self.qos.iter().cloned().collect();
                 // The rows are kept: a field a job does not give (a time limit of `null`:
                 // the partition's) is not a 0 to the factors.
-                let rows = parse_squeue_json(&text, &jobs.jobs.name(), &qos, false)
+                let accrue_always = scheduler_args
+                    .slurm_conf()?
+                    .is_some_and(|c| c.priority.flags.accrue_always);
+                let which = if jobs.all {
+                    SqueueJobs::All
+                } else {
+                    SqueueJobs::Sprio {
+                        now: self.now(),
+                        accrue_always,
+                    }
+                };
+                let read = parse_squeue_json(&text, &jobs.jobs.name(), &qos, which)
                     .map_err(Failure::invalid)?;
-                return Ok((rows.iter().cloned().collect(), Some(rows)));
+                return Ok(Loaded {
+                    jobs: read.jobs.iter().cloned().collect(),
+                    rows: Some(read.jobs),
+                    not_ranked: (!jobs.all).then_some(read.not_ranked),
+                });
             }
         }
         if catalog.scheduler() != Scheduler::Slurm {
             // flux: its factors are columns as given (every column kept for them).
-            return Ok((jobs.load(catalog, None)?, None));
+            return jobs.load_sorted(catalog, None).map(loaded);
         }
         let conf = scheduler_args.slurm_conf()?;
         let mut gres: Vec<&str> = conf
@@ -83,7 +123,8 @@ impl SlurmJobArgs {
         gres.sort_unstable();
         gres.dedup();
         // The factors are computed from the raw fields: every column is kept.
-        Ok((jobs.load(&loading_catalog(catalog, gres), None)?, None))
+        jobs.load_sorted(&loading_catalog(catalog, gres), None)
+            .map(loaded)
     }
 
     /// Fill the factor columns. Slurm with `--slurm-conf`: computed from each job's raw
@@ -168,12 +209,7 @@ impl SlurmJobArgs {
         }
         let max_qos = given_max.max(jobs_max.min(f64::from(u32::MAX)) as u32);
         let multifactor = Multifactor::from_conf(&conf, max_qos);
-        let now = self.now.unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs() as i64)
-        });
-        let factors = fill_factors(jobs, &multifactor, now);
+        let factors = fill_factors(jobs, &multifactor, self.now());
         Ok(Some(SlurmView {
             multifactor,
             factors,

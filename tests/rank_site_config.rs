@@ -1,0 +1,236 @@
+//! `rank` and `eval` with a PBS site's own configuration (`--pbs-home`, `--sched-config`,
+//! `--qmgr`): the site's job_sort_formula when none is given, its threshold, fair_share and
+//! the fairshare files under `sched_priv`, unknown_shares, queue priorities; each flag wins
+//! over the files, and `--explain-config` says where every setting came from.
+
+mod common;
+
+use common::cli::{code, jobsort, json, pbs_home, stderr, stdout, write};
+
+const JOBS: &str = r#"[
+  {"id": "a", "user": "ann", "queue": "low", "ncpus": 1},
+  {"id": "b", "user": "bob", "queue": "high", "ncpus": 4},
+  {"id": "c", "user": "cid", "queue": "low", "ncpus": 2}
+]"#;
+
+fn rank_json(args: &[&str]) -> Vec<(String, f64, bool)> {
+    let mut a = vec!["rank", "--format", "json"];
+    a.extend_from_slice(args);
+    let out = jobsort(&a);
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    json(&out)["order"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            (
+                j["id"].as_str().unwrap().to_string(),
+                j["value"].as_f64().unwrap(),
+                j["runnable"].as_bool().unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn row(id: &str, value: f64, runnable: bool) -> (String, f64, bool) {
+    (id.to_string(), value, runnable)
+}
+
+#[test]
+fn the_sites_formula_and_threshold_unless_flags_say_otherwise() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = write(dir.path(), "jobs.json", JOBS);
+    let qmgr = write(
+        dir.path(),
+        "qmgr.txt",
+        "set server job_sort_formula = \"ncpus * 2\"\nset sched job_sort_formula_threshold = 2\n",
+    );
+    // No FORMULA: qmgr's job_sort_formula; its threshold is inclusive (value <= 2).
+    assert_eq!(
+        rank_json(&["--jobs", &jobs, "--qmgr", &qmgr]),
+        [
+            row("b", 8.0, true),
+            row("c", 4.0, true),
+            row("a", 2.0, false)
+        ]
+    );
+    // A formula and a threshold on the command line win.
+    assert_eq!(
+        rank_json(&[
+            "-ncpus",
+            "--jobs",
+            &jobs,
+            "--qmgr",
+            &qmgr,
+            "--threshold",
+            "-3"
+        ]),
+        [
+            row("a", -1.0, true),
+            row("c", -2.0, true),
+            row("b", -4.0, false)
+        ]
+    );
+    // eval too.
+    let out = jobsort(["eval", "--jobs", &jobs, "--qmgr", &qmgr, "--format", "csv"]);
+    assert_eq!(stdout(&out), "id,value,error\na,2.0,\nb,8.0,\nc,4.0,\n");
+    // Without a formula anywhere: a usage error that says where one can come from.
+    let out = jobsort(["rank", "--jobs", &jobs]);
+    assert_eq!(code(&out), Some(2));
+    assert!(
+        stderr(&out).contains("--qmgr FILE or --pbs-home DIR"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn queue_priorities_from_qmgr() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = write(dir.path(), "jobs.json", JOBS);
+    let qmgr = write(
+        dir.path(),
+        "qmgr.txt",
+        "create queue high\nset queue high Priority = 100\ncreate queue low\n\
+         set queue low Priority = 10\n",
+    );
+    assert_eq!(
+        rank_json(&["queue_priority + ncpus", "--jobs", &jobs, "--qmgr", &qmgr]),
+        [
+            row("b", 104.0, true),
+            row("c", 12.0, true),
+            row("a", 11.0, true)
+        ]
+    );
+}
+
+#[test]
+fn fairshare_tree_from_the_sites_resource_group_when_fair_share_is_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = write(dir.path(), "jobs.json", JOBS);
+    let rg = "ann 10 root 60\nbob 11 root 30\n";
+    let home = pbs_home(
+        dir.path(),
+        "fair_share: true ALL\nunknown_shares: 10\n",
+        Some(rg),
+    );
+    let rg_file = write(dir.path(), "rg", rg);
+    // fairshare_perc: ann 60/100, bob 30/100, cid in `unknown` with the site's 10 shares
+    // (PBS's values are 32-bit floats).
+    let site = rank_json(&["fairshare_perc", "--jobs", &jobs, "--pbs-home", &home]);
+    let f = |v: f32| f64::from(v);
+    assert_eq!(
+        site,
+        [
+            row("a", f(0.6), true),
+            row("b", f(0.3), true),
+            row("c", f(0.1), true)
+        ]
+    );
+    let flags = rank_json(&[
+        "fairshare_perc",
+        "--jobs",
+        &jobs,
+        "--resource-group",
+        &rg_file,
+        "--unknown-shares",
+        "10",
+    ]);
+    assert_eq!(site, flags);
+    // A flag wins over unknown_shares: `unknown` without shares.
+    let zero = rank_json(&[
+        "fairshare_perc",
+        "--jobs",
+        &jobs,
+        "--pbs-home",
+        &home,
+        "--unknown-shares",
+        "0",
+    ]);
+    assert_eq!(zero[2], row("c", 0.0, true));
+    // fair_share off (PBS's default): the resource_group is not read, as PBS does not.
+    let home = pbs_home(dir.path(), "fair_share: false ALL\n", Some(rg));
+    let out = jobsort([
+        "rank",
+        "fairshare_perc",
+        "--jobs",
+        &jobs,
+        "--pbs-home",
+        &home,
+    ]);
+    assert_eq!(code(&out), Some(1));
+    assert!(
+        stderr(&out).contains("no fairshare tree is given"),
+        "{}",
+        stderr(&out)
+    );
+    // On without a resource_group: an error at the line that turns it on.
+    let bare = pbs_home(&dir.path().join("x"), "fair_share: true ALL\n", None);
+    let out = jobsort(["rank", "ncpus", "--jobs", &jobs, "--pbs-home", &bare]);
+    assert_eq!(code(&out), Some(1));
+    assert!(
+        stderr(&out).contains("sched_config:1: fair_share is on, but there is no resource_group"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn rank_explain_config_says_where_each_setting_came_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = write(dir.path(), "jobs.json", JOBS);
+    let home = pbs_home(
+        dir.path(),
+        "fair_share: true ALL\nfairshare_entity: egroup\nunknown_shares: 5\n",
+        Some("g1 10 root 50\n"),
+    );
+    let qmgr = write(
+        dir.path(),
+        "qmgr.txt",
+        "set server job_sort_formula = \"fairshare_perc * 100\"\n\
+         set sched job_sort_formula_threshold = 1\n",
+    );
+    let out = jobsort([
+        "rank",
+        "--jobs",
+        &jobs,
+        "--pbs-home",
+        &home,
+        "--qmgr",
+        &qmgr,
+        "--unknown-shares",
+        "7",
+        "--explain-config",
+    ]);
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    let sc = format!("{home}/sched_priv/sched_config");
+    let rg = format!("{home}/sched_priv/resource_group");
+    let rows: Vec<Vec<String>> = stdout(&out)
+        .lines()
+        .map(|l| {
+            l.split("  ")
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .map(str::to_string)
+                .collect()
+        })
+        .collect();
+    let qm = qmgr.as_str();
+    let expected: Vec<Vec<String>> = [
+        vec!["setting", "value", "from"],
+        vec![
+            "job_sort_formula",
+            "fairshare_perc * 100",
+            &format!("{qm}:1"),
+        ],
+        vec!["fairshare tree", &rg, &format!("{sc}:1")],
+        vec!["fairshare_entity", "egroup", &format!("{sc}:2")],
+        vec!["unknown_shares", "7", "--unknown-shares"],
+        vec!["job_sort_formula_threshold", "1.0", &format!("{qm}:2")],
+        vec!["fair_share", "true", &format!("{sc}:1")],
+    ]
+    .iter()
+    .map(|r| r.iter().map(|c| c.to_string()).collect())
+    .collect();
+    assert_eq!(rows, expected);
+}
