@@ -67,11 +67,11 @@ struct Requests(Vec<(String, String)>);
 impl Requests {
     fn set(&mut self, nth: usize, r: &str, v: &str) {
         let at = match self.0.get(nth) {
-            Some((k, _)) if k == r => Some(nth),
-            _ => self.0.iter().position(|(k, _)| k == r),
+            Some((k, _)) if same(k, r) => Some(nth),
+            _ => self.0.iter().position(|(k, _)| same(k, r)),
         };
         match at {
-            Some(i) if self.0[i].1 == v => {}
+            Some(i) if same(&self.0[i].1, v) => {}
             Some(i) => self.0[i].1 = v.to_string(),
             None => self.0.push((r.to_string(), v.to_string())),
         }
@@ -139,8 +139,27 @@ fn epoch(key: &str, v: &str) -> Result<i64, Bad> {
 }
 
 fn set(slot: &mut Option<String>, v: &str) {
-    if slot.as_deref() != Some(v) {
+    if !slot.as_deref().is_some_and(|old| same(old, v)) {
         *slot = Some(v.to_string());
+    }
+}
+
+/// `a == b`, inline for the short values of a record (names, numbers, resources) where a
+/// call to `memcmp` costs more than the compare: two overlapping loads from each end.
+#[inline]
+fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let u64_at = |s: &[u8], i: usize| u64::from_le_bytes(s[i..i + 8].try_into().expect("8"));
+    let u32_at = |s: &[u8], i: usize| u32::from_le_bytes(s[i..i + 4].try_into().expect("4"));
+    match n {
+        0..4 => a.iter().zip(b).all(|(x, y)| x == y),
+        4..8 => u32_at(a, 0) == u32_at(b, 0) && u32_at(a, n - 4) == u32_at(b, n - 4),
+        8..=16 => u64_at(a, 0) == u64_at(b, 0) && u64_at(a, n - 8) == u64_at(b, n - 8),
+        _ => a == b,
     }
 }
 
@@ -506,5 +525,27 @@ impl Joiner {
             }
         }
         Ok(self.report)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same;
+
+    #[test]
+    fn same_is_string_equality_at_every_length() {
+        let text = "abcdefghijklmnopqrstuvwxyz0123456789";
+        for n in 0..text.len() {
+            let a = &text[..n];
+            assert!(same(a, a), "{a}");
+            assert!(!same(a, &text[..n + 1]), "{a}");
+            // One byte different anywhere.
+            for i in 0..n {
+                let mut b = a.as_bytes().to_vec();
+                b[i] = b'.';
+                let b = std::str::from_utf8(&b).unwrap();
+                assert!(!same(a, b), "{a} {b}");
+            }
+        }
     }
 }
