@@ -7,6 +7,7 @@
 //! cargo run --release --example pbs_accounting_year            # 3 000 000 jobs
 //! cargo run --release --example pbs_accounting_year -- 300000  # fewer
 //! cargo run --release --example pbs_accounting_year -- 300000 DIR  # keep the logs in DIR
+//! cargo run --release --example pbs_accounting_year -- 3000000 DIR gz  # gzip them (5 GB plain)
 //! ```
 
 use jobsort::sim::load_workload_with;
@@ -15,6 +16,16 @@ use std::time::Instant;
 
 #[path = "../benches/pbs_log.rs"]
 mod pbs_log;
+
+/// A file's text, inflated when it is gzip.
+fn plain(bytes: &[u8]) -> std::io::Result<Vec<u8>> {
+    if !bytes.starts_with(&[0x1f, 0x8b]) {
+        return Ok(bytes.to_vec());
+    }
+    let mut text = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(bytes), &mut text)?;
+    Ok(text)
+}
 
 /// The process's peak resident set (`VmHWM`, Linux), in MB.
 fn max_rss_mb() -> Option<f64> {
@@ -33,10 +44,11 @@ fn cpu_seconds() -> f64 {
         .map_or(f64::NAN, |ns| ns / 1e9)
 }
 
-/// Generate `jobs` jobs over 2024 into `dir`, a file per day: (records, bytes).
-fn generate_into(dir: &std::path::Path, jobs: u64) -> std::io::Result<(u64, u64)> {
+/// Generate `jobs` jobs over 2024 into `dir`, a file per day (gzip, fastest level, when
+/// `gz`): (records, bytes before compression).
+fn generate_into(dir: &std::path::Path, jobs: u64, gz: bool) -> std::io::Result<(u64, u64)> {
     let t = Instant::now();
-    let mut file: Option<(u64, std::io::BufWriter<std::fs::File>)> = None;
+    let mut file: Option<(u64, Box<dyn Write>)> = None;
     let mut bytes = 0u64;
     let records = pbs_log::generate(jobs, 365, |day, line| {
         if file.as_ref().is_none_or(|(d, _)| *d != day) {
@@ -44,7 +56,13 @@ fn generate_into(dir: &std::path::Path, jobs: u64) -> std::io::Result<(u64, u64)
                 f.flush()?;
             }
             let name = dir.join(format!("2024{:04}", 1000 + day));
-            file = Some((day, std::io::BufWriter::new(std::fs::File::create(name)?)));
+            let f = std::io::BufWriter::new(std::fs::File::create(name)?);
+            let out: Box<dyn Write> = if gz {
+                Box::new(flate2::write::GzEncoder::new(f, flate2::Compression::fast()))
+            } else {
+                Box::new(f)
+            };
+            file = Some((day, out));
         }
         bytes += line.len() as u64;
         file.as_mut()
@@ -73,6 +91,7 @@ fn main() -> std::io::Result<()> {
         Some(d) => std::path::PathBuf::from(d),
         None => tmp.path().join("accounting"),
     };
+    let gz = std::env::args().nth(3).as_deref() == Some("gz");
     let exists = dir.read_dir().is_ok_and(|mut d| d.next().is_some());
     std::fs::create_dir_all(&dir)?;
     let (records, bytes) = if exists {
@@ -80,13 +99,13 @@ fn main() -> std::io::Result<()> {
         let mut records = 0u64;
         let mut bytes = 0u64;
         for e in std::fs::read_dir(&dir)? {
-            let text = std::fs::read(e?.path())?;
+            let text = plain(&std::fs::read(e?.path())?)?;
             bytes += text.len() as u64;
             records += text.iter().filter(|&&b| b == b'\n').count() as u64;
         }
         (records, bytes)
     } else {
-        generate_into(&dir, jobs)?
+        generate_into(&dir, jobs, gz)?
     };
     let files = std::fs::read_dir(&dir)?.count();
     println!(
@@ -132,7 +151,7 @@ fn in_memory(dir: &std::path::Path) -> std::io::Result<()> {
         if text.len() >= 256 << 20 {
             break;
         }
-        text.extend_from_slice(&std::fs::read(f)?);
+        text.extend_from_slice(&plain(&std::fs::read(f)?)?);
     }
     let records = text.iter().filter(|&&b| b == b'\n').count();
     let mut best = f64::INFINITY;
