@@ -58,7 +58,10 @@ fn generate_into(dir: &std::path::Path, jobs: u64, gz: bool) -> std::io::Result<
             let name = dir.join(format!("2024{:04}", 1000 + day));
             let f = std::io::BufWriter::new(std::fs::File::create(name)?);
             let out: Box<dyn Write> = if gz {
-                Box::new(flate2::write::GzEncoder::new(f, flate2::Compression::fast()))
+                Box::new(flate2::write::GzEncoder::new(
+                    f,
+                    flate2::Compression::fast(),
+                ))
             } else {
                 Box::new(f)
             };
