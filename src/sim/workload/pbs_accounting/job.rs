@@ -3,7 +3,7 @@
 
 use super::request::{
     Chunk, HostCores, NodeSpec, Place, each_exec_host, each_exec_vnode, parse_exec_host,
-    parse_exec_vnode, parse_nodes, parse_place, parse_select,
+    parse_exec_vnode, parse_nodes, parse_place, parse_select, select_shape,
 };
 use crate::jobs::units::{parse_plain_number, parse_size, parse_time};
 use crate::sim::workload::{Request, SimJob, count};
@@ -184,7 +184,8 @@ impl PbsJob {
         }
         let ncpus = self.whole("ncpus")?;
         let nodect = self.whole("nodect")?;
-        let select = self.select()?;
+        // The chunks in all and whether they are alike: all a request needs of `select`.
+        let select = self.parsed("select", select_shape)?;
         let place = self.place()?;
         let request = if let Some(parts) = self.nodes()? {
             let nodes: u32 = parts.iter().map(|p| p.count).sum();
@@ -198,14 +199,9 @@ impl PbsJob {
                 Some(Request::Procs(count(cores as f64).map_err(|e| e.reason)?))
             }
         } else if let Some(c) = ncpus.filter(|&c| c > 0) {
-            let chunks = select
-                .as_ref()
-                .map(|s| s.iter().map(|c| c.count).sum::<u32>());
-            let n = nodect.or(chunks).unwrap_or(1);
+            let n = nodect.or(select.map(|(chunks, _)| chunks)).unwrap_or(1);
             let arrangement = place.as_ref().and_then(|p| p.arrangement.as_deref());
-            let equal = select
-                .as_ref()
-                .is_none_or(|s| s.iter().all(|ch| ch.resources == s[0].resources));
+            let equal = select.is_none_or(|(_, equal)| equal);
             if n <= 1 || arrangement == Some("pack") {
                 Some(Request::Nodes { nodes: 1, cores: c })
             } else if arrangement == Some("scatter") && equal && c % n == 0 {

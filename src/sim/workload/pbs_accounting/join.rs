@@ -33,9 +33,49 @@ pub trait JobSink {
 
 struct Live {
     job: PbsJob,
+    /// Its `Resource_List` values until it is handed over (then `job.resource_list`).
+    requests: Requests,
     running: bool,
     /// Hashes of the records seen (type and message), to tell a duplicated record.
     seen: Vec<u64>,
+}
+
+impl Live {
+    fn new(id: &str, array: Option<ArrayRole>) -> Live {
+        Live {
+            job: PbsJob::new(id, array),
+            requests: Requests::default(),
+            running: false,
+            seen: Vec::new(),
+        }
+    }
+
+    fn into_job(self, fate: Fate) -> PbsJob {
+        let mut job = self.job;
+        job.resource_list = self.requests.0.into_iter().collect();
+        job.fate = fate;
+        job
+    }
+}
+
+/// A job's `Resource_List` values as its records give them (a later value replaces an
+/// earlier one), in the order first written. Records repeat them in one order, so the n-th
+/// of a record is looked for at n first: one compare, where a map of names takes several.
+#[derive(Default)]
+struct Requests(Vec<(String, String)>);
+
+impl Requests {
+    fn set(&mut self, nth: usize, r: &str, v: &str) {
+        let at = match self.0.get(nth) {
+            Some((k, _)) if same(k, r) => Some(nth),
+            _ => self.0.iter().position(|(k, _)| same(k, r)),
+        };
+        match at {
+            Some(i) if same(&self.0[i].1, v) => {}
+            Some(i) => self.0[i].1 = v.to_string(),
+            None => self.0.push((r.to_string(), v.to_string())),
+        }
+    }
 }
 
 /// The record types that are counted and not joined, with what they are
@@ -99,107 +139,264 @@ fn epoch(key: &str, v: &str) -> Result<i64, Bad> {
 }
 
 fn set(slot: &mut Option<String>, v: &str) {
-    if slot.as_deref() != Some(v) {
+    if !slot.as_deref().is_some_and(|old| same(old, v)) {
         *slot = Some(v.to_string());
     }
 }
 
-/// Apply one Q/S/E/R record's attributes to `job`. A bad attribute is skipped and the
+/// `a == b`, inline for the short values of a record (names, numbers, resources) where a
+/// call to `memcmp` costs more than the compare: two overlapping loads from each end.
+#[inline]
+fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let u64_at = |s: &[u8], i: usize| u64::from_le_bytes(s[i..i + 8].try_into().expect("8"));
+    let u32_at = |s: &[u8], i: usize| u32::from_le_bytes(s[i..i + 4].try_into().expect("4"));
+    match n {
+        0..4 => a.iter().zip(b).all(|(x, y)| x == y),
+        4..8 => u32_at(a, 0) == u32_at(b, 0) && u32_at(a, n - 4) == u32_at(b, n - 4),
+        8..=16 => u64_at(a, 0) == u64_at(b, 0) && u64_at(a, n - 8) == u64_at(b, n - 8),
+        _ => a == b,
+    }
+}
+
+/// Apply one Q/S/E/R record's attributes to its job. A bad attribute is skipped and the
 /// others applied; the first one is returned.
-fn apply(job: &mut PbsJob, message: &str) -> Option<Bad> {
+fn apply(live: &mut Live, message: &str) -> Option<Bad> {
     let mut first = None;
+    let mut nth = 0;
     for kv in attributes(message) {
-        if let Err(b) = apply_one(job, kv) {
+        if let Err(b) = apply_one(live, &mut nth, kv) {
             first.get_or_insert(b);
         }
     }
     first
 }
 
-fn apply_one(job: &mut PbsJob, kv: Result<(&str, &str), String>) -> Result<(), Bad> {
+/// One attribute; `nth` counts the record's `Resource_List` values.
+fn apply_one(
+    live: &mut Live,
+    nth: &mut usize,
+    kv: Result<(&str, &str), String>,
+) -> Result<(), Bad> {
     let (k, v) = kv.map_err(|e| Bad::new("bad attribute", e))?;
     // The most frequent keys first: requests, then usage (which is not needed).
     if let Some(r) = k.strip_prefix("Resource_List.") {
-        if job.resource_list.get(r).map(String::as_str) != Some(v) {
-            job.resource_list.insert(r.to_string(), v.to_string());
-        }
+        live.requests.set(*nth, r, v);
+        *nth += 1;
         return Ok(());
     }
     if k.starts_with("resources_used.") || k.starts_with("resource_assigned.") {
         return Ok(());
     }
-    {
-        match k {
-            "user" => set(&mut job.user, v),
-            "group" => set(&mut job.group, v),
-            "account" => set(&mut job.account, v),
-            "project" => set(&mut job.project, v),
-            "queue" => set(&mut job.queue, v),
-            "jobname" => set(&mut job.jobname, v),
-            "array_indices" => set(&mut job.array_indices, v),
-            "ctime" => job.ctime = Some(epoch(k, v)?),
-            "qtime" => job.qtime = Some(epoch(k, v)?),
-            "etime" => job.etime = Some(epoch(k, v)?).filter(|&t| t > 0),
-            // `start=0`: never set (ji_stime); E's `end` the time the record was written.
-            "start" => job.start = Some(epoch(k, v)?).filter(|&t| t > 0).or(job.start),
-            "end" => job.end = Some(epoch(k, v)?).filter(|&t| t > 0),
-            "Exit_status" => {
-                job.exit_status = Some(v.parse().map_err(|_| {
-                    Bad::new(
-                        "bad attribute value",
-                        format!("`Exit_status={v}` is not an integer"),
-                    )
-                })?)
-            }
-            "run_count" => {
-                job.run_count = v.parse().map_err(|_| {
-                    Bad::new(
-                        "bad attribute value",
-                        format!("`run_count={v}` is not a whole number"),
-                    )
-                })?
-            }
-            "eligible_time" => {
-                let s = crate::jobs::units::parse_time(v)
-                    .map_err(|e| Bad::new("bad attribute value", format!("`{k}`: {e}")))?;
-                job.eligible_time = Some(s.round() as i64);
-            }
-            "exec_vnode" => set(&mut job.exec_vnode, v),
-            "exec_host" => set(&mut job.exec_host, v),
-            // Known and not needed: job details, usage, and Torque's extras.
-            "accounting_id"
-            | "gridname"
-            | "resvname"
-            | "resvID"
-            | "depend"
-            | "session"
-            | "alt_id"
-            | "owner"
-            | "total_execution_slots"
-            | "unique_node_count" => {}
-            _ => {
-                if let Some(r) = k.strip_prefix("Resource_List.") {
-                    if job.resource_list.get(r).map(String::as_str) != Some(v) {
-                        job.resource_list.insert(r.to_string(), v.to_string());
-                    }
-                } else if !(k.starts_with("resources_used.") || k.starts_with("resource_assigned."))
-                {
-                    return Err(Bad::new(
-                        "unknown attribute",
-                        format!("unknown attribute `{k}`"),
-                    ));
-                }
-            }
+    let job = &mut live.job;
+    match k {
+        "user" => set(&mut job.user, v),
+        "group" => set(&mut job.group, v),
+        "account" => set(&mut job.account, v),
+        "project" => set(&mut job.project, v),
+        "queue" => set(&mut job.queue, v),
+        "jobname" => set(&mut job.jobname, v),
+        "array_indices" => set(&mut job.array_indices, v),
+        "ctime" => job.ctime = Some(epoch(k, v)?),
+        "qtime" => job.qtime = Some(epoch(k, v)?),
+        "etime" => job.etime = Some(epoch(k, v)?).filter(|&t| t > 0),
+        // `start=0`: never set (ji_stime); E's `end` the time the record was written.
+        "start" => job.start = Some(epoch(k, v)?).filter(|&t| t > 0).or(job.start),
+        "end" => job.end = Some(epoch(k, v)?).filter(|&t| t > 0),
+        "Exit_status" => {
+            job.exit_status = Some(v.parse().map_err(|_| {
+                Bad::new(
+                    "bad attribute value",
+                    format!("`Exit_status={v}` is not an integer"),
+                )
+            })?)
+        }
+        "run_count" => {
+            job.run_count = v.parse().map_err(|_| {
+                Bad::new(
+                    "bad attribute value",
+                    format!("`run_count={v}` is not a whole number"),
+                )
+            })?
+        }
+        "eligible_time" => {
+            let s = crate::jobs::units::parse_time(v)
+                .map_err(|e| Bad::new("bad attribute value", format!("`{k}`: {e}")))?;
+            job.eligible_time = Some(s.round() as i64);
+        }
+        "exec_vnode" => set(&mut job.exec_vnode, v),
+        "exec_host" => set(&mut job.exec_host, v),
+        // Known and not needed: job details, usage, and Torque's extras.
+        "accounting_id"
+        | "gridname"
+        | "resvname"
+        | "resvID"
+        | "depend"
+        | "session"
+        | "alt_id"
+        | "owner"
+        | "total_execution_slots"
+        | "unique_node_count" => {}
+        _ => {
+            return Err(Bad::new(
+                "unknown attribute",
+                format!("unknown attribute `{k}`"),
+            ));
         }
     }
     Ok(())
+}
+
+/// What one record did to its job: left it open, finished it, or ended it as a bad job
+/// (its E does not make a run); a bad attribute alone leaves the rest of the record applied.
+enum Step {
+    Open(Option<Bad>),
+    Finished(Fate, Option<Bad>),
+    Bad(Bad),
+}
+
+/// Apply one Q/S/T/R/D/A/E record to its open job.
+fn step(live: &mut Live, line: &Line<'_>, hash: u64) -> Step {
+    let kind = line.kind;
+    if live.seen.contains(&hash) {
+        return Step::Open(Some(Bad::new(
+            "duplicate record",
+            format!(
+                "{} record of job `{}` repeats an earlier one",
+                kind as char, line.id
+            ),
+        )));
+    }
+    live.seen.push(hash);
+    match kind {
+        b'Q' => Step::Open(apply(live, line.message)),
+        b'S' | b'T' => {
+            // T (restart from a checkpoint) is written instead of S and says nothing
+            // more: E gives the start.
+            live.job.start = None;
+            let bad = if kind == b'S' {
+                apply(live, line.message)
+            } else {
+                None
+            };
+            live.running = true;
+            live.job.starts += 1;
+            Step::Open(bad)
+        }
+        b'R' => {
+            // The run is lost and the job queued again: its next S starts it anew.
+            let bad = apply(live, line.message);
+            live.job.start = None;
+            live.job.end = None;
+            live.running = false;
+            live.job.reruns += 1;
+            Step::Open(bad)
+        }
+        b'D' | b'A' if live.running => {
+            // Deleted or aborted while running: the E follows.
+            live.job.deleted_while_running = true;
+            Step::Open(None)
+        }
+        b'D' => Step::Finished(Fate::DeletedQueued, None),
+        b'A' => Step::Finished(Fate::AbortedQueued, None),
+        _ => {
+            let bad = apply(live, line.message);
+            let j = &live.job;
+            let Some(start) = j.start else {
+                return Step::Bad(Bad::new(
+                    "E without a start",
+                    format!(
+                        "E record of job `{}` without a start (no S record, no `start`)",
+                        line.id
+                    ),
+                ));
+            };
+            let skew = match (j.end, j.qtime) {
+                (None, _) => Some(("E without an end", "no `end`".to_string())),
+                (Some(end), _) if end < start => Some((
+                    "end before start",
+                    format!("`end` {end} is before `start` {start} (clock skew?)"),
+                )),
+                (_, Some(q)) if start < q => Some((
+                    "start before qtime",
+                    format!("`start` {start} is before `qtime` {q} (clock skew?)"),
+                )),
+                _ => None,
+            };
+            match skew {
+                Some((reason, what)) => Step::Bad(Bad::new(
+                    reason,
+                    format!("E record of job `{}`: {what}", line.id),
+                )),
+                None => Step::Finished(Fate::Ended, bad),
+            }
+        }
+    }
+}
+
+/// The ids of the jobs that ended, to tell a late or repeated record from a new job: kept
+/// for the whole read, so the usual ids (`123`, `123[4]`) are kept as numbers (8 or 16
+/// bytes), any other as its text.
+#[derive(Default)]
+struct Ended {
+    jobs: FxHashSet<u64>,
+    subjobs: FxHashSet<(u64, u64)>,
+    others: FxHashSet<Box<str>>,
+}
+
+/// A job id (without its server suffix) as [`Ended`] keeps it.
+enum EndedId<'a> {
+    Job(u64),
+    Subjob(u64, u64),
+    Other(&'a str),
+}
+
+/// A whole number written as PBS writes one (no sign, no leading zero), that fits.
+fn number(s: &str) -> Option<u64> {
+    let b = s.as_bytes();
+    let canonical =
+        !b.is_empty() && b.iter().all(u8::is_ascii_digit) && (b[0] != b'0' || b.len() == 1);
+    canonical.then(|| s.parse().ok()).flatten()
+}
+
+fn ended_id(key: &str) -> EndedId<'_> {
+    if let Some(n) = number(key) {
+        return EndedId::Job(n);
+    }
+    let sub = key.strip_suffix(']').and_then(|k| k.split_once('['));
+    match sub.and_then(|(seq, i)| Some((number(seq)?, number(i)?))) {
+        Some((seq, i)) => EndedId::Subjob(seq, i),
+        None => EndedId::Other(key),
+    }
+}
+
+impl Ended {
+    fn has(&self, key: &str) -> bool {
+        match ended_id(key) {
+            EndedId::Job(n) => self.jobs.contains(&n),
+            EndedId::Subjob(seq, i) => self.subjobs.contains(&(seq, i)),
+            EndedId::Other(k) => self.others.contains(k),
+        }
+    }
+
+    fn add(&mut self, key: &str) {
+        match ended_id(key) {
+            EndedId::Job(n) => self.jobs.insert(n),
+            EndedId::Subjob(seq, i) => self.subjobs.insert((seq, i)),
+            EndedId::Other(k) => self.others.insert(k.into()),
+        };
+    }
 }
 
 /// The joiner: feed it lines, then [`Joiner::finish`].
 pub struct Joiner {
     lenient: bool,
     live: FxHashMap<Box<str>, Live>,
-    ended: FxHashSet<Box<str>>,
+    ended: Ended,
     pub report: LoadReport,
     /// Records read (lines that were not empty).
     pub records: u64,
@@ -210,7 +407,7 @@ impl Joiner {
         Joiner {
             lenient,
             live: FxHashMap::default(),
-            ended: FxHashSet::default(),
+            ended: Ended::default(),
             report: LoadReport::default(),
             records: 0,
         }
@@ -265,119 +462,49 @@ impl Joiner {
             };
         }
         let key = key_of(line.id);
-        if self.ended.contains(key) {
-            return Err(Bad::new(
-                "record after the job ended",
-                format!(
-                    "{} record of job `{}` after its end (a duplicated record?)",
-                    kind as char, line.id
-                ),
-            ));
-        }
         let mut h = FxHasher::default();
         h.write_u8(kind);
         h.write(line.message.as_bytes());
         let hash = h.finish();
-        if !self.live.contains_key(key) {
-            let array = array_role(key).map_err(|e| Bad::new("bad job id", e))?;
-            self.report.read += 1;
-            self.live.insert(
-                key.into(),
-                Live {
-                    job: PbsJob::new(line.id, array),
-                    running: false,
-                    seen: Vec::new(),
-                },
-            );
-        }
-        let live = self.live.get_mut(key).expect("inserted above");
-        if live.seen.contains(&hash) {
-            return Err(Bad::new(
-                "duplicate record",
-                format!(
-                    "{} record of job `{}` repeats an earlier one",
-                    kind as char, line.id
-                ),
-            ));
-        }
-        live.seen.push(hash);
-        let mut bad = None;
-        let finished = match kind {
-            b'Q' => {
-                bad = apply(&mut live.job, line.message);
-                None
-            }
-            b'S' | b'T' => {
-                // T (restart from a checkpoint) is written instead of S and says nothing
-                // more: E gives the start.
-                live.job.start = None;
-                if kind == b'S' {
-                    bad = apply(&mut live.job, line.message);
-                }
-                live.running = true;
-                live.job.starts += 1;
-                None
-            }
-            b'R' => {
-                // The run is lost and the job queued again: its next S starts it anew.
-                bad = apply(&mut live.job, line.message);
-                live.job.start = None;
-                live.job.end = None;
-                live.running = false;
-                live.job.reruns += 1;
-                None
-            }
-            b'D' | b'A' if live.running => {
-                // Deleted or aborted while running: the E follows.
-                live.job.deleted_while_running = true;
-                None
-            }
-            b'D' => Some(Fate::DeletedQueued),
-            b'A' => Some(Fate::AbortedQueued),
-            _ => {
-                bad = apply(&mut live.job, line.message);
-                let j = &live.job;
-                let Some(start) = j.start else {
-                    let e = format!(
-                        "E record of job `{}` without a start (no S record, no `start`)",
-                        line.id
-                    );
-                    self.end_job(key);
-                    return Err(Bad::new("E without a start", e));
-                };
-                let skew = match (j.end, j.qtime) {
-                    (None, _) => Some(("E without an end", "no `end`".to_string())),
-                    (Some(end), _) if end < start => Some((
-                        "end before start",
-                        format!("`end` {end} is before `start` {start} (clock skew?)"),
-                    )),
-                    (_, Some(q)) if start < q => Some((
-                        "start before qtime",
-                        format!("`start` {start} is before `qtime` {q} (clock skew?)"),
-                    )),
-                    _ => None,
-                };
-                if let Some((reason, what)) = skew {
-                    self.end_job(key);
+        // One look-up for a job already open; a new one is checked against the ended jobs.
+        let step = match self.live.get_mut(key) {
+            Some(live) => step(live, &line, hash),
+            None => {
+                if self.ended.has(key) {
                     return Err(Bad::new(
-                        reason,
-                        format!("E record of job `{}`: {what}", line.id),
+                        "record after the job ended",
+                        format!(
+                            "{} record of job `{}` after its end (a duplicated record?)",
+                            kind as char, line.id
+                        ),
                     ));
                 }
-                Some(Fate::Ended)
+                let array = array_role(key).map_err(|e| Bad::new("bad job id", e))?;
+                self.report.read += 1;
+                let live = self
+                    .live
+                    .entry(key.into())
+                    .or_insert_with(|| Live::new(line.id, array));
+                step(live, &line, hash)
             }
         };
-        if let Some(fate) = finished {
-            let mut job = self.end_job(key).expect("live").job;
-            job.fate = fate;
-            sink.job(job, Some(at))?;
+        match step {
+            Step::Open(bad) => bad.map_or(Ok(()), Err),
+            Step::Finished(fate, bad) => {
+                let job = self.end_job(key).expect("live").into_job(fate);
+                sink.job(job, Some(at))?;
+                bad.map_or(Ok(()), Err)
+            }
+            Step::Bad(bad) => {
+                self.end_job(key);
+                Err(bad)
+            }
         }
-        bad.map_or(Ok(()), Err)
     }
 
     fn end_job(&mut self, key: &str) -> Option<Live> {
-        let (k, live) = self.live.remove_entry(key)?;
-        self.ended.insert(k);
+        let live = self.live.remove(key)?;
+        self.ended.add(key);
         Some(live)
     }
 
@@ -386,17 +513,39 @@ impl Joiner {
         let mut open: Vec<_> = self.live.drain().map(|(_, l)| l).collect();
         // A stable order for what is handed over (the map's is not).
         open.sort_by(|a, b| a.job.id.cmp(&b.job.id));
-        for mut l in open {
-            l.job.fate = if l.running {
+        for l in open {
+            let fate = if l.running {
                 Fate::RunningAtEnd
             } else {
                 Fate::QueuedAtEnd
             };
-            if let Err(b) = sink.job(l.job, None) {
+            if let Err(b) = sink.job(l.into_job(fate), None) {
                 // Only a finished job's line can be bad; open jobs are counted.
                 self.report.drop_job(b.reason);
             }
         }
         Ok(self.report)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same;
+
+    #[test]
+    fn same_is_string_equality_at_every_length() {
+        let text = "abcdefghijklmnopqrstuvwxyz0123456789";
+        for n in 0..text.len() {
+            let a = &text[..n];
+            assert!(same(a, a), "{a}");
+            assert!(!same(a, &text[..n + 1]), "{a}");
+            // One byte different anywhere.
+            for i in 0..n {
+                let mut b = a.as_bytes().to_vec();
+                b[i] = b'.';
+                let b = std::str::from_utf8(&b).unwrap();
+                assert!(!same(a, b), "{a} {b}");
+            }
+        }
     }
 }

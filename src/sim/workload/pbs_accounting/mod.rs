@@ -74,8 +74,41 @@ struct ToWorkload {
     w: Workload,
     horizon: Horizon,
     hosts: FxHashMap<String, u32>,
-    /// (time, cores in use change, host) at every start and end of a kept job.
-    usage: Vec<(i64, i64, u32)>,
+    /// The cores of every kept job on each of its hosts, from its start to its end.
+    usage: Vec<Held>,
+}
+
+/// Cores held on one host from `start` to `end`.
+#[derive(Debug, Clone, Copy)]
+struct Held {
+    start: i64,
+    end: i64,
+    host: u32,
+    cores: u32,
+}
+
+/// The most cores in use at once on one host. A job ending frees its cores for one
+/// starting at that second. One entry per job and host, and the holdings open at a time.
+fn peak_cores(mut usage: Vec<Held>, hosts: usize) -> i64 {
+    use std::cmp::Reverse;
+    usage.sort_unstable_by_key(|h| h.start);
+    let mut in_use = vec![0i64; hosts];
+    let mut open = std::collections::BinaryHeap::new();
+    let mut peak = 0i64;
+    for h in usage {
+        while let Some(&Reverse((end, host, cores))) = open.peek() {
+            if end > h.start {
+                break;
+            }
+            in_use[host as usize] -= i64::from(cores);
+            open.pop();
+        }
+        let u = &mut in_use[h.host as usize];
+        *u += i64::from(h.cores);
+        peak = peak.max(*u);
+        open.push(Reverse((h.end, h.host, h.cores)));
+    }
+    peak
 }
 
 impl JobSink for ToWorkload {
@@ -130,8 +163,12 @@ impl JobSink for ToWorkload {
         })?;
         let (start, end) = (job.start.unwrap_or(0), job.end.unwrap_or(0));
         for (host, cores) in pieces {
-            self.usage.push((start, cores as i64, host));
-            self.usage.push((end, -(cores as i64), host));
+            self.usage.push(Held {
+                start,
+                end,
+                host,
+                cores,
+            });
         }
         self.w.push_kept(sim);
         Ok(())
@@ -149,15 +186,7 @@ impl ToWorkload {
         for (reason, n) in kept.dropped {
             *self.w.report.dropped.entry(reason).or_insert(0) += n;
         }
-        // Ends before starts at one time: a job ending frees its cores for one starting.
-        self.usage.sort_unstable();
-        let mut in_use = vec![0i64; self.hosts.len()];
-        let mut peak = 0i64;
-        for (_, delta, host) in &self.usage {
-            let u = &mut in_use[*host as usize];
-            *u += delta;
-            peak = peak.max(*u);
-        }
+        let peak = peak_cores(std::mem::take(&mut self.usage), self.hosts.len());
         if !self.hosts.is_empty() && peak > 0 {
             let cores = u32::try_from(peak).unwrap_or(u32::MAX);
             let nodes = u32::try_from(self.hosts.len()).unwrap_or(u32::MAX);
@@ -230,61 +259,135 @@ impl<R: Read> Read for Stored<'_, R> {
     }
 }
 
-/// Stream one input's lines into the joiner; `tick` is called every few thousand lines.
-fn stream(
-    reader: &mut dyn BufRead,
-    file: &str,
-    joiner: &mut Joiner,
-    sink: &mut dyn JobSink,
-    tick: &mut dyn FnMut(),
-) -> Result<(), WorkloadError> {
-    let mut buf = Vec::with_capacity(4096);
-    let mut line = 0;
-    loop {
-        buf.clear();
-        let n = reader
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| WorkloadError::Io {
-                file: file.into(),
-                message: e.to_string(),
-            })?;
-        if n == 0 {
-            return Ok(());
+/// The lines of one input as they stream by: numbered, checked for their newline and for
+/// UTF-8, and handed to the joiner in place (no copy of a line, no allocation per line).
+struct Lines<'a> {
+    file: &'a str,
+    line: usize,
+    tick: &'a mut dyn FnMut(),
+}
+
+impl<'a> Lines<'a> {
+    /// Where the next line is; the progress ticks every few thousand lines.
+    fn next(&mut self) -> Where<'a> {
+        self.line += 1;
+        if self.line.is_multiple_of(8192) {
+            (self.tick)();
         }
-        line += 1;
-        if line % 8192 == 0 {
-            tick();
+        Where {
+            file: self.file,
+            line: self.line,
         }
-        let at = Where { file, line };
-        if buf.pop() != Some(b'\n') {
-            return joiner.bad(
-                &at,
-                Bad::new(
-                    "truncated last line",
-                    "truncated last line (no newline at its end: PBS ends every record \
-                     with one; was the file still being written?)",
-                ),
-            );
+    }
+
+    /// Every complete line of `block` (the bytes up to its last newline); returns the length
+    /// used.
+    fn complete(
+        &mut self,
+        block: &[u8],
+        joiner: &mut Joiner,
+        sink: &mut dyn JobSink,
+    ) -> Result<usize, WorkloadError> {
+        let mut from = 0;
+        for nl in memchr::memchr_iter(b'\n', block) {
+            self.one(&block[from..nl], joiner, sink)?;
+            from = nl + 1;
         }
-        if buf.last() == Some(&b'\r') {
-            buf.pop();
+        Ok(from)
+    }
+
+    fn one(
+        &mut self,
+        mut text: &[u8],
+        joiner: &mut Joiner,
+        sink: &mut dyn JobSink,
+    ) -> Result<(), WorkloadError> {
+        let at = self.next();
+        if let [rest @ .., b'\r'] = text {
+            text = rest;
         }
-        match std::str::from_utf8(&buf) {
-            Ok(text) => joiner.line(text, &at, sink)?,
+        match std::str::from_utf8(text) {
+            Ok(text) => joiner.line(text, &at, sink),
             Err(e) => joiner.bad(
                 &at,
                 Bad::new(
                     "not an accounting record",
                     format!("not UTF-8 text (byte {})", e.valid_up_to()),
                 ),
-            )?,
+            ),
         }
+    }
+
+    /// What is left after the last newline: a truncated last line when there is anything.
+    fn rest(&mut self, rest: &[u8], joiner: &mut Joiner) -> Result<(), WorkloadError> {
+        if rest.is_empty() {
+            return Ok(());
+        }
+        let at = self.next();
+        joiner.bad(
+            &at,
+            Bad::new(
+                "truncated last line",
+                "truncated last line (no newline at its end: PBS ends every record \
+                 with one; was the file still being written?)",
+            ),
+        )
     }
 }
 
-/// Stream one input (plain or gzip, told by its first bytes) into the joiner.
+/// The block size lines are read in: a line longer than this grows the buffer.
+const BLOCK: usize = 1 << 20;
+
+/// Stream one input's lines into the joiner; `tick` is called every few thousand lines.
+fn stream(
+    reader: &mut dyn Read,
+    file: &str,
+    joiner: &mut Joiner,
+    sink: &mut dyn JobSink,
+    tick: &mut dyn FnMut(),
+) -> Result<(), WorkloadError> {
+    let mut lines = Lines {
+        file,
+        line: 0,
+        tick,
+    };
+    let mut buf = vec![0u8; BLOCK];
+    // buf[..filled] holds bytes read and not yet used (the start of a line).
+    let mut filled = 0;
+    loop {
+        if filled == buf.len() {
+            buf.resize(2 * buf.len(), 0);
+        }
+        let n = match reader.read(&mut buf[filled..]) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                return Err(WorkloadError::Io {
+                    file: file.into(),
+                    message: e.to_string(),
+                });
+            }
+        };
+        if n == 0 {
+            return lines.rest(&buf[..filled], joiner);
+        }
+        // Only the new bytes can hold a newline: the kept start of a line has none.
+        let new = filled;
+        filled += n;
+        let used = match memchr::memrchr(b'\n', &buf[new..filled]) {
+            Some(last) => lines.complete(&buf[..new + last + 1], joiner, sink)?,
+            None => 0,
+        };
+        buf.copy_within(used..filled, 0);
+        filled -= used;
+    }
+}
+
+/// Stream one input (plain or gzip, told by its first bytes) into the joiner. Bytes in
+/// memory (`whole`) are split in place, with no copy.
 fn stream_any(
     mut r: impl BufRead,
+    whole: Option<&[u8]>,
     file: &str,
     joiner: &mut Joiner,
     sink: &mut dyn JobSink,
@@ -295,7 +398,7 @@ fn stream_any(
         message: e.to_string(),
     })?;
     if is_gzip(head) {
-        let mut d = BufReader::with_capacity(1 << 16, flate2::bufread::MultiGzDecoder::new(r));
+        let mut d = flate2::bufread::MultiGzDecoder::new(r);
         stream(&mut d, file, joiner, sink, tick).map_err(|e| match e {
             WorkloadError::Io { file, message } => WorkloadError::Io {
                 file,
@@ -303,6 +406,14 @@ fn stream_any(
             },
             e => e,
         })
+    } else if let Some(bytes) = whole {
+        let mut lines = Lines {
+            file,
+            line: 0,
+            tick,
+        };
+        let used = lines.complete(bytes, joiner, sink)?;
+        lines.rest(&bytes[used..], joiner)
     } else {
         stream(&mut r, file, joiner, sink, tick)
     }
@@ -339,7 +450,7 @@ pub fn read_pbs_accounting(
                 bytes: &bytes,
             };
             let r = BufReader::with_capacity(1 << 16, stored);
-            stream_any(r, &name, &mut joiner, &mut sink, &mut tick)?;
+            stream_any(r, None, &name, &mut joiner, &mut sink, &mut tick)?;
         }
     }
     tick();
@@ -365,7 +476,7 @@ pub fn parse_pbs_accounting(
 ) -> Result<Workload, WorkloadError> {
     let mut joiner = Joiner::new(options.lenient);
     let mut sink = ToWorkload::default();
-    stream_any(bytes, file, &mut joiner, &mut sink, &mut || {})?;
+    stream_any(bytes, Some(bytes), file, &mut joiner, &mut sink, &mut || {})?;
     let report = joiner.finish(&mut sink)?;
     Ok(sink.finish(report))
 }
@@ -381,7 +492,124 @@ pub fn pbs_accounting_jobs(
 ) -> Result<(Vec<PbsJob>, LoadReport), WorkloadError> {
     let mut joiner = Joiner::new(options.lenient);
     let mut sink = Collect::default();
-    stream_any(bytes, file, &mut joiner, &mut sink, &mut || {})?;
+    stream_any(bytes, Some(bytes), file, &mut joiner, &mut sink, &mut || {})?;
     let report = joiner.finish(&mut sink)?;
     Ok((sink.0, report))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const C: &str = "user=u group=g queue=q ctime=100 qtime=100 etime=100";
+
+    /// A job's Q, S and E records.
+    fn job(id: &str, extra: &str) -> String {
+        format!(
+            "01/01/2024 00:00:00;Q;{id};{C} Resource_List.ncpus=1 {extra}\n\
+             01/01/2024 00:00:00;S;{id};{C} start=110 exec_host=a/0 Resource_List.ncpus=1\n\
+             01/01/2024 00:00:00;E;{id};{C} start=110 exec_host=a/0 Resource_List.ncpus=1 \
+             end=170 Exit_status=0 run_count=1\n"
+        )
+    }
+
+    /// A reader handing out at most `step` bytes a call, as a pipe or a decoder may.
+    struct Trickle<'a> {
+        bytes: &'a [u8],
+        step: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.step.min(buf.len()).min(self.bytes.len());
+            buf[..n].copy_from_slice(&self.bytes[..n]);
+            self.bytes = &self.bytes[n..];
+            Ok(n)
+        }
+    }
+
+    fn streamed(bytes: &[u8], step: usize, lenient: bool) -> Result<Vec<PbsJob>, WorkloadError> {
+        let mut joiner = Joiner::new(lenient);
+        let mut sink = Collect::default();
+        let mut r = Trickle { bytes, step };
+        stream(&mut r, "acct", &mut joiner, &mut sink, &mut || {})?;
+        joiner.finish(&mut sink)?;
+        Ok(sink.0)
+    }
+
+    #[test]
+    fn lines_split_across_reads_and_longer_than_a_block_read_whole() {
+        // A job name of 2 MB: its Q record is longer than the block lines are read in.
+        let long = format!("jobname={}", "x".repeat(2 * BLOCK));
+        let text = job("1.s", "") + &job("2.s", &long) + &job("3.s", "");
+        let (whole, _) = pbs_accounting_jobs(text.as_bytes(), "acct", ReadOptions::default())
+            .expect("the log reads");
+        assert_eq!(whole.len(), 3);
+        assert_eq!(whole[1].jobname.as_ref().map(String::len), Some(2 * BLOCK));
+        for step in [1, 7, 4096, BLOCK + 3, usize::MAX] {
+            let jobs = streamed(text.as_bytes(), step.min(text.len()).max(1), false).unwrap();
+            assert_eq!(jobs, whole, "{step} bytes a read");
+        }
+        // The last line cut short is found whatever the reads.
+        let cut = &text[..text.len() - 1];
+        for step in [1, 13, usize::MAX] {
+            let e = streamed(cut.as_bytes(), step.min(cut.len()), false).unwrap_err();
+            assert!(
+                e.to_string().starts_with("acct:9: truncated last line"),
+                "{e}"
+            );
+        }
+        // A CRLF line is the same record.
+        let crlf = job("1.s", "").replace('\n', "\r\n");
+        assert_eq!(streamed(crlf.as_bytes(), 5, false).unwrap(), whole[..1]);
+    }
+
+    #[test]
+    fn an_ended_id_is_told_from_a_new_one_by_its_exact_text() {
+        let late = |id: &str| format!("01/01/2024 00:00:00;E;{id};{C} start=110 end=170\n");
+        for (first, again) in [
+            ("7.s", "7"),
+            ("7[3].s", "7[3].t"),
+            ("7[].s", "7[]"),
+            ("x7.s", "x7"),
+            ("99999999999999999999.s", "99999999999999999999"),
+        ] {
+            let text = job(first, "") + &late(again);
+            let (jobs, report) =
+                pbs_accounting_jobs(text.as_bytes(), "acct", ReadOptions { lenient: true })
+                    .unwrap();
+            assert_eq!(jobs.len(), 1, "{first} then {again}");
+            assert_eq!(report.dropped["record after the job ended"], 1);
+        }
+        // Ids that are numbers alike but written otherwise are other jobs.
+        for (first, other) in [("7.s", "07"), ("7[3].s", "7[03]"), ("7[3].s", "73")] {
+            let text = job(first, "") + &job(other, "");
+            let (jobs, _) =
+                pbs_accounting_jobs(text.as_bytes(), "acct", ReadOptions::default()).unwrap();
+            assert_eq!(jobs.len(), 2, "{first} and {other}");
+        }
+    }
+
+    #[test]
+    fn the_peak_counts_an_end_before_a_start_at_the_same_second() {
+        let held = |start, end, host, cores| Held {
+            start,
+            end,
+            host,
+            cores,
+        };
+        // Host 0: 4 cores from 0 to 10, then 4 from 10 (the first ended): 4 at most. Host 1:
+        // 3 cores from 5 to 20 and 2 from 8 to 9 and 2 from 19 to 30: 5.
+        let usage = vec![
+            held(10, 20, 0, 4),
+            held(0, 10, 0, 4),
+            held(5, 20, 1, 3),
+            held(8, 9, 1, 2),
+            held(19, 30, 1, 2),
+        ];
+        assert_eq!(peak_cores(usage.clone(), 2), 5);
+        assert_eq!(peak_cores(usage[..2].to_vec(), 2), 4);
+        assert_eq!(peak_cores(vec![held(0, 10, 0, 4), held(9, 20, 0, 4)], 1), 8);
+        assert_eq!(peak_cores(vec![], 0), 0);
+    }
 }

@@ -71,11 +71,8 @@ impl<'a> Iterator for Attributes<'a> {
             self.rest = s;
             return None;
         }
-        // One pass over the token: the key runs to `=`; a space first means no value.
-        let mut i = 0;
-        while i < b.len() && b[i] != b'=' && b[i] != b' ' {
-            i += 1;
-        }
+        // The key runs to `=`; a space first means no value.
+        let i = memchr::memchr2(b'=', b' ', b).unwrap_or(b.len());
         if i == b.len() || b[i] == b' ' {
             self.rest = "";
             return Some(Err(format!("`{}` is not a key=value attribute", &s[..i])));
@@ -85,20 +82,15 @@ impl<'a> Iterator for Attributes<'a> {
         let a = after.as_bytes();
         // A quoted value runs to the same quote followed by a space or the end.
         if let Some(&q @ (b'"' | b'\'')) = a.first() {
-            let mut close = 1;
-            while close < a.len() {
-                if a[close] == q && (close + 1 == a.len() || a[close + 1] == b' ') {
+            for close in memchr::memchr_iter(q, &a[1..]).map(|c| c + 1) {
+                if close + 1 == a.len() || a[close + 1] == b' ' {
                     self.rest = &after[close + 1..];
                     return Some(Ok((key, &after[1..close])));
                 }
-                close += 1;
             }
             // No closing quote: a bare value that happens to start with a quote.
         }
-        let mut end = 0;
-        while end < a.len() && a[end] != b' ' {
-            end += 1;
-        }
+        let end = memchr::memchr(b' ', a).unwrap_or(a.len());
         self.rest = &after[end..];
         Some(Ok((key, &after[..end])))
     }

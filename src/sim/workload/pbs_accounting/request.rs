@@ -50,27 +50,64 @@ fn whole(s: &str, what: &str) -> Result<u32, String> {
 
 /// Parse a `select` specification.
 pub fn parse_select(s: &str) -> Result<Vec<Chunk>, String> {
-    s.split('+')
-        .map(|chunk| {
-            let mut parts = chunk.split(':');
-            let first = parts.next().unwrap_or_default();
-            let (count, first) = match first.parse::<u32>() {
-                Ok(n) => (n, None),
-                Err(_) => (1, Some(first)),
-            };
-            let resources = first
-                .into_iter()
-                .chain(parts)
-                .map(|p| {
-                    p.split_once('=')
-                        .filter(|(r, _)| !r.is_empty())
-                        .map(|(r, v)| (r.to_string(), v.to_string()))
-                        .ok_or_else(|| format!("chunk `{chunk}`: `{p}` is not resource=value"))
-                })
-                .collect::<Result<_, _>>()?;
-            Ok(Chunk { count, resources })
-        })
-        .collect()
+    let mut chunks = Vec::new();
+    each_chunk(s, |count, resources| {
+        let resources = resources
+            .map(|(r, v)| (r.to_string(), v.to_string()))
+            .collect();
+        chunks.push(Chunk { count, resources });
+    })?;
+    Ok(chunks)
+}
+
+/// What a job's request needs of a `select`: its chunks in all, and whether every chunk asks
+/// for the same resources (as [`parse_select`] would find them), without building the list.
+pub(super) fn select_shape(s: &str) -> Result<(u32, bool), String> {
+    let (mut count, mut equal, mut first) = (0u32, true, None);
+    each_chunk(s, |n, resources| {
+        count = count.saturating_add(n);
+        let text = resources.text;
+        equal &= *first.get_or_insert(text) == text;
+    })?;
+    Ok((count, equal))
+}
+
+/// A chunk's `r=v` resources, checked: the text after its count, split on `:`.
+#[derive(Clone)]
+struct Resources<'a> {
+    text: &'a str,
+}
+
+impl<'a> Iterator for Resources<'a> {
+    type Item = (&'a str, &'a str);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.text.is_empty() {
+            return None;
+        }
+        let (part, rest) = self.text.split_once(':').unwrap_or((self.text, ""));
+        self.text = rest;
+        part.split_once('=')
+    }
+}
+
+/// Each chunk of a `select`, its count and its resources, every `r=v` checked first.
+fn each_chunk<'a>(s: &'a str, mut chunk: impl FnMut(u32, Resources<'a>)) -> Result<(), String> {
+    for text in s.split('+') {
+        let mut parts = text.split(':');
+        let first = parts.next().unwrap_or_default();
+        let (count, first, resources) = match first.parse::<u32>() {
+            Ok(n) => (n, None, text[first.len()..].strip_prefix(':').unwrap_or("")),
+            Err(_) => (1, Some(first), text),
+        };
+        for p in first.into_iter().chain(parts) {
+            if p.split_once('=').is_none_or(|(r, _)| r.is_empty()) {
+                return Err(format!("chunk `{text}`: `{p}` is not resource=value"));
+            }
+        }
+        chunk(count, Resources { text: resources });
+    }
+    Ok(())
 }
 
 /// Parse a `place` specification.
@@ -267,6 +304,34 @@ mod tests {
         );
         assert!(parse_place("scatter:pack").is_err());
         assert!(parse_place("spread").is_err());
+    }
+
+    #[test]
+    fn the_select_shape_is_what_the_parsed_chunks_say() {
+        for s in [
+            "5:ncpus=13",
+            "2:ncpus=4+ncpus=4",
+            "2:ncpus=4+1:ncpus=4:mem=1gb",
+            "ncpus=2:mem=4gb+2:ncpus=8:ngpus=1",
+            "3",
+            "3+1:ncpus=1",
+            "1:ncpus=2+1:ncpus=2+4:ncpus=2",
+            // Bad: every error is parse_select's.
+            "",
+            "2:",
+            "2::ncpus=1",
+            "2:ncpus",
+            "ncpus=1+",
+            "=1",
+        ] {
+            let want = parse_select(s).map(|c| {
+                let count = c.iter().map(|c| c.count).sum::<u32>();
+                (count, c.iter().all(|ch| ch.resources == c[0].resources))
+            });
+            assert_eq!(select_shape(s), want, "{s}");
+        }
+        assert_eq!(select_shape("2:ncpus=4+ncpus=4"), Ok((3, true)));
+        assert_eq!(select_shape("3+1:ncpus=1"), Ok((4, false)));
     }
 
     #[test]
