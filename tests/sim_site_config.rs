@@ -241,3 +241,55 @@ fn configurations_that_cannot_be_simulated_say_where_and_why() {
         "the formula's error names its line: {e}"
     );
 }
+
+/// A site's accounting directory simulated with its own configuration (issue 14's acceptance:
+/// `sim --trace ACCOUNTING_DIR --pbs-home DIR`): the formula and backfill_depth from the qmgr
+/// output, strict ordering and fairshare from sched_config with the site's resource_group.
+/// The run equals the one the same settings give as flags.
+#[test]
+fn an_accounting_directory_simulates_with_the_sites_own_settings() {
+    let dir = tempfile::tempdir().unwrap();
+    let logs = "tests/data/pbs_accounting/accounting";
+    let rg = "physics 10 root 60\nchem 11 root 40\nann 20 physics 1\nbob 21 physics 1\n\
+              cid 22 physics 1\ndee 23 chem 1\neve 24 chem 1\nfay 25 chem 1\ngus 26 chem 1\n\
+              hal 27 chem 1\n";
+    let home = pbs_home(
+        dir.path(),
+        "strict_ordering: true ALL\nfair_share: true ALL\nfairshare_entity: euser\n",
+        Some(rg),
+    );
+    let formula = "fairshare_factor * 100 + eligible_time / 60";
+    let qmgr = write(
+        dir.path(),
+        "q.txt",
+        &format!("set server job_sort_formula = \"{formula}\"\nset server backfill_depth = 2\n"),
+    );
+    let site = sim_json(&["--trace", logs, "--pbs-home", &home, "--qmgr", &qmgr]);
+    assert_eq!(site["runs"][0]["formula"], formula);
+    assert_eq!(site["runs"][0]["policy"], "backfill:2");
+    let rg_file = write(dir.path(), "resource_group", rg);
+    let flags = sim_json(&[
+        "--trace",
+        logs,
+        "--formula",
+        formula,
+        "--backfill-depth",
+        "2",
+        "--resource-group",
+        &rg_file,
+        "--entity",
+        "euser",
+    ]);
+    assert_eq!(run_of(&site), run_of(&flags));
+    assert_eq!(site["runs"][0]["shares"], flags["runs"][0]["shares"]);
+    // Without the site's tree every user is `unknown`: the shares differ.
+    let flat = sim_json(&[
+        "--trace",
+        logs,
+        "--formula",
+        "eligible_time / 60",
+        "--backfill-depth",
+        "2",
+    ]);
+    assert_ne!(site["runs"][0]["shares"], flat["runs"][0]["shares"]);
+}
