@@ -140,3 +140,21 @@ fn all_ranks_every_job_as_before() {
             .contains("jobs ranked")
     );
 }
+
+#[test]
+fn one_ranked_job_is_one_job() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = write(
+        dir.path(),
+        "q.json",
+        r#"{"Jobs":{
+          "1.srv":{"job_state":"Q","Job_Owner":"ann@login","queue":"workq","Resource_List":{"ncpus":4}},
+          "2.srv":{"job_state":"R","Job_Owner":"bob@login","queue":"workq","Resource_List":{"ncpus":8}}}}"#,
+    );
+    let out = jobsort(["rank", "ncpus", "--jobs", &jobs]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("\n1 job ranked; 1 not, as the scheduler would not sort them"),
+        "{text}"
+    );
+}

@@ -158,7 +158,8 @@ pub fn write_not_ranked(
     }
     writeln!(
         out,
-        "\n{n} jobs {done}; {} not, as the scheduler would not sort them (--all: every job):",
+        "\n{n} {} {done}; {} not, as the scheduler would not sort them (--all: every job):",
+        if n == 1 { "job" } else { "jobs" },
         jobs.len()
     )?;
     write_table(out, &["id", "state", "reason"], &[], jobs.len(), |i| {
