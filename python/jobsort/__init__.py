@@ -438,6 +438,7 @@ def _sim_spec(
     first: Optional[int],
     starts: bool,
     record: Optional[PathLike],
+    record_queue: bool,
 ) -> dict:
     return {
         "policy": policy,
@@ -455,6 +456,7 @@ def _sim_spec(
         "first": first,
         "starts": starts,
         "record": _path(record),
+        "record_queue": record_queue,
     }
 
 
@@ -477,6 +479,7 @@ def simulate(
     first: Optional[int] = None,
     starts: bool = False,
     record: Optional[PathLike] = None,
+    record_queue: bool = False,
     resources: Resources = None,
     resourcedef: Optional[PathLike] = None,
     engine: str = "jit",
@@ -491,7 +494,8 @@ def simulate(
     ``resource_group`` (with ``entity``) or ``auto_tree`` (``"user"``, ``"group"``,
     ``"group:user"``), decayed by ``decay_time``/``decay_factor``; ``limits``: a
     flux-accounting limits file; ``first``: only the first N jobs; ``record``: write the
-    recording (one formula). Formulas given as text compile with ``resources``,
+    recording (one formula; gzip when the name ends in ``.gz``), with each round's ranked
+    queue when ``record_queue``. Formulas given as text compile with ``resources``,
     ``resourcedef``, ``engine``, ``compat``. Runs in parallel with the GIL released.
     """
     import pandas as pd
@@ -509,6 +513,7 @@ def simulate(
     spec = _sim_spec(
         policy, nodes, cores, threshold, resource_group, auto_tree, entity, decay_time,
         decay_factor, unknown_shares, limits, reject_unknown_users, first, starts, record,
+        record_queue,
     )
     info, runs = _jobsort.simulate_trace(trace, compiled, spec)
     rows = []

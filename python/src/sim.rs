@@ -154,6 +154,7 @@ pub struct SimSpec {
     first: Option<usize>,
     starts: bool,
     record: Option<PathBuf>,
+    record_queue: bool,
 }
 
 fn policy(name: &str) -> PyResult<Policy> {
@@ -283,7 +284,7 @@ fn simulate_trace<'py>(
             "record= holds one run's recording: give at most one formula",
         ));
     }
-    let record = spec.record.as_deref();
+    let (record, record_queue) = (spec.record.as_deref(), spec.record_queue);
     let compiled: Vec<Arc<CompiledFormula>> =
         formulas.iter().map(|f| Arc::clone(&f.compiled)).collect();
     let runs: Vec<RunResult> = py
@@ -303,6 +304,7 @@ fn simulate_trace<'py>(
                         f.map(|f| f as &dyn Priority),
                         &RunOptions {
                             record,
+                            record_queue,
                             ..RunOptions::default()
                         },
                     )

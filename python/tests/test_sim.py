@@ -5,6 +5,8 @@ import json
 import warnings
 
 import numpy as np
+import gzip
+
 import pytest
 
 import jobsort
@@ -76,6 +78,13 @@ def test_record_then_replay_verifies_and_reconciles_as_the_cli(kth, tmp_path, cl
     other = jobsort.replay(rec, formula="-walltime")
     assert other == cli_json("replay", rec, "--formula=-walltime", "--format", "json")
     assert 0 < other["decisions"]
+    # With the ranked queue, and gzip: the same verification.
+    queued = tmp_path / "kth.rec.gz"
+    jobsort.simulate(kth, ["eligible_time"], policy="strict", first=400, record=queued,
+                     record_queue=True)
+    assert gzip.open(queued, "rt").read().count('"queue":[') == report["rounds"]
+    assert '"queue":[' not in rec.read_text()
+    assert jobsort.replay(queued) == report
 
 
 def test_replay_against_a_trace_s_real_schedule(cli_json, tmp_path):
