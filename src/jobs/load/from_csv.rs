@@ -2,7 +2,7 @@
 //! job per record.
 
 use super::error::{JobFileError, invalid};
-use super::object::{Place, Sink, job_from_json};
+use super::object::{Line, Place, Sink, job_from_json};
 use serde_json::{Map, Value};
 use std::io::Read;
 
@@ -35,7 +35,7 @@ pub(super) fn read_csv(input: impl Read, sink: &mut Sink<'_>) -> Result<(), JobF
         let place = Place {
             file: name,
             path: "",
-            csv_line: Some(line),
+            line: Some(Line::Csv(line)),
             qstat: false,
         };
         job_from_json(
@@ -45,20 +45,7 @@ pub(super) fn read_csv(input: impl Read, sink: &mut Sink<'_>) -> Result<(), JobF
             sink.catalog,
             &mut sink.unknown,
             &mut sink.out,
-        )
-        .map_err(|e| match e {
-            JobFileError::Invalid { message, location } => {
-                let column = location
-                    .split_once(": ")
-                    .map(|(_, p)| p.trim_start_matches('.').to_string())
-                    .unwrap_or_default();
-                invalid(
-                    format!("{name}:{line}"),
-                    format!("column `{column}`: {message}"),
-                )
-            }
-            other => other,
-        })?;
+        )?;
     }
     Ok(())
 }

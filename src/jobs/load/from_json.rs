@@ -7,7 +7,7 @@
 //! `jobs` (a key given twice: its last value), `Jobs` is read; other keys are ignored.
 
 use super::error::{JobFileError, invalid, json_syntax};
-use super::object::{Place, Sink, job_from_json};
+use super::object::{Line, Place, Sink, job_from_json};
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use std::fmt;
@@ -71,7 +71,7 @@ fn add_job(sink: &mut Sink<'_>, doc: &mut Document, item: Value, id: Option<Stri
     let place = Place {
         file: sink.name,
         path,
-        csv_line: None,
+        line: None,
         qstat: id.is_some(),
     };
     if let Err(e) = job_from_json(
@@ -91,6 +91,31 @@ fn restart(sink: &mut Sink<'_>, doc: &mut Document) {
     sink.out.clear();
     sink.unknown.fields.clear();
     doc.failed = None;
+}
+
+/// A visitor's answer to every scalar (a boolean, number, string or null): `value`, the
+/// scalar read for its syntax and not kept.
+macro_rules! scalars {
+    ($value:expr) => {
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+    };
 }
 
 /// The top level: an array of jobs, or an object holding them.
@@ -147,24 +172,7 @@ impl<'de> Visitor<'de> for Top<'_, '_> {
         }
         Ok(())
     }
-    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_str<E>(self, _: &str) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_unit<E>(self) -> Result<(), E> {
-        Ok(())
-    }
+    scalars!(());
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -230,24 +238,7 @@ impl<'de> Visitor<'de> for Either<'_, '_> {
         }
         Ok(Shape::Object)
     }
-    fn visit_bool<E>(self, _: bool) -> Result<Shape, E> {
-        Ok(Shape::Other)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Shape, E> {
-        Ok(Shape::Other)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Shape, E> {
-        Ok(Shape::Other)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Shape, E> {
-        Ok(Shape::Other)
-    }
-    fn visit_str<E>(self, _: &str) -> Result<Shape, E> {
-        Ok(Shape::Other)
-    }
-    fn visit_unit<E>(self) -> Result<Shape, E> {
-        Ok(Shape::Other)
-    }
+    scalars!(Shape::Other);
 }
 
 /// The elements of an array of jobs, each taken whole and added.
@@ -300,24 +291,7 @@ impl<'de> Visitor<'de> for Drain {
         }
         Ok(())
     }
-    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_str<E>(self, _: &str) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_unit<E>(self) -> Result<(), E> {
-        Ok(())
-    }
+    scalars!(());
 }
 
 pub(super) fn read_json_lines(
@@ -353,11 +327,10 @@ pub(super) fn read_json_lines(
                 format!("invalid JSON: {e}"),
             )
         })?;
-        let file_line = format!("{name}:{lineno}");
         let place = Place {
-            file: &file_line,
+            file: name,
             path: "$",
-            csv_line: None,
+            line: Some(Line::Json(lineno)),
             qstat: false,
         };
         job_from_json(
@@ -367,17 +340,6 @@ pub(super) fn read_json_lines(
             sink.catalog,
             &mut sink.unknown,
             &mut sink.out,
-        )
-        .map_err(|e| match e {
-            JobFileError::Invalid { message, location } => {
-                // Replace the document-level location by the line.
-                let path = location
-                    .split_once(": ")
-                    .map(|(_, p)| p.to_string())
-                    .unwrap_or_default();
-                invalid(format!("{name}:{lineno}"), format!("{path}: {message}"))
-            }
-            other => other,
-        })?;
+        )?;
     }
 }

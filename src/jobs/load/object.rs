@@ -98,23 +98,66 @@ fn as_text(v: &Value) -> Option<String> {
 /// CSV the record's line; and whether it is a `qstat -f -F json` job, whose state is read.
 pub(super) struct Place<'a> {
     pub(super) file: &'a str,
+    /// The JSON path of the job object (`$` for a line of JSON Lines; unused for CSV).
     pub(super) path: &'a str,
-    pub(super) csv_line: Option<u64>,
+    /// The line holding the job, in a file of one job per line.
+    pub(super) line: Option<Line>,
     pub(super) qstat: bool,
+}
+
+/// A job's line in a file of one job per line.
+#[derive(Clone, Copy)]
+pub(super) enum Line {
+    /// A CSV row: its fields are columns.
+    Csv(u64),
+    /// A JSON Lines line: its fields are JSON paths from `$`.
+    Json(u64),
 }
 
 impl Place<'_> {
     /// Where field `key` of this job is, for an unknown-field report.
     fn of_field(&self, key: &str) -> String {
-        match self.csv_line {
-            Some(line) => format!("{}:{line}: column `{key}`", self.file),
+        match self.line {
+            Some(Line::Csv(line)) => format!("{}:{line}: column `{key}`", self.file),
+            Some(Line::Json(line)) => format!("{}:{line}: {}.{key}", self.file, self.path),
             None => format!("{}: {}.{key}", self.file, self.path),
         }
+    }
+
+    /// An error located `FILE: PATH` within the job, located by its line instead where the
+    /// file has one (`FILE:LINE`, the column or path moved into the message).
+    fn relocate(&self, e: JobFileError) -> JobFileError {
+        let (Some(line), JobFileError::Invalid { message, location }) = (self.line, &e) else {
+            return e;
+        };
+        let within = location
+            .strip_prefix(self.file)
+            .and_then(|l| l.strip_prefix(": "))
+            .unwrap_or_default();
+        let (line, message) = match line {
+            Line::Csv(line) => (
+                line,
+                format!("column `{}`: {message}", within.trim_start_matches('.')),
+            ),
+            Line::Json(line) => (line, format!("{within}: {message}")),
+        };
+        invalid(format!("{}:{line}", self.file), message)
     }
 }
 
 /// Add the job of a JSON object to `out`. `place` locates the object for errors.
 pub(super) fn job_from_json(
+    value: Value,
+    id: Option<String>,
+    place: &Place<'_>,
+    catalog: &Catalog,
+    unknown: &mut Unknown,
+    out: &mut JobSetBuilder,
+) -> Result<(), JobFileError> {
+    job_fields(value, id, place, catalog, unknown, out).map_err(|e| place.relocate(e))
+}
+
+fn job_fields(
     value: Value,
     id: Option<String>,
     place: &Place<'_>,
