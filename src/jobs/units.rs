@@ -94,15 +94,19 @@ pub fn parse_ctime(s: &str) -> Option<f64> {
     if hms.len() != 3 {
         return None;
     }
-    // Days from civil (Howard Hinnant's algorithm).
+    let days = days_from_civil(year, month, day);
+    Some((days * 86400 + hms[0] * 3600 + hms[1] * 60 + hms[2]) as f64)
+}
+
+/// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
+pub fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     let y = if month <= 2 { year - 1 } else { year };
     let era = if y >= 0 { y } else { y - 399 } / 400;
     let yoe = y - era * 400;
     let mp = (month + 9) % 12;
     let doy = (153 * mp + 2) / 5 + day - 1;
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146097 + doe - 719468;
-    Some((days * 86400 + hms[0] * 3600 + hms[1] * 60 + hms[2]) as f64)
+    era * 146_097 + doe - 719_468
 }
 
 #[cfg(test)]

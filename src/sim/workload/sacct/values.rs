@@ -4,6 +4,8 @@
 //! `src/common/slurmdb_defs.c` (TRES strings), `src/common/slurm_protocol_api.c`
 //! (`convert_num_unit2`, memory units).
 
+use crate::jobs::units::days_from_civil;
+
 /// A time stamp column (`Submit`, `Eligible`, `Start`, `End`): seconds since the epoch, or
 /// `None` for `Unknown` (0 or INFINITE: the start of a pending job, the end of a running one),
 /// `None` (NO_VAL) and an empty field. sacct prints `%FT%T` in local time
@@ -56,17 +58,6 @@ pub fn time_stamp(s: &str, utc_offset: i64) -> Result<Option<i64>, String> {
     Ok(Some(
         days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + se - utc_offset,
     ))
-}
-
-/// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
-pub fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = if y >= 0 { y } else { y - 399 } / 400;
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 /// A UTC offset as `UTC`, `Z` or `±HH:MM` (also `±HHMM`, `±HH`): seconds east of UTC.
