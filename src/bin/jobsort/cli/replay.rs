@@ -112,8 +112,10 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     }
     let (rec, recorded_waits) = match (&args.recording, &args.trace) {
         (Some(path), None) => {
-            let rec = read_recording(path.read_bytes()?.as_slice(), &path.name())
-                .map_err(Failure::invalid)?;
+            // Read as it streams into the rounds (not held as bytes besides), plain or gzip.
+            let name = path.name();
+            let file = std::fs::File::open(path.open_path()?).map_err(cannot_read(&name))?;
+            let rec = read_recording(buffered(file), &name).map_err(Failure::invalid)?;
             check_nodes(
                 rec.header.cluster.nodes,
                 &format!("{}: header cluster", path.name()),
@@ -211,7 +213,7 @@ fn verify_input(
     compile: &dyn Fn(&str, &str) -> Result<CompiledFormula, Failure>,
 ) -> Result<VerifyReport, Failure> {
     let name = input.name();
-    let cannot_read = |e: std::io::Error| Failure::invalid(format!("{name}: cannot read: {e}"));
+    let cannot_read = &cannot_read(&name);
     match input {
         InputPath::File(path) => {
             let open = || -> Result<_, Failure> {
@@ -241,6 +243,11 @@ fn verify_input(
             )
         }
     }
+}
+
+/// The error of input `name` that cannot be read.
+fn cannot_read(name: &str) -> impl Fn(std::io::Error) -> Failure + '_ {
+    move |e| Failure::invalid(format!("{name}: cannot read: {e}"))
 }
 
 fn buffered<R: std::io::Read>(r: R) -> std::io::BufReader<R> {
@@ -273,8 +280,7 @@ fn verify_stream<A: std::io::BufRead, B: std::io::BufRead>(
     other: Option<&CompiledFormula>,
     compile: &dyn Fn(&str, &str) -> Result<CompiledFormula, Failure>,
 ) -> Result<VerifyReport, Failure> {
-    let cannot_read = |e: std::io::Error| Failure::invalid(format!("{name}: cannot read: {e}"));
-    let first = decoded(first).map_err(cannot_read)?;
+    let first = decoded(first).map_err(cannot_read(name))?;
     let mut reader = RecordingReader::new(first, name).map_err(Failure::invalid)?;
     let mut jobs = RecordedJobs::default();
     let mut twice = None;
@@ -305,7 +311,7 @@ fn verify_stream<A: std::io::BufRead, B: std::io::BufRead>(
     let setup = recorded_setup(&header, &jobs).map_err(Failure::invalid)?;
     let mut verifier = Verifier::new(&jobs, &setup, f, &header).map_err(Failure::invalid)?;
     // The rounds the first pass read (a recording still being written may have grown).
-    let again = decoded(again()?).map_err(cannot_read)?;
+    let again = decoded(again()?).map_err(cannot_read(name))?;
     let mut reader = RecordingReader::new(again, name).map_err(Failure::invalid)?;
     for _ in 0..rounds {
         match reader.next_round().map_err(Failure::invalid)? {
