@@ -176,6 +176,32 @@ fn fairshare_tree_from_the_sites_resource_group_when_fair_share_is_on() {
 }
 
 #[test]
+fn a_usage_flag_goes_with_the_sites_resource_group() {
+    // `--usage` once required `--resource-group` even when `--pbs-home` supplied the tree.
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = write(dir.path(), "jobs.json", JOBS);
+    let rg = "ann 10 root 60\nbob 11 root 30\n";
+    let home = pbs_home(dir.path(), "fair_share: true ALL\n", Some(rg));
+    let rg_file = write(dir.path(), "rg", rg);
+    let usage = write(dir.path(), "usage.json", r#"{"ann": 300, "bob": 100}"#);
+    let args = ["fairshare_tree_usage", "--jobs", &jobs, "--usage", &usage];
+    let site = rank_json(&[&args[..], &["--pbs-home", &home]].concat());
+    let flags = rank_json(&[&args[..], &["--resource-group", &rg_file]].concat());
+    assert_eq!(site, flags);
+    // The usage was read: ann's share of the tree's usage is no longer 0.
+    let ann = site.iter().find(|r| r.0 == "a").unwrap();
+    assert!(ann.1 > 0.0, "{site:?}");
+    // Without any PBS tree, `--usage` has nothing to apply to.
+    let out = jobsort(&["rank", "ncpus", "--jobs", &jobs, "--usage", &usage]);
+    assert_eq!(code(&out), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--usage is the usage of a PBS tree"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
 fn rank_explain_config_says_where_each_setting_came_from() {
     let dir = tempfile::tempdir().unwrap();
     let jobs = write(dir.path(), "jobs.json", JOBS);

@@ -16,8 +16,9 @@ pub struct FairshareOpts {
     /// fairshare_factor from the PBS tree.
     #[arg(long, value_name = "FILE", conflicts_with = "fairshare_tree")]
     pub resource_group: Option<PathBuf>,
-    /// PBS usage file (binary) or JSON/TOML usage map for --resource-group.
-    #[arg(long, value_name = "FILE", requires = "resource_group")]
+    /// PBS usage file (binary) or JSON/TOML usage map for the PBS tree (--resource-group, or
+    /// the site's with --pbs-home and fair_share on).
+    #[arg(long, value_name = "FILE")]
     pub usage: Option<PathBuf>,
     /// Share tree for the Slurm/flux algorithms: JSON `{"nodes": [...]}`, parsable
     /// `sshare -a -l -P` output, or a flux-accounting database (detected by content).
@@ -104,6 +105,12 @@ impl FairshareOpts {
                 _ => None,
             },
         };
+        if opts.usage.is_some() && opts.resource_group.is_none() {
+            return Err(Failure::usage(
+                "--usage is the usage of a PBS tree: give --resource-group FILE, or --pbs-home \
+                 DIR whose sched_config has fair_share on",
+            ));
+        }
         match tree {
             Some((file, origin)) => {
                 explained.add("fairshare tree", &file, &origin);
