@@ -138,4 +138,23 @@ fn a_gzip_recording_cut_anywhere_verifies_its_prefix() {
             "cut at {cut}: {out}"
         );
     }
+    // Cut before its first line decodes (only gzip's magic bytes left): cut, not empty.
+    let path = dir.path().join("magic.rec.gz");
+    std::fs::write(&path, &gz[..2]).unwrap();
+    let out = jobsort(["replay", path.to_str().unwrap(), "--verify"]);
+    assert_eq!(code(&out), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("magic.rec.gz:1: truncated before the end of the header"),
+        "{}",
+        stderr(&out)
+    );
+    // A file of no bytes at all is empty.
+    let path = dir.path().join("empty.rec");
+    std::fs::write(&path, b"").unwrap();
+    let out = jobsort(["replay", path.to_str().unwrap(), "--verify"]);
+    assert!(
+        stderr(&out).contains("empty.rec:1: empty recording"),
+        "{}",
+        stderr(&out)
+    );
 }

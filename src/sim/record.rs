@@ -519,12 +519,13 @@ impl<R: std::io::BufRead> RecordingReader<R> {
             reason,
         };
         let mut buf = Vec::new();
-        let complete = match read_line(&mut input, &mut buf) {
-            Err(e) if cut_short(&e) => false,
-            r => r.map_err(|e| err(e.to_string()))?,
+        let (complete, cut) = match read_line(&mut input, &mut buf) {
+            Err(e) if cut_short(&e) => (false, true),
+            r => (r.map_err(|e| err(e.to_string()))?, false),
         };
         if !complete {
-            return Err(err(if buf.is_empty() {
+            // A gzip stream cut before its first line decoded is cut, not empty.
+            return Err(err(if buf.is_empty() && !cut {
                 "empty recording"
             } else {
                 "truncated before the end of the header"
