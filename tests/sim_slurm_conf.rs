@@ -142,8 +142,16 @@ fn explain_config_names_the_lines_and_what_is_not_simulated() {
     assert_eq!(
         row("partitions"),
         [
-            "2 (not simulated: every job may use every node)".to_string(),
+            "2 (their nodes are not simulated: every job may use every node)".to_string(),
             at(5)
+        ]
+    );
+    // Partition tiers are simulated (`tests/sim_queue_order.rs`): both at the default, 1.
+    assert_eq!(
+        row("partition b PriorityTier"),
+        [
+            "1 (higher tiers first, then the job order)".to_string(),
+            at(6)
         ]
     );
 }

@@ -196,6 +196,7 @@ mod tests {
             threshold: None,
             fairshare: None,
             limits: None,
+            queue_order: None,
         }
     }
 

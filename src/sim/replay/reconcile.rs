@@ -6,7 +6,7 @@ use crate::rank::{self, TieBreak};
 use crate::sim::inputs::Source;
 use crate::sim::priority::Priority;
 use crate::sim::record::{RecDecision, RecEvent, RecRound, Recording};
-use crate::sim::scheduler::{Plan, Policy};
+use crate::sim::scheduler::{Plan, Policy, tiered_top_into};
 use crate::sim::share::{ShareKeywords, UsageTree};
 use crate::sim::workload::{Request, SimJob};
 use std::collections::HashMap;
@@ -87,6 +87,9 @@ pub fn reconcile(
     let capacity = config.nodes as i64 * config.cores as i64;
     let mut tree = setup.share_tree().cloned();
     let leaves = setup.leaves();
+    // Queue tiers before the formula, as the simulator ranks (`tiered_top_into`).
+    let tiers = config.queue_order.as_ref().map(|o| o.tiers(&jobs));
+    let mut tier_keys = Vec::new();
     let mut state = vec![State::Unsubmitted; jobs.len()];
     let mut ever_dispatched = vec![false; jobs.len()];
     let mut charged: i64 = 0;
@@ -171,7 +174,15 @@ pub fn reconcile(
         let free_before = capacity - charged;
         // The other formula's order over the queue (in submit order: ties by position).
         let values = evaluate(formula, &sources, &jobs, &queued, t, tree.as_ref(), leaves);
-        let alt = rank::order(&values, TieBreak::default(), None);
+        let alt: Vec<usize> = match &tiers {
+            Some(tiers) => {
+                let mut out = Vec::new();
+                let tier_of = |k: usize| tiers[queued[k]];
+                tiered_top_into(&values, tier_of, None, &mut tier_keys, &mut out);
+                out.into_iter().map(|k| k as usize).collect()
+            }
+            None => rank::order(&values, TieBreak::default(), None),
+        };
         let alt_jobs: Vec<usize> = alt.iter().map(|&k| queued[k]).collect();
         let would = would_start(
             &jobs,

@@ -33,8 +33,8 @@ mod state;
 mod types;
 
 pub use types::{
-    Decision, Event, EventKind, PendReason, Policy, QueuePoint, Round, SimConfig, SimError,
-    SimOutcome,
+    Decision, Event, EventKind, PendReason, Policy, QueueOrder, QueueOrderKind, QueuePoint, Round,
+    SimConfig, SimError, SimOutcome, tiered_top_into,
 };
 
 use crate::rank;
@@ -91,8 +91,12 @@ impl<'a> Simulator<'a> {
             .unwrap_or_default();
         let needs_share = sources.iter().any(Source::is_fairshare);
         let n = jobs.len();
-        let by_heads =
-            config.policy == Policy::Strict && config.threshold.is_none() && limits.is_none();
+        // Queue tiers rank before the formula: the groups' heads are not the top jobs then.
+        let tiers = config.queue_order.as_ref().map(|o| o.tiers(jobs));
+        let by_heads = config.policy == Policy::Strict
+            && config.threshold.is_none()
+            && limits.is_none()
+            && tiers.is_none();
         let groups = match formula {
             Some(f) if by_heads => head_groups(jobs, f, &sources, &leaf),
             // Without a formula the order is submit order: one group, whose head is the top.
@@ -149,6 +153,8 @@ impl<'a> Simulator<'a> {
             errors: Vec::new(),
             order: Vec::new(),
             rank_keys: Vec::new(),
+            tiers,
+            tier_keys: Vec::new(),
             hashing: false,
             full: true,
             // Sized by the largest job (not the cluster, which may be huge), at most 2^20:
@@ -430,8 +436,21 @@ impl<'a> Simulator<'a> {
 
     /// Rank the queue into `order` (positions in `queue`) by [`crate::rank`]'s order: value
     /// descending, then position, which is submit order; with `top = Some(k)` only the first
-    /// `k`.
+    /// `k`. With queue tiers ([`SimConfig::queue_order`]) the tier comes first
+    /// ([`tiered_top_into`]).
     fn rank(&mut self, top: Option<usize>) {
+        if let Some(tiers) = &self.tiers {
+            let queue = &self.queue;
+            let tier_of = |k: usize| tiers[queue[k] as usize];
+            tiered_top_into(
+                &self.values,
+                tier_of,
+                top,
+                &mut self.tier_keys,
+                &mut self.order,
+            );
+            return;
+        }
         if self.formula.is_none() {
             // Every value is 0: the order is the queue's.
             let k = top.unwrap_or(usize::MAX).min(self.queue.len());
@@ -742,6 +761,7 @@ mod tests {
                 threshold: None,
                 fairshare: None,
                 limits: None,
+                queue_order: None,
             };
             let setup = Setup::new(&config, &jobs).unwrap();
             let full = Simulator::new(&jobs, &setup, None).unwrap();
@@ -776,6 +796,7 @@ mod tests {
                         threshold: None,
                         fairshare: None,
                         limits: None,
+                        queue_order: None,
                     };
                     let setup = Setup::new(&config, &jobs).unwrap();
                     let full = Simulator::new(&jobs, &setup, None).unwrap();

@@ -69,6 +69,10 @@ pub struct Simulator<'a> {
     pub(super) errors: Vec<u8>,
     pub(super) order: Vec<u32>,
     pub(super) rank_keys: Vec<JobKey>,
+    /// Each job's queue tier ([`super::QueueOrder::tiers`]), when queues order first, and
+    /// scratch keys to rank by it.
+    pub(super) tiers: Option<Vec<u32>>,
+    pub(super) tier_keys: Vec<(u32, JobKey)>,
     pub(super) hashing: bool,
     /// Record every decision and the ranked queue (else only dispatches, and rounds where
     /// nothing can start skip evaluation).

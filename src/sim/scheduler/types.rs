@@ -1,8 +1,11 @@
 //! The scheduler's vocabulary: settings, events, decisions, rounds and the outcome.
 
+use crate::rank::JobKey;
 use crate::sim::cluster::Allocation;
 use crate::sim::limit::LimitsSpec;
 use crate::sim::share::{FairshareConfig, UsageTree};
+use crate::sim::workload::SimJob;
+use std::collections::BTreeMap;
 
 /// Dispatch policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -92,6 +95,108 @@ pub struct SimConfig {
     pub fairshare: Option<FairshareConfig>,
     /// flux-accounting limits (the limits file text).
     pub limits: Option<LimitsSpec>,
+    /// Queues (PBS `by_queue`) or partitions (Slurm `PriorityTier`) ordered before the
+    /// formula's order; `None`: one queue, the formula's order alone. Recorded in a
+    /// recording's header only when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_order: Option<QueueOrder>,
+}
+
+/// How the queues a job may be in order it before the formula does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum QueueOrderKind {
+    /// PBS `by_queue`: the scheduler takes the queues one after another, by queue
+    /// `Priority`, high first (`sort.cpp: cmp_queue_prio_dsc`), and each queue's jobs in the
+    /// formula's order (`fifo.cpp: next_job`, `sort.cpp: sort_jobs`). Queues of equal priority
+    /// are still taken one after another: PBS's `qsort` leaves their order unspecified, here
+    /// it is by name. A queue without a `Priority` has 0.
+    Pbs,
+    /// Slurm `PriorityTier`: partitions of a higher tier first, and within a tier (the jobs
+    /// of all its partitions together) the job priority (`slurm.conf.5`, PriorityType: "can
+    /// preempt → has a reservation → partition PriorityTier → job priority → submit time").
+    /// A partition the configuration does not list has the default tier, 1.
+    Slurm,
+}
+
+/// Queue or partition priorities, ordered before the formula's order.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct QueueOrder {
+    pub kind: QueueOrderKind,
+    /// Each queue's `Priority` (PBS) or partition's `PriorityTier` (Slurm), by name; higher
+    /// first.
+    pub priorities: BTreeMap<String, i64>,
+}
+
+impl QueueOrder {
+    /// The priority of a queue the settings do not list (PBS: unset, 0; Slurm's default
+    /// `PriorityTier`, 1).
+    pub fn unlisted(&self) -> i64 {
+        match self.kind {
+            QueueOrderKind::Pbs => 0,
+            QueueOrderKind::Slurm => 1,
+        }
+    }
+
+    /// Each job's tier: 0 is taken first. PBS: one tier per queue, by priority (high
+    /// first), then name; Slurm: one tier per distinct `PriorityTier`, high first.
+    pub fn tiers(&self, jobs: &[SimJob]) -> Vec<u32> {
+        // The queues that matter, once each: those listed and those the jobs are in.
+        let mut queues: Vec<(i64, &str)> = self
+            .priorities
+            .iter()
+            .map(|(q, &p)| (p, q.as_str()))
+            .collect();
+        queues.extend(
+            jobs.iter()
+                .filter(|j| !self.priorities.contains_key(&j.queue))
+                .map(|j| (self.unlisted(), j.queue.as_str())),
+        );
+        queues.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+        queues.dedup();
+        let mut tier: BTreeMap<&str, u32> = BTreeMap::new();
+        let mut t = 0;
+        for (i, &(p, q)) in queues.iter().enumerate() {
+            let next = match self.kind {
+                QueueOrderKind::Pbs => i > 0,
+                QueueOrderKind::Slurm => i > 0 && p != queues[i - 1].0,
+            };
+            t += u32::from(next);
+            tier.insert(q, t);
+        }
+        jobs.iter().map(|j| tier[j.queue.as_str()]).collect()
+    }
+}
+
+/// The first `top` jobs (all when `None`) of the order with queue tiers: tier ascending
+/// (`tier_of(position)`, [`QueueOrder::tiers`]), then [`crate::rank`]'s order (value
+/// descending, then position), as positions in `out`. `keys` is scratch. The one definition
+/// of the tiered order: the simulator ranks with it, and replay's reconciliation too.
+pub fn tiered_top_into(
+    values: &[f64],
+    tier_of: impl Fn(usize) -> u32,
+    top: Option<usize>,
+    keys: &mut Vec<(u32, JobKey)>,
+    out: &mut Vec<u32>,
+) {
+    let n = values.len().min(u32::MAX as usize);
+    let k = top.unwrap_or(n).min(n);
+    keys.clear();
+    out.clear();
+    keys.extend(
+        values[..n]
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| (tier_of(i), JobKey::new(v, i as u32))),
+    );
+    if k < n {
+        if k > 0 {
+            keys.select_nth_unstable(k - 1);
+        }
+        keys.truncate(k);
+    }
+    keys.sort_unstable();
+    out.extend(keys.iter().map(|(_, key)| key.position()));
 }
 
 /// Kinds of events, in tie order.

@@ -4,6 +4,7 @@ use super::formula_args::{CatalogArgs, CompileArgs, FormulaValue, read_formula_a
 use super::input::InputPath;
 use super::output::{Out, ReportFormat, write_json};
 use super::prepared::{Ties, check_absent_inputs, fairshare_inputs};
+use super::queue_order_args::{QueueOrderArgs, in_effect};
 use super::report::{Failure, Outcome, note, warn};
 use super::schedule_args::{
     MachineArgs, PolicyArg, SacctArgs, load_line, load_trace, recorded_overfill, threshold_arg,
@@ -63,6 +64,8 @@ pub struct Args {
     pub backfill_depth: Option<u32>,
     #[command(flatten)]
     pub site: PbsSiteArgs,
+    #[command(flatten)]
+    pub queue_order: QueueOrderArgs,
     /// A Slurm site's slurm.conf: the machine from its NodeName lines (nodes of one size;
     /// heterogeneous nodes are not simulated yet), the policy from SchedulerType
     /// (sched/builtin: strict; sched/backfill: conservative backfill). Flags win.
@@ -366,8 +369,18 @@ fn explain_unsimulated_slurm(conf: &SlurmConf, explained: &mut Explained) {
         explained.add(
             "partitions",
             format!(
-                "{} (not simulated: every job may use every node)",
+                "{} (their nodes are not simulated: every job may use every node)",
                 conf.partitions.len()
+            ),
+            &slurm_origin(p.at.clone()),
+        );
+    }
+    for p in &conf.partitions {
+        explained.add(
+            &format!("partition {} PriorityTier", p.name),
+            format!(
+                "{} (higher tiers first, then the job order)",
+                p.priority_tier
             ),
             &slurm_origin(p.at.clone()),
         );
@@ -397,14 +410,9 @@ fn explain_unsimulated(sc: &SchedConfig, explained: &mut Explained) {
             &enforce.origin,
         );
     }
-    for (name, s) in [
-        ("by_queue", &sc.by_queue),
-        ("round_robin", &sc.round_robin),
-        ("preemptive_sched", &sc.preemptive_sched),
-    ] {
-        if let Some(s) = s.as_ref().filter(|s| s.value) {
-            explained.add(name, "true (not simulated)", &s.origin);
-        }
+    // by_queue and round_robin: `QueueOrderArgs::resolve`.
+    if let Some(s) = sc.preemptive_sched.as_ref().filter(|s| s.value) {
+        explained.add("preemptive_sched", "true (not simulated)", &s.origin);
     }
     for k in &sc.job_sort_key {
         explained.add(
@@ -578,10 +586,18 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         Some(t) => explained.add_setting("job_sort_formula_threshold", t),
         None => explained.add("job_sort_formula_threshold", "none", &Origin::Default),
     }
-    let queue_priorities = match &site {
+    let mut queue_priorities = match &site {
         Some(site) => site.queue_priorities().map_err(Failure::invalid)?,
         None => Default::default(),
     };
+    // The flags' priorities are the queues' too (the `queue_priority` keyword).
+    for (q, p) in &args.queue_order.queue_priorities {
+        let flag = Origin::Flag("--queue-priority".into());
+        queue_priorities.insert(q.clone(), Setting::new(*p as f64, flag));
+    }
+    let queue_order = args
+        .queue_order
+        .resolve(site.as_ref(), slurm.as_ref(), &mut explained)?;
     for (q, p) in &queue_priorities {
         explained.add(&format!("queue {q} Priority"), p.value, &p.origin);
     }
@@ -671,6 +687,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         threshold: threshold.map(|t| t.value),
         fairshare,
         limits,
+        queue_order: in_effect(queue_order, &w.jobs),
     };
     // Once for every formula: a bad tree or limits file is reported before any run.
     let setup = Setup::new(&config, &w.jobs).map_err(Failure::invalid)?;
