@@ -45,6 +45,8 @@ pub enum SetupError {
     TooManyNodes { nodes: u32 },
     #[error("threshold NaN: every comparison with it is false")]
     NanThreshold,
+    #[error("policy slurm: {0}")]
+    SlurmBackfill(String),
     #[error("fairshare {0}")]
     Fairshare(SettingError),
     #[error(transparent)]
@@ -112,6 +114,9 @@ impl Setup {
         check_cluster(config.nodes, config.cores)?;
         if config.threshold.is_some_and(f64::is_nan) {
             return Err(SetupError::NanThreshold);
+        }
+        if let super::Policy::Slurm(bf) = config.policy {
+            bf.check().map_err(SetupError::SlurmBackfill)?;
         }
         let mut config = config.clone();
         let share = match &mut config.fairshare {

@@ -330,19 +330,27 @@ fn would_start(
     let mut out = Vec::new();
     let mut shadow: Option<(i64, i64)> = None; // (time, extra cores at that time)
     let mut plan: Option<Plan> = None; // deeper backfill, on pooled cores
+    // Slurm: jobs tested, and whether one did not start (the simulator's rule, `dispatch.rs`).
+    let (mut tested, mut blocked) = (0usize, false);
     for (k, &i) in order.iter().enumerate() {
         if threshold.is_some_and(|th| values[alt[k]] <= th) {
             continue;
         }
         let need = jobs[i].request.total_cores() as i64;
         let fits = need <= free;
+        if let Policy::Slurm(bf) = policy {
+            if tested >= bf.bf_max_job_test as usize && (blocked || !fits) {
+                break; // past the backfill pass, the main scheduler stops here
+            }
+            tested += 1;
+        }
         match policy {
             Policy::Strict => {
                 if !fits {
                     break;
                 }
             }
-            Policy::Backfill(_) | Policy::Conservative => {
+            Policy::Backfill(_) | Policy::Conservative | Policy::Slurm(_) => {
                 let p = plan.get_or_insert_with(|| {
                     let running: Vec<(i64, u64)> = running
                         .iter()
@@ -354,10 +362,11 @@ fn would_start(
                         })
                         .collect();
                     let (nodes, per_node) = pool;
-                    Plan::pooled(nodes, per_node, t, &running)
+                    Plan::pooled(nodes, per_node, t, &running).with_rules(policy)
                 });
                 let req = Request::Procs(u32::try_from(need).unwrap_or(u32::MAX));
                 if !(fits && p.try_start(req, jobs[i].walltime)) {
+                    blocked = true;
                     if policy.depth().is_none_or(|d| p.reservations() < d as usize) {
                         p.reserve(req, jobs[i].walltime);
                     }

@@ -34,7 +34,7 @@ mod types;
 
 pub use types::{
     Decision, Event, EventKind, PendReason, Policy, QueueOrder, QueueOrderKind, QueuePoint, Round,
-    SimConfig, SimError, SimOutcome, tiered_top_into,
+    SimConfig, SimError, SimOutcome, SlurmBackfill, tiered_top_into,
 };
 
 use crate::rank;
@@ -679,13 +679,19 @@ mod tests {
     use super::*;
     use crate::sim::workload::Request;
 
-    /// Every policy, one of them a deeper backfill.
-    const ALL_POLICIES: [Policy; 5] = [
+    /// Every policy, one of them a deeper backfill, and Slurm's with knobs that bite on these
+    /// workloads (few jobs tested, a minute's window, a coarse resolution).
+    const ALL_POLICIES: [Policy; 6] = [
         Policy::Strict,
         Policy::Easy,
         Policy::Fill,
         Policy::Backfill(3),
         Policy::Conservative,
+        Policy::Slurm(SlurmBackfill {
+            bf_max_job_test: 20,
+            bf_window: 1,
+            bf_resolution: 7,
+        }),
     ];
 
     fn job(i: usize, submit: i64, run: i64, walltime: i64, request: Request) -> SimJob {

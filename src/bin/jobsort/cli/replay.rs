@@ -10,8 +10,8 @@ use super::prepared::{Ties, check_absent_inputs, fairshare_inputs};
 use super::queue_order_args::{QueueOrderArgs, in_effect};
 use super::report::{EXIT_INVALID, Failure, Outcome, note, warn};
 use super::schedule_args::{
-    MachineArgs, PolicyArg, SacctArgs, check_nodes, load_line, load_trace, recorded_overfill,
-    trace_options,
+    MachineArgs, PolicyArg, SacctArgs, SlurmBackfillArgs, check_nodes, load_line, load_trace,
+    recorded_overfill, trace_options,
 };
 use super::sim::SimFairshareArgs;
 use super::site_args::{Explained, PbsSiteArgs};
@@ -60,6 +60,9 @@ pub struct Args {
     /// strict_ordering and backfill_depth, as for `sim`, else easy).
     #[arg(long, value_enum)]
     pub policy: Option<PolicyArg>,
+    /// With --policy slurm: its backfill knobs.
+    #[command(flatten)]
+    pub slurm_backfill: SlurmBackfillArgs,
     #[command(flatten)]
     pub site: PbsSiteArgs,
     /// The queue order of --trace's ranking (a recording carries its own).
@@ -105,6 +108,12 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         return Err(Failure::usage(
             "a recording carries its own fairshare setup: --resource-group, --auto-tree, \
              --entity, --decay-time, --decay-factor and --unknown-shares are for --trace",
+        ));
+    }
+    if args.trace.is_none() && args.slurm_backfill.given() {
+        return Err(Failure::usage(
+            "a recording carries its own policy: --bf-max-job-test, --bf-window and \
+             --bf-resolution are for --trace",
         ));
     }
     if args.trace.is_none() && args.queue_order.given() {
@@ -157,6 +166,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
                 (None, Some(site)) => site.policy().map_err(Failure::invalid)?.value,
                 (None, None) => Policy::Easy,
             };
+            let policy = args.slurm_backfill.apply(policy)?;
             let threshold = match &site {
                 Some(site) => site.threshold().map_err(Failure::invalid)?,
                 None => None,

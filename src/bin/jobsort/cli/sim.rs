@@ -7,8 +7,8 @@ use super::prepared::{Ties, check_absent_inputs, fairshare_inputs};
 use super::queue_order_args::{QueueOrderArgs, in_effect};
 use super::report::{Failure, Outcome, note, warn};
 use super::schedule_args::{
-    MachineArgs, PolicyArg, SacctArgs, load_line, load_trace, recorded_overfill, threshold_arg,
-    trace_options,
+    MachineArgs, PolicyArg, SacctArgs, SlurmBackfillArgs, load_line, load_trace, recorded_overfill,
+    threshold_arg, trace_options,
 };
 use super::site_args::{Explained, PbsSiteArgs, pick, site_unknown_shares};
 use clap::ValueEnum;
@@ -63,12 +63,15 @@ pub struct Args {
     #[arg(long = "backfill-depth", value_name = "N", conflicts_with = "policy")]
     pub backfill_depth: Option<u32>,
     #[command(flatten)]
+    pub slurm_backfill: SlurmBackfillArgs,
+    #[command(flatten)]
     pub site: PbsSiteArgs,
     #[command(flatten)]
     pub queue_order: QueueOrderArgs,
     /// A Slurm site's slurm.conf: the machine from its NodeName lines (nodes of one size;
     /// heterogeneous nodes are not simulated yet), the policy from SchedulerType
-    /// (sched/builtin: strict; sched/backfill: conservative backfill). Flags win.
+    /// (sched/builtin: strict; sched/backfill: `slurm`, with SchedulerParameters' bf_*
+    /// knobs), the partitions' PriorityTier. Flags win.
     #[arg(
         long = "slurm-conf",
         value_name = "FILE",
@@ -328,6 +331,39 @@ fn slurm_origin(at: Location) -> Origin {
     }
 }
 
+/// The backfill knobs of [`Policy::Slurm`].
+const SIMULATED_BF: [&str; 3] = ["bf_max_job_test", "bf_window", "bf_resolution"];
+
+/// Slurm's backfill knobs in effect, each with where it came from: a flag, the slurm.conf
+/// `SchedulerParameters` line, or Slurm's default.
+fn explain_slurm_backfill(
+    policy: Policy,
+    flags: &SlurmBackfillArgs,
+    conf: Option<&SlurmConf>,
+    explained: &mut Explained,
+) {
+    let Policy::Slurm(bf) = policy else {
+        return;
+    };
+    let values = [bf.bf_max_job_test, bf.bf_window, bf.bf_resolution];
+    for (knob, value) in SIMULATED_BF.iter().zip(values) {
+        let in_conf = conf.and_then(|c| {
+            c.scheduler_parameters
+                .entries
+                .iter()
+                .any(|(k, _)| k == knob)
+                .then(|| c.settings.get("SchedulerParameters"))
+                .flatten()
+        });
+        let origin = match (flags.flag_of(knob), in_conf) {
+            (Some(flag), _) => Origin::Flag(flag.into()),
+            (None, Some((_, at))) => slurm_origin(at.clone()),
+            (None, None) => Origin::Default,
+        };
+        explained.add(&format!("SchedulerParameters {knob}"), value, &origin);
+    }
+}
+
 /// The slurm.conf settings Slurm uses that the simulation does not, as rows that say so.
 fn explain_unsimulated_slurm(conf: &SlurmConf, explained: &mut Explained) {
     let at = |key: &str| {
@@ -335,21 +371,18 @@ fn explain_unsimulated_slurm(conf: &SlurmConf, explained: &mut Explained) {
             .get(key)
             .map_or(Origin::Default, |(_, at)| slurm_origin(at.clone()))
     };
-    let bf = &conf.scheduler_parameters.entries;
-    let knobs: Vec<String> = bf
+    // The knobs the simulation honours are rows of their own (`explain_slurm_backfill`).
+    let knobs: Vec<String> = conf
+        .scheduler_parameters
+        .entries
         .iter()
-        .filter(|(k, _)| k.starts_with("bf_"))
+        .filter(|(k, _)| k.starts_with("bf_") && !SIMULATED_BF.contains(&k.as_str()))
         .map(|(k, v)| v.as_ref().map_or_else(|| k.clone(), |v| format!("{k}={v}")))
         .collect();
-    if conf.scheduler_type.eq_ignore_ascii_case("sched/backfill") {
-        let value = if knobs.is_empty() {
-            "defaults".to_string()
-        } else {
-            knobs.join(",")
-        };
+    if conf.scheduler_type.eq_ignore_ascii_case("sched/backfill") && !knobs.is_empty() {
         explained.add(
             "SchedulerParameters bf_*",
-            format!("{value} (not simulated: every blocked job keeps a reservation, no window)"),
+            format!("{} (not simulated)", knobs.join(",")),
             &at("SchedulerParameters"),
         );
     }
@@ -537,7 +570,14 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         (None, Some(site)) => site.policy().map_err(Failure::invalid)?,
         (None, None) => Setting::new(Policy::Easy, Origin::Default),
     };
+    let policy = Setting::new(args.slurm_backfill.apply(policy.value)?, policy.origin);
     explained.add_setting("policy", &policy.clone().map(Policy::name));
+    explain_slurm_backfill(
+        policy.value,
+        &args.slurm_backfill,
+        slurm.as_ref(),
+        &mut explained,
+    );
     let fairshare = args.fairshare.config(site.as_ref(), &mut explained)?;
     let mut catalog = args.catalog.catalog()?;
     if let Some(q) = site.as_ref().and_then(|s| s.qmgr.as_ref()) {
