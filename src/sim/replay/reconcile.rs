@@ -129,9 +129,10 @@ pub fn reconcile(
         if let (Some(tr), Some(last)) = (tree.as_mut(), last_time) {
             for &i in &running_set {
                 if let State::Running { cores, .. } = state[i] {
-                    // In f64, as the simulator accrues: cores (≤ 2^32) × seconds (< 2^63)
-                    // can pass u64.
-                    tr.accrue(leaves[i], cores as f64 * (t - last).max(0) as f64);
+                    // In f64, as the simulator accrues: the rate (with `cput`, the cores)
+                    // × seconds.
+                    let rate = setup.usage().rate(&jobs[i], cores);
+                    tr.accrue(leaves[i], rate * (t - last).max(0) as f64);
                 }
             }
         }

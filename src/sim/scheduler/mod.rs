@@ -140,7 +140,17 @@ impl<'a> Simulator<'a> {
             round: Round::default(),
             rounds_done: 0,
             last_time: None,
-            leaf_cores: vec![0; share.as_ref().map_or(0, |s| s.len())],
+            leaf_running: vec![0; share.as_ref().map_or(0, |s| s.len())],
+            leaf_rate: vec![0.0; share.as_ref().map_or(0, |s| s.len())],
+            usage_rate: match &share {
+                Some(_) => {
+                    let u = setup.usage();
+                    jobs.iter()
+                        .map(|j| u.rate(j, j.request.total_cores()))
+                        .collect()
+                }
+                None => Vec::new(),
+            },
             active_leaves: Vec::new(),
             share,
             leaf,
@@ -292,12 +302,12 @@ impl<'a> Simulator<'a> {
         round.hash = None;
 
         // Fairshare accrual for [last_time, t] over the jobs that ran in it: per entity,
-        // (cores running) × seconds.
+        // (the usage rate of its running jobs: cores with `cput`, the default) × seconds.
         if let (Some(share), Some(last)) = (self.share.as_mut(), self.last_time) {
             let dt = (t - last) as f64;
             if dt > 0.0 {
                 for &l in &self.active_leaves {
-                    share.accrue(l, self.leaf_cores[l as usize] as f64 * dt);
+                    share.accrue(l, self.leaf_rate[l as usize] * dt);
                 }
             }
         }
@@ -525,24 +535,31 @@ impl<'a> Simulator<'a> {
         true
     }
 
-    /// Count job `j`'s cores as running (`on`) or no longer running for its share entity.
+    /// Count job `j` as running (`on`) or no longer running for its share entity, with its
+    /// usage rate. With `cput` the rates are the cores, whole numbers: their sum is exact.
     fn charge(&mut self, j: u32, on: bool) {
         let Some(&l) = self.leaf.get(j as usize) else {
             return; // no fairshare
         };
-        let cores = self.hot[j as usize].request.total_cores();
-        let c = &mut self.leaf_cores[l as usize];
+        let rate = self.usage_rate[j as usize];
+        let (n, r) = (
+            &mut self.leaf_running[l as usize],
+            &mut self.leaf_rate[l as usize],
+        );
         if on {
-            if *c == 0 {
+            if *n == 0 {
                 self.active_leaves.push(l);
             }
-            *c += cores;
+            *n += 1;
+            *r += rate;
         } else {
-            *c -= cores;
-            if *c == 0
-                && let Some(p) = self.active_leaves.iter().position(|&x| x == l)
-            {
-                self.active_leaves.remove(p);
+            *n -= 1;
+            *r -= rate;
+            if *n == 0 {
+                *r = 0.0; // no rounding left over from fractional rates
+                if let Some(p) = self.active_leaves.iter().position(|&x| x == l) {
+                    self.active_leaves.remove(p);
+                }
             }
         }
     }

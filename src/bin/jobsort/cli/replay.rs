@@ -107,7 +107,8 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     if args.trace.is_none() && args.fairshare.given() {
         return Err(Failure::usage(
             "a recording carries its own fairshare setup: --resource-group, --auto-tree, \
-             --entity, --decay-time, --decay-factor and --unknown-shares are for --trace",
+             --entity, --decay-time, --decay-factor, --unknown-shares and --usage-res are for \
+             --trace",
         ));
     }
     if args.trace.is_none() && args.slurm_backfill.given() {

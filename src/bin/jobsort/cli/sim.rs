@@ -23,7 +23,7 @@ use jobsort::sim::plot::{PlotRun, render_png, render_svg};
 use jobsort::sim::run::{RunOptions, RunResult, simulate_setup};
 use jobsort::sim::scheduler::drop_oversized;
 use jobsort::sim::setup::{Setup, check_decay};
-use jobsort::sim::share::{AutoTree, FairshareConfig, entity_of};
+use jobsort::sim::share::{AutoTree, FairshareConfig, UsageRes, entity_of};
 use jobsort::sim::{Policy, SimConfig, workload};
 use jobsort::slurm::conf::{Location, SlurmConf};
 use rayon::prelude::*;
@@ -152,6 +152,11 @@ pub struct SimFairshareArgs {
     /// else 0).
     #[arg(long = "unknown-shares")]
     pub unknown_shares: Option<u32>,
+    /// PBS fairshare_usage_res: what a running job adds to its entity's usage — cput (PBS's
+    /// default, taken as cores x seconds), walltime (seconds per job), or a product of one of
+    /// them with numbers and resources such as mem*walltime (default: the site's, else cput).
+    #[arg(long = "usage-res", value_name = "RES")]
+    pub usage_res: Option<String>,
 }
 
 /// `--auto-tree`.
@@ -212,6 +217,7 @@ impl SimFairshareArgs {
             || self.decay_time.is_some()
             || self.decay_factor.is_some()
             || self.unknown_shares.is_some()
+            || self.usage_res.is_some()
     }
 
     /// The fairshare settings (`None` without a tree): each flag given wins over the site's
@@ -314,10 +320,32 @@ impl SimFairshareArgs {
         explained.add_setting("fairshare_decay_time", &decay_time);
         explained.add_setting("fairshare_decay_factor", &decay_factor);
         explained.add_setting("unknown_shares", &unknown_shares);
+        let usage_res = pick(
+            self.usage_res.clone(),
+            "--usage-res",
+            sc.and_then(|c| c.fairshare_usage_res.clone()),
+            "cput".to_string(),
+        );
+        let usage = UsageRes::parse(&usage_res.value).map_err(|e| match &usage_res.origin {
+            Origin::Flag(_) => Failure::usage(format!("--usage-res {e}")),
+            o => Failure::invalid(format!("{o}: fairshare_usage_res {e}")),
+        })?;
+        let how = if usage.is_default() {
+            "usage: cores x seconds run, the CPU time of a job whose CPUs are all busy"
+        } else {
+            "usage: its increase while a job runs"
+        };
+        explained.add(
+            "fairshare_usage_res",
+            format!("{} ({how})", usage_res.value),
+            &usage_res.origin,
+        );
         Ok(Some(FairshareConfig {
             decay_time: decay_time.value,
             decay_factor: decay_factor.value,
             unknown_shares: unknown_shares.value,
+            // PBS's default is recorded as no setting: recordings stay as they were.
+            usage_res: (!usage.is_default()).then_some(usage_res.value),
             ..base
         }))
     }
@@ -422,16 +450,7 @@ fn explain_unsimulated_slurm(conf: &SlurmConf, explained: &mut Explained) {
 
 /// The sched_config settings PBS uses that the simulation does not, as rows that say so.
 fn explain_unsimulated(sc: &SchedConfig, explained: &mut Explained) {
-    if let Some(s) = &sc.fairshare_usage_res {
-        explained.add(
-            "fairshare_usage_res",
-            format!(
-                "{} (not simulated: usage accrues as cores x run time)",
-                s.value
-            ),
-            &s.origin,
-        );
-    }
+    // fairshare_usage_res: `SimFairshareArgs::config`.
     let enforce = sc
         .fairshare_enforce_no_shares
         .clone()
