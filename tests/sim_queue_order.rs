@@ -229,8 +229,8 @@ fn queue_priorities_from_flags_a_pbs_site_and_slurm_conf() {
     // --explain-config says where by_queue came from and that it is simulated.
     let mut explain = site.to_vec();
     explain.push("--explain-config");
-    let out = jobsort(&[&["sim"], &explain[..]].concat());
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let out = jobsort([&["sim"], &explain[..]].concat());
+    let text = common::cli::stdout(&out);
     let line = text.lines().find(|l| l.starts_with("by_queue")).unwrap();
     assert!(
         line.contains("true (queues one after another") && line.contains("sched_config:1"),

@@ -5,20 +5,24 @@
 //! 1. apply events: ends first, then submits (ties by `(time, event kind, submit order, id)`;
 //!    the job index *is* the submit order, ids break nothing further because indices are
 //!    unique);
-//! 2. fairshare: accrue the usage of the interval since the previous round (cores × seconds of
-//!    every job that ran in it, including jobs ending now), then decay;
+//! 2. fairshare: accrue the usage of the interval since the previous round (each job's
+//!    `fairshare_usage_res` rate — cores with `cput`, the default — × seconds, for every job
+//!    that ran in it, including jobs ending now), then decay;
 //! 3. account resources: the free-core state is kept incrementally and, in debug/test builds,
 //!    checked every round against a reset-and-re-sum from the RUN jobs;
 //! 4. evaluate the formula over the queued jobs (inputs bound as [`crate::sim::inputs`]
 //!    defines them) and rank: value descending, then submit order ([`crate::rank`]'s order,
-//!    the queue being in submit order);
+//!    the queue being in submit order), after the queue's tier when queues order first
+//!    ([`QueueOrder`]: PBS `by_queue`, Slurm `PriorityTier`);
 //! 5. limits: held jobs wait (decision `hold` with dependencies), they never block others;
 //! 6. dispatch in rank order: `strict` stops at the first job that does not fit (every later
 //!    job pends `resources`); `easy` gives the first job that does not fit a reservation at
 //!    the earliest time it fits given the running jobs' requested end times, and a later job
 //!    starts now only if it fits now and either ends (by its requested time) before that
 //!    reservation or leaves the reserved job room at the reservation time (else it pends
-//!    `reservation`). Jobs at or under `--threshold` pend `threshold` and never block.
+//!    `reservation`); `backfill:N`, `conservative` and `slurm` plan reservations for the top
+//!    N, every, or (Slurm's knobs, [`SlurmBackfill`]) every tested blocked job
+//!    (`dispatch.rs`). Jobs at or under `--threshold` pend `threshold` and never block.
 //!
 //! Files: `types.rs` the vocabulary (settings, events, decisions, rounds), `state.rs` the
 //! simulator's fields, this file the round loop, `evaluate.rs` the formula over the queue,
@@ -236,8 +240,8 @@ impl<'a> Simulator<'a> {
     }
 
     /// Whether strict rounds without a recording are decided from group heads
-    /// (`heads.rs`): strict policy, no threshold or limits, and no formula (one group, in
-    /// submit order) or a formula non-decreasing in `eligible_time`.
+    /// (`heads.rs`): strict policy, no threshold, limits or queue order, and no formula (one
+    /// group, in submit order) or a formula non-decreasing in `eligible_time`.
     pub fn orders_by_heads(&self) -> bool {
         self.groups.is_some() && !self.full && !self.hashing
     }
