@@ -32,6 +32,7 @@ fn config(policy: Policy, nodes: u32, cores: u32, fairshare: Option<FairshareCon
         threshold: None,
         fairshare,
         limits: None,
+        queue_order: None,
     }
 }
 

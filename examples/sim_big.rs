@@ -121,6 +121,7 @@ fn main() {
             threshold: None,
             fairshare: None,
             limits: None,
+            queue_order: None,
         };
         let mut best = f64::INFINITY;
         let mut rounds = 0;

@@ -78,6 +78,7 @@ fn main() {
                 threshold: None,
                 fairshare: share.clone(),
                 limits: None,
+                queue_order: None,
             };
             rows.push((label, f, cfg, f64::INFINITY, 0, None));
         }
@@ -134,6 +135,7 @@ fn main() {
         threshold: None,
         fairshare: None,
         limits: None,
+        queue_order: None,
     };
     let sim = simulate(&w, &cfg, Some(&fcfs), &RunOptions::default()).expect("simulate");
     let rec = recorded_metrics(&w, 100);
@@ -170,6 +172,7 @@ fn main() {
                 threshold: None,
                 fairshare: share,
                 limits: None,
+                queue_order: None,
             };
             let r = simulate(&w, &cfg, Some(f), &RunOptions::default()).expect("simulate");
             let diffs: Vec<f64> = w

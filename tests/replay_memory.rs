@@ -34,6 +34,7 @@ fn verify_reads_a_recording_round_by_round_in_a_small_part_of_its_size() {
         threshold: None,
         fairshare: None,
         limits: None,
+        queue_order: None,
     };
     let f = IrPriority::negated_column("walltime");
     let dir = tempfile::tempdir().unwrap();
@@ -99,6 +100,7 @@ fn a_header_of_four_billion_nodes_is_refused_without_allocating_for_them() {
         threshold: None,
         fairshare: None,
         limits: None,
+        queue_order: None,
     };
     let header = serde_json::to_string(&Header::new(TraceInfo::default(), None, &config)).unwrap();
     let text = format!(

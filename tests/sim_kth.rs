@@ -28,6 +28,7 @@ fn kth_slice_easy_with_formula_and_fairshare_is_deterministic_and_verifies() {
         threshold: None,
         fairshare: Some(FairshareConfig::auto(AutoTree::User)),
         limits: None,
+        queue_order: None,
     };
     let f = Formula::compile(
         "fairshare_factor * 100 + eligible_time / 3600 - walltime / 86400",
@@ -125,6 +126,7 @@ fn kth_slice_strict_lazy_ranking_matches_full_ranking_for_several_orders() {
             threshold: None,
             fairshare: share.then(|| FairshareConfig::auto(AutoTree::User)),
             limits: None,
+            queue_order: None,
         };
         let f = Formula::compile(src, &Catalog::pbs()).unwrap();
         let p = dir.path().join("s.jsonl");
@@ -165,6 +167,7 @@ fn strict_with_user_tree() -> SimConfig {
         threshold: None,
         fairshare: Some(FairshareConfig::auto(AutoTree::User)),
         limits: None,
+        queue_order: None,
     }
 }
 

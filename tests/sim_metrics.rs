@@ -25,6 +25,7 @@ fn metrics_of_a_hand_worked_strict_schedule() {
         threshold: None,
         fairshare: None,
         limits: None,
+        queue_order: None,
     };
     let r = simulate(&w, &cfg, None, &RunOptions::default()).unwrap();
     assert_eq!(r.outcome.start, [Some(0), Some(10), Some(15), Some(15)]);

@@ -17,6 +17,7 @@ fn cfg(policy: Policy, nodes: u32) -> SimConfig {
         threshold: None,
         fairshare: None,
         limits: None,
+        queue_order: None,
     }
 }
 

@@ -143,6 +143,7 @@ fn a_real_swf_schedule_is_a_recording() {
         threshold: None,
         fairshare: None,
         limits: None,
+        queue_order: None,
     };
     let rec = recording_from_trace(&w, &cfg);
     let times: Vec<i64> = rec.rounds.iter().map(|r| r.time).collect();

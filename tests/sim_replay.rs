@@ -28,6 +28,7 @@ fn config() -> SimConfig {
         threshold: None,
         fairshare: Some(FairshareConfig::auto(AutoTree::User)),
         limits: None,
+        queue_order: None,
     }
 }
 

@@ -13,6 +13,7 @@ fn cfg(policy: Policy, nodes: u32, cores: u32) -> SimConfig {
         threshold: None,
         fairshare: None,
         limits: None,
+        queue_order: None,
     }
 }
 

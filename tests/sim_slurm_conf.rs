@@ -68,9 +68,13 @@ fn machine_and_policy_from_slurm_conf_flags_win() {
         run_of(&sim(&["--trace", &trace, "--slurm-conf", &builtin])),
         run_of(&strict)
     );
+    // sched/backfill (the default) is Slurm's backfill, here (default knobs, requested
+    // times far below the window and its resolution's effects) as conservative backfilling.
+    let slurm = run_of(&sim(&["--trace", &trace, "--slurm-conf", &backfill]));
+    assert_eq!(slurm.1, "\"slurm\"");
     assert_eq!(
-        run_of(&sim(&["--trace", &trace, "--slurm-conf", &backfill])),
-        run_of(&conservative)
+        (&slurm.0, &slurm.2),
+        (&run_of(&conservative).0, &run_of(&conservative).2)
     );
     // Flags win: the policy, and the machine.
     let fill = sim(&[
@@ -120,16 +124,17 @@ fn explain_config_names_the_lines_and_what_is_not_simulated() {
             .collect()
     };
     let at = |line: usize| format!("{conf}:{line}");
-    assert_eq!(row("policy"), ["conservative", "default"]);
+    assert_eq!(row("policy"), ["slurm", "default"]);
     assert_eq!(row("nodes"), ["4".to_string(), at(4)]);
     assert_eq!(row("cores per node"), ["8".to_string(), at(4)]);
+    // The knobs simulated are rows of their own (`tests/sim_slurm_backfill.rs`).
+    assert_eq!(
+        row("SchedulerParameters bf_window"),
+        ["2880".to_string(), at(3)]
+    );
     assert_eq!(
         row("SchedulerParameters bf_*"),
-        [
-            "bf_window=2880,bf_continue (not simulated: every blocked job keeps a reservation, no window)"
-                .to_string(),
-            at(3)
-        ]
+        ["bf_continue (not simulated)".to_string(), at(3)]
     );
     assert_eq!(
         row("PriorityType"),
@@ -142,8 +147,16 @@ fn explain_config_names_the_lines_and_what_is_not_simulated() {
     assert_eq!(
         row("partitions"),
         [
-            "2 (not simulated: every job may use every node)".to_string(),
+            "2 (their nodes are not simulated: every job may use every node)".to_string(),
             at(5)
+        ]
+    );
+    // Partition tiers are simulated (`tests/sim_queue_order.rs`): both at the default, 1.
+    assert_eq!(
+        row("partition b PriorityTier"),
+        [
+            "1 (higher tiers first, then the job order)".to_string(),
+            at(6)
         ]
     );
 }

@@ -70,6 +70,7 @@ fn json_job_list_with_node_requests_is_placed_on_whole_nodes() {
         threshold: None,
         fairshare: None,
         limits: None,
+        queue_order: None,
     };
     let r = simulate(&w, &cfg, None, &RunOptions::default()).unwrap();
     // Free at t=1: node0 1, node1 2, node2 2 = 5 < 6. At t=10 a ends: 4 + 2 + 2 = 8 ≥ 6.

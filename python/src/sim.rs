@@ -258,6 +258,7 @@ impl SimSpec {
             threshold: threshold.map(Threshold::value),
             fairshare,
             limits,
+            queue_order: None,
         };
         Ok((w, config))
     }
@@ -410,6 +411,7 @@ fn replay_recording(
                 threshold: None,
                 fairshare: None,
                 limits: None,
+                queue_order: None,
             };
             let m = recorded_metrics(&w, n as u64 * c as u64);
             (recording_from_trace(&w, &config), Some(m))

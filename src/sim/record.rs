@@ -6,7 +6,7 @@
 //! `serde_json` (shortest round-trip form), nothing depends on hash-map order or the clock.
 
 use super::limit::LimitsSpec;
-use super::scheduler::{Decision, EventKind, PendReason, Policy, Round, SimConfig};
+use super::scheduler::{Decision, EventKind, PendReason, Policy, QueueOrder, Round, SimConfig};
 use super::setup::{MAX_NODES, check_decay};
 use super::share::FairshareConfig;
 use super::workload::{Horizon, JobField, MAX_JOB_CORES, MAX_SECONDS, Request, SimJob, count};
@@ -58,6 +58,11 @@ pub struct Header {
     /// always does.
     #[serde(default)]
     pub queue: bool,
+    /// Queue or partition priorities ordered before the formula
+    /// ([`SimConfig::queue_order`]); written only when set, so recordings without it are
+    /// what they were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_order: Option<QueueOrder>,
 }
 
 impl Header {
@@ -77,6 +82,7 @@ impl Header {
             fairshare: config.fairshare.clone(),
             limits: config.limits.clone(),
             queue: false,
+            queue_order: config.queue_order.clone(),
         }
     }
     /// The same header with the ranked queue in every round (or not).
@@ -101,6 +107,7 @@ impl Header {
             threshold: self.threshold,
             fairshare: self.fairshare.clone(),
             limits: self.limits.clone(),
+            queue_order: self.queue_order.clone(),
         }
     }
 }
@@ -924,6 +931,7 @@ mod tests {
             threshold: None,
             fairshare: None,
             limits: None,
+            queue_order: None,
         };
         serde_json::to_string(&Header::new(TraceInfo::default(), None, &config)).unwrap()
     }

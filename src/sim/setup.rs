@@ -13,7 +13,7 @@
 
 use super::limit::{LimitState, UnlistedUserError};
 use super::scheduler::SimConfig;
-use super::share::{AutoEntities, TreeError, UsageTree};
+use super::share::{AutoEntities, TreeError, UsageRes, UsageTree};
 use super::workload::SimJob;
 use crate::limits::{LimitEngine, LimitError, LimitsConfig, LimitsFileError};
 
@@ -45,6 +45,8 @@ pub enum SetupError {
     TooManyNodes { nodes: u32 },
     #[error("threshold NaN: every comparison with it is false")]
     NanThreshold,
+    #[error("policy slurm: {0}")]
+    SlurmBackfill(String),
     #[error("fairshare {0}")]
     Fairshare(SettingError),
     #[error(transparent)]
@@ -102,6 +104,8 @@ pub struct Setup {
     share: Option<(UsageTree, Vec<u32>)>,
     /// The limits engine before the first submit.
     limits: Option<LimitState>,
+    /// `fairshare_usage_res`, parsed (with fairshare).
+    usage: UsageRes,
 }
 
 impl Setup {
@@ -113,10 +117,20 @@ impl Setup {
         if config.threshold.is_some_and(f64::is_nan) {
             return Err(SetupError::NanThreshold);
         }
+        if let super::Policy::Slurm(bf) = config.policy {
+            bf.check().map_err(SetupError::SlurmBackfill)?;
+        }
         let mut config = config.clone();
+        let mut usage = UsageRes::default();
         let share = match &mut config.fairshare {
             Some(fs) => {
                 check_decay(fs.decay_time, fs.decay_factor).map_err(SetupError::Fairshare)?;
+                usage = fs.usage().map_err(|reason| {
+                    SetupError::Fairshare(SettingError {
+                        field: "usage_res",
+                        reason,
+                    })
+                })?;
                 // The auto tree's entities, recorded so that every prefix of a recording
                 // rebuilds this tree (a prefix's jobs alone would give a smaller one).
                 if let (Some(auto), None, None) =
@@ -151,6 +165,7 @@ impl Setup {
             jobs: jobs.len(),
             share,
             limits,
+            usage,
         })
     }
 
@@ -163,6 +178,11 @@ impl Setup {
     /// The number of jobs it was built for.
     pub fn jobs(&self) -> usize {
         self.jobs
+    }
+
+    /// What a running job adds to its entity's usage per second (`fairshare_usage_res`).
+    pub fn usage(&self) -> &UsageRes {
+        &self.usage
     }
 
     /// The fairshare tree before the first round, when fairshare is on.
@@ -196,6 +216,7 @@ mod tests {
             threshold: None,
             fairshare: None,
             limits: None,
+            queue_order: None,
         }
     }
 

@@ -6,8 +6,9 @@
 //!   entities with equal shares (`--auto-tree user|group|group:user`) by [`PbsTree`]
 //!   construction calls; entities not in the tree go under `unknown` with 1 share, as in PBS,
 //!   and an entity named `unknown` (SWF's -1) is PBS's `unknown` group itself.
-//! - Usage (cores × seconds) accrues to the job's entity and every ancestor, root included,
-//!   for every second the job runs — including its last interval before it ends (a deliberate
+//! - Usage accrues to the job's entity and every ancestor, root included, at the job's
+//!   [`UsageRes`] rate (by default PBS's `cput`, taken as cores × seconds) for every second
+//!   the job runs — including its last interval before it ends (a deliberate
 //!   difference from a live PBS scheduler, which samples running jobs between cycles and so
 //!   drops that interval). Each round adds, per entity, (cores of its running jobs) × the
 //!   seconds since the previous round: one addition per entity rather than one per job, which
@@ -116,6 +117,122 @@ pub struct FairshareConfig {
     /// before it was recorded) derives them from the jobs given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auto_entities: Option<AutoEntities>,
+    /// PBS `fairshare_usage_res` ([`UsageRes`]); `None` is PBS's default, `cput`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage_res: Option<String>,
+}
+
+/// PBS `fairshare_usage_res` (sched_config, default `cput`): what a running job adds to its
+/// entity's usage. PBS evaluates it as a formula over the job's `resources_used` (then its
+/// `Resource_List`) and adds, between two cycles, its increase for every job that ran in both
+/// (OpenPBS `fifo.cpp: init_scheduling_cycle`, `formula_evaluate`; `openpbs.md` §10). So a
+/// time resource grows with the job's elapsed time and every other one is fixed per job:
+///
+/// - `cput`: CPU seconds. A trace records no CPU time per interval: it is taken as the job's
+///   cores × elapsed seconds, a job whose CPUs are all busy (today's accrual, the default);
+/// - `walltime`: elapsed seconds, one per job whatever its size;
+/// - a product of one of those with numbers and per-job resources (`ncpus*walltime`,
+///   `mem*walltime`, `2*cput`; `ncpus` the job's cores, `mem` its KB, any other name the
+///   job's resource of that name, 0 when it has none, as PBS takes a resource not requested);
+/// - a product with no time resource (`ncpus`) does not grow, so it accrues nothing, as in
+///   PBS.
+///
+/// Sums, several time resources (`walltime*cput`) and other functions are refused: their
+/// increase is not a rate per second.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UsageRes {
+    factor: f64,
+    time: Option<TimeRes>,
+    resources: Vec<String>,
+}
+
+/// The time resource of a [`UsageRes`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TimeRes {
+    Walltime,
+    Cput,
+}
+
+impl Default for UsageRes {
+    /// PBS's default, `cput`.
+    fn default() -> UsageRes {
+        UsageRes {
+            factor: 1.0,
+            time: Some(TimeRes::Cput),
+            resources: Vec::new(),
+        }
+    }
+}
+
+impl UsageRes {
+    /// Parse a `fairshare_usage_res` value; the error says why it is not simulated.
+    pub fn parse(text: &str) -> Result<UsageRes, String> {
+        let mut u = UsageRes {
+            factor: 1.0,
+            time: None,
+            resources: Vec::new(),
+        };
+        for term in text.split('*').map(str::trim) {
+            let time = match term {
+                "walltime" => Some(TimeRes::Walltime),
+                "cput" => Some(TimeRes::Cput),
+                _ => None,
+            };
+            if let Some(t) = time {
+                if u.time.is_some() {
+                    return Err(format!(
+                        "`{text}`: more than one time resource; its increase is not a rate per \
+                         second (give cput, walltime, or one of them times resources)"
+                    ));
+                }
+                u.time = Some(t);
+            } else if let Ok(v) = term.parse::<f64>() {
+                if !v.is_finite() {
+                    return Err(format!("`{text}`: `{term}` is not a finite number"));
+                }
+                u.factor *= v;
+            } else if !term.is_empty()
+                && term.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !term.starts_with(|c: char| c.is_ascii_digit())
+            {
+                u.resources.push(term.to_string());
+            } else {
+                return Err(format!(
+                    "`{text}`: not simulated: give a product of one time resource (cput, \
+                     walltime) with numbers and resources, such as ncpus*walltime"
+                ));
+            }
+        }
+        Ok(u)
+    }
+
+    /// Whether it is PBS's default, `cput` alone.
+    pub fn is_default(&self) -> bool {
+        *self == UsageRes::default()
+    }
+
+    /// The usage a job of `cores` cores adds per second it runs.
+    pub fn rate(&self, job: &SimJob, cores: u64) -> f64 {
+        let Some(time) = self.time else {
+            return 0.0; // a fixed value does not increase
+        };
+        let mut r = match time {
+            TimeRes::Cput => cores as f64,
+            TimeRes::Walltime => 1.0,
+        };
+        for name in &self.resources {
+            r *= match name.as_str() {
+                "ncpus" => cores as f64,
+                "mem" => job.mem,
+                other => job.resources.get(other).copied().unwrap_or(0.0),
+            };
+        }
+        // (The default's rate is the cores as they are, bit for bit.)
+        if self.factor != 1.0 {
+            r *= self.factor;
+        }
+        r
+    }
 }
 
 impl FairshareConfig {
@@ -129,7 +246,15 @@ impl FairshareConfig {
             decay_factor: 0.5,
             unknown_shares: 0,
             auto_entities: None,
+            usage_res: None,
         }
+    }
+
+    /// Its `fairshare_usage_res`, parsed (PBS's default `cput` when not given).
+    pub fn usage(&self) -> Result<UsageRes, String> {
+        self.usage_res
+            .as_deref()
+            .map_or_else(|| Ok(UsageRes::default()), UsageRes::parse)
     }
 }
 

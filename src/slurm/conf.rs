@@ -1126,6 +1126,23 @@ pub fn parse_tres_weights(value: &str) -> Result<Vec<(String, f64)>, String> {
         .collect()
 }
 
+impl SchedulerParameters {
+    /// The backfill knobs the simulation honours. A value out of Slurm's range is Slurm's
+    /// default, as `backfill.c: _load_config` takes it (after logging "Invalid
+    /// SchedulerParameters ...").
+    pub fn sim_knobs(&self) -> crate::sim::scheduler::SlurmBackfill {
+        let d = crate::sim::scheduler::SlurmBackfill::default();
+        let within = |v: u32, lo: u32, hi: u32, default: u32| {
+            if (lo..=hi).contains(&v) { v } else { default }
+        };
+        crate::sim::scheduler::SlurmBackfill {
+            bf_max_job_test: within(self.bf_max_job_test, 1, 1_000_000, d.bf_max_job_test),
+            bf_window: within(self.bf_window, 1, 43_200, d.bf_window),
+            bf_resolution: within(self.bf_resolution, 1, 3600, d.bf_resolution),
+        }
+    }
+}
+
 fn parse_scheduler_parameters(value: &str) -> Result<SchedulerParameters, String> {
     let mut p = SchedulerParameters::default();
     for item in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -1216,14 +1233,15 @@ impl SlurmConf {
     /// in priority order and stops at the first that cannot start (strict FIFO);
     /// `sched/backfill` (the default) also starts a lower-priority job when that does not
     /// delay the expected start of any higher-priority one — every blocked job keeps its
-    /// reservation (conservative backfill). `None` for the location: Slurm's default. Its
-    /// `bf_*` knobs (window, resolution, job test limits) are not simulated.
+    /// reservation (conservative backfill) within `bf_max_job_test`, `bf_window` and
+    /// `bf_resolution` ([`crate::sim::Policy::Slurm`]). `None` for the location: Slurm's
+    /// default.
     pub fn sim_policy(&self) -> Result<(crate::sim::Policy, Option<Location>), ConfError> {
         use crate::sim::Policy;
         let at = self.settings.get("SchedulerType").map(|(_, at)| at.clone());
         match self.scheduler_type.to_ascii_lowercase().as_str() {
             "sched/builtin" => Ok((Policy::Strict, at)),
-            "sched/backfill" => Ok((Policy::Conservative, at)),
+            "sched/backfill" => Ok((Policy::Slurm(self.scheduler_parameters.sim_knobs()), at)),
             other => {
                 let at = at.unwrap_or_default();
                 Err(ConfError {
@@ -1257,12 +1275,25 @@ mod tests {
         let (policy, at) = c.sim_policy().unwrap();
         assert_eq!(policy, crate::sim::Policy::Strict);
         assert_eq!(at.map(|a| a.to_string()).as_deref(), Some("s.conf:1"));
-        // sched/backfill, Slurm's default: conservative backfill, from no line.
+        // sched/backfill, Slurm's default: its backfill with the default knobs, from no line.
         let c = SlurmConf::parse("NodeName=a,b Sockets=2 CoresPerSocket=4\n", "s.conf").unwrap();
         assert_eq!(
             c.sim_policy().unwrap(),
-            (crate::sim::Policy::Conservative, None)
+            (crate::sim::Policy::Slurm(Default::default()), None)
         );
+        // Knobs from SchedulerParameters; one out of Slurm's range is its default
+        // (`backfill.c: _load_config`).
+        let k = SlurmConf::parse(
+            "SchedulerParameters=bf_window=90,bf_resolution=0,bf_max_job_test=20\n",
+            "s.conf",
+        )
+        .unwrap();
+        let knobs = crate::sim::scheduler::SlurmBackfill {
+            bf_max_job_test: 20,
+            bf_window: 90,
+            bf_resolution: 60,
+        };
+        assert_eq!(k.sim_policy().unwrap().0, crate::sim::Policy::Slurm(knobs));
         assert_eq!(
             c.machine().unwrap().map(|m| (m.nodes, m.cpus)),
             Some((2, 8))

@@ -6,7 +6,7 @@ use crate::rank::{self, TieBreak};
 use crate::sim::inputs::Source;
 use crate::sim::priority::Priority;
 use crate::sim::record::{RecDecision, RecEvent, RecRound, Recording};
-use crate::sim::scheduler::{Plan, Policy};
+use crate::sim::scheduler::{Plan, Policy, tiered_top_into};
 use crate::sim::share::{ShareKeywords, UsageTree};
 use crate::sim::workload::{Request, SimJob};
 use std::collections::HashMap;
@@ -87,6 +87,9 @@ pub fn reconcile(
     let capacity = config.nodes as i64 * config.cores as i64;
     let mut tree = setup.share_tree().cloned();
     let leaves = setup.leaves();
+    // Queue tiers before the formula, as the simulator ranks (`tiered_top_into`).
+    let tiers = config.queue_order.as_ref().map(|o| o.tiers(&jobs));
+    let mut tier_keys = Vec::new();
     let mut state = vec![State::Unsubmitted; jobs.len()];
     let mut ever_dispatched = vec![false; jobs.len()];
     let mut charged: i64 = 0;
@@ -126,9 +129,10 @@ pub fn reconcile(
         if let (Some(tr), Some(last)) = (tree.as_mut(), last_time) {
             for &i in &running_set {
                 if let State::Running { cores, .. } = state[i] {
-                    // In f64, as the simulator accrues: cores (≤ 2^32) × seconds (< 2^63)
-                    // can pass u64.
-                    tr.accrue(leaves[i], cores as f64 * (t - last).max(0) as f64);
+                    // In f64, as the simulator accrues: the rate (with `cput`, the cores)
+                    // × seconds.
+                    let rate = setup.usage().rate(&jobs[i], cores);
+                    tr.accrue(leaves[i], rate * (t - last).max(0) as f64);
                 }
             }
         }
@@ -171,7 +175,15 @@ pub fn reconcile(
         let free_before = capacity - charged;
         // The other formula's order over the queue (in submit order: ties by position).
         let values = evaluate(formula, &sources, &jobs, &queued, t, tree.as_ref(), leaves);
-        let alt = rank::order(&values, TieBreak::default(), None);
+        let alt: Vec<usize> = match &tiers {
+            Some(tiers) => {
+                let mut out = Vec::new();
+                let tier_of = |k: usize| tiers[queued[k]];
+                tiered_top_into(&values, tier_of, None, &mut tier_keys, &mut out);
+                out.into_iter().map(|k| k as usize).collect()
+            }
+            None => rank::order(&values, TieBreak::default(), None),
+        };
         let alt_jobs: Vec<usize> = alt.iter().map(|&k| queued[k]).collect();
         let would = would_start(
             &jobs,
@@ -319,19 +331,27 @@ fn would_start(
     let mut out = Vec::new();
     let mut shadow: Option<(i64, i64)> = None; // (time, extra cores at that time)
     let mut plan: Option<Plan> = None; // deeper backfill, on pooled cores
+    // Slurm: jobs tested, and whether one did not start (the simulator's rule, `dispatch.rs`).
+    let (mut tested, mut blocked) = (0usize, false);
     for (k, &i) in order.iter().enumerate() {
         if threshold.is_some_and(|th| values[alt[k]] <= th) {
             continue;
         }
         let need = jobs[i].request.total_cores() as i64;
         let fits = need <= free;
+        if let Policy::Slurm(bf) = policy {
+            if tested >= bf.bf_max_job_test as usize && (blocked || !fits) {
+                break; // past the backfill pass, the main scheduler stops here
+            }
+            tested += 1;
+        }
         match policy {
             Policy::Strict => {
                 if !fits {
                     break;
                 }
             }
-            Policy::Backfill(_) | Policy::Conservative => {
+            Policy::Backfill(_) | Policy::Conservative | Policy::Slurm(_) => {
                 let p = plan.get_or_insert_with(|| {
                     let running: Vec<(i64, u64)> = running
                         .iter()
@@ -343,10 +363,11 @@ fn would_start(
                         })
                         .collect();
                     let (nodes, per_node) = pool;
-                    Plan::pooled(nodes, per_node, t, &running)
+                    Plan::pooled(nodes, per_node, t, &running).with_rules(policy)
                 });
                 let req = Request::Procs(u32::try_from(need).unwrap_or(u32::MAX));
                 if !(fits && p.try_start(req, jobs[i].walltime)) {
+                    blocked = true;
                     if policy.depth().is_none_or(|d| p.reservations() < d as usize) {
                         p.reserve(req, jobs[i].walltime);
                     }

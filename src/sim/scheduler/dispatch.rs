@@ -1,8 +1,10 @@
 //! Dispatch in rank order: strict ordering, EASY backfilling (one reservation), backfilling
-//! with reservations for the top N blocked jobs or for all of them (conservative), and
-//! filling (PBS without strict ordering: every job that fits).
+//! with reservations for the top N blocked jobs or for all of them (conservative, and
+//! Slurm's backfill within its knobs), and filling (PBS without strict ordering: every job
+//! that fits).
 
 use super::state::Simulator;
+use super::types::SlurmBackfill;
 use super::{Decision, PendReason, Policy, Round};
 use crate::sim::cluster::{Allocation, Cluster};
 use crate::sim::workload::Request;
@@ -26,6 +28,9 @@ impl<'a> Simulator<'a> {
         // Deeper backfill: the plan of reservations, built when a job first blocks.
         let mut plan: Option<Plan> = None;
         let depth = policy.depth();
+        // Slurm: jobs the backfill pass has tested, and whether the main scheduler, which
+        // alone takes the jobs past `bf_max_job_test`, has met one that cannot start.
+        let (mut tested, mut main_blocked) = (0usize, false);
         for &(j, value) in &round.queue {
             if self.start[j as usize].is_some() {
                 continue; // started earlier in this round (a widened strict prefix)
@@ -54,6 +59,25 @@ impl<'a> Simulator<'a> {
                 }
             }
             let fits = self.cluster.fits(h.request);
+            if let Policy::Slurm(bf) = policy {
+                // `backfill.c`: the pass stops after `bf_max_job_test` jobs; past them
+                // `job_scheduler.c: schedule` starts jobs in priority order until the first
+                // that cannot start (a blocked job above, with a plan, is one).
+                if tested >= bf.bf_max_job_test as usize {
+                    main_blocked = main_blocked || plan.is_some() || !fits;
+                    if main_blocked {
+                        if !full {
+                            break;
+                        }
+                        round.decisions.push(Decision::Pend {
+                            job: j,
+                            reason: PendReason::Resources,
+                        });
+                        continue;
+                    }
+                }
+                tested += 1;
+            }
             match policy {
                 Policy::Strict => {
                     if blocked || !fits {
@@ -68,7 +92,7 @@ impl<'a> Simulator<'a> {
                         continue;
                     }
                 }
-                Policy::Backfill(_) | Policy::Conservative => {
+                Policy::Backfill(_) | Policy::Conservative | Policy::Slurm(_) => {
                     let reserved = plan.as_ref().map_or(0, Plan::reservations);
                     // Where it would start: first fit now, or, with reservations made, first
                     // fit over what stays free until its requested end.
@@ -207,7 +231,7 @@ impl<'a> Simulator<'a> {
             .by_requested_end
             .iter()
             .filter_map(|&(e, j)| self.alloc[j as usize].as_ref().map(|a| (e, a)));
-        Plan::releasing(t, self.cluster.clone(), ends)
+        Plan::releasing(t, self.cluster.clone(), ends).with_rules(self.config.policy)
     }
 
     /// The earliest time `top` fits given the running jobs' requested end times, and the free
@@ -243,6 +267,9 @@ pub(crate) struct Plan {
     times: Vec<i64>,
     free: Vec<Cluster>,
     reserved: usize,
+    /// Slurm's window and resolution for reservations ([`SlurmBackfill`]), under
+    /// [`Policy::Slurm`].
+    slurm: Option<SlurmBackfill>,
 }
 
 impl Plan {
@@ -283,7 +310,18 @@ impl Plan {
             times,
             free,
             reserved: 0,
+            slurm: None,
         }
+    }
+
+    /// The plan with `policy`'s rules for reservations: Slurm's window and resolution under
+    /// [`Policy::Slurm`], none else.
+    pub(crate) fn with_rules(mut self, policy: Policy) -> Plan {
+        self.slurm = match policy {
+            Policy::Slurm(bf) => Some(bf),
+            _ => None,
+        };
+        self
     }
 
     /// How many reservations it holds.
@@ -350,17 +388,30 @@ impl Plan {
     }
 
     /// Reserve the earliest span for a job asking for `request` for `walltime`: the first
-    /// breakpoint where it fits on resources that stay free for its whole span.
+    /// breakpoint where it fits on resources that stay free for its whole span. Under
+    /// Slurm's rules ([`SlurmBackfill`]) a job that cannot start within the window gets no
+    /// reservation, and one that can holds its resources to its end rounded down to the
+    /// resolution (at least one slot), at most to the window's end.
     pub(crate) fn reserve(&mut self, request: Request, walltime: i64) {
         self.reserved += 1;
+        let now = self.times[0];
         for i in 0..self.times.len() {
             if !self.free[i].fits(request) {
                 continue;
             }
             let start = self.times[i];
             let end = start.saturating_add(walltime);
-            if let Some(a) = self.free_through(i, end).place(request) {
-                self.hold(&a, start, end);
+            // Slurm: held at most to the plan's end, `window_end` (≤ now + bf_window), so a job
+            // that cannot start before it holds nothing: Slurm's "no reservation created".
+            let held = match self.slurm {
+                None => end,
+                Some(bf) => bf.reserved_end(start, end).min(bf.window_end(now)),
+            };
+            // Placed on what stays free while it runs and while it is held.
+            if let Some(a) = self.free_through(i, end.max(held)).place(request) {
+                if held > start {
+                    self.hold(&a, start, held);
+                }
                 return;
             }
         }

@@ -5,20 +5,24 @@
 //! 1. apply events: ends first, then submits (ties by `(time, event kind, submit order, id)`;
 //!    the job index *is* the submit order, ids break nothing further because indices are
 //!    unique);
-//! 2. fairshare: accrue the usage of the interval since the previous round (cores × seconds of
-//!    every job that ran in it, including jobs ending now), then decay;
+//! 2. fairshare: accrue the usage of the interval since the previous round (each job's
+//!    `fairshare_usage_res` rate — cores with `cput`, the default — × seconds, for every job
+//!    that ran in it, including jobs ending now), then decay;
 //! 3. account resources: the free-core state is kept incrementally and, in debug/test builds,
 //!    checked every round against a reset-and-re-sum from the RUN jobs;
 //! 4. evaluate the formula over the queued jobs (inputs bound as [`crate::sim::inputs`]
 //!    defines them) and rank: value descending, then submit order ([`crate::rank`]'s order,
-//!    the queue being in submit order);
+//!    the queue being in submit order), after the queue's tier when queues order first
+//!    ([`QueueOrder`]: PBS `by_queue`, Slurm `PriorityTier`);
 //! 5. limits: held jobs wait (decision `hold` with dependencies), they never block others;
 //! 6. dispatch in rank order: `strict` stops at the first job that does not fit (every later
 //!    job pends `resources`); `easy` gives the first job that does not fit a reservation at
 //!    the earliest time it fits given the running jobs' requested end times, and a later job
 //!    starts now only if it fits now and either ends (by its requested time) before that
 //!    reservation or leaves the reserved job room at the reservation time (else it pends
-//!    `reservation`). Jobs at or under `--threshold` pend `threshold` and never block.
+//!    `reservation`); `backfill:N`, `conservative` and `slurm` plan reservations for the top
+//!    N, every, or (Slurm's knobs, [`SlurmBackfill`]) every tested blocked job
+//!    (`dispatch.rs`). Jobs at or under `--threshold` pend `threshold` and never block.
 //!
 //! Files: `types.rs` the vocabulary (settings, events, decisions, rounds), `state.rs` the
 //! simulator's fields, this file the round loop, `evaluate.rs` the formula over the queue,
@@ -33,8 +37,8 @@ mod state;
 mod types;
 
 pub use types::{
-    Decision, Event, EventKind, PendReason, Policy, QueuePoint, Round, SimConfig, SimError,
-    SimOutcome,
+    Decision, Event, EventKind, PendReason, Policy, QueueOrder, QueueOrderKind, QueuePoint, Round,
+    SimConfig, SimError, SimOutcome, SlurmBackfill, tiered_top_into,
 };
 
 use crate::rank;
@@ -91,8 +95,12 @@ impl<'a> Simulator<'a> {
             .unwrap_or_default();
         let needs_share = sources.iter().any(Source::is_fairshare);
         let n = jobs.len();
-        let by_heads =
-            config.policy == Policy::Strict && config.threshold.is_none() && limits.is_none();
+        // Queue tiers rank before the formula: the groups' heads are not the top jobs then.
+        let tiers = config.queue_order.as_ref().map(|o| o.tiers(jobs));
+        let by_heads = config.policy == Policy::Strict
+            && config.threshold.is_none()
+            && limits.is_none()
+            && tiers.is_none();
         let groups = match formula {
             Some(f) if by_heads => head_groups(jobs, f, &sources, &leaf),
             // Without a formula the order is submit order: one group, whose head is the top.
@@ -136,7 +144,17 @@ impl<'a> Simulator<'a> {
             round: Round::default(),
             rounds_done: 0,
             last_time: None,
-            leaf_cores: vec![0; share.as_ref().map_or(0, |s| s.len())],
+            leaf_running: vec![0; share.as_ref().map_or(0, |s| s.len())],
+            leaf_rate: vec![0.0; share.as_ref().map_or(0, |s| s.len())],
+            usage_rate: match &share {
+                Some(_) => {
+                    let u = setup.usage();
+                    jobs.iter()
+                        .map(|j| u.rate(j, j.request.total_cores()))
+                        .collect()
+                }
+                None => Vec::new(),
+            },
             active_leaves: Vec::new(),
             share,
             leaf,
@@ -149,6 +167,8 @@ impl<'a> Simulator<'a> {
             errors: Vec::new(),
             order: Vec::new(),
             rank_keys: Vec::new(),
+            tiers,
+            tier_keys: Vec::new(),
             hashing: false,
             full: true,
             // Sized by the largest job (not the cluster, which may be huge), at most 2^20:
@@ -220,8 +240,8 @@ impl<'a> Simulator<'a> {
     }
 
     /// Whether strict rounds without a recording are decided from group heads
-    /// (`heads.rs`): strict policy, no threshold or limits, and no formula (one group, in
-    /// submit order) or a formula non-decreasing in `eligible_time`.
+    /// (`heads.rs`): strict policy, no threshold, limits or queue order, and no formula (one
+    /// group, in submit order) or a formula non-decreasing in `eligible_time`.
     pub fn orders_by_heads(&self) -> bool {
         self.groups.is_some() && !self.full && !self.hashing
     }
@@ -286,12 +306,12 @@ impl<'a> Simulator<'a> {
         round.hash = None;
 
         // Fairshare accrual for [last_time, t] over the jobs that ran in it: per entity,
-        // (cores running) × seconds.
+        // (the usage rate of its running jobs: cores with `cput`, the default) × seconds.
         if let (Some(share), Some(last)) = (self.share.as_mut(), self.last_time) {
             let dt = (t - last) as f64;
             if dt > 0.0 {
                 for &l in &self.active_leaves {
-                    share.accrue(l, self.leaf_cores[l as usize] as f64 * dt);
+                    share.accrue(l, self.leaf_rate[l as usize] * dt);
                 }
             }
         }
@@ -430,8 +450,21 @@ impl<'a> Simulator<'a> {
 
     /// Rank the queue into `order` (positions in `queue`) by [`crate::rank`]'s order: value
     /// descending, then position, which is submit order; with `top = Some(k)` only the first
-    /// `k`.
+    /// `k`. With queue tiers ([`SimConfig::queue_order`]) the tier comes first
+    /// ([`tiered_top_into`]).
     fn rank(&mut self, top: Option<usize>) {
+        if let Some(tiers) = &self.tiers {
+            let queue = &self.queue;
+            let tier_of = |k: usize| tiers[queue[k] as usize];
+            tiered_top_into(
+                &self.values,
+                tier_of,
+                top,
+                &mut self.tier_keys,
+                &mut self.order,
+            );
+            return;
+        }
         if self.formula.is_none() {
             // Every value is 0: the order is the queue's.
             let k = top.unwrap_or(usize::MAX).min(self.queue.len());
@@ -506,24 +539,31 @@ impl<'a> Simulator<'a> {
         true
     }
 
-    /// Count job `j`'s cores as running (`on`) or no longer running for its share entity.
+    /// Count job `j` as running (`on`) or no longer running for its share entity, with its
+    /// usage rate. With `cput` the rates are the cores, whole numbers: their sum is exact.
     fn charge(&mut self, j: u32, on: bool) {
         let Some(&l) = self.leaf.get(j as usize) else {
             return; // no fairshare
         };
-        let cores = self.hot[j as usize].request.total_cores();
-        let c = &mut self.leaf_cores[l as usize];
+        let rate = self.usage_rate[j as usize];
+        let (n, r) = (
+            &mut self.leaf_running[l as usize],
+            &mut self.leaf_rate[l as usize],
+        );
         if on {
-            if *c == 0 {
+            if *n == 0 {
                 self.active_leaves.push(l);
             }
-            *c += cores;
+            *n += 1;
+            *r += rate;
         } else {
-            *c -= cores;
-            if *c == 0
-                && let Some(p) = self.active_leaves.iter().position(|&x| x == l)
-            {
-                self.active_leaves.remove(p);
+            *n -= 1;
+            *r -= rate;
+            if *n == 0 {
+                *r = 0.0; // no rounding left over from fractional rates
+                if let Some(p) = self.active_leaves.iter().position(|&x| x == l) {
+                    self.active_leaves.remove(p);
+                }
             }
         }
     }
@@ -660,13 +700,19 @@ mod tests {
     use super::*;
     use crate::sim::workload::Request;
 
-    /// Every policy, one of them a deeper backfill.
-    const ALL_POLICIES: [Policy; 5] = [
+    /// Every policy, one of them a deeper backfill, and Slurm's with knobs that bite on these
+    /// workloads (few jobs tested, a minute's window, a coarse resolution).
+    const ALL_POLICIES: [Policy; 6] = [
         Policy::Strict,
         Policy::Easy,
         Policy::Fill,
         Policy::Backfill(3),
         Policy::Conservative,
+        Policy::Slurm(SlurmBackfill {
+            bf_max_job_test: 20,
+            bf_window: 1,
+            bf_resolution: 7,
+        }),
     ];
 
     fn job(i: usize, submit: i64, run: i64, walltime: i64, request: Request) -> SimJob {
@@ -742,6 +788,7 @@ mod tests {
                 threshold: None,
                 fairshare: None,
                 limits: None,
+                queue_order: None,
             };
             let setup = Setup::new(&config, &jobs).unwrap();
             let full = Simulator::new(&jobs, &setup, None).unwrap();
@@ -776,6 +823,7 @@ mod tests {
                         threshold: None,
                         fairshare: None,
                         limits: None,
+                        queue_order: None,
                     };
                     let setup = Setup::new(&config, &jobs).unwrap();
                     let full = Simulator::new(&jobs, &setup, None).unwrap();

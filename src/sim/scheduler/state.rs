@@ -56,8 +56,12 @@ pub struct Simulator<'a> {
     pub(super) last_time: Option<i64>,
     pub(super) share: Option<UsageTree>,
     pub(super) leaf: Vec<u32>,
-    /// Cores running per share-tree node, and the nodes with any (accrual per entity).
-    pub(super) leaf_cores: Vec<u64>,
+    /// Jobs running per share-tree node, their summed usage rate (`fairshare_usage_res` per
+    /// second), and the nodes with any (accrual per entity).
+    pub(super) leaf_running: Vec<u32>,
+    pub(super) leaf_rate: Vec<f64>,
+    /// Each job's usage rate ([`crate::sim::share::UsageRes::rate`]), with fairshare.
+    pub(super) usage_rate: Vec<f64>,
     pub(super) active_leaves: Vec<u32>,
     pub(super) limits: Option<LimitState>,
     /// Jobs rejected at submit by a hard limit.
@@ -69,6 +73,10 @@ pub struct Simulator<'a> {
     pub(super) errors: Vec<u8>,
     pub(super) order: Vec<u32>,
     pub(super) rank_keys: Vec<JobKey>,
+    /// Each job's queue tier ([`super::QueueOrder::tiers`]), when queues order first, and
+    /// scratch keys to rank by it.
+    pub(super) tiers: Option<Vec<u32>>,
+    pub(super) tier_keys: Vec<(u32, JobKey)>,
     pub(super) hashing: bool,
     /// Record every decision and the ranked queue (else only dispatches, and rounds where
     /// nothing can start skip evaluation).

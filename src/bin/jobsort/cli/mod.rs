@@ -18,6 +18,7 @@ mod limits;
 mod output;
 mod prepared;
 mod priority_formula;
+mod queue_order_args;
 mod rank;
 mod replay;
 mod report;

@@ -7,10 +7,11 @@ use super::formula_args::{CatalogArgs, CompileArgs, FormulaValue, read_formula_a
 use super::input::InputPath;
 use super::output::{Out, ReportFormat, write_json};
 use super::prepared::{Ties, check_absent_inputs, fairshare_inputs};
+use super::queue_order_args::{QueueOrderArgs, in_effect};
 use super::report::{EXIT_INVALID, Failure, Outcome, note, warn};
 use super::schedule_args::{
-    MachineArgs, PolicyArg, SacctArgs, check_nodes, load_line, load_trace, recorded_overfill,
-    trace_options,
+    MachineArgs, PolicyArg, SacctArgs, SlurmBackfillArgs, check_nodes, load_line, load_trace,
+    recorded_overfill, trace_options,
 };
 use super::sim::SimFairshareArgs;
 use super::site_args::{Explained, PbsSiteArgs};
@@ -59,8 +60,14 @@ pub struct Args {
     /// strict_ordering and backfill_depth, as for `sim`, else easy).
     #[arg(long, value_enum)]
     pub policy: Option<PolicyArg>,
+    /// With --policy slurm: its backfill knobs.
+    #[command(flatten)]
+    pub slurm_backfill: SlurmBackfillArgs,
     #[command(flatten)]
     pub site: PbsSiteArgs,
+    /// The queue order of --trace's ranking (a recording carries its own).
+    #[command(flatten)]
+    pub queue_order: QueueOrderArgs,
     /// The fairshare setup of --trace's schedule (a recording carries its own).
     #[command(flatten)]
     pub fairshare: SimFairshareArgs,
@@ -100,7 +107,20 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     if args.trace.is_none() && args.fairshare.given() {
         return Err(Failure::usage(
             "a recording carries its own fairshare setup: --resource-group, --auto-tree, \
-             --entity, --decay-time, --decay-factor and --unknown-shares are for --trace",
+             --entity, --decay-time, --decay-factor, --unknown-shares and --usage-res are for \
+             --trace",
+        ));
+    }
+    if args.trace.is_none() && args.slurm_backfill.given() {
+        return Err(Failure::usage(
+            "a recording carries its own policy: --bf-max-job-test, --bf-window and \
+             --bf-resolution are for --trace",
+        ));
+    }
+    if args.trace.is_none() && args.queue_order.given() {
+        return Err(Failure::usage(
+            "a recording carries its own queue order: --queue-priority, --partition-tier and \
+             --by-queue are for --trace",
         ));
     }
     let verifying = args.verify || other.is_none() && args.trace.is_none();
@@ -147,6 +167,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
                 (None, Some(site)) => site.policy().map_err(Failure::invalid)?.value,
                 (None, None) => Policy::Easy,
             };
+            let policy = args.slurm_backfill.apply(policy)?;
             let threshold = match &site {
                 Some(site) => site.threshold().map_err(Failure::invalid)?,
                 None => None,
@@ -154,6 +175,9 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
             let fairshare = args
                 .fairshare
                 .config(site.as_ref(), &mut Explained::default())?;
+            let queue_order =
+                args.queue_order
+                    .resolve(site.as_ref(), None, &mut Explained::default())?;
             let config = SimConfig {
                 policy,
                 nodes,
@@ -161,6 +185,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
                 threshold: threshold.map(|t: Setting<f64>| t.value),
                 fairshare,
                 limits: None,
+                queue_order: in_effect(queue_order, &w.jobs),
             };
             let m = recorded_metrics(&w, capacity);
             (recording_from_trace(&w, &config), Some(m))

@@ -5,6 +5,7 @@
 use super::input::InputPath;
 use super::report::Failure;
 use jobsort::rank::Threshold;
+use jobsort::sim::scheduler::SlurmBackfill;
 use jobsort::sim::setup::check_cluster;
 use jobsort::sim::workload::pbs_accounting::accounting_files;
 use jobsort::sim::workload::{MachineHint, ReadOptions, SacctOptions, Workload, sacct};
@@ -31,6 +32,9 @@ pub enum PolicyArg {
     Fill,
     /// Conservative backfilling: every blocked job gets a reservation.
     Conservative,
+    /// Slurm's sched/backfill: conservative backfilling within bf_max_job_test, bf_window
+    /// and bf_resolution (Slurm's defaults unless --bf-* or --slurm-conf give them).
+    Slurm,
 }
 
 impl From<PolicyArg> for Policy {
@@ -40,6 +44,72 @@ impl From<PolicyArg> for Policy {
             PolicyArg::Easy => Policy::Easy,
             PolicyArg::Fill => Policy::Fill,
             PolicyArg::Conservative => Policy::Conservative,
+            PolicyArg::Slurm => Policy::Slurm(SlurmBackfill::default()),
+        }
+    }
+}
+
+/// Slurm's backfill knobs (`SchedulerParameters`), over `--slurm-conf`'s.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct SlurmBackfillArgs {
+    /// Slurm bf_max_job_test: jobs a backfill pass tests, in priority order (default 500;
+    /// with --policy slurm or a slurm.conf of sched/backfill).
+    #[arg(long = "bf-max-job-test", value_name = "N")]
+    pub bf_max_job_test: Option<u32>,
+    /// Slurm bf_window, minutes: no reservation for a job that cannot start within it
+    /// (default 1440).
+    #[arg(long = "bf-window", value_name = "MINUTES")]
+    pub bf_window: Option<u32>,
+    /// Slurm bf_resolution, seconds: reservations end on its multiples (default 60).
+    #[arg(long = "bf-resolution", value_name = "SECONDS")]
+    pub bf_resolution: Option<u32>,
+}
+
+impl SlurmBackfillArgs {
+    /// Whether any knob is given.
+    pub fn given(&self) -> bool {
+        self.bf_max_job_test.is_some() || self.bf_window.is_some() || self.bf_resolution.is_some()
+    }
+
+    /// `policy` with the knobs given; a usage error when one is given for another policy
+    /// or out of Slurm's range.
+    pub fn apply(&self, policy: Policy) -> Result<Policy, Failure> {
+        let given = [
+            ("--bf-max-job-test", self.bf_max_job_test),
+            ("--bf-window", self.bf_window),
+            ("--bf-resolution", self.bf_resolution),
+        ];
+        let Policy::Slurm(mut bf) = policy else {
+            return match given.iter().find(|(_, v)| v.is_some()) {
+                Some((flag, _)) => Err(Failure::usage(format!(
+                    "{flag} is a knob of Slurm's backfill: give --policy slurm (or a \
+                     --slurm-conf with SchedulerType=sched/backfill); the policy is {}",
+                    policy.name()
+                ))),
+                None => Ok(policy),
+            };
+        };
+        if let Some(v) = self.bf_max_job_test {
+            bf.bf_max_job_test = v;
+        }
+        if let Some(v) = self.bf_window {
+            bf.bf_window = v;
+        }
+        if let Some(v) = self.bf_resolution {
+            bf.bf_resolution = v;
+        }
+        bf.check()
+            .map_err(|e| Failure::usage(format!("--{}", e.replace('_', "-"))))?;
+        Ok(Policy::Slurm(bf))
+    }
+
+    /// The flag that gave a knob (`bf_window` ...), if one did.
+    pub fn flag_of(&self, knob: &str) -> Option<&'static str> {
+        match knob {
+            "bf_max_job_test" => self.bf_max_job_test.map(|_| "--bf-max-job-test"),
+            "bf_window" => self.bf_window.map(|_| "--bf-window"),
+            "bf_resolution" => self.bf_resolution.map(|_| "--bf-resolution"),
+            _ => None,
         }
     }
 }

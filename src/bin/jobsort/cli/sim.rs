@@ -4,10 +4,11 @@ use super::formula_args::{CatalogArgs, CompileArgs, FormulaValue, read_formula_a
 use super::input::InputPath;
 use super::output::{Out, ReportFormat, write_json};
 use super::prepared::{Ties, check_absent_inputs, fairshare_inputs};
+use super::queue_order_args::{QueueOrderArgs, in_effect};
 use super::report::{Failure, Outcome, note, warn};
 use super::schedule_args::{
-    MachineArgs, PolicyArg, SacctArgs, load_line, load_trace, recorded_overfill, threshold_arg,
-    trace_options,
+    MachineArgs, PolicyArg, SacctArgs, SlurmBackfillArgs, load_line, load_trace, recorded_overfill,
+    threshold_arg, trace_options,
 };
 use super::site_args::{Explained, PbsSiteArgs, pick, site_unknown_shares};
 use clap::ValueEnum;
@@ -22,7 +23,7 @@ use jobsort::sim::plot::{PlotRun, render_png, render_svg};
 use jobsort::sim::run::{RunOptions, RunResult, simulate_setup};
 use jobsort::sim::scheduler::drop_oversized;
 use jobsort::sim::setup::{Setup, check_decay};
-use jobsort::sim::share::{AutoTree, FairshareConfig, entity_of};
+use jobsort::sim::share::{AutoTree, FairshareConfig, UsageRes, entity_of};
 use jobsort::sim::{Policy, SimConfig, workload};
 use jobsort::slurm::conf::{Location, SlurmConf};
 use rayon::prelude::*;
@@ -62,10 +63,15 @@ pub struct Args {
     #[arg(long = "backfill-depth", value_name = "N", conflicts_with = "policy")]
     pub backfill_depth: Option<u32>,
     #[command(flatten)]
+    pub slurm_backfill: SlurmBackfillArgs,
+    #[command(flatten)]
     pub site: PbsSiteArgs,
+    #[command(flatten)]
+    pub queue_order: QueueOrderArgs,
     /// A Slurm site's slurm.conf: the machine from its NodeName lines (nodes of one size;
     /// heterogeneous nodes are not simulated yet), the policy from SchedulerType
-    /// (sched/builtin: strict; sched/backfill: conservative backfill). Flags win.
+    /// (sched/builtin: strict; sched/backfill: `slurm`, with SchedulerParameters' bf_*
+    /// knobs), the partitions' PriorityTier. Flags win.
     #[arg(
         long = "slurm-conf",
         value_name = "FILE",
@@ -146,6 +152,11 @@ pub struct SimFairshareArgs {
     /// else 0).
     #[arg(long = "unknown-shares")]
     pub unknown_shares: Option<u32>,
+    /// PBS fairshare_usage_res: what a running job adds to its entity's usage — cput (PBS's
+    /// default, taken as cores x seconds), walltime (seconds per job), or a product of one of
+    /// them with numbers and resources such as mem*walltime (default: the site's, else cput).
+    #[arg(long = "usage-res", value_name = "RES")]
+    pub usage_res: Option<String>,
 }
 
 /// `--auto-tree`.
@@ -206,6 +217,7 @@ impl SimFairshareArgs {
             || self.decay_time.is_some()
             || self.decay_factor.is_some()
             || self.unknown_shares.is_some()
+            || self.usage_res.is_some()
     }
 
     /// The fairshare settings (`None` without a tree): each flag given wins over the site's
@@ -308,10 +320,32 @@ impl SimFairshareArgs {
         explained.add_setting("fairshare_decay_time", &decay_time);
         explained.add_setting("fairshare_decay_factor", &decay_factor);
         explained.add_setting("unknown_shares", &unknown_shares);
+        let usage_res = pick(
+            self.usage_res.clone(),
+            "--usage-res",
+            sc.and_then(|c| c.fairshare_usage_res.clone()),
+            "cput".to_string(),
+        );
+        let usage = UsageRes::parse(&usage_res.value).map_err(|e| match &usage_res.origin {
+            Origin::Flag(_) => Failure::usage(format!("--usage-res {e}")),
+            o => Failure::invalid(format!("{o}: fairshare_usage_res {e}")),
+        })?;
+        let how = if usage.is_default() {
+            "usage: cores x seconds run, the CPU time of a job whose CPUs are all busy"
+        } else {
+            "usage: its increase while a job runs"
+        };
+        explained.add(
+            "fairshare_usage_res",
+            format!("{} ({how})", usage_res.value),
+            &usage_res.origin,
+        );
         Ok(Some(FairshareConfig {
             decay_time: decay_time.value,
             decay_factor: decay_factor.value,
             unknown_shares: unknown_shares.value,
+            // PBS's default is recorded as no setting: recordings stay as they were.
+            usage_res: (!usage.is_default()).then_some(usage_res.value),
             ..base
         }))
     }
@@ -325,6 +359,39 @@ fn slurm_origin(at: Location) -> Origin {
     }
 }
 
+/// The backfill knobs of [`Policy::Slurm`].
+const SIMULATED_BF: [&str; 3] = ["bf_max_job_test", "bf_window", "bf_resolution"];
+
+/// Slurm's backfill knobs in effect, each with where it came from: a flag, the slurm.conf
+/// `SchedulerParameters` line, or Slurm's default.
+fn explain_slurm_backfill(
+    policy: Policy,
+    flags: &SlurmBackfillArgs,
+    conf: Option<&SlurmConf>,
+    explained: &mut Explained,
+) {
+    let Policy::Slurm(bf) = policy else {
+        return;
+    };
+    let values = [bf.bf_max_job_test, bf.bf_window, bf.bf_resolution];
+    for (knob, value) in SIMULATED_BF.iter().zip(values) {
+        let in_conf = conf.and_then(|c| {
+            c.scheduler_parameters
+                .entries
+                .iter()
+                .any(|(k, _)| k == knob)
+                .then(|| c.settings.get("SchedulerParameters"))
+                .flatten()
+        });
+        let origin = match (flags.flag_of(knob), in_conf) {
+            (Some(flag), _) => Origin::Flag(flag.into()),
+            (None, Some((_, at))) => slurm_origin(at.clone()),
+            (None, None) => Origin::Default,
+        };
+        explained.add(&format!("SchedulerParameters {knob}"), value, &origin);
+    }
+}
+
 /// The slurm.conf settings Slurm uses that the simulation does not, as rows that say so.
 fn explain_unsimulated_slurm(conf: &SlurmConf, explained: &mut Explained) {
     let at = |key: &str| {
@@ -332,21 +399,18 @@ fn explain_unsimulated_slurm(conf: &SlurmConf, explained: &mut Explained) {
             .get(key)
             .map_or(Origin::Default, |(_, at)| slurm_origin(at.clone()))
     };
-    let bf = &conf.scheduler_parameters.entries;
-    let knobs: Vec<String> = bf
+    // The knobs the simulation honours are rows of their own (`explain_slurm_backfill`).
+    let knobs: Vec<String> = conf
+        .scheduler_parameters
+        .entries
         .iter()
-        .filter(|(k, _)| k.starts_with("bf_"))
+        .filter(|(k, _)| k.starts_with("bf_") && !SIMULATED_BF.contains(&k.as_str()))
         .map(|(k, v)| v.as_ref().map_or_else(|| k.clone(), |v| format!("{k}={v}")))
         .collect();
-    if conf.scheduler_type.eq_ignore_ascii_case("sched/backfill") {
-        let value = if knobs.is_empty() {
-            "defaults".to_string()
-        } else {
-            knobs.join(",")
-        };
+    if conf.scheduler_type.eq_ignore_ascii_case("sched/backfill") && !knobs.is_empty() {
         explained.add(
             "SchedulerParameters bf_*",
-            format!("{value} (not simulated: every blocked job keeps a reservation, no window)"),
+            format!("{} (not simulated)", knobs.join(",")),
             &at("SchedulerParameters"),
         );
     }
@@ -366,8 +430,18 @@ fn explain_unsimulated_slurm(conf: &SlurmConf, explained: &mut Explained) {
         explained.add(
             "partitions",
             format!(
-                "{} (not simulated: every job may use every node)",
+                "{} (their nodes are not simulated: every job may use every node)",
                 conf.partitions.len()
+            ),
+            &slurm_origin(p.at.clone()),
+        );
+    }
+    for p in &conf.partitions {
+        explained.add(
+            &format!("partition {} PriorityTier", p.name),
+            format!(
+                "{} (higher tiers first, then the job order)",
+                p.priority_tier
             ),
             &slurm_origin(p.at.clone()),
         );
@@ -376,16 +450,7 @@ fn explain_unsimulated_slurm(conf: &SlurmConf, explained: &mut Explained) {
 
 /// The sched_config settings PBS uses that the simulation does not, as rows that say so.
 fn explain_unsimulated(sc: &SchedConfig, explained: &mut Explained) {
-    if let Some(s) = &sc.fairshare_usage_res {
-        explained.add(
-            "fairshare_usage_res",
-            format!(
-                "{} (not simulated: usage accrues as cores x run time)",
-                s.value
-            ),
-            &s.origin,
-        );
-    }
+    // fairshare_usage_res: `SimFairshareArgs::config`.
     let enforce = sc
         .fairshare_enforce_no_shares
         .clone()
@@ -397,14 +462,9 @@ fn explain_unsimulated(sc: &SchedConfig, explained: &mut Explained) {
             &enforce.origin,
         );
     }
-    for (name, s) in [
-        ("by_queue", &sc.by_queue),
-        ("round_robin", &sc.round_robin),
-        ("preemptive_sched", &sc.preemptive_sched),
-    ] {
-        if let Some(s) = s.as_ref().filter(|s| s.value) {
-            explained.add(name, "true (not simulated)", &s.origin);
-        }
+    // by_queue and round_robin: `QueueOrderArgs::resolve`.
+    if let Some(s) = sc.preemptive_sched.as_ref().filter(|s| s.value) {
+        explained.add("preemptive_sched", "true (not simulated)", &s.origin);
     }
     for k in &sc.job_sort_key {
         explained.add(
@@ -529,7 +589,14 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         (None, Some(site)) => site.policy().map_err(Failure::invalid)?,
         (None, None) => Setting::new(Policy::Easy, Origin::Default),
     };
+    let policy = Setting::new(args.slurm_backfill.apply(policy.value)?, policy.origin);
     explained.add_setting("policy", &policy.clone().map(Policy::name));
+    explain_slurm_backfill(
+        policy.value,
+        &args.slurm_backfill,
+        slurm.as_ref(),
+        &mut explained,
+    );
     let fairshare = args.fairshare.config(site.as_ref(), &mut explained)?;
     let mut catalog = args.catalog.catalog()?;
     if let Some(q) = site.as_ref().and_then(|s| s.qmgr.as_ref()) {
@@ -578,10 +645,18 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         Some(t) => explained.add_setting("job_sort_formula_threshold", t),
         None => explained.add("job_sort_formula_threshold", "none", &Origin::Default),
     }
-    let queue_priorities = match &site {
+    let mut queue_priorities = match &site {
         Some(site) => site.queue_priorities().map_err(Failure::invalid)?,
         None => Default::default(),
     };
+    // The flags' priorities are the queues' too (the `queue_priority` keyword).
+    for (q, p) in &args.queue_order.queue_priorities {
+        let flag = Origin::Flag("--queue-priority".into());
+        queue_priorities.insert(q.clone(), Setting::new(*p as f64, flag));
+    }
+    let queue_order = args
+        .queue_order
+        .resolve(site.as_ref(), slurm.as_ref(), &mut explained)?;
     for (q, p) in &queue_priorities {
         explained.add(&format!("queue {q} Priority"), p.value, &p.origin);
     }
@@ -671,6 +746,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         threshold: threshold.map(|t| t.value),
         fairshare,
         limits,
+        queue_order: in_effect(queue_order, &w.jobs),
     };
     // Once for every formula: a bad tree or limits file is reported before any run.
     let setup = Setup::new(&config, &w.jobs).map_err(Failure::invalid)?;
