@@ -489,7 +489,8 @@ def simulate(
     flags, same numbers). No formula: first come, first served.
 
     ``trace`` is a path or a :class:`Trace` (load once with :func:`load_trace` to simulate it
-    many times). ``policy``: ``"strict"`` or ``"easy"``; ``nodes``/``cores`` default to the
+    many times). ``policy``: ``"strict"``, ``"easy"``, ``"fill"``,
+    ``"conservative"``, ``"slurm"`` (Slurm's backfill, default knobs) or ``"backfill:N"``; ``nodes``/``cores`` default to the
     trace header; ``threshold`` as PBS ``job_sort_formula_threshold``; fairshare from
     ``resource_group`` (with ``entity``) or ``auto_tree`` (``"user"``, ``"group"``,
     ``"group:user"``), decayed by ``decay_time``/``decay_factor``; ``limits``: a

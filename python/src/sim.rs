@@ -159,7 +159,7 @@ pub struct SimSpec {
 
 fn policy(name: &str) -> PyResult<Policy> {
     Policy::parse(name).ok_or_else(|| {
-        PyValueError::new_err(format!("policy: `{name}` is not \"strict\" or \"easy\""))
+        PyValueError::new_err(format!("policy: `{name}` is not one of {}", Policy::NAMES))
     })
 }
 

@@ -143,7 +143,7 @@ def test_slurm_and_flux_trees_are_the_cli_s(cli_json, tmp_path):
 
 
 def test_bad_simulation_input_raises_with_the_message(kth, tmp_path):
-    with pytest.raises(ValueError, match='policy: `fifo` is not "strict" or "easy"'):
+    with pytest.raises(ValueError, match=r"policy: `fifo` is not one of strict, easy, fill, conservative, slurm or backfill:N"):
         jobsort.simulate(kth, ["eligible_time"], policy="fifo")
     with pytest.raises(ValueError, match="decay_factor: 1.5: must be between 0 and 1"):
         jobsort.simulate(kth, ["eligible_time"], auto_tree="user", decay_factor=1.5)

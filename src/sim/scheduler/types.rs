@@ -101,6 +101,10 @@ impl SlurmBackfill {
 }
 
 impl Policy {
+    /// What [`Policy::parse`] takes, for messages.
+    pub const NAMES: &'static str =
+        "strict, easy, fill, conservative, slurm or backfill:N (N a depth)";
+
     /// Parse `strict`, `easy`, `fill`, `conservative`, `slurm` (Slurm's backfill with its
     /// default knobs) or `backfill:N` (N ≥ 2; `backfill:0` is `strict` and `backfill:1` is
     /// `easy`).
