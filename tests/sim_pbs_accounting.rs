@@ -42,6 +42,8 @@ fn sim(
         mem,
         user: user.into(),
         group: group.into(),
+        account: String::new(),
+        qos: String::new(),
         queue: queue.into(),
         queue_priority: 0.0,
         resources: resources.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
@@ -117,18 +119,22 @@ fn an_accounting_directory_is_a_workload_with_every_field() {
             ("dee", "bio", "workq"),
             &[("ngpus", 1.0)],
         ),
-        // Deleted while running (Q S D E): submit is qtime, not ctime; `foo=bar` is text.
-        sim(
-            "104.srv",
-            1600,
-            1700,
-            300,
-            7200,
-            nodes(1, 6),
-            0.0,
-            ("eve", "chem", "long"),
-            &[("scratch", 10.0 * gb)],
-        ),
+        // Deleted while running (Q S D E): submit is qtime, not ctime; `foo=bar` is text;
+        // its `account` (`qsub -A`) is the job's account.
+        SimJob {
+            account: "big lab".into(),
+            ..sim(
+                "104.srv",
+                1600,
+                1700,
+                300,
+                7200,
+                nodes(1, 6),
+                0.0,
+                ("eve", "chem", "long"),
+                &[("scratch", 10.0 * gb)],
+            )
+        },
         // Q S C T E: T restarts it; E gives the start of that run.
         sim(
             "107.srv",

@@ -680,6 +680,8 @@ mod tests {
             mem: 0.0,
             user: format!("u{}", i % 3),
             group: "g".into(),
+            account: String::new(),
+            qos: String::new(),
             queue: "q".into(),
             queue_priority: 0.0,
             resources: Default::default(),

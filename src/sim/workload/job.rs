@@ -51,6 +51,12 @@ pub struct SimJob {
     /// Fairshare / report entities.
     pub user: String,
     pub group: String,
+    /// Slurm `Account` (flux-accounting's bank): the account of the job's association; empty
+    /// when the trace names none.
+    pub account: String,
+    /// Slurm `QOS`; empty when the trace names none.
+    pub qos: String,
+    /// The queue (PBS), partition (Slurm) or queue (Flux).
     pub queue: String,
     /// PBS `queue_priority` keyword (0 unless a JSON job list gives it).
     pub queue_priority: f64,

@@ -33,8 +33,10 @@
 //!   resource `ngpus`. `Timelimit` (`[D-]HH:MM:SS`, `MM:SS`, `UNLIMITED`, `Partition_Limit`) or
 //!   `TimelimitRaw` (minutes) is the requested time; without one the run time stands in.
 //! - **Entities**: user = `User` (else `UID`), group = `Group` (else `GID`), queue =
-//!   `Partition` (empty: `default`). `Account` and `QOS` are read but a simulated job has no
-//!   field for them.
+//!   `Partition` (empty: `default`; the partition is the job's queue), account = `Account`,
+//!   qos = `QOS` (each empty when the dump has no such column or value: Slurm then uses the
+//!   user's default account and that association's default QOS, which sacct would have
+//!   printed).
 //! - **Cluster size**: sacct has none. It is told from the jobs' `NodeList` (distinct nodes)
 //!   and cores per node ([`Census`]), and said so in [`Workload::machine_derived`].
 //! - **Bad records** (a truncated last line, a wrong number of columns, an unparsable value or
@@ -151,6 +153,8 @@ enum Col {
     Group,
     Gid,
     Partition,
+    Account,
+    Qos,
     NodeList,
     JobName,
 }
@@ -159,7 +163,7 @@ const NCOLS: usize = Col::JobName as usize + 1;
 
 /// sacct's field names (`src/sacct/sacct.c`, `fields[]`) of the columns read. `AllocCPUS` is
 /// `NCPUS` under another name (both `PRINT_ALLOC_CPUS`).
-const COLUMNS: [(&str, Col); 21] = [
+const COLUMNS: [(&str, Col); 23] = [
     ("JobID", Col::JobId),
     ("Submit", Col::Submit),
     ("Start", Col::Start),
@@ -179,6 +183,8 @@ const COLUMNS: [(&str, Col); 21] = [
     ("Group", Col::Group),
     ("GID", Col::Gid),
     ("Partition", Col::Partition),
+    ("Account", Col::Account),
+    ("QOS", Col::Qos),
     ("NodeList", Col::NodeList),
     ("JobName", Col::JobName),
 ];
@@ -560,6 +566,8 @@ impl<'a> SacctReader<'a> {
             mem,
             user: name(Col::User, Col::Uid, "unknown"),
             group: name(Col::Group, Col::Gid, "unknown"),
+            account: get(Col::Account).to_string(),
+            qos: get(Col::Qos).to_string(),
             queue: name(Col::Partition, Col::Partition, "default"),
             queue_priority: 0.0,
             resources,

@@ -24,10 +24,10 @@
 //!
 //! A job becomes a [`SimJob`]: submit = `qtime` (the time it entered the queue it ran from;
 //! `ctime` when the record has no `qtime`), recorded start = `start` of its last run, run =
-//! `end − start`, walltime and mem from `Resource_List`, user, group, queue; the numeric
+//! `end − start`, walltime and mem from `Resource_List`, user, group, account, queue; the numeric
 //! (plain number, size or duration) custom `Resource_List` members go to
 //! [`SimJob::resources`]. What a [`SimJob`] has no field for (eligible time, exit status,
-//! run count, project, account, `select`, `place`, the allocation) is on [`PbsJob`].
+//! run count, project, `select`, `place`, the allocation) is on [`PbsJob`].
 //!
 //! The request: Torque's `nodes=N:ppn=P` is N nodes of P cores (several `+` parts with
 //! different `ppn`: their cores anywhere). Otherwise `ncpus` over `nodect` chunks; a chunk is
