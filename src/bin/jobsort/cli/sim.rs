@@ -836,6 +836,9 @@ fn json_report(
             "shares": r.shares,
         })).collect::<Vec<_>>(),
     });
+    if !w.report.records_skipped.is_empty() {
+        report["trace"]["records_skipped"] = serde_json::json!(w.report.records_skipped);
+    }
     if let Some(how) = &w.machine_derived {
         report["trace"]["machine_derived"] = how.as_str().into();
     }

@@ -19,7 +19,8 @@
 //!   started", "aborted before it started": counted, not simulated); while running the `E`
 //!   follows.
 //! - Array parents `123[]` are counted, not simulated: their subjobs `123[4]` are the jobs.
-//! - Every other record type is counted by type (`record type L (floating licences)`).
+//! - Every other record type is counted by type as a record skipped, not a job
+//!   ([`LoadReport::records_skipped`]: `record type L (floating licences)`).
 //! - At the end of the logs, jobs still queued or running are counted.
 //!
 //! A job becomes a [`SimJob`]: submit = `qtime` (the time it entered the queue it ran from;
@@ -483,8 +484,8 @@ pub fn parse_pbs_accounting(
 
 /// Every job of an accounting log's bytes as its records give it, whatever its fate: the
 /// ended and deleted ones in the order they ended, then those still open by id. The report
-/// counts what is not a job (`read`: jobs seen; `dropped`: other record types and, when
-/// lenient, bad records).
+/// counts what is not a job (`read`: jobs seen; `records_skipped`: other record types;
+/// `dropped`: when lenient, bad records).
 pub fn pbs_accounting_jobs(
     bytes: &[u8],
     file: &str,

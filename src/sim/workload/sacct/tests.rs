@@ -168,7 +168,6 @@ fn edges_jobs() -> Vec<SimJob> {
 
 fn edges_dropped() -> BTreeMap<String, usize> {
     [
-        ("job step (not a job)", 3),
         ("pending array tasks (never started)", 1),
         ("never started (ended before it ran)", 1),
         ("pending (never started)", 1),
@@ -187,7 +186,12 @@ fn every_edge_of_a_headed_dump_gives_the_exact_jobs_and_counts() {
     let w = parse(EDGES).unwrap();
     assert_eq!(w.jobs, edges_jobs());
     assert_eq!(w.report.dropped, edges_dropped());
-    assert_eq!((w.report.read, w.report.kept), (18, 8));
+    // Steps are records of a job's allocation, not jobs: skipped, not read.
+    assert_eq!(
+        w.report.records_skipped,
+        BTreeMap::from([("job step (not a job)".to_string(), 3)])
+    );
+    assert_eq!((w.report.read, w.report.kept), (15, 8));
     assert_eq!(w.report.read, w.report.kept + w.report.dropped_total());
     assert_eq!(
         (w.report.walltime_from_runtime, w.report.killed_at_walltime),
@@ -244,7 +248,7 @@ fn column_order_parsable_and_headerless_forms_read_the_same() {
     };
     let w = parse_sacct(body, "f", ReadOptions::default(), &options).unwrap();
     assert_eq!(w.jobs, edges_jobs());
-    assert_eq!(w.report.read, 18);
+    assert_eq!(w.report.read, 15);
     // Dumped in a zone 5 hours behind UTC: every time is 5 hours later in UTC.
     let options = SacctOptions {
         utc_offset: -5 * 3600,
