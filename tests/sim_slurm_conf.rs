@@ -264,4 +264,18 @@ fn multifactor_priority_from_slurm_conf_orders_the_simulation() {
     assert!(stderr(&out).contains("a recording cannot replay Slurm's multifactor priority yet"));
     let out = jobsort(["sim", "--trace", &trace, "--qos", "high=10"]);
     assert_eq!(code(&out), Some(2), "{}", stderr(&out));
+    // The association tree of `sshare -a -l -P`, whose RawUsage is where usage starts: b
+    // has used much, so a's job 1 now goes first (a mean wait of 2000 / 3 s).
+    let tree = write(
+        dir.path(),
+        "sshare.txt",
+        "Account|User|RawShares|RawUsage\nroot|||1000000\n A||1|0\n  A|a|1|0\n B||1|1000000\n  \
+         B|b|1|1000000\n",
+    );
+    let mut shared = args.clone();
+    shared.extend(["--share-tree", &tree]);
+    assert_eq!(
+        sim(&shared)["runs"][0]["metrics"]["mean_wait"],
+        2000.0 / 3.0
+    );
 }

@@ -410,13 +410,24 @@ fn explain_unsimulated_slurm(
         &at("PriorityType"),
     );
     if multifactor.is_some() {
-        for key in ["TRESBillingWeights", "PriorityWeightAssoc"] {
+        if conf.priority.flags.incr_only {
+            explained.add(
+                "PriorityFlags INCR_ONLY",
+                "true (not simulated: a job's priority may fall when its fairshare does)",
+                &at("PriorityFlags"),
+            );
+        }
+        for (key, why) in [
+            ("TRESBillingWeights", "usage accrues as CPUs x seconds"),
+            (
+                "PriorityWeightAssoc",
+                "associations have no priority here: the assoc factor is 0",
+            ),
+        ] {
             if let Some((value, at)) = conf.settings.get(key) {
                 explained.add(
                     key,
-                    format!(
-                        "{value} (not simulated: usage is CPUs x seconds; no association priority)"
-                    ),
+                    format!("{value} (not simulated: {why})"),
                     &slurm_origin(at.clone()),
                 );
             }
@@ -690,6 +701,16 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
                 .get("PriorityType")
                 .map_or(Origin::Default, |(_, at)| slurm_origin(at.clone()));
             explained.add("priority", format!("{text} (Slurm multifactor)"), &at);
+            match &args.share_tree {
+                Some(p) => {
+                    explained.add_row("association tree", p.display(), "--share-tree".into())
+                }
+                None => explained.add_row(
+                    "association tree",
+                    "the trace's accounts, a user association under each, 1 share each",
+                    "default".into(),
+                ),
+            }
             formulas.push(
                 args.compile
                     .compile(&text, "slurm.conf multifactor", &m.catalog())?,
