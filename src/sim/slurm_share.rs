@@ -495,6 +495,49 @@ mod tests {
         assert_eq!(s.tree().nodes[leaves[0]].usage, 4000.0);
     }
 
+    /// The three jobs of the hand-worked rounds: 0 (a of A) holds the node 0–1000; 1 (a, at
+    /// 100) and 2 (b of B, QOS `high` = 10 of 40, at 200) wait.
+    fn three_jobs() -> [SimJob; 3] {
+        [
+            job("0", 0, 1000, "a", "A", ""),
+            job("1", 100, 100, "a", "A", ""),
+            job("2", 200, 100, "b", "B", "high"),
+        ]
+    }
+
+    /// A simulator of `jobs` ranked by `conf`'s multifactor priority over the trace's tree.
+    fn simulate<'a>(
+        conf: &SlurmConf,
+        jobs: &'a [SimJob],
+        formula: &'a dyn crate::sim::Priority,
+    ) -> Simulator<'a> {
+        let m = Multifactor::from_conf(conf, 40);
+        let (tree, leaves) = trace_tree(jobs);
+        let share = SlurmShare::new(tree, DecaySettings::of(conf).unwrap());
+        let qos = |q: &str| if q == "high" { 10 } else { 0 };
+        let leaves = leaves.into_iter().map(Some).collect();
+        let slurm = SlurmPriority::new(m, jobs, &qos, share, leaves);
+        let config = SimConfig {
+            policy: Policy::Strict,
+            nodes: 1,
+            cores: 4,
+            threshold: None,
+            fairshare: None,
+            limits: None,
+        };
+        let setup = Setup::new(&config, jobs)
+            .unwrap()
+            .with_slurm_priority(slurm)
+            .unwrap();
+        Simulator::new(jobs, &setup, Some(formula)).unwrap()
+    }
+
+    /// The multifactor formula of `conf`, compiled.
+    fn formula(conf: &SlurmConf) -> crate::CompiledFormula {
+        let m = Multifactor::from_conf(conf, 40);
+        Formula::compile(&m.formula(), &m.catalog()).unwrap()
+    }
+
     /// Three jobs of the whole node, worked by hand. 0 (user a of account A) runs 0–1000;
     /// 1 (a, submitted at 100) and 2 (b of B, at 200, QOS `high`) wait. In the round at 1000
     /// their priorities are those of the tick at 900:
@@ -508,43 +551,16 @@ mod tests {
     /// come, first served would start job 1.
     #[test]
     fn a_hand_worked_round_ranks_by_slurms_stored_priorities() {
-        let jobs = [
-            job("0", 0, 1000, "a", "A", ""),
-            job("1", 100, 100, "a", "A", ""),
-            job("2", 200, 100, "b", "B", "high"),
-        ];
-        let c = conf();
-        let m = Multifactor::from_conf(&c, 40);
-        let formula = Formula::compile(&m.formula(), &m.catalog()).unwrap();
-        let (tree, leaves) = trace_tree(&jobs);
-        let share = SlurmShare::new(tree, DecaySettings::of(&c).unwrap());
-        let qos = |q: &str| if q == "high" { 10 } else { 0 };
-        let slurm = SlurmPriority::new(
-            m.clone(),
-            &jobs,
-            &qos,
-            share,
-            leaves.into_iter().map(Some).collect(),
-        );
-        let config = SimConfig {
-            policy: Policy::Strict,
-            nodes: 1,
-            cores: 4,
-            threshold: None,
-            fairshare: None,
-            limits: None,
-        };
-        let setup = Setup::new(&config, &jobs)
-            .unwrap()
-            .with_slurm_priority(slurm)
-            .unwrap();
-        let mut sim = Simulator::new(&jobs, &setup, Some(&formula)).unwrap();
+        let (c, jobs) = (conf(), three_jobs());
+        let f = formula(&c);
+        let mut sim = simulate(&c, &jobs, &f);
         let round = loop {
             let r = sim.step().unwrap();
             if r.time == 1000 {
                 break r.clone();
             }
         };
+        let m = Multifactor::from_conf(&c, 40);
         // The same inputs through Multifactor, by hand.
         let by_hand = |accrue: i64, fairshare: f64, qos_priority: u32| {
             let inputs = JobInputs {
@@ -570,5 +586,23 @@ mod tests {
         ));
         let out = sim.run_to_end();
         assert_eq!(out.start, [Some(0), Some(1100), Some(1000)]);
+    }
+
+    /// The same round under Fair Tree (slurm.conf's default): at the root A has used
+    /// everything (LevelFS 0.5 / 1) and B nothing (LevelFS ∞), so of the N = 2 users b ranks
+    /// first, 2/2 = 1, and a second, 1/2 (`fair_tree.c`, `_calc_tree_fs`): job 1 is
+    /// trunc(133.33 + 10000 · 0.5) = 5133.
+    #[test]
+    fn under_fair_tree_the_round_has_fair_trees_factors() {
+        let c = SlurmConf::parse(&CONF.replace("PriorityFlags=NO_FAIR_TREE\n", ""), "s").unwrap();
+        let (jobs, f) = (three_jobs(), formula(&c));
+        let mut sim = simulate(&c, &jobs, &f);
+        let queue = loop {
+            let r = sim.step().unwrap();
+            if r.time == 1000 {
+                break r.queue.clone();
+            }
+        };
+        assert_eq!(queue, [(2, 10241.0), (1, 5133.0)]);
     }
 }
