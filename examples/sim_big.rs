@@ -51,6 +51,8 @@ fn generate(jobs: usize, capacity: u64) -> Workload {
             mem: 0.0,
             user: format!("u{}", (uniform(&mut x) * 500.0) as u32),
             group: "g".into(),
+            account: String::new(),
+            qos: String::new(),
             queue: "default".into(),
             queue_priority: 0.0,
             resources: Default::default(),

@@ -42,6 +42,8 @@ fn sim(
         mem,
         user: user.into(),
         group: group.into(),
+        account: String::new(),
+        qos: String::new(),
         queue: queue.into(),
         queue_priority: 0.0,
         resources: resources.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
@@ -117,18 +119,22 @@ fn an_accounting_directory_is_a_workload_with_every_field() {
             ("dee", "bio", "workq"),
             &[("ngpus", 1.0)],
         ),
-        // Deleted while running (Q S D E): submit is qtime, not ctime; `foo=bar` is text.
-        sim(
-            "104.srv",
-            1600,
-            1700,
-            300,
-            7200,
-            nodes(1, 6),
-            0.0,
-            ("eve", "chem", "long"),
-            &[("scratch", 10.0 * gb)],
-        ),
+        // Deleted while running (Q S D E): submit is qtime, not ctime; `foo=bar` is text;
+        // its `account` (`qsub -A`) is the job's account.
+        SimJob {
+            account: "big lab".into(),
+            ..sim(
+                "104.srv",
+                1600,
+                1700,
+                300,
+                7200,
+                nodes(1, 6),
+                0.0,
+                ("eve", "chem", "long"),
+                &[("scratch", 10.0 * gb)],
+            )
+        },
         // Q S C T E: T restarts it; E gives the start of that run.
         sim(
             "107.srv",
@@ -149,6 +155,12 @@ fn an_accounting_directory_is_a_workload_with_every_field() {
         ("deleted before it started", 2),
         ("queued at the end of the logs (never started)", 1),
         ("running at the end of the logs (no E record)", 1),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    // Records of other types are not jobs: skipped, apart from the jobs dropped.
+    let records_skipped: BTreeMap<String, usize> = [
         ("record type B (reservation begins)", 1),
         ("record type C (checkpointed)", 1),
         ("record type L (floating licences)", 1),
@@ -163,10 +175,12 @@ fn an_accounting_directory_is_a_workload_with_every_field() {
             read: 13,
             kept: 7,
             dropped,
+            records_skipped,
             walltime_from_runtime: 0,
             killed_at_walltime: 1,
         }
     );
+    assert_eq!(w.report.read, w.report.kept + w.report.dropped_total());
     // Five hosts; n1 and n2 each hold 8 cores at once (100 with 102, 100 with 103[1..2]).
     assert_eq!(
         w.machine,
@@ -625,7 +639,19 @@ fn sim_and_replay_run_on_an_accounting_directory() {
         "{}",
         stdout(&out)
     );
-    assert!(stderr(&out).contains("note: trace accounting: 13 jobs read, 7 simulated"));
+    // Jobs read = simulated + dropped; the records of other types are apart.
+    assert!(
+        stderr(&out).contains(
+            "note: trace accounting: 13 jobs read, 7 simulated, 6 dropped (1 aborted before it \
+             started, 1 array parent (its subjobs are the jobs), 2 deleted before it started, 1 \
+             queued at the end of the logs (never started), 1 running at the end of the logs (no \
+             E record)); 4 records skipped (1 record type B (reservation begins), 1 record type \
+             C (checkpointed), 1 record type L (floating licences), 1 record type a (attributes \
+             altered))\n"
+        ),
+        "{}",
+        stderr(&out)
+    );
     // The recorded schedule must fit: on 2 nodes of 6 cores, 106 (8 cores from -100 s) and
     // 100 (8 cores from 10 s) overlap.
     let out = jobsort(["replay", "--trace", dir, "--nodes", "2", "--cores", "6"]);

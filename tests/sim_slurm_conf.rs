@@ -139,7 +139,9 @@ fn explain_config_names_the_lines_and_what_is_not_simulated() {
     assert_eq!(
         row("PriorityType"),
         [
-            "priority/multifactor (not simulated: jobs are ordered by --formula, else first come, first served)"
+            "priority/multifactor (simulated: age, Fair Tree fairshare with usage decaying over a \
+             half-life of 604800 s every 300 s, job size, partition, QOS, TRES, as slurmctld \
+             stores them)"
                 .to_string(),
             at(2)
         ]
@@ -202,4 +204,91 @@ fn heterogeneous_nodes_are_an_error_unless_the_flags_give_the_machine() {
         &conf,
     ]);
     assert_eq!(code(&out), Some(2));
+}
+
+/// Slurm's multifactor priority ranks the simulation (`src/sim/slurm_share.rs` works the
+/// same three jobs by hand, round by round): job 0 (user a, account A) holds the node from 0
+/// to 1000 s; job 1 (a, at 100 s, 300 s long) and job 2 (b of account B, QOS high, at 200 s,
+/// 100 s long) wait. At the tick of 900 s job 1's priority is 2633 (a's usage gives it a
+/// fairshare factor of 0.25) and job 2's 10241: job 2 runs first, 1000–1100, then job 1,
+/// 1100–1400, a mean wait of (0 + 1000 + 800) / 3 = 600 s. First come, first served (or any
+/// --formula, which wins over slurm.conf) runs job 1 first: (0 + 900 + 1100) / 3 s.
+#[test]
+fn multifactor_priority_from_slurm_conf_orders_the_simulation() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write(
+        dir.path(),
+        "sacct.txt",
+        "JobID|State|Submit|Start|End|Timelimit|Partition|User|Group|Account|QOS|NCPUS|NNodes\n\
+         0|COMPLETED|2026-01-05T10:00:00|2026-01-05T10:00:00|2026-01-05T10:16:40|00:16:40|batch|a|g|A|normal|4|1\n\
+         1|COMPLETED|2026-01-05T10:01:40|2026-01-05T10:16:40|2026-01-05T10:21:40|00:05:00|batch|a|g|A|normal|4|1\n\
+         2|COMPLETED|2026-01-05T10:03:20|2026-01-05T10:21:40|2026-01-05T10:23:20|00:01:40|batch|b|g|B|high|4|1\n",
+    );
+    let conf = write(
+        dir.path(),
+        "slurm.conf",
+        "PriorityType=priority/multifactor\n\
+         PriorityWeightAge=1000\nPriorityWeightFairshare=10000\nPriorityWeightQOS=500\n\
+         PriorityMaxAge=100\nPriorityDecayHalfLife=1:00:00\nPriorityCalcPeriod=5\n\
+         PriorityFlags=NO_FAIR_TREE\nSchedulerType=sched/builtin\n\
+         NodeName=n1 CPUs=4\nPartitionName=batch Nodes=n1 Default=YES\n",
+    );
+    let qos = ["--qos", "high=10", "--qos", "normal=40"];
+    let mut args = vec!["--trace", &trace, "--slurm-conf", &conf];
+    args.extend(qos);
+    let v = sim(&args);
+    let run = &v["runs"][0];
+    assert_eq!(run["policy"], "strict");
+    assert_eq!(
+        run["formula"],
+        "trunc(min(4294967295, max(1, 1000 * age + 10000 * fairshare + 500 * qos + site - nice)))"
+    );
+    assert_eq!(run["metrics"]["mean_wait"], 600.0);
+    // A formula given wins, and says so.
+    let with_formula = [
+        "--trace",
+        &trace,
+        "--slurm-conf",
+        &conf,
+        "--formula",
+        "eligible_time",
+    ];
+    let mut a = vec!["sim", "--format", "json"];
+    a.extend(&with_formula);
+    let out = jobsort(&a);
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "--formula ranks the jobs: slurm.conf's multifactor priority is not simulated"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(json(&out)["runs"][0]["metrics"]["mean_wait"], 2000.0 / 3.0);
+    // What cannot go with it is refused.
+    let mut recorded = vec![
+        "sim".to_string(),
+        "--record".into(),
+        dir.path().join("r.jsonl").display().to_string(),
+    ];
+    recorded.extend(args.iter().map(|a| a.to_string()));
+    let out = jobsort(&recorded);
+    assert_eq!(code(&out), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("a recording cannot replay Slurm's multifactor priority yet"));
+    let out = jobsort(["sim", "--trace", &trace, "--qos", "high=10"]);
+    assert_eq!(code(&out), Some(2), "{}", stderr(&out));
+    // The association tree of `sshare -a -l -P`, whose RawUsage is where usage starts: b
+    // has used much, so a's job 1 now goes first (a mean wait of 2000 / 3 s).
+    let tree = write(
+        dir.path(),
+        "sshare.txt",
+        "Account|User|RawShares|RawUsage\nroot|||1000000\n A||1|0\n  A|a|1|0\n B||1|1000000\n  \
+         B|b|1|1000000\n",
+    );
+    let mut shared = args.clone();
+    shared.extend(["--share-tree", &tree]);
+    assert_eq!(
+        sim(&shared)["runs"][0]["metrics"]["mean_wait"],
+        2000.0 / 3.0
+    );
 }

@@ -30,9 +30,10 @@ fn sim_runs_a_sacct_dump_on_the_cluster_its_allocations_show() {
     let t = &v["trace"];
     assert_eq!(
         (t["read"].as_u64(), t["kept"].as_u64()),
-        (Some(18), Some(8))
+        (Some(15), Some(8))
     );
-    assert_eq!(t["dropped"]["job step (not a job)"], 3);
+    assert_eq!(t["records_skipped"]["job step (not a job)"], 3);
+    assert!(t["dropped"].get("job step (not a job)").is_none());
     assert_eq!(t["dropped"]["running (not ended)"], 1);
     assert_eq!(
         (t["nodes"].as_u64(), t["cores"].as_u64()),
@@ -48,10 +49,11 @@ fn sim_runs_a_sacct_dump_on_the_cluster_its_allocations_show() {
     // The table says what was left out, and where the size came from.
     let out = jobsort(["sim", "--trace", &trace]);
     let text = stdout(&out);
-    assert!(
-        text.contains("18 jobs read, 8 simulated, 10 dropped (3 job step (not a job), "),
-        "{text}"
+    // Jobs read = simulated + dropped; the steps are records apart.
+    let line = concat!(
+        "trace edges.txt: 15 jobs read, 8 simulated, 7 dropped (1 never started (ended before it ran), 1 no processors, 1 pending (never started), 1 pending array tasks (never started), 1 requeued run (the later record is the job), 1 running (not ended), 1 runtime <= 0); 3 records skipped (3 job step (not a job))",
     );
+    assert!(text.contains(&line), "{text}");
     assert!(
         text.contains("cluster size: 10 nodes x 9 cores from the allocations of 8 jobs"),
         "{text}"
@@ -80,8 +82,9 @@ fn replay_reconciles_a_formula_against_a_sacct_dumps_real_schedule() {
     assert!(!text.contains("exceeded the free cores"), "{text}");
     stderr_has(
         &out,
-        "18 jobs read, 8 simulated, 10 dropped (3 job step (not a job), ",
+        "15 jobs read, 8 simulated, 7 dropped (1 never started (ended before it ran), ",
     );
+    stderr_has(&out, "; 3 records skipped (3 job step (not a job))");
     stderr_has(&out, "cluster size: 10 nodes x 9 cores");
 }
 
@@ -145,7 +148,8 @@ fn lenient_skips_bad_records_that_stop_a_strict_read() {
         "json",
     ]));
     assert_eq!(v["trace"]["dropped"]["bad record: truncated last line"], 1);
-    assert_eq!(v["trace"]["read"], 19);
+    // The 15 jobs of edges.txt and the cut one; its 3 steps are records skipped.
+    assert_eq!(v["trace"]["read"], 16);
     let out = jobsort(["replay", "--trace", &trace, "--lenient", "--formula", F]);
     assert_eq!(code(&out), Some(0), "{}", stderr(&out));
     stderr_has(&out, "1 bad record: truncated last line");

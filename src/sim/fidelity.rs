@@ -218,6 +218,8 @@ mod tests {
             mem: 0.0,
             user: format!("u{id}"),
             group: String::new(),
+            account: String::new(),
+            qos: String::new(),
             queue: String::new(),
             queue_priority: 0.0,
             resources: Default::default(),

@@ -15,6 +15,10 @@
 //! | `fairshare_perc`, `fairshare_tree_usage`, `fairshare_factor` | the job's share-tree node (0 without fairshare) |
 //! | any other resource | the job's resource of that name (0 when absent) |
 //!
+//! Ranked by Slurm's multifactor priority (`sim --slurm-conf`), the Slurm catalog's factors
+//! (`age`, `fairshare`, `jobsize`, `partition`, `qos`, `assoc`, `site`, `nice`, `tres_*`)
+//! are what slurmctld stored for the job ([`crate::sim::slurm_share`]).
+//!
 //! What PBS would give. `job_priority` is the job's `Priority` attribute (`qsub -p`), 0 when
 //! unset; SWF has no priority field and a [`SimJob`] carries none, so it is 0. `accrue_type` is
 //! the job's accrual state, OpenPBS `enum accrue_types` in `src/include/pbs_internal.h`:
@@ -26,6 +30,7 @@
 use super::share::ShareKeywords;
 use super::workload::{Request, SimJob};
 use crate::catalog::{Catalog, Input, Keyword, ResourceType};
+use crate::slurm::multifactor::Factors;
 
 /// PBS `accrue_type` of a queued job accruing eligible time (`JOB_ELIGIBLE`).
 const ACCRUE_ELIGIBLE: f64 = 2.0;
@@ -46,6 +51,60 @@ pub(crate) enum Source {
     Resource(String),
     EligibleTime,
     Fairshare(FairshareKeyword),
+    /// A factor of Slurm's multifactor priority, when the simulation ranks by it
+    /// ([`crate::sim::slurm_share`]).
+    Slurm(SlurmFactor),
+}
+
+/// A factor of Slurm's multifactor priority, a column of the Slurm catalog: age and
+/// fairshare change while a job waits, the others are fixed at submit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SlurmFactor {
+    Age,
+    Fairshare,
+    Assoc,
+    JobSize,
+    Partition,
+    Qos,
+    Site,
+    Nice,
+    /// The TRES of `PriorityWeightTRES` at this index.
+    Tres(usize),
+}
+
+impl SlurmFactor {
+    /// The factor `input` names, given the TRES columns of the configuration.
+    pub(crate) fn of(input: &Input, tres_columns: &[String]) -> Option<SlurmFactor> {
+        let Input::Resource { name, .. } = input else {
+            return None;
+        };
+        Some(match name.as_str() {
+            "age" => SlurmFactor::Age,
+            "fairshare" => SlurmFactor::Fairshare,
+            "assoc" => SlurmFactor::Assoc,
+            "jobsize" => SlurmFactor::JobSize,
+            "partition" => SlurmFactor::Partition,
+            "qos" => SlurmFactor::Qos,
+            "site" => SlurmFactor::Site,
+            "nice" => SlurmFactor::Nice,
+            other => SlurmFactor::Tres(tres_columns.iter().position(|c| c == other)?),
+        })
+    }
+
+    /// The value of a factor fixed at submit, from the job's factors (`None` for age and
+    /// fairshare).
+    pub(crate) fn fixed(self, f: &Factors) -> Option<f64> {
+        Some(match self {
+            SlurmFactor::Age | SlurmFactor::Fairshare => return None,
+            SlurmFactor::Assoc => f.assoc,
+            SlurmFactor::JobSize => f.jobsize,
+            SlurmFactor::Partition => f.partition,
+            SlurmFactor::Qos => f.qos,
+            SlurmFactor::Site => f.site as f64,
+            SlurmFactor::Nice => f.nice as f64,
+            SlurmFactor::Tres(i) => f.tres.get(i).copied().unwrap_or(0.0),
+        })
+    }
 }
 
 /// A keyword computed from the job's share-tree node.
@@ -91,6 +150,12 @@ impl Source {
         }
     }
 
+    /// The source of `input` when the simulation ranks by Slurm's multifactor priority: a
+    /// Slurm factor, else as [`Source::of`].
+    pub(crate) fn of_slurm(input: &Input, tres_columns: &[String]) -> Source {
+        SlurmFactor::of(input, tres_columns).map_or_else(|| Source::of(input), Source::Slurm)
+    }
+
     /// Whether the value comes from the share tree.
     pub(crate) fn is_fairshare(&self) -> bool {
         matches!(self, Source::Fairshare(_))
@@ -116,7 +181,7 @@ impl Source {
             Source::QueuePriority => job.queue_priority,
             Source::JobPriority | Source::AccrueType => return self.constant(),
             Source::Resource(name) => job.resources.get(name).copied().unwrap_or(0.0),
-            Source::EligibleTime | Source::Fairshare(_) => return None,
+            Source::EligibleTime | Source::Fairshare(_) | Source::Slurm(_) => return None,
         })
     }
 

@@ -156,6 +156,8 @@ mod tests {
             mem: 0.0,
             user: user.into(),
             group: "g".into(),
+            account: String::new(),
+            qos: String::new(),
             queue: "default".into(),
             queue_priority: 0.0,
             resources: Default::default(),

@@ -6,6 +6,7 @@
 //! - [`scheduler`]: the deterministic discrete-event scheduler (rounds, strict and EASY);
 //! - [`setup`]: the run-time state built once from the settings ([`SimConfig`]);
 //! - [`priority`], [`share`], [`limit`]: the formula, fairshare and limits adapters;
+//!   [`slurm_share`]: Slurm's multifactor priority and its usage in simulated time;
 //! - [`record`]: the JSON-lines recording (`docs/recording.md`);
 //! - [`replay`]: `--verify` and reconciliation;
 //! - [`metrics`], [`plot`]: SPEC §5.5 metrics and SVG plots; [`fidelity`]: a run against the
@@ -30,6 +31,7 @@ pub mod run;
 pub mod scheduler;
 pub mod setup;
 pub mod share;
+pub mod slurm_share;
 pub mod swf;
 pub mod workload;
 

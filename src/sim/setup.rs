@@ -14,6 +14,7 @@
 use super::limit::{LimitState, UnlistedUserError};
 use super::scheduler::SimConfig;
 use super::share::{AutoEntities, TreeError, UsageRes, UsageTree};
+use super::slurm_share::SlurmPriority;
 use super::workload::SimJob;
 use crate::limits::{LimitEngine, LimitError, LimitsConfig, LimitsFileError};
 
@@ -55,6 +56,8 @@ pub enum SetupError {
     LimitsFile(LimitsFileError),
     #[error("limits: {file}: {source}")]
     Limits { file: String, source: LimitError },
+    #[error("Slurm priority built for {slurm} jobs, the workload has {jobs}")]
+    SlurmJobs { slurm: usize, jobs: usize },
     #[error("limits: {file}: {source}")]
     UnlistedUser {
         file: String,
@@ -106,6 +109,8 @@ pub struct Setup {
     limits: Option<LimitState>,
     /// `fairshare_usage_res`, parsed (with fairshare).
     usage: UsageRes,
+    /// Slurm's multifactor priority before the first round, when it ranks the jobs.
+    slurm: Option<SlurmPriority>,
 }
 
 impl Setup {
@@ -166,7 +171,23 @@ impl Setup {
             share,
             limits,
             usage,
+            slurm: None,
         })
+    }
+
+    /// Rank by Slurm's multifactor priority as it evolves in simulated time (`slurm`, built
+    /// for the same jobs); the formula of the run is then `slurm`'s
+    /// [`Multifactor::formula`](crate::slurm::multifactor::Multifactor::formula), or another
+    /// over the Slurm catalog's factors.
+    pub fn with_slurm_priority(mut self, slurm: SlurmPriority) -> Result<Setup, SetupError> {
+        if slurm.fixed.len() != self.jobs || slurm.leaves.len() != self.jobs {
+            return Err(SetupError::SlurmJobs {
+                slurm: slurm.fixed.len(),
+                jobs: self.jobs,
+            });
+        }
+        self.slurm = Some(slurm);
+        Ok(self)
     }
 
     /// The settings, as a recording's header records them: the settings given, with the auto
@@ -198,6 +219,11 @@ impl Setup {
     /// The limits engine before the first submit, when limits are on.
     pub fn limits(&self) -> Option<&LimitState> {
         self.limits.as_ref()
+    }
+
+    /// Slurm's multifactor priority before the first round, when it ranks the jobs.
+    pub fn slurm_priority(&self) -> Option<&SlurmPriority> {
+        self.slurm.as_ref()
     }
 }
 

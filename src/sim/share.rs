@@ -733,6 +733,8 @@ mod tests {
             mem: 0.0,
             user: user.into(),
             group: group.into(),
+            account: String::new(),
+            qos: String::new(),
             queue: "q".into(),
             queue_priority: 0.0,
             resources: Default::default(),

@@ -388,6 +388,8 @@ impl<'a> SwfReader<'a> {
             },
             user: self.users.name(fields[11], || entity(fields[11], "u")),
             group: self.groups.name(fields[12], || entity(fields[12], "g")),
+            account: String::new(),
+            qos: String::new(),
             queue: self.queues.name(fields[14], || {
                 if queue >= 0.0 {
                     format!("q{}", queue as i64)

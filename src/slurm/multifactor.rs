@@ -243,20 +243,8 @@ impl Multifactor {
             nice: job.nice,
             ..Factors::default()
         };
-        if self.weights.age != 0
-            && let Some(accrue) = job.accrue_time.filter(|&a| a != 0)
-        {
-            // `uint32_t diff = start_time - accrue_time` when start_time is later.
-            let diff = if now > accrue {
-                (now - accrue) as u32
-            } else {
-                0
-            };
-            f.age = if diff < self.max_age {
-                f64::from(diff) / f64::from(self.max_age)
-            } else {
-                1.0
-            };
+        if self.weights.age != 0 {
+            f.age = self.age(job.accrue_time, now);
         }
         if self.weights.fairshare != 0 {
             f.fairshare = job.fairshare;
@@ -311,6 +299,25 @@ impl Multifactor {
             })
             .collect();
         f
+    }
+
+    /// The age factor at `now` of a job accruing since `accrue_time` (`None` or 0: no age
+    /// yet), as `set_priority_factors` computes it: `uint32_t diff = start_time -
+    /// accrue_time` when `start_time` is later, then `diff / max_age`, 1 from `max_age` on.
+    pub fn age(&self, accrue_time: Option<i64>, now: i64) -> f64 {
+        let Some(accrue) = accrue_time.filter(|&a| a != 0) else {
+            return 0.0;
+        };
+        let diff = if now > accrue {
+            (now - accrue) as u32
+        } else {
+            0
+        };
+        if diff < self.max_age {
+            f64::from(diff) / f64::from(self.max_age)
+        } else {
+            1.0
+        }
     }
 
     /// `set_priority_factors`' job size, in its order of operations.

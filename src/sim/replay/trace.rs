@@ -131,6 +131,8 @@ mod tests {
             mem: 0.0,
             user: "u".into(),
             group: "g".into(),
+            account: String::new(),
+            qos: String::new(),
             queue: "q".into(),
             queue_priority: 0.0,
             resources: Default::default(),

@@ -1,7 +1,7 @@
 //! Evaluating the formula over queued jobs: one column per input, then one kernel call.
 
 use super::state::Simulator;
-use crate::sim::inputs::{self, FairshareKeyword, Source};
+use crate::sim::inputs::{self, FairshareKeyword, SlurmFactor, Source};
 use crate::sim::priority::Priority;
 
 impl<'a> Simulator<'a> {
@@ -66,6 +66,17 @@ impl<'a> Simulator<'a> {
                         }
                     }
                 }
+                Source::Slurm(factor) => match (self.slurm.as_mut(), factor) {
+                    (None, _) => col.resize(n, 0.0),
+                    (Some(s), SlurmFactor::Age) => col.extend(each_hot.map(|h| s.age(h.submit))),
+                    (Some(s), SlurmFactor::Fairshare) => {
+                        col.extend(jobs.iter().map(|&j| s.fairshare(j)))
+                    }
+                    (Some(s), fixed) => col.extend(
+                        jobs.iter()
+                            .map(|&j| fixed.fixed(&s.fixed[j as usize]).unwrap_or(0.0)),
+                    ),
+                },
                 fixed => col.extend(
                     jobs.iter()
                         .map(|&j| fixed.fixed(&all[j as usize]).unwrap_or(0.0)),

@@ -90,17 +90,30 @@ impl<'a> Simulator<'a> {
         let share = setup.share_tree().cloned();
         let leaf = setup.leaves().to_vec();
         let limits = setup.limits().cloned();
+        let slurm = setup.slurm_priority().cloned();
+        let tres = slurm
+            .as_ref()
+            .map(|s| s.multifactor.tres_columns())
+            .unwrap_or_default();
         let sources: Vec<Source> = formula
-            .map(|f| f.inputs().iter().map(Source::of).collect())
+            .map(|f| {
+                let of = |i| match &slurm {
+                    Some(_) => Source::of_slurm(i, &tres),
+                    None => Source::of(i),
+                };
+                f.inputs().iter().map(of).collect()
+            })
             .unwrap_or_default();
         let needs_share = sources.iter().any(Source::is_fairshare);
         let n = jobs.len();
         // Queue tiers rank before the formula: the groups' heads are not the top jobs then.
+        // Slurm's factors are not the binder's fixed inputs the head path analyses.
         let tiers = config.queue_order.as_ref().map(|o| o.tiers(jobs));
         let by_heads = config.policy == Policy::Strict
             && config.threshold.is_none()
             && limits.is_none()
-            && tiers.is_none();
+            && tiers.is_none()
+            && slurm.is_none();
         let groups = match formula {
             Some(f) if by_heads => head_groups(jobs, f, &sources, &leaf),
             // Without a formula the order is submit order: one group, whose head is the top.
@@ -159,6 +172,7 @@ impl<'a> Simulator<'a> {
             share,
             leaf,
             limits,
+            slurm,
             rejected: vec![false; n],
             columns: vec![Vec::new(); sources.len()],
             sources,
@@ -305,6 +319,10 @@ impl<'a> Simulator<'a> {
         round.decisions.clear();
         round.hash = None;
 
+        // Slurm's decay thread: its ticks up to t, before this round's events.
+        if let Some(s) = self.slurm.as_mut() {
+            s.share.advance_to(t);
+        }
         // Fairshare accrual for [last_time, t] over the jobs that ran in it: per entity,
         // (the usage rate of its running jobs: cores with `cput`, the default) × seconds.
         if let (Some(share), Some(last)) = (self.share.as_mut(), self.last_time) {
@@ -331,6 +349,9 @@ impl<'a> Simulator<'a> {
             }
             if self.stop_running(j) {
                 self.charge(j, false);
+            }
+            if let Some(s) = self.slurm.as_mut() {
+                s.share.on_end(j, t);
             }
             if let Some(l) = self.limits.as_mut() {
                 l.on_end(&self.jobs[j as usize].id);
@@ -503,6 +524,9 @@ impl<'a> Simulator<'a> {
             self.by_requested_end.insert((t + h.walltime, j));
         }
         self.charge(j, true);
+        if let Some(s) = self.slurm.as_mut() {
+            s.on_start(j, t, h.request.total_cores());
+        }
         if let Some(l) = self.limits.as_mut() {
             l.on_start(&self.jobs[j as usize].id);
         }
@@ -726,6 +750,8 @@ mod tests {
             mem: 0.0,
             user: format!("u{}", i % 3),
             group: "g".into(),
+            account: String::new(),
+            qos: String::new(),
             queue: "q".into(),
             queue_priority: 0.0,
             resources: Default::default(),

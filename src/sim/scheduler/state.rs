@@ -9,6 +9,7 @@ use crate::sim::inputs::Source;
 use crate::sim::limit::LimitState;
 use crate::sim::priority::Priority;
 use crate::sim::share::UsageTree;
+use crate::sim::slurm_share::SlurmPriority;
 use crate::sim::workload::{Request, SimJob};
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap};
@@ -64,6 +65,8 @@ pub struct Simulator<'a> {
     pub(super) usage_rate: Vec<f64>,
     pub(super) active_leaves: Vec<u32>,
     pub(super) limits: Option<LimitState>,
+    /// Slurm's multifactor priority, when it ranks the jobs.
+    pub(super) slurm: Option<SlurmPriority>,
     /// Jobs rejected at submit by a hard limit.
     pub(super) rejected: Vec<bool>,
     pub(super) sources: Vec<Source>,

@@ -15,7 +15,8 @@
 //!   With nodes known and the cores a whole number per node, `nodes × cores`, else the cores
 //!   placed anywhere. `duration` (0 = unlimited) is the requested time. Memory is not listed.
 //! - **Entities**: user `username`, else `userid`; queue `queue` (else `default`); group
-//!   `unknown`. `urgency` (0–31, default 16) is the resource `urgency`.
+//!   `unknown`; account `bank` (flux-accounting's bank, as job-list lists it:
+//!   flux-framework/flux-core#4697; else empty); no QOS (Flux has none). `urgency` (0–31, default 16) is the resource `urgency`.
 //! - **Id**: `jobid` (the F58 text of `--json`), else `id`.
 //! - **Cluster size** from the jobs' `ranks` (distinct broker ranks; the `nodelist` can repeat a
 //!   host when several brokers share it), else `nodelist`.
@@ -147,6 +148,7 @@ struct FluxJob {
     nodelist: Option<String>,
     ranks: Option<serde_json::Value>,
     queue: Option<String>,
+    bank: Option<String>,
     duration: Option<f64>,
 }
 
@@ -392,6 +394,8 @@ impl FluxReader<'_> {
                 _ => "unknown".into(),
             },
             group: "unknown".into(),
+            account: j.bank.clone().unwrap_or_default(),
+            qos: String::new(),
             queue: j.queue.clone().unwrap_or_else(|| "default".into()),
             queue_priority: 0.0,
             resources,

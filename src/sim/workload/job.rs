@@ -51,6 +51,12 @@ pub struct SimJob {
     /// Fairshare / report entities.
     pub user: String,
     pub group: String,
+    /// Slurm `Account` (flux-accounting's bank): the account of the job's association; empty
+    /// when the trace names none.
+    pub account: String,
+    /// Slurm `QOS`; empty when the trace names none.
+    pub qos: String,
+    /// The queue (PBS), partition (Slurm) or queue (Flux).
     pub queue: String,
     /// PBS `queue_priority` keyword (0 unless a JSON job list gives it).
     pub queue_priority: f64,
@@ -193,7 +199,8 @@ impl Horizon {
     }
 }
 
-/// Why jobs were dropped or adjusted while loading a workload.
+/// Why jobs were dropped or adjusted while loading a workload, and the records that were not
+/// jobs. `read = kept + dropped` (a bad record counts as a job read and dropped).
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct LoadReport {
     /// Jobs read (data lines / list entries).
@@ -202,6 +209,9 @@ pub struct LoadReport {
     pub kept: usize,
     /// Dropped jobs by reason (`"runtime <= 0"`, `"no processors"`, ...).
     pub dropped: BTreeMap<String, usize>,
+    /// Records skipped because they are not jobs, by what they are (PBS records of other
+    /// types, `"record type L (floating licences)"`; sacct job steps): not in `read`.
+    pub records_skipped: BTreeMap<String, usize>,
     /// Kept jobs whose requested time was missing (run time used instead).
     pub walltime_from_runtime: usize,
     /// Kept jobs that ran longer than requested in the trace (killed at the requested time).
@@ -221,11 +231,24 @@ impl LoadReport {
     }
     /// Count a dropped job (the reason is copied only the first time it is met).
     pub fn drop_job(&mut self, reason: &str) {
-        match self.dropped.get_mut(reason) {
-            Some(n) => *n += 1,
-            None => {
-                self.dropped.insert(reason.to_string(), 1);
-            }
+        count_one(&mut self.dropped, reason);
+    }
+    /// Total records skipped as not jobs.
+    pub fn skipped_total(&self) -> usize {
+        self.records_skipped.values().sum()
+    }
+    /// Count a record that is not a job (what it is copied only the first time it is met).
+    pub fn skip_record(&mut self, what: &str) {
+        count_one(&mut self.records_skipped, what);
+    }
+}
+
+/// One more under `key`, the key copied only the first time it is met.
+fn count_one(counts: &mut BTreeMap<String, usize>, key: &str) {
+    match counts.get_mut(key) {
+        Some(n) => *n += 1,
+        None => {
+            counts.insert(key.to_string(), 1);
         }
     }
 }

@@ -498,6 +498,8 @@ impl<'f> JsonList<'f> {
             mem: pbs(&["mem"], parse_size)?.unwrap_or(0.0),
             user: user.unwrap_or_else(|| "unknown".into()),
             group: text_field(&["group", "egroup"])?.unwrap_or_else(|| "unknown".into()),
+            account: String::new(),
+            qos: String::new(),
             queue: text_field(&["queue"])?.unwrap_or_else(|| "default".into()),
             queue_priority: num(&["queue_priority"])?.unwrap_or(0.0),
             resources,

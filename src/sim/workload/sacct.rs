@@ -12,8 +12,9 @@
 //!   header. A `|` inside the last column when it is `JobName` is taken as part of the name
 //!   (sacct does not escape it, `print_fields_str`).
 //! - **Rows**: one per job allocation (`-X`). Steps (`123.batch`, `123.extern`, `123.0`) are not
-//!   jobs: counted and skipped. Array tasks (`123_4`) and het job components (`123+0`) are jobs
-//!   of their own, by their `JobID`. Array tasks still pending as one record (`123_[1-3]`),
+//!   jobs: counted as records skipped ([`LoadReport::records_skipped`]), not as jobs read.
+//!   Array tasks (`123_4`) and het job components (`123+0`) are jobs of their own, by their
+//!   `JobID`. Array tasks still pending as one record (`123_[1-3]`),
 //!   `PENDING` jobs, jobs that ended without starting (`Start=Unknown`), and jobs still
 //!   `RUNNING`/`SUSPENDED`/`RESIZING` (no end yet) are counted and not simulated; so are the
 //!   earlier runs of a requeued job that `--duplicates` lists (`REQUEUED`, or `PREEMPTED` when
@@ -33,8 +34,10 @@
 //!   resource `ngpus`. `Timelimit` (`[D-]HH:MM:SS`, `MM:SS`, `UNLIMITED`, `Partition_Limit`) or
 //!   `TimelimitRaw` (minutes) is the requested time; without one the run time stands in.
 //! - **Entities**: user = `User` (else `UID`), group = `Group` (else `GID`), queue =
-//!   `Partition` (empty: `default`). `Account` and `QOS` are read but a simulated job has no
-//!   field for them.
+//!   `Partition` (empty: `default`; the partition is the job's queue), account = `Account`,
+//!   qos = `QOS` (each empty when the dump has no such column or value: Slurm then uses the
+//!   user's default account and that association's default QOS, which sacct would have
+//!   printed).
 //! - **Cluster size**: sacct has none. It is told from the jobs' `NodeList` (distinct nodes)
 //!   and cores per node ([`Census`]), and said so in [`Workload::machine_derived`].
 //! - **Bad records** (a truncated last line, a wrong number of columns, an unparsable value or
@@ -151,6 +154,8 @@ enum Col {
     Group,
     Gid,
     Partition,
+    Account,
+    Qos,
     NodeList,
     JobName,
 }
@@ -159,7 +164,7 @@ const NCOLS: usize = Col::JobName as usize + 1;
 
 /// sacct's field names (`src/sacct/sacct.c`, `fields[]`) of the columns read. `AllocCPUS` is
 /// `NCPUS` under another name (both `PRINT_ALLOC_CPUS`).
-const COLUMNS: [(&str, Col); 21] = [
+const COLUMNS: [(&str, Col); 23] = [
     ("JobID", Col::JobId),
     ("Submit", Col::Submit),
     ("Start", Col::Start),
@@ -179,6 +184,8 @@ const COLUMNS: [(&str, Col); 21] = [
     ("Group", Col::Group),
     ("GID", Col::Gid),
     ("Partition", Col::Partition),
+    ("Account", Col::Account),
+    ("QOS", Col::Qos),
     ("NodeList", Col::NodeList),
     ("JobName", Col::JobName),
 ];
@@ -240,6 +247,14 @@ impl Layout {
                 .map_or("?", |(n, _)| n),
         }
     }
+}
+
+/// What a data row is: a job's (kept or dropped, counted in [`LoadReport::read`]) or a job
+/// step's (a record of a job's allocation, not a job: [`LoadReport::records_skipped`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Row {
+    Job,
+    Step,
 }
 
 /// The reason an earlier run of a requeued job is not a job.
@@ -338,12 +353,18 @@ impl<'a> SacctReader<'a> {
                 layout
             }
         };
-        self.w.report.read += 1;
         let result = self.row(&layout, lineno, line, ended);
         self.layout = Some(layout);
         match result {
-            Ok(()) => Ok(()),
-            Err(bad) => reject(bad, self.read, self.file, &mut self.w.report),
+            Ok(Row::Job) => {
+                self.w.report.read += 1;
+                Ok(())
+            }
+            Ok(Row::Step) => Ok(()),
+            Err(bad) => {
+                self.w.report.read += 1;
+                reject(bad, self.read, self.file, &mut self.w.report)
+            }
         }
     }
 
@@ -354,7 +375,7 @@ impl<'a> SacctReader<'a> {
         lineno: usize,
         line: &str,
         ended: bool,
-    ) -> Result<(), BadRecord> {
+    ) -> Result<Row, BadRecord> {
         let spans = &mut self.spans;
         spans.clear();
         let mut at = 0;
@@ -396,7 +417,7 @@ impl<'a> SacctReader<'a> {
         lineno: usize,
         line: &str,
         spans: &[(usize, usize)],
-    ) -> Result<(), BadRecord> {
+    ) -> Result<Row, BadRecord> {
         let get = |c: Col| {
             layout.at[c as usize].map_or("", |i| {
                 let (s, e) = spans[i];
@@ -414,14 +435,14 @@ impl<'a> SacctReader<'a> {
         let id = get(Col::JobId);
         match JobIdKind::of(id).map_err(|e| value(Col::JobId, e))? {
             JobIdKind::Step => {
-                self.w.report.drop_job("job step (not a job)");
-                return Ok(());
+                self.w.report.skip_record("job step (not a job)");
+                return Ok(Row::Step);
             }
             JobIdKind::PendingArray => {
                 self.w
                     .report
                     .drop_job("pending array tasks (never started)");
-                return Ok(());
+                return Ok(Row::Job);
             }
             JobIdKind::Job => {}
         }
@@ -442,7 +463,7 @@ impl<'a> SacctReader<'a> {
         };
         if let Some(reason) = skip {
             self.w.report.drop_job(reason);
-            return Ok(());
+            return Ok(Row::Job);
         }
         let (Some(start), Some(submit)) = (start, submit) else {
             return Err(bad(
@@ -492,11 +513,11 @@ impl<'a> SacctReader<'a> {
         let run = end - start;
         if run <= 0 {
             self.w.report.drop_job("runtime <= 0");
-            return Ok(());
+            return Ok(Row::Job);
         }
         if cpus == 0 {
             self.w.report.drop_job("no processors");
-            return Ok(());
+            return Ok(Row::Job);
         }
         let too_many = |what: u64| {
             bad(
@@ -560,6 +581,8 @@ impl<'a> SacctReader<'a> {
             mem,
             user: name(Col::User, Col::Uid, "unknown"),
             group: name(Col::Group, Col::Gid, "unknown"),
+            account: get(Col::Account).to_string(),
+            qos: get(Col::Qos).to_string(),
             queue: name(Col::Partition, Col::Partition, "default"),
             queue_priority: 0.0,
             resources,
@@ -591,7 +614,7 @@ impl<'a> SacctReader<'a> {
         };
         self.seen.insert(job.id.clone(), kept);
         self.w.push_kept(job);
-        Ok(())
+        Ok(Row::Job)
     }
 
     fn finish(mut self) -> Result<Workload, WorkloadError> {

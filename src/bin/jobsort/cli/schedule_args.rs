@@ -10,6 +10,7 @@ use jobsort::sim::setup::check_cluster;
 use jobsort::sim::workload::pbs_accounting::accounting_files;
 use jobsort::sim::workload::{MachineHint, ReadOptions, SacctOptions, Workload, sacct};
 use jobsort::sim::{Policy, TraceFormat, TraceOptions};
+use std::collections::BTreeMap;
 
 /// The value parser of `--threshold`: a number; NaN, which compares false with every value,
 /// is a usage error.
@@ -210,13 +211,10 @@ pub fn load_trace(
     .map_err(Failure::invalid)
 }
 
-/// The rows of a trace that were not made jobs, by reason (`3 (job step (not a job)), ...`).
-pub fn dropped_reasons(w: &Workload) -> Vec<String> {
-    w.report
-        .dropped
-        .iter()
-        .map(|(k, v)| format!("{v} {k}"))
-        .collect()
+/// Counts by reason as the load line lists them (`1 runtime <= 0, 2 no processors`).
+fn by_reason(counts: &BTreeMap<String, usize>) -> String {
+    let each: Vec<String> = counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
+    each.join(", ")
 }
 
 /// A bar over a directory's bytes, on stderr when it is a terminal (never otherwise).
@@ -244,7 +242,6 @@ fn progress_bar(path: &std::path::Path) -> Option<indicatif::ProgressBar> {
     Some(bar)
 }
 
-/// The load report's line: jobs read, simulated and dropped (per reason).
 /// Why a trace's recorded schedule does not fit `nodes` x `cores`, when it does not: the
 /// first moment its running jobs hold more cores than the cluster has.
 pub fn recorded_overfill(w: &Workload, trace: &str, nodes: u32, cores: u32) -> Option<String> {
@@ -256,18 +253,29 @@ pub fn recorded_overfill(w: &Workload, trace: &str, nodes: u32, cores: u32) -> O
     ))
 }
 
+/// The load report's line: jobs read, simulated and dropped (per reason), then the records
+/// that were not jobs (per kind; PBS records of other types, sacct job steps), when any:
+/// `trace t: 15 jobs read, 8 simulated, 7 dropped (...); 3 records skipped (3 job step (not
+/// a job))`. Jobs read = simulated + dropped.
 pub fn load_line(w: &Workload) -> String {
-    let dropped = dropped_reasons(w);
-    format!(
-        "trace {}: {} jobs read, {} simulated, {} dropped{}",
+    let r = &w.report;
+    let mut line = format!(
+        "trace {}: {} jobs read, {} simulated, {} dropped",
         w.name,
-        w.report.read,
+        r.read,
         w.jobs.len(),
-        w.report.dropped_total(),
-        if dropped.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", dropped.join(", "))
-        }
-    )
+        r.dropped_total(),
+    );
+    if !r.dropped.is_empty() {
+        line += &format!(" ({})", by_reason(&r.dropped));
+    }
+    let skipped = r.skipped_total();
+    if skipped > 0 {
+        let s = if skipped == 1 { "" } else { "s" };
+        line += &format!(
+            "; {skipped} record{s} skipped ({})",
+            by_reason(&r.records_skipped)
+        );
+    }
+    line
 }

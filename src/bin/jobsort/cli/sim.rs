@@ -11,9 +11,11 @@ use super::schedule_args::{
     threshold_arg, trace_options,
 };
 use super::site_args::{Explained, PbsSiteArgs, pick, site_unknown_shares};
+use super::slurm_args::qos_arg;
 use clap::ValueEnum;
 use jobsort::CompiledFormula;
 use jobsort::fairshare::inputs::EntityKind;
+use jobsort::fairshare::inputs::load_share_tree;
 use jobsort::fairshare::usage_file::write_atomic;
 use jobsort::pbs::{Origin, PbsSite, SchedConfig, Setting};
 use jobsort::rank::Threshold;
@@ -24,8 +26,12 @@ use jobsort::sim::run::{RunOptions, RunResult, simulate_setup};
 use jobsort::sim::scheduler::drop_oversized;
 use jobsort::sim::setup::{Setup, check_decay};
 use jobsort::sim::share::{AutoTree, FairshareConfig, UsageRes, entity_of};
+use jobsort::sim::slurm_share::{
+    DecaySettings, SlurmPriority, SlurmShare, trace_tree, tree_leaves,
+};
 use jobsort::sim::{Policy, SimConfig, workload};
 use jobsort::slurm::conf::{Location, SlurmConf};
+use jobsort::slurm::multifactor::Multifactor;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -71,13 +77,32 @@ pub struct Args {
     /// A Slurm site's slurm.conf: the machine from its NodeName lines (nodes of one size;
     /// heterogeneous nodes are not simulated yet), the policy from SchedulerType
     /// (sched/builtin: strict; sched/backfill: `slurm`, with SchedulerParameters' bf_*
-    /// knobs), the partitions' PriorityTier. Flags win.
+    /// knobs), the partitions' PriorityTier, and with PriorityType=priority/multifactor the
+    /// order: Slurm's priority as it evolves in simulated time (age, fairshare with usage
+    /// decaying over PriorityDecayHalfLife every PriorityCalcPeriod, job size, partition,
+    /// QOS, TRES). Flags win: a --formula ranks instead.
     #[arg(
         long = "slurm-conf",
         value_name = "FILE",
         conflicts_with_all = ["pbs_home", "sched_config", "qmgr"]
     )]
     pub slurm_conf: Option<PathBuf>,
+    /// With a --slurm-conf of PriorityType=priority/multifactor (which then ranks the jobs):
+    /// the association tree and the usage it starts from, `sshare -a -l -P` output or a JSON
+    /// tree (as `jobsort fairshare --tree`). Default: one account per trace account (`default`
+    /// for a job without one), under it one association per user, each of 1 share, no usage.
+    #[arg(long = "share-tree", value_name = "FILE", requires = "slurm_conf")]
+    pub share_tree: Option<PathBuf>,
+    /// With --slurm-conf: a QOS and its priority (`sacctmgr show qos format=name,priority`),
+    /// e.g. `--qos high=100`; a job's QOS is the trace's (sacct `QOS`). The largest one
+    /// normalises the qos factor. Repeatable.
+    #[arg(
+        long = "qos",
+        value_name = "NAME=PRIORITY",
+        value_parser = qos_arg,
+        requires = "slurm_conf"
+    )]
+    pub qos: Vec<(String, u32)>,
     /// Print the settings in effect and where each came from (flag, file:line, default),
     /// then stop without simulating.
     #[arg(long = "explain-config")]
@@ -392,8 +417,20 @@ fn explain_slurm_backfill(
     }
 }
 
-/// The slurm.conf settings Slurm uses that the simulation does not, as rows that say so.
-fn explain_unsimulated_slurm(conf: &SlurmConf, explained: &mut Explained) {
+/// Whether slurm.conf asks for `priority/multifactor`.
+fn is_multifactor(conf: &SlurmConf) -> bool {
+    conf.priority
+        .priority_type
+        .eq_ignore_ascii_case("priority/multifactor")
+}
+
+/// The slurm.conf settings Slurm uses that the simulation does not, as rows that say so;
+/// `multifactor`: the decay settings when its multifactor priority ranks the jobs.
+fn explain_unsimulated_slurm(
+    conf: &SlurmConf,
+    multifactor: Option<&DecaySettings>,
+    explained: &mut Explained,
+) {
     let at = |key: &str| {
         conf.settings
             .get(key)
@@ -416,15 +453,49 @@ fn explain_unsimulated_slurm(conf: &SlurmConf, explained: &mut Explained) {
     }
     let priority = &conf.priority.priority_type;
     let how = if priority.eq_ignore_ascii_case("priority/basic") {
-        "first come, first served: the order without --formula"
+        "first come, first served: the order without --formula".to_string()
+    } else if let Some(d) = multifactor {
+        format!(
+            "simulated: age, {} fairshare with usage decaying over a half-life of {} s every \
+             {} s, job size, partition, QOS, TRES, as slurmctld stores them",
+            if d.fair_tree { "Fair Tree" } else { "classic" },
+            d.half_life,
+            d.calc_period
+        )
+    } else if is_multifactor(conf) {
+        "not simulated: --formula ranks the jobs".to_string()
     } else {
-        "not simulated: jobs are ordered by --formula, else first come, first served"
+        "not simulated: jobs are ordered by --formula, else first come, first served".to_string()
     };
     explained.add(
         "PriorityType",
         format!("{priority} ({how})"),
         &at("PriorityType"),
     );
+    if multifactor.is_some() {
+        if conf.priority.flags.incr_only {
+            explained.add(
+                "PriorityFlags INCR_ONLY",
+                "true (not simulated: a job's priority may fall when its fairshare does)",
+                &at("PriorityFlags"),
+            );
+        }
+        for (key, why) in [
+            ("TRESBillingWeights", "usage accrues as CPUs x seconds"),
+            (
+                "PriorityWeightAssoc",
+                "associations have no priority here: the assoc factor is 0",
+            ),
+        ] {
+            if let Some((value, at)) = conf.settings.get(key) {
+                explained.add(
+                    key,
+                    format!("{value} (not simulated: {why})"),
+                    &slurm_origin(at.clone()),
+                );
+            }
+        }
+    }
     if conf.partitions.len() > 1 {
         let p = &conf.partitions[0];
         explained.add(
@@ -446,6 +517,61 @@ fn explain_unsimulated_slurm(conf: &SlurmConf, explained: &mut Explained) {
             &slurm_origin(p.at.clone()),
         );
     }
+}
+
+/// Slurm's multifactor priority for the jobs: the association tree of `--share-tree`
+/// (warning about users it does not list) or of the trace, the QOS priorities of `--qos`.
+fn slurm_priority(
+    m: Multifactor,
+    decay: DecaySettings,
+    args: &Args,
+    jobs: &[workload::SimJob],
+) -> Result<SlurmPriority, Failure> {
+    let (tree, leaves) = match &args.share_tree {
+        Some(path) => {
+            let file = load_share_tree(path).map_err(Failure::invalid)?;
+            for w in &file.warnings {
+                warn(w);
+            }
+            let leaves = tree_leaves(&file.tree, jobs);
+            let missing: Vec<&str> = {
+                let mut users: Vec<&str> = jobs
+                    .iter()
+                    .zip(&leaves)
+                    .filter(|(_, l)| l.is_none())
+                    .map(|(j, _)| j.user.as_str())
+                    .collect();
+                users.sort_unstable();
+                users.dedup();
+                users
+            };
+            if !missing.is_empty() {
+                warn(&format!(
+                    "{}: no association for {} user{} of the trace ({}{}): their fairshare \
+                     factor is 0",
+                    path.display(),
+                    missing.len(),
+                    if missing.len() == 1 { "" } else { "s" },
+                    missing[..missing.len().min(3)].join(", "),
+                    if missing.len() > 3 { ", ..." } else { "" }
+                ));
+            }
+            (file.tree, leaves)
+        }
+        None => {
+            let (tree, leaves) = trace_tree(jobs);
+            (tree, leaves.into_iter().map(Some).collect())
+        }
+    };
+    let qos: BTreeMap<&str, u32> = args.qos.iter().map(|(n, p)| (n.as_str(), *p)).collect();
+    let share = SlurmShare::new(tree, decay);
+    Ok(SlurmPriority::new(
+        m,
+        jobs,
+        &|q| qos.get(q).copied().unwrap_or(0),
+        share,
+        leaves,
+    ))
 }
 
 /// The sched_config settings PBS uses that the simulation does not, as rows that say so.
@@ -629,12 +755,65 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         }
         formulas.push(compiled);
     }
-    if sources.is_empty() {
+    // slurm.conf's multifactor priority ranks unless a formula is given (flags win).
+    let multifactor = match &slurm {
+        Some(conf) if is_multifactor(conf) && sources.is_empty() => {
+            let decay = DecaySettings::of(conf).map_err(Failure::invalid)?;
+            let max_qos = args.qos.iter().map(|&(_, p)| p).max().unwrap_or(0);
+            let m = Multifactor::from_conf(conf, max_qos);
+            let text = m.formula();
+            let at = conf
+                .settings
+                .get("PriorityType")
+                .map_or(Origin::Default, |(_, at)| slurm_origin(at.clone()));
+            explained.add("priority", format!("{text} (Slurm multifactor)"), &at);
+            match &args.share_tree {
+                Some(p) => {
+                    explained.add_row("association tree", p.display(), "--share-tree".into())
+                }
+                None => explained.add_row(
+                    "association tree",
+                    "the trace's accounts, a user association under each, 1 share each",
+                    "default".into(),
+                ),
+            }
+            formulas.push(
+                args.compile
+                    .compile(&text, "slurm.conf multifactor", &m.catalog())?,
+            );
+            Some((m, decay))
+        }
+        Some(conf) if is_multifactor(conf) => {
+            note("--formula ranks the jobs: slurm.conf's multifactor priority is not simulated");
+            None
+        }
+        _ => None,
+    };
+    if multifactor.is_some() {
+        if args.fairshare.resource_group.is_some() || args.fairshare.auto_tree.is_some() {
+            return Err(Failure::usage(
+                "--resource-group and --auto-tree are PBS fairshare; Slurm's multifactor \
+                 priority (--slurm-conf) uses --share-tree, else the trace's accounts and users",
+            ));
+        }
+        if args.record.is_some() {
+            return Err(Failure::usage(
+                "--record: a recording cannot replay Slurm's multifactor priority yet; give a \
+                 --formula to record",
+            ));
+        }
+    } else if sources.is_empty() {
         explained.add(
             "job_sort_formula",
             "none (first come, first served)",
             &Origin::Default,
         );
+    }
+    if multifactor.is_none() && (args.share_tree.is_some() || !args.qos.is_empty()) {
+        return Err(Failure::usage(
+            "--share-tree and --qos are for Slurm's multifactor priority: a --slurm-conf with \
+             PriorityType=priority/multifactor and no --formula",
+        ));
     }
     let threshold = match (args.threshold, &site) {
         (Some(t), _) => Some(Setting::new(t.value(), Origin::Flag("--threshold".into()))),
@@ -664,7 +843,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         explain_unsimulated(sc, &mut explained);
     }
     if let Some(conf) = &slurm {
-        explain_unsimulated_slurm(conf, &mut explained);
+        explain_unsimulated_slurm(conf, multifactor.as_ref().map(|(_, d)| d), &mut explained);
     }
     let records = match &args.record {
         Some(p) => Some(record_paths(p, formulas.len().max(1))?),
@@ -749,7 +928,11 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         queue_order: in_effect(queue_order, &w.jobs),
     };
     // Once for every formula: a bad tree or limits file is reported before any run.
-    let setup = Setup::new(&config, &w.jobs).map_err(Failure::invalid)?;
+    let mut setup = Setup::new(&config, &w.jobs).map_err(Failure::invalid)?;
+    if let Some((m, decay)) = multifactor {
+        let slurm = slurm_priority(m, decay, &args, &w.jobs)?;
+        setup = setup.with_slurm_priority(slurm).map_err(Failure::invalid)?;
+    }
     if let Some(fs) = config.fairshare.as_ref().filter(|f| f.auto_tree.is_none()) {
         let file = match &args.fairshare.resource_group {
             Some(path) => path.name(),
@@ -912,6 +1095,9 @@ fn json_report(
             "shares": r.shares,
         })).collect::<Vec<_>>(),
     });
+    if !w.report.records_skipped.is_empty() {
+        report["trace"]["records_skipped"] = serde_json::json!(w.report.records_skipped);
+    }
     if let Some(how) = &w.machine_derived {
         report["trace"]["machine_derived"] = how.as_str().into();
     }

@@ -26,7 +26,7 @@ pub struct SlurmJobArgs {
     pub now: Option<i64>,
 }
 
-fn qos_arg(s: &str) -> Result<(String, u32), String> {
+pub(super) fn qos_arg(s: &str) -> Result<(String, u32), String> {
     let (name, prio) = s
         .split_once('=')
         .ok_or_else(|| format!("`{s}` is not NAME=PRIORITY"))?;

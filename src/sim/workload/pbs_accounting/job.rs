@@ -256,6 +256,8 @@ impl PbsJob {
             mem,
             user: self.user.clone().unwrap_or_else(|| "unknown".into()),
             group: self.group.clone().unwrap_or_else(|| "unknown".into()),
+            account: self.account.clone().unwrap_or_default(),
+            qos: String::new(),
             queue: self.queue.clone().unwrap_or_else(|| "default".into()),
             queue_priority: 0.0,
             resources,

@@ -451,8 +451,8 @@ impl Joiner {
         let kind = line.kind;
         if !matches!(kind, b'Q' | b'S' | b'T' | b'E' | b'R' | b'D' | b'A') {
             return match other_type(kind) {
-                Some(reason) => {
-                    self.report.drop_job(reason);
+                Some(what) => {
+                    self.report.skip_record(what);
                     Ok(())
                 }
                 None => Err(Bad::new(

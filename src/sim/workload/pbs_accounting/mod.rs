@@ -19,15 +19,16 @@
 //!   started", "aborted before it started": counted, not simulated); while running the `E`
 //!   follows.
 //! - Array parents `123[]` are counted, not simulated: their subjobs `123[4]` are the jobs.
-//! - Every other record type is counted by type (`record type L (floating licences)`).
+//! - Every other record type is counted by type as a record skipped, not a job
+//!   ([`LoadReport::records_skipped`]: `record type L (floating licences)`).
 //! - At the end of the logs, jobs still queued or running are counted.
 //!
 //! A job becomes a [`SimJob`]: submit = `qtime` (the time it entered the queue it ran from;
 //! `ctime` when the record has no `qtime`), recorded start = `start` of its last run, run =
-//! `end − start`, walltime and mem from `Resource_List`, user, group, queue; the numeric
+//! `end − start`, walltime and mem from `Resource_List`, user, group, account, queue; the numeric
 //! (plain number, size or duration) custom `Resource_List` members go to
 //! [`SimJob::resources`]. What a [`SimJob`] has no field for (eligible time, exit status,
-//! run count, project, account, `select`, `place`, the allocation) is on [`PbsJob`].
+//! run count, project, `select`, `place`, the allocation) is on [`PbsJob`].
 //!
 //! The request: Torque's `nodes=N:ppn=P` is N nodes of P cores (several `+` parts with
 //! different `ppn`: their cores anywhere). Otherwise `ncpus` over `nodect` chunks; a chunk is
@@ -483,8 +484,8 @@ pub fn parse_pbs_accounting(
 
 /// Every job of an accounting log's bytes as its records give it, whatever its fate: the
 /// ended and deleted ones in the order they ended, then those still open by id. The report
-/// counts what is not a job (`read`: jobs seen; `dropped`: other record types and, when
-/// lenient, bad records).
+/// counts what is not a job (`read`: jobs seen; `records_skipped`: other record types;
+/// `dropped`: when lenient, bad records).
 pub fn pbs_accounting_jobs(
     bytes: &[u8],
     file: &str,

@@ -39,7 +39,7 @@ fn job(
     walltime: Option<i64>,
     request: Request,
     mem: f64,
-    (user, group, queue): (&str, &str, &str),
+    (user, group, queue, account, qos): (&str, &str, &str, &str, &str),
     gpus: Option<f64>,
 ) -> SimJob {
     SimJob {
@@ -52,6 +52,8 @@ fn job(
         mem,
         user: user.into(),
         group: group.into(),
+        account: account.into(),
+        qos: qos.into(),
         queue: queue.into(),
         queue_priority: 0.0,
         resources: gpus.map(|g| ("ngpus".to_string(), g)).into_iter().collect(),
@@ -74,7 +76,7 @@ fn edges_jobs() -> Vec<SimJob> {
             Some(3600),
             nodes(2, 8),
             32.0 * G,
-            ("alice", "phys", "batch"),
+            ("alice", "phys", "batch", "proj1", "normal"),
             None,
         ),
         // A TIMEOUT array task: killed at its limit; GPUs from AllocTRES.
@@ -86,7 +88,7 @@ fn edges_jobs() -> Vec<SimJob> {
             Some(1800),
             nodes(1, 4),
             4000.0 * 1024.0,
-            ("bob", "bio", "gpu"),
+            ("bob", "bio", "gpu", "proj2", "high"),
             Some(2.0),
         ),
         // Het components are jobs of their own.
@@ -98,7 +100,7 @@ fn edges_jobs() -> Vec<SimJob> {
             Some(1200),
             nodes(1, 2),
             2.0 * G,
-            ("carol", "chem", "batch"),
+            ("carol", "chem", "batch", "proj1", "normal"),
             None,
         ),
         job(
@@ -109,7 +111,7 @@ fn edges_jobs() -> Vec<SimJob> {
             Some(1200),
             nodes(2, 4),
             8.0 * G,
-            ("carol", "chem", "batch"),
+            ("carol", "chem", "batch", "proj1", "normal"),
             None,
         ),
         // `CANCELLED by 0` while running; Timelimit `10:00` is M:S.
@@ -121,7 +123,7 @@ fn edges_jobs() -> Vec<SimJob> {
             Some(600),
             nodes(1, 1),
             G,
-            ("alice", "phys", "batch"),
+            ("alice", "phys", "batch", "proj1", "normal"),
             None,
         ),
         // NODE_FAIL with UNLIMITED: the run time stands in.
@@ -133,7 +135,7 @@ fn edges_jobs() -> Vec<SimJob> {
             None,
             nodes(1, 8),
             8.0 * G,
-            ("erin", "phys", "batch"),
+            ("erin", "phys", "batch", "proj3", "normal"),
             None,
         ),
         // 5 CPUs on 2 nodes: cores anywhere; user and group from UID and GID; ReqMem per CPU
@@ -146,7 +148,7 @@ fn edges_jobs() -> Vec<SimJob> {
             None,
             Request::Procs(5),
             5000.0 * 1024.0,
-            ("1006", "2006", "batch"),
+            ("1006", "2006", "batch", "proj3", "normal"),
             None,
         ),
         // The REQUEUED run before it is not the job; a `|` in the last column (JobName).
@@ -158,7 +160,7 @@ fn edges_jobs() -> Vec<SimJob> {
             Some(3600),
             nodes(1, 2),
             2.0 * G,
-            ("gina", "chem", "batch"),
+            ("gina", "chem", "batch", "proj1", "normal"),
             None,
         ),
     ]
@@ -166,7 +168,6 @@ fn edges_jobs() -> Vec<SimJob> {
 
 fn edges_dropped() -> BTreeMap<String, usize> {
     [
-        ("job step (not a job)", 3),
         ("pending array tasks (never started)", 1),
         ("never started (ended before it ran)", 1),
         ("pending (never started)", 1),
@@ -185,7 +186,12 @@ fn every_edge_of_a_headed_dump_gives_the_exact_jobs_and_counts() {
     let w = parse(EDGES).unwrap();
     assert_eq!(w.jobs, edges_jobs());
     assert_eq!(w.report.dropped, edges_dropped());
-    assert_eq!((w.report.read, w.report.kept), (18, 8));
+    // Steps are records of a job's allocation, not jobs: skipped, not read.
+    assert_eq!(
+        w.report.records_skipped,
+        BTreeMap::from([("job step (not a job)".to_string(), 3)])
+    );
+    assert_eq!((w.report.read, w.report.kept), (15, 8));
     assert_eq!(w.report.read, w.report.kept + w.report.dropped_total());
     assert_eq!(
         (w.report.walltime_from_runtime, w.report.killed_at_walltime),
@@ -242,7 +248,7 @@ fn column_order_parsable_and_headerless_forms_read_the_same() {
     };
     let w = parse_sacct(body, "f", ReadOptions::default(), &options).unwrap();
     assert_eq!(w.jobs, edges_jobs());
-    assert_eq!(w.report.read, 18);
+    assert_eq!(w.report.read, 15);
     // Dumped in a zone 5 hours behind UTC: every time is 5 hours later in UTC.
     let options = SacctOptions {
         utc_offset: -5 * 3600,
@@ -287,7 +293,7 @@ fn the_xdmod_sample_reads_with_the_xdmod_preset() {
                 Some(259_200),
                 nodes(32, 8),
                 3000.0 * m * 256.0,
-                ("unknown", "anon", "general-compute"),
+                ("unknown", "anon", "general-compute", "anon", "qos"),
                 None
             ),
             // `CANCELLED by 102216` after it ran; ReqMem `48000Mn` × 3 nodes; the run is
@@ -300,7 +306,7 @@ fn the_xdmod_sample_reads_with_the_xdmod_preset() {
                 Some(259_200),
                 nodes(3, 12),
                 48000.0 * m * 3.0,
-                ("hanx", "dspumpkins", "general-compute"),
+                ("hanx", "dspumpkins", "general-compute", "dspumpkins", "qos"),
                 None
             ),
             // ReqTRES mem=144000M; Timelimit 14:20:00; Elapsed 14:00:49.
@@ -312,7 +318,13 @@ fn the_xdmod_sample_reads_with_the_xdmod_preset() {
                 Some(14 * 3600 + 1200),
                 nodes(4, 12),
                 144_000.0 * m,
-                ("anonuser", "anongroup", "general-compute"),
+                (
+                    "anonuser",
+                    "anongroup",
+                    "general-compute",
+                    "anonacct",
+                    "qos"
+                ),
                 None
             ),
         ]
