@@ -291,4 +291,37 @@ fn multifactor_priority_from_slurm_conf_orders_the_simulation() {
         sim(&shared)["runs"][0]["metrics"]["mean_wait"],
         2000.0 / 3.0
     );
+    // Partitions' PriorityTier orders before the multifactor priority (Slurm's
+    // `sort_job_queue2`): job 2 in a partition of a lower tier waits for job 1, whose
+    // priority is lower, as in the first-come order: (0 + 900 + 1100) / 3 s.
+    let tiered = write(
+        dir.path(),
+        "sacct-tiers.txt",
+        &std::fs::read_to_string(&trace)
+            .unwrap()
+            .replace("|batch|b|", "|low|b|"),
+    );
+    let conf_tiers = write(
+        dir.path(),
+        "slurm-tiers.conf",
+        &std::fs::read_to_string(&conf).unwrap().replace(
+            "PartitionName=batch Nodes=n1 Default=YES\n",
+            "PartitionName=batch Nodes=n1 Default=YES PriorityTier=2\n\
+             PartitionName=low Nodes=n1 PriorityTier=1\n",
+        ),
+    );
+    let mut args = vec!["--trace", &tiered, "--slurm-conf", &conf_tiers];
+    args.extend(qos);
+    assert_eq!(sim(&args)["runs"][0]["metrics"]["mean_wait"], 2000.0 / 3.0);
+    // With equal tiers, the priority decides again.
+    let conf_equal = write(
+        dir.path(),
+        "slurm-equal.conf",
+        &std::fs::read_to_string(&conf_tiers)
+            .unwrap()
+            .replace("PriorityTier=1", "PriorityTier=2"),
+    );
+    let mut args = vec!["--trace", &tiered, "--slurm-conf", &conf_equal];
+    args.extend(qos);
+    assert_eq!(sim(&args)["runs"][0]["metrics"]["mean_wait"], 600.0);
 }
