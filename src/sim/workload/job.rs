@@ -6,6 +6,8 @@ use std::fmt;
 use std::io::Read;
 use std::path::Path;
 
+pub use super::names::{JobId, Name, Names};
+
 /// What a job asks of the cluster.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Request {
@@ -36,7 +38,7 @@ impl Request {
 #[derive(Debug, Clone, PartialEq)]
 pub struct SimJob {
     /// Job id as text (SWF job number, JSON `id`).
-    pub id: String,
+    pub id: JobId,
     /// Submit time (s).
     pub submit: i64,
     /// Run time in the trace (s), > 0.
@@ -48,10 +50,10 @@ pub struct SimJob {
     pub request: Request,
     /// Requested memory in KB (total over the job; 0 when unknown).
     pub mem: f64,
-    /// Fairshare / report entities.
-    pub user: String,
-    pub group: String,
-    pub queue: String,
+    /// Fairshare / report entities (shared per workload: [`Names`]).
+    pub user: Name,
+    pub group: Name,
+    pub queue: Name,
     /// PBS `queue_priority` keyword (0 unless a JSON job list gives it).
     pub queue_priority: f64,
     /// Extra numeric resources by name (formula inputs).

@@ -247,16 +247,16 @@ impl PbsJob {
             }
         }
         Ok(Ok(SimJob {
-            id: self.id.clone(),
+            id: self.id.as_str().into(),
             submit,
             run,
             walltime: walltime.unwrap_or(run),
             walltime_given: walltime.is_some(),
             request,
             mem,
-            user: self.user.clone().unwrap_or_else(|| "unknown".into()),
-            group: self.group.clone().unwrap_or_else(|| "unknown".into()),
-            queue: self.queue.clone().unwrap_or_else(|| "default".into()),
+            user: self.user.as_deref().unwrap_or("unknown").into(),
+            group: self.group.as_deref().unwrap_or("unknown").into(),
+            queue: self.queue.as_deref().unwrap_or("default").into(),
             queue_priority: 0.0,
             resources,
             recorded_start: Some(start),
