@@ -693,6 +693,12 @@ mod tests {
             ["u3", "u3", "u3", "unknown", "unknown", "user_A", "u12345"]
         );
         assert_eq!(w.jobs[3].group, "unknown");
+        // One text per name for the whole trace: `3` and `03` are one `u3`, and `unknown` is
+        // one text for the users and the groups.
+        assert!(w.jobs[0].user.shares(&w.jobs[1].user));
+        assert!(w.jobs[0].user.shares(&w.jobs[2].user));
+        assert!(w.jobs[3].user.shares(&w.jobs[4].group));
+        assert!(w.jobs[0].queue.shares(&w.jobs[6].queue));
     }
 
     #[test]

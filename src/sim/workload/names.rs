@@ -17,6 +17,11 @@ impl Name {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// Whether the two are one shared text (made once by a [`Names`]), not only equal.
+    pub fn shares(&self, other: &Name) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 impl Deref for Name {
@@ -329,8 +334,9 @@ mod tests {
         let mut names = Names::default();
         let a = names.get("alice");
         let b = names.get_owned("alice".to_string());
-        assert!(Arc::ptr_eq(&a.0, &b.0));
-        assert!(!Arc::ptr_eq(&a.0, &names.get("bob").0));
+        assert!(a.shares(&b));
+        assert!(!a.shares(&names.get("bob")));
+        assert!(!a.shares(&Name::from("alice")), "equal, made apart");
         assert_eq!(
             (a.as_str(), format!("{a}"), format!("{a:?}")),
             ("alice", "alice".into(), "\"alice\"".into())
