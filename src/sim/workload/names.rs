@@ -3,9 +3,6 @@
 //! job's id, kept in the job itself when short, as every trace's ids are).
 
 use rustc_hash::FxHashSet;
-use std::borrow::Borrow;
-use std::fmt;
-use std::ops::Deref;
 use std::sync::Arc;
 
 /// A user, group or queue name: a shared text, so that the jobs of one entity hold one copy
@@ -25,25 +22,6 @@ impl Name {
     }
 }
 
-impl Deref for Name {
-    type Target = str;
-    fn deref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl Borrow<str> for Name {
-    fn borrow(&self) -> &str {
-        &self.0
-    }
-}
-
-impl AsRef<str> for Name {
-    fn as_ref(&self) -> &str {
-        &self.0
-    }
-}
-
 impl From<&str> for Name {
     fn from(s: &str) -> Name {
         Name(Arc::new(s.to_string()))
@@ -56,69 +34,9 @@ impl From<String> for Name {
     }
 }
 
-impl From<&Name> for String {
-    fn from(n: &Name) -> String {
-        n.as_str().to_string()
-    }
-}
-
 impl From<Name> for String {
     fn from(n: Name) -> String {
-        n.as_str().to_string()
-    }
-}
-
-impl Default for Name {
-    fn default() -> Name {
-        Name::from("")
-    }
-}
-
-impl fmt::Display for Name {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl fmt::Debug for Name {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(self.as_str(), f)
-    }
-}
-
-impl PartialEq<str> for Name {
-    fn eq(&self, other: &str) -> bool {
-        self.as_str() == other
-    }
-}
-
-impl PartialEq<&str> for Name {
-    fn eq(&self, other: &&str) -> bool {
-        self.as_str() == *other
-    }
-}
-
-impl PartialEq<String> for Name {
-    fn eq(&self, other: &String) -> bool {
-        self.as_str() == other.as_str()
-    }
-}
-
-impl PartialEq<Name> for String {
-    fn eq(&self, other: &Name) -> bool {
-        self.as_str() == other.as_str()
-    }
-}
-
-impl PartialEq<Name> for &str {
-    fn eq(&self, other: &Name) -> bool {
-        *self == other.as_str()
-    }
-}
-
-impl serde::Serialize for Name {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
+        Arc::unwrap_or_clone(n.0)
     }
 }
 
@@ -135,24 +53,21 @@ impl Names {
     pub fn get(&mut self, s: &str) -> Name {
         match self.known.get(s) {
             Some(n) => n.clone(),
-            None => {
-                let n = Name::from(s);
-                self.known.insert(n.clone());
-                n
-            }
+            None => self.add(Name::from(s)),
         }
     }
 
-    /// The name `s` made into a [`Name`] only when it is not known yet.
+    /// [`Names::get`] for a text made for the purpose: kept when it is new.
     pub fn get_owned(&mut self, s: String) -> Name {
         match self.known.get(s.as_str()) {
             Some(n) => n.clone(),
-            None => {
-                let n = Name::from(s);
-                self.known.insert(n.clone());
-                n
-            }
+            None => self.add(Name::from(s)),
         }
+    }
+
+    fn add(&mut self, n: Name) -> Name {
+        self.known.insert(n.clone());
+        n
     }
 }
 
@@ -161,7 +76,8 @@ const INLINE: usize = 22;
 
 /// A job's id (SWF job number, PBS `123.server`, Slurm `123_4`): its text, held in the job
 /// itself up to 22 bytes (every id of the archive's traces and of PBS, Slurm and Flux logs
-/// of a usual server name), in one heap string of its own otherwise. Reads as a `&str`.
+/// of a usual server name), in one heap string of its own otherwise. Reads as a `&str`;
+/// compares, orders and hashes as its text.
 #[derive(Clone)]
 pub struct JobId(Repr);
 
@@ -212,43 +128,12 @@ impl From<String> for JobId {
     }
 }
 
-impl From<&JobId> for String {
-    fn from(id: &JobId) -> String {
-        id.as_str().to_string()
-    }
-}
-
 impl From<JobId> for String {
     fn from(id: JobId) -> String {
         match id.0 {
             Repr::Heap(s) => s.into(),
             Repr::Inline { .. } => id.as_str().to_string(),
         }
-    }
-}
-
-impl Default for JobId {
-    fn default() -> JobId {
-        JobId::from("")
-    }
-}
-
-impl Deref for JobId {
-    type Target = str;
-    fn deref(&self) -> &str {
-        self.as_str()
-    }
-}
-
-impl Borrow<str> for JobId {
-    fn borrow(&self) -> &str {
-        self.as_str()
-    }
-}
-
-impl AsRef<str> for JobId {
-    fn as_ref(&self) -> &str {
-        self.as_str()
     }
 }
 
@@ -278,53 +163,94 @@ impl std::hash::Hash for JobId {
     }
 }
 
-impl PartialEq<str> for JobId {
-    fn eq(&self, other: &str) -> bool {
-        self.as_str() == other
-    }
+/// What makes a text type (with `as_str` and `From<&str>`) read as a `&str`: deref, borrow
+/// (its hash and order are its text's, so maps keyed by it are looked up by `&str`), compare
+/// with `str`, `&str` and `String` either way round, print and serialise as the text.
+macro_rules! reads_as_str {
+    ($t:ty) => {
+        impl std::ops::Deref for $t {
+            type Target = str;
+            fn deref(&self) -> &str {
+                self.as_str()
+            }
+        }
+
+        impl std::borrow::Borrow<str> for $t {
+            fn borrow(&self) -> &str {
+                self.as_str()
+            }
+        }
+
+        impl AsRef<str> for $t {
+            fn as_ref(&self) -> &str {
+                self.as_str()
+            }
+        }
+
+        impl Default for $t {
+            fn default() -> $t {
+                <$t>::from("")
+            }
+        }
+
+        impl From<&$t> for String {
+            fn from(t: &$t) -> String {
+                t.as_str().to_string()
+            }
+        }
+
+        impl PartialEq<str> for $t {
+            fn eq(&self, other: &str) -> bool {
+                self.as_str() == other
+            }
+        }
+
+        impl PartialEq<&str> for $t {
+            fn eq(&self, other: &&str) -> bool {
+                self.as_str() == *other
+            }
+        }
+
+        impl PartialEq<String> for $t {
+            fn eq(&self, other: &String) -> bool {
+                self.as_str() == other.as_str()
+            }
+        }
+
+        impl PartialEq<$t> for String {
+            fn eq(&self, other: &$t) -> bool {
+                self.as_str() == other.as_str()
+            }
+        }
+
+        impl PartialEq<$t> for &str {
+            fn eq(&self, other: &$t) -> bool {
+                *self == other.as_str()
+            }
+        }
+
+        impl std::fmt::Display for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl std::fmt::Debug for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                std::fmt::Debug::fmt(self.as_str(), f)
+            }
+        }
+
+        impl serde::Serialize for $t {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+    };
 }
 
-impl PartialEq<&str> for JobId {
-    fn eq(&self, other: &&str) -> bool {
-        self.as_str() == *other
-    }
-}
-
-impl PartialEq<String> for JobId {
-    fn eq(&self, other: &String) -> bool {
-        self.as_str() == other.as_str()
-    }
-}
-
-impl PartialEq<JobId> for String {
-    fn eq(&self, other: &JobId) -> bool {
-        self.as_str() == other.as_str()
-    }
-}
-
-impl PartialEq<JobId> for &str {
-    fn eq(&self, other: &JobId) -> bool {
-        *self == other.as_str()
-    }
-}
-
-impl fmt::Display for JobId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl fmt::Debug for JobId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(self.as_str(), f)
-    }
-}
-
-impl serde::Serialize for JobId {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
+reads_as_str!(Name);
+reads_as_str!(JobId);
 
 #[cfg(test)]
 mod tests {
