@@ -15,7 +15,7 @@
 //! (exponential), so the machine runs at about 85% of its capacity with a queue.
 
 use jobsort::sim::run::{RunOptions, simulate};
-use jobsort::sim::workload::{Request, SimJob, Workload};
+use jobsort::sim::workload::{Names, Request, SimJob, Workload};
 use jobsort::sim::{Policy, SimConfig};
 use std::io::Write;
 use std::time::Instant;
@@ -36,24 +36,25 @@ fn generate(jobs: usize, capacity: u64) -> Workload {
     let mut x = 19;
     let mut t = 0f64;
     let mut w = Workload::default();
+    let mut names = Names::default();
     for i in 1..=jobs {
         t += -gap * (1.0 - uniform(&mut x)).ln();
         let size = (1u64 << (uniform(&mut x) * 11.0) as u32).min(capacity) as u32;
         let run = (run_lo * (run_hi / run_lo).powf(uniform(&mut x))).round() as i64;
         let walltime = (run as f64 * (1.0 + 2.0 * uniform(&mut x))).round() as i64;
         w.push_kept(SimJob {
-            id: i.to_string(),
+            id: i.to_string().into(),
             submit: t as i64,
             run,
             walltime,
             walltime_given: true,
             request: Request::Procs(size),
             mem: 0.0,
-            user: format!("u{}", (uniform(&mut x) * 500.0) as u32),
-            group: "g".into(),
-            account: String::new(),
-            qos: String::new(),
-            queue: "default".into(),
+            user: names.get_owned(format!("u{}", (uniform(&mut x) * 500.0) as u32)),
+            group: names.get("g"),
+            account: names.get(""),
+            qos: names.get(""),
+            queue: names.get("default"),
             queue_priority: 0.0,
             resources: Default::default(),
             recorded_start: None,

@@ -93,7 +93,7 @@ fn simulated(trace: &str, formula: &str, record: &Path) -> BTreeMap<String, f64>
                 .iter()
                 .find(|(id, _)| *id == job.id)
                 .expect("a submitted job is ranked in its submit round");
-            values.insert(job.id.clone(), *v);
+            values.insert(job.id.to_string(), *v);
         }
     }
     values

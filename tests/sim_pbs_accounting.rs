@@ -5,7 +5,7 @@
 
 use jobsort::sim::workload::pbs_accounting::{ArrayRole, Chunk, Fate, HostCores, Place};
 use jobsort::sim::workload::{
-    LoadReport, MachineHint, PbsJob, ReadOptions, Request, SimJob, parse_pbs_accounting,
+    LoadReport, MachineHint, Name, PbsJob, ReadOptions, Request, SimJob, parse_pbs_accounting,
     pbs_accounting_jobs, read_pbs_accounting,
 };
 use std::collections::BTreeMap;
@@ -42,8 +42,8 @@ fn sim(
         mem,
         user: user.into(),
         group: group.into(),
-        account: String::new(),
-        qos: String::new(),
+        account: "".into(),
+        qos: "".into(),
         queue: queue.into(),
         queue_priority: 0.0,
         resources: resources.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
@@ -227,10 +227,10 @@ fn a_job_keeps_what_a_sim_job_has_no_field_for() {
     let (jobs, _) = pbs_accounting_jobs(&bytes, "20240301", STRICT).unwrap();
     let by_id = |id: &str| jobs.iter().find(|j| j.id == id).unwrap().clone();
     let j100 = by_id("100.srv");
-    let rl = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+    let rl = |pairs: &[(&str, &str)]| -> BTreeMap<Name, String> {
         pairs
             .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .map(|&(k, v)| (k.into(), v.to_string()))
             .collect()
     };
     assert_eq!(
@@ -311,6 +311,14 @@ fn a_job_keeps_what_a_sim_job_has_no_field_for() {
     let j104 = by_id("104.srv");
     // account is always quoted; a quoted value keeps its space.
     assert_eq!(j104.account.as_deref(), Some("big lab"));
+    // The names are one text each for the whole read: the subjobs' user and the two bio jobs'
+    // group, and the resources' names.
+    let (sub1, sub2, j107) = (by_id("103[1].srv"), by_id("103[2].srv"), by_id("107.srv"));
+    let (u1, u2) = (sub1.user.unwrap(), sub2.user.unwrap());
+    assert!(u1.shares(&u2));
+    assert!(sub1.group.unwrap().shares(j107.group.as_ref().unwrap()));
+    let ncpus = |j: &PbsJob| j.resource_list.keys().find(|k| *k == "ncpus").cloned();
+    assert!(ncpus(&j107).unwrap().shares(&ncpus(&j104).unwrap()));
     assert_eq!(j104.jobname.as_deref(), Some("my job"));
     assert_eq!(
         (j104.deleted_while_running, j104.exit_status, j104.fate),

@@ -33,7 +33,7 @@ fn starts(w: &Workload, c: &SimConfig, f: Option<&dyn Priority>) -> Vec<(String,
     w.jobs
         .iter()
         .zip(&r.outcome.start)
-        .map(|(j, s)| (j.id.clone(), s.expect("every job starts")))
+        .map(|(j, s)| (j.id.to_string(), s.expect("every job starts")))
         .collect()
 }
 

@@ -16,6 +16,8 @@
 //! order may: its top job can be another).
 
 use super::metrics;
+#[cfg(test)]
+use super::workload::Name;
 use super::workload::SimJob;
 
 /// A job within this many seconds of its recorded start counts as "within a minute".
@@ -135,8 +137,8 @@ pub fn compare(jobs: &[SimJob], start: &[Option<i64>], capacity: u64, largest: u
                 let j = &jobs[i];
                 let rec = j.recorded_start.unwrap_or(j.submit);
                 Divergence {
-                    id: j.id.clone(),
-                    user: j.user.clone(),
+                    id: j.id.to_string(),
+                    user: j.user.to_string(),
                     cores: j.request.total_cores(),
                     submit: j.submit,
                     recorded_wait: rec - j.submit,
@@ -216,11 +218,11 @@ mod tests {
             walltime_given: false,
             request: Request::Procs(2),
             mem: 0.0,
-            user: format!("u{id}"),
-            group: String::new(),
-            account: String::new(),
-            qos: String::new(),
-            queue: String::new(),
+            user: format!("u{id}").into(),
+            group: Name::default(),
+            account: "".into(),
+            qos: "".into(),
+            queue: Name::default(),
             queue_priority: 0.0,
             resources: Default::default(),
             recorded_start: recorded,

@@ -107,10 +107,10 @@ impl LimitState {
             Request::Procs(p) => p.div_ceil(self.cores_per_node) as i64,
         };
         let spec = JobSpec {
-            id: job.id.clone(),
-            user: job.user.clone(),
+            id: job.id.to_string(),
+            user: job.user.to_string(),
             bank: None,
-            queue: Some(job.queue.clone()),
+            queue: Some(job.queue.to_string()),
             nnodes,
             ncores: job.request.total_cores() as i64,
         };
@@ -156,8 +156,8 @@ mod tests {
             mem: 0.0,
             user: user.into(),
             group: "g".into(),
-            account: String::new(),
-            qos: String::new(),
+            account: "".into(),
+            qos: "".into(),
             queue: "default".into(),
             queue_priority: 0.0,
             resources: Default::default(),

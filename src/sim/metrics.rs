@@ -127,7 +127,7 @@ pub fn compute(
         area += j.request.total_cores() as f64 * r;
         // Traces list a user's jobs in runs: compare with the previous job's user first.
         let k = match last_user {
-            Some((u, k)) if u == j.user => k,
+            Some((u, k)) if u == j.user.as_str() => k,
             _ => *user_ix.entry(j.user.as_str()).or_insert_with(|| {
                 per_user.push((j.user.as_str(), 0.0, 0));
                 per_user.len() - 1

@@ -9,7 +9,9 @@ use super::limit::LimitsSpec;
 use super::scheduler::{Decision, EventKind, PendReason, Policy, QueueOrder, Round, SimConfig};
 use super::setup::{MAX_NODES, check_decay};
 use super::share::FairshareConfig;
-use super::workload::{Horizon, JobField, MAX_JOB_CORES, MAX_SECONDS, Request, SimJob, count};
+use super::workload::{
+    Horizon, JobField, MAX_JOB_CORES, MAX_SECONDS, Name, Request, SimJob, count,
+};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -386,16 +388,16 @@ impl RecDecision {
     pub fn from_live(jobs: &[SimJob], d: &Decision) -> RecDecision {
         match d {
             Decision::Dispatch { job, alloc } => RecDecision::Dispatch {
-                job: jobs[*job as usize].id.clone(),
+                job: jobs[*job as usize].id.to_string(),
                 nodes: alloc.nodes(),
                 cores: alloc.cores(),
             },
             Decision::Pend { job, reason } => RecDecision::Pend {
-                job: jobs[*job as usize].id.clone(),
+                job: jobs[*job as usize].id.to_string(),
                 reason: reason.name().into(),
             },
             Decision::Hold { job, dependencies } => RecDecision::Hold {
-                job: jobs[*job as usize].id.clone(),
+                job: jobs[*job as usize].id.to_string(),
                 dependencies: dependencies.iter().map(|s| s.to_string()).collect(),
             },
         }
@@ -747,7 +749,7 @@ fn parse_event(e: &Value, time: i64, horizon: &mut Horizon) -> Result<RecEvent, 
     };
     let id = id_of(id).ok_or("bad `submit` id")?;
     let get = |k: &str| o.get(k).and_then(Value::as_f64);
-    let text = |k: &str, d: &str| o.get(k).and_then(Value::as_str).unwrap_or(d).to_string();
+    let text = |k: &str, d: &str| Name::from(o.get(k).and_then(Value::as_str).unwrap_or(d));
     let counted = |k: &str, v: f64| count(v).map_err(|e| format!("`{k}`: {}", e.reason));
     let request = match (get("nnodes"), get("ncores"), get("procs")) {
         (Some(n), Some(c), _) => Request::Nodes {
@@ -770,7 +772,7 @@ fn parse_event(e: &Value, time: i64, horizon: &mut Horizon) -> Result<RecEvent, 
         }
     }
     let job = SimJob {
-        id,
+        id: id.into(),
         submit: get("time").map_or(time, |t| t.round() as i64),
         run,
         walltime,
@@ -779,8 +781,8 @@ fn parse_event(e: &Value, time: i64, horizon: &mut Horizon) -> Result<RecEvent, 
         mem: get("mem").unwrap_or(0.0),
         user: text("user", "unknown"),
         group: text("group", "unknown"),
-        account: String::new(),
-        qos: String::new(),
+        account: "".into(),
+        qos: "".into(),
         queue: text("queue", "default"),
         queue_priority: get("queue_priority").unwrap_or(0.0),
         resources,

@@ -692,19 +692,19 @@ pub fn auto_resource_group(auto: AutoTree, jobs: &[SimJob]) -> String {
                 }
                 prev = Some(j);
                 if !seen.contains(j.user.as_str()) {
-                    seen.insert(j.user.clone());
+                    seen.insert(j.user.to_string());
                     line(&mut out, &j.user, "root");
                 }
             }
             AutoTree::Group => {
                 if !seen.contains(j.group.as_str()) {
-                    seen.insert(j.group.clone());
+                    seen.insert(j.group.to_string());
                     line(&mut out, &j.group, "root");
                 }
             }
             AutoTree::GroupUser => {
                 if !seen.contains(j.group.as_str()) {
-                    seen.insert(j.group.clone());
+                    seen.insert(j.group.to_string());
                     line(&mut out, &j.group, "root");
                 }
                 let leaf = format!("{}:{}", j.group, j.user);
@@ -733,8 +733,8 @@ mod tests {
             mem: 0.0,
             user: user.into(),
             group: group.into(),
-            account: String::new(),
-            qos: String::new(),
+            account: "".into(),
+            qos: "".into(),
             queue: "q".into(),
             queue_priority: 0.0,
             resources: Default::default(),

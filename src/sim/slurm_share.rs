@@ -316,7 +316,7 @@ pub fn job_inputs(job: &SimJob, qos_priority: u32) -> JobInputs {
         tres.push(("gres/gpu".to_string(), g as u64));
     }
     JobInputs {
-        partition: Some(job.queue.clone()),
+        partition: Some(job.queue.to_string()),
         accrue_time: None,
         min_nodes: nodes.max(1),
         cpus: u32::try_from(cpus).unwrap_or(u32::MAX),

@@ -16,8 +16,8 @@
 //! hold, [`Horizon`]) is an error naming the line and the field.
 
 use super::workload::{
-    Horizon, JobField, MachineHint, Request, SimJob, TraceText, Workload, WorkloadError,
-    count as count_of,
+    Horizon, JobField, MachineHint, Name, Names, Request, SimJob, TraceText, Workload,
+    WorkloadError, count as count_of,
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
@@ -240,9 +240,11 @@ struct SwfReader<'a> {
     max_nodes: Option<u32>,
     seen: JobNumbers,
     horizon: Horizon,
-    users: Names,
-    groups: Names,
-    queues: Names,
+    users: FieldNames,
+    groups: FieldNames,
+    queues: FieldNames,
+    /// The names of all three fields (`unknown` is one text for users and groups).
+    names: Names,
 }
 
 impl<'a> SwfReader<'a> {
@@ -261,9 +263,10 @@ impl<'a> SwfReader<'a> {
             max_nodes: None,
             seen: JobNumbers::default(),
             horizon: Horizon::default(),
-            users: Names::default(),
-            groups: Names::default(),
-            queues: Names::default(),
+            users: FieldNames::default(),
+            groups: FieldNames::default(),
+            queues: FieldNames::default(),
+            names: Names::default(),
         }
     }
 
@@ -375,7 +378,7 @@ impl<'a> SwfReader<'a> {
         };
         let submit = whole(submit);
         let job = SimJob {
-            id: id.to_string(),
+            id: id.into(),
             submit,
             run,
             walltime,
@@ -386,11 +389,15 @@ impl<'a> SwfReader<'a> {
             } else {
                 0.0
             },
-            user: self.users.name(fields[11], || entity(fields[11], "u")),
-            group: self.groups.name(fields[12], || entity(fields[12], "g")),
-            account: String::new(),
-            qos: String::new(),
-            queue: self.queues.name(fields[14], || {
+            user: self
+                .users
+                .name(fields[11], &mut self.names, || entity(fields[11], "u")),
+            group: self
+                .groups
+                .name(fields[12], &mut self.names, || entity(fields[12], "g")),
+            account: self.names.get(""),
+            qos: self.names.get(""),
+            queue: self.queues.name(fields[14], &mut self.names, || {
                 if queue >= 0.0 {
                     format!("q{}", queue as i64)
                 } else {
@@ -466,17 +473,19 @@ fn plain_digits(s: &str, limit: usize) -> Option<usize> {
 }
 
 /// The names made from one SWF field (user, group, queue), by the field's text: made once per
-/// distinct text, copied for each job. The field is an id (`3`, `-1`), so the ids below
+/// distinct text and shared by its jobs. The field is an id (`3`, `-1`), so the ids below
 /// 10,000 are looked up by index, other texts by hash.
 #[derive(Default)]
-struct Names {
+struct FieldNames {
     /// `-1` at 0, the id `N` at `N + 1`.
-    small: Vec<Option<String>>,
-    other: FxHashMap<Box<str>, String>,
+    small: Vec<Option<Name>>,
+    other: FxHashMap<Box<str>, Name>,
 }
 
-impl Names {
-    fn name(&mut self, s: &str, make: impl FnOnce() -> String) -> String {
+impl FieldNames {
+    /// The name of field text `s`: `make` gives it the first time, and `names` (shared by the
+    /// workload's fields) makes it one shared text.
+    fn name(&mut self, s: &str, names: &mut Names, make: impl FnOnce() -> String) -> Name {
         let slot = if s == "-1" {
             Some(0)
         } else {
@@ -487,11 +496,17 @@ impl Names {
                 if k >= self.small.len() {
                     self.small.resize(k + 1, None);
                 }
-                self.small[k].get_or_insert_with(make).clone()
+                self.small[k]
+                    .get_or_insert_with(|| names.get_owned(make()))
+                    .clone()
             }
             None => match self.other.get(s) {
                 Some(name) => name.clone(),
-                None => self.other.entry(s.into()).or_insert_with(make).clone(),
+                None => self
+                    .other
+                    .entry(s.into())
+                    .or_insert_with(|| names.get_owned(make()))
+                    .clone(),
             },
         }
     }
@@ -680,6 +695,12 @@ mod tests {
             ["u3", "u3", "u3", "unknown", "unknown", "user_A", "u12345"]
         );
         assert_eq!(w.jobs[3].group, "unknown");
+        // One text per name for the whole trace: `3` and `03` are one `u3`, and `unknown` is
+        // one text for the users and the groups.
+        assert!(w.jobs[0].user.shares(&w.jobs[1].user));
+        assert!(w.jobs[0].user.shares(&w.jobs[2].user));
+        assert!(w.jobs[3].user.shares(&w.jobs[4].group));
+        assert!(w.jobs[0].queue.shares(&w.jobs[6].queue));
     }
 
     #[test]

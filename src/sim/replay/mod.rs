@@ -80,7 +80,7 @@ impl RecordedJobs {
     ) -> Result<(), ReplayError> {
         for e in events {
             if let RecEvent::Submit(j) = e {
-                if !self.seen.insert(j.id.clone()) {
+                if !self.seen.insert(j.id.to_string()) {
                     return Err(ReplayError::Bad {
                         round,
                         reason: format!("job `{}` submitted twice", j.id),

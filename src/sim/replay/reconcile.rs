@@ -236,7 +236,7 @@ pub fn reconcile(
                     running_set.insert(i);
                     charged += c as i64;
                     report.captured += 1;
-                    captured.push(jobs[i].id.clone());
+                    captured.push(jobs[i].id.to_string());
                 }
             }
         }
@@ -247,7 +247,7 @@ pub fn reconcile(
         let instead: Vec<String> = would
             .iter()
             .filter(|i| !rec_set.contains(i))
-            .map(|&i| jobs[i].id.clone())
+            .map(|&i| jobs[i].id.to_string())
             .collect();
         let would_set: std::collections::HashSet<usize> = would.iter().copied().collect();
         for i in &recorded_dispatch {
@@ -264,7 +264,7 @@ pub fn reconcile(
             time: t,
             queued: queued.len(),
             captured,
-            would_start: would.iter().map(|&i| jobs[i].id.clone()).collect(),
+            would_start: would.iter().map(|&i| jobs[i].id.to_string()).collect(),
             instead,
             kendall_tau: tau,
             free_cores: free_before,
@@ -273,7 +273,7 @@ pub fn reconcile(
     }
     report.uncaptured = (0..jobs.len())
         .filter(|&i| !ever_dispatched[i])
-        .map(|i| jobs[i].id.clone())
+        .map(|i| jobs[i].id.to_string())
         .collect();
     report.mean_kendall_tau = (tau_n > 0).then(|| tau_sum / tau_n as f64);
     report.agreement = (recorded_dispatches > 0).then(|| agree as f64 / recorded_dispatches as f64);

@@ -24,7 +24,7 @@ pub fn recording_from_trace(w: &Workload, config: &SimConfig) -> Recording {
     for (k, (t, (ends, submits, starts))) in at.into_iter().enumerate() {
         let mut events: Vec<RecEvent> = ends
             .iter()
-            .map(|&i| RecEvent::End(w.jobs[i].id.clone()))
+            .map(|&i| RecEvent::End(w.jobs[i].id.to_string()))
             .collect();
         events.extend(
             submits
@@ -34,7 +34,7 @@ pub fn recording_from_trace(w: &Workload, config: &SimConfig) -> Recording {
         let decisions = starts
             .iter()
             .map(|&i| RecDecision::Dispatch {
-                job: w.jobs[i].id.clone(),
+                job: w.jobs[i].id.to_string(),
                 nodes: vec![],
                 cores: w.jobs[i].request.total_cores(),
             })
@@ -131,8 +131,8 @@ mod tests {
             mem: 0.0,
             user: "u".into(),
             group: "g".into(),
-            account: String::new(),
-            qos: String::new(),
+            account: "".into(),
+            qos: "".into(),
             queue: "q".into(),
             queue_priority: 0.0,
             resources: Default::default(),

@@ -78,12 +78,12 @@ impl<'a> Simulator<'a> {
         let counts_suffice = Cluster::counts_suffice(config.cores, jobs.iter().map(|j| j.request));
         for w in jobs.windows(2) {
             if w[1].submit < w[0].submit {
-                return Err(SimError::Unsorted(w[1].id.clone()));
+                return Err(SimError::Unsorted(w[1].id.to_string()));
             }
         }
         if let Some(j) = jobs.iter().find(|j| !cluster.can_ever_fit(j.request)) {
             return Err(SimError::TooLarge {
-                id: j.id.clone(),
+                id: j.id.to_string(),
                 request: format!("{:?}", j.request),
             });
         }
@@ -741,17 +741,17 @@ mod tests {
 
     fn job(i: usize, submit: i64, run: i64, walltime: i64, request: Request) -> SimJob {
         SimJob {
-            id: i.to_string(),
+            id: i.to_string().into(),
             submit,
             run,
             walltime,
             walltime_given: true,
             request,
             mem: 0.0,
-            user: format!("u{}", i % 3),
+            user: format!("u{}", i % 3).into(),
             group: "g".into(),
-            account: String::new(),
-            qos: String::new(),
+            account: "".into(),
+            qos: "".into(),
             queue: "q".into(),
             queue_priority: 0.0,
             resources: Default::default(),

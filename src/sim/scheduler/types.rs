@@ -230,7 +230,7 @@ impl QueueOrder {
             .collect();
         queues.extend(
             jobs.iter()
-                .filter(|j| !self.priorities.contains_key(&j.queue))
+                .filter(|j| !self.priorities.contains_key(j.queue.as_str()))
                 .map(|j| (self.unlisted(), j.queue.as_str())),
         );
         queues.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));

@@ -178,6 +178,7 @@ pub fn parse_flux_jobs(
         seen: FxHashMap::default(),
         horizon: Horizon::default(),
         census: Census::default(),
+        names: Names::default(),
         failed: None,
     };
     let trimmed = text.trim_start();
@@ -248,6 +249,8 @@ struct FluxReader<'a> {
     seen: FxHashMap<String, String>,
     horizon: Horizon,
     census: Census,
+    /// The users' and queues' names, one text each.
+    names: Names,
     /// The error that stopped a document's parse.
     failed: Option<WorkloadError>,
 }
@@ -381,7 +384,7 @@ impl FluxReader<'_> {
             resources.insert("urgency".to_string(), u);
         }
         let job = SimJob {
-            id,
+            id: id.as_str().into(),
             submit,
             run,
             walltime,
@@ -389,14 +392,14 @@ impl FluxReader<'_> {
             request,
             mem: 0.0,
             user: match (&j.username, j.userid) {
-                (Some(u), _) if !u.is_empty() => u.clone(),
-                (_, Some(uid)) => uid.to_string(),
-                _ => "unknown".into(),
+                (Some(u), _) if !u.is_empty() => self.names.get(u),
+                (_, Some(uid)) => self.names.get_owned(uid.to_string()),
+                _ => self.names.get("unknown"),
             },
-            group: "unknown".into(),
-            account: j.bank.clone().unwrap_or_default(),
-            qos: String::new(),
-            queue: j.queue.clone().unwrap_or_else(|| "default".into()),
+            group: self.names.get("unknown"),
+            account: self.names.get(j.bank.as_deref().unwrap_or("")),
+            qos: self.names.get(""),
+            queue: self.names.get(j.queue.as_deref().unwrap_or("default")),
             queue_priority: 0.0,
             resources,
             recorded_start: Some(start),
@@ -424,7 +427,7 @@ impl FluxReader<'_> {
             _ => Ok(()),
         }
         .map_err(|e| bad("ranks", "unparsable value", e))?;
-        self.seen.insert(job.id.clone(), place);
+        self.seen.insert(job.id.to_string(), place);
         self.w.push_kept(job);
         Ok(())
     }

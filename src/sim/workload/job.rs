@@ -6,6 +6,8 @@ use std::fmt;
 use std::io::Read;
 use std::path::Path;
 
+pub use super::names::{JobId, Name, Names};
+
 /// What a job asks of the cluster.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Request {
@@ -36,7 +38,7 @@ impl Request {
 #[derive(Debug, Clone, PartialEq)]
 pub struct SimJob {
     /// Job id as text (SWF job number, JSON `id`).
-    pub id: String,
+    pub id: JobId,
     /// Submit time (s).
     pub submit: i64,
     /// Run time in the trace (s), > 0.
@@ -48,16 +50,16 @@ pub struct SimJob {
     pub request: Request,
     /// Requested memory in KB (total over the job; 0 when unknown).
     pub mem: f64,
-    /// Fairshare / report entities.
-    pub user: String,
-    pub group: String,
+    /// Fairshare / report entities (shared per workload: [`Names`]).
+    pub user: Name,
+    pub group: Name,
     /// Slurm `Account` (flux-accounting's bank): the account of the job's association; empty
     /// when the trace names none.
-    pub account: String,
+    pub account: Name,
     /// Slurm `QOS`; empty when the trace names none.
-    pub qos: String,
+    pub qos: Name,
     /// The queue (PBS), partition (Slurm) or queue (Flux).
-    pub queue: String,
+    pub queue: Name,
     /// PBS `queue_priority` keyword (0 unless a JSON job list gives it).
     pub queue_priority: f64,
     /// Extra numeric resources by name (formula inputs).
@@ -677,9 +679,15 @@ impl Workload {
         self.jobs.push(job);
     }
 
-    /// Sort jobs by submit time (stable: ties keep file order) and fill `report.kept`.
+    /// Sort jobs by submit time (stable: ties keep file order) and fill `report.kept`. The
+    /// jobs' vector is then cut to their number (it grew by doubling: up to twice the jobs).
     pub fn finish(&mut self) {
-        self.jobs.sort_by_key(|j| j.submit);
+        // Most traces are in submit order already: no sort (whose scratch space for a
+        // million jobs is half their size again).
+        if !self.jobs.is_sorted_by_key(|j| j.submit) {
+            self.jobs.sort_by_key(|j| j.submit);
+        }
+        self.jobs.shrink_to_fit();
         self.report.kept = self.jobs.len();
     }
 

@@ -317,6 +317,8 @@ struct JsonList<'f> {
     w: Workload,
     seen: rustc_hash::FxHashSet<String>,
     horizon: Horizon,
+    /// The users', groups' and queues' names, one text each.
+    names: Names,
     /// Whether the document held a job array.
     found: bool,
     /// The error that stopped the parse inside a document.
@@ -334,6 +336,7 @@ impl<'f> JsonList<'f> {
             w: Workload::default(),
             seen: Default::default(),
             horizon: Horizon::default(),
+            names: Names::default(),
             found: false,
             failed: None,
         }
@@ -488,19 +491,33 @@ impl<'f> JsonList<'f> {
             Some(u) => Some(u),
             None => owner.map(|o| o.split('@').next().unwrap_or_default().to_string()),
         };
+        let group = text_field(&["group", "egroup"])?;
+        let queue = text_field(&["queue"])?;
+        let (account, qos) = (text_field(&["account"])?, text_field(&["qos"])?);
+        let mut name = |s: Option<String>, default: &str| match s {
+            Some(s) => self.names.get_owned(s),
+            None => self.names.get(default),
+        };
+        let (user, group, account, qos, queue) = (
+            name(user, "unknown"),
+            name(group, "unknown"),
+            name(account, ""),
+            name(qos, ""),
+            name(queue, "default"),
+        );
         let job = SimJob {
-            id,
+            id: id.into(),
             submit: submit.round() as i64,
             run,
             walltime,
             walltime_given: given,
             request,
             mem: pbs(&["mem"], parse_size)?.unwrap_or(0.0),
-            user: user.unwrap_or_else(|| "unknown".into()),
-            group: text_field(&["group", "egroup"])?.unwrap_or_else(|| "unknown".into()),
-            account: String::new(),
-            qos: String::new(),
-            queue: text_field(&["queue"])?.unwrap_or_else(|| "default".into()),
+            user,
+            group,
+            account,
+            qos,
+            queue,
             queue_priority: num(&["queue_priority"])?.unwrap_or(0.0),
             resources,
             recorded_start: num(&["start"])?.map(|s| s.round() as i64),

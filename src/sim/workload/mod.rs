@@ -12,6 +12,7 @@ mod flux_jobs;
 mod hostlist;
 mod job;
 mod json;
+mod names;
 pub mod pbs_accounting;
 pub mod sacct;
 mod site_log;

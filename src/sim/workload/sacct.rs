@@ -289,6 +289,8 @@ struct SacctReader<'a> {
     replaced: Vec<usize>,
     horizon: Horizon,
     census: Census,
+    /// The users', groups' and partitions' names, one text each.
+    names: Names,
 }
 
 impl<'a> SacctReader<'a> {
@@ -304,6 +306,7 @@ impl<'a> SacctReader<'a> {
             replaced: Vec::new(),
             horizon: Horizon::default(),
             census: Census::default(),
+            names: Names::default(),
         }
     }
 
@@ -553,10 +556,10 @@ impl<'a> SacctReader<'a> {
         if let Some(g) = alloc.gpu.or(req.gpu).filter(|&g| g > 0) {
             resources.insert("ngpus".to_string(), g as f64);
         }
-        let name = |a: Col, b: Col, default: &str| {
+        let name = |a: Col, b: Col, default: &'static str| {
             let v = get(a);
             let v = if v.is_empty() { get(b) } else { v };
-            if v.is_empty() { default } else { v }.to_string()
+            if v.is_empty() { default } else { v }
         };
         // A preempted and requeued job's run is logged PREEMPTED, and the job comes again
         // under its id (`_job_requeue_op`, `src/slurmctld/job_mgr.c`; `--duplicates` shows it).
@@ -572,18 +575,20 @@ impl<'a> SacctReader<'a> {
             None => None,
         };
         let job = SimJob {
-            id: id.to_string(),
+            id: id.into(),
             submit,
             run,
             walltime,
             walltime_given,
             request,
             mem,
-            user: name(Col::User, Col::Uid, "unknown"),
-            group: name(Col::Group, Col::Gid, "unknown"),
-            account: get(Col::Account).to_string(),
-            qos: get(Col::Qos).to_string(),
-            queue: name(Col::Partition, Col::Partition, "default"),
+            user: self.names.get(name(Col::User, Col::Uid, "unknown")),
+            group: self.names.get(name(Col::Group, Col::Gid, "unknown")),
+            account: self.names.get(get(Col::Account)),
+            qos: self.names.get(get(Col::Qos)),
+            queue: self
+                .names
+                .get(name(Col::Partition, Col::Partition, "default")),
             queue_priority: 0.0,
             resources,
             recorded_start: Some(start),
@@ -612,7 +617,7 @@ impl<'a> SacctReader<'a> {
             index: self.w.jobs.len(),
             preempted: state == JobState::Preempted,
         };
-        self.seen.insert(job.id.clone(), kept);
+        self.seen.insert(job.id.to_string(), kept);
         self.w.push_kept(job);
         Ok(Row::Job)
     }

@@ -147,9 +147,9 @@ impl JobsArgs {
             let mut job = Job::new(j.id.clone());
             job.values
                 .extend(jobsort::sim::inputs::values_at_submit(&j, catalog));
-            job.user = Some(j.user);
-            job.group = Some(j.group);
-            job.queue = Some(j.queue);
+            job.user = Some(j.user.into());
+            job.group = Some(j.group.into());
+            job.queue = Some(j.queue.into());
             job.submit = Some(j.submit as f64);
             jobs.push(&job);
         }

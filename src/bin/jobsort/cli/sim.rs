@@ -608,7 +608,7 @@ fn apply_queue_priorities(w: &mut workload::Workload, priorities: &BTreeMap<Stri
     }
     for j in &mut w.jobs {
         if j.queue_priority == 0.0
-            && let Some(p) = priorities.get(&j.queue)
+            && let Some(p) = priorities.get(j.queue.as_str())
         {
             j.queue_priority = p.value;
         }

@@ -6,7 +6,7 @@ use super::request::{
     parse_exec_vnode, parse_nodes, parse_place, parse_select, select_shape,
 };
 use crate::jobs::units::{parse_plain_number, parse_size, parse_time};
-use crate::sim::workload::{Request, SimJob, count};
+use crate::sim::workload::{JobId, Name, Request, SimJob, count};
 use std::collections::BTreeMap;
 
 /// Where a record is: the file as named in errors and its 1-based line.
@@ -44,15 +44,16 @@ pub enum Fate {
 #[derive(Debug, Clone, PartialEq)]
 pub struct PbsJob {
     /// The id as first written (with its server suffix when it had one).
-    pub id: String,
+    pub id: JobId,
     pub array: Option<ArrayRole>,
     /// `array_indices` of an array parent (`1-10:2`).
     pub array_indices: Option<String>,
-    pub user: Option<String>,
-    pub group: Option<String>,
-    pub account: Option<String>,
-    pub project: Option<String>,
-    pub queue: Option<String>,
+    /// The names a workload's jobs share (one text each: [`crate::sim::workload::Names`]).
+    pub user: Option<Name>,
+    pub group: Option<Name>,
+    pub account: Option<Name>,
+    pub project: Option<Name>,
+    pub queue: Option<Name>,
     pub jobname: Option<String>,
     /// Epoch seconds: created, entered the current queue, became eligible (`etime=0`: not).
     pub ctime: Option<i64>,
@@ -71,8 +72,8 @@ pub struct PbsJob {
     pub reruns: u32,
     /// A `D` or `A` came while it ran.
     pub deleted_while_running: bool,
-    /// Every `Resource_List.<r>` value as written.
-    pub resource_list: BTreeMap<String, String>,
+    /// Every `Resource_List.<r>` value as written (the resources' names shared).
+    pub resource_list: BTreeMap<Name, String>,
     pub exec_vnode: Option<String>,
     pub exec_host: Option<String>,
     pub fate: Fate,
@@ -81,7 +82,7 @@ pub struct PbsJob {
 impl PbsJob {
     pub(super) fn new(id: &str, array: Option<ArrayRole>) -> PbsJob {
         PbsJob {
-            id: id.to_string(),
+            id: id.into(),
             array,
             array_indices: None,
             user: None,
@@ -243,7 +244,7 @@ impl PbsJob {
                 continue;
             }
             if let Some(n) = numeric(v) {
-                resources.insert(r.clone(), n);
+                resources.insert(r.to_string(), n);
             }
         }
         Ok(Ok(SimJob {
@@ -257,7 +258,7 @@ impl PbsJob {
             user: self.user.clone().unwrap_or_else(|| "unknown".into()),
             group: self.group.clone().unwrap_or_else(|| "unknown".into()),
             account: self.account.clone().unwrap_or_default(),
-            qos: String::new(),
+            qos: "".into(),
             queue: self.queue.clone().unwrap_or_else(|| "default".into()),
             queue_priority: 0.0,
             resources,

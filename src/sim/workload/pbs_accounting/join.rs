@@ -4,7 +4,7 @@
 
 use super::job::{ArrayRole, Fate, PbsJob, Where};
 use super::record::{Line, attributes, split_line};
-use crate::sim::workload::{LoadReport, WorkloadError};
+use crate::sim::workload::{JobId, LoadReport, Name, Names, WorkloadError};
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use std::hash::Hasher;
 
@@ -37,7 +37,32 @@ struct Live {
     requests: Requests,
     running: bool,
     /// Hashes of the records seen (type and message), to tell a duplicated record.
-    seen: Vec<u64>,
+    seen: Seen,
+}
+
+/// The hashes of a job's records: the usual three or four (Q, S, E) in place, more in a
+/// list of their own.
+#[derive(Default)]
+struct Seen {
+    first: [u64; 4],
+    len: u8,
+    more: Vec<u64>,
+}
+
+impl Seen {
+    fn contains(&self, h: u64) -> bool {
+        self.first[..self.len as usize].contains(&h) || self.more.contains(&h)
+    }
+
+    fn push(&mut self, h: u64) {
+        match self.first.get_mut(self.len as usize) {
+            Some(slot) => {
+                *slot = h;
+                self.len += 1;
+            }
+            None => self.more.push(h),
+        }
+    }
 }
 
 impl Live {
@@ -46,7 +71,7 @@ impl Live {
             job: PbsJob::new(id, array),
             requests: Requests::default(),
             running: false,
-            seen: Vec::new(),
+            seen: Seen::default(),
         }
     }
 
@@ -61,11 +86,12 @@ impl Live {
 /// A job's `Resource_List` values as its records give them (a later value replaces an
 /// earlier one), in the order first written. Records repeat them in one order, so the n-th
 /// of a record is looked for at n first: one compare, where a map of names takes several.
+/// The resources' names are shared ([`Names`]).
 #[derive(Default)]
-struct Requests(Vec<(String, String)>);
+struct Requests(Vec<(Name, String)>);
 
 impl Requests {
-    fn set(&mut self, nth: usize, r: &str, v: &str) {
+    fn set(&mut self, nth: usize, r: &str, v: &str, names: &mut Names) {
         let at = match self.0.get(nth) {
             Some((k, _)) if same(k, r) => Some(nth),
             _ => self.0.iter().position(|(k, _)| same(k, r)),
@@ -73,7 +99,7 @@ impl Requests {
         match at {
             Some(i) if same(&self.0[i].1, v) => {}
             Some(i) => self.0[i].1 = v.to_string(),
-            None => self.0.push((r.to_string(), v.to_string())),
+            None => self.0.push((names.get(r), v.to_string())),
         }
     }
 }
@@ -144,6 +170,13 @@ fn set(slot: &mut Option<String>, v: &str) {
     }
 }
 
+/// [`set`] for a name the jobs share.
+fn set_name(slot: &mut Option<Name>, v: &str, names: &mut Names) {
+    if !slot.as_deref().is_some_and(|old| same(old, v)) {
+        *slot = Some(names.get(v));
+    }
+}
+
 /// `a == b`, inline for the short values of a record (names, numbers, resources) where a
 /// call to `memcmp` costs more than the compare: two overlapping loads from each end.
 #[inline]
@@ -165,11 +198,11 @@ fn same(a: &str, b: &str) -> bool {
 
 /// Apply one Q/S/E/R record's attributes to its job. A bad attribute is skipped and the
 /// others applied; the first one is returned.
-fn apply(live: &mut Live, message: &str) -> Option<Bad> {
+fn apply(live: &mut Live, message: &str, names: &mut Names) -> Option<Bad> {
     let mut first = None;
     let mut nth = 0;
     for kv in attributes(message) {
-        if let Err(b) = apply_one(live, &mut nth, kv) {
+        if let Err(b) = apply_one(live, &mut nth, kv, names) {
             first.get_or_insert(b);
         }
     }
@@ -181,11 +214,12 @@ fn apply_one(
     live: &mut Live,
     nth: &mut usize,
     kv: Result<(&str, &str), String>,
+    names: &mut Names,
 ) -> Result<(), Bad> {
     let (k, v) = kv.map_err(|e| Bad::new("bad attribute", e))?;
     // The most frequent keys first: requests, then usage (which is not needed).
     if let Some(r) = k.strip_prefix("Resource_List.") {
-        live.requests.set(*nth, r, v);
+        live.requests.set(*nth, r, v, names);
         *nth += 1;
         return Ok(());
     }
@@ -194,11 +228,11 @@ fn apply_one(
     }
     let job = &mut live.job;
     match k {
-        "user" => set(&mut job.user, v),
-        "group" => set(&mut job.group, v),
-        "account" => set(&mut job.account, v),
-        "project" => set(&mut job.project, v),
-        "queue" => set(&mut job.queue, v),
+        "user" => set_name(&mut job.user, v, names),
+        "group" => set_name(&mut job.group, v, names),
+        "account" => set_name(&mut job.account, v, names),
+        "project" => set_name(&mut job.project, v, names),
+        "queue" => set_name(&mut job.queue, v, names),
         "jobname" => set(&mut job.jobname, v),
         "array_indices" => set(&mut job.array_indices, v),
         "ctime" => job.ctime = Some(epoch(k, v)?),
@@ -260,9 +294,9 @@ enum Step {
 }
 
 /// Apply one Q/S/T/R/D/A/E record to its open job.
-fn step(live: &mut Live, line: &Line<'_>, hash: u64) -> Step {
+fn step(live: &mut Live, line: &Line<'_>, hash: u64, names: &mut Names) -> Step {
     let kind = line.kind;
-    if live.seen.contains(&hash) {
+    if live.seen.contains(hash) {
         return Step::Open(Some(Bad::new(
             "duplicate record",
             format!(
@@ -273,13 +307,13 @@ fn step(live: &mut Live, line: &Line<'_>, hash: u64) -> Step {
     }
     live.seen.push(hash);
     match kind {
-        b'Q' => Step::Open(apply(live, line.message)),
+        b'Q' => Step::Open(apply(live, line.message, names)),
         b'S' | b'T' => {
             // T (restart from a checkpoint) is written instead of S and says nothing
             // more: E gives the start.
             live.job.start = None;
             let bad = if kind == b'S' {
-                apply(live, line.message)
+                apply(live, line.message, names)
             } else {
                 None
             };
@@ -289,7 +323,7 @@ fn step(live: &mut Live, line: &Line<'_>, hash: u64) -> Step {
         }
         b'R' => {
             // The run is lost and the job queued again: its next S starts it anew.
-            let bad = apply(live, line.message);
+            let bad = apply(live, line.message, names);
             live.job.start = None;
             live.job.end = None;
             live.running = false;
@@ -304,7 +338,7 @@ fn step(live: &mut Live, line: &Line<'_>, hash: u64) -> Step {
         b'D' => Step::Finished(Fate::DeletedQueued, None),
         b'A' => Step::Finished(Fate::AbortedQueued, None),
         _ => {
-            let bad = apply(live, line.message);
+            let bad = apply(live, line.message, names);
             let j = &live.job;
             let Some(start) = j.start else {
                 return Step::Bad(Bad::new(
@@ -395,11 +429,13 @@ impl Ended {
 /// The joiner: feed it lines, then [`Joiner::finish`].
 pub struct Joiner {
     lenient: bool,
-    live: FxHashMap<Box<str>, Live>,
+    live: FxHashMap<JobId, Live>,
     ended: Ended,
     pub report: LoadReport,
     /// Records read (lines that were not empty).
     pub records: u64,
+    /// The users', groups', accounts', projects', queues' and resources' names.
+    names: Names,
 }
 
 impl Joiner {
@@ -410,6 +446,7 @@ impl Joiner {
             ended: Ended::default(),
             report: LoadReport::default(),
             records: 0,
+            names: Names::default(),
         }
     }
 
@@ -468,7 +505,7 @@ impl Joiner {
         let hash = h.finish();
         // One look-up for a job already open; a new one is checked against the ended jobs.
         let step = match self.live.get_mut(key) {
-            Some(live) => step(live, &line, hash),
+            Some(live) => step(live, &line, hash, &mut self.names),
             None => {
                 if self.ended.has(key) {
                     return Err(Bad::new(
@@ -485,7 +522,7 @@ impl Joiner {
                     .live
                     .entry(key.into())
                     .or_insert_with(|| Live::new(line.id, array));
-                step(live, &line, hash)
+                step(live, &line, hash, &mut self.names)
             }
         };
         match step {
@@ -530,7 +567,18 @@ impl Joiner {
 
 #[cfg(test)]
 mod tests {
-    use super::same;
+    use super::{Seen, same};
+
+    #[test]
+    fn seen_holds_every_hash_past_the_first_four() {
+        let mut seen = Seen::default();
+        for h in 1..=9 {
+            assert!(!seen.contains(h), "{h}");
+            seen.push(h);
+            assert!((1..=h).all(|k| seen.contains(k)), "{h}");
+        }
+        assert!(!seen.contains(0) && !seen.contains(10));
+    }
 
     #[test]
     fn same_is_string_equality_at_every_length() {

@@ -1,0 +1,299 @@
+//! A job's names without a heap string of its own: [`Name`] (a user, group or queue, one
+//! shared text per distinct name of a workload, made by a [`Names`] table) and [`JobId`] (a
+//! job's id, kept in the job itself when short, as every trace's ids are).
+
+use rustc_hash::FxHashSet;
+use std::sync::Arc;
+
+/// A user, group or queue name: a shared text, so that the jobs of one entity hold one copy
+/// between them (a [`Names`] table gives each distinct text once). Reads as a `&str`. One
+/// pointer (8 bytes, where an `Arc<str>` is 16): a job holds three.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Name(Arc<String>);
+
+impl Name {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Whether the two are one shared text (made once by a [`Names`]), not only equal.
+    pub fn shares(&self, other: &Name) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl From<&str> for Name {
+    fn from(s: &str) -> Name {
+        if s.is_empty() {
+            // The empty name (a trace without accounts or QOS) is one text for all.
+            static EMPTY: std::sync::LazyLock<Name> =
+                std::sync::LazyLock::new(|| Name(Arc::new(String::new())));
+            return EMPTY.clone();
+        }
+        Name(Arc::new(s.to_string()))
+    }
+}
+
+impl From<String> for Name {
+    fn from(s: String) -> Name {
+        Name(Arc::new(s))
+    }
+}
+
+impl From<Name> for String {
+    fn from(n: Name) -> String {
+        Arc::unwrap_or_clone(n.0)
+    }
+}
+
+/// The names of one workload (or one field of it), one [`Name`] per distinct text: a loader
+/// asks for each job's user, group and queue here, so that a name is allocated once, not once
+/// per job.
+#[derive(Default, Debug, Clone)]
+pub struct Names {
+    known: FxHashSet<Name>,
+}
+
+impl Names {
+    /// The name `s`, shared with every earlier job that had it.
+    pub fn get(&mut self, s: &str) -> Name {
+        match self.known.get(s) {
+            Some(n) => n.clone(),
+            None => self.add(Name::from(s)),
+        }
+    }
+
+    /// [`Names::get`] for a text made for the purpose: kept when it is new.
+    pub fn get_owned(&mut self, s: String) -> Name {
+        match self.known.get(s.as_str()) {
+            Some(n) => n.clone(),
+            None => self.add(Name::from(s)),
+        }
+    }
+
+    fn add(&mut self, n: Name) -> Name {
+        self.known.insert(n.clone());
+        n
+    }
+}
+
+/// How many bytes of an id a [`JobId`] holds in itself.
+const INLINE: usize = 22;
+
+/// A job's id (SWF job number, PBS `123.server`, Slurm `123_4`): its text, held in the job
+/// itself up to 22 bytes (every id of the archive's traces and of PBS, Slurm and Flux logs
+/// of a usual server name), in one heap string of its own otherwise. Reads as a `&str`;
+/// compares, orders and hashes as its text.
+#[derive(Clone)]
+pub struct JobId(Repr);
+
+#[derive(Clone)]
+enum Repr {
+    /// `bytes[..len]`, UTF-8 (copied from a `&str`).
+    Inline {
+        len: u8,
+        bytes: [u8; INLINE],
+    },
+    Heap(Box<str>),
+}
+
+impl JobId {
+    pub fn as_str(&self) -> &str {
+        match &self.0 {
+            // The bytes were copied whole from a `str` (never cut), so they are UTF-8.
+            Repr::Inline { len, bytes } => {
+                std::str::from_utf8(&bytes[..*len as usize]).unwrap_or_default()
+            }
+            Repr::Heap(s) => s,
+        }
+    }
+}
+
+impl From<&str> for JobId {
+    fn from(s: &str) -> JobId {
+        if s.len() <= INLINE {
+            let mut bytes = [0; INLINE];
+            bytes[..s.len()].copy_from_slice(s.as_bytes());
+            JobId(Repr::Inline {
+                len: s.len() as u8,
+                bytes,
+            })
+        } else {
+            JobId(Repr::Heap(s.into()))
+        }
+    }
+}
+
+impl From<String> for JobId {
+    fn from(s: String) -> JobId {
+        if s.len() <= INLINE {
+            JobId::from(s.as_str())
+        } else {
+            JobId(Repr::Heap(s.into_boxed_str()))
+        }
+    }
+}
+
+impl From<JobId> for String {
+    fn from(id: JobId) -> String {
+        match id.0 {
+            Repr::Heap(s) => s.into(),
+            Repr::Inline { .. } => id.as_str().to_string(),
+        }
+    }
+}
+
+impl PartialEq for JobId {
+    fn eq(&self, other: &JobId) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for JobId {}
+
+impl PartialOrd for JobId {
+    fn partial_cmp(&self, other: &JobId) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for JobId {
+    fn cmp(&self, other: &JobId) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl std::hash::Hash for JobId {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.as_str().hash(h)
+    }
+}
+
+/// What makes a text type (with `as_str` and `From<&str>`) read as a `&str`: deref, borrow
+/// (its hash and order are its text's, so maps keyed by it are looked up by `&str`), compare
+/// with `str`, `&str` and `String` either way round, print and serialise as the text.
+macro_rules! reads_as_str {
+    ($t:ty) => {
+        impl std::ops::Deref for $t {
+            type Target = str;
+            fn deref(&self) -> &str {
+                self.as_str()
+            }
+        }
+
+        impl std::borrow::Borrow<str> for $t {
+            fn borrow(&self) -> &str {
+                self.as_str()
+            }
+        }
+
+        impl AsRef<str> for $t {
+            fn as_ref(&self) -> &str {
+                self.as_str()
+            }
+        }
+
+        impl Default for $t {
+            fn default() -> $t {
+                <$t>::from("")
+            }
+        }
+
+        impl From<&$t> for String {
+            fn from(t: &$t) -> String {
+                t.as_str().to_string()
+            }
+        }
+
+        impl PartialEq<str> for $t {
+            fn eq(&self, other: &str) -> bool {
+                self.as_str() == other
+            }
+        }
+
+        impl PartialEq<&str> for $t {
+            fn eq(&self, other: &&str) -> bool {
+                self.as_str() == *other
+            }
+        }
+
+        impl PartialEq<String> for $t {
+            fn eq(&self, other: &String) -> bool {
+                self.as_str() == other.as_str()
+            }
+        }
+
+        impl PartialEq<$t> for String {
+            fn eq(&self, other: &$t) -> bool {
+                self.as_str() == other.as_str()
+            }
+        }
+
+        impl PartialEq<$t> for &str {
+            fn eq(&self, other: &$t) -> bool {
+                *self == other.as_str()
+            }
+        }
+
+        impl std::fmt::Display for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl std::fmt::Debug for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                std::fmt::Debug::fmt(self.as_str(), f)
+            }
+        }
+
+        impl serde::Serialize for $t {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+    };
+}
+
+reads_as_str!(Name);
+reads_as_str!(JobId);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_shared_per_text() {
+        let mut names = Names::default();
+        let a = names.get("alice");
+        let b = names.get_owned("alice".to_string());
+        assert!(a.shares(&b));
+        assert!(!a.shares(&names.get("bob")));
+        assert!(!a.shares(&Name::from("alice")), "equal, made apart");
+        assert_eq!(
+            (a.as_str(), format!("{a}"), format!("{a:?}")),
+            ("alice", "alice".into(), "\"alice\"".into())
+        );
+    }
+
+    #[test]
+    fn ids_read_back_as_their_text_short_or_long() {
+        for s in [
+            "",
+            "1",
+            "123.pbs-server-01.example",
+            "1234567890123456789012",
+            "ünïcode_ïd",
+            "12345678901234567890123",
+        ] {
+            let id = JobId::from(s);
+            assert_eq!((id.as_str(), id.to_string()), (s, s.to_string()));
+            assert_eq!(id, JobId::from(s.to_string()));
+            let inline = matches!(id.0, Repr::Inline { .. });
+            assert_eq!(inline, s.len() <= INLINE, "{s}");
+        }
+        assert!(JobId::from("10") < JobId::from("9"), "ordered as text");
+        assert_eq!(std::mem::size_of::<JobId>(), 24);
+        assert_eq!(std::mem::size_of::<Name>(), 8);
+    }
+}
