@@ -199,3 +199,16 @@ fn json_counts_and_times_past_the_simulators_range_are_errors_naming_the_field()
             .contains("jobs[0]: `start`: ")
     );
 }
+
+#[test]
+fn a_json_job_list_gives_account_and_qos() {
+    // Slurm's multifactor priority in `sim` reads them (its association and QOS factors).
+    let w = jobsort::sim::workload::parse_json_jobs(
+        r#"[{"id": "1", "submit": 0, "run": 10, "procs": 1, "user": "u", "account": "phys", "qos": "high"},
+            {"id": "2", "submit": 5, "run": 10, "procs": 1, "user": "v"}]"#,
+        "j.json",
+    )
+    .unwrap();
+    assert_eq!((&*w.jobs[0].account, &*w.jobs[0].qos), ("phys", "high"));
+    assert_eq!((&*w.jobs[1].account, &*w.jobs[1].qos), ("", ""));
+}

@@ -560,7 +560,7 @@ struct Entry<'a> {
 
 /// The name of a field a job entry may have, as a `'static` string.
 fn job_field(key: &str) -> Option<&'static str> {
-    const NAMES: [&str; 23] = [
+    const NAMES: [&str; 25] = [
         "id",
         "Job_Id",
         "job_id",
@@ -574,6 +574,8 @@ fn job_field(key: &str) -> Option<&'static str> {
         "Job_Owner",
         "group",
         "egroup",
+        "account",
+        "qos",
         "queue",
         "queue_priority",
         "start",
