@@ -247,7 +247,8 @@ mod tests {
     }
 
     /// Each wrong setting is refused with what and where: the cluster, the threshold, the
-    /// decay, the entity kind, a `resource_group` line, a limits file line.
+    /// decay, a `resource_group` line, a limits file line (a job without the entity the
+    /// kind names: `share::tests`).
     #[test]
     fn setup_errors_say_which_setting_and_where() {
         let err = |c: SimConfig| Setup::new(&c, &[]).unwrap_err().to_string();
@@ -283,13 +284,6 @@ mod tests {
                 ..fs.clone()
             })),
             "fairshare `decay_factor` 5: must be between 0 and 1"
-        );
-        assert!(
-            err(with(FairshareConfig {
-                entity: crate::fairshare::inputs::EntityKind::Account,
-                ..fs.clone()
-            }))
-            .starts_with("fairshare entity `account`: trace jobs have no account")
         );
         assert_eq!(
             err(with(FairshareConfig {

@@ -67,12 +67,13 @@ pub fn entity_ref(kind: EntityKind, job: &SimJob) -> Option<&str> {
         EntityKind::Euser => Some(&job.user),
         EntityKind::Egroup => Some(&job.group),
         EntityKind::Queue => Some(&job.queue),
-        EntityKind::EgroupEuser | EntityKind::Account => None,
+        EntityKind::Account => Some(&job.account),
+        EntityKind::EgroupEuser => None,
     }
 }
 
-/// The entity name of a trace job; `None` for `account`, which trace jobs do not have (a
-/// simulation refuses that kind before it starts).
+/// The entity name of a trace job (`account` is empty for a job whose trace names none: a
+/// simulation refuses that kind then, before it starts).
 pub fn entity_of(kind: EntityKind, job: &SimJob) -> Option<String> {
     match kind {
         EntityKind::EgroupEuser => Some(format!("{}:{}", job.group, job.user)),
@@ -86,11 +87,14 @@ pub enum TreeError {
     /// A `resource_group` line (`resource_group:LINE: message`).
     #[error("fairshare tree: {0}")]
     ResourceGroup(FairshareError),
+    /// `fairshare_entity` account for a job without one (as `eval`/`rank` refuse it:
+    /// `JobSet::entity`).
     #[error(
-        "fairshare entity `account`: trace jobs have no account (use euser, egroup, queue or \
-         egroup:euser)"
+        "fairshare entity `account`: job {0} has no account (SWF traces have none; PBS \
+         accounting logs, sacct and flux job lists give one) — use euser, egroup, queue or \
+         egroup:euser"
     )]
-    AccountEntity,
+    NoAccount(String),
     /// Recorded auto-tree entities that do not fit the recorded auto tree.
     #[error("fairshare auto tree: {0}")]
     AutoEntities(String),
@@ -292,8 +296,10 @@ impl UsageTree {
         cfg: &FairshareConfig,
         jobs: &[SimJob],
     ) -> Result<(UsageTree, Vec<u32>), TreeError> {
-        if cfg.entity == EntityKind::Account {
-            return Err(TreeError::AccountEntity);
+        if cfg.entity == EntityKind::Account
+            && let Some(j) = jobs.iter().find(|j| j.account.is_empty())
+        {
+            return Err(TreeError::NoAccount(j.id.to_string()));
         }
         // Each job's entity, numbered in first-seen order (one pass, names hashed once per
         // change of entity: traces list a user's jobs in runs).
@@ -874,13 +880,26 @@ mod tests {
             Some("g1:u1")
         );
         assert_eq!(entity_ref(EntityKind::Queue, &j), Some("q"));
-        assert_eq!(entity_of(EntityKind::Account, &j), None);
+        // PBS's `Account_Name`: a job without one is refused, as `eval`/`rank` refuse it.
         let cfg = FairshareConfig {
             entity: EntityKind::Account,
             ..FairshareConfig::auto(AutoTree::User)
         };
-        let e = UsageTree::build(&cfg, &[j]).unwrap_err();
-        assert_eq!(e, TreeError::AccountEntity);
+        let e = UsageTree::build(&cfg, std::slice::from_ref(&j)).unwrap_err();
+        assert_eq!(e, TreeError::NoAccount(j.id.to_string()));
+        let with_account = |a: &str| SimJob {
+            account: a.into(),
+            ..j.clone()
+        };
+        assert_eq!(
+            entity_of(EntityKind::Account, &with_account("phys")).as_deref(),
+            Some("phys")
+        );
+        // Two accounts, two leaves of their own under `unknown` (the auto tree is of users).
+        let (tree, node) =
+            UsageTree::build(&cfg, &[with_account("phys"), with_account("chem")]).unwrap();
+        assert_ne!(node[0], node[1]);
+        assert!(tree.tree.find("phys").is_some() && tree.tree.find("chem").is_some());
     }
 
     /// A job whose entity is named `unknown` (SWF's user -1) belongs to PBS's own `unknown`

@@ -217,6 +217,9 @@ pub enum EntityArg {
     Egroup,
     /// The job's queue.
     Queue,
+    /// The job's account (PBS `Account_Name`, Slurm `Account`; SWF traces have none).
+    #[value(alias = "Account_Name")]
+    Account,
     /// `group:user`.
     #[value(name = "egroup:euser", alias = "group:user")]
     EgroupEuser,
@@ -228,6 +231,7 @@ impl From<EntityArg> for EntityKind {
             EntityArg::Euser => EntityKind::Euser,
             EntityArg::Egroup => EntityKind::Egroup,
             EntityArg::Queue => EntityKind::Queue,
+            EntityArg::Account => EntityKind::Account,
             EntityArg::EgroupEuser => EntityKind::EgroupEuser,
         }
     }
