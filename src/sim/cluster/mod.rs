@@ -29,11 +29,15 @@
 //! 3 processors first fit leave `[0, 3]` and `[1, 2]`, and only the first then fits a
 //! 3-core node request. The groups answer "does it fit"; the runs say where it goes.
 //!
-//! For nodes that carry more than cores (memory, GPUs: issue 15), the free-core value becomes
-//! a vector of free amounts, `(cores, mem, gpus)`: a run is a range of nodes with equal free
-//! vectors, a group counts the nodes of one free vector (an ordered map from vector to
-//! count), and a chunk fits when the groups whose vectors dominate it hold enough nodes.
-//! Counting alone stays exact for requests whose fit depends on totals only.
+//! For nodes that carry more than cores (memory, GPUs, custom resources; node types of
+//! different sizes: issue 15), [`machine`] describes the machine; placing chunk requests on
+//! it keeps the same structure: the free-core value becomes a vector of
+//! free amounts, a run is a range of nodes of one type with equal free vectors, and a group
+//! counts the nodes of one `(type, free vector)`.
+
+pub mod machine;
+
+pub use machine::{Machine, MachineError, NodeType};
 
 use super::workload::Request;
 use std::collections::BTreeMap;
