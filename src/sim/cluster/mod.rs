@@ -30,14 +30,16 @@
 //! 3-core node request. The groups answer "does it fit"; the runs say where it goes.
 //!
 //! For nodes that carry more than cores (memory, GPUs, custom resources; node types of
-//! different sizes: issue 15), [`machine`] describes the machine; placing chunk requests on
-//! it keeps the same structure: the free-core value becomes a vector of
+//! different sizes: issue 15), [`machine`] describes the machine and [`nodes`] places PBS
+//! chunk requests on it with the same structure: the free-core value becomes a vector of
 //! free amounts, a run is a range of nodes of one type with equal free vectors, and a group
 //! counts the nodes of one `(type, free vector)`.
 
 pub mod machine;
+pub mod nodes;
 
 pub use machine::{Machine, MachineError, NodeType};
+pub use nodes::{Arrangement, Chunk, Nodes, NodesAllocation, Place, Shape, Sharing};
 
 use super::workload::Request;
 use std::collections::BTreeMap;
