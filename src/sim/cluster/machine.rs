@@ -187,7 +187,7 @@ impl Machine {
                             return Err(bad("`count` given twice".into()));
                         }
                     }
-                    "name" => name = Some(v.to_string()),
+                    "name" if !v.is_empty() => name = Some(v.to_string()),
                     MEM => {
                         let kb = parse_size(v).map_err(|e| bad(format!("`{MEM}`: {e}")))?;
                         res.push((k.to_string(), kb as u64));
@@ -198,7 +198,7 @@ impl Machine {
                     }
                 }
             }
-            let name = name.unwrap_or_else(|| format!("line {}", i + 1));
+            let name = name.unwrap_or_else(|| format!("type{}", types.len() + 1));
             types.push((name, count.unwrap_or(1), res));
             lines.push(i + 1);
         }
@@ -284,6 +284,21 @@ impl Machine {
         })
     }
 
+    /// The machine in the cluster format, one line per node type, which [`Machine::parse`]
+    /// reads back to the same machine (`mem` in KB).
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        for t in &self.types {
+            out.push_str(&format!("count={} name={}", t.count, t.name));
+            for (r, v) in self.names.iter().zip(&t.amounts) {
+                let unit = if r == MEM { "kb" } else { "" };
+                out.push_str(&format!(" {r}={v}{unit}"));
+            }
+            out.push('\n');
+        }
+        out
+    }
+
     /// The resource names, `ncpus` first.
     pub fn names(&self) -> &[String] {
         &self.names
@@ -349,7 +364,8 @@ mod tests {
         assert_eq!(m.names(), ["ncpus", "mem", "ngpus", "scratch"]);
         assert_eq!(m.nodes(), 72);
         assert_eq!(m.types()[0].amounts, vec![128, 512 * GB, 0, 0]);
-        assert_eq!(m.types()[0].name, "line 2");
+        assert_eq!(m.types()[0].name, "type1");
+        assert_eq!(Machine::parse(&m.to_text(), "again").unwrap(), m);
         assert_eq!(m.types()[1].name, "gpu");
         assert_eq!(m.types()[1].amounts, vec![64, 1024 * GB, 4, 2]);
         assert_eq!(m.total(2), 32);
@@ -372,11 +388,11 @@ mod tests {
         assert_eq!(err("\n\nncpus=4 mem"), "c.txt:3: `mem` is not key=value");
         assert_eq!(
             err("count=3 mem=4gb"),
-            "c.txt:1: node type `line 1` gives no `ncpus`"
+            "c.txt:1: node type `type1` gives no `ncpus`"
         );
         assert_eq!(
             err("ncpus=4 ncpus=8"),
-            "c.txt:1: node type `line 1` gives `ncpus` twice"
+            "c.txt:1: node type `type1` gives `ncpus` twice"
         );
         assert!(
             err("ncpus=4 mem=4zb").starts_with("c.txt:1: `mem`: `4zb` has an unknown size unit")

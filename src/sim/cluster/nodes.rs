@@ -24,6 +24,7 @@
 //! a resource the machine does not name is not in the chunk (see [`super::machine`]).
 
 use super::machine::Machine;
+use crate::sim::workload::Select;
 use std::collections::BTreeMap;
 
 /// `place=` arrangement.
@@ -58,6 +59,24 @@ pub struct Place {
     pub sharing: Sharing,
 }
 
+impl std::fmt::Display for Place {
+    /// `arrangement:sharing`, as `place=` spells it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let arrangement = match self.arrangement {
+            Arrangement::Free => "free",
+            Arrangement::Pack => "pack",
+            Arrangement::Scatter => "scatter",
+            Arrangement::VScatter => "vscatter",
+        };
+        let sharing = match self.sharing {
+            Sharing::Shared => "shared",
+            Sharing::Excl => "excl",
+            Sharing::ExclHost => "exclhost",
+        };
+        write!(f, "{arrangement}:{sharing}")
+    }
+}
+
 /// `count` chunks of `amounts` (in the machine's resource order).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Chunk {
@@ -73,25 +92,29 @@ pub struct Shape {
 }
 
 impl Shape {
-    /// A shape from named amounts per part (`(count, [(resource, amount)])`) on `machine`:
-    /// resources the machine does not name are left out (not scheduled).
-    pub fn on(machine: &Machine, parts: &[(u32, Vec<(&str, u64)>)], place: Place) -> Shape {
-        let chunks = parts
+    /// A request's shape on `machine`: resources the machine does not name are left out
+    /// (not scheduled).
+    pub fn on(machine: &Machine, select: &Select) -> Shape {
+        let chunks = select
+            .parts
             .iter()
-            .map(|(count, res)| {
-                let mut amounts = vec![0; machine.names().len()];
-                for &(r, v) in res {
+            .map(|p| {
+                let mut amounts = vec![0u64; machine.names().len()];
+                for (r, v) in &p.resources {
                     if let Some(i) = machine.index(r) {
-                        amounts[i] += v;
+                        amounts[i] = amounts[i].saturating_add(*v);
                     }
                 }
                 Chunk {
-                    count: *count,
+                    count: p.count,
                     amounts,
                 }
             })
             .collect();
-        Shape { chunks, place }
+        Shape {
+            chunks,
+            place: select.place,
+        }
     }
 }
 
@@ -244,8 +267,40 @@ impl Nodes {
 
     /// The free amounts of the machine's resources per node, as `(nodes, free)` runs in
     /// node order (a node held exclusively reads as all zero).
-    pub fn free_runs(&self) -> impl Iterator<Item = (u32, &[u64])> + '_ {
-        self.runs.iter().map(|(&s, r)| (r.end - s, &r.free[1..]))
+    pub fn free_runs(&self) -> FreeRunsIter<'_> {
+        FreeRunsIter(self.runs.iter())
+    }
+
+    /// Whether what an allocation holds is free (so [`Nodes::take`] may take it).
+    pub fn can_take(&self, a: &NodesAllocation) -> bool {
+        self.check_take(a).is_ok()
+    }
+
+    /// [`Nodes::can_take`], with the first node at fault.
+    pub fn check_take(&self, a: &NodesAllocation) -> Result<(), String> {
+        for r in &a.ranges {
+            let end = u64::from(r.first) + u64::from(r.count);
+            if end > u64::from(self.len()) {
+                return Err(format!("node {} does not exist", end - 1));
+            }
+            if let Some(n) = self.first_short(r.first, r.count, &r.held) {
+                return Err(format!("node {n} over-allocated"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Keep, node by node and resource by resource, the smaller free amount of this and
+    /// `other` (the same machine): what stays free through both.
+    pub fn keep_min(&mut self, other: &Nodes) {
+        for (&s, run) in &other.runs {
+            self.change(s, run.end - s, |f| {
+                f.iter()
+                    .zip(run.free.iter())
+                    .map(|(a, b)| *a.min(b))
+                    .collect()
+            });
+        }
     }
 
     /// Whether `shape` could ever run on the idle machine.
@@ -438,13 +493,9 @@ impl Nodes {
         let mut recount = self.idle_like();
         for a in running {
             for r in &a.ranges {
-                let end = u64::from(r.first) + u64::from(r.count);
-                if end > u64::from(self.len()) {
-                    return Err(format!("node {} does not exist", end - 1));
-                }
-                if let Some(n) = recount.first_short(r.first, r.count, &r.held) {
-                    return Err(format!("node {n} over-allocated"));
-                }
+                recount.check_take(&NodesAllocation {
+                    ranges: vec![r.clone()],
+                })?;
                 recount.change(r.first, r.count, |f| sub(f, &r.held));
             }
         }
@@ -599,6 +650,17 @@ impl Nodes {
         };
         run.end = node;
         self.runs.insert(node, tail);
+    }
+}
+
+/// [`Nodes::free_runs`]: `(nodes, free amounts)` in node order.
+pub struct FreeRunsIter<'a>(std::collections::btree_map::Iter<'a, u32, Run>);
+
+impl<'a> Iterator for FreeRunsIter<'a> {
+    type Item = (u32, &'a [u64]);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next().map(|(&s, r)| (r.end - s, &r.free[1..]))
     }
 }
 

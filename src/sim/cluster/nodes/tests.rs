@@ -1,9 +1,22 @@
 use super::*;
+use crate::sim::workload::SelectPart;
 
 const GB: u64 = 1024 * 1024;
 
 fn machine(text: &str) -> Machine {
     Machine::parse(text, "test").unwrap()
+}
+
+/// `Shape::on` of a select given as `(count, [(resource, amount)])` parts.
+fn shape(m: &Machine, parts: &[(u32, Vec<(&str, u64)>)], place: Place) -> Shape {
+    let parts = parts
+        .iter()
+        .map(|(count, res)| SelectPart {
+            count: *count,
+            resources: res.iter().map(|&(r, v)| (r.to_string(), v)).collect(),
+        })
+        .collect();
+    Shape::on(m, &Select { parts, place })
 }
 
 fn place(arrangement: Arrangement, sharing: Sharing) -> Place {
@@ -95,7 +108,7 @@ fn next_random(x: &mut u64, m: u64) -> u64 {
 fn a_chunk_needs_every_resource_free() {
     let m = machine("count=2 ncpus=8 mem=16gb");
     let mut n = Nodes::idle(&m);
-    let big = Shape::on(
+    let big = shape(
         &m,
         &[(1, vec![("ncpus", 2), ("mem", 12 * GB)])],
         Place::default(),
@@ -103,7 +116,7 @@ fn a_chunk_needs_every_resource_free() {
     let a = n.allocate(&big).unwrap();
     assert_eq!(parts(&a), vec![(0, vec![2, 12 * GB])]);
     // Node 0 has 6 cores but 4 GB free: a 10 GB chunk takes node 1.
-    let mid = Shape::on(
+    let mid = shape(
         &m,
         &[(1, vec![("ncpus", 1), ("mem", 10 * GB)])],
         Place::default(),
@@ -113,7 +126,7 @@ fn a_chunk_needs_every_resource_free() {
     // Another 10 GB chunk has cores on both nodes (6 and 7) and memory on neither (4, 6 GB).
     assert!(!n.fits(&mid));
     // A request for a resource the machine does not name is not checked.
-    let gpu = Shape::on(
+    let gpu = shape(
         &m,
         &[(1, vec![("ncpus", 1), ("ngpus", 4)])],
         Place::default(),
@@ -131,7 +144,7 @@ fn gpu_chunks_go_to_gpu_nodes() {
     let m =
         machine("count=2 ncpus=32 mem=64gb name=cpu\ncount=2 ncpus=16 mem=64gb ngpus=2 name=gpu");
     let mut n = Nodes::idle(&m);
-    let three = Shape::on(
+    let three = shape(
         &m,
         &[(3, vec![("ncpus", 4), ("mem", 8 * GB), ("ngpus", 1)])],
         Place::default(),
@@ -143,25 +156,25 @@ fn gpu_chunks_go_to_gpu_nodes() {
         vec![(2, vec![8, 16 * GB, 2]), (3, vec![4, 8 * GB, 1])]
     );
     // One GPU is left, on node 3: two more GPU chunks do not fit, one does.
-    let two = Shape::on(
+    let two = shape(
         &m,
         &[(2, vec![("ncpus", 1), ("ngpus", 1)])],
         Place::default(),
     );
     assert!(!n.fits(&two));
-    let one = Shape::on(
+    let one = shape(
         &m,
         &[(1, vec![("ncpus", 1), ("ngpus", 1)])],
         Place::default(),
     );
     assert_eq!(parts(&n.place(&one).unwrap()), vec![(3, vec![1, 0, 1])]);
     // A CPU chunk takes node 0, the first node with the cores.
-    let cpu = Shape::on(&m, &[(1, vec![("ncpus", 32)])], Place::default());
+    let cpu = shape(&m, &[(1, vec![("ncpus", 32)])], Place::default());
     assert_eq!(parts(&n.place(&cpu).unwrap()), vec![(0, vec![32, 0, 0])]);
     // 20 cores and a GPU fit no node type: never.
     assert!(!Nodes::idle(&m).can_ever_fit(
         &m,
-        &Shape::on(
+        &shape(
             &m,
             &[(1, vec![("ncpus", 20), ("ngpus", 1)])],
             Place::default()
@@ -177,11 +190,10 @@ fn each_place_mode_first_fit() {
     let m = machine("count=3 ncpus=4");
     let mut n = Nodes::idle(&m);
     let small = n
-        .allocate(&Shape::on(&m, &[(1, vec![("ncpus", 1)])], Place::default()))
+        .allocate(&shape(&m, &[(1, vec![("ncpus", 1)])], Place::default()))
         .unwrap();
-    let two = |arrangement, sharing| {
-        Shape::on(&m, &[(2, vec![("ncpus", 2)])], place(arrangement, sharing))
-    };
+    let two =
+        |arrangement, sharing| shape(&m, &[(2, vec![("ncpus", 2)])], place(arrangement, sharing));
     let got = |n: &Nodes, s: &Shape| n.place(s).map(|a| parts(&a));
     // free: node 0's 3 free cores hold one chunk, node 1 the other.
     assert_eq!(
@@ -210,9 +222,9 @@ fn each_place_mode_first_fit() {
     assert_eq!(got(&n, &se), Some(vec![(1, vec![4]), (2, vec![4])]));
     let held = n.allocate(&se).unwrap();
     // Nothing shares an exclusive node, not even a chunk that needs nothing.
-    let nothing = Shape::on(&m, &[(1, vec![])], Place::default());
+    let nothing = shape(&m, &[(1, vec![])], Place::default());
     assert_eq!(got(&n, &nothing), Some(vec![(0, vec![0])]));
-    let two_nothing = Shape::on(
+    let two_nothing = shape(
         &m,
         &[(2, vec![])],
         place(Arrangement::Scatter, Sharing::Shared),
@@ -233,7 +245,7 @@ fn parts_of_a_select_are_placed_in_order() {
     let m = machine("count=4 ncpus=4");
     let n = Nodes::idle(&m);
     let parts_of = |a| {
-        Shape::on(
+        shape(
             &m,
             &[(1, vec![("ncpus", 3)]), (2, vec![("ncpus", 1)])],
             place(a, Sharing::Shared),
@@ -257,7 +269,7 @@ fn the_check_finds_over_allocation() {
     let m = machine("count=2 ncpus=4 ngpus=1");
     let mut n = Nodes::idle(&m);
     let a = n
-        .allocate(&Shape::on(
+        .allocate(&shape(
             &m,
             &[(1, vec![("ncpus", 2), ("ngpus", 1)])],
             Place::default(),
@@ -293,7 +305,7 @@ fn taking_what_is_not_free_panics_in_debug_builds() {
     let m = machine("count=1 ncpus=4");
     let mut n = Nodes::idle(&m);
     let a = n
-        .allocate(&Shape::on(&m, &[(1, vec![("ncpus", 3)])], Place::default()))
+        .allocate(&shape(&m, &[(1, vec![("ncpus", 3)])], Place::default()))
         .unwrap();
     n.take(&a);
 }

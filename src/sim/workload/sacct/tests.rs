@@ -342,7 +342,7 @@ fn the_xdmod_array_and_pending_running_samples_count_what_did_not_run() {
     assert_eq!(
         w.jobs
             .iter()
-            .map(|j| (j.id.as_str(), j.request))
+            .map(|j| (j.id.as_str(), j.request.clone()))
             .collect::<Vec<_>>(),
         [("4103947_100", nodes(32, 8))]
     );
