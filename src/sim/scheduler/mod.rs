@@ -645,7 +645,12 @@ impl<'a> Simulator<'a> {
 /// Remove jobs that can never fit the cluster, counting them as dropped
 /// (`"larger than the cluster"`). Returns how many were dropped.
 pub fn drop_oversized(w: &mut crate::sim::workload::Workload, nodes: u32, cores: u32) -> usize {
-    let c = Cluster::counted(nodes, cores);
+    drop_unfitting(w, &Cluster::counted(nodes, cores))
+}
+
+/// [`drop_oversized`] for any idle cluster (a multi-resource machine's: a job that asks for
+/// more of a resource than any set of its nodes holds).
+pub fn drop_unfitting(w: &mut crate::sim::workload::Workload, c: &Cluster) -> usize {
     let before = w.jobs.len();
     w.jobs.retain(|j| c.can_ever_fit(&j.request));
     let dropped = before - w.jobs.len();
