@@ -14,7 +14,9 @@ mod common;
 use common::cli::{code, jobsort, json, stderr, stdout, write};
 use jobsort::sim::cluster::Machine;
 use jobsort::sim::run::{RunOptions, simulate_setup};
-use jobsort::sim::workload::{ReadOptions, parse_json_jobs, parse_pbs_accounting};
+use jobsort::sim::workload::{
+    ReadOptions, SacctOptions, parse_json_jobs, parse_pbs_accounting, parse_sacct,
+};
 use jobsort::sim::{Policy, Setup, SimConfig, Workload};
 
 fn config(policy: Policy) -> SimConfig {
@@ -216,5 +218,55 @@ fn the_command_line_machine_is_recorded_and_verified() {
         stderr(&out).contains(&format!("{bad}:2: `count`: `x` is not a whole number")),
         "{}",
         stderr(&out)
+    );
+}
+
+/// A `sacct -P` dump whose GPU jobs give `gres/gpu` in ReqTRES/AllocTRES, on two CPU nodes
+/// of 16 cores and a GPU node of 16 cores and 2 GPUs (times from the first submit). Job 1
+/// (16 cores, 30 min) takes node 0; job 2 (4 cores, 2 GPUs, 60 min) the GPU node. Job 3
+/// (t=60, 2 cores, 1 GPU) finds no GPU free: it waits for job 2's end at 3600. Job 4 (t=120,
+/// 16 cores, 10 min) fits node 1 now: behind job 3 under strict ordering (3600), backfilled
+/// under EASY (it ends at 720). On cores alone (3 × 16), jobs 2 and 3 share node 1 and
+/// job 4 takes node 2 at once: 0, 0, 60, 120.
+#[test]
+fn a_sacct_dump_with_gres_gpus_end_to_end() {
+    let header = "JobID|State|Submit|Start|End|Timelimit|Partition|User|UID|Group|GID|Account|\
+                  QOS|NNodes|NCPUS|ReqCPUS|ReqMem|ReqTRES|AllocTRES|NodeList|JobName\n";
+    let row = |id: u32, submit: &str, end: &str, limit: &str, cpus: u32, gpus: u32| {
+        let gres = if gpus > 0 {
+            format!(",gres/gpu={gpus}")
+        } else {
+            String::new()
+        };
+        let tres = format!("billing={cpus},cpu={cpus}{gres},mem=8G,node=1");
+        format!(
+            "{id}|COMPLETED|2026-01-05T{submit}|2026-01-05T{submit}|2026-01-05T{end}|{limit}|\
+             batch|alice|1001|phys|2001|proj1|normal|1|{cpus}|{cpus}|8G|{tres}|{tres}|n01|j{id}\n"
+        )
+    };
+    let text = [
+        header.to_string(),
+        row(1, "10:00:00", "10:30:00", "00:30:00", 16, 0),
+        row(2, "10:00:00", "11:00:00", "01:00:00", 4, 2),
+        row(3, "10:01:00", "10:11:00", "00:10:00", 2, 1),
+        row(4, "10:02:00", "10:12:00", "00:10:00", 16, 0),
+    ]
+    .concat();
+    let w = parse_sacct(
+        &text,
+        "sacct.txt",
+        ReadOptions::default(),
+        &SacctOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(w.jobs.len(), 4, "{:?}", w.report);
+    let first = w.jobs[0].submit;
+    let rel = |s: Vec<i64>| s.into_iter().map(|t| t - first).collect::<Vec<_>>();
+    let m = "count=2 ncpus=16 mem=64gb name=cpu\ncount=1 ncpus=16 mem=64gb ngpus=2 name=gpu";
+    assert_eq!(rel(starts(m, &w, Policy::Strict)), [0, 0, 3600, 3600]);
+    assert_eq!(rel(starts(m, &w, Policy::Easy)), [0, 0, 3600, 120]);
+    assert_eq!(
+        rel(starts("count=3 ncpus=16", &w, Policy::Strict)),
+        [0, 0, 60, 120]
     );
 }
