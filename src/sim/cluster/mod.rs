@@ -37,12 +37,13 @@
 
 pub mod machine;
 pub mod nodes;
+mod runs;
 
 pub use machine::{Machine, MachineError, NodeType};
 pub use nodes::{Arrangement, Chunk, Nodes, NodesAllocation, Place, Shape, Sharing};
 
 use super::workload::Request;
-use std::collections::BTreeMap;
+use runs::{Run, Runs};
 use std::sync::Arc;
 
 /// Consecutive nodes `first .. first + count` that each hold (or have free) `cores` cores.
@@ -419,7 +420,7 @@ impl Cluster {
         }
         if let Some(l) = &mut self.layout {
             for r in &a.ranges {
-                l.change(r.first, r.count, |f| {
+                l.change(r.first, r.count, |&f| {
                     debug_assert!(f >= r.cores, "a node of {r:?} over-allocated");
                     f.saturating_sub(r.cores)
                 });
@@ -455,7 +456,7 @@ impl Cluster {
         if let (Some(l), Some(o)) = (&mut self.layout, &other.layout) {
             for (&s, run) in &o.runs {
                 let f = run.free;
-                l.change(s, run.end - s, |x| x.min(f));
+                l.change(s, run.end - s, |&x| x.min(f));
             }
             self.free_total = l
                 .runs
@@ -478,7 +479,7 @@ impl Cluster {
         if let Some(l) = &mut self.layout {
             let most = self.cores_per_node;
             for r in &a.ranges {
-                l.change(r.first, r.count, |f| {
+                l.change(r.first, r.count, |&f| {
                     debug_assert!(
                         f + r.cores <= most,
                         "a node of {r:?} released beyond its size"
@@ -524,7 +525,7 @@ impl Cluster {
 pub struct FreeRuns<'a>(RunsOf<'a>);
 
 enum RunsOf<'a> {
-    Cores(std::collections::btree_map::Iter<'a, u32, Run>),
+    Cores(std::collections::btree_map::Iter<'a, u32, Run<u32>>),
     Nodes(nodes::FreeRunsIter<'a>),
 }
 
@@ -543,37 +544,12 @@ impl Iterator for FreeRuns<'_> {
 
 /// Free cores per node: runs of consecutive nodes with equal free cores, and how many nodes
 /// have each free-core value (the groups).
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Layout {
-    /// First node of each run → the run. The runs cover every node; adjacent runs differ.
-    runs: BTreeMap<u32, Run>,
-    /// Free cores → nodes with that many free (no empty group kept).
-    groups: BTreeMap<u32, u64>,
-}
+type Layout = Runs<u32>;
 
-/// Nodes from the run's key up to `end` (exclusive), each with `free` cores free.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Run {
-    end: u32,
-    free: u32,
-}
-
-impl Layout {
+impl Runs<u32> {
     fn idle(nodes: u32, cores: u32) -> Layout {
-        let mut l = Layout {
-            runs: BTreeMap::new(),
-            groups: BTreeMap::new(),
-        };
-        if nodes > 0 {
-            l.runs.insert(
-                0,
-                Run {
-                    end: nodes,
-                    free: cores,
-                },
-            );
-            l.groups.insert(cores, u64::from(nodes));
-        }
+        let mut l = Runs::new();
+        l.push(0, nodes, cores);
         l
     }
 
@@ -584,74 +560,9 @@ impl Layout {
 
     /// The first node of `first .. first + count` with fewer than `cores` free.
     fn first_below(&self, first: u32, count: u32, cores: u32) -> Option<u32> {
-        let end = first + count;
-        let from = self
-            .runs
-            .range(..=first)
-            .next_back()
-            .map_or(first, |(&s, _)| s);
-        self.runs
-            .range(from..end)
-            .find(|(_, r)| r.free < cores && r.end > first)
-            .map(|(&s, _)| s.max(first))
-    }
-
-    /// Set the free cores of every node in `first .. first + count` to `new(old)`, keeping
-    /// the runs canonical and the groups in step.
-    fn change(&mut self, first: u32, count: u32, new: impl Fn(u32) -> u32) {
-        if count == 0 {
-            return;
-        }
-        let end = first + count;
-        self.split_at(first);
-        self.split_at(end);
-        for (&s, run) in self.runs.range_mut(first..end) {
-            let len = u64::from(run.end - s);
-            let to = new(run.free);
-            if let Some(n) = self.groups.get_mut(&run.free) {
-                *n -= len;
-                if *n == 0 {
-                    self.groups.remove(&run.free);
-                }
-            }
-            *self.groups.entry(to).or_insert(0) += len;
-            run.free = to;
-        }
-        // Merge equal neighbours, from the run before `first` to the one at `end`.
-        let mut at = self
-            .runs
-            .range(..first)
-            .next_back()
-            .map_or(first, |(&s, _)| s);
-        while let Some(&Run { end: next, free }) = self.runs.get(&at) {
-            match self.runs.get(&next) {
-                Some(r) if r.free == free => {
-                    let joined = r.end;
-                    self.runs.remove(&next);
-                    if let Some(run) = self.runs.get_mut(&at) {
-                        run.end = joined;
-                    }
-                }
-                Some(_) if next < end => at = next,
-                _ => break,
-            }
-        }
-    }
-
-    /// Make `node` the first node of a run (a no-op at a run's start or past the end).
-    fn split_at(&mut self, node: u32) {
-        let Some((&s, run)) = self.runs.range_mut(..=node).next_back() else {
-            return;
-        };
-        if s == node || run.end <= node {
-            return;
-        }
-        let tail = Run {
-            end: run.end,
-            free: run.free,
-        };
-        run.end = node;
-        self.runs.insert(node, tail);
+        self.overlapping(first, count)
+            .find(|(_, r)| r.free < cores)
+            .map(|(s, _)| s.max(first))
     }
 }
 
@@ -755,7 +666,8 @@ mod tests {
             .collect()
     }
 
-    fn next_random(x: &mut u64, m: u64) -> u64 {
+    /// A 64-bit LCG's next value in `0 .. m` (the placement tests' random requests).
+    pub(super) fn next_random(x: &mut u64, m: u64) -> u64 {
         *x = x
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);

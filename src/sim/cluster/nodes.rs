@@ -24,6 +24,7 @@
 //! a resource the machine does not name is not in the chunk (see [`super::machine`]).
 
 use super::machine::Machine;
+use super::runs::{Run, Runs};
 use crate::sim::workload::Select;
 use std::collections::BTreeMap;
 
@@ -202,12 +203,12 @@ impl NodesAllocation {
     }
 }
 
-/// Nodes from the run's key up to `end` (exclusive), of type `ty`, each with `free` free.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Run {
-    end: u32,
+/// A run's value: its nodes' type and their free amounts (the open flag first). Runs
+/// never join across types; groups count the nodes of one type and vector.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Free {
     ty: u32,
-    free: Box<[u64]>,
+    amounts: Box<[u64]>,
 }
 
 /// A multi-resource machine's free amounts per node: runs and groups.
@@ -217,9 +218,7 @@ pub struct Nodes {
     capacity: Vec<Box<[u64]>>,
     /// Each type's first node, in node order, and the end of the last.
     starts: Vec<u32>,
-    runs: BTreeMap<u32, Run>,
-    /// `(type, free vector)` → nodes (no empty group kept).
-    groups: BTreeMap<(u32, Box<[u64]>), u64>,
+    runs: Runs<Free>,
 }
 
 impl Nodes {
@@ -228,8 +227,7 @@ impl Nodes {
         let mut n = Nodes {
             capacity: Vec::new(),
             starts: Vec::new(),
-            runs: BTreeMap::new(),
-            groups: BTreeMap::new(),
+            runs: Runs::new(),
         };
         let mut at = 0u32;
         for (ty, t) in machine.types().iter().enumerate() {
@@ -237,17 +235,11 @@ impl Nodes {
                 .chain(t.amounts.iter().copied())
                 .collect();
             n.starts.push(at);
-            if t.count > 0 {
-                n.runs.insert(
-                    at,
-                    Run {
-                        end: at + t.count,
-                        ty: ty as u32,
-                        free: cap.clone(),
-                    },
-                );
-                *n.groups.entry((ty as u32, cap.clone())).or_insert(0) += u64::from(t.count);
-            }
+            let free = Free {
+                ty: ty as u32,
+                amounts: cap.clone(),
+            };
+            n.runs.push(at, t.count, free);
             n.capacity.push(cap);
             at += t.count;
         }
@@ -268,7 +260,7 @@ impl Nodes {
     /// The free amounts of the machine's resources per node, as `(nodes, free)` runs in
     /// node order (a node held exclusively reads as all zero).
     pub fn free_runs(&self) -> FreeRunsIter<'_> {
-        FreeRunsIter(self.runs.iter())
+        FreeRunsIter(self.runs.runs.iter())
     }
 
     /// Whether what an allocation holds is free (so [`Nodes::take`] may take it).
@@ -293,10 +285,10 @@ impl Nodes {
     /// Keep, node by node and resource by resource, the smaller free amount of this and
     /// `other` (the same machine): what stays free through both.
     pub fn keep_min(&mut self, other: &Nodes) {
-        for (&s, run) in &other.runs {
+        for (&s, run) in &other.runs.runs {
             self.change(s, run.end - s, |f| {
                 f.iter()
-                    .zip(run.free.iter())
+                    .zip(run.free.amounts.iter())
                     .map(|(a, b)| *a.min(b))
                     .collect()
             });
@@ -328,8 +320,9 @@ impl Nodes {
         let mut idle = self.clone();
         let busy: Vec<(u32, u32)> = self
             .runs
+            .runs
             .iter()
-            .filter(|(_, r)| r.free != self.capacity[r.ty as usize])
+            .filter(|(_, r)| r.free.amounts != self.capacity[r.free.ty as usize])
             .map(|(&s, r)| (s, r.end - s))
             .collect();
         for (first, count) in busy {
@@ -415,11 +408,11 @@ impl Nodes {
     fn place_part(&self, c: &Chunk, need: &[u64], per_node: u64) -> Option<Vec<Held>> {
         let mut left = u64::from(c.count);
         let mut out = Vec::new();
-        for (&s, run) in &self.runs {
+        for (&s, run) in &self.runs.runs {
             if left == 0 {
                 break;
             }
-            let k = chunks_fit(&run.free, need).min(per_node);
+            let k = chunks_fit(&run.free.amounts, need).min(per_node);
             if k == 0 {
                 continue;
             }
@@ -500,34 +493,35 @@ impl Nodes {
             }
         }
         let mut at = 0u32;
-        let mut groups: BTreeMap<(u32, Box<[u64]>), u64> = BTreeMap::new();
-        let mut prev: Option<&Run> = None;
-        for (&s, run) in &self.runs {
+        let mut groups: BTreeMap<Free, u64> = BTreeMap::new();
+        let mut prev: Option<&Run<Free>> = None;
+        for (&s, run) in &self.runs.runs {
             if s != at || run.end <= s {
                 return Err(format!("the runs do not cover node {at}"));
             }
-            let ty = run.ty as usize;
+            let ty = run.free.ty as usize;
             if s < self.starts[ty] || run.end > self.starts[ty + 1] {
                 return Err(format!("the run from node {s} crosses a node type"));
             }
-            if prev.is_some_and(|p| p.ty == run.ty && p.free == run.free) {
+            if prev.is_some_and(|p| p.free == run.free) {
                 return Err(format!("the run from node {s} equals the one before"));
             }
-            *groups.entry((run.ty, run.free.clone())).or_insert(0) += u64::from(run.end - s);
+            *groups.entry(run.free.clone()).or_insert(0) += u64::from(run.end - s);
             prev = Some(run);
             at = run.end;
         }
         if at != self.len() {
             return Err(format!("the runs do not cover node {at}"));
         }
-        if groups != self.groups {
+        if groups != self.runs.groups {
             return Err("the groups disagree with a recount of the nodes".into());
         }
-        if recount.runs != self.runs {
+        if recount.runs.runs != self.runs.runs {
             let n = self
                 .runs
+                .runs
                 .iter()
-                .zip(&recount.runs)
+                .zip(&recount.runs.runs)
                 .find(|(a, b)| a != b)
                 .map_or(0, |((&s, _), (&t, _))| s.min(t));
             return Err(format!(
@@ -541,126 +535,53 @@ impl Nodes {
         let mut n = Nodes {
             capacity: self.capacity.clone(),
             starts: self.starts.clone(),
-            runs: BTreeMap::new(),
-            groups: BTreeMap::new(),
+            runs: Runs::new(),
         };
         for (ty, w) in self.starts.windows(2).enumerate() {
-            if w[1] > w[0] {
-                let cap = self.capacity[ty].clone();
-                n.runs.insert(
-                    w[0],
-                    Run {
-                        end: w[1],
-                        ty: ty as u32,
-                        free: cap.clone(),
-                    },
-                );
-                *n.groups.entry((ty as u32, cap)).or_insert(0) += u64::from(w[1] - w[0]);
-            }
+            let free = Free {
+                ty: ty as u32,
+                amounts: self.capacity[ty].clone(),
+            };
+            n.runs.push(w[0], w[1] - w[0], free);
         }
         n
     }
 
     /// The first node of `first .. first + count` whose free amounts do not cover `held`.
     fn first_short(&self, first: u32, count: u32, held: &[u64]) -> Option<u32> {
-        self.overlapping(first, count)
-            .find(|(_, r)| !covers(&r.free, held))
+        self.runs
+            .overlapping(first, count)
+            .find(|(_, r)| !covers(&r.free.amounts, held))
             .map(|(s, _)| s.max(first))
     }
 
     /// The first node of `first .. first + count` with more free than its capacity.
     fn first_over_capacity(&self, first: u32, count: u32) -> Option<u32> {
-        self.overlapping(first, count)
-            .find(|(_, r)| !covers(&self.capacity[r.ty as usize], &r.free))
+        self.runs
+            .overlapping(first, count)
+            .find(|(_, r)| !covers(&self.capacity[r.free.ty as usize], &r.free.amounts))
             .map(|(s, _)| s.max(first))
     }
 
-    /// The runs that overlap `first .. first + count`.
-    fn overlapping(&self, first: u32, count: u32) -> impl Iterator<Item = (u32, &Run)> + '_ {
-        let end = first + count;
-        let from = self
-            .runs
-            .range(..=first)
-            .next_back()
-            .map_or(first, |(&s, _)| s);
-        self.runs
-            .range(from..end)
-            .filter(move |(_, r)| r.end > first)
-            .map(|(&s, r)| (s, r))
-    }
-
-    /// Set the free vector of every node in `first .. first + count` to `new(old)`, keeping
-    /// the runs canonical and the groups in step.
+    /// Set the free amounts of every node in `first .. first + count` to `new(old)`.
     fn change(&mut self, first: u32, count: u32, new: impl Fn(&[u64]) -> Box<[u64]>) {
-        if count == 0 {
-            return;
-        }
-        let end = first + count;
-        self.split_at(first);
-        self.split_at(end);
-        for (&s, run) in self.runs.range_mut(first..end) {
-            let len = u64::from(run.end - s);
-            let to = new(&run.free);
-            let key = (run.ty, std::mem::replace(&mut run.free, to));
-            if let Some(n) = self.groups.get_mut(&key) {
-                *n -= len;
-                if *n == 0 {
-                    self.groups.remove(&key);
-                }
-            }
-            *self.groups.entry((run.ty, run.free.clone())).or_insert(0) += len;
-        }
-        // Merge equal neighbours of one type, from the run before `first` to the one at `end`.
-        let mut at = self
-            .runs
-            .range(..first)
-            .next_back()
-            .map_or(first, |(&s, _)| s);
-        while let Some(run) = self.runs.get(&at) {
-            let next = run.end;
-            let same = self
-                .runs
-                .get(&next)
-                .map(|r| r.ty == run.ty && r.free == run.free);
-            match same {
-                Some(true) => {
-                    let joined = self.runs.remove(&next).map_or(next, |r| r.end);
-                    if let Some(run) = self.runs.get_mut(&at) {
-                        run.end = joined;
-                    }
-                }
-                Some(false) if next < end => at = next,
-                _ => break,
-            }
-        }
-    }
-
-    /// Make `node` the first node of a run (a no-op at a run's start or past the end).
-    fn split_at(&mut self, node: u32) {
-        let Some((&s, run)) = self.runs.range_mut(..=node).next_back() else {
-            return;
-        };
-        if s == node || run.end <= node {
-            return;
-        }
-        let tail = Run {
-            end: run.end,
-            ty: run.ty,
-            free: run.free.clone(),
-        };
-        run.end = node;
-        self.runs.insert(node, tail);
+        self.runs.change(first, count, |f| Free {
+            ty: f.ty,
+            amounts: new(&f.amounts),
+        });
     }
 }
 
 /// [`Nodes::free_runs`]: `(nodes, free amounts)` in node order.
-pub struct FreeRunsIter<'a>(std::collections::btree_map::Iter<'a, u32, Run>);
+pub struct FreeRunsIter<'a>(std::collections::btree_map::Iter<'a, u32, Run<Free>>);
 
 impl<'a> Iterator for FreeRunsIter<'a> {
     type Item = (u32, &'a [u64]);
 
     fn next(&mut self) -> Option<Self::Item> {
-        self.0.next().map(|(&s, r)| (r.end - s, &r.free[1..]))
+        self.0
+            .next()
+            .map(|(&s, r)| (r.end - s, &r.free.amounts[1..]))
     }
 }
 

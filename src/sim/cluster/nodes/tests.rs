@@ -1,4 +1,5 @@
 use super::*;
+use crate::sim::cluster::tests::next_random;
 use crate::sim::workload::SelectPart;
 
 const GB: u64 = 1024 * 1024;
@@ -88,19 +89,13 @@ fn first_fit(nodes: &[(Vec<u64>, Vec<u64>)], shape: &Shape) -> Option<Vec<(u32, 
 /// `(capacity, free)` per node, expanded from the runs.
 fn per_node(n: &Nodes) -> Vec<(Vec<u64>, Vec<u64>)> {
     n.runs
+        .runs
         .iter()
         .flat_map(|(&s, r)| {
-            let cap = n.capacity[r.ty as usize].to_vec();
-            std::iter::repeat_n((cap, r.free.to_vec()), (r.end - s) as usize)
+            let cap = n.capacity[r.free.ty as usize].to_vec();
+            std::iter::repeat_n((cap, r.free.amounts.to_vec()), (r.end - s) as usize)
         })
         .collect()
-}
-
-fn next_random(x: &mut u64, m: u64) -> u64 {
-    *x = x
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    (*x >> 33) % m
 }
 
 /// Memory-bound: cores are free on node 0, memory is not, so the chunk goes to node 1.
@@ -282,7 +277,7 @@ fn the_check_finds_over_allocation() {
         Err("free amounts disagree with the running jobs' allocations from node 0".into())
     );
     let mut broken = n.clone();
-    broken.groups.clear();
+    broken.runs.groups.clear();
     assert_eq!(
         broken.check([&a]),
         Err("the groups disagree with a recount of the nodes".into())
