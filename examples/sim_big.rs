@@ -13,11 +13,23 @@
 //! run times log-uniform in 1 min .. 10 h, requested times 1–3 × the run time, 500 users,
 //! arrivals every `mean size × mean run / (0.85 × capacity)` seconds on average
 //! (exponential), so the machine runs at about 85% of its capacity with a queue.
+//!
+//! With `--resources` (issue 15), the machine is `NODES` nodes of 32 cores in two types —
+//! nine in ten with 128 GB, one in ten with 256 GB and 4 GPUs — and each job asks for chunks
+//! (`Request::Select`): its cores as chunks of up to 32 cores with 4 GB per core (1–7 GB
+//! per core for one job in four, so some are memory-bound), one GPU per chunk for one job
+//! in ten, placed `free` (one job in eight `scatter`, one in sixteen `excl`):
+//!
+//! ```sh
+//! cargo run --release --example sim_big -- 1000000 10000 --resources
+//! ```
 
-use jobsort::sim::run::{RunOptions, simulate};
-use jobsort::sim::workload::{Names, Request, SimJob, Workload};
-use jobsort::sim::{Policy, SimConfig};
+use jobsort::sim::cluster::{Arrangement, Machine, Place, Sharing};
+use jobsort::sim::run::{RunOptions, simulate, simulate_setup};
+use jobsort::sim::workload::{Names, Request, Select, SelectPart, SimJob, Workload};
+use jobsort::sim::{Policy, Setup, SimConfig};
 use std::io::Write;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// A 64-bit LCG's next value in `[0, 1)`.
@@ -64,6 +76,64 @@ fn generate(jobs: usize, capacity: u64) -> Workload {
     w
 }
 
+/// The `--resources` machine: `nodes` nodes of 32 cores, one in ten with GPUs.
+fn resources_machine(nodes: u32) -> Machine {
+    const GB: u64 = 1024 * 1024;
+    let gpu = (nodes / 10).max(1);
+    Machine::parse(
+        &format!(
+            "count={} ncpus=32 mem={}kb name=cpu\ncount={gpu} ncpus=32 mem={}kb ngpus=4 name=gpu\n",
+            nodes - gpu,
+            128 * GB,
+            256 * GB
+        ),
+        "--resources",
+    )
+    .expect("machine")
+}
+
+/// The jobs of [`generate`] as chunk requests for [`resources_machine`].
+fn with_chunks(w: &mut Workload) {
+    const GB: u64 = 1024 * 1024;
+    let mut x = 23;
+    for j in &mut w.jobs {
+        let cores = j.request.total_cores() as u32;
+        let per_chunk = cores.min(32);
+        let per_core = if uniform(&mut x) < 0.25 {
+            1 + (uniform(&mut x) * 7.0) as u64
+        } else {
+            4
+        };
+        let mut resources = vec![
+            ("ncpus".to_string(), u64::from(per_chunk)),
+            ("mem".to_string(), u64::from(per_chunk) * per_core * GB),
+        ];
+        if uniform(&mut x) < 0.1 {
+            resources.push(("ngpus".to_string(), 1));
+        }
+        let draw = uniform(&mut x);
+        let place = Place {
+            arrangement: if draw < 0.125 {
+                Arrangement::Scatter
+            } else {
+                Arrangement::Free
+            },
+            sharing: if (0.125..0.1875).contains(&draw) {
+                Sharing::Excl
+            } else {
+                Sharing::Shared
+            },
+        };
+        j.request = Request::Select(Arc::new(Select {
+            parts: vec![SelectPart {
+                count: cores.div_ceil(per_chunk),
+                resources,
+            }],
+            place,
+        }));
+    }
+}
+
 fn write_swf(w: &Workload, nodes: u32, cores: u32, out: &str) {
     let mut f = std::io::BufWriter::new(std::fs::File::create(out).expect("output file"));
     writeln!(
@@ -93,9 +163,10 @@ fn main() {
         .iter()
         .position(|a| a == "--swf")
         .map(|i| args[i + 1].clone());
+    let resources = args.iter().any(|a| a == "--resources");
     let numbers: Vec<u64> = args
         .iter()
-        .take_while(|a| *a != "--swf")
+        .take_while(|a| !a.starts_with("--"))
         .map(|a| a.parse().expect("a number"))
         .collect();
     let arg = |k: usize, default: u64| numbers.get(k).copied().unwrap_or(default);
@@ -106,11 +177,25 @@ fn main() {
         arg(3, 3),
     );
     let t = Instant::now();
-    let w = generate(jobs, u64::from(nodes) * u64::from(cores));
-    println!(
-        "{jobs} jobs generated in {:.2} s, on {nodes} x {cores}",
-        t.elapsed().as_secs_f64()
-    );
+    let machine = resources.then(|| resources_machine(nodes));
+    let capacity = machine
+        .as_ref()
+        .map_or(u64::from(nodes) * u64::from(cores), |m| m.total(0));
+    let mut w = generate(jobs, capacity);
+    if machine.is_some() {
+        with_chunks(&mut w);
+    }
+    match &machine {
+        Some(m) => println!(
+            "{jobs} jobs generated in {:.2} s, on {}",
+            t.elapsed().as_secs_f64(),
+            m.to_text().trim_end().replace('\n', " + ")
+        ),
+        None => println!(
+            "{jobs} jobs generated in {:.2} s, on {nodes} x {cores}",
+            t.elapsed().as_secs_f64()
+        ),
+    }
     if let Some(out) = swf {
         write_swf(&w, nodes, cores, &out);
         println!("written to {out}");
@@ -130,7 +215,14 @@ fn main() {
         let mut rounds = 0;
         for _ in 0..runs {
             let t = Instant::now();
-            let r = simulate(&w, &cfg, None, &RunOptions::default()).expect("simulate");
+            let r = match &machine {
+                Some(m) => {
+                    let setup = Setup::on_machine(&cfg, &w.jobs, Some(m.clone())).expect("setup");
+                    simulate_setup(&w, &setup, None, &RunOptions::default())
+                }
+                None => simulate(&w, &cfg, None, &RunOptions::default()),
+            }
+            .expect("simulate");
             best = best.min(t.elapsed().as_secs_f64());
             rounds = r.outcome.rounds;
         }

@@ -89,14 +89,15 @@ fn json_list(w: &Workload, lines: bool) -> String {
         if !lines && i > 0 {
             s.push_str(",\n");
         }
-        let size = match j.request {
+        let size = match &j.request {
             Request::Procs(p) => format!("\"ncpus\": {p}"),
             Request::Nodes { nodes, cores } => {
                 format!(
                     "\"ncpus\": {}, \"nodect\": {nodes}",
-                    nodes as u64 * cores as u64
+                    *nodes as u64 * *cores as u64
                 )
             }
+            Request::Select(s) => format!("\"ncpus\": {}", s.total("ncpus")),
         };
         let _ = write!(
             s,

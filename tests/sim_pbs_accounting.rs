@@ -3,7 +3,9 @@
 //! OpenPBS `src/server/accounting.c`, as `../shared/reference/scheduler_data.md` §1 lists
 //! them), the real XDMoD sample (`../shared/data/samples/`), and bad data strict and lenient.
 
-use jobsort::sim::workload::pbs_accounting::{ArrayRole, Chunk, Fate, HostCores, Place};
+use jobsort::sim::workload::pbs_accounting::{
+    ArrayRole, Chunk, Fate, HostCores, Place, select_request,
+};
 use jobsort::sim::workload::{
     LoadReport, MachineHint, Name, PbsJob, ReadOptions, Request, SimJob, parse_pbs_accounting,
     pbs_accounting_jobs, read_pbs_accounting,
@@ -55,6 +57,11 @@ fn nodes(nodes: u32, cores: u32) -> Request {
     Request::Nodes { nodes, cores }
 }
 
+/// A request of chunks placed as written (memory, GPUs, custom resources, exclusive nodes).
+fn select(text: &str, place: Option<&str>) -> Request {
+    Request::Select(std::sync::Arc::new(select_request(text, place).unwrap()))
+}
+
 #[test]
 fn an_accounting_directory_is_a_workload_with_every_field() {
     let w = read_pbs_accounting(&[fixture_dir()], STRICT, None).unwrap();
@@ -72,14 +79,15 @@ fn an_accounting_directory_is_a_workload_with_every_field() {
             ("fay", "phys", "workq"),
             &[],
         ),
-        // Q S E, place=scatter with two equal chunks: two nodes of four cores.
+        // Q S E, place=scatter with two equal chunks of four cores and 2 GB: the memory
+        // makes them chunks placed as written.
         sim(
             "100.srv",
             0,
             10,
             1800,
             3600,
-            nodes(2, 4),
+            select("2:ncpus=4:mem=2gb", Some("scatter")),
             4.0 * gb,
             ("ann", "phys", "workq"),
             &[],
@@ -96,14 +104,15 @@ fn an_accounting_directory_is_a_workload_with_every_field() {
             ("cid", "phys", "workq"),
             &[],
         ),
-        // Subjobs of 103[] (no Q of their own): ngpus is a custom resource.
+        // Subjobs of 103[] (no Q of their own): ngpus is a custom resource, and a chunk
+        // resource.
         sim(
             "103[1].srv",
             1000,
             1010,
             120,
             300,
-            nodes(1, 2),
+            select("1:ncpus=2:ngpus=1", None),
             0.0,
             ("dee", "bio", "workq"),
             &[("ngpus", 1.0)],
@@ -114,7 +123,7 @@ fn an_accounting_directory_is_a_workload_with_every_field() {
             1010,
             390,
             300,
-            nodes(1, 2),
+            select("1:ncpus=2:ngpus=1", None),
             0.0,
             ("dee", "bio", "workq"),
             &[("ngpus", 1.0)],
@@ -129,7 +138,7 @@ fn an_accounting_directory_is_a_workload_with_every_field() {
                 1700,
                 300,
                 7200,
-                nodes(1, 6),
+                select("1:ncpus=6:scratch=10gb", None),
                 0.0,
                 ("eve", "chem", "long"),
                 &[("scratch", 10.0 * gb)],
@@ -376,7 +385,7 @@ fn the_real_xdmod_sample_reads_with_its_bad_records_named() {
                 j.submit,
                 j.run,
                 j.walltime,
-                j.request,
+                j.request.clone(),
                 j.recorded_start,
             )
         })
@@ -407,7 +416,8 @@ fn the_real_xdmod_sample_reads_with_its_bad_records_named() {
                 1453756297,
                 156,
                 163,
-                nodes(5, 13),
+                // place=scatter:excl: five whole nodes.
+                select("5:ncpus=13", Some("scatter:excl")),
                 Some(1453766281)
             ),
             // ncpus=12 on nodect=2 without place=scatter: cores anywhere.
@@ -436,13 +446,13 @@ fn the_real_xdmod_sample_reads_with_its_bad_records_named() {
                 nodes(1, 28),
                 Some(1588046363)
             ),
-            // One chunk of 48 cpus (place=free): one node.
+            // One chunk of 48 cpus, 4 GPUs and memory (place=free).
             (
                 "3073070.[hostname_1]",
                 1607291960,
                 36072,
                 36000,
-                nodes(1, 48),
+                select("1:mpiprocs=48:ncpus=48:ngpus=4:mem=190000128kb", None),
                 Some(1607291966)
             ),
         ]

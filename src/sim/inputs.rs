@@ -174,7 +174,7 @@ impl Source {
     /// `eligible_time` and the fairshare keywords.
     pub(crate) fn fixed(&self, job: &SimJob) -> Option<f64> {
         Some(match self {
-            Source::Ncpus => ncpus(job.request),
+            Source::Ncpus => ncpus(&job.request),
             Source::Walltime => walltime(job.walltime),
             Source::Mem => job.mem,
             Source::Nodect => job.request.node_count() as f64,
@@ -229,7 +229,7 @@ pub fn values_at_submit(job: &SimJob, catalog: &Catalog) -> Vec<(String, f64)> {
 
 /// `ncpus` of a request.
 #[inline]
-pub(crate) fn ncpus(request: Request) -> f64 {
+pub(crate) fn ncpus(request: &Request) -> f64 {
     request.total_cores() as f64
 }
 

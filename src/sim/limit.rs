@@ -102,9 +102,14 @@ impl LimitState {
 
     /// A job was submitted.
     pub fn submit(&mut self, job: &SimJob) -> Admission {
-        let nnodes = match job.request {
-            Request::Nodes { nodes, .. } => nodes as i64,
+        let nnodes = match &job.request {
+            Request::Nodes { nodes, .. } => *nodes as i64,
             Request::Procs(p) => p.div_ceil(self.cores_per_node) as i64,
+            // Its chunks' nodes when it names them, else as for processors.
+            Request::Select(s) => match s.node_count() {
+                0 => (s.total("ncpus") as u32).div_ceil(self.cores_per_node) as i64,
+                n => n as i64,
+            },
         };
         let spec = JobSpec {
             id: job.id.to_string(),

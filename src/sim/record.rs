@@ -5,10 +5,12 @@
 //! Same inputs ⇒ byte-identical recording: field order is fixed, numbers are written by
 //! `serde_json` (shortest round-trip form), nothing depends on hash-map order or the clock.
 
+use super::cluster::Machine;
 use super::limit::LimitsSpec;
 use super::scheduler::{Decision, EventKind, PendReason, Policy, QueueOrder, Round, SimConfig};
 use super::setup::{MAX_NODES, check_decay};
 use super::share::FairshareConfig;
+use super::workload::pbs_accounting::select_request;
 use super::workload::{
     Horizon, JobField, MAX_JOB_CORES, MAX_SECONDS, Name, Request, SimJob, count,
 };
@@ -16,6 +18,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::{self, Write};
+use std::sync::Arc;
 
 /// Value of the header's `format` field.
 pub const FORMAT: &str = "jobsort-recording";
@@ -65,6 +68,10 @@ pub struct Header {
     /// what they were.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue_order: Option<QueueOrder>,
+    /// A multi-resource machine, in the cluster format (`cluster::Machine::parse`); absent
+    /// for `nodes × cores`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<String>,
 }
 
 impl Header {
@@ -85,7 +92,20 @@ impl Header {
             limits: config.limits.clone(),
             queue: false,
             queue_order: config.queue_order.clone(),
+            machine: None,
         }
+    }
+    /// The same header with the run's multi-resource machine (`None`: `nodes × cores`).
+    pub fn with_machine(mut self, machine: Option<&Machine>) -> Header {
+        self.machine = machine.map(Machine::to_text);
+        self
+    }
+    /// The machine it records, when multi-resource.
+    pub fn machine(&self) -> Result<Option<Machine>, String> {
+        self.machine
+            .as_deref()
+            .map(|t| Machine::parse(t, "header `machine`").map_err(|e| e.to_string()))
+            .transpose()
     }
     /// The same header with the ranked queue in every round (or not).
     pub fn with_queue(mut self, queue: bool) -> Header {
@@ -178,12 +198,18 @@ fn write_submit(out: &mut String, job: &SimJob) {
     out.push_str("{\"submit\":");
     js(out, &job.id);
     let _ = write!(out, ",\"time\":{}", job.submit);
-    match job.request {
+    match &job.request {
         Request::Procs(p) => {
             let _ = write!(out, ",\"procs\":{p}");
         }
         Request::Nodes { nodes, cores } => {
             let _ = write!(out, ",\"nnodes\":{nodes},\"ncores\":{cores}");
+        }
+        Request::Select(s) => {
+            out.push_str(",\"select\":");
+            js(out, &s.select_text());
+            out.push_str(",\"place\":");
+            js(out, &s.place.to_string());
         }
     }
     let _ = write!(out, ",\"walltime\":{},\"run\":{}", job.walltime, job.run);
@@ -751,13 +777,19 @@ fn parse_event(e: &Value, time: i64, horizon: &mut Horizon) -> Result<RecEvent, 
     let get = |k: &str| o.get(k).and_then(Value::as_f64);
     let text = |k: &str, d: &str| Name::from(o.get(k).and_then(Value::as_str).unwrap_or(d));
     let counted = |k: &str, v: f64| count(v).map_err(|e| format!("`{k}`: {}", e.reason));
-    let request = match (get("nnodes"), get("ncores"), get("procs")) {
-        (Some(n), Some(c), _) => Request::Nodes {
+    let select = o.get("select").and_then(Value::as_str);
+    let request = match (select, get("nnodes"), get("ncores"), get("procs")) {
+        (Some(text), ..) => {
+            let place = o.get("place").and_then(Value::as_str);
+            let s = select_request(text, place).map_err(|e| format!("`select`: {e}"))?;
+            Request::Select(Arc::new(s))
+        }
+        (None, Some(n), Some(c), _) => Request::Nodes {
             nodes: counted("nnodes", n)?,
             cores: counted("ncores", c)?,
         },
-        (_, _, Some(p)) => Request::Procs(counted("procs", p)?),
-        _ => return Err("a submit needs `procs` or `nnodes`+`ncores`".into()),
+        (None, _, _, Some(p)) => Request::Procs(counted("procs", p)?),
+        _ => return Err("a submit needs `procs`, `nnodes`+`ncores` or `select`".into()),
     };
     let run = get("run").ok_or("a submit needs `run`")?.round() as i64;
     let walltime = get("walltime").map_or(run, |w| w.round() as i64);
@@ -792,6 +824,7 @@ fn parse_event(e: &Value, time: i64, horizon: &mut Horizon) -> Result<RecEvent, 
     let name = match job.request {
         Request::Procs(_) => "`procs`",
         Request::Nodes { .. } => "`nnodes` × `ncores`",
+        Request::Select(_) => "`select`",
     };
     if job.request.total_cores() == 0 {
         return Err(format!("{name}: a submitted job needs at least one core"));

@@ -140,7 +140,8 @@ pub fn simulate_setup(
             // A pipe, FIFO or terminal is a stream: nothing to make durable.
             let regular = f.metadata().map_err(|e| io_err(p, e))?.is_file();
             let header = Header::new(trace_info(w), formula.map(|f| f.source()), config)
-                .with_queue(opts.record_queue);
+                .with_queue(opts.record_queue)
+                .with_machine(setup.machine());
             let sink = RecordSink::new(BufWriter::new(f), p);
             Some((
                 Recorder::new(sink, &header).map_err(|e| io_err(p, e))?,

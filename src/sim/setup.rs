@@ -11,12 +11,14 @@
 //! Errors are [`SetupError`]s: which setting is wrong and why, with the file and line when the
 //! setting is a file's text.
 
+use super::cluster::{Cluster, Machine};
 use super::limit::{LimitState, UnlistedUserError};
 use super::scheduler::SimConfig;
 use super::share::{AutoEntities, TreeError, UsageRes, UsageTree};
 use super::slurm_share::SlurmPriority;
-use super::workload::SimJob;
+use super::workload::{Request, SimJob};
 use crate::limits::{LimitEngine, LimitError, LimitsConfig, LimitsFileError};
+use std::sync::Arc;
 
 /// The most nodes a simulation may have: 2^24, 100 times the largest machine built. The
 /// cluster's state no longer grows with its nodes (`cluster.rs` keeps counts and runs of
@@ -111,6 +113,9 @@ pub struct Setup {
     usage: UsageRes,
     /// Slurm's multifactor priority before the first round, when it ranks the jobs.
     slurm: Option<SlurmPriority>,
+    /// The machine when it is more than `nodes × cores` ([`Setup::with_machine`]), or when a
+    /// job asks for chunks (`Request::Select`) of a `nodes × cores` one.
+    machine: Option<Arc<Machine>>,
 }
 
 impl Setup {
@@ -118,6 +123,26 @@ impl Setup {
     /// generated, each job's entity placed) and the limits engine (the file parsed, unlisted
     /// users given their associations).
     pub fn new(config: &SimConfig, jobs: &[SimJob]) -> Result<Setup, SetupError> {
+        Setup::on_machine(config, jobs, None)
+    }
+
+    /// [`Setup::new`] on `machine` (node types with memory, GPUs, custom resources: issue
+    /// 15) instead of the settings' `nodes × cores`; the settings' `nodes` and `cores`
+    /// become the machine's nodes and its largest node's cores (what the limits engine and
+    /// a recording's header read). A machine of one node type with cores alone runs as a
+    /// `nodes × cores` cluster does (by count, or by runs of equal nodes), unless a job asks
+    /// for chunks.
+    pub fn on_machine(
+        config: &SimConfig,
+        jobs: &[SimJob],
+        machine: Option<Machine>,
+    ) -> Result<Setup, SetupError> {
+        let mut config = config.clone();
+        if let Some(m) = &machine {
+            let cores = m.types().iter().map(|t| t.amounts[0]).max().unwrap_or(0);
+            config.nodes = m.nodes();
+            config.cores = u32::try_from(cores).unwrap_or(u32::MAX);
+        }
         check_cluster(config.nodes, config.cores)?;
         if config.threshold.is_some_and(f64::is_nan) {
             return Err(SetupError::NanThreshold);
@@ -125,7 +150,6 @@ impl Setup {
         if let super::Policy::Slurm(bf) = config.policy {
             bf.check().map_err(SetupError::SlurmBackfill)?;
         }
-        let mut config = config.clone();
         let mut usage = UsageRes::default();
         let share = match &mut config.fairshare {
             Some(fs) => {
@@ -165,6 +189,13 @@ impl Setup {
             }
             None => None,
         };
+        // Chunks are placed by the multi-resource cluster, on the same nodes.
+        let chunks = jobs.iter().any(|j| matches!(j.request, Request::Select(_)));
+        let machine = match machine {
+            Some(m) if chunks || m.cores_only().is_none() => Some(Arc::new(m)),
+            _ if chunks => Some(Arc::new(Machine::uniform(config.nodes, config.cores))),
+            _ => None,
+        };
         Ok(Setup {
             config,
             jobs: jobs.len(),
@@ -172,6 +203,7 @@ impl Setup {
             limits,
             usage,
             slurm: None,
+            machine,
         })
     }
 
@@ -188,6 +220,20 @@ impl Setup {
         }
         self.slurm = Some(slurm);
         Ok(self)
+    }
+
+    /// The machine, when the run places on a multi-resource cluster.
+    pub fn machine(&self) -> Option<&Machine> {
+        self.machine.as_deref()
+    }
+
+    /// An idle cluster for a run: the multi-resource machine's, else `nodes × cores` kept by
+    /// node.
+    pub fn cluster(&self) -> Cluster {
+        match &self.machine {
+            Some(m) => Cluster::on_machine(m.clone()),
+            None => Cluster::new(self.config.nodes, self.config.cores),
+        }
     }
 
     /// The settings, as a recording's header records them: the settings given, with the auto

@@ -1229,6 +1229,53 @@ impl SlurmConf {
         }))
     }
 
+    /// The machine of the `NodeName` lines as node types (`None` without one), for a
+    /// multi-resource simulation (issue 15): consecutive nodes of one size (CPUs,
+    /// `RealMemory` in MB, each `Gres` count; `gres/gpu` as `ngpus`) are one type, in the
+    /// order slurmctld considers nodes for a job: by `Weight`, lowest first, then as
+    /// configured (`slurm.conf(5)`, Weight).
+    pub fn node_types(&self) -> Result<Option<crate::sim::cluster::Machine>, ConfError> {
+        use crate::sim::cluster::machine::{MEM, NCPUS, NGPUS};
+        let Some(first) = self.nodes.first() else {
+            return Ok(None);
+        };
+        let mut nodes: Vec<&NodeConf> = self.nodes.iter().collect();
+        nodes.sort_by_key(|n| n.weight);
+        let size = |n: &NodeConf| -> Vec<(String, u64)> {
+            let mut r = vec![
+                (NCPUS.to_string(), u64::from(n.cpus)),
+                (MEM.to_string(), n.real_memory.saturating_mul(1024)),
+            ];
+            for g in &n.gres {
+                let name = if g.name == "gpu" {
+                    NGPUS
+                } else {
+                    g.name.as_str()
+                };
+                match r.iter_mut().find(|(k, _)| k == name) {
+                    Some((_, v)) => *v = v.saturating_add(g.count),
+                    None => r.push((name.to_string(), g.count)),
+                }
+            }
+            r
+        };
+        let mut types: Vec<crate::sim::cluster::machine::TypeSpec> = Vec::new();
+        for n in nodes {
+            let s = size(n);
+            match types.last_mut() {
+                Some((_, count, last)) if *last == s => *count += 1,
+                _ => types.push((n.name.clone(), 1, s)),
+            }
+        }
+        crate::sim::cluster::Machine::from_types(types)
+            .map(Some)
+            .map_err(|message| ConfError {
+                file: first.at.file.clone(),
+                line: first.at.line,
+                message,
+            })
+    }
+
     /// The dispatch policy of `SchedulerType` (`slurm.conf(5)`): `sched/builtin` starts jobs
     /// in priority order and stops at the first that cannot start (strict FIFO);
     /// `sched/backfill` (the default) also starts a lower-priority job when that does not
@@ -1259,6 +1306,36 @@ impl SlurmConf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Node types in slurmctld's order, lowest `Weight` first, then as configured:
+    /// `RealMemory` in MB as KB, `gres/gpu` as `ngpus`, other Gres by name.
+    #[test]
+    fn node_types_by_weight_with_memory_and_gres() {
+        let c = SlurmConf::parse(
+            "NodeName=g[1-2] CPUs=16 RealMemory=2000 Gres=gpu:a100:4 Weight=10\n\
+             NodeName=c[1-3] CPUs=64 RealMemory=1000 Weight=1\n\
+             NodeName=c4 CPUs=64 RealMemory=1000 Gres=nvme:1 Weight=1\n",
+            "s.conf",
+        )
+        .unwrap();
+        let m = c.node_types().unwrap().unwrap();
+        assert_eq!(m.names(), ["ncpus", "mem", "nvme", "ngpus"]);
+        let types: Vec<_> = m
+            .types()
+            .iter()
+            .map(|t| (t.name.as_str(), t.count, t.amounts.clone()))
+            .collect();
+        assert_eq!(
+            types,
+            [
+                ("c1", 3, vec![64, 1000 * 1024, 0, 0]),
+                ("c4", 1, vec![64, 1000 * 1024, 1, 0]),
+                ("g1", 2, vec![16, 2000 * 1024, 0, 4]),
+            ]
+        );
+        let none = SlurmConf::parse("PartitionName=a Nodes=ALL\n", "s.conf").unwrap();
+        assert_eq!(none.node_types().unwrap(), None);
+    }
 
     #[test]
     fn the_machine_and_policy_for_the_simulator() {

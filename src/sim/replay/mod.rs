@@ -51,7 +51,10 @@ pub enum ReplayError {
 /// The setup of a recording's jobs under its recorded settings: what `--verify` runs and
 /// reconciliation follows.
 pub fn recorded_setup(header: &Header, jobs: &[SimJob]) -> Result<Setup, ReplayError> {
-    Ok(Setup::new(&header.config(), jobs)?)
+    let machine = header
+        .machine()
+        .map_err(|reason| ReplayError::Bad { round: 0, reason })?;
+    Ok(Setup::on_machine(&header.config(), jobs, machine)?)
 }
 
 /// The jobs of a recording's complete rounds, in submit order.

@@ -366,10 +366,10 @@ fn would_start(
                     Plan::pooled(nodes, per_node, t, &running).with_rules(policy)
                 });
                 let req = Request::Procs(u32::try_from(need).unwrap_or(u32::MAX));
-                if !(fits && p.try_start(req, jobs[i].walltime)) {
+                if !(fits && p.try_start(&req, jobs[i].walltime)) {
                     blocked = true;
                     if policy.depth().is_none_or(|d| p.reservations() < d as usize) {
-                        p.reserve(req, jobs[i].walltime);
+                        p.reserve(&req, jobs[i].walltime);
                     }
                     continue;
                 }

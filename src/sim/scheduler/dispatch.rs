@@ -36,7 +36,7 @@ impl<'a> Simulator<'a> {
                 continue; // started earlier in this round (a widened strict prefix)
             }
             let job = &self.jobs[j as usize];
-            let h = self.hot[j as usize];
+            let h = self.hot[j as usize].clone();
             if threshold.is_some_and(|th| value <= th) {
                 if full {
                     round.decisions.push(Decision::Pend {
@@ -58,7 +58,7 @@ impl<'a> Simulator<'a> {
                     continue;
                 }
             }
-            let fits = self.cluster.fits(h.request);
+            let fits = self.cluster.fits(&h.request);
             if let Policy::Slurm(bf) = policy {
                 // `backfill.c`: the pass stops after `bf_max_job_test` jobs; past them
                 // `job_scheduler.c: schedule` starts jobs in priority order until the first
@@ -98,14 +98,14 @@ impl<'a> Simulator<'a> {
                     // fit over what stays free until its requested end.
                     let placed = match (&plan, fits) {
                         (_, false) => None,
-                        (None, true) => self.cluster.place(h.request),
-                        (Some(p), true) => p.admits(h.request, t + h.walltime),
+                        (None, true) => self.cluster.place(&h.request),
+                        (Some(p), true) => p.admits(&h.request, t + h.walltime),
                     };
                     let admitted = placed.is_some();
                     if !admitted {
                         if depth.is_none_or(|d| reserved < d as usize) {
                             plan.get_or_insert_with(|| self.plan(t))
-                                .reserve(h.request, h.walltime);
+                                .reserve(&h.request, h.walltime);
                         } else if !full && self.cluster.free_total() < min_cores {
                             break; // nothing later can start either
                         }
@@ -143,7 +143,7 @@ impl<'a> Simulator<'a> {
                 Policy::Fill => {}
                 Policy::Easy => match &mut reservation {
                     None if !fits => {
-                        reservation = Some((h.request, None));
+                        reservation = Some((h.request.clone(), None));
                         if full {
                             round.decisions.push(Decision::Pend {
                                 job: j,
@@ -160,10 +160,10 @@ impl<'a> Simulator<'a> {
                         continue;
                     }
                     Some((top, at)) => {
-                        let (shadow, then) = at.get_or_insert_with(|| self.shadow(*top));
+                        let (shadow, then) = at.get_or_insert_with(|| self.shadow(top));
                         if t + h.walltime <= *shadow {
                             // Ends (by its requested time) before the reservation.
-                        } else if !self.leaves_room(h.request, *top, then) {
+                        } else if !self.leaves_room(&h.request, top, then) {
                             if full {
                                 round.decisions.push(Decision::Pend {
                                     job: j,
@@ -188,7 +188,7 @@ impl<'a> Simulator<'a> {
 
     /// Whether starting `req` now leaves the reserved job (`top`) room at the shadow time,
     /// whose free cores (`then`) it then takes.
-    fn leaves_room(&self, req: Request, top: Request, then: &mut Cluster) -> bool {
+    fn leaves_room(&self, req: &Request, top: &Request, then: &mut Cluster) -> bool {
         // Where `req` goes now is where it is at the shadow time (it runs past it); only the
         // sum matters to a `procs` reservation.
         let a = if then.by_node() {
@@ -236,10 +236,10 @@ impl<'a> Simulator<'a> {
 
     /// The earliest time `top` fits given the running jobs' requested end times, and the free
     /// cores at that time (kept by count for a `procs` request, where only the sum matters).
-    fn shadow(&self, top: Request) -> Shadow {
+    fn shadow(&self, top: &Request) -> Shadow {
         let mut then = match top {
             Request::Procs(_) => self.cluster.counted_copy(),
-            Request::Nodes { .. } => self.cluster.clone(),
+            Request::Nodes { .. } | Request::Select(_) => self.cluster.clone(),
         };
         // Running jobs by requested end (start + requested time), then submit order.
         for &(e, j) in &self.by_requested_end {
@@ -280,7 +280,7 @@ impl Plan {
         let mut held: Vec<(i64, Allocation)> = Vec::with_capacity(running.len());
         for &(end, n) in running {
             let r = Request::Procs(u32::try_from(n).unwrap_or(u32::MAX));
-            if let Some(a) = c.allocate(r) {
+            if let Some(a) = c.allocate(&r) {
                 held.push((end, a));
             }
         }
@@ -365,7 +365,7 @@ impl Plan {
 
     /// Where a job asking for `request` can start now and run to `end` without delaying a
     /// reservation: first fit over what stays free until then (`None`: nowhere).
-    fn admits(&self, request: Request, end: i64) -> Option<Allocation> {
+    fn admits(&self, request: &Request, end: i64) -> Option<Allocation> {
         self.free_through(0, end).place(request)
     }
 
@@ -378,7 +378,7 @@ impl Plan {
 
     /// Whether a job asking for `request` for `walltime` can start now; if so it holds its
     /// placement until its requested end, and later checks see that.
-    pub(crate) fn try_start(&mut self, request: Request, walltime: i64) -> bool {
+    pub(crate) fn try_start(&mut self, request: &Request, walltime: i64) -> bool {
         let end = self.times[0].saturating_add(walltime);
         let Some(a) = self.admits(request, end) else {
             return false;
@@ -392,7 +392,7 @@ impl Plan {
     /// Slurm's rules ([`SlurmBackfill`]) a job that cannot start within the window gets no
     /// reservation, and one that can holds its resources to its end rounded down to the
     /// resolution (at least one slot), at most to the window's end.
-    pub(crate) fn reserve(&mut self, request: Request, walltime: i64) {
+    pub(crate) fn reserve(&mut self, request: &Request, walltime: i64) {
         self.reserved += 1;
         let now = self.times[0];
         for i in 0..self.times.len() {
@@ -416,5 +416,53 @@ impl Plan {
             }
         }
         // Cannot happen for a job that fits the idle cluster: nothing is held.
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::sim::cluster::Machine;
+    use crate::sim::scheduler::{Policy, SimConfig, Simulator};
+    use crate::sim::setup::Setup;
+    use crate::sim::workload::parse_json_jobs;
+
+    /// The every-round check (debug builds) finds a node whose resources were given back
+    /// while its job still runs: the free amounts no longer match the running allocations.
+    #[test]
+    fn the_round_check_finds_resources_out_of_step_with_the_jobs() {
+        let w = parse_json_jobs(
+            r#"[{"id": "a", "submit": 0, "run": 100, "select": "1:ncpus=2:mem=4gb"},
+                {"id": "b", "submit": 5, "run": 10, "select": "1:ncpus=2:ngpus=1"}]"#,
+            "j.json",
+        )
+        .unwrap();
+        let config = SimConfig {
+            policy: Policy::Strict,
+            nodes: 1,
+            cores: 1,
+            threshold: None,
+            fairshare: None,
+            limits: None,
+            queue_order: None,
+        };
+        let m = Machine::parse("count=2 ncpus=4 mem=8gb ngpus=1", "m").unwrap();
+        let setup = Setup::on_machine(&config, &w.jobs, Some(m)).unwrap();
+        let mut sim = Simulator::new(&w.jobs, &setup, None).unwrap();
+        sim.step().unwrap();
+        assert_eq!(sim.check_invariants(0), Ok(()));
+        let a = sim.alloc[0].clone().unwrap();
+        sim.cluster.release(&a);
+        assert_eq!(
+            sim.check_invariants(0),
+            Err("incremental free-core state differs from the re-summed one".into())
+        );
+        sim.cluster.take(&a);
+        sim.cluster.take(&a); // node 0 now holds job a twice
+        assert!(sim.check_invariants(0).is_err());
+        // Three times job a's 2 cores on a 4-core node.
+        assert_eq!(
+            sim.cluster.check([&a, &a, &a]),
+            Err("node 0 over-allocated".into())
+        );
     }
 }

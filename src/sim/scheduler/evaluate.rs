@@ -47,7 +47,7 @@ impl<'a> Simulator<'a> {
             col.clear();
             let each_hot = jobs.iter().map(|&j| &hot[j as usize]);
             match src {
-                Source::Ncpus => col.extend(each_hot.map(|h| inputs::ncpus(h.request))),
+                Source::Ncpus => col.extend(each_hot.map(|h| inputs::ncpus(&h.request))),
                 Source::Walltime => col.extend(each_hot.map(|h| inputs::walltime(h.walltime))),
                 Source::EligibleTime => {
                     col.extend(each_hot.map(|h| inputs::eligible_time(t, h.submit)))

@@ -74,14 +74,14 @@ impl<'a> Simulator<'a> {
         }
         let config = setup.config().clone();
         // Full rounds are the default: placed by node until `with_full_rounds(false)`.
-        let cluster = Cluster::new(config.nodes, config.cores);
-        let counts_suffice = Cluster::counts_suffice(config.cores, jobs.iter().map(|j| j.request));
+        let cluster = setup.cluster();
+        let counts_suffice = Cluster::counts_suffice(config.cores, jobs.iter().map(|j| &j.request));
         for w in jobs.windows(2) {
             if w[1].submit < w[0].submit {
                 return Err(SimError::Unsorted(w[1].id.to_string()));
             }
         }
-        if let Some(j) = jobs.iter().find(|j| !cluster.can_ever_fit(j.request)) {
+        if let Some(j) = jobs.iter().find(|j| !cluster.can_ever_fit(&j.request)) {
             return Err(SimError::TooLarge {
                 id: j.id.to_string(),
                 request: format!("{:?}", j.request),
@@ -136,7 +136,7 @@ impl<'a> Simulator<'a> {
                     submit: j.submit,
                     walltime: j.walltime,
                     run: j.effective_run(),
-                    request: j.request,
+                    request: j.request.clone(),
                 })
                 .collect(),
             formula,
@@ -244,11 +244,10 @@ impl<'a> Simulator<'a> {
             || !self.counts_suffice
             || self.config.policy.depth().is_none_or(|d| d > 1);
         if by_node != self.cluster.by_node() {
-            let (nodes, cores) = (self.config.nodes, self.config.cores);
             self.cluster = if by_node {
-                Cluster::new(nodes, cores)
+                self.cluster.idle_by_node()
             } else {
-                Cluster::counted(nodes, cores)
+                self.cluster.counted_copy()
             };
         }
     }
@@ -499,8 +498,7 @@ impl<'a> Simulator<'a> {
     /// Start job `j` at `t` (placed first fit) and record the dispatch; `false`, changing
     /// nothing, when it does not fit.
     fn start_job(&mut self, t: i64, j: u32, decisions: &mut Vec<Decision>) -> bool {
-        let h = self.hot[j as usize];
-        match self.cluster.place(h.request) {
+        match self.cluster.place(&self.hot[j as usize].request) {
             Some(a) => self.start_on(t, j, a, decisions),
             None => false,
         }
@@ -509,23 +507,23 @@ impl<'a> Simulator<'a> {
     /// Start job `j` at `t` on `a` (its cores must be free) and record the dispatch; `false`,
     /// changing nothing, when they are not.
     fn start_on(&mut self, t: i64, j: u32, a: Allocation, decisions: &mut Vec<Decision>) -> bool {
-        let h = self.hot[j as usize];
+        let (run, walltime) = (self.hot[j as usize].run, self.hot[j as usize].walltime);
         if !self.cluster.can_take(&a) {
             return false;
         }
         self.cluster.take(&a);
-        let e = t + h.run;
+        let e = t + run;
         self.start[j as usize] = Some(t);
         self.end[j as usize] = Some(e);
         self.ends.push(Reverse((e, j)));
         self.running_at[j as usize] = self.running.len() as u32;
         self.running.push(j);
         if self.config.policy.reserves() {
-            self.by_requested_end.insert((t + h.walltime, j));
+            self.by_requested_end.insert((t + walltime, j));
         }
         self.charge(j, true);
         if let Some(s) = self.slurm.as_mut() {
-            s.on_start(j, t, h.request.total_cores());
+            s.on_start(j, t, self.jobs[j as usize].request.total_cores());
         }
         if let Some(l) = self.limits.as_mut() {
             l.on_start(&self.jobs[j as usize].id);
@@ -637,6 +635,12 @@ impl<'a> Simulator<'a> {
         if c != self.cluster {
             return Err("incremental free-core state differs from the re-summed one".into());
         }
+        // Multi-resource nodes: no resource over-allocated, runs and groups as recounted.
+        self.cluster.check(
+            self.running
+                .iter()
+                .filter_map(|&j| self.alloc[j as usize].as_ref()),
+        )?;
         if self.config.policy.reserves() {
             let mut by_end: Vec<(i64, u32)> = self
                 .running
@@ -705,9 +709,14 @@ impl<'a> Simulator<'a> {
 /// Remove jobs that can never fit the cluster, counting them as dropped
 /// (`"larger than the cluster"`). Returns how many were dropped.
 pub fn drop_oversized(w: &mut crate::sim::workload::Workload, nodes: u32, cores: u32) -> usize {
-    let c = Cluster::counted(nodes, cores);
+    drop_unfitting(w, &Cluster::counted(nodes, cores))
+}
+
+/// [`drop_oversized`] for any idle cluster (a multi-resource machine's: a job that asks for
+/// more of a resource than any set of its nodes holds).
+pub fn drop_unfitting(w: &mut crate::sim::workload::Workload, c: &Cluster) -> usize {
     let before = w.jobs.len();
-    w.jobs.retain(|j| c.can_ever_fit(j.request));
+    w.jobs.retain(|j| c.can_ever_fit(&j.request));
     let dropped = before - w.jobs.len();
     if dropped > 0 {
         *w.report

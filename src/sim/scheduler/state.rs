@@ -16,7 +16,7 @@ use std::collections::{BTreeSet, BinaryHeap};
 
 /// The per-job fields the scheduling loop reads, packed (a `SimJob` is large, and the loop
 /// touches these for every queued job every round).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(super) struct Hot {
     pub(super) submit: i64,
     pub(super) walltime: i64,

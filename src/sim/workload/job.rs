@@ -5,32 +5,126 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::io::Read;
 use std::path::Path;
+use std::sync::Arc;
 
 pub use super::names::{JobId, Name, Names};
 
 /// What a job asks of the cluster.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Request {
     /// `procs` cores placed anywhere (first fit over nodes, lowest node first; may span nodes).
     Procs(u32),
     /// `nodes` distinct nodes with `cores` free cores each.
     Nodes { nodes: u32, cores: u32 },
+    /// Chunks of named resources with a placement (memory, GPUs, exclusive nodes: issue 15).
+    Select(Arc<Select>),
 }
 
 impl Request {
-    /// Total cores the job holds while running.
-    pub fn total_cores(self) -> u64 {
+    /// Total cores the job asks for (a `Select`'s `ncpus` over its chunks).
+    pub fn total_cores(&self) -> u64 {
         match self {
-            Request::Procs(p) => p as u64,
-            Request::Nodes { nodes, cores } => nodes as u64 * cores as u64,
+            Request::Procs(p) => *p as u64,
+            Request::Nodes { nodes, cores } => *nodes as u64 * *cores as u64,
+            Request::Select(s) => s.total(crate::sim::cluster::machine::NCPUS),
         }
     }
-    /// Number of nodes it asks for (`Procs` counts as 0 = "any").
-    pub fn node_count(self) -> u32 {
+    /// Number of nodes it asks for (`Procs` counts as 0 = "any"; a `Select` its chunks under
+    /// `scatter`/`vscatter`, 1 under `pack`, else 0).
+    pub fn node_count(&self) -> u32 {
         match self {
             Request::Procs(_) => 0,
-            Request::Nodes { nodes, .. } => nodes,
+            Request::Nodes { nodes, .. } => *nodes,
+            Request::Select(s) => s.node_count(),
         }
+    }
+}
+
+/// A request of chunks with named consumable resources: a PBS `select` with its `place`, or
+/// a Slurm job's shape (issue 15). Amounts are whole numbers in the resource's unit: `ncpus`
+/// and `ngpus` counted, `mem` (and any resource given as a size) in KB. A multi-resource
+/// machine places it as [`Shape`](crate::sim::cluster::Shape)
+/// ([`Shape::on`](crate::sim::cluster::Shape::on)), checking the resources the machine
+/// names.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Select {
+    /// The `+` parts, in order.
+    pub parts: Vec<SelectPart>,
+    pub place: crate::sim::cluster::Place,
+}
+
+/// `count` chunks, each with `resources` (`(name, amount)`, in the order given).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SelectPart {
+    pub count: u32,
+    pub resources: Vec<(String, u64)>,
+}
+
+impl Select {
+    /// The nodes it asks for: its chunks under `scatter`/`vscatter` (one node each), 1
+    /// under `pack`, else 0 ("any").
+    pub fn node_count(&self) -> u32 {
+        use crate::sim::cluster::Arrangement;
+        match self.place.arrangement {
+            Arrangement::Scatter | Arrangement::VScatter => self
+                .parts
+                .iter()
+                .fold(0u32, |n, p| n.saturating_add(p.count)),
+            Arrangement::Pack => 1,
+            Arrangement::Free => 0,
+        }
+    }
+
+    /// The `select` text of the parts (`2:ncpus=4:mem=8388608kb+1:ncpus=1`), `mem` in KB,
+    /// which [`select_request`](crate::sim::workload::pbs_accounting::select_request) reads
+    /// back to the same parts.
+    pub fn select_text(&self) -> String {
+        let mut out = String::new();
+        for (i, p) in self.parts.iter().enumerate() {
+            if i > 0 {
+                out.push('+');
+            }
+            out.push_str(&p.count.to_string());
+            for (r, v) in &p.resources {
+                let unit = if r == crate::sim::cluster::machine::MEM {
+                    "kb"
+                } else {
+                    ""
+                };
+                out.push_str(&format!(":{r}={v}{unit}"));
+            }
+        }
+        out
+    }
+
+    /// Whether it asks for more than cores placed as cores are: a chunk amount of a
+    /// resource other than `ncpus` (PBS's `mpiprocs` and `ompthreads` describe the chunk's
+    /// processes, not a consumable), or exclusive nodes.
+    pub fn asks_beyond_cores(&self) -> bool {
+        use crate::sim::cluster::Sharing;
+        const NOT_CONSUMED: [&str; 3] = ["ncpus", "mpiprocs", "ompthreads"];
+        self.place.sharing != Sharing::Shared
+            || self.parts.iter().any(|p| {
+                p.resources
+                    .iter()
+                    .any(|(r, v)| *v > 0 && !NOT_CONSUMED.contains(&r.as_str()))
+            })
+    }
+
+    /// The request's total of `resource` over every chunk.
+    pub fn total(&self, resource: &str) -> u64 {
+        self.parts
+            .iter()
+            .map(|p| {
+                let each: u64 = p
+                    .resources
+                    .iter()
+                    .filter(|(r, _)| r == resource)
+                    .map(|(_, v)| v)
+                    .sum();
+                each.saturating_mul(u64::from(p.count))
+            })
+            .fold(0, u64::saturating_add)
     }
 }
 

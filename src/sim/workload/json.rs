@@ -2,6 +2,7 @@
 //! job schema of `eval`/`rank`, read as it is parsed with borrowed strings.
 
 use super::job::*;
+use super::pbs_accounting::select_request;
 use crate::jobs::units::{parse_ctime, parse_plain_number, parse_size, parse_time};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -9,6 +10,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::io::{BufReader, Read};
+use std::sync::Arc;
 
 /// The JSON job list's layout, when the caller knows it (a `.jsonl` name): JSON lines.
 /// Otherwise the content decides ([`parse_json_jobs`]).
@@ -37,10 +39,13 @@ pub enum JsonLayout {
 /// | entities | `user`/`euser`/`Job_Owner` (`user@host`), `group`/`egroup`, `queue` |
 /// | `queue_priority` keyword | `queue_priority` |
 /// | recorded start (s) | `start` |
+/// | chunks (issue 15) | `select` (`2:ncpus=4:mem=8gb:ngpus=1+1:ncpus=1`) and `place` (`scatter:excl`) |
 ///
 /// The resources (`ncpus`, `nodect`, `walltime`, `mem` and custom numeric resources) may be
-/// flat or under `resources` / `Resource_List`; PBS's `select` and `place` there are chunk
-/// specifications, not values, and are skipped. Jobs with `run <= 0` or no processors are
+/// flat or under `resources` / `Resource_List`. A job's `select` is its request as written
+/// ([`select_request`]) when its chunks ask for more than cores (memory, GPUs, a custom
+/// resource, exclusive nodes) or the job gives no `ncpus`; a `select` of cores alone keeps
+/// the `ncpus`/`nodect` shapes, as the accounting reader does. Jobs with `run <= 0` or no processors are
 /// dropped and counted; a kept job out of the simulator's range ([`check_job`], [`Horizon`])
 /// is an error naming its entry and field.
 ///
@@ -326,7 +331,7 @@ struct JsonList<'f> {
 }
 
 /// The PBS resources that are chunk specifications, not values (`Resource_List.select`,
-/// `Resource_List.place`): skipped.
+/// `Resource_List.place`): the job's request, not custom resources.
 const NOT_VALUES: [&str; 2] = ["select", "place"];
 
 impl<'f> JsonList<'f> {
@@ -436,11 +441,25 @@ impl<'f> JsonList<'f> {
         let counted = |k: &str, v: f64| count(v).map_err(|e| err(format!("`{k}`: {}", e.reason)));
         let nodes = get(&["nodect", "nnodes"]).map_or("nodect", |(k, _)| k);
         let cpus = get(&["ncpus", "procs"]).map_or("ncpus", |(k, _)| k);
+        // `select` (with `place`): chunks placed as written when they ask for more than
+        // cores or the job gives no processors; else the shapes below, as the accounting
+        // reader does.
+        let select = match text_field(&["select"])? {
+            Some(text) => {
+                let place = text_field(&["place"])?;
+                let s = select_request(&text, place.as_deref())
+                    .map_err(|e| err(format!("`select`: {e}")))?;
+                let no_procs = get(&["ncpus", "procs"]).is_none();
+                (s.asks_beyond_cores() || no_procs).then(|| Request::Select(Arc::new(s)))
+            }
+            None => None,
+        };
         let request = match (
             num(&["ncpus", "procs"])?,
             num(&["nodect", "nnodes"])?,
             num(&["ncores"])?,
         ) {
+            _ if select.is_some() => select,
             (_, Some(n), Some(c)) if n >= 1.0 && c >= 1.0 => Some(Request::Nodes {
                 nodes: counted(nodes, n)?,
                 cores: counted("ncores", c)?,
@@ -511,7 +530,7 @@ impl<'f> JsonList<'f> {
             run,
             walltime,
             walltime_given: given,
-            request,
+            request: request.clone(),
             mem: pbs(&["mem"], parse_size)?.unwrap_or(0.0),
             user,
             group,
@@ -529,7 +548,7 @@ impl<'f> JsonList<'f> {
                 JobField::Walltime => "`walltime`".into(),
                 JobField::Start => "`start`".into(),
                 JobField::Cores => match request {
-                    Request::Nodes { .. } => format!("`{nodes}` × `ncores`"),
+                    Request::Nodes { .. } | Request::Select(_) => format!("`{nodes}` × `ncores`"),
                     Request::Procs(_) => format!("`{cpus}`"),
                 },
             };
@@ -560,7 +579,7 @@ struct Entry<'a> {
 
 /// The name of a field a job entry may have, as a `'static` string.
 fn job_field(key: &str) -> Option<&'static str> {
-    const NAMES: [&str; 25] = [
+    const NAMES: [&str; 27] = [
         "id",
         "Job_Id",
         "job_id",
@@ -586,6 +605,8 @@ fn job_field(key: &str) -> Option<&'static str> {
         "ncores",
         "walltime",
         "mem",
+        "select",
+        "place",
     ];
     NAMES.into_iter().find(|n| *n == key)
 }
@@ -618,7 +639,8 @@ impl<'de> serde::de::Visitor<'de> for &mut Entry<'de> {
                 match map.next_value::<Field<'de>>()? {
                     Field::Map(rs) => {
                         for (rk, rv) in rs {
-                            if NOT_VALUES.contains(&rk.as_ref()) {
+                            if let Some(r) = NOT_VALUES.into_iter().find(|r| *r == rk) {
+                                self.fields.push((r, rv));
                                 continue;
                             }
                             match RESOURCE_FIELDS.into_iter().find(|r| *r == rk) {

@@ -66,7 +66,7 @@ mod tests {
         };
         assert_eq!((b.id.as_str(), b.user.as_str()), ("2", "bob"));
         assert_eq!(
-            (b.request, b.walltime, b.mem),
+            (b.request.clone(), b.walltime, b.mem),
             (Request::Procs(3), 60, 1024.0)
         );
         assert_eq!((b.queue_priority, b.recorded_start), (20.0, Some(9)));
@@ -105,7 +105,7 @@ mod tests {
         assert_eq!(
             w.jobs
                 .iter()
-                .map(|j| (j.id.as_str(), j.request))
+                .map(|j| (j.id.as_str(), j.request.clone()))
                 .collect::<Vec<_>>(),
             [("1", Request::Procs(1)), ("2", Request::Procs(2))]
         );

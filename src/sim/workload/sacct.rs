@@ -56,6 +56,44 @@ use super::site_log::{BadRecord, Census, reject};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 use std::io::BufRead;
+use std::sync::Arc;
+
+/// A job with GPUs (`gres/gpu` in AllocTRES, else ReqTRES) asks for chunks (issue 15): one
+/// per node, each with its share of the cores, the GPUs and the memory (`mem` KB in all),
+/// scattered (Slurm's nodes are distinct), so a multi-resource machine places it on nodes
+/// with GPUs. Without GPUs, or when the cores or GPUs do not divide evenly over the nodes,
+/// the request stays as it is (its memory is then not scheduled).
+fn gpu_chunks(request: Request, gpus: Option<u64>, mem: f64) -> Request {
+    use crate::sim::cluster::{Arrangement, Place, Sharing};
+    let Some(g) = gpus.filter(|&g| g > 0) else {
+        return request;
+    };
+    // Cores spread unevenly over the nodes (`Procs`) have no per-node share.
+    let Request::Nodes { nodes, cores } = request else {
+        return request;
+    };
+    if nodes == 0 || g % u64::from(nodes) != 0 {
+        return request;
+    }
+    let per_node_mem = (mem / f64::from(nodes)).ceil() as u64;
+    let mut resources = vec![
+        ("ncpus".to_string(), u64::from(cores)),
+        ("ngpus".to_string(), g / u64::from(nodes)),
+    ];
+    if per_node_mem > 0 {
+        resources.push(("mem".to_string(), per_node_mem));
+    }
+    Request::Select(Arc::new(Select {
+        parts: vec![SelectPart {
+            count: nodes,
+            resources,
+        }],
+        place: Place {
+            arrangement: Arrangement::Scatter,
+            sharing: Sharing::Shared,
+        },
+    }))
+}
 pub use values::{JobIdKind, JobState, ReqMem, Tres, duration, time_stamp, utc_offset};
 
 /// XDMoD's `sacct` fields (`ubccr/xdmod` `docs/resource-manager-slurm.md`), the columns of
@@ -543,6 +581,7 @@ impl<'a> SacctReader<'a> {
             (None, Ok(None)) => alloc.mem.unwrap_or(0.0),
             (None, Err(e)) => return Err(value(Col::ReqMem, e)),
         };
+        let request = gpu_chunks(request, alloc.gpu.or(req.gpu), mem);
         let limit = match layout.at[Col::Timelimit as usize] {
             Some(_) => duration(get(Col::Timelimit)).map_err(|e| value(Col::Timelimit, e))?,
             None => values::raw_minutes(get(Col::TimelimitRaw))

@@ -19,11 +19,13 @@ use jobsort::fairshare::inputs::load_share_tree;
 use jobsort::fairshare::usage_file::write_atomic;
 use jobsort::pbs::{Origin, PbsSite, SchedConfig, Setting};
 use jobsort::rank::Threshold;
+use jobsort::sim::cluster::machine::{MEM, NGPUS};
+use jobsort::sim::cluster::{Cluster, Machine};
 use jobsort::sim::fidelity::{self, Fidelity};
 use jobsort::sim::limit::LimitsSpec;
 use jobsort::sim::plot::{PlotRun, render_png, render_svg};
 use jobsort::sim::run::{RunOptions, RunResult, simulate_setup};
-use jobsort::sim::scheduler::drop_oversized;
+use jobsort::sim::scheduler::{drop_oversized, drop_unfitting};
 use jobsort::sim::setup::{Setup, check_decay};
 use jobsort::sim::share::{AutoTree, FairshareConfig, UsageRes, entity_of};
 use jobsort::sim::slurm_share::{
@@ -37,6 +39,7 @@ use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -74,13 +77,14 @@ pub struct Args {
     pub site: PbsSiteArgs,
     #[command(flatten)]
     pub queue_order: QueueOrderArgs,
-    /// A Slurm site's slurm.conf: the machine from its NodeName lines (nodes of one size;
-    /// heterogeneous nodes are not simulated yet), the policy from SchedulerType
-    /// (sched/builtin: strict; sched/backfill: `slurm`, with SchedulerParameters' bf_*
-    /// knobs), the partitions' PriorityTier, and with PriorityType=priority/multifactor the
-    /// order: Slurm's priority as it evolves in simulated time (age, fairshare with usage
-    /// decaying over PriorityDecayHalfLife every PriorityCalcPeriod, job size, partition,
-    /// QOS, TRES). Flags win: a --formula ranks instead.
+    /// A Slurm site's slurm.conf: the machine from its NodeName lines (nodes of one size:
+    /// nodes x CPUs; of different sizes: node types with their CPUs, RealMemory and Gres),
+    /// the policy from SchedulerType (sched/builtin: strict; sched/backfill: `slurm`, with
+    /// SchedulerParameters' bf_* knobs), the partitions' PriorityTier, and with
+    /// PriorityType=priority/multifactor the order: Slurm's priority as it evolves in
+    /// simulated time (age, fairshare with usage decaying over PriorityDecayHalfLife every
+    /// PriorityCalcPeriod, job size, partition, QOS, TRES). Flags win: a --formula ranks
+    /// instead.
     #[arg(
         long = "slurm-conf",
         value_name = "FILE",
@@ -109,6 +113,21 @@ pub struct Args {
     pub explain_config: bool,
     #[command(flatten)]
     pub machine: MachineArgs,
+    /// A multi-resource machine: a cluster file (one line per node type, such as
+    /// `count=64 ncpus=128 mem=512gb ngpus=4`) or an AleaNG `.machines` file. Jobs' memory,
+    /// GPU and custom chunk requests are then scheduled on its nodes.
+    #[arg(
+        long = "machine",
+        value_name = "FILE",
+        conflicts_with_all = ["nodes", "cores", "slurm_conf"]
+    )]
+    pub machine_file: Option<PathBuf>,
+    /// Memory per node (a PBS size: `512gb`), scheduled against the jobs' chunk memory.
+    #[arg(long, value_name = "SIZE", value_parser = size_arg)]
+    pub mem: Option<u64>,
+    /// GPUs per node (`ngpus`), scheduled against the jobs' chunk GPUs.
+    #[arg(long, value_name = "N")]
+    pub gpus: Option<u64>,
     /// job_sort_formula_threshold: jobs with value <= T are not run (a number, not NaN).
     #[arg(long, value_name = "T", allow_negative_numbers = true, value_parser = threshold_arg)]
     pub threshold: Option<Threshold>,
@@ -858,20 +877,48 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         w.truncate(n);
     }
     apply_queue_priorities(&mut w, &queue_priorities);
-    // slurm.conf's nodes win over the trace's size; both flags win over slurm.conf.
+    // slurm.conf's nodes win over the trace's size; both flags win over slurm.conf. Nodes
+    // of different sizes are node types.
     let mut machine_from = args.trace.name();
+    let mut machine = match &args.machine_file {
+        Some(path) => Some(Machine::read(path).map_err(Failure::invalid)?),
+        None => None,
+    };
     if let Some(conf) = &slurm
         && (args.machine.nodes.is_none() || args.machine.cores.is_none())
-        && let Some(m) = conf.machine().map_err(Failure::invalid)?
     {
+        match conf.machine() {
+            Ok(Some(m)) => {
+                w.machine = jobsort::sim::workload::MachineHint {
+                    nodes: Some(m.nodes),
+                    cores: Some(m.cpus),
+                };
+                w.machine_derived = None;
+                machine_from = m.at.to_string();
+            }
+            Ok(None) => {}
+            Err(_) => machine = conf.node_types().map_err(Failure::invalid)?,
+        }
+    }
+    if let Some(m) = &machine {
+        let cores = m.types().iter().map(|t| t.amounts[0]).max().unwrap_or(0);
         w.machine = jobsort::sim::workload::MachineHint {
-            nodes: Some(m.nodes),
-            cores: Some(m.cpus),
+            nodes: Some(m.nodes()),
+            cores: u32::try_from(cores).ok(),
         };
         w.machine_derived = None;
-        machine_from = m.at.to_string();
     }
     let (nodes, cores) = args.machine.resolve(w.machine, &machine_from)?;
+    if args.mem.is_some() || args.gpus.is_some() {
+        let mut m = machine.unwrap_or_else(|| Machine::uniform(nodes, cores));
+        if let Some(kb) = args.mem {
+            m = m.with_per_node(MEM, kb);
+        }
+        if let Some(g) = args.gpus {
+            m = m.with_per_node(NGPUS, g);
+        }
+        machine = Some(m);
+    }
     if args.machine.nodes.is_some() && args.machine.cores.is_some() {
         w.machine_derived = None;
     }
@@ -898,7 +945,10 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     if w.jobs.is_empty() {
         warn(&format!("{}: no jobs to simulate", args.trace.name()));
     }
-    drop_oversized(&mut w, nodes, cores);
+    match &machine {
+        Some(m) => drop_unfitting(&mut w, &Cluster::on_machine(Arc::new(m.clone()))),
+        None => drop_oversized(&mut w, nodes, cores),
+    };
     if args.fidelity && !w.jobs.is_empty() && w.jobs.iter().all(|j| j.recorded_start.is_none()) {
         return Err(Failure::invalid(format!(
             "{}: no job has a recorded start (an SWF wait, a JSON job's `start`, a log's start \
@@ -932,7 +982,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         queue_order: in_effect(queue_order, &w.jobs),
     };
     // Once for every formula: a bad tree or limits file is reported before any run.
-    let mut setup = Setup::new(&config, &w.jobs).map_err(Failure::invalid)?;
+    let mut setup = Setup::on_machine(&config, &w.jobs, machine).map_err(Failure::invalid)?;
     if let Some((m, decay)) = multifactor {
         let slurm = slurm_priority(m, decay, &args, &w.jobs)?;
         setup = setup.with_slurm_priority(slurm).map_err(Failure::invalid)?;
@@ -1303,4 +1353,9 @@ fn write_table(
         "(waits and makespan in seconds; bounded slowdown tau = 10 s; percentiles by linear interpolation)"
     )?;
     Ok(())
+}
+
+/// A `--mem` value: a PBS size, in KB.
+fn size_arg(s: &str) -> Result<u64, String> {
+    jobsort::jobs::units::parse_size(s).map(|kb| kb as u64)
 }

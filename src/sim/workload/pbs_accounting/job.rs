@@ -3,11 +3,12 @@
 
 use super::request::{
     Chunk, HostCores, NodeSpec, Place, each_exec_host, each_exec_vnode, parse_exec_host,
-    parse_exec_vnode, parse_nodes, parse_place, parse_select, select_shape,
+    parse_exec_vnode, parse_nodes, parse_place, parse_select, select_request, select_shape,
 };
 use crate::jobs::units::{parse_plain_number, parse_size, parse_time};
 use crate::sim::workload::{JobId, Name, Request, SimJob, count};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// Where a record is: the file as named in errors and its 1-based line.
 #[derive(Debug, Clone, Copy)]
@@ -220,7 +221,21 @@ impl PbsJob {
         } else {
             None
         };
-        let Some(request) = request else {
+        // Chunks that ask for more than cores (memory, GPUs, a custom resource) or for
+        // exclusive nodes are placed as written (issue 15), and so is a `select` without
+        // `ncpus` or an allocation; the others keep the shapes above, which a machine of
+        // cores alone places as it always has.
+        let chunks = match self.resource_list.get("select") {
+            Some(text) => {
+                let place = self.resource_list.get("place").map(String::as_str);
+                let s = select_request(text, place)
+                    .map_err(|e| format!("`Resource_List.select`: {e}"))?;
+                (s.asks_beyond_cores() || request.is_none() && s.total("ncpus") > 0)
+                    .then(|| Request::Select(Arc::new(s)))
+            }
+            None => None,
+        };
+        let Some(request) = chunks.or(request) else {
             return Ok(Err("no processors"));
         };
         let walltime = self

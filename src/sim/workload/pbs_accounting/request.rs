@@ -3,6 +3,10 @@
 //! allocation in `exec_vnode` / `exec_host` (`doc/man1/pbs_job_attributes.7B`), read exactly
 //! as written.
 
+use crate::jobs::units::parse_size;
+use crate::sim::cluster::{Arrangement, Place as Placement, Sharing};
+use crate::sim::workload::{Select, SelectPart};
+
 /// One `select` chunk: `N:r=v:r=v` (`N` defaults to 1), resources in their written order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Chunk {
@@ -130,6 +134,63 @@ pub fn parse_place(s: &str) -> Result<Place, String> {
         }
     }
     Ok(p)
+}
+
+/// What a multi-resource machine places for `select` and `place` (issue 15): each chunk's
+/// consumable amounts, `ncpus` 1 where a chunk does not say (the server's
+/// `default_chunk.ncpus = 1`, as `qmgr -c 'print server'` shows on a new server), `mem` and
+/// any other size in KB ([`parse_size`]), whole numbers as counts; a value that is neither
+/// (`host=n1`, `arch=linux`) is not a consumable and is left out. `place` gives the
+/// arrangement and sharing (PBS's defaults `free` and `shared`); `group=` is not simulated.
+pub fn select_request(select: &str, place: Option<&str>) -> Result<Select, String> {
+    let mut parts = Vec::new();
+    let mut bad = None;
+    each_chunk(select, |count, resources| {
+        let mut res: Vec<(String, u64)> = Vec::new();
+        for (r, v) in resources {
+            let amount = match v.parse::<u64>() {
+                Ok(n) => n,
+                // A size (`8gb`), else text: no amount.
+                Err(_) if v.starts_with(|c: char| c.is_ascii_digit()) => match parse_size(v) {
+                    Ok(kb) => kb as u64,
+                    Err(e) => {
+                        bad.get_or_insert(format!("chunk resource `{r}`: {e}"));
+                        continue;
+                    }
+                },
+                Err(_) => continue,
+            };
+            res.push((r.to_string(), amount));
+        }
+        if !res.iter().any(|(r, _)| r == "ncpus") {
+            res.insert(0, ("ncpus".to_string(), 1));
+        }
+        parts.push(SelectPart {
+            count,
+            resources: res,
+        });
+    })?;
+    if let Some(e) = bad {
+        return Err(e);
+    }
+    let mut placement = Placement::default();
+    if let Some(p) = place.map(parse_place).transpose()? {
+        placement.arrangement = match p.arrangement.as_deref() {
+            Some("pack") => Arrangement::Pack,
+            Some("scatter") => Arrangement::Scatter,
+            Some("vscatter") => Arrangement::VScatter,
+            _ => Arrangement::Free,
+        };
+        placement.sharing = match p.sharing.as_deref() {
+            Some("excl") => Sharing::Excl,
+            Some("exclhost") => Sharing::ExclHost,
+            _ => Sharing::Shared,
+        };
+    }
+    Ok(Select {
+        parts,
+        place: placement,
+    })
 }
 
 /// Parse Torque's `nodes` specification.
@@ -275,6 +336,58 @@ mod tests {
             host: host.into(),
             cores,
         }
+    }
+
+    /// `qsub.1B`'s example shape: two chunks of 4 CPUs, 8 GB and a GPU, then one of 1 CPU.
+    #[test]
+    fn select_and_place_give_the_request_placed() {
+        const GB: u64 = 1024 * 1024;
+        let s =
+            select_request("2:ncpus=4:mem=8gb:ngpus=1+1:ncpus=1", Some("scatter:excl")).unwrap();
+        let part = |count, res: &[(&str, u64)]| SelectPart {
+            count,
+            resources: res.iter().map(|&(r, v)| (r.to_string(), v)).collect(),
+        };
+        assert_eq!(
+            s.parts,
+            [
+                part(2, &[("ncpus", 4), ("mem", 8 * GB), ("ngpus", 1)]),
+                part(1, &[("ncpus", 1)])
+            ]
+        );
+        assert_eq!(
+            s.place,
+            Placement {
+                arrangement: Arrangement::Scatter,
+                sharing: Sharing::Excl
+            }
+        );
+        assert_eq!(
+            (s.total("ncpus"), s.total("mem"), s.total("ngpus")),
+            (9, 16 * GB, 2)
+        );
+        // No `ncpus`: one (default_chunk); text values are not consumables; no place: free,
+        // shared.
+        let s = select_request("3:mem=2gb:host=n01:mpiprocs=2", None).unwrap();
+        assert_eq!(
+            s.parts,
+            [part(3, &[("ncpus", 1), ("mem", 2 * GB), ("mpiprocs", 2)])]
+        );
+        assert_eq!(s.place, Placement::default());
+        assert_eq!(
+            select_request("1:ncpus=2", Some("pack:exclhost"))
+                .unwrap()
+                .place,
+            Placement {
+                arrangement: Arrangement::Pack,
+                sharing: Sharing::ExclHost
+            }
+        );
+        assert_eq!(
+            select_request("1:ncpus=2:mem=4zb", None),
+            Err("chunk resource `mem`: `4zb` has an unknown size unit `zb` (use b, kb, mb, gb, tb, pb or w, kw, mw, gw, tw)".into())
+        );
+        assert!(select_request("1:ncpus=2", Some("spread")).is_err());
     }
 
     #[test]

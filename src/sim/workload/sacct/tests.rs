@@ -65,6 +65,37 @@ fn nodes(nodes: u32, cores: u32) -> Request {
     Request::Nodes { nodes, cores }
 }
 
+/// A job with GPUs asks for one chunk per node with its share of cores, GPUs and memory,
+/// scattered; without GPUs, or with GPUs that do not divide over its nodes, it keeps its
+/// shape.
+#[test]
+fn gpus_make_a_job_chunks_per_node() {
+    use crate::sim::cluster::{Arrangement, Place, Sharing};
+    let chunks = |count, res: &[(&str, u64)]| {
+        Request::Select(Arc::new(Select {
+            parts: vec![SelectPart {
+                count,
+                resources: res.iter().map(|&(r, v)| (r.to_string(), v)).collect(),
+            }],
+            place: Place {
+                arrangement: Arrangement::Scatter,
+                sharing: Sharing::Shared,
+            },
+        }))
+    };
+    assert_eq!(
+        gpu_chunks(nodes(2, 8), Some(4), 3.0 * G),
+        chunks(2, &[("ncpus", 8), ("ngpus", 2), ("mem", (1.5 * G) as u64)])
+    );
+    assert_eq!(
+        gpu_chunks(nodes(1, 4), Some(1), 0.0),
+        chunks(1, &[("ncpus", 4), ("ngpus", 1)])
+    );
+    assert_eq!(gpu_chunks(nodes(2, 8), None, G), nodes(2, 8));
+    assert_eq!(gpu_chunks(nodes(2, 8), Some(3), G), nodes(2, 8));
+    assert_eq!(gpu_chunks(Request::Procs(5), Some(1), G), Request::Procs(5));
+}
+
 /// Every job `edges.txt` makes, field by field.
 fn edges_jobs() -> Vec<SimJob> {
     vec![
@@ -86,7 +117,8 @@ fn edges_jobs() -> Vec<SimJob> {
             T0 + 120,
             1800,
             Some(1800),
-            nodes(1, 4),
+            // Its GPUs make it a chunk of the node's cores, GPUs and memory.
+            gpu_chunks(nodes(1, 4), Some(2), 4000.0 * 1024.0),
             4000.0 * 1024.0,
             ("bob", "bio", "gpu", "proj2", "high"),
             Some(2.0),
@@ -354,7 +386,7 @@ fn the_xdmod_array_and_pending_running_samples_count_what_did_not_run() {
     assert_eq!(
         w.jobs
             .iter()
-            .map(|j| (j.id.as_str(), j.request))
+            .map(|j| (j.id.as_str(), j.request.clone()))
             .collect::<Vec<_>>(),
         [("4103947_100", nodes(32, 8))]
     );

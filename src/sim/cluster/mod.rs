@@ -29,14 +29,22 @@
 //! 3 processors first fit leave `[0, 3]` and `[1, 2]`, and only the first then fits a
 //! 3-core node request. The groups answer "does it fit"; the runs say where it goes.
 //!
-//! For nodes that carry more than cores (memory, GPUs: issue 15), the free-core value becomes
-//! a vector of free amounts, `(cores, mem, gpus)`: a run is a range of nodes with equal free
-//! vectors, a group counts the nodes of one free vector (an ordered map from vector to
-//! count), and a chunk fits when the groups whose vectors dominate it hold enough nodes.
-//! Counting alone stays exact for requests whose fit depends on totals only.
+//! For nodes that carry more than cores (memory, GPUs, custom resources; node types of
+//! different sizes: issue 15), [`machine`] describes the machine and [`nodes`] places PBS
+//! chunk requests on it with the same structure: the free-core value becomes a vector of
+//! free amounts, a run is a range of nodes of one type with equal free vectors, and a group
+//! counts the nodes of one `(type, free vector)`.
+
+pub mod machine;
+pub mod nodes;
+mod runs;
+
+pub use machine::{Machine, MachineError, NodeType};
+pub use nodes::{Arrangement, Chunk, Nodes, NodesAllocation, Place, Shape, Sharing};
 
 use super::workload::Request;
-use std::collections::BTreeMap;
+use runs::{Run, Runs};
+use std::sync::Arc;
 
 /// Consecutive nodes `first .. first + count` that each hold (or have free) `cores` cores.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,6 +60,8 @@ pub struct NodeRange {
 pub struct Allocation {
     cores: u64,
     ranges: Vec<NodeRange>,
+    /// Every resource held, on a multi-resource cluster.
+    held: Option<NodesAllocation>,
 }
 
 impl Allocation {
@@ -70,6 +80,23 @@ impl Allocation {
         self.ranges
             .iter()
             .flat_map(|r| (r.first..r.first + r.count).map(move |n| (n, r.cores)))
+    }
+
+    /// Every resource held per node, on a multi-resource cluster.
+    pub fn held(&self) -> Option<&NodesAllocation> {
+        self.held.as_ref()
+    }
+
+    /// The allocation of a multi-resource cluster: its cores per node as ranges.
+    fn of_nodes(held: NodesAllocation) -> Allocation {
+        let mut a = Allocation::default();
+        for r in held.ranges() {
+            // The cores are the machine's first resource, after the open flag.
+            let cores = u32::try_from(r.held[1]).unwrap_or(u32::MAX);
+            a.push(r.first, r.count, cores);
+        }
+        a.held = Some(held);
+        a
     }
 
     /// The node indices.
@@ -92,10 +119,46 @@ impl Allocation {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cluster {
     pub nodes: u32,
+    /// Cores per node (the largest node's on a multi-resource cluster).
     pub cores_per_node: u32,
     free_total: u64,
     /// Free cores per node, as runs and groups; `None` when kept by count.
     layout: Option<Layout>,
+    /// A multi-resource machine's nodes: every request is placed there (`layout` is then
+    /// `None`).
+    multi: Option<Box<Multi>>,
+}
+
+/// The nodes of a multi-resource cluster and the machine they come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Multi {
+    machine: Arc<Machine>,
+    nodes: Nodes,
+}
+
+impl Multi {
+    /// A request as chunks on this machine: `procs` are that many 1-core chunks placed
+    /// freely (first fit takes each node's free cores in turn, as a cores-only cluster
+    /// does), `k` nodes of `c` cores are `k` chunks of `c` cores scattered (one per node).
+    fn shape(&self, r: &Request) -> Shape {
+        let width = self.machine.names().len();
+        let cores = |count: u32, c: u32, arrangement| {
+            let mut amounts = vec![0; width];
+            amounts[0] = u64::from(c);
+            Shape {
+                chunks: vec![Chunk { count, amounts }],
+                place: Place {
+                    arrangement,
+                    sharing: Sharing::Shared,
+                },
+            }
+        };
+        match r {
+            Request::Procs(p) => cores(*p, 1, Arrangement::Free),
+            Request::Nodes { nodes, cores: c } => cores(*nodes, *c, Arrangement::Scatter),
+            Request::Select(s) => Shape::on(&self.machine, s),
+        }
+    }
 }
 
 impl Cluster {
@@ -107,6 +170,47 @@ impl Cluster {
         }
     }
 
+    /// An idle multi-resource cluster: every request is placed on `machine`'s nodes, each
+    /// of its resources checked ([`nodes`]).
+    pub fn on_machine(machine: Arc<Machine>) -> Cluster {
+        let most = machine
+            .types()
+            .iter()
+            .map(|t| t.amounts[0])
+            .max()
+            .unwrap_or(0);
+        Cluster {
+            nodes: machine.nodes(),
+            cores_per_node: u32::try_from(most).unwrap_or(u32::MAX),
+            free_total: machine.total(0),
+            layout: None,
+            multi: Some(Box::new(Multi {
+                nodes: Nodes::idle(&machine),
+                machine,
+            })),
+        }
+    }
+
+    /// The machine of a multi-resource cluster.
+    pub fn machine(&self) -> Option<&Arc<Machine>> {
+        self.multi.as_ref().map(|m| &m.machine)
+    }
+
+    /// Check the nodes against the running jobs' allocations ([`Nodes::check`]): no
+    /// resource of any node over-allocated and the runs and groups as a recount gives them.
+    /// A cluster that is not multi-resource has nothing more to check.
+    pub fn check<'a>(
+        &self,
+        running: impl IntoIterator<Item = &'a Allocation>,
+    ) -> Result<(), String> {
+        match &self.multi {
+            Some(m) => m
+                .nodes
+                .check(running.into_iter().filter_map(|a| a.held.as_ref())),
+            None => Ok(()),
+        }
+    }
+
     /// An idle cluster kept by count: exact only where [`Cluster::counts_suffice`] says so.
     pub fn counted(nodes: u32, cores_per_node: u32) -> Cluster {
         Cluster {
@@ -114,6 +218,7 @@ impl Cluster {
             cores_per_node,
             free_total: u64::from(nodes) * u64::from(cores_per_node),
             layout: None,
+            multi: None,
         }
     }
 
@@ -121,38 +226,65 @@ impl Cluster {
     /// every request is for processors (it fits when its cores are free), for nodes with no
     /// cores (they always fit), or the nodes have one core each (`k` one-core nodes are free
     /// when `k` cores are).
-    pub fn counts_suffice(
+    /// A request of chunks (`Select`) is never decided by counts.
+    pub fn counts_suffice<'r>(
         cores_per_node: u32,
-        mut requests: impl Iterator<Item = Request>,
+        requests: impl Iterator<Item = &'r Request>,
     ) -> bool {
-        cores_per_node == 1
-            || requests.all(|r| matches!(r, Request::Procs(_) | Request::Nodes { cores: 0, .. }))
+        let mut one_core = true;
+        for r in requests {
+            match r {
+                Request::Select(_) => return false,
+                Request::Procs(_) | Request::Nodes { cores: 0, .. } => {}
+                Request::Nodes { .. } => one_core = cores_per_node == 1,
+            }
+            if !one_core {
+                return false;
+            }
+        }
+        true
     }
 
     /// Whether placements say which nodes they take.
     pub fn by_node(&self) -> bool {
-        self.layout.is_some()
+        self.layout.is_some() || self.multi.is_some()
     }
 
     /// The same free cores, kept by count.
     pub fn counted_copy(&self) -> Cluster {
         Cluster {
+            nodes: self.nodes,
+            cores_per_node: self.cores_per_node,
+            free_total: self.free_total,
             layout: None,
-            ..*self
+            multi: None,
+        }
+    }
+
+    /// An idle cluster of the same shape, kept by node: the same machine when
+    /// multi-resource.
+    pub fn idle_by_node(&self) -> Cluster {
+        match &self.multi {
+            Some(m) => Cluster::on_machine(m.machine.clone()),
+            None => Cluster::new(self.nodes, self.cores_per_node),
         }
     }
 
     /// An idle cluster of the same shape, kept the same way.
     pub fn idle_like(&self) -> Cluster {
-        match self.layout {
-            Some(_) => Cluster::new(self.nodes, self.cores_per_node),
-            None => Cluster::counted(self.nodes, self.cores_per_node),
+        if self.by_node() {
+            self.idle_by_node()
+        } else {
+            Cluster::counted(self.nodes, self.cores_per_node)
         }
     }
 
     /// Total cores.
     pub fn capacity(&self) -> u64 {
-        u64::from(self.nodes) * u64::from(self.cores_per_node)
+        match &self.multi {
+            Some(m) => m.machine.total(0),
+            None => u64::from(self.nodes) * u64::from(self.cores_per_node),
+        }
     }
 
     /// Free cores in all.
@@ -162,32 +294,58 @@ impl Cluster {
 
     /// Free cores per node in node order, as `(nodes, free cores)` runs: `None` when kept by
     /// count.
-    pub fn free_runs(&self) -> Option<impl Iterator<Item = (u32, u32)> + '_> {
+    /// (On a multi-resource cluster: the free cores of its runs, which may repeat a value
+    /// where another resource differs.)
+    pub fn free_runs(&self) -> Option<FreeRuns<'_>> {
+        if let Some(m) = &self.multi {
+            return Some(FreeRuns(RunsOf::Nodes(m.nodes.free_runs())));
+        }
         let l = self.layout.as_ref()?;
-        Some(l.runs.iter().map(|(&s, r)| (r.end - s, r.free)))
+        Some(FreeRuns(RunsOf::Cores(l.runs.iter())))
     }
 
     /// Whether a request could ever run on an idle cluster of this shape.
-    pub fn can_ever_fit(&self, r: Request) -> bool {
-        match r {
+    pub fn can_ever_fit(&self, r: &Request) -> bool {
+        if let Some(m) = &self.multi {
+            return Nodes::idle(&m.machine).fits(&m.shape(r));
+        }
+        match *r {
             Request::Procs(p) => u64::from(p) <= self.capacity(),
             Request::Nodes { nodes, cores } => nodes <= self.nodes && cores <= self.cores_per_node,
+            // A cluster of cores alone takes chunks as a cluster on its machine would.
+            Request::Select(_) => self.idle_on_machine().can_ever_fit(r),
         }
     }
 
-    /// Whether `r` fits in the free cores now.
-    pub fn fits(&self, r: Request) -> bool {
+    /// The same cluster, idle, as a multi-resource cluster of one node type with cores.
+    fn idle_on_machine(&self) -> Cluster {
+        Cluster::on_machine(Arc::new(Machine::uniform(self.nodes, self.cores_per_node)))
+    }
+
+    /// Whether `r` fits in the free cores now (on a multi-resource cluster: in every free
+    /// resource, as placed).
+    pub fn fits(&self, r: &Request) -> bool {
         if r.total_cores() > self.free_total {
             return false;
         }
+        if let Some(m) = &self.multi {
+            return m.nodes.fits(&m.shape(r));
+        }
         match (r, &self.layout) {
             (Request::Procs(_), _) | (_, None) => true,
-            (Request::Nodes { nodes, cores }, Some(l)) => l.nodes_with(cores) >= u64::from(nodes),
+            (&Request::Nodes { nodes, cores }, Some(l)) => l.nodes_with(cores) >= u64::from(nodes),
+            (Request::Select(_), Some(_)) => false,
         }
     }
 
     /// Where `r` goes now (first fit), without taking it; `None` if it does not fit.
-    pub fn place(&self, r: Request) -> Option<Allocation> {
+    pub fn place(&self, r: &Request) -> Option<Allocation> {
+        if let Some(m) = &self.multi {
+            if r.total_cores() > self.free_total {
+                return None;
+            }
+            return m.nodes.place(&m.shape(r)).map(Allocation::of_nodes);
+        }
         if !self.fits(r) {
             return None;
         }
@@ -195,10 +353,13 @@ impl Cluster {
             return Some(Allocation {
                 cores: r.total_cores(),
                 ranges: Vec::new(),
+                held: None,
             });
         };
         let mut a = Allocation::default();
-        match r {
+        match *r {
+            // Not placed by a cluster of cores alone (`fits` says no).
+            Request::Select(_) => return None,
             Request::Procs(p) => {
                 let mut left = u64::from(p);
                 for (&s, run) in &l.runs {
@@ -244,7 +405,7 @@ impl Cluster {
 
     /// Place `r` (first fit, as [`Cluster::place`]) and take its cores; `None` if it does
     /// not fit.
-    pub fn allocate(&mut self, r: Request) -> Option<Allocation> {
+    pub fn allocate(&mut self, r: &Request) -> Option<Allocation> {
         let a = self.place(r)?;
         self.take(&a);
         Some(a)
@@ -254,9 +415,12 @@ impl Cluster {
     pub fn take(&mut self, a: &Allocation) {
         debug_assert!(a.cores <= self.free_total, "cluster over-allocated");
         self.free_total = self.free_total.saturating_sub(a.cores);
+        if let (Some(m), Some(h)) = (&mut self.multi, &a.held) {
+            m.nodes.take(h);
+        }
         if let Some(l) = &mut self.layout {
             for r in &a.ranges {
-                l.change(r.first, r.count, |f| {
+                l.change(r.first, r.count, |&f| {
                     debug_assert!(f >= r.cores, "a node of {r:?} over-allocated");
                     f.saturating_sub(r.cores)
                 });
@@ -268,6 +432,9 @@ impl Cluster {
     pub fn can_take(&self, a: &Allocation) -> bool {
         if a.cores > self.free_total {
             return false;
+        }
+        if let (Some(m), Some(h)) = (&self.multi, &a.held) {
+            return m.nodes.can_take(h);
         }
         match &self.layout {
             None => true,
@@ -282,10 +449,14 @@ impl Cluster {
     /// shape, kept the same way): what stays free through both.
     pub fn keep_min(&mut self, other: &Cluster) {
         self.free_total = self.free_total.min(other.free_total);
+        if let (Some(m), Some(o)) = (&mut self.multi, &other.multi) {
+            m.nodes.keep_min(&o.nodes);
+            self.free_total = m.nodes.free_runs().map(|(n, f)| u64::from(n) * f[0]).sum();
+        }
         if let (Some(l), Some(o)) = (&mut self.layout, &other.layout) {
             for (&s, run) in &o.runs {
                 let f = run.free;
-                l.change(s, run.end - s, |x| x.min(f));
+                l.change(s, run.end - s, |&x| x.min(f));
             }
             self.free_total = l
                 .runs
@@ -302,10 +473,13 @@ impl Cluster {
             self.free_total <= self.capacity(),
             "released beyond capacity"
         );
+        if let (Some(m), Some(h)) = (&mut self.multi, &a.held) {
+            m.nodes.release(h);
+        }
         if let Some(l) = &mut self.layout {
             let most = self.cores_per_node;
             for r in &a.ranges {
-                l.change(r.first, r.count, |f| {
+                l.change(r.first, r.count, |&f| {
                     debug_assert!(
                         f + r.cores <= most,
                         "a node of {r:?} released beyond its size"
@@ -327,6 +501,9 @@ impl Cluster {
             if a.cores > self.free_total {
                 return Err("cluster over-allocated".into());
             }
+            if let (Some(m), Some(h)) = (&self.multi, &a.held) {
+                m.nodes.check_take(h)?;
+            }
             if let Some(l) = &self.layout {
                 for r in &a.ranges {
                     let end = u64::from(r.first) + u64::from(r.count);
@@ -344,39 +521,35 @@ impl Cluster {
     }
 }
 
+/// [`Cluster::free_runs`]: `(nodes, free cores)` in node order.
+pub struct FreeRuns<'a>(RunsOf<'a>);
+
+enum RunsOf<'a> {
+    Cores(std::collections::btree_map::Iter<'a, u32, Run<u32>>),
+    Nodes(nodes::FreeRunsIter<'a>),
+}
+
+impl Iterator for FreeRuns<'_> {
+    type Item = (u32, u32);
+
+    fn next(&mut self) -> Option<(u32, u32)> {
+        match &mut self.0 {
+            RunsOf::Cores(it) => it.next().map(|(&s, r)| (r.end - s, r.free)),
+            RunsOf::Nodes(it) => it
+                .next()
+                .map(|(n, f)| (n, u32::try_from(f[0]).unwrap_or(u32::MAX))),
+        }
+    }
+}
+
 /// Free cores per node: runs of consecutive nodes with equal free cores, and how many nodes
 /// have each free-core value (the groups).
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Layout {
-    /// First node of each run → the run. The runs cover every node; adjacent runs differ.
-    runs: BTreeMap<u32, Run>,
-    /// Free cores → nodes with that many free (no empty group kept).
-    groups: BTreeMap<u32, u64>,
-}
+type Layout = Runs<u32>;
 
-/// Nodes from the run's key up to `end` (exclusive), each with `free` cores free.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Run {
-    end: u32,
-    free: u32,
-}
-
-impl Layout {
+impl Runs<u32> {
     fn idle(nodes: u32, cores: u32) -> Layout {
-        let mut l = Layout {
-            runs: BTreeMap::new(),
-            groups: BTreeMap::new(),
-        };
-        if nodes > 0 {
-            l.runs.insert(
-                0,
-                Run {
-                    end: nodes,
-                    free: cores,
-                },
-            );
-            l.groups.insert(cores, u64::from(nodes));
-        }
+        let mut l = Runs::new();
+        l.push(0, nodes, cores);
         l
     }
 
@@ -387,74 +560,9 @@ impl Layout {
 
     /// The first node of `first .. first + count` with fewer than `cores` free.
     fn first_below(&self, first: u32, count: u32, cores: u32) -> Option<u32> {
-        let end = first + count;
-        let from = self
-            .runs
-            .range(..=first)
-            .next_back()
-            .map_or(first, |(&s, _)| s);
-        self.runs
-            .range(from..end)
-            .find(|(_, r)| r.free < cores && r.end > first)
-            .map(|(&s, _)| s.max(first))
-    }
-
-    /// Set the free cores of every node in `first .. first + count` to `new(old)`, keeping
-    /// the runs canonical and the groups in step.
-    fn change(&mut self, first: u32, count: u32, new: impl Fn(u32) -> u32) {
-        if count == 0 {
-            return;
-        }
-        let end = first + count;
-        self.split_at(first);
-        self.split_at(end);
-        for (&s, run) in self.runs.range_mut(first..end) {
-            let len = u64::from(run.end - s);
-            let to = new(run.free);
-            if let Some(n) = self.groups.get_mut(&run.free) {
-                *n -= len;
-                if *n == 0 {
-                    self.groups.remove(&run.free);
-                }
-            }
-            *self.groups.entry(to).or_insert(0) += len;
-            run.free = to;
-        }
-        // Merge equal neighbours, from the run before `first` to the one at `end`.
-        let mut at = self
-            .runs
-            .range(..first)
-            .next_back()
-            .map_or(first, |(&s, _)| s);
-        while let Some(&Run { end: next, free }) = self.runs.get(&at) {
-            match self.runs.get(&next) {
-                Some(r) if r.free == free => {
-                    let joined = r.end;
-                    self.runs.remove(&next);
-                    if let Some(run) = self.runs.get_mut(&at) {
-                        run.end = joined;
-                    }
-                }
-                Some(_) if next < end => at = next,
-                _ => break,
-            }
-        }
-    }
-
-    /// Make `node` the first node of a run (a no-op at a run's start or past the end).
-    fn split_at(&mut self, node: u32) {
-        let Some((&s, run)) = self.runs.range_mut(..=node).next_back() else {
-            return;
-        };
-        if s == node || run.end <= node {
-            return;
-        }
-        let tail = Run {
-            end: run.end,
-            free: run.free,
-        };
-        run.end = node;
-        self.runs.insert(node, tail);
+        self.overlapping(first, count)
+            .find(|(_, r)| r.free < cores)
+            .map(|(s, _)| s.max(first))
     }
 }
 
@@ -516,13 +624,14 @@ mod tests {
     use super::*;
 
     /// First fit by scanning every node: the definition the runs must equal.
-    fn first_fit(free: &[u32], r: Request) -> Option<Vec<(u32, u32)>> {
+    fn first_fit(free: &[u32], r: &Request) -> Option<Vec<(u32, u32)>> {
         let total: u64 = free.iter().map(|&f| u64::from(f)).sum();
         if r.total_cores() > total {
             return None;
         }
         let mut parts = Vec::new();
-        match r {
+        match *r {
+            Request::Select(_) => unreachable!("cores-only requests"),
             Request::Procs(p) => {
                 let mut left = p;
                 for (n, &f) in free.iter().enumerate() {
@@ -557,7 +666,8 @@ mod tests {
             .collect()
     }
 
-    fn next_random(x: &mut u64, m: u64) -> u64 {
+    /// A 64-bit LCG's next value in `0 .. m` (the placement tests' random requests).
+    pub(super) fn next_random(x: &mut u64, m: u64) -> u64 {
         *x = x
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
@@ -598,12 +708,17 @@ mod tests {
         for (nodes, cores) in [(1, 1), (100, 1), (70, 3), (130, 4), (64, 2), (9, 8)] {
             let mut c = Cluster::new(nodes, cores);
             let mut counted = Cluster::counted(nodes, cores);
+            // The same machine as one node type of cores: the multi-resource placement.
+            let mut multi = Cluster::on_machine(Arc::new(Machine::uniform(nodes, cores)));
+            let mut multi_held: Vec<Allocation> = Vec::new();
             let mut held: Vec<Allocation> = Vec::new();
             for _ in 0..3000 {
                 if !held.is_empty() && next_random(&mut x, 3) == 0 {
-                    let a = held.swap_remove(next_random(&mut x, held.len() as u64) as usize);
+                    let k = next_random(&mut x, held.len() as u64) as usize;
+                    let a = held.swap_remove(k);
                     c.release(&a);
                     counted.release(&a);
+                    multi.release(&multi_held.swap_remove(k));
                 } else {
                     let r = if next_random(&mut x, 2) == 0 {
                         Request::Procs(next_random(&mut x, u64::from(nodes * cores) / 3 + 1) as u32)
@@ -613,13 +728,20 @@ mod tests {
                             cores: next_random(&mut x, u64::from(cores) + 1) as u32,
                         }
                     };
-                    let expected = first_fit(&per_node(&c), r);
-                    if Cluster::counts_suffice(cores, std::iter::once(r)) {
-                        assert_eq!(counted.fits(r), expected.is_some(), "{r:?}");
+                    let expected = first_fit(&per_node(&c), &r);
+                    if Cluster::counts_suffice(cores, std::iter::once(&r)) {
+                        assert_eq!(counted.fits(&r), expected.is_some(), "{r:?}");
                     }
-                    let got = c.allocate(r);
+                    let got = c.allocate(&r);
                     let parts = got.as_ref().map(|a| a.parts().collect::<Vec<_>>());
                     assert_eq!(parts, expected, "{nodes}x{cores} {r:?}");
+                    let on_machine = multi.allocate(&r);
+                    assert_eq!(
+                        on_machine.as_ref().map(|a| a.parts().collect::<Vec<_>>()),
+                        expected,
+                        "{nodes}x{cores} {r:?} as chunks"
+                    );
+                    multi_held.extend(on_machine);
                     if let Some(a) = got {
                         assert_eq!(a.cores(), r.total_cores());
                         counted.take(&a);
@@ -632,6 +754,8 @@ mod tests {
                     free.iter().map(|&f| u64::from(f)).sum::<u64>()
                 );
                 assert_eq!(counted.free_total(), c.free_total());
+                assert_eq!(multi.free_total(), c.free_total());
+                multi.check(&multi_held).unwrap();
                 let l = c.layout.as_ref().unwrap();
                 for k in 0..=cores {
                     let n = free.iter().filter(|&&f| f == k).count() as u64;
@@ -649,10 +773,10 @@ mod tests {
     #[test]
     fn first_fit_spans_nodes_and_node_requests_need_whole_slots() {
         let mut c = Cluster::new(3, 4);
-        let a = c.allocate(Request::Procs(6)).unwrap();
+        let a = c.allocate(&Request::Procs(6)).unwrap();
         assert_eq!(a.parts().collect::<Vec<_>>(), vec![(0, 4), (1, 2)]);
-        assert!(!c.fits(Request::Nodes { nodes: 2, cores: 3 }));
-        let b = c.allocate(Request::Nodes { nodes: 1, cores: 2 }).unwrap();
+        assert!(!c.fits(&Request::Nodes { nodes: 2, cores: 3 }));
+        let b = c.allocate(&Request::Nodes { nodes: 1, cores: 2 }).unwrap();
         assert_eq!(b.nodes(), vec![1]);
         assert_eq!(c.free_total(), 4);
         c.release(&a);
@@ -666,8 +790,8 @@ mod tests {
         );
         // Zero-core node requests take the lowest nodes, full ones too.
         let mut c = Cluster::new(3, 1);
-        c.allocate(Request::Procs(3)).unwrap();
-        let z = c.allocate(Request::Nodes { nodes: 2, cores: 0 }).unwrap();
+        c.allocate(&Request::Procs(3)).unwrap();
+        let z = c.allocate(&Request::Nodes { nodes: 2, cores: 0 }).unwrap();
         assert_eq!(z.parts().collect::<Vec<_>>(), vec![(0, 0), (1, 0)]);
     }
 
@@ -676,11 +800,11 @@ mod tests {
     #[test]
     fn huge_clusters_cost_what_the_jobs_take() {
         let mut c = Cluster::new(u32::MAX, 1);
-        let a = c.allocate(Request::Procs(u32::MAX - 1)).unwrap();
+        let a = c.allocate(&Request::Procs(u32::MAX - 1)).unwrap();
         assert_eq!(a.ranges().len(), 1);
-        let b = c.allocate(Request::Nodes { nodes: 1, cores: 1 }).unwrap();
+        let b = c.allocate(&Request::Nodes { nodes: 1, cores: 1 }).unwrap();
         assert_eq!(b.nodes(), vec![u32::MAX - 1]);
-        assert!(!c.fits(Request::Procs(1)));
+        assert!(!c.fits(&Request::Procs(1)));
         c.release(&a);
         assert_eq!(c.free_runs().unwrap().count(), 2);
         c.release(&b);
@@ -693,9 +817,15 @@ mod tests {
     #[test]
     fn counts_suffice_when_no_decision_reads_a_node() {
         let procs = [Request::Procs(5), Request::Nodes { nodes: 3, cores: 0 }];
-        assert!(Cluster::counts_suffice(8, procs.into_iter()));
+        assert!(Cluster::counts_suffice(8, procs.iter()));
         let nodes = [Request::Procs(5), Request::Nodes { nodes: 3, cores: 1 }];
-        assert!(!Cluster::counts_suffice(8, nodes.into_iter()));
-        assert!(Cluster::counts_suffice(1, nodes.into_iter()));
+        assert!(!Cluster::counts_suffice(8, nodes.iter()));
+        assert!(Cluster::counts_suffice(1, nodes.iter()));
+        // Chunks are placed on nodes, whatever their size.
+        let chunks = [Request::Select(Arc::new(crate::sim::workload::Select {
+            parts: Vec::new(),
+            place: Place::default(),
+        }))];
+        assert!(!Cluster::counts_suffice(1, chunks.iter()));
     }
 }
