@@ -15,6 +15,7 @@
 //! to 2^53 s, at most `u32::MAX` processors; run times that add up past what `i64` seconds
 //! hold, [`Horizon`]) is an error naming the line and the field.
 
+use super::cluster::Machine;
 use super::workload::{
     Horizon, JobField, MachineHint, Name, Names, Request, SimJob, TraceText, Workload,
     WorkloadError, count as count_of,
@@ -51,41 +52,34 @@ pub fn machines_beside(path: &Path) -> Result<Option<MachineHint>, WorkloadError
     }
 }
 
-/// Parse an AleaNG `.machines` file: `cluster_id name nodes CPUs_per_node ...` per line;
-/// several lines add their nodes (they must share the cores per node).
+/// The size of an AleaNG `.machines` file (read by the one reader of that format,
+/// [`Machine::parse_aleang`]): its nodes, and their CPUs when every node type has the same
+/// (a machine of several node types, or with memory and GPUs to place, is `--machine FILE`).
 pub fn parse_machines(text: &str, file: &str) -> Result<MachineHint, WorkloadError> {
-    let mut nodes = 0u32;
-    let mut cores = None;
-    for (i, line) in text.lines().enumerate() {
-        let f: Vec<&str> = line.split_whitespace().collect();
-        if f.is_empty() || f[0].starts_with(';') || f[0].starts_with('#') {
-            continue;
-        }
-        let bad = |reason: &str| WorkloadError::Line {
+    let m = Machine::parse_aleang(text, file).map_err(|e| match e.line {
+        Some(line) => WorkloadError::Line {
+            file: e.file,
+            line,
+            reason: e.reason,
+        },
+        None => WorkloadError::Io {
+            file: e.file,
+            message: e.reason,
+        },
+    })?;
+    let mut cores = m.types().iter().map(|t| t.amounts[0]);
+    let first = cores.next();
+    if cores.any(|c| Some(c) != first) {
+        return Err(WorkloadError::Io {
             file: file.into(),
-            line: i + 1,
-            reason: reason.into(),
-        };
-        if f.len() < 4 {
-            return Err(bad("expected `cluster_id name nodes cpus_per_node ...`"));
-        }
-        let n: u32 = f[2]
-            .parse()
-            .map_err(|_| bad("node count is not an integer"))?;
-        let c: u32 = f[3]
-            .parse()
-            .map_err(|_| bad("CPUs per node is not an integer"))?;
-        if cores.is_some_and(|k| k != c) {
-            return Err(bad(
-                "clusters with different CPUs per node are not supported",
-            ));
-        }
-        cores = Some(c);
-        nodes += n;
+            message: "node types with different CPUs per node: give the file as --machine \
+                      FILE (a .machines file beside a trace sets only nodes x cores)"
+                .into(),
+        });
     }
     Ok(MachineHint {
-        nodes: (nodes > 0).then_some(nodes),
-        cores,
+        nodes: Some(m.nodes()),
+        cores: first.map(|c| u32::try_from(c).unwrap_or(u32::MAX)),
     })
 }
 
@@ -763,5 +757,17 @@ mod tests {
                 cores: Some(2)
             }
         );
+        // Node types of one CPU count add their nodes; of several, the machine is --machine's.
+        let two = parse_machines("0 a 4 8\n1 b 2 8 1 64\n", "m").unwrap();
+        assert_eq!((two.nodes, two.cores), (Some(6), Some(8)));
+        let e = parse_machines("0 a 4 8\n1 b 2 16\n", "x.machines").unwrap_err();
+        assert!(
+            e.to_string().starts_with(
+                "x.machines: node types with different CPUs per node: give the file as --machine"
+            ),
+            "{e}"
+        );
+        let e = parse_machines("0 a 4\n", "x.machines").unwrap_err();
+        assert!(e.to_string().starts_with("x.machines:1: expected"), "{e}");
     }
 }
