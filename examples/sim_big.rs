@@ -202,15 +202,7 @@ fn main() {
         return;
     }
     for policy in [Policy::Strict, Policy::Easy] {
-        let cfg = SimConfig {
-            policy,
-            nodes,
-            cores,
-            threshold: None,
-            fairshare: None,
-            limits: None,
-            queue_order: None,
-        };
+        let cfg = SimConfig::new(policy, nodes, cores);
         let mut best = f64::INFINITY;
         let mut rounds = 0;
         for _ in 0..runs {

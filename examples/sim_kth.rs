@@ -128,15 +128,7 @@ fn main() {
         return;
     }
     // Fidelity (a): EASY + FCFS-equivalent formula vs the recorded waits.
-    let cfg = SimConfig {
-        policy: Policy::Easy,
-        nodes: 100,
-        cores: 1,
-        threshold: None,
-        fairshare: None,
-        limits: None,
-        queue_order: None,
-    };
+    let cfg = SimConfig::new(Policy::Easy, 100, 1);
     let sim = simulate(&w, &cfg, Some(&fcfs), &RunOptions::default()).expect("simulate");
     let rec = recorded_metrics(&w, 100);
     println!(

@@ -27,15 +27,7 @@ fn verify_reads_a_recording_round_by_round_in_a_small_part_of_its_size() {
         ));
     }
     let w = parse_swf(&swf, "queue.swf").unwrap();
-    let config = SimConfig {
-        policy: Policy::Strict,
-        nodes: 1,
-        cores: 1,
-        threshold: None,
-        fairshare: None,
-        limits: None,
-        queue_order: None,
-    };
+    let config = SimConfig::new(Policy::Strict, 1, 1);
     let f = IrPriority::negated_column("walltime");
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("rec.jsonl");
@@ -93,15 +85,7 @@ fn verify_reads_a_recording_round_by_round_in_a_small_part_of_its_size() {
 #[test]
 fn a_header_of_four_billion_nodes_is_refused_without_allocating_for_them() {
     use jobsort::sim::record::{Header, TraceInfo};
-    let config = SimConfig {
-        policy: Policy::Strict,
-        nodes: 4_000_000_000,
-        cores: 1,
-        threshold: None,
-        fairshare: None,
-        limits: None,
-        queue_order: None,
-    };
+    let config = SimConfig::new(Policy::Strict, 4_000_000_000, 1);
     let header = serde_json::to_string(&Header::new(TraceInfo::default(), None, &config)).unwrap();
     let text = format!(
         "{header}\n{}\n",

@@ -18,15 +18,7 @@ fn metrics_of_a_hand_worked_strict_schedule() {
         "m.swf",
     )
     .unwrap();
-    let cfg = SimConfig {
-        policy: Policy::Strict,
-        nodes: 4,
-        cores: 1,
-        threshold: None,
-        fairshare: None,
-        limits: None,
-        queue_order: None,
-    };
+    let cfg = SimConfig::new(Policy::Strict, 4, 1);
     let r = simulate(&w, &cfg, None, &RunOptions::default()).unwrap();
     assert_eq!(r.outcome.start, [Some(0), Some(10), Some(15), Some(15)]);
     let m = r.metrics;

@@ -10,15 +10,7 @@ use jobsort::sim::{Policy, Priority, Setup, SimConfig, Workload};
 use jobsort::{Catalog, Formula};
 
 fn cfg(policy: Policy, nodes: u32) -> SimConfig {
-    SimConfig {
-        policy,
-        nodes,
-        cores: 1,
-        threshold: None,
-        fairshare: None,
-        limits: None,
-        queue_order: None,
-    }
+    SimConfig::new(policy, nodes, 1)
 }
 
 /// `id submit run procs req user` rows.

@@ -136,15 +136,7 @@ fn a_real_swf_schedule_is_a_recording() {
         "real.swf",
     )
     .unwrap();
-    let cfg = SimConfig {
-        policy: Policy::Easy,
-        nodes: 2,
-        cores: 1,
-        threshold: None,
-        fairshare: None,
-        limits: None,
-        queue_order: None,
-    };
+    let cfg = SimConfig::new(Policy::Easy, 2, 1);
     let rec = recording_from_trace(&w, &cfg);
     let times: Vec<i64> = rec.rounds.iter().map(|r| r.time).collect();
     assert_eq!(times, [0, 1, 2, 10, 15]);

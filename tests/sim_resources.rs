@@ -20,15 +20,7 @@ use jobsort::sim::workload::{
 use jobsort::sim::{Policy, Setup, SimConfig, Workload};
 
 fn config(policy: Policy) -> SimConfig {
-    SimConfig {
-        policy,
-        nodes: 1,
-        cores: 1,
-        threshold: None,
-        fairshare: None,
-        limits: None,
-        queue_order: None,
-    }
+    SimConfig::new(policy, 1, 1)
 }
 
 /// Jobs `(submit, run, select, place)` in submit order, FCFS.

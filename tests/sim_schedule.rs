@@ -6,15 +6,7 @@ use jobsort::sim::swf::parse_swf;
 use jobsort::sim::{IrPriority, Policy, Priority, SimConfig, Workload};
 
 fn cfg(policy: Policy, nodes: u32, cores: u32) -> SimConfig {
-    SimConfig {
-        policy,
-        nodes,
-        cores,
-        threshold: None,
-        fairshare: None,
-        limits: None,
-        queue_order: None,
-    }
+    SimConfig::new(policy, nodes, cores)
 }
 
 /// `id submit run procs req` rows → SWF text.

@@ -37,15 +37,7 @@ fn swf_text(rows: &[(u32, i64, i64, u32, i64)]) -> String {
 }
 
 fn cfg(policy: Policy) -> SimConfig {
-    SimConfig {
-        policy,
-        nodes: 4,
-        cores: 1,
-        threshold: None,
-        fairshare: None,
-        limits: None,
-        queue_order: None,
-    }
+    SimConfig::new(policy, 4, 1)
 }
 
 fn starts(w: &Workload, policy: Policy) -> Vec<i64> {

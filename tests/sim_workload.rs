@@ -63,15 +63,7 @@ fn json_job_list_with_node_requests_is_placed_on_whole_nodes() {
     );
     let w = load_workload(&p).unwrap();
     assert_eq!(w.jobs[1].request, Request::Nodes { nodes: 2, cores: 2 });
-    let cfg = SimConfig {
-        policy: Policy::Strict,
-        nodes: 3,
-        cores: 4,
-        threshold: None,
-        fairshare: None,
-        limits: None,
-        queue_order: None,
-    };
+    let cfg = SimConfig::new(Policy::Strict, 3, 4);
     let r = simulate(&w, &cfg, None, &RunOptions::default()).unwrap();
     // Free at t=1: node0 1, node1 2, node2 2 = 5 < 6. At t=10 a ends: 4 + 2 + 2 = 8 ≥ 6.
     assert_eq!(r.outcome.start, [Some(0), Some(0), Some(10)]);

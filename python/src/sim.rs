@@ -404,15 +404,7 @@ fn replay_recording(
             let mut w = (*trace.workload).clone();
             let (n, c) = machine(nodes, cores, w.machine, &w.name)?;
             drop_oversized(&mut w, n, c);
-            let config = SimConfig {
-                policy: policy(policy_name)?,
-                nodes: n,
-                cores: c,
-                threshold: None,
-                fairshare: None,
-                limits: None,
-                queue_order: None,
-            };
+            let config = SimConfig::new(policy(policy_name)?, n, c);
             let m = recorded_metrics(&w, n as u64 * c as u64);
             (recording_from_trace(&w, &config), Some(m))
         }

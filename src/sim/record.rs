@@ -961,15 +961,7 @@ mod tests {
     }
 
     fn header() -> String {
-        let config = SimConfig {
-            policy: Policy::Strict,
-            nodes: 1,
-            cores: 1,
-            threshold: None,
-            fairshare: None,
-            limits: None,
-            queue_order: None,
-        };
+        let config = SimConfig::new(Policy::Strict, 1, 1);
         serde_json::to_string(&Header::new(TraceInfo::default(), None, &config)).unwrap()
     }
 

@@ -281,15 +281,7 @@ mod tests {
     use crate::sim::share::{AutoTree, FairshareConfig};
 
     fn config() -> SimConfig {
-        SimConfig {
-            policy: Policy::Easy,
-            nodes: 2,
-            cores: 1,
-            threshold: None,
-            fairshare: None,
-            limits: None,
-            queue_order: None,
-        }
+        SimConfig::new(Policy::Easy, 2, 1)
     }
 
     /// Each wrong setting is refused with what and where: the cluster, the threshold, the

@@ -517,15 +517,7 @@ mod tests {
         let qos = |q: &str| if q == "high" { 10 } else { 0 };
         let leaves = leaves.into_iter().map(Some).collect();
         let slurm = SlurmPriority::new(m, jobs, &qos, share, leaves);
-        let config = SimConfig {
-            policy: Policy::Strict,
-            nodes: 1,
-            cores: 4,
-            threshold: None,
-            fairshare: None,
-            limits: None,
-            queue_order: None,
-        };
+        let config = SimConfig::new(Policy::Strict, 1, 4);
         let setup = Setup::new(&config, jobs)
             .unwrap()
             .with_slurm_priority(slurm)

@@ -436,15 +436,7 @@ mod tests {
             "j.json",
         )
         .unwrap();
-        let config = SimConfig {
-            policy: Policy::Strict,
-            nodes: 1,
-            cores: 1,
-            threshold: None,
-            fairshare: None,
-            limits: None,
-            queue_order: None,
-        };
+        let config = SimConfig::new(Policy::Strict, 1, 1);
         let m = Machine::parse("count=2 ncpus=4 mem=8gb ngpus=1", "m").unwrap();
         let setup = Setup::on_machine(&config, &w.jobs, Some(m)).unwrap();
         let mut sim = Simulator::new(&w.jobs, &setup, None).unwrap();

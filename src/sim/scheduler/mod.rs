@@ -816,15 +816,7 @@ mod tests {
             })
             .collect();
         for policy in ALL_POLICIES {
-            let config = SimConfig {
-                policy,
-                nodes: crate::sim::setup::MAX_NODES,
-                cores: 2,
-                threshold: None,
-                fairshare: None,
-                limits: None,
-                queue_order: None,
-            };
+            let config = SimConfig::new(policy, crate::sim::setup::MAX_NODES, 2);
             let setup = Setup::new(&config, &jobs).unwrap();
             let full = Simulator::new(&jobs, &setup, None).unwrap();
             let quick = Simulator::new(&jobs, &setup, None)
@@ -851,15 +843,7 @@ mod tests {
                         // the overloaded queue of this workload short in debug builds.
                         jobs.truncate(100);
                     }
-                    let config = SimConfig {
-                        policy,
-                        nodes,
-                        cores,
-                        threshold: None,
-                        fairshare: None,
-                        limits: None,
-                        queue_order: None,
-                    };
+                    let config = SimConfig::new(policy, nodes, cores);
                     let setup = Setup::new(&config, &jobs).unwrap();
                     let full = Simulator::new(&jobs, &setup, None).unwrap();
                     assert!(full.cluster.by_node());

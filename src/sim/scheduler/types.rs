@@ -183,6 +183,22 @@ pub struct SimConfig {
     pub queue_order: Option<QueueOrder>,
 }
 
+impl SimConfig {
+    /// `policy` on `nodes × cores`, with nothing else: no threshold, fairshare, limits or
+    /// queue order (set the fields for those).
+    pub fn new(policy: Policy, nodes: u32, cores: u32) -> SimConfig {
+        SimConfig {
+            policy,
+            nodes,
+            cores,
+            threshold: None,
+            fairshare: None,
+            limits: None,
+            queue_order: None,
+        }
+    }
+}
+
 /// How the queues a job may be in order it before the formula does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
