@@ -214,6 +214,89 @@ fn the_command_line_machine_is_recorded_and_verified() {
     );
 }
 
+/// A PBS site's nodes as `qmgr -c 'print node @default'` prints them (`--qmgr FILE`): two
+/// vnodes of 8 cores and 16 GB (`resources_available`), the machine of the memory-bound
+/// schedule above (mean wait 49.25); `--nodes/--cores` win (cores alone: 0). A node without
+/// `resources_available.ncpus` and a bad amount are errors at their lines.
+#[test]
+fn a_pbs_sites_nodes_from_qmgr_print_node() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = write(
+        dir.path(),
+        "jobs.json",
+        r#"[{"id": "1", "submit": 0, "run": 100, "walltime": 100, "select": "1:ncpus=2:mem=12gb"},
+            {"id": "2", "submit": 0, "run": 100, "walltime": 100, "select": "1:ncpus=2:mem=12gb"},
+            {"id": "3", "submit": 1, "run": 50, "walltime": 50, "select": "1:ncpus=1:mem=8gb"},
+            {"id": "4", "submit": 2, "run": 10, "walltime": 10, "select": "1:ncpus=4"}]"#,
+    );
+    let node = |n: &str, mem: &str| {
+        format!(
+            "#\n# Create and define node {n}\n#\ncreate node {n} Mom={n}.example.com\n\
+             set node {n} state = free\nset node {n} resources_available.arch = linux\n\
+             set node {n} resources_available.host = {n}\n\
+             set node {n} resources_available.mem = {mem}\n\
+             set node {n} resources_available.ncpus = 8\n\
+             set node {n} resources_available.vnode = {n}\nset node {n} resv_enable = True\n"
+        )
+    };
+    let qmgr = write(
+        dir.path(),
+        "nodes.qmgr",
+        &(node("n1", "16gb") + &node("n2", "16777216kb")),
+    );
+    let run = |args: &[&str]| {
+        let mut a = vec![
+            "sim", "--trace", &jobs, "--policy", "strict", "--format", "json",
+        ];
+        a.extend_from_slice(args);
+        jobsort(&a)
+    };
+    let mean_wait = |args: &[&str]| {
+        let out = run(args);
+        assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+        json(&out)["runs"][0]["metrics"]["mean_wait"]
+            .as_f64()
+            .unwrap()
+    };
+    assert_eq!(mean_wait(&["--qmgr", &qmgr]), 49.25);
+    assert_eq!(
+        mean_wait(&["--qmgr", &qmgr, "--nodes", "2", "--cores", "8"]),
+        0.0
+    );
+    let out = jobsort(["sim", "--trace", &jobs, "--qmgr", &qmgr, "--explain-config"]);
+    assert!(
+        stdout(&out).contains("2 nodes, 1 node type (resources_available)"),
+        "{}",
+        stdout(&out)
+    );
+    // Errors at their lines: no ncpus (n3 is created on line 1), a bad size (line 3).
+    let bad = write(
+        dir.path(),
+        "bad.qmgr",
+        "create node n3\nset node n3 resources_available.mem = 1gb\n",
+    );
+    let out = run(&["--qmgr", &bad]);
+    assert_eq!(code(&out), Some(1));
+    assert!(
+        stderr(&out).contains(&format!("{bad}:1: node n3: no resources_available.ncpus")),
+        "{}",
+        stderr(&out)
+    );
+    let bad = write(
+        dir.path(),
+        "bad2.qmgr",
+        "create node n4\nset node n4 resources_available.ncpus = 8\n\
+         set node n4 resources_available.mem = lots\n",
+    );
+    let out = run(&["--qmgr", &bad]);
+    assert_eq!(code(&out), Some(1));
+    assert!(
+        stderr(&out).contains(&format!("{bad}:3: node n4 resources_available.mem:")),
+        "{}",
+        stderr(&out)
+    );
+}
+
 /// A `sacct -P` dump whose GPU jobs give `gres/gpu` in ReqTRES/AllocTRES, on two CPU nodes
 /// of 16 cores and a GPU node of 16 cores and 2 GPUs (times from the first submit). Job 1
 /// (16 cores, 30 min) takes node 0; job 2 (4 cores, 2 GPUs, 60 min) the GPU node. Job 3

@@ -26,6 +26,18 @@ pub struct Qmgr {
     /// Custom resources (`create resource`, with `set resource R type = ...`; PBS's default
     /// type is long).
     pub resources: BTreeMap<String, Setting<ResourceType>>,
+    /// The nodes of `qmgr -c 'print node @default'` (`create node N`, `set node N attr =
+    /// value`), in the order the output lists them.
+    pub nodes: Vec<QmgrNode>,
+}
+
+/// One node (vnode) of `print node` output.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QmgrNode {
+    pub name: String,
+    /// Where the node first appears.
+    pub origin: Origin,
+    pub attributes: Attributes,
 }
 
 /// A line the reader cannot take: where and why.
@@ -52,6 +64,98 @@ impl Qmgr {
     /// A queue's attribute.
     pub fn queue_attr(&self, queue: &str, name: &str) -> Option<&Setting<String>> {
         self.queues.get(queue)?.get(name)
+    }
+
+    /// The attributes of node `name`, added (first seen at `origin`) when it is new.
+    fn node(&mut self, name: &str, origin: &Origin) -> &mut Attributes {
+        // `print node` lists a node's lines together: the last node is the usual one.
+        let last = self.nodes.len().checked_sub(1);
+        let found = last
+            .filter(|&i| self.nodes[i].name == name)
+            .or_else(|| self.nodes.iter().position(|n| n.name == name));
+        let i = match found {
+            Some(i) => i,
+            None => {
+                self.nodes.push(QmgrNode {
+                    name: name.to_string(),
+                    origin: origin.clone(),
+                    attributes: Attributes::new(),
+                });
+                self.nodes.len() - 1
+            }
+        };
+        &mut self.nodes[i].attributes
+    }
+}
+
+/// The prefix of the node attributes a machine is made of.
+const AVAILABLE: &str = "resources_available.";
+
+impl Qmgr {
+    /// The machine of the nodes' `resources_available` (`print node @default` output):
+    /// `ncpus`, `mem` (a PBS size, kept in KB), `ngpus`, and each custom resource of a
+    /// numeric type (`long`, `float` as a whole number, `size` in KB) a node gives; the
+    /// nodes in the order listed, consecutive nodes of equal resources one node type named
+    /// after its first node. `None` when the output lists no node. An error names the line:
+    /// a node without `resources_available.ncpus`, or a value that is not a whole amount.
+    pub fn machine(&self) -> Result<Option<crate::sim::cluster::Machine>, QmgrError> {
+        use crate::sim::cluster::machine::{MEM, NCPUS, NGPUS};
+        if self.nodes.is_empty() {
+            return Ok(None);
+        }
+        let at = |o: &Origin, message: String| {
+            let (file, line) = match o {
+                Origin::File { file, line } => (file.clone(), *line),
+                other => (other.to_string(), 0),
+            };
+            QmgrError {
+                file,
+                line,
+                message,
+            }
+        };
+        let mut types: Vec<(String, u32, Vec<(String, u64)>)> = Vec::new();
+        for n in &self.nodes {
+            let mut res = Vec::new();
+            for (attr, v) in &n.attributes {
+                let Some(r) = attr.strip_prefix(AVAILABLE) else {
+                    continue;
+                };
+                let size = match r {
+                    NCPUS | NGPUS => false,
+                    MEM => true,
+                    _ => match self.resources.get(r).map(|t| t.value) {
+                        Some(ResourceType::Size) => true,
+                        Some(ResourceType::Long | ResourceType::Float) => false,
+                        _ => continue, // strings, booleans, built-ins such as host, arch
+                    },
+                };
+                let amount = if size {
+                    crate::jobs::units::parse_size(&v.value).map(|kb| kb as u64)
+                } else {
+                    v.value
+                        .trim()
+                        .parse::<u64>()
+                        .map_err(|_| format!("`{}` is not a whole number", v.value))
+                };
+                let amount = amount
+                    .map_err(|e| at(&v.origin, format!("node {} {AVAILABLE}{r}: {e}", n.name)))?;
+                res.push((r.to_string(), amount));
+            }
+            if !res.iter().any(|(r, _)| r == NCPUS) {
+                return Err(at(
+                    &n.origin,
+                    format!("node {}: no {AVAILABLE}{NCPUS}", n.name),
+                ));
+            }
+            match types.last_mut() {
+                Some((_, count, last)) if *last == res => *count += 1,
+                _ => types.push((n.name.clone(), 1, res)),
+            }
+        }
+        crate::sim::cluster::Machine::from_types(types)
+            .map(Some)
+            .map_err(|e| at(&self.nodes[0].origin, e))
     }
 }
 
@@ -133,7 +237,10 @@ pub fn parse_qmgr(text: &str, file: &str) -> Result<Qmgr, QmgrError> {
                             Setting::new(ResourceType::Long, origin.clone()),
                         );
                     }
-                    _ => {} // nodes and hooks: nothing a formula reads
+                    "node" => {
+                        q.node(name, &origin);
+                    }
+                    _ => {} // hooks: nothing the simulator reads
                 }
             }
             "s" | "set" => {
@@ -177,7 +284,8 @@ pub fn parse_qmgr(text: &str, file: &str) -> Result<Qmgr, QmgrError> {
                         }
                         continue;
                     }
-                    _ => continue, // node and hook attributes
+                    ("node", Some(n)) => q.node(n, &origin),
+                    _ => continue, // hook attributes
                 };
                 match attrs.get_mut(&attr) {
                     Some(old) if append => {
@@ -241,6 +349,43 @@ set server acl_hosts += b
 set server backfill_depth = 2
 set server eligible_time_enable = True
 "#;
+
+    /// `print node` output: consecutive vnodes of equal `resources_available` are one node
+    /// type (named after the first), in the order listed; a custom `size` resource in KB,
+    /// a string one (`arch`) and the server's `host`/`vnode` not resources at all.
+    #[test]
+    fn the_nodes_resources_available_are_the_machine() {
+        let text = "create resource scratch\nset resource scratch type = size\n\
+                    create resource color\nset resource color type = string\n\
+                    create node a1\nset node a1 resources_available.ncpus = 4\n\
+                    set node a1 resources_available.mem = 8gb\n\
+                    set node a1 resources_available.color = red\n\
+                    create node a2\nset node a2 resources_available.ncpus = 4\n\
+                    set node a2 resources_available.mem = 8gb\n\
+                    create node g1\nset node g1 resources_available.ncpus = 16\n\
+                    set node g1 resources_available.ngpus = 2\n\
+                    set node g1 resources_available.scratch = 1tb\n\
+                    create node a3\nset node a3 resources_available.ncpus = 4\n\
+                    set node a3 resources_available.mem = 8gb\n";
+        let q = parse_qmgr(text, "n").unwrap();
+        assert_eq!(q.nodes.len(), 4);
+        let m = q.machine().unwrap().unwrap();
+        assert_eq!(m.nodes(), 4);
+        let t = m.types();
+        let names: Vec<(&str, u32)> = t.iter().map(|t| (t.name.as_str(), t.count)).collect();
+        assert_eq!(names, [("a1", 2), ("g1", 1), ("a3", 1)]);
+        let text = m.to_text();
+        assert!(text.contains("mem=8388608kb"), "{text}");
+        assert!(text.contains("scratch=1073741824"), "{text}");
+        assert!(!text.contains("color"), "{text}");
+        assert_eq!(
+            parse_qmgr("set server scheduling = True\n", "s")
+                .unwrap()
+                .machine()
+                .unwrap(),
+            None
+        );
+    }
 
     #[test]
     fn print_server_output_reads() {

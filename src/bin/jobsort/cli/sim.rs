@@ -900,6 +900,29 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
             Err(_) => machine = conf.node_types().map_err(Failure::invalid)?,
         }
     }
+    // A PBS site's nodes (`qmgr -c 'print node @default'` in --qmgr): their
+    // resources_available, when no flag and no slurm.conf gives the machine.
+    if machine.is_none()
+        && slurm.is_none()
+        && args.machine.nodes.is_none()
+        && args.machine.cores.is_none()
+        && let Some(q) = site.as_ref().and_then(|s| s.qmgr.as_ref())
+        && let Some(m) = q.machine().map_err(Failure::invalid)?
+    {
+        let origin = &q.nodes[0].origin;
+        explained.add(
+            "machine",
+            format!(
+                "{} nodes, {} node type{} (resources_available)",
+                m.nodes(),
+                m.types().len(),
+                if m.types().len() == 1 { "" } else { "s" }
+            ),
+            origin,
+        );
+        machine_from = origin.to_string();
+        machine = Some(m);
+    }
     if let Some(m) = &machine {
         let cores = m.types().iter().map(|t| t.amounts[0]).max().unwrap_or(0);
         w.machine = jobsort::sim::workload::MachineHint {
