@@ -199,6 +199,22 @@ fn the_command_line_machine_is_recorded_and_verified() {
     let out = jobsort(["replay", &rec, "--verify"]);
     assert_eq!(code(&out), Some(0), "{}", stderr(&out));
     assert!(stdout(&out).contains("0 mismatches"), "{}", stdout(&out));
+    // The machine gives the nodes and cores: --nodes/--cores with it are a usage error.
+    let out = jobsort([
+        "sim",
+        "--trace",
+        &jobs,
+        "--machine",
+        &machine,
+        "--nodes",
+        "4",
+    ]);
+    assert_eq!(code(&out), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("'--machine <FILE>' cannot be used with '--nodes <NODES>'"),
+        "{}",
+        stderr(&out)
+    );
     // A machine file's error names its line.
     let bad = write(
         dir.path(),
