@@ -362,3 +362,43 @@ fn a_sacct_dump_with_gres_gpus_end_to_end() {
         [0, 0, 60, 120]
     );
 }
+
+/// A machine of node types of cores alone (4 and 2 cores: 6 in all) runs processor
+/// requests by count. Job 1 (4 procs) and job 2 (2) run 0–100; job 3 (1 proc, t=1, 10 s)
+/// waits for them: 100–110. Utilization divides by the machine's 6 cores, not 2 × 4:
+/// (400 + 200 + 10) / (6 × 110). (The every-round check of debug builds once found the
+/// count-kept copy of such a machine re-summed as 2 × 4 cores.)
+#[test]
+fn node_types_of_cores_alone_run_by_count_with_their_own_capacity() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = write(
+        dir.path(),
+        "jobs.json",
+        r#"[{"id": "1", "submit": 0, "run": 100, "procs": 4},
+            {"id": "2", "submit": 0, "run": 100, "procs": 2},
+            {"id": "3", "submit": 1, "run": 10, "procs": 1}]"#,
+    );
+    let machine = write(
+        dir.path(),
+        "m.cluster",
+        "count=1 ncpus=4\ncount=1 ncpus=2\n",
+    );
+    for policy in ["strict", "easy", "fill", "conservative"] {
+        let out = jobsort([
+            "sim",
+            "--trace",
+            &jobs,
+            "--machine",
+            &machine,
+            "--policy",
+            policy,
+            "--format",
+            "json",
+        ]);
+        assert_eq!(code(&out), Some(0), "{policy}: {}", stderr(&out));
+        let m = &json(&out)["runs"][0]["metrics"];
+        assert_eq!(m["mean_wait"], 99.0 / 3.0, "{policy}");
+        let util = m["utilization"].as_f64().unwrap();
+        assert!((util - 610.0 / 660.0).abs() < 1e-12, "{policy}: {util}");
+    }
+}

@@ -193,8 +193,7 @@ pub fn result(
     formula: Option<String>,
     outcome: SimOutcome,
 ) -> RunResult {
-    let capacity = config.nodes as u64 * config.cores as u64;
-    let m = metrics::compute(&w.jobs, &outcome.start, &outcome.end, capacity);
+    let m = metrics::compute(&w.jobs, &outcome.start, &outcome.end, outcome.capacity);
     let shares = match (&outcome.tree, &outcome.leaves) {
         (Some(tree), Some(leaves)) => {
             let names: Vec<&str> = (0..tree.len() as u32).map(|i| tree.name(i)).collect();

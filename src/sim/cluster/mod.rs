@@ -121,6 +121,9 @@ pub struct Cluster {
     pub nodes: u32,
     /// Cores per node (the largest node's on a multi-resource cluster).
     pub cores_per_node: u32,
+    /// Cores in all (a multi-resource machine's sum over its node types, which may be less
+    /// than `nodes × cores_per_node`), kept by a copy kept by count.
+    capacity: u64,
     free_total: u64,
     /// Free cores per node, as runs and groups; `None` when kept by count.
     layout: Option<Layout>,
@@ -182,6 +185,7 @@ impl Cluster {
         Cluster {
             nodes: machine.nodes(),
             cores_per_node: u32::try_from(most).unwrap_or(u32::MAX),
+            capacity: machine.total(0),
             free_total: machine.total(0),
             layout: None,
             multi: Some(Box::new(Multi {
@@ -216,6 +220,7 @@ impl Cluster {
         Cluster {
             nodes,
             cores_per_node,
+            capacity: u64::from(nodes) * u64::from(cores_per_node),
             free_total: u64::from(nodes) * u64::from(cores_per_node),
             layout: None,
             multi: None,
@@ -255,6 +260,7 @@ impl Cluster {
         Cluster {
             nodes: self.nodes,
             cores_per_node: self.cores_per_node,
+            capacity: self.capacity,
             free_total: self.free_total,
             layout: None,
             multi: None,
@@ -275,16 +281,17 @@ impl Cluster {
         if self.by_node() {
             self.idle_by_node()
         } else {
-            Cluster::counted(self.nodes, self.cores_per_node)
+            // A counted copy of a machine of node types keeps the machine's cores.
+            Cluster {
+                free_total: self.capacity,
+                ..self.counted_copy()
+            }
         }
     }
 
     /// Total cores.
     pub fn capacity(&self) -> u64 {
-        match &self.multi {
-            Some(m) => m.machine.total(0),
-            None => u64::from(self.nodes) * u64::from(self.cores_per_node),
-        }
+        self.capacity
     }
 
     /// Free cores in all.

@@ -695,6 +695,7 @@ impl<'a> Simulator<'a> {
             None => (None, None),
         };
         SimOutcome {
+            capacity: self.cluster.capacity(),
             start: self.start,
             end: self.end,
             rounds: self.rounds_done,

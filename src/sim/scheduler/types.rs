@@ -418,4 +418,7 @@ pub struct SimOutcome {
     pub leaves: Option<Vec<u32>>,
     /// The share tree at the end, with fairshare on.
     pub tree: Option<UsageTree>,
+    /// The machine's cores in all (what utilization divides by; a machine of node types
+    /// may have fewer than `nodes × cores`).
+    pub capacity: u64,
 }
