@@ -1131,7 +1131,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
             write_json(report, &doc, true)?
         }
         ReportFormat::Table => {
-            write_table(report, &w, nodes, cores, &runs)?;
+            write_table(report, &w, (nodes, cores, setup.machine()), &runs)?;
             if !fidelity.is_empty() {
                 write_fidelity(report, &runs, &fidelity)?;
             }
@@ -1304,20 +1304,35 @@ fn label(r: &RunResult) -> String {
     r.formula.clone().unwrap_or_else(|| "(fcfs)".into())
 }
 
+/// The table, after the trace's line with the cluster: `nodes x cores`, or a multi-resource
+/// machine's node types (`machine`, when the run places on one).
 fn write_table(
     out: &mut Out,
     w: &workload::Workload,
-    nodes: u32,
-    cores: u32,
+    (nodes, cores, machine): (u32, u32, Option<&Machine>),
     runs: &[RunResult],
 ) -> std::io::Result<()> {
-    writeln!(
-        out,
-        "{}; cluster {} nodes x {} cores",
-        load_line(w),
-        nodes,
-        cores
-    )?;
+    let cluster = match machine.filter(|m| m.types().len() > 1 || m.cores_only().is_none()) {
+        Some(m) => {
+            let types: Vec<String> = m
+                .to_text()
+                .lines()
+                .map(|l| {
+                    // `count=N name=T res...` → `N x (res...)`
+                    let mut words = l.split_whitespace();
+                    let count = words
+                        .next()
+                        .and_then(|c| c.strip_prefix("count="))
+                        .unwrap_or("1");
+                    let res: Vec<&str> = words.filter(|w| !w.starts_with("name=")).collect();
+                    format!("{count} x ({})", res.join(" "))
+                })
+                .collect();
+            format!("machine {} nodes: {}", m.nodes(), types.join(" + "))
+        }
+        None => format!("cluster {nodes} nodes x {cores} cores"),
+    };
+    writeln!(out, "{}; {cluster}", load_line(w))?;
     writeln!(
         out,
         "requested time missing (run time used): {}; killed at requested time: {}",
