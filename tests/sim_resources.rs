@@ -162,20 +162,21 @@ fn an_accounting_log_with_select_and_place_end_to_end() {
     assert_eq!(starts(m, &w, Policy::Easy), [0, 10, 1000, 30]);
 }
 
+/// The memory-bound jobs as a JSON job list, for the command-line tests below.
+const MEMORY_BOUND_JOBS: &str = r#"[
+  {"id": "1", "submit": 0, "run": 100, "walltime": 100, "select": "1:ncpus=2:mem=12gb"},
+  {"id": "2", "submit": 0, "run": 100, "walltime": 100, "select": "1:ncpus=2:mem=12gb"},
+  {"id": "3", "submit": 1, "run": 50, "walltime": 50, "select": "1:ncpus=1:mem=8gb"},
+  {"id": "4", "submit": 2, "run": 10, "walltime": 10, "select": "1:ncpus=4"}
+]"#;
+
 /// `sim --machine FILE` and `--nodes/--cores --mem`: the memory-bound schedule above
 /// (waits 0, 0, 99, 98: mean 49.25), recorded with the machine and the chunks, and
 /// `replay --verify` reproduces it. On cores alone the waits are 0, 0, 0, 0.
 #[test]
 fn the_command_line_machine_is_recorded_and_verified() {
     let dir = tempfile::tempdir().unwrap();
-    let jobs = write(
-        dir.path(),
-        "jobs.json",
-        r#"[{"id": "1", "submit": 0, "run": 100, "walltime": 100, "select": "1:ncpus=2:mem=12gb"},
-            {"id": "2", "submit": 0, "run": 100, "walltime": 100, "select": "1:ncpus=2:mem=12gb"},
-            {"id": "3", "submit": 1, "run": 50, "walltime": 50, "select": "1:ncpus=1:mem=8gb"},
-            {"id": "4", "submit": 2, "run": 10, "walltime": 10, "select": "1:ncpus=4"}]"#,
-    );
+    let jobs = write(dir.path(), "jobs.json", MEMORY_BOUND_JOBS);
     let machine = write(dir.path(), "m.cluster", "count=2 ncpus=8 mem=16gb\n");
     let mean_wait = |args: &[&str]| {
         let mut a = vec![
@@ -237,14 +238,7 @@ fn the_command_line_machine_is_recorded_and_verified() {
 #[test]
 fn a_pbs_sites_nodes_from_qmgr_print_node() {
     let dir = tempfile::tempdir().unwrap();
-    let jobs = write(
-        dir.path(),
-        "jobs.json",
-        r#"[{"id": "1", "submit": 0, "run": 100, "walltime": 100, "select": "1:ncpus=2:mem=12gb"},
-            {"id": "2", "submit": 0, "run": 100, "walltime": 100, "select": "1:ncpus=2:mem=12gb"},
-            {"id": "3", "submit": 1, "run": 50, "walltime": 50, "select": "1:ncpus=1:mem=8gb"},
-            {"id": "4", "submit": 2, "run": 10, "walltime": 10, "select": "1:ncpus=4"}]"#,
-    );
+    let jobs = write(dir.path(), "jobs.json", MEMORY_BOUND_JOBS);
     let node = |n: &str, mem: &str| {
         format!(
             "#\n# Create and define node {n}\n#\ncreate node {n} Mom={n}.example.com\n\
