@@ -289,14 +289,28 @@ impl Machine {
     pub fn to_text(&self) -> String {
         let mut out = String::new();
         for t in &self.types {
-            out.push_str(&format!("count={} name={}", t.count, t.name));
-            for (r, v) in self.names.iter().zip(&t.amounts) {
-                let unit = if r == MEM { "kb" } else { "" };
-                out.push_str(&format!(" {r}={v}{unit}"));
-            }
-            out.push('\n');
+            out.push_str(&format!(
+                "count={} name={} {}\n",
+                t.count,
+                t.name,
+                self.resources_text(t)
+            ));
         }
         out
+    }
+
+    /// A node type's resources in the cluster format: `ncpus=4 mem=8388608kb ngpus=1`.
+    pub fn resources_text(&self, t: &NodeType) -> String {
+        let words: Vec<String> = self
+            .names
+            .iter()
+            .zip(&t.amounts)
+            .map(|(r, v)| {
+                let unit = if r == MEM { "kb" } else { "" };
+                format!("{r}={v}{unit}")
+            })
+            .collect();
+        words.join(" ")
     }
 
     /// The resource names, `ncpus` first.

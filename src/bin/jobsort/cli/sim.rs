@@ -1315,18 +1315,9 @@ fn write_table(
     let cluster = match machine.filter(|m| m.types().len() > 1 || m.cores_only().is_none()) {
         Some(m) => {
             let types: Vec<String> = m
-                .to_text()
-                .lines()
-                .map(|l| {
-                    // `count=N name=T res...` → `N x (res...)`
-                    let mut words = l.split_whitespace();
-                    let count = words
-                        .next()
-                        .and_then(|c| c.strip_prefix("count="))
-                        .unwrap_or("1");
-                    let res: Vec<&str> = words.filter(|w| !w.starts_with("name=")).collect();
-                    format!("{count} x ({})", res.join(" "))
-                })
+                .types()
+                .iter()
+                .map(|t| format!("{} x ({})", t.count, m.resources_text(t)))
                 .collect();
             format!("machine {} nodes: {}", m.nodes(), types.join(" + "))
         }
