@@ -3,6 +3,7 @@
 
 use super::report::Failure;
 use super::site_args::Explained;
+use super::slurm_args::name_value;
 use jobsort::pbs::{Origin, PbsSite, Setting};
 use jobsort::sim::scheduler::{QueueOrder, QueueOrderKind};
 use jobsort::sim::workload::SimJob;
@@ -34,17 +35,7 @@ pub struct QueueOrderArgs {
 
 /// `NAME=N` with N a whole number.
 fn name_number(s: &str) -> Result<(String, i64), String> {
-    let (name, n) = s
-        .split_once('=')
-        .ok_or_else(|| format!("`{s}`: give NAME=N"))?;
-    let n: i64 = n
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{s}`: N must be a whole number"))?;
-    if name.is_empty() {
-        return Err(format!("`{s}`: the name is empty"));
-    }
-    Ok((name.to_string(), n))
+    name_value(s, "a whole number")
 }
 
 impl QueueOrderArgs {

@@ -27,14 +27,24 @@ pub struct SlurmJobArgs {
 }
 
 pub(super) fn qos_arg(s: &str) -> Result<(String, u32), String> {
-    let (name, prio) = s
+    name_value(s, "a QOS priority (0..4294967295)")
+}
+
+/// `NAME=VALUE` (a flag's pair: `--qos high=100`, `--queue-priority q=5`): the name, not
+/// empty, and the value as `T`, `what` naming it in the error.
+pub(super) fn name_value<T: std::str::FromStr>(s: &str, what: &str) -> Result<(String, T), String> {
+    let (name, value) = s
         .split_once('=')
-        .ok_or_else(|| format!("`{s}` is not NAME=PRIORITY"))?;
-    let prio = prio
+        .ok_or_else(|| format!("`{s}`: give NAME=N"))?;
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(format!("`{s}`: the name is empty"));
+    }
+    let value = value
         .trim()
-        .parse::<u32>()
-        .map_err(|_| format!("`{prio}` is not a QOS priority (0..4294967295)"))?;
-    Ok((name.trim().to_string(), prio))
+        .parse()
+        .map_err(|_| format!("`{s}`: `{value}` is not {what}"))?;
+    Ok((name.to_string(), value))
 }
 
 /// Jobs as loaded for `eval` and `rank`.
