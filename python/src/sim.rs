@@ -101,6 +101,7 @@ fn report<'py>(
     d.set_item("read", w.report.read)?;
     d.set_item("kept", w.report.kept)?;
     d.set_item("dropped", w.report.dropped.clone())?;
+    d.set_item("records_skipped", w.report.records_skipped.clone())?;
     d.set_item("walltime_from_runtime", w.report.walltime_from_runtime)?;
     d.set_item("killed_at_walltime", w.report.killed_at_walltime)?;
     if let Some((nodes, cores)) = machine {

@@ -162,3 +162,19 @@ def test_bad_simulation_input_raises_with_the_message(kth, tmp_path):
 def test_simulation_releases_the_gil(kth):
     moved = progress_during(lambda: jobsort.simulate(kth, ["-walltime"], first=FIRST), times=2)
     assert max(moved) > 0, moved
+
+
+def test_the_load_report_counts_skipped_records_as_the_cli(cli_json, tmp_path):
+    # A PBS accounting log (the first E record of the XDMoD sample) with a suspend record,
+    # which is not a job: the CLI's trace report counts it under records_skipped, and so does
+    # the Python one.
+    from conftest import SHARED
+
+    log = tmp_path / "20091221"
+    sample = (SHARED / "data" / "samples" / "xdmod-pbs-accounting-E-records.log").read_text()
+    log.write_text(sample.splitlines(keepends=True)[0] + "12/21/2009 16:00:00;z;6.edge.ccr.buffalo.edu;\n")
+    trace = jobsort.load_trace(log)
+    doc = cli_json("sim", "--trace", log, "--nodes", "64", "--cores", "8", "--format", "json")
+    assert trace.report()["records_skipped"] == doc["trace"]["records_skipped"]
+    assert trace.report()["records_skipped"] == {"record type z (suspended)": 1}
+    assert jobsort.load_trace(KTH).report()["records_skipped"] == {}
