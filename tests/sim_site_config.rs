@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::cli::{code, jobsort, json, pbs_home, stderr, stdout, write};
+use common::cli::{code, jobsort, jobsort_stdin, json, pbs_home, stderr, stdout, write};
 
 /// Cluster 4 × 1 (SWF): the schedule of `tests/sim_schedule.rs`'s fixture A, where strict,
 /// EASY and fill all differ.
@@ -292,4 +292,67 @@ fn an_accounting_directory_simulates_with_the_sites_own_settings() {
         "2",
     ]);
     assert_ne!(site["runs"][0]["shares"], flat["runs"][0]["shares"]);
+}
+
+/// `qmgr -c 'print server' | jobsort sim --qmgr -`: the site's files may come on stdin
+/// (one of them: stdin feeds only one input), named `<stdin>` where they are cited.
+#[test]
+fn a_sites_qmgr_output_or_sched_config_reads_from_stdin() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write(dir.path(), "a.swf", SWF);
+    let home = pbs_home(dir.path(), "strict_ordering: True ALL\n", None);
+    let qmgr = "set server backfill_depth = 0\n";
+    let args = [
+        "sim",
+        "--format",
+        "json",
+        "--trace",
+        &trace,
+        "--pbs-home",
+        &home,
+    ];
+    let piped = jobsort_stdin(args.iter().chain(&["--qmgr", "-"]), qmgr.as_bytes());
+    assert_eq!(code(&piped), Some(0), "{}", stderr(&piped));
+    let file = write(dir.path(), "q.txt", qmgr);
+    let from_file = sim_json(
+        &args[3..]
+            .iter()
+            .copied()
+            .chain(["--qmgr", &file])
+            .collect::<Vec<_>>(),
+    );
+    assert_eq!(json(&piped)["runs"][0]["policy"], "strict");
+    assert_eq!(run_of(&json(&piped)), run_of(&from_file));
+
+    let sc = "strict_ordering: True ALL\n";
+    let explain = jobsort_stdin(
+        [
+            "sim",
+            "--trace",
+            &trace,
+            "--sched-config",
+            "-",
+            "--explain-config",
+        ],
+        sc.as_bytes(),
+    );
+    assert_eq!(code(&explain), Some(0), "{}", stderr(&explain));
+    assert!(
+        stdout(&explain).contains("<stdin>:1"),
+        "{}",
+        stdout(&explain)
+    );
+
+    let twice = jobsort_stdin(
+        [
+            "sim", "--trace", "-", "--nodes", "4", "--cores", "1", "--qmgr", "-",
+        ],
+        SWF.as_bytes(),
+    );
+    assert_eq!(code(&twice), Some(2), "{}", stderr(&twice));
+    assert!(
+        stderr(&twice).contains("stdin can feed only one"),
+        "{}",
+        stderr(&twice)
+    );
 }

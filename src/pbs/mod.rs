@@ -98,6 +98,13 @@ pub struct PbsSite {
     pub notes: Vec<Note>,
 }
 
+/// A configuration file's text and the name its diagnostics give it (its path, `<stdin>`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamedText {
+    pub name: String,
+    pub text: String,
+}
+
 fn read(path: &Path) -> Result<String, PbsConfigError> {
     std::fs::read_to_string(path).map_err(|e| PbsConfigError::Io {
         file: path.display().to_string(),
@@ -115,10 +122,31 @@ impl PbsSite {
         sched_config: Option<&Path>,
         qmgr: Option<&Path>,
     ) -> Result<PbsSite, PbsConfigError> {
+        let named = |p: &Path| {
+            read(p).map(|text| NamedText {
+                name: p.display().to_string(),
+                text,
+            })
+        };
+        PbsSite::from_texts(
+            home,
+            sched_config.map(named).transpose()?,
+            qmgr.map(named).transpose()?,
+        )
+    }
+
+    /// [`PbsSite::read`] with the `sched_config` and the `qmgr` output already read (from
+    /// stdin, say): each named as its diagnostics name it. `PBS_HOME`'s files are read from
+    /// `home`; a `sched_config` given wins over its own.
+    pub fn from_texts(
+        home: Option<&Path>,
+        sched_config: Option<NamedText>,
+        qmgr: Option<NamedText>,
+    ) -> Result<PbsSite, PbsConfigError> {
         let mut site = PbsSite::default();
         let sched_priv = home.map(|h| h.join("sched_priv"));
-        let sc_path = match (sched_config, &sched_priv) {
-            (Some(p), _) => Some(p.to_path_buf()),
+        let sc = match (sched_config, &sched_priv) {
+            (Some(given), _) => Some(given),
             (None, Some(sp)) => {
                 let p = sp.join("sched_config");
                 if !p.is_file() {
@@ -128,13 +156,15 @@ impl PbsSite {
                             .into(),
                     });
                 }
-                Some(p)
+                Some(NamedText {
+                    text: read(&p)?,
+                    name: p.display().to_string(),
+                })
             }
             (None, None) => None,
         };
-        if let Some(p) = sc_path {
-            let name = p.display().to_string();
-            site.sched_config = Some(parse_sched_config(&read(&p)?, &name));
+        if let Some(sc) = sc {
+            site.sched_config = Some(parse_sched_config(&sc.text, &sc.name));
         }
         if let Some(sp) = &sched_priv {
             let rg = sp.join("resource_group");
@@ -155,8 +185,8 @@ impl PbsSite {
                 });
             }
         }
-        if let Some(p) = qmgr {
-            site.qmgr = Some(parse_qmgr(&read(p)?, &p.display().to_string())?);
+        if let Some(q) = qmgr {
+            site.qmgr = Some(parse_qmgr(&q.text, &q.name)?);
         }
         Ok(site)
     }

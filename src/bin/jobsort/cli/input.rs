@@ -25,12 +25,27 @@ impl From<&std::ffi::OsStr> for InputPath {
 
 static STDIN_TAKEN: AtomicBool = AtomicBool::new(false);
 
+const ONE_STDIN: &str = "`-` (stdin) given for more than one input: stdin can feed only one";
+
 /// Claim stdin for one input; a second claim is a usage error.
 pub fn take_stdin() -> Result<(), Failure> {
     if STDIN_TAKEN.swap(true, Ordering::SeqCst) {
-        return Err(Failure::usage(
-            "`-` (stdin) given for more than one input: stdin can feed only one",
-        ));
+        return Err(Failure::usage(ONE_STDIN));
+    }
+    Ok(())
+}
+
+/// Refuse `-` for more than one of a command's inputs before any of them is read: the first
+/// reader would otherwise take the other input's text as its own and fail on it.
+pub fn one_stdin<'a>(
+    inputs: impl IntoIterator<Item = Option<&'a InputPath>>,
+) -> Result<(), Failure> {
+    let stdin = inputs
+        .into_iter()
+        .filter(|i| *i == Some(&InputPath::Stdin))
+        .count();
+    if stdin > 1 {
+        return Err(Failure::usage(ONE_STDIN));
     }
     Ok(())
 }

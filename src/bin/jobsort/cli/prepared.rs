@@ -4,6 +4,7 @@
 
 use super::fairshare_opts::FairshareOpts;
 use super::formula_args::{CompileArgs, FormulaArgs};
+use super::input::one_stdin;
 use super::jobs_args::JobsArgs;
 use super::report::{Failure, error, warn};
 use super::site_args::{Explained, PbsSiteArgs};
@@ -54,6 +55,7 @@ impl InputArgs {
     /// The formula (FORMULA or `--file`, else the site's job_sort_formula), the catalog and
     /// the fairshare options, each flag winning over the site's files.
     pub fn resolve(&self) -> Result<Resolved, Failure> {
+        one_stdin(std::iter::once(Some(&self.jobs.jobs)).chain(self.site.inputs()))?;
         let site = self.site.read()?;
         let mut explained = Explained::default();
         let (source, name) = match site.as_ref().and_then(PbsSite::formula) {

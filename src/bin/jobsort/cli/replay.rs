@@ -4,7 +4,7 @@
 //! threshold and fairshare setup, as for `sim`; flags win.
 
 use super::formula_args::{CatalogArgs, CompileArgs, FormulaValue, read_formula_arg};
-use super::input::InputPath;
+use super::input::{InputPath, one_stdin};
 use super::output::{Out, ReportFormat, write_json};
 use super::prepared::{Ties, check_absent_inputs, fairshare_inputs};
 use super::queue_order_args::{QueueOrderArgs, in_effect};
@@ -82,6 +82,11 @@ pub struct Args {
 }
 
 pub fn run(args: Args, out: &mut Out) -> Outcome {
+    one_stdin(
+        [args.trace.as_ref(), args.recording.as_ref()]
+            .into_iter()
+            .chain(args.site.inputs()),
+    )?;
     let site = args.site.read()?;
     let mut catalog = args.catalog.catalog()?;
     if let Some(q) = site.as_ref().and_then(|s| s.qmgr.as_ref()) {

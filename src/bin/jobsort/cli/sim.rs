@@ -1,7 +1,7 @@
 //! `jobsort sim`: simulate a trace under one or more formulas, side by side.
 
 use super::formula_args::{CatalogArgs, CompileArgs, FormulaValue, read_formula_arg};
-use super::input::InputPath;
+use super::input::{InputPath, one_stdin};
 use super::output::{Out, ReportFormat, write_json};
 use super::prepared::{Ties, check_absent_inputs, fairshare_inputs};
 use super::queue_order_args::{QueueOrderArgs, in_effect};
@@ -719,6 +719,7 @@ fn plot_format(p: &Path) -> Result<(&Path, bool), Failure> {
 pub fn run(args: Args, out: &mut Out) -> Outcome {
     // Checked before simulating, so a bad name does not cost a whole run.
     let plot = args.plot.as_deref().map(plot_format).transpose()?;
+    one_stdin(std::iter::once(Some(&args.trace)).chain(args.site.inputs()))?;
     let site = args.site.read()?;
     let slurm = match &args.slurm_conf {
         Some(path) => Some(SlurmConf::load(path).map_err(Failure::invalid)?),

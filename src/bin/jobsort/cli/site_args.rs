@@ -3,9 +3,10 @@
 //! The rules are [`jobsort::pbs`]'s; this file reads the flags and lets each flag given on
 //! the command line win over the files.
 
+use super::input::InputPath;
 use super::output::Out;
 use super::report::{Failure, warn};
-use jobsort::pbs::{Origin, PbsSite, SchedConfig, Setting};
+use jobsort::pbs::{NamedText, Origin, PbsSite, SchedConfig, Setting};
 use std::path::PathBuf;
 
 /// A PBS site's configuration.
@@ -16,27 +17,39 @@ pub struct PbsSiteArgs {
     /// fairshare tree when fair_share is on. Flags given on the command line win.
     #[arg(long = "pbs-home", value_name = "DIR")]
     pub pbs_home: Option<PathBuf>,
-    /// A sched_config file (instead of PBS_HOME's).
+    /// A sched_config file (instead of PBS_HOME's; `-` reads stdin).
     #[arg(long = "sched-config", value_name = "FILE")]
-    pub sched_config: Option<PathBuf>,
-    /// `qmgr -c 'print server'` output (with `print sched` appended, if you use it): sets
-    /// job_sort_formula, job_sort_formula_threshold, backfill_depth, queue priorities and
-    /// custom resources.
+    pub sched_config: Option<InputPath>,
+    /// `qmgr -c 'print server'` output (with `print sched` and `print node @default`
+    /// appended, if you use them; `-` reads stdin): sets job_sort_formula,
+    /// job_sort_formula_threshold, backfill_depth, queue priorities, custom resources and
+    /// the nodes.
     #[arg(long = "qmgr", value_name = "FILE")]
-    pub qmgr: Option<PathBuf>,
+    pub qmgr: Option<InputPath>,
 }
 
 impl PbsSiteArgs {
+    /// The site's files that may be `-` (stdin), for [`super::input::one_stdin`].
+    pub fn inputs(&self) -> [Option<&InputPath>; 2] {
+        [self.sched_config.as_ref(), self.qmgr.as_ref()]
+    }
+
     /// The site's files, read (`None` when no flag names one); what PBS would log about them
     /// is printed as warnings.
     pub fn read(&self) -> Result<Option<PbsSite>, Failure> {
         if self.pbs_home.is_none() && self.sched_config.is_none() && self.qmgr.is_none() {
             return Ok(None);
         }
-        let site = PbsSite::read(
+        let named = |input: &InputPath| -> Result<NamedText, Failure> {
+            Ok(NamedText {
+                text: input.read_text()?,
+                name: input.name(),
+            })
+        };
+        let site = PbsSite::from_texts(
             self.pbs_home.as_deref(),
-            self.sched_config.as_deref(),
-            self.qmgr.as_deref(),
+            self.sched_config.as_ref().map(named).transpose()?,
+            self.qmgr.as_ref().map(named).transpose()?,
         )
         .map_err(Failure::invalid)?;
         for n in site.notes() {
