@@ -356,3 +356,35 @@ fn a_sites_qmgr_output_or_sched_config_reads_from_stdin() {
         stderr(&twice)
     );
 }
+
+/// PBS backfills around top jobs only under strict ordering (Altair's admin guide,
+/// "Implement Backfilling"): a `backfill_depth` with `strict_ordering` off changes nothing,
+/// and the run says so at the depth's line instead of silently running fill.
+#[test]
+fn a_backfill_depth_without_strict_ordering_is_named_as_having_no_effect() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write(dir.path(), "a.swf", SWF);
+    let qmgr = write(dir.path(), "q.txt", "set server backfill_depth = 2\n");
+    let off = pbs_home(dir.path(), "strict_ordering: false ALL\n", None);
+    let out = jobsort([
+        "sim",
+        "--trace",
+        &trace,
+        "--pbs-home",
+        &off,
+        "--qmgr",
+        &qmgr,
+    ]);
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out)
+            .contains("q.txt:1: backfill_depth 2 has no effect while strict_ordering is off"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stdout(&out).contains("fill"), "{}", stdout(&out));
+    let on = pbs_home(dir.path(), "strict_ordering: true ALL\n", None);
+    let out = jobsort(["sim", "--trace", &trace, "--pbs-home", &on, "--qmgr", &qmgr]);
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("no effect"), "{}", stderr(&out));
+}

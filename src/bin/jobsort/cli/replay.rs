@@ -14,7 +14,7 @@ use super::schedule_args::{
     recorded_overfill, trace_options,
 };
 use super::sim::SimFairshareArgs;
-use super::site_args::{Explained, PbsSiteArgs};
+use super::site_args::{Explained, PbsSiteArgs, site_policy};
 use jobsort::CompiledFormula;
 use jobsort::pbs::{PbsSite, Setting};
 use jobsort::sim::record::{Header, RecordingReader, decoded, read_recording};
@@ -169,7 +169,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
             }
             let policy = match (args.policy, &site) {
                 (Some(p), _) => p.into(),
-                (None, Some(site)) => site.policy().map_err(Failure::invalid)?.value,
+                (None, Some(site)) => site_policy(site)?.value,
                 (None, None) => Policy::Easy,
             };
             let policy = args.slurm_backfill.apply(policy)?;

@@ -10,7 +10,7 @@ use super::schedule_args::{
     MachineArgs, PolicyArg, SacctArgs, SlurmBackfillArgs, load_line, load_trace, recorded_overfill,
     threshold_arg, trace_options,
 };
-use super::site_args::{Explained, PbsSiteArgs, pick, site_unknown_shares};
+use super::site_args::{Explained, PbsSiteArgs, pick, site_policy, site_unknown_shares};
 use super::slurm_args::qos_arg;
 use clap::ValueEnum;
 use jobsort::CompiledFormula;
@@ -736,7 +736,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
             let (policy, at) = conf.sim_policy().map_err(Failure::invalid)?;
             Setting::new(policy, at.map_or(Origin::Default, slurm_origin))
         }
-        (None, Some(site)) => site.policy().map_err(Failure::invalid)?,
+        (None, Some(site)) => site_policy(site)?,
         (None, None) => Setting::new(Policy::Easy, Origin::Default),
     };
     let policy = Setting::new(args.slurm_backfill.apply(policy.value)?, policy.origin);

@@ -7,6 +7,7 @@ use super::input::InputPath;
 use super::output::Out;
 use super::report::{Failure, warn};
 use jobsort::pbs::{NamedText, Origin, PbsSite, SchedConfig, Setting};
+use jobsort::sim::Policy;
 use std::path::PathBuf;
 
 /// A PBS site's configuration.
@@ -57,6 +58,24 @@ impl PbsSiteArgs {
         }
         Ok(Some(site))
     }
+}
+
+/// The dispatch policy the site's `strict_ordering` and `backfill_depth` give
+/// ([`PbsSite::policy`]), with a warning when a `backfill_depth` is set that PBS ignores.
+pub fn site_policy(site: &PbsSite) -> Result<Setting<Policy>, Failure> {
+    let policy = site.policy().map_err(Failure::invalid)?;
+    let depth = site.backfill_depth().map_err(Failure::invalid)?;
+    if policy.value == Policy::Fill && depth.origin != Origin::Default {
+        // PBS backfills around top jobs only under strict ordering (the Altair admin guide,
+        // "Implement Backfilling": "... around higher-priority jobs when using strict
+        // ordering"; `fifo.cpp` `should_backfill_with_job`).
+        warn(&format!(
+            "{}: backfill_depth {} has no effect while strict_ordering is off: PBS backfills \
+             around top jobs only under strict ordering (the policy is fill)",
+            depth.origin, depth.value
+        ));
+    }
+    Ok(policy)
 }
 
 /// A setting from a flag when given, else from the site, else the default.
