@@ -18,7 +18,7 @@ fn eval_json_in_input_order_with_per_job_errors() {
     let dir = tempfile::tempdir().unwrap();
     let jobs = write(dir.path(), "jobs.json", JOBS);
     for engine in ["jit", "interp"] {
-        let out = jobsort(&[
+        let out = jobsort([
             "eval",
             "walltime/ncpus",
             "--jobs",
@@ -60,7 +60,7 @@ fn eval_json_in_input_order_with_per_job_errors() {
 fn rank_orders_descending_ties_by_submission_order_then_id() {
     let dir = tempfile::tempdir().unwrap();
     let jobs = write(dir.path(), "jobs.json", JOBS);
-    let v = json(&jobsort(&[
+    let v = json(&jobsort([
         "rank", "ncpus", "--jobs", &jobs, "--format", "json",
     ]));
     let order: Vec<&str> = v["order"]
@@ -81,7 +81,7 @@ fn rank_orders_descending_ties_by_submission_order_then_id() {
         "submit.json",
         r#"[{"id":"a","ncpus":2,"submit":20},{"id":"z","ncpus":2,"submit":10},{"id":"y","ncpus":2,"submit":10}]"#,
     );
-    let v = json(&jobsort(&[
+    let v = json(&jobsort([
         "rank", "ncpus", "--jobs", &jobs, "--format", "json",
     ]));
     let order: Vec<&str> = v["order"]
@@ -97,7 +97,7 @@ fn rank_orders_descending_ties_by_submission_order_then_id() {
 fn rank_threshold_top_and_explain() {
     let dir = tempfile::tempdir().unwrap();
     let jobs = write(dir.path(), "jobs.json", JOBS);
-    let v = json(&jobsort(&[
+    let v = json(&jobsort([
         "rank",
         "ncpus*10 - walltime/600",
         "--jobs",
@@ -152,12 +152,12 @@ fn explain_terms_follow_compat_pbs() {
 fn table_and_csv_output() {
     let dir = tempfile::tempdir().unwrap();
     let jobs = write(dir.path(), "jobs.json", JOBS);
-    let out = jobsort(&["rank", "ncpus", "--jobs", &jobs]);
+    let out = jobsort(["rank", "ncpus", "--jobs", &jobs]);
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert!(lines[0].starts_with("rank  id"), "{text}");
     assert!(lines[1].trim_start().starts_with("1  c"), "{text}");
-    let out = jobsort(&["eval", "ncpus", "--jobs", &jobs, "--format", "csv"]);
+    let out = jobsort(["eval", "ncpus", "--jobs", &jobs, "--format", "csv"]);
     assert_eq!(
         String::from_utf8(out.stdout).unwrap().lines().next(),
         Some("id,value,error")
@@ -173,7 +173,7 @@ fn qstat_csv_and_json_lines_inputs() {
         r#"{"Jobs":{"1.srv":{"Job_Owner":"ann@h","Resource_List":{"ncpus":2,"mem":"1gb","walltime":"00:10:00"}},
                    "2.srv":{"Job_Owner":"bob@h","Resource_List":{"ncpus":1,"mem":"512mb"}}}}"#,
     );
-    let v = json(&jobsort(&[
+    let v = json(&jobsort([
         "eval",
         "mem + walltime",
         "--jobs",
@@ -184,7 +184,7 @@ fn qstat_csv_and_json_lines_inputs() {
     assert_eq!(v["jobs"][0]["value"], 1048576.0 + 600.0);
     assert_eq!(v["jobs"][1]["value"], 524288.0);
     let csv = write(dir.path(), "jobs.csv", "id,ncpus\nx,3\ny,5\n");
-    let v = json(&jobsort(&[
+    let v = json(&jobsort([
         "eval", "ncpus*2", "--jobs", &csv, "--format", "json",
     ]));
     assert_eq!(v["jobs"][1]["value"], 10.0);
@@ -193,7 +193,7 @@ fn qstat_csv_and_json_lines_inputs() {
         "jobs.jsonl",
         "{\"id\":\"p\",\"ncpus\":1}\n{\"id\":\"q\",\"ncpus\":7}\n",
     );
-    let v = json(&jobsort(&[
+    let v = json(&jobsort([
         "rank", "ncpus", "--jobs", &jsonl, "--format", "json",
     ]));
     assert_eq!(v["order"][0]["id"], "q");
@@ -207,7 +207,7 @@ fn swf_trace_as_job_input() {
         "t.swf",
         "; MaxProcs: 8\n1 0 5 100 4 -1 -1 4 200 -1 1 1 1 -1 -1 -1 -1 -1\n2 10 0 50 2 -1 -1 2 3600 -1 1 2 1 -1 -1 -1 -1 -1\n3 20 0 0 2 -1 -1 2 60 -1 1 2 1 -1 -1 -1 -1 -1\n",
     );
-    let out = jobsort(&["rank", "-walltime", "--jobs", &swf, "--format", "json"]);
+    let out = jobsort(["rank", "-walltime", "--jobs", &swf, "--format", "json"]);
     let v = json(&out);
     let order: Vec<&str> = v["order"]
         .as_array()
@@ -228,14 +228,14 @@ fn bad_inputs_exit_1_with_location_usage_errors_exit_2() {
         "bad.json",
         "[{\"id\":\"a\",\"ncpus\":1},\n {\"id\":\"b\",\"walltime\":\"1:xx\"}]",
     );
-    let out = jobsort(&["eval", "ncpus", "--jobs", &bad]);
+    let out = jobsort(["eval", "ncpus", "--jobs", &bad]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bad.json: $[1].walltime"), "{err}");
     assert!(out.stdout.is_empty());
 
     let jobs = write(dir.path(), "jobs.json", JOBS);
-    let out = jobsort(&["eval", "ncpu * 2", "--jobs", &jobs, "--format", "json"]);
+    let out = jobsort(["eval", "ncpu * 2", "--jobs", &jobs, "--format", "json"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean `ncpus`"));
     assert!(
@@ -243,7 +243,7 @@ fn bad_inputs_exit_1_with_location_usage_errors_exit_2() {
         "no JSON on stdout when the formula is invalid"
     );
 
-    let out = jobsort(&[
+    let out = jobsort([
         "eval",
         "ncpus",
         "--jobs",
@@ -252,13 +252,13 @@ fn bad_inputs_exit_1_with_location_usage_errors_exit_2() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("missing.json"));
 
-    let out = jobsort(&["rank", "ncpus"]);
+    let out = jobsort(["rank", "ncpus"]);
     assert_eq!(
         out.status.code(),
         Some(2),
         "missing --jobs is a usage error"
     );
-    let out = jobsort(&["eval", "ncpus", "--jobs", &jobs, "--format", "yaml"]);
+    let out = jobsort(["eval", "ncpus", "--jobs", &jobs, "--format", "yaml"]);
     assert_eq!(out.status.code(), Some(2));
 }
 
@@ -270,10 +270,10 @@ fn deny_warnings_and_compat_pbs() {
         "jobs.json",
         r#"[{"id":"a","eligible_time":16777217}]"#,
     );
-    let out = jobsort(&["eval", "walltime/ncpus", "--jobs", &jobs, "--deny-warnings"]);
+    let out = jobsort(["eval", "walltime/ncpus", "--jobs", &jobs, "--deny-warnings"]);
     assert_eq!(out.status.code(), Some(1));
     // PBS stores the value in a 32-bit float: 16777217 becomes 16777216.
-    let v = json(&jobsort(&[
+    let v = json(&jobsort([
         "eval",
         "eligible_time",
         "--jobs",
@@ -284,7 +284,7 @@ fn deny_warnings_and_compat_pbs() {
         "json",
     ]));
     assert_eq!(v["jobs"][0]["value"], 16777216.0);
-    let v = json(&jobsort(&[
+    let v = json(&jobsort([
         "eval",
         "eligible_time",
         "--jobs",
@@ -323,7 +323,7 @@ fn fair_share_breaks_formula_ties_by_most_deserving_entity() {
     };
     // Without --fair-share every job ties at 0: submission order.
     assert_eq!(
-        ids(json(&jobsort(&args)))[..3],
+        ids(json(&jobsort(args)))[..3],
         ["101.pbs01", "102.pbs01", "103.pbs01"]
     );
     // With it: dave (bio, least usage for its shares) first, the unknown entity (erin) last.
@@ -332,6 +332,6 @@ fn fair_share_breaks_formula_ties_by_most_deserving_entity() {
     let order = ids(json(&jobsort(&with)));
     assert_eq!(order.first().map(String::as_str), Some("104.pbs01"));
     assert_eq!(order.last().map(String::as_str), Some("106.pbs01"));
-    let out = jobsort(&["rank", "0", "--jobs", &jobs, "--fair-share"]);
+    let out = jobsort(["rank", "0", "--jobs", &jobs, "--fair-share"]);
     assert_eq!(out.status.code(), Some(2));
 }

@@ -248,7 +248,7 @@ fn deep_chains_neither_overflow_nor_flood() {
     let tree = dir.join("chain.json");
     std::fs::write(&tree, chain_json(40_000)).unwrap();
     for alg in ["slurm-fairtree", "slurm-classic", "flux"] {
-        let (code, out, err) = run(&[
+        let (code, out, err) = run([
             "fairshare",
             "--fairshare-tree",
             s(&tree),
@@ -260,7 +260,7 @@ fn deep_chains_neither_overflow_nor_flood() {
         assert_eq!(code, 0, "{alg}: {err}");
         let v: Value = serde_json::from_str(&out).unwrap();
         assert_eq!(v["entities"].as_array().unwrap().len(), 40_003, "{alg}");
-        let (code, out, err) = run(&[
+        let (code, out, err) = run([
             "fairshare",
             "--fairshare-tree",
             s(&tree),
@@ -275,7 +275,7 @@ fn deep_chains_neither_overflow_nor_flood() {
             assert!(err.contains("40001 levels deep"), "{err}");
         }
     }
-    let (code, _, err) = run(&[
+    let (code, _, err) = run([
         "rank",
         "ncpus + fairshare_factor",
         "--jobs",
@@ -291,14 +291,14 @@ fn deep_chains_neither_overflow_nor_flood() {
     }
     let rgp = dir.join("resource_group");
     std::fs::write(&rgp, rg).unwrap();
-    let (code, out, err) = run(&["fairshare", "--resource-group", s(&rgp), "-t"]);
+    let (code, out, err) = run(["fairshare", "--resource-group", s(&rgp), "-t"]);
     assert_eq!(code, 1);
     assert!(out.is_empty());
     assert!(
         err.contains("20000 levels deep") && err.contains("1000"),
         "{err}"
     );
-    let (code, out, err) = run(&[
+    let (code, out, err) = run([
         "fairshare",
         "--resource-group",
         s(&rgp),
@@ -308,7 +308,7 @@ fn deep_chains_neither_overflow_nor_flood() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(out.len() < 2_000_000, "{} bytes", out.len());
-    let (code, out, _) = run(&["fairshare", "--resource-group", s(&rgp), "-g", "g19999"]);
+    let (code, out, _) = run(["fairshare", "--resource-group", s(&rgp), "-g", "g19999"]);
     assert_eq!(code, 0);
     assert_eq!(out.lines().count(), 9 + 20_001);
 }
@@ -469,7 +469,7 @@ fn classic_rows_match_sshare_and_captures_say_their_mode() {
     let dir = tmp.path().to_path_buf();
     let cap = dir.join("sshare.txt");
     std::fs::write(&cap, CLASSIC).unwrap();
-    let (code, out, err) = run(&["fairshare", "--sshare", s(&cap)]);
+    let (code, out, err) = run(["fairshare", "--sshare", s(&cap)]);
     assert_eq!(code, 0, "{err}");
     assert!(err.is_empty(), "the mode is known from the columns: {err}");
     let fs = |u: f64, sh: f64| format!("{:.6}", 2f64.powf(-(u / 45.0) / sh));
@@ -494,7 +494,7 @@ fn classic_rows_match_sshare_and_captures_say_their_mode() {
             ),
         )
         .unwrap();
-        let (code, out, err) = run(&["fairshare", "--sshare", s(&cap)]);
+        let (code, out, err) = run(["fairshare", "--sshare", s(&cap)]);
         assert_eq!(code, 0, "{err}");
         assert_eq!(
             out.lines().next().unwrap().ends_with("|LevelFS"),
@@ -508,7 +508,7 @@ fn classic_rows_match_sshare_and_captures_say_their_mode() {
         "Account|User|RawShares|RawUsage\nroot|||45\n A||40|20\n  A|u1|1|20\n",
     )
     .unwrap();
-    let (code, _, err) = run(&["fairshare", "--sshare", s(&cap)]);
+    let (code, _, err) = run(["fairshare", "--sshare", s(&cap)]);
     assert_eq!(code, 0);
     assert!(
         err.contains("assuming") && err.contains("Fair Tree"),
@@ -565,7 +565,7 @@ fn fair_tree_tie_order_is_an_option() {
         factors(&["--slurm-tie-order", "b,a"]),
         [0.75, 0.25, 1.0, 0.75]
     );
-    let (code, _, err) = run(&[
+    let (code, _, err) = run([
         "fairshare",
         "--fairshare-tree",
         s(&p),

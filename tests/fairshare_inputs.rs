@@ -62,7 +62,7 @@ fn json_tree_every_algorithm_json_columns() {
     let p = dir.join("tree.json");
     std::fs::write(&p, test24_4_json().to_string()).unwrap();
     let ps = p.to_str().unwrap();
-    let (code, out, err) = run(&[
+    let (code, out, err) = run([
         "fairshare",
         "--fairshare-tree",
         ps,
@@ -94,7 +94,7 @@ fn json_tree_every_algorithm_json_columns() {
     ] {
         assert!(u.get(key).is_some(), "{key}");
     }
-    let (code, out, _) = run(&[
+    let (code, out, _) = run([
         "fairshare",
         "--fairshare-tree",
         ps,
@@ -110,7 +110,7 @@ fn json_tree_every_algorithm_json_columns() {
     assert!(entity(&v, "aGA")["fairshare_factor"].is_f64());
     assert_eq!(entity(&v, "root")["fairshare_factor"], 0.5);
     assert_eq!(entity(&v, "root")["norm_shares"], 1.0);
-    let (code, out, _) = run(&[
+    let (code, out, _) = run([
         "fairshare",
         "--fairshare-tree",
         ps,
@@ -123,7 +123,7 @@ fn json_tree_every_algorithm_json_columns() {
     let v: Value = serde_json::from_str(&out).unwrap();
     assert!(entity(&v, "aGA/uGA1")["weight"].is_number());
     // pbs needs a resource_group file
-    let (code, _, err) = run(&["fairshare", "--fairshare-tree", ps, "--algorithm", "pbs"]);
+    let (code, _, err) = run(["fairshare", "--fairshare-tree", ps, "--algorithm", "pbs"]);
     assert_eq!(code, 1);
     assert!(err.contains("resource_group"), "{err}");
 }
@@ -136,7 +136,7 @@ fn sshare_output_round_trips() {
     let dir = tmp.path().to_path_buf();
     let p = dir.join("tree.json");
     std::fs::write(&p, test24_4_json().to_string()).unwrap();
-    let (code, text, _) = run(&["fairshare", "--fairshare-tree", p.to_str().unwrap()]);
+    let (code, text, _) = run(["fairshare", "--fairshare-tree", p.to_str().unwrap()]);
     assert_eq!(code, 0);
     assert!(text.starts_with("Account|User|RawShares|NormShares|RawUsage|NormUsage|EffectvUsage|FairShare|LevelFS\nroot||"));
     assert!(
@@ -145,7 +145,7 @@ fn sshare_output_round_trips() {
     );
     let s = dir.join("sshare.txt");
     std::fs::write(&s, &text).unwrap();
-    let (code, again, err) = run(&["fairshare", "--sshare", s.to_str().unwrap()]);
+    let (code, again, err) = run(["fairshare", "--sshare", s.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(again, text);
     // errors carry the line
@@ -154,7 +154,7 @@ fn sshare_output_round_trips() {
         "Account|User|RawShares|NormShares|RawUsage|\nroot|||0.0|10|\n a||x|0|1|\n",
     )
     .unwrap();
-    let (code, _, err) = run(&["fairshare", "--sshare", s.to_str().unwrap()]);
+    let (code, _, err) = run(["fairshare", "--sshare", s.to_str().unwrap()]);
     assert_eq!(code, 1);
     assert!(
         err.contains("sshare.txt:3: RawShares `x` is not a number"),
@@ -203,7 +203,7 @@ fn flux_db_t1006() {
         conn.execute("INSERT INTO association_table (username, bank, active, job_usage) VALUES ('gone', 'account1', 0, 5)", [])
             .unwrap();
     }
-    let (code, out, err) = run(&[
+    let (code, out, err) = run([
         "fairshare",
         "--flux-db",
         db.to_str().unwrap(),
@@ -279,7 +279,7 @@ fn json_tree_errors_name_the_node() {
         ("{\"nodes\":\n[1,,]}", ":2: invalid JSON"),
     ] {
         std::fs::write(&p, doc).unwrap();
-        let (code, _, err) = run(&["fairshare", "--fairshare-tree", p.to_str().unwrap()]);
+        let (code, _, err) = run(["fairshare", "--fairshare-tree", p.to_str().unwrap()]);
         assert_eq!(code, 1, "{doc}");
         assert!(err.contains(want), "{err}");
     }

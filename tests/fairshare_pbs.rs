@@ -88,7 +88,7 @@ fn fairshare_values_cases() {
             // has no server and reads files given on the command line. Deliberate difference:
             // `-I` is not an option (a usage error), so no scheduler can "not exist".
             assert_eq!(exp["stderr_first_line"], "Scheduler foo does not exist");
-            let (code, _, _) = run(&["fairshare", "-I", "foo"]);
+            let (code, _, _) = run(["fairshare", "-I", "foo"]);
             assert_eq!(code, 2);
             continue;
         }
@@ -115,7 +115,7 @@ fn fairshare_values_cases() {
         let (rgp, up) = write_inputs(&dir, &t, &rg);
         let (rgs, ups) = (rgp.to_str().unwrap(), up.to_str().unwrap());
         if input["command"] == "pbsfs -d" {
-            let (code, _, err) = run(&[
+            let (code, _, err) = run([
                 "fairshare",
                 "--resource-group",
                 rgs,
@@ -165,11 +165,11 @@ fn fairshare_values_cases() {
                 .map(|l| l.as_str().unwrap().to_string() + "\n")
                 .collect();
             let (code, out, err) =
-                run(&["fairshare", "--resource-group", rgs, "--usage", ups, "-p"]);
+                run(["fairshare", "--resource-group", rgs, "--usage", ups, "-p"]);
             assert_eq!(code, 0, "{err}");
             assert_eq!(out, want, "{src}");
             // -p is the default
-            let (_, out2, _) = run(&["fairshare", "--resource-group", rgs, "--usage", ups]);
+            let (_, out2, _) = run(["fairshare", "--resource-group", rgs, "--usage", ups]);
             assert_eq!(out2, want);
             pbsfs_checks += 1;
         }
@@ -180,7 +180,7 @@ fn fairshare_values_cases() {
                 .iter()
                 .map(|x| x.as_str().unwrap())
                 .collect();
-            let (code, out, _) = run(&[
+            let (code, out, _) = run([
                 "fairshare",
                 "--resource-group",
                 rgs,
@@ -215,7 +215,7 @@ fn man_page_example_g_and_t() {
     )
     .unwrap();
     let (rgs, us) = (rg.to_str().unwrap(), usage.to_str().unwrap());
-    let (code, out, _) = run(&[
+    let (code, out, _) = run([
         "fairshare",
         "--resource-group",
         rgs,
@@ -234,12 +234,12 @@ fn man_page_example_g_and_t() {
          group2    :    20       1001 / 0.600 = 1668\n\
          pbsuser3  :    22       1000 / 0.240 = 4167\n"
     );
-    let (_, out, _) = run(&["fairshare", "--resource-group", rgs, "--usage", us, "-t"]);
+    let (_, out, _) = run(["fairshare", "--resource-group", rgs, "--usage", us, "-t"]);
     assert_eq!(
         out,
         " TREEROOT(0)\n     group2(20)\n          pbsuser3(22)\n          pbsuser2(21)\n     group1(10)\n          pbsuser1(12)\n          pbsuser(11)\n     unknown(1)\n"
     );
-    let (_, out, _) = run(&[
+    let (_, out, _) = run([
         "fairshare",
         "--resource-group",
         rgs,
@@ -280,7 +280,7 @@ fn man_page_example_g_and_t() {
         "0.382"
     );
     // errors as pbsfs words them
-    let (code, _, err) = run(&[
+    let (code, _, err) = run([
         "fairshare",
         "--resource-group",
         rgs,
@@ -293,7 +293,7 @@ fn man_page_example_g_and_t() {
         (code, err.as_str()),
         (1, "Fairshare Entity nobody does not exist.\n")
     );
-    let (code, _, err) = run(&[
+    let (code, _, err) = run([
         "fairshare",
         "--resource-group",
         rgs,
@@ -316,7 +316,7 @@ fn set_decay_trim_write_usage_atomically() {
     let up = dir.join("usage");
     let (rgs, ups) = (rg.to_str().unwrap(), up.to_str().unwrap());
     // No usage file yet: -s creates it.
-    let (code, _, err) = run(&[
+    let (code, _, err) = run([
         "fairshare",
         "--resource-group",
         rgs,
@@ -337,7 +337,7 @@ fn set_decay_trim_write_usage_atomically() {
     t.apply_usage_record("stranger", 9.0, false);
     t.recompute();
     usage_file::write_tree(&up, &t).unwrap();
-    let (_, out, _) = run(&[
+    let (_, out, _) = run([
         "fairshare",
         "--resource-group",
         rgs,
@@ -347,7 +347,7 @@ fn set_decay_trim_write_usage_atomically() {
         "stranger",
     ]);
     assert!(out.contains("Resgroup\t\t: 1\n"), "{out}");
-    let (code, _, _) = run(&["fairshare", "--resource-group", rgs, "--usage", ups, "-e"]);
+    let (code, _, _) = run(["fairshare", "--resource-group", rgs, "--usage", ups, "-e"]);
     assert_eq!(code, 0);
     let (uf, _) = usage_file::read_path(&up, false).unwrap();
     assert_eq!(uf.records, vec![("pbsuser".to_string(), 80.0)]);
@@ -359,13 +359,13 @@ fn set_decay_trim_write_usage_atomically() {
         "the previous file is kept as usage.bak"
     );
     // -d halves and floors at 1.
-    let (code, _, _) = run(&["fairshare", "--resource-group", rgs, "--usage", ups, "-d"]);
+    let (code, _, _) = run(["fairshare", "--resource-group", rgs, "--usage", ups, "-d"]);
     assert_eq!(code, 0);
     let (uf, _) = usage_file::read_path(&up, false).unwrap();
     assert_eq!(uf.records, vec![("pbsuser".to_string(), 40.0)]);
     // A bad value for -s is an error, and the file is untouched.
     let before = std::fs::read(&up).unwrap();
-    let (code, _, err) = run(&[
+    let (code, _, err) = run([
         "fairshare",
         "--resource-group",
         rgs,
@@ -410,12 +410,12 @@ fn bad_inputs_fail_with_location_and_exit_1() {
         ("a 1 root -3\n", ":1: shares of a are negative (-3)"),
     ] {
         std::fs::write(&rg, text).unwrap();
-        let (code, out, err) = run(&["fairshare", "--resource-group", &rgs]);
+        let (code, out, err) = run(["fairshare", "--resource-group", &rgs]);
         assert_eq!(code, 1, "{text}");
         assert!(out.is_empty());
         assert!(err.starts_with(&format!("{rgs}{want}")), "{err}");
         // --lenient: PBS's skip-and-warn
-        let (code, out, err) = run(&["fairshare", "--resource-group", &rgs, "--lenient"]);
+        let (code, out, err) = run(["fairshare", "--resource-group", &rgs, "--lenient"]);
         assert_eq!(code, 0, "{err}");
         assert!(err.starts_with("warning: "), "{err}");
         assert!(out.starts_with("Fairshare usage units are in: cput\n"));
@@ -423,7 +423,7 @@ fn bad_inputs_fail_with_location_and_exit_1() {
     std::fs::write(&rg, "a 1 root 10\n").unwrap();
     let up = dir.join("usage");
     std::fs::write(&up, b"PBS_MAG?\0garbage-garbage-garbage-garbage").unwrap();
-    let (code, _, err) = run(&[
+    let (code, _, err) = run([
         "fairshare",
         "--resource-group",
         &rgs,
@@ -766,7 +766,7 @@ fn rank_cli_with_resource_group() {
         "--format",
         "json",
     ];
-    let (code, out, err) = run(&args);
+    let (code, out, err) = run(args);
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("stranger"), "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();

@@ -192,7 +192,7 @@ fn a_usage_flag_goes_with_the_sites_resource_group() {
     let ann = site.iter().find(|r| r.0 == "a").unwrap();
     assert!(ann.1 > 0.0, "{site:?}");
     // Without any PBS tree, `--usage` has nothing to apply to.
-    let out = jobsort(&["rank", "ncpus", "--jobs", &jobs, "--usage", &usage]);
+    let out = jobsort(["rank", "ncpus", "--jobs", &jobs, "--usage", &usage]);
     assert_eq!(code(&out), Some(2), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("--usage is the usage of a PBS tree"),

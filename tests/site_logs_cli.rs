@@ -50,10 +50,8 @@ fn sim_runs_a_sacct_dump_on_the_cluster_its_allocations_show() {
     let out = jobsort(["sim", "--trace", &trace]);
     let text = stdout(&out);
     // Jobs read = simulated + dropped; the steps are records apart.
-    let line = concat!(
-        "trace edges.txt: 15 jobs read, 8 simulated, 7 dropped (1 never started (ended before it ran), 1 no processors, 1 pending (never started), 1 pending array tasks (never started), 1 requeued run (the later record is the job), 1 running (not ended), 1 runtime <= 0); 3 records skipped (3 job step (not a job))",
-    );
-    assert!(text.contains(&line), "{text}");
+    let line = "trace edges.txt: 15 jobs read, 8 simulated, 7 dropped (1 never started (ended before it ran), 1 no processors, 1 pending (never started), 1 pending array tasks (never started), 1 requeued run (the later record is the job), 1 running (not ended), 1 runtime <= 0); 3 records skipped (3 job step (not a job))";
+    assert!(text.contains(line), "{text}");
     assert!(
         text.contains("cluster size: 10 nodes x 9 cores from the allocations of 8 jobs"),
         "{text}"
