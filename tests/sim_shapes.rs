@@ -72,7 +72,8 @@ fn sacct(rows: &[String]) -> Workload {
 /// same) node 1: 4 GB left on each. Job 3 (t=1, 1 CPU, 8 GB, 50 s) fits no node until jobs
 /// 1 and 2 end at 100. Job 4 (t=2, 4 CPUs, no memory, 10 s) fits now: strict ordering keeps
 /// it behind job 3 (100); EASY backfills it at 2 (it ends at 12, before job 3's reservation
-/// at 100). On cores alone (`count=2 ncpus=8`) job 3 starts at 1 and job 4 at 2. (Before
+/// at 100). On cores alone (`count=2 ncpus=8`) job 3 starts at 1 and job 4 at 2: the
+/// schedule of `sim_resources.rs`'s `memory_bound_placement`, here from a sacct dump. (Before
 /// the rule, a sacct job's memory was placed only with GPUs: job 3 started at 1.)
 #[test]
 fn a_sacct_job_bound_by_memory_without_gres() {

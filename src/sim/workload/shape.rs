@@ -138,27 +138,13 @@ mod tests {
 
     #[test]
     fn only_a_machine_with_memory_changes_the_requests() {
-        let job = |request, mem| SimJob {
-            id: "1".into(),
-            submit: 0,
-            run: 1,
-            walltime: 1,
-            walltime_given: true,
-            request,
-            mem,
-            user: "u".into(),
-            group: "g".into(),
-            account: "".into(),
-            qos: "".into(),
-            queue: "q".into(),
-            queue_priority: 0.0,
-            resources: Default::default(),
-            recorded_start: None,
-        };
-        let mut jobs = vec![
-            job(Request::Procs(2), 2048.0),
-            job(Request::Nodes { nodes: 1, cores: 2 }, 0.0),
-        ];
+        let mut jobs = crate::sim::workload::parse_json_jobs(
+            r#"[{"submit": 0, "run": 1, "procs": 2, "mem": 2048},
+                {"submit": 0, "run": 1, "nnodes": 1, "ncores": 2}]"#,
+            "jobs.json",
+        )
+        .unwrap()
+        .jobs;
         let before = jobs.clone();
         assert_eq!(place_memory(&mut jobs, &Machine::uniform(2, 4)), 0);
         assert_eq!(jobs, before);
