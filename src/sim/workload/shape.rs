@@ -6,10 +6,10 @@
 //! Otherwise the memory is placed by [`place_memory`], once the machine is known and only
 //! when it schedules memory, with what the request's shape means:
 //!
-//! | request | memory means | chunks |
+//! | request | memory is | chunks |
 //! |---|---|---|
-//! | `Procs(p)` (cores anywhere) | per processor, `mem / p` | `p:ncpus=1:mem=⌈mem/p⌉`, `free` |
-//! | `Nodes { n, c }` (`c` cores on each of `n` nodes) | per node, `mem / n` | `n:ncpus=c:mem=⌈mem/n⌉`, `scatter` |
+//! | `Procs(p)`: cores anywhere | per processor | `p:ncpus=1:mem=⌈mem/p⌉`, `free` |
+//! | `Nodes { n, c }`: `c` cores on `n` nodes | per node | `n:ncpus=c:mem=⌈mem/n⌉`, `scatter` |
 //! | `Select` | its chunks' own `mem` | unchanged |
 //!
 //! - SWF: requested memory (field 10) is "per processor" (the SWF definition,
