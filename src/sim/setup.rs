@@ -131,7 +131,10 @@ impl Setup {
     /// become the machine's nodes and its largest node's cores (what the limits engine and
     /// a recording's header read). A machine of one node type with cores alone runs as a
     /// `nodes × cores` cluster does (by count, or by runs of equal nodes), unless a job asks
-    /// for chunks.
+    /// for chunks. The jobs' memory is placed as their requests give it: on a machine with
+    /// memory, give the jobs their memory chunks first
+    /// ([`place_memory`](crate::sim::workload::place_memory), the one rule; `jobsort sim`
+    /// does), or only chunks that name `mem` hold memory.
     pub fn on_machine(
         config: &SimConfig,
         jobs: &[SimJob],

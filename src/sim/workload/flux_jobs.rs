@@ -13,7 +13,15 @@
 //!   (counted). `t_depend` and the later states' times are not used.
 //! - **Sizes**: cores `ncores`, else `ntasks` (a core a task, Flux's default); nodes `nnodes`.
 //!   With nodes known and the cores a whole number per node, `nodes × cores`, else the cores
-//!   placed anywhere. `duration` (0 = unlimited) is the requested time. Memory is not listed.
+//!   placed anywhere. `duration` (0 = unlimited) is the requested time. Memory is not listed
+//!   (job-list has no memory attribute; it is not placed). GPUs are not a job-list attribute
+//!   either (flux-framework/flux-core#4832 asks for `ngpus`); a job that ran under
+//!   sched-simple carries its allocation's summary, `annotations.sched.resource_summary`
+//!   (`rank[0-1]/core[0-3],gpu[0-1]`, [`resource_summary`]), in both layouts. A job whose
+//!   summary has GPUs asks for one chunk per rank with that rank's cores and GPUs,
+//!   scattered (issue 15), and has the resource `ngpus` (its GPUs in all); without GPUs the
+//!   request stays the cores' shape above. Without a summary (a scheduler may not write
+//!   one) a job's GPUs are not known.
 //! - **Entities**: user `username`, else `userid`; queue `queue` (else `default`); group
 //!   `unknown`; account `bank` (flux-accounting's bank, as job-list lists it:
 //!   flux-framework/flux-core#4697; else empty); no QOS (Flux has none). `urgency` (0–31, default 16) is the resource `urgency`.
@@ -150,6 +158,7 @@ struct FluxJob {
     queue: Option<String>,
     bank: Option<String>,
     duration: Option<f64>,
+    annotations: Option<serde_json::Value>,
 }
 
 impl FluxJob {
@@ -368,6 +377,26 @@ impl FluxReader<'_> {
             },
             _ => Request::Procs(range(cores, cores_field)?),
         };
+        // sched-simple's summary of R: the GPUs, and the cores that go with them, per rank.
+        let summary = j
+            .annotations
+            .as_ref()
+            .and_then(|a| a.get("sched")?.get("resource_summary")?.as_str())
+            .filter(|s| !s.is_empty());
+        let groups = match summary {
+            Some(s) => resource_summary(s)
+                .map_err(|e| bad("annotations.sched.resource_summary", "unparsable value", e))?,
+            None => Vec::new(),
+        };
+        let gpus: u64 = groups
+            .iter()
+            .map(|g| u64::from(g.ranks) * u64::from(g.gpus))
+            .sum();
+        let request = if gpus > 0 {
+            gpu_request(&groups)
+        } else {
+            request
+        };
         let (walltime, walltime_given) = match j.duration {
             Some(d) if d.round() >= 1.0 => (d.round() as i64, true),
             _ => (run, false),
@@ -382,6 +411,9 @@ impl FluxReader<'_> {
         let mut resources = BTreeMap::new();
         if let Some(u) = j.urgency {
             resources.insert("urgency".to_string(), u);
+        }
+        if gpus > 0 {
+            resources.insert("ngpus".to_string(), gpus as f64);
         }
         let job = SimJob {
             id: id.as_str().into(),
@@ -431,6 +463,84 @@ impl FluxReader<'_> {
         self.w.push_kept(job);
         Ok(())
     }
+}
+
+/// One group of a `resource_summary`: `ranks` broker ranks (nodes), each with `cores` cores
+/// and `gpus` GPUs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct RankGroup {
+    ranks: u32,
+    cores: u32,
+    gpus: u32,
+}
+
+/// sched-simple's `resource_summary` annotation: groups of ranks with the same cores and
+/// GPUs, `rank[0-1]/core[0-3],gpu[0-1] rank2/core[0-1]` (`rlist_dumps`,
+/// flux-core `src/common/librlist/rlist.c`; its forms in `src/common/librlist/test/rlist.c`:
+/// `rank0/core[0-3]`, `rank[0-3]/core[0-3],gpu[1,3]`, `rank0/gpu0`). Each idset is counted.
+fn resource_summary(s: &str) -> Result<Vec<RankGroup>, String> {
+    let count = |set: &str| {
+        let mut n = 0u64;
+        super::hostlist::for_each_id(set, |_| n += 1)?;
+        u32::try_from(n).map_err(|_| format!("`{set}`: more than {} ids", u32::MAX))
+    };
+    s.split_whitespace()
+        .map(|group| {
+            let (ranks, children) = group
+                .strip_prefix("rank")
+                .and_then(|g| g.split_once('/'))
+                .ok_or_else(|| format!("`{group}` is not `rank<ids>/core<ids>[,gpu<ids>]`"))?;
+            let mut g = RankGroup {
+                ranks: count(ranks)?,
+                cores: 0,
+                gpus: 0,
+            };
+            for child in split_outside_brackets(children) {
+                if let Some(ids) = child.strip_prefix("core") {
+                    g.cores = count(ids)?;
+                } else if let Some(ids) = child.strip_prefix("gpu") {
+                    g.gpus = count(ids)?;
+                } else {
+                    return Err(format!(
+                        "`{child}` in `{group}` is not `core<ids>` or `gpu<ids>`"
+                    ));
+                }
+            }
+            Ok(g)
+        })
+        .collect()
+}
+
+/// The `,`-separated items of `s`, commas inside `[...]` kept.
+fn split_outside_brackets(s: &str) -> impl Iterator<Item = &str> {
+    let mut depth = 0i32;
+    s.split(move |c| {
+        match c {
+            '[' => depth += 1,
+            ']' => depth -= 1,
+            _ => {}
+        }
+        c == ',' && depth == 0
+    })
+}
+
+/// A job's GPUs as chunks: each group's ranks one chunk each (a rank is a node: distinct,
+/// scattered) with that rank's cores and GPUs, as R allocated them.
+fn gpu_request(groups: &[RankGroup]) -> Request {
+    use super::shape::{chunks, part};
+    use crate::sim::cluster::Arrangement;
+    use crate::sim::cluster::machine::{NCPUS, NGPUS};
+    let parts = groups
+        .iter()
+        .filter(|g| g.ranks > 0)
+        .map(|g| {
+            part(
+                g.ranks,
+                &[(NCPUS, u64::from(g.cores)), (NGPUS, u64::from(g.gpus))],
+            )
+        })
+        .collect();
+    chunks(parts, Arrangement::Scatter)
 }
 
 /// Whether a document's first key is `jobs`.

@@ -15,6 +15,7 @@ mod json;
 mod names;
 pub mod pbs_accounting;
 pub mod sacct;
+pub mod shape;
 mod site_log;
 
 pub use flux_jobs::{looks_like_flux, parse_flux_jobs, sniff_flux};
@@ -22,6 +23,7 @@ pub use job::*;
 pub use json::{JsonLayout, parse_json_jobs, parse_json_jobs_as, read_json_jobs};
 pub use pbs_accounting::{PbsJob, parse_pbs_accounting, pbs_accounting_jobs, read_pbs_accounting};
 pub use sacct::{SacctOptions, parse_sacct, read_sacct};
+pub use shape::{memory_request, place_memory};
 
 #[cfg(test)]
 mod tests {

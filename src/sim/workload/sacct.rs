@@ -27,12 +27,21 @@
 //!   time. The run time is `End − Start` (the time the allocation was held); the recorded start
 //!   is `Start`. `Eligible` is not used (a job has one submit time in the simulator).
 //! - **Sizes**: cores and nodes from `AllocTRES` (`cpu`, `node`), else `NCPUS`/`AllocCPUS` and
-//!   `NNodes`, else `ReqTRES`, else `ReqCPUS`. With nodes known and the cores a whole number per
-//!   node the request is `nodes × cores`, else the cores placed anywhere. Memory (KB) from
-//!   `ReqTRES` `mem`, else `ReqMem` (the job's total in 22.05; `Mc` per CPU and `Mn` per node up
-//!   to 20.11), else `AllocTRES`. GPUs (`gres/gpu` of AllocTRES, else ReqTRES) are the
-//!   resource `ngpus`. `Timelimit` (`[D-]HH:MM:SS`, `MM:SS`, `UNLIMITED`, `Partition_Limit`) or
-//!   `TimelimitRaw` (minutes) is the requested time; without one the run time stands in.
+//!   `NNodes`, else `ReqTRES`, else `ReqCPUS`. Memory (KB) from `ReqTRES` `mem`, else `ReqMem`
+//!   (the job's total in 22.05; `Mc` per CPU and `Mn` per node up to 20.11), else
+//!   `AllocTRES`. GPUs (`gres/gpu` of AllocTRES, else ReqTRES) are the resource `ngpus`.
+//!   `Timelimit` (`[D-]HH:MM:SS`, `MM:SS`, `UNLIMITED`, `Partition_Limit`) or `TimelimitRaw`
+//!   (minutes) is the requested time; without one the run time stands in.
+//! - **Shapes** (issue 15), as `select/cons_tres` allocates them ([`slurm_request`]): the
+//!   cores the same on every node, `nodes × cores`; GPUs that divide over the nodes, one
+//!   chunk per node with its cores, GPUs and memory, scattered; cores that do not divide
+//!   with per-node memory (`Mn`) or GPUs, chunks of `⌈cores/nodes⌉` and `⌊cores/nodes⌋`
+//!   cores, scattered, each with its node's memory; else the cores placed anywhere. The
+//!   memory of the other shapes is placed by the one rule ([`super::shape`]) on a machine
+//!   with memory: per node for `nodes × cores` (a total over equal nodes is the per-node and
+//!   the per-CPU request both), per CPU for cores anywhere. sacct's parsable fields give no
+//!   tasks or CPUs per task of an allocation (`NTasks` is a step's; `--json` has them), so
+//!   the shape is the allocation's CPUs over its nodes.
 //! - **Entities**: user = `User` (else `UID`), group = `Group` (else `GID`), queue =
 //!   `Partition` (empty: `default`; the partition is the job's queue), account = `Account`,
 //!   qos = `QOS` (each empty when the dump has no such column or value: Slurm then uses the
@@ -56,43 +65,66 @@ use super::site_log::{BadRecord, Census, reject};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 use std::io::BufRead;
-use std::sync::Arc;
 
-/// A job with GPUs (`gres/gpu` in AllocTRES, else ReqTRES) asks for chunks (issue 15): one
-/// per node, each with its share of the cores, the GPUs and the memory (`mem` KB in all),
-/// scattered (Slurm's nodes are distinct), so a multi-resource machine places it on nodes
-/// with GPUs. Without GPUs, or when the cores or GPUs do not divide evenly over the nodes,
-/// the request stays as it is (its memory is then not scheduled).
-fn gpu_chunks(request: Request, gpus: Option<u64>, mem: f64) -> Request {
-    use crate::sim::cluster::{Arrangement, Place, Sharing};
-    let Some(g) = gpus.filter(|&g| g > 0) else {
-        return request;
+/// The request of a job of `cpus` CPUs on `nodes` nodes (AllocTRES `node`, else NNodes)
+/// with `gpus` GPUs (`gres/gpu`) and memory `mem` (ReqMem's shape; ReqTRES `mem` is a
+/// total), as Slurm's `select/cons_tres` allocates it: on each node its CPUs, its share of
+/// the GPUs and the memory that node holds for the job (`--mem` on every node,
+/// `--mem-per-cpu` for each CPU allocated there, `sbatch(1)`).
+///
+/// - The CPUs the same on every node, no GPUs: `nodes × cores` (its memory is then placed
+///   by the one rule, [`super::shape`]: `total / nodes` on each node, which is the
+///   per-node and the per-CPU request exactly).
+/// - GPUs that divide over the nodes: one chunk per node with its CPUs, GPUs and memory,
+///   scattered (Slurm's nodes are distinct), so a machine with GPUs places it on nodes
+///   with GPUs.
+/// - CPUs that do not divide over the nodes (sacct does not say which node held how many:
+///   they are taken as even as they go, `⌈cpus/nodes⌉` on the first `cpus mod nodes`
+///   nodes) with per-node memory (`Mn`) or GPUs: chunks of each size, scattered, each node
+///   with its memory (per node: the amount; per CPU or a total: its CPUs' share).
+/// - Otherwise the CPUs placed anywhere (`Procs`; its memory, by the rule, per CPU); GPUs
+///   that do not divide over the nodes are then not scheduled.
+fn slurm_request(cpus: u32, nodes: Option<u32>, gpus: Option<u64>, mem: ReqMem) -> Request {
+    use super::shape::{chunks, part};
+    use crate::sim::cluster::Arrangement;
+    use crate::sim::cluster::machine::{MEM, NCPUS, NGPUS};
+    let Some(n) = nodes.filter(|&n| n > 0 && n <= cpus) else {
+        return Request::Procs(cpus);
     };
-    // Cores spread unevenly over the nodes (`Procs`) have no per-node share.
-    let Request::Nodes { nodes, cores } = request else {
-        return request;
+    let (q, r) = (cpus / n, cpus % n);
+    let gpus_per_node = gpus
+        .filter(|&g| g > 0 && g % u64::from(n) == 0)
+        .map(|g| g / u64::from(n));
+    let per_node_mem = matches!(mem, ReqMem::PerNode(m) if m > 0.0);
+    match (gpus_per_node, r) {
+        (None, 0) => return Request::Nodes { nodes: n, cores: q },
+        (None, _) if !per_node_mem => return Request::Procs(cpus),
+        _ => {}
+    }
+    let mem_on = |cores: u32| {
+        let kb = match mem {
+            ReqMem::PerNode(m) => m,
+            ReqMem::PerCpu(m) => m * f64::from(cores),
+            ReqMem::Total(t) => t * f64::from(cores) / f64::from(cpus),
+        };
+        kb.max(0.0).ceil() as u64
     };
-    if nodes == 0 || g % u64::from(nodes) != 0 {
-        return request;
-    }
-    let per_node_mem = (mem / f64::from(nodes)).ceil() as u64;
-    let mut resources = vec![
-        ("ncpus".to_string(), u64::from(cores)),
-        ("ngpus".to_string(), g / u64::from(nodes)),
-    ];
-    if per_node_mem > 0 {
-        resources.push(("mem".to_string(), per_node_mem));
-    }
-    Request::Select(Arc::new(Select {
-        parts: vec![SelectPart {
-            count: nodes,
-            resources,
-        }],
-        place: Place {
-            arrangement: Arrangement::Scatter,
-            sharing: Sharing::Shared,
-        },
-    }))
+    let gpus = gpus_per_node.unwrap_or(0);
+    let parts = [(r, q + 1), (n - r, q)]
+        .into_iter()
+        .filter(|&(count, _)| count > 0)
+        .map(|(count, cores)| {
+            part(
+                count,
+                &[
+                    (NCPUS, u64::from(cores)),
+                    (NGPUS, gpus),
+                    (MEM, mem_on(cores)),
+                ],
+            )
+        })
+        .collect();
+    chunks(parts, Arrangement::Scatter)
 }
 pub use values::{JobIdKind, JobState, ReqMem, Tres, duration, time_stamp, utc_offset};
 
@@ -568,20 +600,22 @@ impl<'a> SacctReader<'a> {
             )
         };
         let cores = u32::try_from(cpus).map_err(|_| too_many(cpus))?;
-        let request = match nodes {
-            Some(n) if cpus % n == 0 => Request::Nodes {
-                nodes: u32::try_from(n).map_err(|_| too_many(n))?,
-                cores: (cpus / n) as u32,
-            },
-            _ => Request::Procs(cores),
-        };
-        let mem = match (req.mem, ReqMem::parse(get(Col::ReqMem))) {
+        let nodes_u32 = nodes
+            .map(|n| u32::try_from(n).map_err(|_| too_many(n)))
+            .transpose()?;
+        let req_mem = ReqMem::parse(get(Col::ReqMem));
+        let mem = match (req.mem, &req_mem) {
             (Some(kb), _) => kb,
             (None, Ok(Some(m))) => m.total_kb(nodes.unwrap_or(1), req_cpus.unwrap_or(cpus)),
             (None, Ok(None)) => alloc.mem.unwrap_or(0.0),
-            (None, Err(e)) => return Err(value(Col::ReqMem, e)),
+            (None, Err(e)) => return Err(value(Col::ReqMem, e.clone())),
         };
-        let request = gpu_chunks(request, alloc.gpu.or(req.gpu), mem);
+        // ReqMem's per-node or per-CPU form says the shape; else the total is what is known.
+        let shape = match req_mem {
+            Ok(Some(m @ (ReqMem::PerNode(_) | ReqMem::PerCpu(_)))) => m,
+            _ => ReqMem::Total(mem),
+        };
+        let request = slurm_request(cores, nodes_u32, alloc.gpu.or(req.gpu), shape);
         let limit = match layout.at[Col::Timelimit as usize] {
             Some(_) => duration(get(Col::Timelimit)).map_err(|e| value(Col::Timelimit, e))?,
             None => values::raw_minutes(get(Col::TimelimitRaw))

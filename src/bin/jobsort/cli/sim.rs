@@ -969,6 +969,10 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     if w.jobs.is_empty() {
         warn(&format!("{}: no jobs to simulate", args.trace.name()));
     }
+    // Memory is placed wherever the machine has memory (one rule: `workload::shape`).
+    if let Some(m) = &machine {
+        jobsort::sim::workload::place_memory(&mut w.jobs, m);
+    }
     match &machine {
         Some(m) => drop_unfitting(&mut w, &Cluster::on_machine(Arc::new(m.clone()))),
         None => drop_oversized(&mut w, nodes, cores),

@@ -226,3 +226,56 @@ fn a_flux_list_cut_anywhere_is_read_or_refused_never_a_panic() {
         let _ = strict(&DOC[..end]);
     }
 }
+
+/// sched-simple's summaries as flux-core's own tests give them (`src/common/librlist/
+/// test/rlist.c`), counted; a summary that is not one is a bad record at its field.
+#[test]
+fn resource_summaries_count_ranks_cores_and_gpus() {
+    let g = |ranks, cores, gpus| RankGroup { ranks, cores, gpus };
+    assert_eq!(resource_summary("rank0/core[0-3]"), Ok(vec![g(1, 4, 0)]));
+    assert_eq!(
+        resource_summary("rank0/core[0-3] rank1/core[0-7]"),
+        Ok(vec![g(1, 4, 0), g(1, 8, 0)])
+    );
+    assert_eq!(
+        resource_summary("rank[0-3]/core[0-3],gpu[1,3]"),
+        Ok(vec![g(4, 4, 2)])
+    );
+    assert_eq!(resource_summary("rank0/gpu0"), Ok(vec![g(1, 0, 1)]));
+    assert!(resource_summary("node0/core0").is_err());
+    assert!(resource_summary("rank0/disk[0-1]").is_err());
+    let line = r#"{"id": 7, "t_submit": 1.0, "t_run": 2.0, "t_cleanup": 12.0, "ncores": 2,
+        "annotations": {"sched": {"resource_summary": "rank0/core[0-1],gpu[x]"}}}"#;
+    let e = strict(&line.replace('\n', " ")).unwrap_err().to_string();
+    assert!(
+        e.starts_with("f:1: `annotations.sched.resource_summary`: "),
+        "{e}"
+    );
+}
+
+/// A job whose summary has GPUs asks for a chunk per rank with its cores and GPUs,
+/// scattered, and counts its GPUs as `ngpus`; one without GPUs keeps its cores' shape.
+#[test]
+fn a_summary_with_gpus_makes_chunks_per_rank() {
+    use crate::sim::cluster::Arrangement;
+    use crate::sim::workload::shape::{chunks, part};
+    let text = [
+        r#"{"id": 1, "t_submit": 1.0, "t_run": 2.0, "t_cleanup": 12.0, "ncores": 6, "nnodes": 2, "annotations": {"sched": {"resource_summary": "rank0/core[0-3],gpu[0-1] rank1/core[0-1],gpu0"}}}"#,
+        r#"{"id": 2, "t_submit": 1.0, "t_run": 2.0, "t_cleanup": 12.0, "ncores": 8, "nnodes": 2, "annotations": {"sched": {"resource_summary": "rank[0-1]/core[0-3]"}}}"#,
+    ]
+    .join("\n");
+    let w = strict(&text).unwrap();
+    assert_eq!(
+        w.jobs[0].request,
+        chunks(
+            vec![
+                part(1, &[("ncpus", 4), ("ngpus", 2)]),
+                part(1, &[("ncpus", 2), ("ngpus", 1)])
+            ],
+            Arrangement::Scatter
+        )
+    );
+    assert_eq!(w.jobs[0].resources["ngpus"], 3.0);
+    assert_eq!(w.jobs[1].request, Request::Nodes { nodes: 2, cores: 4 });
+    assert!(!w.jobs[1].resources.contains_key("ngpus"));
+}

@@ -67,33 +67,53 @@ fn nodes(nodes: u32, cores: u32) -> Request {
 
 /// A job with GPUs asks for one chunk per node with its share of cores, GPUs and memory,
 /// scattered; without GPUs, or with GPUs that do not divide over its nodes, it keeps its
-/// shape.
+/// shape. Cores that do not divide over the nodes with memory on every node (`Mn`) are
+/// chunks of each size, each with the node's memory; per CPU they stay cores anywhere
+/// (their memory then follows each CPU: `shape.rs`).
 #[test]
-fn gpus_make_a_job_chunks_per_node() {
-    use crate::sim::cluster::{Arrangement, Place, Sharing};
-    let chunks = |count, res: &[(&str, u64)]| {
-        Request::Select(Arc::new(Select {
-            parts: vec![SelectPart {
-                count,
-                resources: res.iter().map(|&(r, v)| (r.to_string(), v)).collect(),
-            }],
-            place: Place {
-                arrangement: Arrangement::Scatter,
-                sharing: Sharing::Shared,
-            },
-        }))
-    };
+fn slurm_shapes_are_chunks_where_cores_alone_cannot_say_them() {
+    use crate::sim::cluster::Arrangement;
+    use crate::sim::workload::shape::{chunks, part};
+    let scatter = |parts| chunks(parts, Arrangement::Scatter);
+    let total = ReqMem::Total;
     assert_eq!(
-        gpu_chunks(nodes(2, 8), Some(4), 3.0 * G),
-        chunks(2, &[("ncpus", 8), ("ngpus", 2), ("mem", (1.5 * G) as u64)])
+        slurm_request(16, Some(2), Some(4), total(3.0 * G)),
+        scatter(vec![part(
+            2,
+            &[("ncpus", 8), ("ngpus", 2), ("mem", (1.5 * G) as u64)]
+        )])
     );
     assert_eq!(
-        gpu_chunks(nodes(1, 4), Some(1), 0.0),
-        chunks(1, &[("ncpus", 4), ("ngpus", 1)])
+        slurm_request(4, Some(1), Some(1), total(0.0)),
+        scatter(vec![part(1, &[("ncpus", 4), ("ngpus", 1)])])
     );
-    assert_eq!(gpu_chunks(nodes(2, 8), None, G), nodes(2, 8));
-    assert_eq!(gpu_chunks(nodes(2, 8), Some(3), G), nodes(2, 8));
-    assert_eq!(gpu_chunks(Request::Procs(5), Some(1), G), Request::Procs(5));
+    assert_eq!(slurm_request(16, Some(2), None, total(G)), nodes(2, 8));
+    assert_eq!(slurm_request(16, Some(2), Some(3), total(G)), nodes(2, 8));
+    assert_eq!(slurm_request(5, None, Some(1), total(G)), Request::Procs(5));
+    // 3 CPUs on 2 nodes: 2 + 1.
+    assert_eq!(
+        slurm_request(3, Some(2), None, ReqMem::PerNode(G)),
+        scatter(vec![
+            part(1, &[("ncpus", 2), ("mem", G as u64)]),
+            part(1, &[("ncpus", 1), ("mem", G as u64)])
+        ])
+    );
+    assert_eq!(
+        slurm_request(3, Some(2), None, ReqMem::PerCpu(G)),
+        Request::Procs(3)
+    );
+    assert_eq!(
+        slurm_request(3, Some(2), Some(2), ReqMem::PerCpu(G)),
+        scatter(vec![
+            part(1, &[("ncpus", 2), ("ngpus", 1), ("mem", 2 * G as u64)]),
+            part(1, &[("ncpus", 1), ("ngpus", 1), ("mem", G as u64)])
+        ])
+    );
+    // More nodes than CPUs is no shape: the CPUs anywhere.
+    assert_eq!(
+        slurm_request(1, Some(2), None, ReqMem::PerNode(G)),
+        Request::Procs(1)
+    );
 }
 
 /// Every job `edges.txt` makes, field by field.
@@ -118,7 +138,7 @@ fn edges_jobs() -> Vec<SimJob> {
             1800,
             Some(1800),
             // Its GPUs make it a chunk of the node's cores, GPUs and memory.
-            gpu_chunks(nodes(1, 4), Some(2), 4000.0 * 1024.0),
+            slurm_request(4, Some(1), Some(2), ReqMem::Total(4000.0 * 1024.0)),
             4000.0 * 1024.0,
             ("bob", "bio", "gpu", "proj2", "high"),
             Some(2.0),
