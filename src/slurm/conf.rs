@@ -1234,18 +1234,25 @@ impl SlurmConf {
     /// `RealMemory` in MB, each `Gres` count; `gres/gpu` as `ngpus`) are one type, in the
     /// order slurmctld considers nodes for a job: by `Weight`, lowest first, then as
     /// configured (`slurm.conf(5)`, Weight).
+    ///
+    /// Memory is a node resource only when `SelectTypeParameters` makes it consumable
+    /// (`CR_Memory`, `CR_CPU_Memory`, `CR_Core_Memory`, `CR_Socket_Memory`; `cons_tres.html`):
+    /// with `CR_CPU` or `CR_Core` slurmctld does not count memory, and jobs' memory requests
+    /// do not keep them from starting. Without the setting the nodes are taken as CPUs (and
+    /// Gres) alone, `CR_CPU`'s meaning; a site whose Slurm counts memory by default names it.
     pub fn node_types(&self) -> Result<Option<crate::sim::cluster::Machine>, ConfError> {
         use crate::sim::cluster::machine::{MEM, NCPUS, NGPUS};
         let Some(first) = self.nodes.first() else {
             return Ok(None);
         };
+        let memory = self.memory_is_consumable();
         let mut nodes: Vec<&NodeConf> = self.nodes.iter().collect();
         nodes.sort_by_key(|n| n.weight);
         let size = |n: &NodeConf| -> Vec<(String, u64)> {
-            let mut r = vec![
-                (NCPUS.to_string(), u64::from(n.cpus)),
-                (MEM.to_string(), n.real_memory.saturating_mul(1024)),
-            ];
+            let mut r = vec![(NCPUS.to_string(), u64::from(n.cpus))];
+            if memory {
+                r.push((MEM.to_string(), n.real_memory.saturating_mul(1024)));
+            }
             for g in &n.gres {
                 let name = if g.name == "gpu" {
                     NGPUS
@@ -1273,6 +1280,19 @@ impl SlurmConf {
                 file: first.at.file.clone(),
                 line: first.at.line,
                 message,
+            })
+    }
+
+    /// Whether `SelectTypeParameters` makes memory a consumable resource (`CR_Memory` or a
+    /// `CR_*_Memory`, in any case, among its comma-separated options).
+    pub fn memory_is_consumable(&self) -> bool {
+        self.settings
+            .get("SelectTypeParameters")
+            .is_some_and(|(v, _)| {
+                v.split(',').any(|o| {
+                    let o = o.trim().to_ascii_lowercase();
+                    o.starts_with("cr_") && o.ends_with("memory")
+                })
             })
     }
 
@@ -1312,7 +1332,8 @@ mod tests {
     #[test]
     fn node_types_by_weight_with_memory_and_gres() {
         let c = SlurmConf::parse(
-            "NodeName=g[1-2] CPUs=16 RealMemory=2000 Gres=gpu:a100:4 Weight=10\n\
+            "SelectTypeParameters=CR_Core_Memory\n\
+             NodeName=g[1-2] CPUs=16 RealMemory=2000 Gres=gpu:a100:4 Weight=10\n\
              NodeName=c[1-3] CPUs=64 RealMemory=1000 Weight=1\n\
              NodeName=c4 CPUs=64 RealMemory=1000 Gres=nvme:1 Weight=1\n",
             "s.conf",
@@ -1335,6 +1356,32 @@ mod tests {
         );
         let none = SlurmConf::parse("PartitionName=a Nodes=ALL\n", "s.conf").unwrap();
         assert_eq!(none.node_types().unwrap(), None);
+    }
+
+    /// Memory is a node resource only where slurmctld counts it (`cons_tres.html`:
+    /// `CR_Core_Memory` "Core and Memory as consumable resources"; `CR_Core` cores alone).
+    #[test]
+    fn memory_is_a_node_resource_only_when_select_type_parameters_count_it() {
+        let nodes = "NodeName=a[1-2] CPUs=8 RealMemory=4000\nNodeName=b1 CPUs=4 RealMemory=8000\n";
+        let names = |params: &str| {
+            let c = SlurmConf::parse(&format!("{params}{nodes}"), "s.conf").unwrap();
+            c.node_types().unwrap().unwrap().names().to_vec()
+        };
+        for counted in [
+            "SelectTypeParameters=CR_Core_Memory\n",
+            "SelectTypeParameters=CR_CPU_Memory,CR_ONE_TASK_PER_CORE\n",
+            "SelectTypeParameters=cr_socket_memory\n",
+            "SelectTypeParameters=CR_Memory\n",
+        ] {
+            assert_eq!(names(counted), ["ncpus", "mem"], "{counted}");
+        }
+        for cores in [
+            "",
+            "SelectTypeParameters=CR_Core\n",
+            "SelectTypeParameters=CR_CPU\n",
+        ] {
+            assert_eq!(names(cores), ["ncpus"], "{cores}");
+        }
     }
 
     #[test]
