@@ -6,8 +6,10 @@ use super::request::{
     parse_exec_vnode, parse_nodes, parse_place, parse_select, select_request, select_shape,
 };
 use crate::jobs::units::{parse_plain_number, parse_size, parse_time};
-use crate::sim::workload::{JobId, Name, Request, SimJob, count};
+use crate::sim::workload::{JobId, Name, Request, Select, SimJob, count};
+use rustc_hash::{FxHashMap, FxHasher};
 use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 /// Where a record is: the file as named in errors and its 1-based line.
@@ -170,7 +172,12 @@ impl PbsJob {
     }
 
     /// What the simulator runs: `Ok(Err(reason))` when the job is not one it can run.
-    pub(super) fn sim_job(&self, cores_held: u64) -> Result<Result<SimJob, &'static str>, String> {
+    /// `selects` parses each distinct `select` once for the read.
+    pub(super) fn sim_job(
+        &self,
+        cores_held: u64,
+        selects: &mut Selects,
+    ) -> Result<Result<SimJob, &'static str>, String> {
         if self.array == Some(ArrayRole::Parent) {
             return Ok(Err("array parent (its subjobs are the jobs)"));
         }
@@ -228,10 +235,11 @@ impl PbsJob {
         let chunks = match self.resource_list.get("select") {
             Some(text) => {
                 let place = self.resource_list.get("place").map(String::as_str);
-                let s = select_request(text, place)
+                let s = selects
+                    .get(text, place)
                     .map_err(|e| format!("`Resource_List.select`: {e}"))?;
                 (s.asks_beyond_cores() || request.is_none() && s.total("ncpus") > 0)
-                    .then(|| Request::Select(Arc::new(s)))
+                    .then_some(Request::Select(s))
             }
             None => None,
         };
@@ -279,6 +287,39 @@ impl PbsJob {
             resources,
             recorded_start: Some(start),
         }))
+    }
+}
+
+/// The [`select_request`] of each distinct `select` and `place` of a read, parsed once and
+/// shared by every job that asks the same: a site's jobs ask in a few shapes, and a parse
+/// costs a few allocations. Keyed by the texts' hash; the texts are compared.
+#[derive(Default)]
+pub(super) struct Selects(FxHashMap<u64, Vec<SharedSelect>>);
+
+struct SharedSelect {
+    select: Box<str>,
+    place: Option<Box<str>>,
+    parsed: Arc<Select>,
+}
+
+impl Selects {
+    fn get(&mut self, select: &str, place: Option<&str>) -> Result<Arc<Select>, String> {
+        let mut h = FxHasher::default();
+        (select, place).hash(&mut h);
+        let alike = self.0.entry(h.finish()).or_default();
+        let found = alike
+            .iter()
+            .find(|s| *s.select == *select && s.place.as_deref() == place);
+        if let Some(s) = found {
+            return Ok(Arc::clone(&s.parsed));
+        }
+        let parsed = Arc::new(select_request(select, place)?);
+        alike.push(SharedSelect {
+            select: select.into(),
+            place: place.map(Into::into),
+            parsed: Arc::clone(&parsed),
+        });
+        Ok(parsed)
     }
 }
 

@@ -69,7 +69,7 @@ impl Live {
     fn new(id: &str, array: Option<ArrayRole>) -> Live {
         Live {
             job: PbsJob::new(id, array),
-            requests: Requests::default(),
+            requests: Requests(Vec::with_capacity(8)),
             running: false,
             seen: Seen::default(),
         }
