@@ -72,7 +72,7 @@ impl<'a> Iterator for Attributes<'a> {
             return None;
         }
         // The key runs to `=`; a space first means no value.
-        let i = memchr::memchr2(b'=', b' ', b).unwrap_or(b.len());
+        let i = find(b, |w| bytes_are(w, b'=') | bytes_are(w, b' ')).unwrap_or(b.len());
         if i == b.len() || b[i] == b' ' {
             self.rest = "";
             return Some(Err(format!("`{}` is not a key=value attribute", &s[..i])));
@@ -90,10 +90,41 @@ impl<'a> Iterator for Attributes<'a> {
             }
             // No closing quote: a bare value that happens to start with a quote.
         }
-        let end = memchr::memchr(b' ', a).unwrap_or(a.len());
+        let end = find(a, |w| bytes_are(w, b' ')).unwrap_or(a.len());
         self.rest = &after[end..];
         Some(Ok((key, &after[..end])))
     }
+}
+
+/// The high bit of each byte of `w` that is `c`, and no other bit.
+#[inline]
+fn bytes_are(w: u64, c: u8) -> u64 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let v = w ^ (0x0101_0101_0101_0101 * u64::from(c));
+    // A byte's low seven bits plus 0x7f reach its high bit unless they are all zero (and
+    // never carry into the next byte); with its own high bit, a byte is zero when neither.
+    !((((v & LOW7) + LOW7) | v) | LOW7)
+}
+
+/// The first byte of `b` that `hits` marks (a mask of [`bytes_are`]), eight bytes at a time:
+/// a record's keys and values are a few to a few tens of bytes, too short for `memchr`'s
+/// vectors to pay for their setup and call.
+#[inline]
+fn find(b: &[u8], hits: impl Fn(u64) -> u64) -> Option<usize> {
+    let mut words = b.chunks_exact(8);
+    let mut at = 0;
+    for w in &mut words {
+        let m = hits(u64::from_le_bytes(w.try_into().expect("8 bytes")));
+        if m != 0 {
+            return Some(at + (m.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    let mut last = [0u8; 8];
+    let tail = words.remainder();
+    last[..tail.len()].copy_from_slice(tail);
+    let m = hits(u64::from_le_bytes(last)) & ((1u64 << (8 * tail.len())) - 1);
+    (m != 0).then(|| at + (m.trailing_zeros() / 8) as usize)
 }
 
 #[cfg(test)]
@@ -126,6 +157,29 @@ mod tests {
             split_line("01/26/2016 00:00:37;E;;x=1").unwrap_err(),
             "the record has an empty id"
         );
+    }
+
+    #[test]
+    fn find_is_the_first_byte_at_every_length_and_place() {
+        let eq_or_space = |w| bytes_are(w, b'=') | bytes_are(w, b' ');
+        // Bytes next to `=` and ` ` in value, `=` and ` ` with the high bit set, 0, 0xff.
+        let near = [b'<', b'>', 0x1f, b'!', 0xbd, 0xa0, 0, 0xff, b'a'];
+        for n in 0..40 {
+            let hay: Vec<u8> = (0..n).map(|i| near[i % near.len()]).collect();
+            assert_eq!(find(&hay, eq_or_space), None, "{hay:?}");
+            for at in 0..n {
+                for c in [b'=', b' '] {
+                    let mut h = hay.clone();
+                    h[at] = c;
+                    assert_eq!(find(&h, eq_or_space), Some(at), "{h:?}");
+                    // A later one does not hide it.
+                    if at + 1 < n {
+                        h[n - 1] = b' ';
+                        assert_eq!(find(&h, eq_or_space), Some(at), "{h:?}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
