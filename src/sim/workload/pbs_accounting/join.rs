@@ -28,11 +28,13 @@ impl Bad {
 /// Where the finished jobs go: each job once, with the line that finished it (`None` for
 /// the jobs still open at the end of the logs). An `Err` is a bad record at that line.
 pub trait JobSink {
-    fn job(&mut self, job: PbsJob, at: Option<&Where>) -> Result<(), Bad>;
+    fn job(&mut self, job: Box<PbsJob>, at: Option<&Where>) -> Result<(), Bad>;
 }
 
 struct Live {
-    job: PbsJob,
+    /// Boxed: a live job is moved into the map and out of it, and the joined job on to the
+    /// sink, as a pointer (a `PbsJob` is a few hundred bytes).
+    job: Box<PbsJob>,
     /// Its `Resource_List` values until it is handed over (then `job.resource_list`).
     requests: Requests,
     running: bool,
@@ -68,14 +70,14 @@ impl Seen {
 impl Live {
     fn new(id: &str, array: Option<ArrayRole>) -> Live {
         Live {
-            job: PbsJob::new(id, array),
+            job: Box::new(PbsJob::new(id, array)),
             requests: Requests(Vec::with_capacity(8)),
             running: false,
             seen: Seen::default(),
         }
     }
 
-    fn into_job(self, fate: Fate) -> PbsJob {
+    fn into_job(self, fate: Fate) -> Box<PbsJob> {
         let mut job = self.job;
         job.resource_list = self.requests.0.into_iter().collect();
         job.fate = fate;

@@ -116,7 +116,7 @@ fn peak_cores(mut usage: Vec<Held>, hosts: usize) -> i64 {
 }
 
 impl JobSink for ToWorkload {
-    fn job(&mut self, job: PbsJob, _at: Option<&Where>) -> Result<(), Bad> {
+    fn job(&mut self, job: Box<PbsJob>, _at: Option<&Where>) -> Result<(), Bad> {
         let reason = match job.fate {
             Fate::Ended => None,
             Fate::DeletedQueued => Some("deleted before it started"),
@@ -245,8 +245,8 @@ fn by_submit(jobs: &mut [super::SimJob]) {
 struct Collect(Vec<PbsJob>);
 
 impl JobSink for Collect {
-    fn job(&mut self, job: PbsJob, _at: Option<&Where>) -> Result<(), Bad> {
-        self.0.push(job);
+    fn job(&mut self, job: Box<PbsJob>, _at: Option<&Where>) -> Result<(), Bad> {
+        self.0.push(*job);
         Ok(())
     }
 }
