@@ -3,7 +3,7 @@
 //! set of ended job ids (to tell a duplicated or late record from a new job).
 
 use super::job::{ArrayRole, Fate, PbsJob, Where};
-use super::record::{Line, attributes, split_line};
+use super::record::{Line, attributes, find_byte, split_line};
 use crate::sim::workload::{JobId, LoadReport, Name, Names, WorkloadError};
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use std::hash::Hasher;
@@ -28,14 +28,29 @@ impl Bad {
 /// Where the finished jobs go: each job once, with the line that finished it (`None` for
 /// the jobs still open at the end of the logs). An `Err` is a bad record at that line.
 pub trait JobSink {
-    fn job(&mut self, job: Box<PbsJob>, at: Option<&Where>) -> Result<(), Bad>;
+    fn job(&mut self, job: Joined, at: Option<&Where>) -> Result<(), Bad>;
+}
+
+/// A job whose records are all read, as a sink gets it: its `Resource_List` values still
+/// the list they were joined in ([`Joined::into_job`] puts them in the job's map).
+pub struct Joined {
+    pub job: Box<PbsJob>,
+    pub requests: Vec<(Name, String)>,
+}
+
+impl Joined {
+    pub fn into_job(self) -> PbsJob {
+        let mut job = *self.job;
+        job.resource_list = self.requests.into_iter().collect();
+        job
+    }
 }
 
 struct Live {
     /// Boxed: a live job is moved into the map and out of it, and the joined job on to the
     /// sink, as a pointer (a `PbsJob` is a few hundred bytes).
     job: Box<PbsJob>,
-    /// Its `Resource_List` values until it is handed over (then `job.resource_list`).
+    /// Its `Resource_List` values, handed over as they are ([`Joined`]).
     requests: Requests,
     running: bool,
     /// Hashes of the records seen (type and message), to tell a duplicated record.
@@ -77,11 +92,13 @@ impl Live {
         }
     }
 
-    fn into_job(self, fate: Fate) -> Box<PbsJob> {
+    fn into_job(self, fate: Fate) -> Joined {
         let mut job = self.job;
-        job.resource_list = self.requests.0.into_iter().collect();
         job.fate = fate;
-        job
+        Joined {
+            job,
+            requests: self.requests.0,
+        }
     }
 }
 
@@ -135,7 +152,7 @@ fn other_type(kind: u8) -> Option<&'static str> {
 /// The job id's part before the server suffix (`123[4].srv` → `123[4]`): the same job may
 /// be written with and without it.
 fn key_of(id: &str) -> &str {
-    match id.find('.') {
+    match find_byte(id.as_bytes(), b'.') {
         Some(dot) => &id[..dot],
         None => id,
     }
@@ -182,7 +199,7 @@ fn set_name(slot: &mut Option<Name>, v: &str, names: &mut Names) {
 /// `a == b`, inline for the short values of a record (names, numbers, resources) where a
 /// call to `memcmp` costs more than the compare: two overlapping loads from each end.
 #[inline]
-fn same(a: &str, b: &str) -> bool {
+pub(super) fn same(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     let n = a.len();
     if n != b.len() {

@@ -65,7 +65,7 @@ pub(crate) use record::looks_like_record;
 use super::{
     Horizon, JobField, LoadReport, MachineHint, ReadOptions, Workload, WorkloadError, hex, is_gzip,
 };
-use join::{Bad, JobSink, Joiner};
+use join::{Bad, JobSink, Joined, Joiner};
 use rustc_hash::FxHashMap;
 use std::cell::Cell;
 use std::io::{BufRead, BufReader, Read};
@@ -116,7 +116,8 @@ fn peak_cores(mut usage: Vec<Held>, hosts: usize) -> i64 {
 }
 
 impl JobSink for ToWorkload {
-    fn job(&mut self, job: Box<PbsJob>, _at: Option<&Where>) -> Result<(), Bad> {
+    fn job(&mut self, joined: Joined, _at: Option<&Where>) -> Result<(), Bad> {
+        let Joined { job, requests } = joined;
         let reason = match job.fate {
             Fate::Ended => None,
             Fate::DeletedQueued => Some("deleted before it started"),
@@ -145,7 +146,10 @@ impl JobSink for ToWorkload {
         })
         .map_err(bad)?;
         let held: u64 = pieces.iter().map(|&(_, c)| c as u64).sum();
-        let sim = match job.sim_job(held, &mut self.selects).map_err(bad)? {
+        let sim = match job
+            .sim_job(&requests, held, &mut self.selects)
+            .map_err(bad)?
+        {
             Ok(sim) => sim,
             Err(reason) => {
                 self.w.report.drop_job(reason);
@@ -245,8 +249,8 @@ fn by_submit(jobs: &mut [super::SimJob]) {
 struct Collect(Vec<PbsJob>);
 
 impl JobSink for Collect {
-    fn job(&mut self, job: Box<PbsJob>, _at: Option<&Where>) -> Result<(), Bad> {
-        self.0.push(*job);
+    fn job(&mut self, job: Joined, _at: Option<&Where>) -> Result<(), Bad> {
+        self.0.push(job.into_job());
         Ok(())
     }
 }

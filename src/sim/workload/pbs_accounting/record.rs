@@ -39,9 +39,8 @@ pub(super) fn split_line(line: &str) -> Result<Line<'_>, String> {
         ));
     }
     let rest = &line[22..];
-    let (id, message) = rest
-        .split_once(';')
-        .ok_or_else(|| "no `;` after the record's id".to_string())?;
+    let semi = find_byte(rest.as_bytes(), b';').ok_or("no `;` after the record's id")?;
+    let (id, message) = (&rest[..semi], &rest[semi + 1..]);
     if id.is_empty() {
         return Err("the record has an empty id".into());
     }
@@ -94,6 +93,12 @@ impl<'a> Iterator for Attributes<'a> {
         self.rest = &after[end..];
         Some(Ok((key, &after[..end])))
     }
+}
+
+/// The first `c` in `b` ([`find`]: for the short fields of a record).
+#[inline]
+pub(super) fn find_byte(b: &[u8], c: u8) -> Option<usize> {
+    find(b, |w| bytes_are(w, c))
 }
 
 /// The high bit of each byte of `w` that is `c`, and no other bit.
