@@ -101,6 +101,24 @@ pub(super) fn find_byte(b: &[u8], c: u8) -> Option<usize> {
     find(b, |w| bytes_are(w, c))
 }
 
+/// `s.split(c)` for an ASCII `c`, with [`find_byte`].
+pub(super) fn split_on(s: &str, c: u8) -> impl Iterator<Item = &str> {
+    let mut rest = Some(s);
+    std::iter::from_fn(move || {
+        let r = rest?;
+        match find_byte(r.as_bytes(), c) {
+            Some(i) => {
+                rest = Some(&r[i + 1..]);
+                Some(&r[..i])
+            }
+            None => {
+                rest = None;
+                Some(r)
+            }
+        }
+    })
+}
+
 /// The high bit of each byte of `w` that is `c`, and no other bit.
 #[inline]
 fn bytes_are(w: u64, c: u8) -> u64 {
@@ -184,6 +202,22 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn split_on_is_str_split() {
+        for s in [
+            "",
+            "+",
+            "a",
+            "a+b",
+            "+a+",
+            "a++bb+ccc+dddd+eeeee+ffffff+ggggggg",
+            "ab:cd",
+        ] {
+            let got: Vec<_> = split_on(s, b'+').collect();
+            assert_eq!(got, s.split('+').collect::<Vec<_>>(), "{s:?}");
         }
     }
 
