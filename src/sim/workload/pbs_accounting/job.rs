@@ -1,7 +1,7 @@
 //! A job as its accounting records give it ([`PbsJob`]), and the [`SimJob`] the simulator
 //! runs from it (the rules are in the module doc of `pbs_accounting`).
 
-use super::join::same;
+use super::record::same;
 use super::request::{
     Chunk, HostCores, NodeSpec, Place, each_exec_host, each_exec_vnode, parse_exec_host,
     parse_exec_vnode, parse_nodes, parse_place, parse_select, select_request, select_shape,

@@ -3,7 +3,7 @@
 //! set of ended job ids (to tell a duplicated or late record from a new job).
 
 use super::job::{ArrayRole, Fate, PbsJob, Where};
-use super::record::{Line, attributes, find_byte, split_line};
+use super::record::{Line, attributes, find_byte, same, split_line};
 use crate::sim::workload::{JobId, LoadReport, Name, Names, WorkloadError};
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use std::hash::Hasher;
@@ -193,25 +193,6 @@ fn set(slot: &mut Option<String>, v: &str) {
 fn set_name(slot: &mut Option<Name>, v: &str, names: &mut Names) {
     if !slot.as_deref().is_some_and(|old| same(old, v)) {
         *slot = Some(names.get(v));
-    }
-}
-
-/// `a == b`, inline for the short values of a record (names, numbers, resources) where a
-/// call to `memcmp` costs more than the compare: two overlapping loads from each end.
-#[inline]
-pub(super) fn same(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    let n = a.len();
-    if n != b.len() {
-        return false;
-    }
-    let u64_at = |s: &[u8], i: usize| u64::from_le_bytes(s[i..i + 8].try_into().expect("8"));
-    let u32_at = |s: &[u8], i: usize| u32::from_le_bytes(s[i..i + 4].try_into().expect("4"));
-    match n {
-        0..4 => a.iter().zip(b).all(|(x, y)| x == y),
-        4..8 => u32_at(a, 0) == u32_at(b, 0) && u32_at(a, n - 4) == u32_at(b, n - 4),
-        8..=16 => u64_at(a, 0) == u64_at(b, 0) && u64_at(a, n - 8) == u64_at(b, n - 8),
-        _ => a == b,
     }
 }
 
@@ -586,7 +567,7 @@ impl Joiner {
 
 #[cfg(test)]
 mod tests {
-    use super::{Seen, same};
+    use super::Seen;
 
     #[test]
     fn seen_holds_every_hash_past_the_first_four() {
@@ -597,22 +578,5 @@ mod tests {
             assert!((1..=h).all(|k| seen.contains(k)), "{h}");
         }
         assert!(!seen.contains(0) && !seen.contains(10));
-    }
-
-    #[test]
-    fn same_is_string_equality_at_every_length() {
-        let text = "abcdefghijklmnopqrstuvwxyz0123456789";
-        for n in 0..text.len() {
-            let a = &text[..n];
-            assert!(same(a, a), "{a}");
-            assert!(!same(a, &text[..n + 1]), "{a}");
-            // One byte different anywhere.
-            for i in 0..n {
-                let mut b = a.as_bytes().to_vec();
-                b[i] = b'.';
-                let b = std::str::from_utf8(&b).unwrap();
-                assert!(!same(a, b), "{a} {b}");
-            }
-        }
     }
 }

@@ -101,6 +101,25 @@ pub(super) fn find_byte(b: &[u8], c: u8) -> Option<usize> {
     find(b, |w| bytes_are(w, c))
 }
 
+/// `a == b`, inline for the short values of a record (names, numbers, resources) where a
+/// call to `memcmp` costs more than the compare: two overlapping loads from each end.
+#[inline]
+pub(super) fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let u64_at = |s: &[u8], i: usize| u64::from_le_bytes(s[i..i + 8].try_into().expect("8"));
+    let u32_at = |s: &[u8], i: usize| u32::from_le_bytes(s[i..i + 4].try_into().expect("4"));
+    match n {
+        0..4 => a.iter().zip(b).all(|(x, y)| x == y),
+        4..8 => u32_at(a, 0) == u32_at(b, 0) && u32_at(a, n - 4) == u32_at(b, n - 4),
+        8..=16 => u64_at(a, 0) == u64_at(b, 0) && u64_at(a, n - 8) == u64_at(b, n - 8),
+        _ => a == b,
+    }
+}
+
 /// `s.split(c)` for an ASCII `c`, with [`find_byte`].
 pub(super) fn split_on(s: &str, c: u8) -> impl Iterator<Item = &str> {
     let mut rest = Some(s);
@@ -201,6 +220,23 @@ mod tests {
                         assert_eq!(find(&h, eq_or_space), Some(at), "{h:?}");
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn same_is_string_equality_at_every_length() {
+        let text = "abcdefghijklmnopqrstuvwxyz0123456789";
+        for n in 0..text.len() {
+            let a = &text[..n];
+            assert!(same(a, a), "{a}");
+            assert!(!same(a, &text[..n + 1]), "{a}");
+            // One byte different anywhere.
+            for i in 0..n {
+                let mut b = a.as_bytes().to_vec();
+                b[i] = b'.';
+                let b = std::str::from_utf8(&b).unwrap();
+                assert!(!same(a, b), "{a} {b}");
             }
         }
     }
