@@ -160,15 +160,14 @@ impl PbsJob {
     }
 
     /// What the simulator runs: `Ok(Err(reason))` when the job is not one it can run.
-    /// Its `Resource_List` values are `requests` (the joiner's, before they are a map);
+    /// Its `Resource_List` values are `rl` (the joiner's list, before they are a map);
     /// `selects` parses each distinct `select` once for the read.
     pub(super) fn sim_job(
         &self,
-        requests: &[(Name, String)],
+        rl: &[(Name, String)],
         cores_held: u64,
         selects: &mut Selects,
     ) -> Result<Result<SimJob, &'static str>, String> {
-        let rl = requests;
         if self.array == Some(ArrayRole::Parent) {
             return Ok(Err("array parent (its subjobs are the jobs)"));
         }
@@ -283,7 +282,7 @@ impl PbsJob {
 /// A job's `Resource_List` values by name: its map ([`PbsJob::resource_list`]), or the
 /// joiner's list of them in the order written (a job has a handful: a look along it costs
 /// less than building a map).
-pub(super) trait Requested {
+trait Requested {
     fn requested(&self, r: &str) -> Option<&str>;
 }
 
