@@ -1,13 +1,16 @@
 //! A job as its accounting records give it ([`PbsJob`]), and the [`SimJob`] the simulator
 //! runs from it (the rules are in the module doc of `pbs_accounting`).
 
+use super::record::same;
 use super::request::{
     Chunk, HostCores, NodeSpec, Place, each_exec_host, each_exec_vnode, parse_exec_host,
     parse_exec_vnode, parse_nodes, parse_place, parse_select, select_request, select_shape,
 };
 use crate::jobs::units::{parse_plain_number, parse_size, parse_time};
-use crate::sim::workload::{JobId, Name, Request, SimJob, count};
+use crate::sim::workload::{JobId, Name, Request, Select, SimJob, count};
+use rustc_hash::{FxHashMap, FxHasher};
 use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 /// Where a record is: the file as named in errors and its 1-based line.
@@ -153,24 +156,18 @@ impl PbsJob {
         r: &str,
         parse: fn(&str) -> Result<T, String>,
     ) -> Result<Option<T>, String> {
-        self.resource_list
-            .get(r)
-            .map(|v| parse(v).map_err(|e| format!("`Resource_List.{r}`: {e}")))
-            .transpose()
-    }
-
-    fn whole(&self, r: &str) -> Result<Option<u32>, String> {
-        self.parsed(r, |v| {
-            v.parse::<f64>()
-                .ok()
-                .filter(|n| n.fract() == 0.0 && *n >= 0.0)
-                .ok_or_else(|| format!("`{v}` is not a whole number"))
-                .and_then(|n| count(n).map_err(|e| e.reason))
-        })
+        parsed(&self.resource_list, r, parse)
     }
 
     /// What the simulator runs: `Ok(Err(reason))` when the job is not one it can run.
-    pub(super) fn sim_job(&self, cores_held: u64) -> Result<Result<SimJob, &'static str>, String> {
+    /// Its `Resource_List` values are `rl` (the joiner's list, before they are a map);
+    /// `selects` parses each distinct `select` once for the read.
+    pub(super) fn sim_job(
+        &self,
+        rl: &[(Name, String)],
+        cores_held: u64,
+        selects: &mut Selects,
+    ) -> Result<Result<SimJob, &'static str>, String> {
         if self.array == Some(ArrayRole::Parent) {
             return Ok(Err("array parent (its subjobs are the jobs)"));
         }
@@ -184,12 +181,12 @@ impl PbsJob {
         if run <= 0 {
             return Ok(Err("runtime <= 0"));
         }
-        let ncpus = self.whole("ncpus")?;
-        let nodect = self.whole("nodect")?;
+        let ncpus = whole(rl, "ncpus")?;
+        let nodect = whole(rl, "nodect")?;
         // The chunks in all and whether they are alike: all a request needs of `select`.
-        let select = self.parsed("select", select_shape)?;
-        let place = self.place()?;
-        let request = if let Some(parts) = self.nodes()? {
+        let select = parsed(rl, "select", select_shape)?;
+        let place = parsed(rl, "place", parse_place)?;
+        let request = if let Some(parts) = parsed(rl, "nodes", parse_nodes)? {
             let nodes: u32 = parts.iter().map(|p| p.count).sum();
             let cores: u64 = parts.iter().map(|p| p.count as u64 * p.ppn as u64).sum();
             if parts.iter().all(|p| p.ppn == parts[0].ppn) && nodes > 0 {
@@ -225,26 +222,26 @@ impl PbsJob {
         // exclusive nodes are placed as written (issue 15), and so is a `select` without
         // `ncpus` or an allocation; the others keep the shapes above, which a machine of
         // cores alone places as it always has.
-        let chunks = match self.resource_list.get("select") {
+        let chunks = match rl.requested("select") {
             Some(text) => {
-                let place = self.resource_list.get("place").map(String::as_str);
-                let s = select_request(text, place)
+                let place = rl.requested("place");
+                let s = selects
+                    .get(text, place)
                     .map_err(|e| format!("`Resource_List.select`: {e}"))?;
                 (s.asks_beyond_cores() || request.is_none() && s.total("ncpus") > 0)
-                    .then(|| Request::Select(Arc::new(s)))
+                    .then_some(Request::Select(s))
             }
             None => None,
         };
         let Some(request) = chunks.or(request) else {
             return Ok(Err("no processors"));
         };
-        let walltime = self
-            .parsed("walltime", parse_time)?
+        let walltime = parsed(rl, "walltime", parse_time)?
             .map(|s| s.round() as i64)
             .filter(|&s| s > 0);
-        let mem = self.parsed("mem", parse_size)?.unwrap_or(0.0);
+        let mem = parsed(rl, "mem", parse_size)?.unwrap_or(0.0);
         let mut resources = BTreeMap::new();
-        for (r, v) in &self.resource_list {
+        for (r, v) in rl {
             const OWN: [&str; 8] = [
                 "ncpus",
                 "nodect",
@@ -279,6 +276,82 @@ impl PbsJob {
             resources,
             recorded_start: Some(start),
         }))
+    }
+}
+
+/// A job's `Resource_List` values by name: its map ([`PbsJob::resource_list`]), or the
+/// joiner's list of them in the order written (a job has a handful: a look along it costs
+/// less than building a map).
+trait Requested {
+    fn requested(&self, r: &str) -> Option<&str>;
+}
+
+impl Requested for BTreeMap<Name, String> {
+    fn requested(&self, r: &str) -> Option<&str> {
+        self.get(r).map(String::as_str)
+    }
+}
+
+impl Requested for [(Name, String)] {
+    fn requested(&self, r: &str) -> Option<&str> {
+        self.iter()
+            .find(|(k, _)| same(k, r))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// `Resource_List.<r>` parsed, `None` when not given.
+fn parsed<T>(
+    list: &(impl Requested + ?Sized),
+    r: &str,
+    parse: fn(&str) -> Result<T, String>,
+) -> Result<Option<T>, String> {
+    list.requested(r)
+        .map(|v| parse(v).map_err(|e| format!("`Resource_List.{r}`: {e}")))
+        .transpose()
+}
+
+/// `Resource_List.<r>` as a whole number.
+fn whole(list: &(impl Requested + ?Sized), r: &str) -> Result<Option<u32>, String> {
+    parsed(list, r, |v| {
+        v.parse::<f64>()
+            .ok()
+            .filter(|n| n.fract() == 0.0 && *n >= 0.0)
+            .ok_or_else(|| format!("`{v}` is not a whole number"))
+            .and_then(|n| count(n).map_err(|e| e.reason))
+    })
+}
+
+/// The [`select_request`] of each distinct `select` and `place` of a read, parsed once and
+/// shared by every job that asks the same: a site's jobs ask in a few shapes, and a parse
+/// costs a few allocations. Keyed by the texts' hash; the texts are compared.
+#[derive(Default)]
+pub(super) struct Selects(FxHashMap<u64, Vec<SharedSelect>>);
+
+struct SharedSelect {
+    select: Box<str>,
+    place: Option<Box<str>>,
+    parsed: Arc<Select>,
+}
+
+impl Selects {
+    fn get(&mut self, select: &str, place: Option<&str>) -> Result<Arc<Select>, String> {
+        let mut h = FxHasher::default();
+        (select, place).hash(&mut h);
+        let alike = self.0.entry(h.finish()).or_default();
+        let found = alike
+            .iter()
+            .find(|s| *s.select == *select && s.place.as_deref() == place);
+        if let Some(s) = found {
+            return Ok(Arc::clone(&s.parsed));
+        }
+        let parsed = Arc::new(select_request(select, place)?);
+        alike.push(SharedSelect {
+            select: select.into(),
+            place: place.map(Into::into),
+            parsed: Arc::clone(&parsed),
+        });
+        Ok(parsed)
     }
 }
 

@@ -3,7 +3,7 @@
 //! set of ended job ids (to tell a duplicated or late record from a new job).
 
 use super::job::{ArrayRole, Fate, PbsJob, Where};
-use super::record::{Line, attributes, split_line};
+use super::record::{Line, attributes, find_byte, same, split_line};
 use crate::sim::workload::{JobId, LoadReport, Name, Names, WorkloadError};
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use std::hash::Hasher;
@@ -28,12 +28,29 @@ impl Bad {
 /// Where the finished jobs go: each job once, with the line that finished it (`None` for
 /// the jobs still open at the end of the logs). An `Err` is a bad record at that line.
 pub trait JobSink {
-    fn job(&mut self, job: PbsJob, at: Option<&Where>) -> Result<(), Bad>;
+    fn job(&mut self, job: Joined, at: Option<&Where>) -> Result<(), Bad>;
+}
+
+/// A job whose records are all read, as a sink gets it: its `Resource_List` values still
+/// the list they were joined in ([`Joined::into_job`] puts them in the job's map).
+pub struct Joined {
+    pub job: Box<PbsJob>,
+    pub requests: Vec<(Name, String)>,
+}
+
+impl Joined {
+    pub fn into_job(self) -> PbsJob {
+        let mut job = *self.job;
+        job.resource_list = self.requests.into_iter().collect();
+        job
+    }
 }
 
 struct Live {
-    job: PbsJob,
-    /// Its `Resource_List` values until it is handed over (then `job.resource_list`).
+    /// Boxed: a live job is moved into the map and out of it, and the joined job on to the
+    /// sink, as a pointer (a `PbsJob` is a few hundred bytes).
+    job: Box<PbsJob>,
+    /// Its `Resource_List` values, handed over as they are ([`Joined`]).
     requests: Requests,
     running: bool,
     /// Hashes of the records seen (type and message), to tell a duplicated record.
@@ -68,18 +85,20 @@ impl Seen {
 impl Live {
     fn new(id: &str, array: Option<ArrayRole>) -> Live {
         Live {
-            job: PbsJob::new(id, array),
-            requests: Requests::default(),
+            job: Box::new(PbsJob::new(id, array)),
+            requests: Requests(Vec::with_capacity(8)),
             running: false,
             seen: Seen::default(),
         }
     }
 
-    fn into_job(self, fate: Fate) -> PbsJob {
+    fn into_job(self, fate: Fate) -> Joined {
         let mut job = self.job;
-        job.resource_list = self.requests.0.into_iter().collect();
         job.fate = fate;
-        job
+        Joined {
+            job,
+            requests: self.requests.0,
+        }
     }
 }
 
@@ -133,7 +152,7 @@ fn other_type(kind: u8) -> Option<&'static str> {
 /// The job id's part before the server suffix (`123[4].srv` → `123[4]`): the same job may
 /// be written with and without it.
 fn key_of(id: &str) -> &str {
-    match id.find('.') {
+    match find_byte(id.as_bytes(), b'.') {
         Some(dot) => &id[..dot],
         None => id,
     }
@@ -174,25 +193,6 @@ fn set(slot: &mut Option<String>, v: &str) {
 fn set_name(slot: &mut Option<Name>, v: &str, names: &mut Names) {
     if !slot.as_deref().is_some_and(|old| same(old, v)) {
         *slot = Some(names.get(v));
-    }
-}
-
-/// `a == b`, inline for the short values of a record (names, numbers, resources) where a
-/// call to `memcmp` costs more than the compare: two overlapping loads from each end.
-#[inline]
-fn same(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    let n = a.len();
-    if n != b.len() {
-        return false;
-    }
-    let u64_at = |s: &[u8], i: usize| u64::from_le_bytes(s[i..i + 8].try_into().expect("8"));
-    let u32_at = |s: &[u8], i: usize| u32::from_le_bytes(s[i..i + 4].try_into().expect("4"));
-    match n {
-        0..4 => a.iter().zip(b).all(|(x, y)| x == y),
-        4..8 => u32_at(a, 0) == u32_at(b, 0) && u32_at(a, n - 4) == u32_at(b, n - 4),
-        8..=16 => u64_at(a, 0) == u64_at(b, 0) && u64_at(a, n - 8) == u64_at(b, n - 8),
-        _ => a == b,
     }
 }
 
@@ -567,7 +567,7 @@ impl Joiner {
 
 #[cfg(test)]
 mod tests {
-    use super::{Seen, same};
+    use super::Seen;
 
     #[test]
     fn seen_holds_every_hash_past_the_first_four() {
@@ -578,22 +578,5 @@ mod tests {
             assert!((1..=h).all(|k| seen.contains(k)), "{h}");
         }
         assert!(!seen.contains(0) && !seen.contains(10));
-    }
-
-    #[test]
-    fn same_is_string_equality_at_every_length() {
-        let text = "abcdefghijklmnopqrstuvwxyz0123456789";
-        for n in 0..text.len() {
-            let a = &text[..n];
-            assert!(same(a, a), "{a}");
-            assert!(!same(a, &text[..n + 1]), "{a}");
-            // One byte different anywhere.
-            for i in 0..n {
-                let mut b = a.as_bytes().to_vec();
-                b[i] = b'.';
-                let b = std::str::from_utf8(&b).unwrap();
-                assert!(!same(a, b), "{a} {b}");
-            }
-        }
     }
 }

@@ -54,6 +54,7 @@ mod join;
 mod record;
 mod request;
 
+use job::Selects;
 pub use job::{ArrayRole, Fate, PbsJob, Where};
 pub use request::select_request;
 pub use request::{Chunk, HostCores, NodeSpec, Place, each_exec_host, each_exec_vnode};
@@ -64,7 +65,7 @@ pub(crate) use record::looks_like_record;
 use super::{
     Horizon, JobField, LoadReport, MachineHint, ReadOptions, Workload, WorkloadError, hex, is_gzip,
 };
-use join::{Bad, JobSink, Joiner};
+use join::{Bad, JobSink, Joined, Joiner};
 use rustc_hash::FxHashMap;
 use std::cell::Cell;
 use std::io::{BufRead, BufReader, Read};
@@ -78,6 +79,7 @@ struct ToWorkload {
     hosts: FxHashMap<String, u32>,
     /// The cores of every kept job on each of its hosts, from its start to its end.
     usage: Vec<Held>,
+    selects: Selects,
 }
 
 /// Cores held on one host from `start` to `end`.
@@ -114,7 +116,8 @@ fn peak_cores(mut usage: Vec<Held>, hosts: usize) -> i64 {
 }
 
 impl JobSink for ToWorkload {
-    fn job(&mut self, job: PbsJob, _at: Option<&Where>) -> Result<(), Bad> {
+    fn job(&mut self, joined: Joined, _at: Option<&Where>) -> Result<(), Bad> {
+        let Joined { job, requests } = joined;
         let reason = match job.fate {
             Fate::Ended => None,
             Fate::DeletedQueued => Some("deleted before it started"),
@@ -143,7 +146,10 @@ impl JobSink for ToWorkload {
         })
         .map_err(bad)?;
         let held: u64 = pieces.iter().map(|&(_, c)| c as u64).sum();
-        let sim = match job.sim_job(held).map_err(bad)? {
+        let sim = match job
+            .sim_job(&requests, held, &mut self.selects)
+            .map_err(bad)?
+        {
             Ok(sim) => sim,
             Err(reason) => {
                 self.w.report.drop_job(reason);
@@ -204,8 +210,37 @@ impl ToWorkload {
                 s(cores)
             ));
         }
+        by_submit(&mut self.w.jobs);
         self.w.finish();
         self.w
+    }
+}
+
+/// Sort jobs by submit time, ties in the order given, as [`Workload::finish`] would: they
+/// come in end order, near their submit order but seldom in it. Sorting their keys (16
+/// bytes) and then moving each job once costs less than a stable sort of the jobs (several
+/// moves of each), and its scratch space is the keys, not half the jobs.
+fn by_submit(jobs: &mut [super::SimJob]) {
+    if jobs.is_sorted_by_key(|j| j.submit) {
+        return;
+    }
+    // order[k]: the index of the job that goes to position k (the index breaks ties).
+    let mut keys: Vec<(i64, usize)> = jobs.iter().map(|j| j.submit).zip(0..).collect();
+    keys.sort_unstable();
+    let mut order: Vec<usize> = keys.into_iter().map(|(_, i)| i).collect();
+    // Each cycle of the permutation by swaps, each position marked done once it holds
+    // its job.
+    for start in 0..order.len() {
+        let mut at = start;
+        while order[at] != at {
+            let from = order[at];
+            order[at] = at;
+            if from == start {
+                break;
+            }
+            jobs.swap(at, from);
+            at = from;
+        }
     }
 }
 
@@ -214,8 +249,8 @@ impl ToWorkload {
 struct Collect(Vec<PbsJob>);
 
 impl JobSink for Collect {
-    fn job(&mut self, job: PbsJob, _at: Option<&Where>) -> Result<(), Bad> {
-        self.0.push(job);
+    fn job(&mut self, job: Joined, _at: Option<&Where>) -> Result<(), Bad> {
+        self.0.push(job.into_job());
         Ok(())
     }
 }
@@ -590,6 +625,37 @@ mod tests {
                 pbs_accounting_jobs(text.as_bytes(), "acct", ReadOptions::default()).unwrap();
             assert_eq!(jobs.len(), 2, "{first} and {other}");
         }
+    }
+
+    #[test]
+    fn jobs_sort_by_submit_with_ties_in_the_order_given() {
+        // Each job's id is its place as given: submit times with ties, cycles of any length.
+        let text = job("0.s", "");
+        let one = parse_pbs_accounting(text.as_bytes(), "a", ReadOptions::default())
+            .unwrap()
+            .jobs
+            .remove(0);
+        let mut state = 7u64;
+        let mut jobs: Vec<_> = (0..500)
+            .map(|i| {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                let mut j = one.clone();
+                j.id = format!("{i}.s").as_str().into();
+                j.submit = (state >> 33) as i64 % 40;
+                j
+            })
+            .collect();
+        let mut expected = jobs.clone();
+        expected.sort_by_key(|j| j.submit);
+        by_submit(&mut jobs);
+        assert_eq!(jobs, expected);
+        // Sorted already, and the trivial cases.
+        by_submit(&mut jobs);
+        assert_eq!(jobs, expected);
+        by_submit(&mut jobs[..1]);
+        by_submit(&mut []);
     }
 
     #[test]

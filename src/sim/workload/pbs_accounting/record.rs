@@ -39,9 +39,8 @@ pub(super) fn split_line(line: &str) -> Result<Line<'_>, String> {
         ));
     }
     let rest = &line[22..];
-    let (id, message) = rest
-        .split_once(';')
-        .ok_or_else(|| "no `;` after the record's id".to_string())?;
+    let semi = find_byte(rest.as_bytes(), b';').ok_or("no `;` after the record's id")?;
+    let (id, message) = (&rest[..semi], &rest[semi + 1..]);
     if id.is_empty() {
         return Err("the record has an empty id".into());
     }
@@ -72,7 +71,7 @@ impl<'a> Iterator for Attributes<'a> {
             return None;
         }
         // The key runs to `=`; a space first means no value.
-        let i = memchr::memchr2(b'=', b' ', b).unwrap_or(b.len());
+        let i = find(b, |w| bytes_are(w, b'=') | bytes_are(w, b' ')).unwrap_or(b.len());
         if i == b.len() || b[i] == b' ' {
             self.rest = "";
             return Some(Err(format!("`{}` is not a key=value attribute", &s[..i])));
@@ -90,10 +89,84 @@ impl<'a> Iterator for Attributes<'a> {
             }
             // No closing quote: a bare value that happens to start with a quote.
         }
-        let end = memchr::memchr(b' ', a).unwrap_or(a.len());
+        let end = find(a, |w| bytes_are(w, b' ')).unwrap_or(a.len());
         self.rest = &after[end..];
         Some(Ok((key, &after[..end])))
     }
+}
+
+/// The first `c` in `b` ([`find`]: for the short fields of a record).
+#[inline]
+pub(super) fn find_byte(b: &[u8], c: u8) -> Option<usize> {
+    find(b, |w| bytes_are(w, c))
+}
+
+/// `a == b`, inline for the short values of a record (names, numbers, resources) where a
+/// call to `memcmp` costs more than the compare: two overlapping loads from each end.
+#[inline]
+pub(super) fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let u64_at = |s: &[u8], i: usize| u64::from_le_bytes(s[i..i + 8].try_into().expect("8"));
+    let u32_at = |s: &[u8], i: usize| u32::from_le_bytes(s[i..i + 4].try_into().expect("4"));
+    match n {
+        0..4 => a.iter().zip(b).all(|(x, y)| x == y),
+        4..8 => u32_at(a, 0) == u32_at(b, 0) && u32_at(a, n - 4) == u32_at(b, n - 4),
+        8..=16 => u64_at(a, 0) == u64_at(b, 0) && u64_at(a, n - 8) == u64_at(b, n - 8),
+        _ => a == b,
+    }
+}
+
+/// `s.split(c)` for an ASCII `c`, with [`find_byte`].
+pub(super) fn split_on(s: &str, c: u8) -> impl Iterator<Item = &str> {
+    let mut rest = Some(s);
+    std::iter::from_fn(move || {
+        let r = rest?;
+        match find_byte(r.as_bytes(), c) {
+            Some(i) => {
+                rest = Some(&r[i + 1..]);
+                Some(&r[..i])
+            }
+            None => {
+                rest = None;
+                Some(r)
+            }
+        }
+    })
+}
+
+/// The high bit of each byte of `w` that is `c`, and no other bit.
+#[inline]
+fn bytes_are(w: u64, c: u8) -> u64 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let v = w ^ (0x0101_0101_0101_0101 * u64::from(c));
+    // A byte's low seven bits plus 0x7f reach its high bit unless they are all zero (and
+    // never carry into the next byte); with its own high bit, a byte is zero when neither.
+    !((((v & LOW7) + LOW7) | v) | LOW7)
+}
+
+/// The first byte of `b` that `hits` marks (a mask of [`bytes_are`]), eight bytes at a time:
+/// a record's keys and values are a few to a few tens of bytes, too short for `memchr`'s
+/// vectors to pay for their setup and call.
+#[inline]
+fn find(b: &[u8], hits: impl Fn(u64) -> u64) -> Option<usize> {
+    let mut words = b.chunks_exact(8);
+    let mut at = 0;
+    for w in &mut words {
+        let m = hits(u64::from_le_bytes(w.try_into().expect("8 bytes")));
+        if m != 0 {
+            return Some(at + (m.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    let mut last = [0u8; 8];
+    let tail = words.remainder();
+    last[..tail.len()].copy_from_slice(tail);
+    let m = hits(u64::from_le_bytes(last)) & ((1u64 << (8 * tail.len())) - 1);
+    (m != 0).then(|| at + (m.trailing_zeros() / 8) as usize)
 }
 
 #[cfg(test)]
@@ -126,6 +199,62 @@ mod tests {
             split_line("01/26/2016 00:00:37;E;;x=1").unwrap_err(),
             "the record has an empty id"
         );
+    }
+
+    #[test]
+    fn find_is_the_first_byte_at_every_length_and_place() {
+        let eq_or_space = |w| bytes_are(w, b'=') | bytes_are(w, b' ');
+        // Bytes next to `=` and ` ` in value, `=` and ` ` with the high bit set, 0, 0xff.
+        let near = [b'<', b'>', 0x1f, b'!', 0xbd, 0xa0, 0, 0xff, b'a'];
+        for n in 0..40 {
+            let hay: Vec<u8> = (0..n).map(|i| near[i % near.len()]).collect();
+            assert_eq!(find(&hay, eq_or_space), None, "{hay:?}");
+            for at in 0..n {
+                for c in [b'=', b' '] {
+                    let mut h = hay.clone();
+                    h[at] = c;
+                    assert_eq!(find(&h, eq_or_space), Some(at), "{h:?}");
+                    // A later one does not hide it.
+                    if at + 1 < n {
+                        h[n - 1] = b' ';
+                        assert_eq!(find(&h, eq_or_space), Some(at), "{h:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn same_is_string_equality_at_every_length() {
+        let text = "abcdefghijklmnopqrstuvwxyz0123456789";
+        for n in 0..text.len() {
+            let a = &text[..n];
+            assert!(same(a, a), "{a}");
+            assert!(!same(a, &text[..n + 1]), "{a}");
+            // One byte different anywhere.
+            for i in 0..n {
+                let mut b = a.as_bytes().to_vec();
+                b[i] = b'.';
+                let b = std::str::from_utf8(&b).unwrap();
+                assert!(!same(a, b), "{a} {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn split_on_is_str_split() {
+        for s in [
+            "",
+            "+",
+            "a",
+            "a+b",
+            "+a+",
+            "a++bb+ccc+dddd+eeeee+ffffff+ggggggg",
+            "ab:cd",
+        ] {
+            let got: Vec<_> = split_on(s, b'+').collect();
+            assert_eq!(got, s.split('+').collect::<Vec<_>>(), "{s:?}");
+        }
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! allocation in `exec_vnode` / `exec_host` (`doc/man1/pbs_job_attributes.7B`), read exactly
 //! as written.
 
+use super::record::{find_byte, split_on};
 use crate::jobs::units::parse_size;
 use crate::sim::cluster::{Arrangement, Place as Placement, Sharing};
 use crate::sim::workload::{Select, SelectPart};
@@ -253,14 +254,14 @@ pub fn parse_exec_vnode(s: &str) -> Result<Vec<HostCores>, String> {
 pub fn each_exec_vnode(s: &str, mut held: impl FnMut(&str, u32)) -> Result<(), String> {
     let mut rest = s;
     while !rest.is_empty() {
-        let inner = rest
-            .strip_prefix('(')
-            .and_then(|r| r.find(')').map(|close| (&r[..close], &r[close + 1..])));
+        let inner = rest.strip_prefix('(').and_then(|r| {
+            find_byte(r.as_bytes(), b')').map(|close| (&r[..close], &r[close + 1..]))
+        });
         let Some((chunk, after)) = inner else {
             return Err(format!("`{rest}` is not a `(vnode:resource=value)` chunk"));
         };
-        for piece in chunk.split('+') {
-            let mut it = piece.split(':');
+        for piece in split_on(chunk, b'+') {
+            let mut it = split_on(piece, b':');
             let vnode = it.next().unwrap_or_default();
             if vnode.is_empty() {
                 return Err(format!("`({chunk})` has a piece without a vnode"));
