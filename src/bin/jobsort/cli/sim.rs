@@ -1143,6 +1143,9 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         }
     }
     report.flush()?;
+    // The process ends here: the jobs, the setup and the runs' per-job vectors go back to
+    // the system with it, not one job (five shared names, an id, resources) at a time.
+    std::mem::forget((w, setup, runs));
     Ok(ExitCode::SUCCESS)
 }
 
