@@ -57,6 +57,11 @@ pub struct Names {
 impl Names {
     /// The name `s`, shared with every earlier job that had it.
     pub fn get(&mut self, s: &str) -> Name {
+        if s.is_empty() {
+            // One static text for every table: no look-up (a trace without accounts asks
+            // for it twice a job).
+            return Name::from(s);
+        }
         match self.known.get(s) {
             Some(n) => n.clone(),
             None => self.add(Name::from(s)),
