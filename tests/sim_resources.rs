@@ -396,3 +396,54 @@ fn node_types_of_cores_alone_run_by_count_with_their_own_capacity() {
         assert!((util - 610.0 / 660.0).abs() < 1e-12, "{policy}: {util}");
     }
 }
+
+/// A machine of node types in `--format json`: `trace.machine` lists the types (the
+/// `nodes`/`cores` beside it are the node count and the largest node), and `--fidelity`
+/// measures the recorded schedule against the machine's own 6 cores, not 2 nodes x 4.
+#[test]
+fn the_json_report_names_the_node_types_and_fidelity_uses_their_capacity() {
+    let dir = tempfile::tempdir().unwrap();
+    // Recorded: job 1 (4 cores) runs 0-100, job 2 (3 cores) waits for it and starts at
+    // 100. On 4 + 2 cores, 2 are free while job 2 waits: it never fits, so the recorded
+    // head-fits time is 0 (on 8 cores it would fit for all 100 s).
+    let jobs = write(
+        dir.path(),
+        "jobs.json",
+        r#"[{"id": "1", "submit": 0, "start": 0, "run": 100, "procs": 4},
+            {"id": "2", "submit": 0, "start": 100, "run": 10, "procs": 3}]"#,
+    );
+    let machine = write(
+        dir.path(),
+        "m.cluster",
+        "count=1 ncpus=4 name=big\ncount=1 ncpus=2 name=small\n",
+    );
+    let out = jobsort([
+        "sim",
+        "--trace",
+        &jobs,
+        "--machine",
+        &machine,
+        "--fidelity",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    let doc = json(&out);
+    assert_eq!(
+        doc["trace"]["machine"],
+        serde_json::json!([
+            {"name": "big", "count": 1, "resources": {"ncpus": 4}},
+            {"name": "small", "count": 1, "resources": {"ncpus": 2}},
+        ])
+    );
+    assert_eq!(
+        (
+            doc["trace"]["nodes"].as_u64(),
+            doc["trace"]["cores"].as_u64()
+        ),
+        (Some(2), Some(4))
+    );
+    let f = &doc["runs"][0]["fidelity"];
+    assert_eq!(f["recorded_head_fits"], 0, "{f}");
+    assert_eq!(f["recorded_span"], 110, "{f}");
+}

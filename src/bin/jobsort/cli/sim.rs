@@ -1114,17 +1114,16 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     }
     let mut stderr = std::io::stderr();
     let report: &mut Out = if to_stdout { &mut stderr } else { out };
-    let capacity = nodes as u64 * cores as u64;
     let fidelity: Vec<Fidelity> = match args.fidelity {
         true => runs
             .iter()
-            .map(|r| fidelity::compare(&w.jobs, &r.outcome.start, capacity, LARGEST))
+            .map(|r| fidelity::compare(&w.jobs, &r.outcome.start, r.outcome.capacity, LARGEST))
             .collect(),
         false => vec![],
     };
     match args.format {
         ReportFormat::Json => {
-            let mut doc = json_report(&w, nodes, cores, &runs);
+            let mut doc = json_report(&w, (nodes, cores, setup.machine()), &runs);
             for (run, f) in doc["runs"]
                 .as_array_mut()
                 .into_iter()
@@ -1152,8 +1151,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
 /// The `--format json` document: the trace and each run's counts, metrics and shares.
 fn json_report(
     w: &workload::Workload,
-    nodes: u32,
-    cores: u32,
+    (nodes, cores, machine): (u32, u32, Option<&Machine>),
     runs: &[RunResult],
 ) -> serde_json::Value {
     let mut report = serde_json::json!({
@@ -1186,7 +1184,29 @@ fn json_report(
     if let Some(how) = &w.machine_derived {
         report["trace"]["machine_derived"] = how.as_str().into();
     }
+    if let Some(m) = node_types(machine) {
+        // `nodes` and `cores` above are the node count and the largest node's cores.
+        report["trace"]["machine"] = m
+            .types()
+            .iter()
+            .map(|t| {
+                let resources: serde_json::Map<String, serde_json::Value> = m
+                    .names()
+                    .iter()
+                    .zip(&t.amounts)
+                    .map(|(r, a)| (r.clone(), (*a).into()))
+                    .collect();
+                serde_json::json!({"name": t.name, "count": t.count, "resources": resources})
+            })
+            .collect();
+    }
     report
+}
+
+/// The machine when its node types say more than `nodes x cores` (several types, or
+/// resources besides cores), for the table's first line and the JSON's `machine`.
+fn node_types(machine: Option<&Machine>) -> Option<&Machine> {
+    machine.filter(|m| m.types().len() > 1 || m.cores_only().is_none())
 }
 
 /// The jobs `--fidelity` lists per run.
@@ -1320,7 +1340,7 @@ fn write_table(
     (nodes, cores, machine): (u32, u32, Option<&Machine>),
     runs: &[RunResult],
 ) -> std::io::Result<()> {
-    let cluster = match machine.filter(|m| m.types().len() > 1 || m.cores_only().is_none()) {
+    let cluster = match node_types(machine) {
         Some(m) => {
             let types: Vec<String> = m
                 .types()
