@@ -345,6 +345,20 @@ impl Cluster {
         }
     }
 
+    /// Whether a `false` from [`Cluster::fits`] for `r` stays `false` while resources are
+    /// only taken, so that a round may remember it. On a multi-resource cluster, a request of
+    /// one part (or packed on one node) is placed first fit node by node, which finds a place
+    /// whenever one exists, and with less free there is none either; a request of several
+    /// parts is placed part after part, and an earlier part's first fit can take what a later
+    /// part needed where less free would have sent it elsewhere. Without per-resource nodes
+    /// `fits` is a count and answers at once: nothing to remember.
+    pub fn no_fit_lasts(&self, r: &Request) -> bool {
+        self.multi.as_ref().is_some_and(|m| {
+            let shape = m.shape(r);
+            shape.chunks.len() <= 1 || shape.place.arrangement == Arrangement::Pack
+        })
+    }
+
     /// Where `r` goes now (first fit), without taking it; `None` if it does not fit.
     pub fn place(&self, r: &Request) -> Option<Allocation> {
         if let Some(m) = &self.multi {
