@@ -192,7 +192,7 @@ impl<'a> Simulator<'a> {
     /// answered from `no_fit` for the jobs after it: a long queue of like jobs on a
     /// multi-resource machine is placed once per round, not once per job.
     fn fits_now(&mut self, req: &Request) -> bool {
-        if self.no_fit.contains(req) {
+        if !self.no_fit.is_empty() && self.no_fit.contains(req) {
             return false;
         }
         let fits = self.cluster.fits(req);
