@@ -23,6 +23,9 @@
 //! ```sh
 //! cargo run --release --example sim_big -- 1000000 10000 --resources
 //! ```
+//!
+//! `--policy P` (a `jobsort sim --policy` name: `easy`, `slurm`, `backfill:4`, ...) runs that
+//! policy alone.
 
 use jobsort::sim::cluster::{Arrangement, Machine, Place, Sharing};
 use jobsort::sim::run::{RunOptions, simulate, simulate_setup};
@@ -164,6 +167,11 @@ fn main() {
         .position(|a| a == "--swf")
         .map(|i| args[i + 1].clone());
     let resources = args.iter().any(|a| a == "--resources");
+    // `--policy P` (any of `jobsort sim --policy`): that policy alone, else strict and EASY.
+    let policies = match args.iter().position(|a| a == "--policy") {
+        Some(i) => vec![Policy::parse(&args[i + 1]).expect("a policy")],
+        None => vec![Policy::Strict, Policy::Easy],
+    };
     let numbers: Vec<u64> = args
         .iter()
         .take_while(|a| !a.starts_with("--"))
@@ -201,7 +209,7 @@ fn main() {
         println!("written to {out}");
         return;
     }
-    for policy in [Policy::Strict, Policy::Easy] {
+    for policy in policies {
         let cfg = SimConfig::new(policy, nodes, cores);
         let mut best = f64::INFINITY;
         let mut rounds = 0;

@@ -345,6 +345,20 @@ impl Cluster {
         }
     }
 
+    /// Whether a `false` from [`Cluster::fits`] for `r` stays `false` while resources are
+    /// only taken, so that a round may remember it. On a multi-resource cluster, a request of
+    /// one part (or packed on one node) is placed first fit node by node, which finds a place
+    /// whenever one exists, and with less free there is none either; a request of several
+    /// parts is placed part after part, and an earlier part's first fit can take what a later
+    /// part needed where less free would have sent it elsewhere. Without per-resource nodes
+    /// `fits` is a count and answers at once: nothing to remember.
+    pub fn no_fit_lasts(&self, r: &Request) -> bool {
+        self.multi.as_ref().is_some_and(|m| {
+            let shape = m.shape(r);
+            shape.chunks.len() <= 1 || shape.place.arrangement == Arrangement::Pack
+        })
+    }
+
     /// Where `r` goes now (first fit), without taking it; `None` if it does not fit.
     pub fn place(&self, r: &Request) -> Option<Allocation> {
         if let Some(m) = &self.multi {
@@ -834,5 +848,86 @@ mod tests {
             place: Place::default(),
         }))];
         assert!(!Cluster::counts_suffice(1, chunks.iter()));
+    }
+}
+
+#[cfg(test)]
+mod no_fit_tests {
+    use super::*;
+    use crate::sim::workload::parse_json_jobs;
+
+    /// The requests of `selects`, as a job file would give them.
+    fn requests(selects: &[&str]) -> Vec<Request> {
+        let text: Vec<String> = selects
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let (select, place) = s.split_once(" place=").unwrap_or((s, "free"));
+                format!(
+                    r#"{{"id": "j{i}", "submit": 0, "run": 1, "select": "{select}", "place": "{place}"}}"#
+                )
+            })
+            .collect();
+        let w = parse_json_jobs(&format!("[{}]", text.join(",")), "j.json").unwrap();
+        w.jobs.into_iter().map(|j| j.request).collect()
+    }
+
+    /// What a dispatch's memory of "does not fit" rests on: for a request of one part (or
+    /// packed) a "no" stays a "no" however the free resources shrink; for one of several
+    /// parts it need not, and it is not remembered. Random machine states, random takes.
+    #[test]
+    fn a_one_part_no_fit_lasts_while_resources_are_taken() {
+        let m = Arc::new(
+            Machine::parse(
+                "count=6 ncpus=8 mem=32gb ngpus=0\ncount=2 ncpus=8 mem=64gb ngpus=2",
+                "m",
+            )
+            .unwrap(),
+        );
+        let one = requests(&[
+            "3:ncpus=4:mem=8gb",
+            "1:ncpus=8:mem=40gb",
+            "2:ncpus=2:ngpus=1",
+            "5:ncpus=3:mem=10gb",
+            "2:ncpus=8:mem=16gb place=excl",
+            "4:ncpus=2:mem=4gb place=scatter",
+            "3:ncpus=3:mem=6gb place=pack",
+        ]);
+        let several = requests(&["1:ncpus=6:mem=20gb+2:ncpus=4:ngpus=1"]);
+        let c = Cluster::on_machine(m.clone());
+        assert!(one.iter().all(|r| c.no_fit_lasts(r)));
+        assert!(several.iter().all(|r| !c.no_fit_lasts(r)));
+        assert!(!Cluster::new(4, 8).no_fit_lasts(&Request::Procs(3)));
+        let fillers = requests(&[
+            "1:ncpus=1:mem=2gb",
+            "1:ncpus=3:mem=12gb",
+            "1:ncpus=1:ngpus=1",
+        ]);
+        let mut x = 7u64;
+        let (mut refusals, mut checked) = (0, 0);
+        for _ in 0..300 {
+            let mut c = Cluster::on_machine(m.clone());
+            let mut no: Vec<&Request> = Vec::new();
+            for _ in 0..40 {
+                let f = &fillers[tests::next_random(&mut x, fillers.len() as u64) as usize];
+                if c.allocate(f).is_none() {
+                    continue;
+                }
+                for r in &no {
+                    checked += 1;
+                    assert!(!c.fits(r), "{r:?} fits after resources were taken");
+                }
+                for r in &one {
+                    if !c.fits(r) && !no.contains(&r) {
+                        refusals += 1;
+                        no.push(r);
+                    }
+                }
+            }
+        }
+        assert!(
+            refusals > 100 && checked > 1000,
+            "{refusals} refusals, {checked} checks"
+        );
     }
 }

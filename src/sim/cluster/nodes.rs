@@ -312,25 +312,32 @@ impl Nodes {
         if shape.chunks.is_empty() {
             return Some(NodesAllocation::default());
         }
+        let arrangement = shape.place.arrangement;
         if !shape.place.sharing.exclusive() {
-            return self.place_shared(&shape.chunks, shape.place.arrangement);
+            return self.place_shared(&shape.chunks, arrangement, false);
         }
-        // Exclusive: first fit over the nodes with nothing running (the others closed on a
-        // copy), then each node chosen is held whole.
-        let mut idle = self.clone();
-        let busy: Vec<(u32, u32)> = self
-            .runs
-            .runs
-            .iter()
-            .filter(|(_, r)| r.free.amounts != self.capacity[r.free.ty as usize])
-            .map(|(&s, r)| (s, r.end - s))
-            .collect();
-        for (first, count) in busy {
-            idle.change(first, count, |f| {
-                std::iter::once(0).chain(f[1..].iter().copied()).collect()
-            });
-        }
-        let a = idle.place_shared(&shape.chunks, shape.place.arrangement)?;
+        // Exclusive: first fit over the nodes with nothing running, then each node chosen is
+        // held whole. One part (or one packed node) passes over the busy nodes in place; the
+        // parts of a longer request are placed on a copy with the busy nodes closed, where a
+        // node an earlier part took stays open to the later ones.
+        let a = if shape.chunks.len() == 1 || arrangement == Arrangement::Pack {
+            self.place_shared(&shape.chunks, arrangement, true)?
+        } else {
+            let mut idle = self.clone();
+            let busy: Vec<(u32, u32)> = self
+                .runs
+                .runs
+                .iter()
+                .filter(|(_, r)| !self.is_idle(&r.free))
+                .map(|(&s, r)| (s, r.end - s))
+                .collect();
+            for (first, count) in busy {
+                idle.change(first, count, |f| {
+                    std::iter::once(0).chain(f[1..].iter().copied()).collect()
+                });
+            }
+            idle.place_shared(&shape.chunks, arrangement, false)?
+        };
         let mut ranges: Vec<Held> = Vec::with_capacity(a.ranges.len());
         for r in a.ranges {
             let mut first = r.first;
@@ -355,8 +362,21 @@ impl Nodes {
         Some(NodesAllocation { ranges })
     }
 
-    /// First fit of shared chunks (`chunks` not empty).
-    fn place_shared(&self, chunks: &[Chunk], arrangement: Arrangement) -> Option<NodesAllocation> {
+    /// Whether a run's nodes have nothing running (every resource free).
+    fn is_idle(&self, free: &Free) -> bool {
+        free.amounts == self.capacity[free.ty as usize]
+    }
+
+    /// First fit of shared chunks (`chunks` not empty), with `only_idle` on the nodes with
+    /// nothing running alone (one part, or packed: the parts of a longer request would see
+    /// the nodes the earlier parts took as busy).
+    fn place_shared(
+        &self,
+        chunks: &[Chunk],
+        arrangement: Arrangement,
+        only_idle: bool,
+    ) -> Option<NodesAllocation> {
+        debug_assert!(!only_idle || chunks.len() == 1 || arrangement == Arrangement::Pack);
         let width = self.capacity.first().map_or(1, |c| c.len());
         let need = |c: &Chunk| -> Box<[u64]> {
             std::iter::once(1)
@@ -374,7 +394,7 @@ impl Nodes {
                 count: 1,
                 amounts: sum,
             };
-            let part = self.place_part(&one, &need(&one), 1)?;
+            let part = self.place_part(&one, &need(&one), 1, only_idle)?;
             return Some(NodesAllocation::merged(part, width));
         }
         let per_node = match arrangement {
@@ -382,7 +402,7 @@ impl Nodes {
             Arrangement::Free | Arrangement::Pack => u64::MAX,
         };
         if let [c] = chunks {
-            let part = self.place_part(c, &need(c), per_node)?;
+            let part = self.place_part(c, &need(c), per_node, only_idle)?;
             return Some(NodesAllocation::merged(part, width));
         }
         // Later parts see what earlier ones took; under scatter a node used once is closed
@@ -390,7 +410,7 @@ impl Nodes {
         let mut scratch = self.clone();
         let mut all = Vec::new();
         for c in chunks {
-            let part = scratch.place_part(c, &need(c), per_node)?;
+            let part = scratch.place_part(c, &need(c), per_node, false)?;
             for h in &part {
                 let mut held = h.held.clone();
                 if per_node == 1 {
@@ -404,13 +424,22 @@ impl Nodes {
     }
 
     /// First fit of one part: `c.count` chunks of `need` (open flag first), at most
-    /// `per_node` on a node.
-    fn place_part(&self, c: &Chunk, need: &[u64], per_node: u64) -> Option<Vec<Held>> {
+    /// `per_node` on a node, with `only_idle` on nodes with nothing running alone.
+    fn place_part(
+        &self,
+        c: &Chunk,
+        need: &[u64],
+        per_node: u64,
+        only_idle: bool,
+    ) -> Option<Vec<Held>> {
         let mut left = u64::from(c.count);
         let mut out = Vec::new();
         for (&s, run) in &self.runs.runs {
             if left == 0 {
                 break;
+            }
+            if only_idle && !self.is_idle(&run.free) {
+                continue;
             }
             let k = chunks_fit(&run.free.amounts, need).min(per_node);
             if k == 0 {

@@ -31,6 +31,7 @@ impl<'a> Simulator<'a> {
         // Slurm: jobs the backfill pass has tested, and whether the main scheduler, which
         // alone takes the jobs past `bf_max_job_test`, has met one that cannot start.
         let (mut tested, mut main_blocked) = (0usize, false);
+        self.no_fit.clear();
         for &(j, value) in &round.queue {
             if self.start[j as usize].is_some() {
                 continue; // started earlier in this round (a widened strict prefix)
@@ -58,7 +59,7 @@ impl<'a> Simulator<'a> {
                     continue;
                 }
             }
-            let fits = self.cluster.fits(&h.request);
+            let fits = self.fits_now(&h.request);
             if let Policy::Slurm(bf) = policy {
                 // `backfill.c`: the pass stops after `bf_max_job_test` jobs; past them
                 // `job_scheduler.c: schedule` starts jobs in priority order until the first
@@ -184,6 +185,21 @@ impl<'a> Simulator<'a> {
             }
         }
         false
+    }
+
+    /// Whether `req` fits the free resources now. Within a dispatch resources are only taken,
+    /// so a request that did not fit, when that "no" lasts ([`Cluster::no_fit_lasts`]), is
+    /// answered from `no_fit` for the jobs after it: a long queue of like jobs on a
+    /// multi-resource machine is placed once per round, not once per job.
+    fn fits_now(&mut self, req: &Request) -> bool {
+        if !self.no_fit.is_empty() && self.no_fit.contains(req) {
+            return false;
+        }
+        let fits = self.cluster.fits(req);
+        if !fits && self.cluster.no_fit_lasts(req) {
+            self.no_fit.insert(req.clone());
+        }
+        fits
     }
 
     /// Whether starting `req` now leaves the reserved job (`top`) room at the shadow time,
