@@ -300,9 +300,33 @@ impl Nodes {
         Nodes::idle(machine).place(shape).is_some()
     }
 
-    /// Whether `shape` fits now.
+    /// Whether `shape` fits now. A request of one part not packed on one node fits when
+    /// the nodes can hold its chunks between them, at most `per_node` each: first fit
+    /// ([`Nodes::place`]) takes chunks from every node that holds any until the part is
+    /// placed, so that is a sum over the groups (the nodes of one free vector), O(groups)
+    /// instead of O(runs). Other shapes are placed to find out.
     pub fn fits(&self, shape: &Shape) -> bool {
-        self.place(shape).is_some()
+        let place = shape.place;
+        match &shape.chunks[..] {
+            [c] if place.arrangement != Arrangement::Pack => {
+                let need = need_of(c);
+                let per_node = per_node(place.arrangement);
+                let only_idle = place.sharing.exclusive();
+                let mut left = u64::from(c.count);
+                for (free, &nodes) in &self.runs.groups {
+                    if left == 0 {
+                        break;
+                    }
+                    if only_idle && !self.is_idle(free) {
+                        continue;
+                    }
+                    let k = chunks_fit(&free.amounts, &need).min(per_node);
+                    left = left.saturating_sub(k.saturating_mul(nodes));
+                }
+                left == 0
+            }
+            _ => self.place(shape).is_some(),
+        }
     }
 
     /// Where `shape` goes now (first fit in node order), without taking it; `None` when it
@@ -378,11 +402,7 @@ impl Nodes {
     ) -> Option<NodesAllocation> {
         debug_assert!(!only_idle || chunks.len() == 1 || arrangement == Arrangement::Pack);
         let width = self.capacity.first().map_or(1, |c| c.len());
-        let need = |c: &Chunk| -> Box<[u64]> {
-            std::iter::once(1)
-                .chain(c.amounts.iter().copied())
-                .collect()
-        };
+        let need = need_of;
         if arrangement == Arrangement::Pack {
             let mut sum = vec![0u64; width - 1];
             for c in chunks {
@@ -397,10 +417,7 @@ impl Nodes {
             let part = self.place_part(&one, &need(&one), 1, only_idle)?;
             return Some(NodesAllocation::merged(part, width));
         }
-        let per_node = match arrangement {
-            Arrangement::Scatter | Arrangement::VScatter => 1,
-            Arrangement::Free | Arrangement::Pack => u64::MAX,
-        };
+        let per_node = per_node(arrangement);
         if let [c] = chunks {
             let part = self.place_part(c, &need(c), per_node, only_idle)?;
             return Some(NodesAllocation::merged(part, width));
@@ -616,6 +633,21 @@ impl<'a> Iterator for FreeRunsIter<'a> {
 
 /// How many chunks of `need` a node with `free` holds (the open flag must be set; it is not
 /// consumed). `u64::MAX` for a chunk that needs nothing.
+/// What one chunk takes of a node: its open flag, then its amounts.
+fn need_of(c: &Chunk) -> Box<[u64]> {
+    std::iter::once(1)
+        .chain(c.amounts.iter().copied())
+        .collect()
+}
+
+/// How many chunks of a part a node may hold under `arrangement` (scatter: one).
+fn per_node(arrangement: Arrangement) -> u64 {
+    match arrangement {
+        Arrangement::Scatter | Arrangement::VScatter => 1,
+        Arrangement::Free | Arrangement::Pack => u64::MAX,
+    }
+}
+
 fn chunks_fit(free: &[u64], need: &[u64]) -> u64 {
     if free[0] < need[0] {
         return 0;

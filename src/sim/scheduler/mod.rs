@@ -55,7 +55,7 @@ use sha2::{Digest, Sha256};
 use state::Hot;
 pub use state::Simulator;
 use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap, HashSet};
+use std::collections::{BTreeSet, BinaryHeap};
 
 impl<'a> Simulator<'a> {
     /// A simulation of `jobs` from its `setup` (built for these jobs by [`Setup::new`]).
@@ -207,7 +207,7 @@ impl<'a> Simulator<'a> {
             cand_errors: Vec::new(),
             series: Vec::new(),
             keep_series: false,
-            no_fit: HashSet::new(),
+            no_fit: Default::default(),
             config,
         })
     }

@@ -12,7 +12,7 @@ use crate::sim::share::UsageTree;
 use crate::sim::slurm_share::SlurmPriority;
 use crate::sim::workload::{Request, SimJob};
 use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap, HashSet};
+use std::collections::{BTreeSet, BinaryHeap};
 
 /// The per-job fields the scheduling loop reads, packed (a `SimJob` is large, and the loop
 /// touches these for every queued job every round).
@@ -107,5 +107,5 @@ pub struct Simulator<'a> {
     pub(super) keep_series: bool,
     /// The requests found not to fit in this dispatch whose "no" lasts while it only takes
     /// resources ([`Cluster::no_fit_lasts`]): a later job asking the same is not placed again.
-    pub(super) no_fit: HashSet<Request>,
+    pub(super) no_fit: rustc_hash::FxHashSet<Request>,
 }

@@ -354,6 +354,8 @@ fn runs_place_as_first_fit_over_every_node() {
                     ),
                 };
                 let expected = first_fit(&per_node(&n), &shape);
+                // `fits` (a sum over the groups for one part) answers as first fit does.
+                assert_eq!(n.fits(&shape), expected.is_some(), "{text}: {shape:?}");
                 let got = n.allocate(&shape);
                 assert_eq!(got.as_ref().map(parts), expected, "{text}: {shape:?}");
                 if let Some(a) = got {
