@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::cli::{code, jobsort, json, stderr, write};
+use common::cli::{code, jobsort, stderr, write};
 
 /// One core. Job 0 (account A) runs 0–100; jobs 1 (A, 50 s) and 2 (B, 10 s) wait from 1 s.
 /// By account, A has used 100 core-seconds and B none: job 2 first (100–110), then job 1
@@ -18,13 +18,9 @@ const JOBS: &str = r#"[
 ]"#;
 
 fn mean_wait(args: &[&str]) -> f64 {
-    let mut a = vec!["sim", "--format", "json", "--nodes", "1", "--cores", "1"];
+    let mut a = vec!["--nodes", "1", "--cores", "1"];
     a.extend_from_slice(args);
-    let out = jobsort(&a);
-    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
-    json(&out)["runs"][0]["metrics"]["mean_wait"]
-        .as_f64()
-        .unwrap()
+    common::cli::sim_mean_wait(&a)
 }
 
 #[test]

@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::cli::{code, jobsort, json, stderr, stdout, write};
+use common::cli::{code, jobsort, stderr, stdout, write};
 use jobsort::sim::cluster::Machine;
 use jobsort::sim::run::{RunOptions, simulate_setup};
 use jobsort::sim::workload::{
@@ -176,13 +176,9 @@ fn an_swf_trace_with_memory_on_a_machine_with_memory() {
     let with_mem = write(dir.path(), "mem.cluster", "count=2 ncpus=4 mem=4gb\n");
     let cores = write(dir.path(), "cores.cluster", "count=2 ncpus=4\n");
     let mean_wait = |args: &[&str]| {
-        let mut a = vec!["sim", "--trace", &trace, "--format", "json"];
+        let mut a = vec!["--trace", &trace];
         a.extend_from_slice(args);
-        let out = jobsort(&a);
-        assert_eq!(code(&out), Some(0), "{}", stderr(&out));
-        json(&out)["runs"][0]["metrics"]["mean_wait"]
-            .as_f64()
-            .unwrap()
+        common::cli::sim_mean_wait(&a)
     };
     assert_eq!(
         mean_wait(&["--machine", &with_mem, "--policy", "strict"]),

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::cli::{code, jobsort, json, stderr, stdout, write};
+use common::cli::{code, jobsort, stderr, stdout, write};
 use jobsort::sim::record::parse_recording;
 use jobsort::sim::replay::verify;
 use jobsort::sim::run::{RunOptions, simulate};
@@ -130,9 +130,6 @@ fn from_sched_config_and_the_flag() {
     );
     let mean_wait = |args: &[&str]| -> f64 {
         let mut a = vec![
-            "sim",
-            "--format",
-            "json",
             "--trace",
             &jobs,
             "--nodes",
@@ -145,11 +142,7 @@ fn from_sched_config_and_the_flag() {
             "user",
         ];
         a.extend_from_slice(args);
-        let out = jobsort(&a);
-        assert_eq!(code(&out), Some(0), "{}", stderr(&out));
-        json(&out)["runs"][0]["metrics"]["mean_wait"]
-            .as_f64()
-            .unwrap()
+        common::cli::sim_mean_wait(&a)
     };
     // cput: waits 0, 0, 80 (3), 50 (4); walltime: 0, 0, 50, 60.
     assert_eq!(mean_wait(&[]), 32.5);

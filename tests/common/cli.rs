@@ -138,3 +138,14 @@ pub fn pbs_home(dir: &Path, sched_config: &str, resource_group: Option<&str>) ->
     }
     dir.join("home").display().to_string()
 }
+
+/// `jobsort sim --format json ARGS`, which must succeed: its first run's mean wait.
+pub fn sim_mean_wait(args: &[&str]) -> f64 {
+    let mut a = vec!["sim", "--format", "json"];
+    a.extend_from_slice(args);
+    let out = jobsort(&a);
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    json(&out)["runs"][0]["metrics"]["mean_wait"]
+        .as_f64()
+        .unwrap()
+}
