@@ -495,7 +495,7 @@ fn resource_summary(s: &str) -> Result<Vec<RankGroup>, String> {
                 cores: 0,
                 gpus: 0,
             };
-            for child in split_outside_brackets(children) {
+            for child in super::hostlist::split_outside_brackets(children)? {
                 if let Some(ids) = child.strip_prefix("core") {
                     g.cores = count(ids)?;
                 } else if let Some(ids) = child.strip_prefix("gpu") {
@@ -509,19 +509,6 @@ fn resource_summary(s: &str) -> Result<Vec<RankGroup>, String> {
             Ok(g)
         })
         .collect()
-}
-
-/// The `,`-separated items of `s`, commas inside `[...]` kept.
-fn split_outside_brackets(s: &str) -> impl Iterator<Item = &str> {
-    let mut depth = 0i32;
-    s.split(move |c| {
-        match c {
-            '[' => depth += 1,
-            ']' => depth -= 1,
-            _ => {}
-        }
-        c == ',' && depth == 0
-    })
 }
 
 /// A job's GPUs as chunks: each group's ranks one chunk each (a rank is a node: distinct,

@@ -37,8 +37,9 @@ pub fn for_each_id(set: &str, mut each: impl FnMut(u64)) -> Result<(), String> {
     Ok(())
 }
 
-/// The comma-separated parts of a hostlist, commas inside brackets kept.
-fn split_outside_brackets(list: &str) -> Result<Vec<&str>, String> {
+/// The comma-separated parts of a hostlist (or of a Flux `resource_summary` group), commas
+/// inside brackets kept; unbalanced or nested brackets are an error.
+pub(super) fn split_outside_brackets(list: &str) -> Result<Vec<&str>, String> {
     let mut parts = Vec::new();
     let (mut depth, mut start) = (0u32, 0);
     for (i, c) in list.char_indices() {
