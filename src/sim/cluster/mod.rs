@@ -353,10 +353,14 @@ impl Cluster {
     /// part needed where less free would have sent it elsewhere. Without per-resource nodes
     /// `fits` is a count and answers at once: nothing to remember.
     pub fn no_fit_lasts(&self, r: &Request) -> bool {
-        self.multi.as_ref().is_some_and(|m| {
-            let shape = m.shape(r);
-            shape.chunks.len() <= 1 || shape.place.arrangement == Arrangement::Pack
-        })
+        // Read off the request (the parts its shape would have), not a shape built for it.
+        self.multi.is_some()
+            && match r {
+                Request::Procs(_) | Request::Nodes { .. } => true,
+                Request::Select(s) => {
+                    s.parts.len() <= 1 || s.place.arrangement == Arrangement::Pack
+                }
+            }
     }
 
     /// Where `r` goes now (first fit), without taking it; `None` if it does not fit.
