@@ -179,15 +179,9 @@ fn the_command_line_machine_is_recorded_and_verified() {
     let jobs = write(dir.path(), "jobs.json", MEMORY_BOUND_JOBS);
     let machine = write(dir.path(), "m.cluster", "count=2 ncpus=8 mem=16gb\n");
     let mean_wait = |args: &[&str]| {
-        let mut a = vec![
-            "sim", "--trace", &jobs, "--policy", "strict", "--format", "json",
-        ];
+        let mut a = vec!["--trace", &jobs, "--policy", "strict"];
         a.extend_from_slice(args);
-        let out = jobsort(&a);
-        assert_eq!(code(&out), Some(0), "{}", stderr(&out));
-        json(&out)["runs"][0]["metrics"]["mean_wait"]
-            .as_f64()
-            .unwrap()
+        common::cli::sim_mean_wait(&a)
     };
     assert_eq!(mean_wait(&["--machine", &machine]), 49.25);
     assert_eq!(
