@@ -13,8 +13,8 @@
 //! `x[0..n]`, `q` in [0, 1], position `h = (n − 1)·q`, value
 //! `x[⌊h⌋] + (h − ⌊h⌋)·(x[⌊h⌋+1] − x[⌊h⌋])`.
 
+use super::share::number_first_seen;
 use super::workload::SimJob;
-use rustc_hash::FxHashMap;
 
 /// The bounded-slowdown threshold τ (seconds).
 pub const BSLD_TAU: f64 = 10.0;
@@ -80,6 +80,40 @@ pub fn percentile_select(xs: &mut [f64], q: f64) -> f64 {
     }
 }
 
+/// [`percentile_select`] at several `qs` in ascending order: each selection searches only
+/// the part above the previous one (the same values, bit for bit); reorders `xs`.
+pub fn percentiles_select<const N: usize>(xs: &mut [f64], qs: [f64; N]) -> [f64; N] {
+    let n = xs.len();
+    if n < 2 {
+        return qs.map(|q| percentile_select(xs, q));
+    }
+    let mut out = [0.0; N];
+    // Positions below `base` hold values no greater than those from `base` on.
+    let mut base = 0;
+    let mut last: Option<(usize, f64, f64)> = None;
+    for (slot, q) in out.iter_mut().zip(qs) {
+        let (lo, frac) = rank_position(n, q);
+        let (at_lo, at_hi) = match last {
+            Some((l, a, b)) if l == lo => (a, b),
+            _ => {
+                debug_assert!(lo >= base, "the quantiles are in ascending order");
+                let (_, &mut at_lo, above) =
+                    xs[base..].select_nth_unstable_by(lo - base, f64::total_cmp);
+                let at_hi = above
+                    .iter()
+                    .copied()
+                    .min_by(f64::total_cmp)
+                    .unwrap_or(at_lo);
+                base = lo + 1;
+                (at_lo, at_hi)
+            }
+        };
+        last = Some((lo, at_lo, at_hi));
+        *slot = at_lo + frac * (at_hi - at_lo);
+    }
+    out
+}
+
 /// Jain's fairness index of `xs`; 1 for an empty set or all zeros.
 pub fn jain(xs: &[f64]) -> f64 {
     let s: f64 = xs.iter().sum();
@@ -107,16 +141,37 @@ pub fn compute(
     end: &[Option<i64>],
     capacity: u64,
 ) -> Metrics {
+    let (user_of, names) = users(jobs);
+    compute_by_user(jobs, start, end, capacity, &user_of, &names)
+}
+
+/// Each job's user, numbered in first-seen order, and the users' names (one pass; a user's
+/// name hashed once per run of its jobs, as traces list them).
+pub fn users(jobs: &[SimJob]) -> (Vec<u32>, Vec<&str>) {
+    let mut names = Vec::new();
+    let of_job = number_first_seen(jobs.iter().map(|j| j.user.as_str()), |&u| names.push(u));
+    (of_job, names)
+}
+
+/// [`compute`] with the users numbered already ([`users`]): job `i`'s user is
+/// `user_of[i]`, named `names[user_of[i]]`. One pass over the jobs, no hashing.
+pub fn compute_by_user(
+    jobs: &[SimJob],
+    start: &[Option<i64>],
+    end: &[Option<i64>],
+    capacity: u64,
+    user_of: &[u32],
+    names: &[&str],
+) -> Metrics {
     let mut waits = Vec::with_capacity(jobs.len());
     let mut bslds = Vec::with_capacity(jobs.len());
     let mut area = 0.0;
-    // Per-user (wait sum, jobs), users numbered in first-seen order.
-    let mut user_ix: FxHashMap<&str, usize> = FxHashMap::default();
-    let mut per_user: Vec<(&str, f64, usize)> = Vec::new();
-    let mut last_user: Option<(&str, usize)> = None;
-    let first_submit = jobs.iter().map(|j| j.submit).min();
+    // Per user (wait sum, started jobs).
+    let mut per_user: Vec<(f64, usize)> = vec![(0.0, 0); names.len()];
+    let mut first_submit = None::<i64>;
     let mut last_end = None::<i64>;
     for (i, j) in jobs.iter().enumerate() {
+        first_submit = Some(first_submit.map_or(j.submit, |f| f.min(j.submit)));
         let (Some(s), Some(e)) = (start[i], end[i]) else {
             continue;
         };
@@ -125,32 +180,32 @@ pub fn compute(
         waits.push(w);
         bslds.push(((w + r) / r.max(BSLD_TAU)).max(1.0));
         area += j.request.total_cores() as f64 * r;
-        // Traces list a user's jobs in runs: compare with the previous job's user first.
-        let k = match last_user {
-            Some((u, k)) if u == j.user.as_str() => k,
-            _ => *user_ix.entry(j.user.as_str()).or_insert_with(|| {
-                per_user.push((j.user.as_str(), 0.0, 0));
-                per_user.len() - 1
-            }),
-        };
-        last_user = Some((j.user.as_str(), k));
-        per_user[k].1 += w;
-        per_user[k].2 += 1;
+        let u = &mut per_user[user_of[i] as usize];
+        u.0 += w;
+        u.1 += 1;
         last_end = Some(last_end.map_or(e, |l| l.max(e)));
     }
     let makespan = match (first_submit, last_end) {
         (Some(f), Some(l)) => (l - f) as f64,
         _ => 0.0,
     };
-    // Jain's index sums the means in user-name order (the sums are then reproducible).
-    per_user.sort_unstable_by(|a, b| a.0.cmp(b.0));
-    let user_means: Vec<f64> = per_user.iter().map(|&(_, s, n)| s / n as f64).collect();
+    // Jain's index sums the means of the users with a started job in user-name order (the
+    // sums are then reproducible).
+    let mut started: Vec<u32> = (0..names.len() as u32)
+        .filter(|&u| per_user[u as usize].1 > 0)
+        .collect();
+    started.sort_unstable_by(|&a, &b| names[a as usize].cmp(names[b as usize]));
+    let user_means: Vec<f64> = started
+        .iter()
+        .map(|&u| per_user[u as usize].0 / per_user[u as usize].1 as f64)
+        .collect();
     let mean_wait = mean(&waits);
     let mean_bsld = mean(&bslds);
+    let [median_wait, p95_wait] = percentiles_select(&mut waits, [0.5, 0.95]);
     Metrics {
         mean_wait,
-        median_wait: percentile_select(&mut waits, 0.5),
-        p95_wait: percentile_select(&mut waits, 0.95),
+        median_wait,
+        p95_wait,
         mean_bsld,
         p95_bsld: percentile_select(&mut bslds, 0.95),
         utilization: if makespan > 0.0 && capacity > 0 {
@@ -230,6 +285,17 @@ mod tests {
                 let mut w = v.clone();
                 assert_eq!(
                     percentile_select(&mut w, q).to_bits(),
+                    percentile(&sorted, q).to_bits(),
+                    "n={n} q={q}"
+                );
+            }
+            // Several at once, each searching above the last (a repeated one included).
+            let qs = [0.0, 0.25, 0.5, 0.5, 0.95, 0.999, 1.0];
+            let mut w = v.clone();
+            let many = percentiles_select(&mut w, qs);
+            for (got, q) in many.iter().zip(qs) {
+                assert_eq!(
+                    got.to_bits(),
                     percentile(&sorted, q).to_bits(),
                     "n={n} q={q}"
                 );

@@ -193,7 +193,15 @@ pub fn result(
     formula: Option<String>,
     outcome: SimOutcome,
 ) -> RunResult {
-    let m = metrics::compute(&w.jobs, &outcome.start, &outcome.end, outcome.capacity);
+    let (user_of, users) = metrics::users(&w.jobs);
+    let m = metrics::compute_by_user(
+        &w.jobs,
+        &outcome.start,
+        &outcome.end,
+        outcome.capacity,
+        &user_of,
+        &users,
+    );
     let shares = match (&outcome.tree, &outcome.leaves) {
         (Some(tree), Some(leaves)) => {
             let names: Vec<&str> = (0..tree.len() as u32).map(|i| tree.name(i)).collect();
@@ -209,25 +217,13 @@ pub fn result(
         }
         _ => {
             // Per user, equal targets.
-            let mut ix: std::collections::HashMap<&str, u32> = Default::default();
-            let mut names: Vec<&str> = Vec::new();
-            let entity: Vec<u32> = w
-                .jobs
-                .iter()
-                .map(|j| {
-                    *ix.entry(j.user.as_str()).or_insert_with(|| {
-                        names.push(j.user.as_str());
-                        names.len() as u32 - 1
-                    })
-                })
-                .collect();
-            let target = vec![1.0 / names.len().max(1) as f64; names.len()];
+            let target = vec![1.0 / users.len().max(1) as f64; users.len()];
             metrics::shares(
                 &w.jobs,
                 &outcome.start,
                 &outcome.end,
-                &entity,
-                &names,
+                &user_of,
+                &users,
                 &target,
             )
         }

@@ -558,7 +558,7 @@ fn entities(kind: EntityKind, jobs: &[SimJob]) -> (Vec<u32>, Vec<String>) {
 
 /// Number `keys` in first-seen order, calling `new` on each key seen the first time. Traces
 /// list a user's jobs in runs: a key equal to the previous one skips the hash lookup.
-fn number_first_seen<K: Copy + Eq + std::hash::Hash>(
+pub(crate) fn number_first_seen<K: Copy + Eq + std::hash::Hash>(
     keys: impl ExactSizeIterator<Item = K>,
     mut new: impl FnMut(&K),
 ) -> Vec<u32> {

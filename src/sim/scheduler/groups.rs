@@ -25,9 +25,17 @@ pub(super) fn head_groups(
     leaf: &[u32],
 ) -> Option<(Groups, GroupInputs)> {
     let ir = f.ir()?;
-    let first = jobs.iter().map(|j| j.submit).min().unwrap_or(0);
-    let last = jobs.iter().map(|j| j.submit).max().unwrap_or(0);
-    let span = (last - first) as f64 + jobs.iter().map(|j| j.effective_run() as f64).sum::<f64>();
+    // The longest any job can wait: from the first submit to the last, plus every run (one
+    // pass; the runs summed in job order).
+    let (mut first, mut last, mut runs) = (i64::MAX, i64::MIN, 0.0);
+    for j in jobs {
+        (first, last) = (first.min(j.submit), last.max(j.submit));
+        runs += j.effective_run() as f64;
+    }
+    if jobs.is_empty() {
+        (first, last) = (0, 0);
+    }
+    let span = (last - first) as f64 + runs;
     let fixed = |k: usize| -> (f64, f64) {
         let vals = jobs.iter().map(|j| sources[k].fixed(j).unwrap_or(0.0));
         vals.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {

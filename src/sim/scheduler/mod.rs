@@ -48,7 +48,7 @@ use crate::sim::limit::Admission;
 use crate::sim::priority::Priority;
 use crate::sim::setup::Setup;
 use crate::sim::share::UsageTree;
-use crate::sim::workload::SimJob;
+use crate::sim::workload::{Request, SimJob};
 pub(crate) use dispatch::Plan;
 use groups::{GroupInputs, Groups, head_groups};
 use sha2::{Digest, Sha256};
@@ -75,19 +75,53 @@ impl<'a> Simulator<'a> {
         let config = setup.config().clone();
         // Full rounds are the default: placed by node until `with_full_rounds(false)`.
         let cluster = setup.cluster();
-        let counts_suffice = Cluster::counts_suffice(config.cores, jobs.iter().map(|j| &j.request));
-        for w in jobs.windows(2) {
-            if w[1].submit < w[0].submit {
-                return Err(SimError::Unsorted(w[1].id.to_string()));
+        let share = setup.share_tree().cloned();
+        let usage = share.as_ref().map(|_| setup.usage());
+        // One pass over the jobs: the sorted check, the idle-fit check (once per run of
+        // equal requests: a multi-resource fit is a placement on the idle machine), the
+        // loop's packed copy and, with fairshare, the usage rates. An unsorted job is
+        // reported before a too large one, wherever they are.
+        let n = jobs.len();
+        let mut hot = Vec::with_capacity(n);
+        let mut usage_rate = Vec::with_capacity(if usage.is_some() { n } else { 0 });
+        let mut too_large: Option<&SimJob> = None;
+        let mut fits: Option<&Request> = None;
+        let mut last_submit = i64::MIN;
+        for j in jobs {
+            if j.submit < last_submit {
+                return Err(SimError::Unsorted(j.id.to_string()));
+            }
+            last_submit = j.submit;
+            if too_large.is_none() && fits != Some(&j.request) {
+                if cluster.can_ever_fit(&j.request) {
+                    fits = Some(&j.request);
+                } else {
+                    too_large = Some(j);
+                }
+            }
+            hot.push(Hot {
+                submit: j.submit,
+                walltime: j.walltime,
+                run: j.effective_run(),
+                request: j.request.clone(),
+            });
+            if let Some(u) = usage {
+                usage_rate.push(u.rate(j, j.request.total_cores()));
             }
         }
-        if let Some(j) = jobs.iter().find(|j| !cluster.can_ever_fit(&j.request)) {
+        if let Some(j) = too_large {
             return Err(SimError::TooLarge {
                 id: j.id.to_string(),
                 request: format!("{:?}", j.request),
             });
         }
-        let share = setup.share_tree().cloned();
+        let counts_suffice =
+            Cluster::counts_suffice(config.cores, hot.iter().map(|h: &Hot| &h.request));
+        let largest = hot
+            .iter()
+            .map(|h| h.request.total_cores())
+            .max()
+            .unwrap_or(0);
         let leaf = setup.leaves().to_vec();
         let limits = setup.limits().cloned();
         let slurm = setup.slurm_priority().cloned();
@@ -105,7 +139,6 @@ impl<'a> Simulator<'a> {
             })
             .unwrap_or_default();
         let needs_share = sources.iter().any(Source::is_fairshare);
-        let n = jobs.len();
         // Queue tiers rank before the formula: the groups' heads are not the top jobs then.
         // Slurm's factors are not the binder's fixed inputs the head path analyses.
         let tiers = config.queue_order.as_ref().map(|o| o.tiers(jobs));
@@ -130,15 +163,7 @@ impl<'a> Simulator<'a> {
         };
         Ok(Simulator {
             jobs,
-            hot: jobs
-                .iter()
-                .map(|j| Hot {
-                    submit: j.submit,
-                    walltime: j.walltime,
-                    run: j.effective_run(),
-                    request: j.request.clone(),
-                })
-                .collect(),
+            hot,
             formula,
             cluster,
             counts_suffice,
@@ -159,15 +184,7 @@ impl<'a> Simulator<'a> {
             last_time: None,
             leaf_running: vec![0; share.as_ref().map_or(0, |s| s.len())],
             leaf_rate: vec![0.0; share.as_ref().map_or(0, |s| s.len())],
-            usage_rate: match &share {
-                Some(_) => {
-                    let u = setup.usage();
-                    jobs.iter()
-                        .map(|j| u.rate(j, j.request.total_cores()))
-                        .collect()
-                }
-                None => Vec::new(),
-            },
+            usage_rate,
             active_leaves: Vec::new(),
             share,
             leaf,
@@ -187,13 +204,7 @@ impl<'a> Simulator<'a> {
             full: true,
             // Sized by the largest job (not the cluster, which may be huge), at most 2^20:
             // larger sizes count at the bound, which keeps `min` a lower bound.
-            queued_cores: SizeSet::new(
-                jobs.iter()
-                    .map(|j| j.request.total_cores())
-                    .max()
-                    .unwrap_or(0)
-                    .min(1 << 20),
-            ),
+            queued_cores: SizeSet::new(largest.min(1 << 20)),
             eval_errors: 0,
             head_keys: Vec::new(),
             scratch_values: Vec::new(),
