@@ -7,7 +7,7 @@ use super::request::{
     parse_exec_vnode, parse_nodes, parse_place, parse_select, select_request, select_shape,
 };
 use crate::jobs::units::{parse_plain_number, parse_size, parse_time};
-use crate::sim::workload::{JobId, Name, Request, Select, SimJob, count};
+use crate::sim::workload::{JobId, Name, Names, Request, Select, SimJob, count};
 use rustc_hash::{FxHashMap, FxHasher};
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
@@ -164,7 +164,7 @@ impl PbsJob {
     /// `selects` parses each distinct `select` once for the read.
     pub(super) fn sim_job(
         &self,
-        rl: &[(Name, String)],
+        rl: &Requests,
         cores_held: u64,
         selects: &mut Selects,
     ) -> Result<Result<SimJob, &'static str>, String> {
@@ -241,7 +241,7 @@ impl PbsJob {
             .filter(|&s| s > 0);
         let mem = parsed(rl, "mem", parse_size)?.unwrap_or(0.0);
         let mut resources = BTreeMap::new();
-        for (r, v) in rl {
+        for (r, v) in rl.iter() {
             const OWN: [&str; 8] = [
                 "ncpus",
                 "nodect",
@@ -279,6 +279,58 @@ impl PbsJob {
     }
 }
 
+/// A job's `Resource_List` values as its records give them (a later value replaces an
+/// earlier one), in the order first written. Records repeat them in one order, so the n-th
+/// of a record is looked for at n first: one compare, where a map of names takes several.
+/// The resources' names are shared ([`Names`]); the values are spans of one text per job
+/// (two allocations a job, not one per value), a replaced value's bytes left in it.
+#[derive(Default)]
+pub struct Requests {
+    /// Each resource and its value's span in `text`.
+    list: Vec<(Name, usize, usize)>,
+    text: String,
+}
+
+impl Requests {
+    fn value(&self, span: (usize, usize)) -> &str {
+        &self.text[span.0..span.1]
+    }
+
+    /// The values in the order first written.
+    pub fn iter(&self) -> impl Iterator<Item = (&Name, &str)> {
+        self.list.iter().map(|(r, a, b)| (r, self.value((*a, *b))))
+    }
+
+    pub(super) fn set(&mut self, nth: usize, r: &str, v: &str, names: &mut Names) {
+        let at = match self.list.get(nth) {
+            Some((k, ..)) if same(k, r) => Some(nth),
+            _ => self.list.iter().position(|(k, ..)| same(k, r)),
+        };
+        if let Some(i) = at {
+            let (_, a, b) = self.list[i];
+            if same(self.value((a, b)), v) {
+                return;
+            }
+        }
+        if self.text.capacity() == 0 {
+            // Room for a usual job's values (a select, a place, a few numbers).
+            self.text.reserve(96);
+        }
+        let a = self.text.len();
+        self.text.push_str(v);
+        let span = (a, self.text.len());
+        match at {
+            Some(i) => (self.list[i].1, self.list[i].2) = span,
+            None => {
+                if self.list.capacity() == 0 {
+                    self.list.reserve(8);
+                }
+                self.list.push((names.get(r), span.0, span.1))
+            }
+        }
+    }
+}
+
 /// A job's `Resource_List` values by name: its map ([`PbsJob::resource_list`]), or the
 /// joiner's list of them in the order written (a job has a handful: a look along it costs
 /// less than building a map).
@@ -292,11 +344,9 @@ impl Requested for BTreeMap<Name, String> {
     }
 }
 
-impl Requested for [(Name, String)] {
+impl Requested for Requests {
     fn requested(&self, r: &str) -> Option<&str> {
-        self.iter()
-            .find(|(k, _)| same(k, r))
-            .map(|(_, v)| v.as_str())
+        self.iter().find(|(k, _)| same(k, r)).map(|(_, v)| v)
     }
 }
 

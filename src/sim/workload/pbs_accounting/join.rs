@@ -2,7 +2,7 @@
 //! dropped at its end (memory follows the jobs alive at once, not the records), and the
 //! set of ended job ids (to tell a duplicated or late record from a new job).
 
-use super::job::{ArrayRole, Fate, PbsJob, Where};
+use super::job::{ArrayRole, Fate, PbsJob, Requests, Where};
 use super::record::{Line, attributes, find_byte, same, split_line};
 use crate::sim::workload::{JobId, LoadReport, Name, Names, WorkloadError};
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
@@ -35,13 +35,17 @@ pub trait JobSink {
 /// the list they were joined in ([`Joined::into_job`] puts them in the job's map).
 pub struct Joined {
     pub job: Box<PbsJob>,
-    pub requests: Vec<(Name, String)>,
+    pub requests: Requests,
 }
 
 impl Joined {
     pub fn into_job(self) -> PbsJob {
         let mut job = *self.job;
-        job.resource_list = self.requests.into_iter().collect();
+        job.resource_list = self
+            .requests
+            .iter()
+            .map(|(r, v)| (r.clone(), v.to_string()))
+            .collect();
         job
     }
 }
@@ -86,7 +90,7 @@ impl Live {
     fn new(id: &str, array: Option<ArrayRole>) -> Live {
         Live {
             job: Box::new(PbsJob::new(id, array)),
-            requests: Requests(Vec::with_capacity(8)),
+            requests: Requests::default(),
             running: false,
             seen: Seen::default(),
         }
@@ -97,28 +101,7 @@ impl Live {
         job.fate = fate;
         Joined {
             job,
-            requests: self.requests.0,
-        }
-    }
-}
-
-/// A job's `Resource_List` values as its records give them (a later value replaces an
-/// earlier one), in the order first written. Records repeat them in one order, so the n-th
-/// of a record is looked for at n first: one compare, where a map of names takes several.
-/// The resources' names are shared ([`Names`]).
-#[derive(Default)]
-struct Requests(Vec<(Name, String)>);
-
-impl Requests {
-    fn set(&mut self, nth: usize, r: &str, v: &str, names: &mut Names) {
-        let at = match self.0.get(nth) {
-            Some((k, _)) if same(k, r) => Some(nth),
-            _ => self.0.iter().position(|(k, _)| same(k, r)),
-        };
-        match at {
-            Some(i) if same(&self.0[i].1, v) => {}
-            Some(i) => self.0[i].1 = v.to_string(),
-            None => self.0.push((names.get(r), v.to_string())),
+            requests: self.requests,
         }
     }
 }
@@ -209,6 +192,73 @@ fn apply(live: &mut Live, message: &str, names: &mut Names) -> Option<Bad> {
     first
 }
 
+/// The job attributes a record may hold besides its `Resource_List.*`, `resources_used.*`
+/// and `resource_assigned.*`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Key {
+    User,
+    Group,
+    Account,
+    Project,
+    Queue,
+    Jobname,
+    ArrayIndices,
+    Ctime,
+    Qtime,
+    Etime,
+    Start,
+    End,
+    ExitStatus,
+    RunCount,
+    EligibleTime,
+    ExecVnode,
+    ExecHost,
+    /// Known and not needed: job details, usage, and Torque's extras.
+    Unused,
+}
+
+impl Key {
+    /// The key `k` is: told by its length and first bytes (one jump, where a `match` on
+    /// the text tries the keys one after the other), then compared whole.
+    #[inline]
+    fn of(k: &str) -> Option<Key> {
+        use Key::*;
+        let b = k.as_bytes();
+        let (&first, &second) = (b.first()?, b.get(1)?);
+        let (text, key) = match (b.len(), first) {
+            (3, b'e') => ("end", End),
+            (4, b'u') => ("user", User),
+            (5, b'g') => ("group", Group),
+            (5, b'q') if second == b'u' => ("queue", Queue),
+            (5, b'q') => ("qtime", Qtime),
+            (5, b'c') => ("ctime", Ctime),
+            (5, b'e') => ("etime", Etime),
+            (5, b's') => ("start", Start),
+            (5, b'o') => ("owner", Unused),
+            (6, b'r') => ("resvID", Unused),
+            (6, b'd') => ("depend", Unused),
+            (6, b'a') => ("alt_id", Unused),
+            (7, b'a') => ("account", Account),
+            (7, b'p') => ("project", Project),
+            (7, b'j') => ("jobname", Jobname),
+            (7, b's') => ("session", Unused),
+            (8, b'g') => ("gridname", Unused),
+            (8, b'r') => ("resvname", Unused),
+            (9, b'r') => ("run_count", RunCount),
+            (9, b'e') => ("exec_host", ExecHost),
+            (10, b'e') => ("exec_vnode", ExecVnode),
+            (11, b'E') => ("Exit_status", ExitStatus),
+            (13, b'a') if second == b'r' => ("array_indices", ArrayIndices),
+            (13, b'a') => ("accounting_id", Unused),
+            (13, b'e') => ("eligible_time", EligibleTime),
+            (17, b'u') => ("unique_node_count", Unused),
+            (21, b't') => ("total_execution_slots", Unused),
+            _ => return None,
+        };
+        same(k, text).then_some(key)
+    }
+}
+
 /// One attribute; `nth` counts the record's `Resource_List` values.
 fn apply_one(
     live: &mut Live,
@@ -227,21 +277,21 @@ fn apply_one(
         return Ok(());
     }
     let job = &mut live.job;
-    match k {
-        "user" => set_name(&mut job.user, v, names),
-        "group" => set_name(&mut job.group, v, names),
-        "account" => set_name(&mut job.account, v, names),
-        "project" => set_name(&mut job.project, v, names),
-        "queue" => set_name(&mut job.queue, v, names),
-        "jobname" => set(&mut job.jobname, v),
-        "array_indices" => set(&mut job.array_indices, v),
-        "ctime" => job.ctime = Some(epoch(k, v)?),
-        "qtime" => job.qtime = Some(epoch(k, v)?),
-        "etime" => job.etime = Some(epoch(k, v)?).filter(|&t| t > 0),
+    match Key::of(k) {
+        Some(Key::User) => set_name(&mut job.user, v, names),
+        Some(Key::Group) => set_name(&mut job.group, v, names),
+        Some(Key::Account) => set_name(&mut job.account, v, names),
+        Some(Key::Project) => set_name(&mut job.project, v, names),
+        Some(Key::Queue) => set_name(&mut job.queue, v, names),
+        Some(Key::Jobname) => set(&mut job.jobname, v),
+        Some(Key::ArrayIndices) => set(&mut job.array_indices, v),
+        Some(Key::Ctime) => job.ctime = Some(epoch(k, v)?),
+        Some(Key::Qtime) => job.qtime = Some(epoch(k, v)?),
+        Some(Key::Etime) => job.etime = Some(epoch(k, v)?).filter(|&t| t > 0),
         // `start=0`: never set (ji_stime); E's `end` the time the record was written.
-        "start" => job.start = Some(epoch(k, v)?).filter(|&t| t > 0).or(job.start),
-        "end" => job.end = Some(epoch(k, v)?).filter(|&t| t > 0),
-        "Exit_status" => {
+        Some(Key::Start) => job.start = Some(epoch(k, v)?).filter(|&t| t > 0).or(job.start),
+        Some(Key::End) => job.end = Some(epoch(k, v)?).filter(|&t| t > 0),
+        Some(Key::ExitStatus) => {
             job.exit_status = Some(v.parse().map_err(|_| {
                 Bad::new(
                     "bad attribute value",
@@ -249,7 +299,7 @@ fn apply_one(
                 )
             })?)
         }
-        "run_count" => {
+        Some(Key::RunCount) => {
             job.run_count = v.parse().map_err(|_| {
                 Bad::new(
                     "bad attribute value",
@@ -257,25 +307,15 @@ fn apply_one(
                 )
             })?
         }
-        "eligible_time" => {
+        Some(Key::EligibleTime) => {
             let s = crate::jobs::units::parse_time(v)
                 .map_err(|e| Bad::new("bad attribute value", format!("`{k}`: {e}")))?;
             job.eligible_time = Some(s.round() as i64);
         }
-        "exec_vnode" => set(&mut job.exec_vnode, v),
-        "exec_host" => set(&mut job.exec_host, v),
-        // Known and not needed: job details, usage, and Torque's extras.
-        "accounting_id"
-        | "gridname"
-        | "resvname"
-        | "resvID"
-        | "depend"
-        | "session"
-        | "alt_id"
-        | "owner"
-        | "total_execution_slots"
-        | "unique_node_count" => {}
-        _ => {
+        Some(Key::ExecVnode) => set(&mut job.exec_vnode, v),
+        Some(Key::ExecHost) => set(&mut job.exec_host, v),
+        Some(Key::Unused) => {}
+        None => {
             return Err(Bad::new(
                 "unknown attribute",
                 format!("unknown attribute `{k}`"),
@@ -293,19 +333,22 @@ enum Step {
     Bad(Bad),
 }
 
-/// Apply one Q/S/T/R/D/A/E record to its open job.
-fn step(live: &mut Live, line: &Line<'_>, hash: u64, names: &mut Names) -> Step {
+/// Apply one Q/S/T/R/D/A/E record to its open job; `hash` is the record's ([`Joiner`]'s
+/// `record`: none for an E).
+fn step(live: &mut Live, line: &Line<'_>, hash: Option<u64>, names: &mut Names) -> Step {
     let kind = line.kind;
-    if live.seen.contains(hash) {
-        return Step::Open(Some(Bad::new(
-            "duplicate record",
-            format!(
-                "{} record of job `{}` repeats an earlier one",
-                kind as char, line.id
-            ),
-        )));
+    if let Some(hash) = hash {
+        if live.seen.contains(hash) {
+            return Step::Open(Some(Bad::new(
+                "duplicate record",
+                format!(
+                    "{} record of job `{}` repeats an earlier one",
+                    kind as char, line.id
+                ),
+            )));
+        }
+        live.seen.push(hash);
     }
-    live.seen.push(hash);
     match kind {
         b'Q' => Step::Open(apply(live, line.message, names)),
         b'S' | b'T' => {
@@ -499,10 +542,15 @@ impl Joiner {
             };
         }
         let key = key_of(line.id);
-        let mut h = FxHasher::default();
-        h.write_u8(kind);
-        h.write(line.message.as_bytes());
-        let hash = h.finish();
+        // An E always ends its job (a finished or a bad one), so no later record is compared
+        // with it, and no earlier one can be the same record (it would have ended the job):
+        // its hash, of its longest message, is not needed.
+        let hash = (kind != b'E').then(|| {
+            let mut h = FxHasher::default();
+            h.write_u8(kind);
+            h.write(line.message.as_bytes());
+            h.finish()
+        });
         // One look-up for a job already open; a new one is checked against the ended jobs.
         let step = match self.live.get_mut(key) {
             Some(live) => step(live, &line, hash, &mut self.names),
@@ -567,7 +615,59 @@ impl Joiner {
 
 #[cfg(test)]
 mod tests {
-    use super::Seen;
+    use super::{Key, Seen};
+
+    #[test]
+    fn every_key_is_told_by_its_whole_text() {
+        use Key::*;
+        let keys = [
+            ("user", User),
+            ("group", Group),
+            ("account", Account),
+            ("project", Project),
+            ("queue", Queue),
+            ("jobname", Jobname),
+            ("array_indices", ArrayIndices),
+            ("ctime", Ctime),
+            ("qtime", Qtime),
+            ("etime", Etime),
+            ("start", Start),
+            ("end", End),
+            ("Exit_status", ExitStatus),
+            ("run_count", RunCount),
+            ("eligible_time", EligibleTime),
+            ("exec_vnode", ExecVnode),
+            ("exec_host", ExecHost),
+        ];
+        let unused = [
+            "accounting_id",
+            "gridname",
+            "resvname",
+            "resvID",
+            "depend",
+            "session",
+            "alt_id",
+            "owner",
+            "total_execution_slots",
+            "unique_node_count",
+        ];
+        let all = keys.iter().copied().chain(unused.iter().map(|&k| (k, Unused)));
+        for (text, key) in all {
+            assert_eq!(Key::of(text), Some(key), "{text}");
+            // One byte different anywhere, one more or one less: not a key.
+            for i in 0..text.len() {
+                let mut b = text.as_bytes().to_vec();
+                b[i] = b'#';
+                let other = String::from_utf8(b).unwrap();
+                assert_eq!(Key::of(&other), None, "{other}");
+            }
+            assert_eq!(Key::of(&text[1..]), None, "{text}");
+            assert_eq!(Key::of(&format!("{text}s")), None, "{text}");
+        }
+        for other in ["", "u", "User", "Resource_List.ncpus", "resources_used.mem"] {
+            assert_eq!(Key::of(other), None, "{other}");
+        }
+    }
 
     #[test]
     fn seen_holds_every_hash_past_the_first_four() {
