@@ -20,13 +20,13 @@ fn lanl_json(dir: &Path, lines: bool) -> std::path::PathBuf {
             "id": j.id, "submit": j.submit, "run": j.run, "ncpus": j.request.total_cores(),
             "user": j.user, "group": j.group, "queue": j.queue,
         });
-        if j.walltime_given {
+        if j.walltime_given() {
             o["walltime"] = j.walltime.into();
         }
         if j.mem > 0.0 {
             o["mem"] = j.mem.into();
         }
-        if let Some(s) = j.recorded_start {
+        if let Some(s) = j.recorded_start() {
             o["start"] = s.into();
         }
         o

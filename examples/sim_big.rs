@@ -64,7 +64,7 @@ fn generate(jobs: usize, capacity: u64) -> Workload {
         let size = (1u64 << (uniform(&mut x) * 11.0) as u32).min(capacity) as u32;
         let run = (run_lo * (run_hi / run_lo).powf(uniform(&mut x))).round() as i64;
         let walltime = (run as f64 * (1.0 + 2.0 * uniform(&mut x))).round() as i64;
-        w.push_kept(SimJob {
+        w.push_kept(SimJob::from(jobsort::sim::JobSpec {
             id: i.to_string().into(),
             submit: t as i64,
             run,
@@ -80,7 +80,7 @@ fn generate(jobs: usize, capacity: u64) -> Workload {
             queue_priority: 0.0,
             resources: Default::default(),
             recorded_start: None,
-        });
+        }));
     }
     w.finish();
     w

@@ -171,7 +171,7 @@ fn main() {
                 .jobs
                 .iter()
                 .zip(&r.outcome.start)
-                .filter_map(|(j, s)| Some((s.as_ref()? - j.recorded_start?).abs() as f64))
+                .filter_map(|(j, s)| Some((s.as_ref()? - j.recorded_start()?).abs() as f64))
                 .collect();
             let mad = diffs.iter().sum::<f64>() / diffs.len().max(1) as f64;
             line.push_str(&format!("  {}/{label}: {mad:.1}", policy.name()));

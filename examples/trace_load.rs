@@ -104,13 +104,13 @@ fn json_list(w: &Workload, lines: bool) -> String {
             "{{\"id\": \"{}\", \"submit\": {}, \"run\": {}, {size}, \"user\": \"{}\", \"group\": \"{}\", \"queue\": \"{}\"",
             j.id, j.submit, j.run, j.user, j.group, j.queue
         );
-        if j.walltime_given {
+        if j.walltime_given() {
             let _ = write!(s, ", \"walltime\": {}", j.walltime);
         }
         if j.mem > 0.0 {
             let _ = write!(s, ", \"mem\": {}", j.mem);
         }
-        if let Some(start) = j.recorded_start {
+        if let Some(start) = j.recorded_start() {
             let _ = write!(s, ", \"start\": {start}");
         }
         s.push('}');

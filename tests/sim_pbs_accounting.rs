@@ -34,7 +34,7 @@ fn sim(
     (user, group, queue): (&str, &str, &str),
     resources: &[(&str, f64)],
 ) -> SimJob {
-    SimJob {
+    SimJob::from(jobsort::sim::JobSpec {
         id: id.into(),
         submit: B + submit,
         run,
@@ -50,7 +50,7 @@ fn sim(
         queue_priority: 0.0,
         resources: resources.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
         recorded_start: Some(B + start),
-    }
+    })
 }
 
 fn nodes(nodes: u32, cores: u32) -> Request {
@@ -130,7 +130,7 @@ fn an_accounting_directory_is_a_workload_with_every_field() {
         ),
         // Deleted while running (Q S D E): submit is qtime, not ctime; `foo=bar` is text;
         // its `account` (`qsub -A`) is the job's account.
-        SimJob {
+        SimJob::from(jobsort::sim::JobSpec {
             account: "big lab".into(),
             ..sim(
                 "104.srv",
@@ -143,7 +143,8 @@ fn an_accounting_directory_is_a_workload_with_every_field() {
                 ("eve", "chem", "long"),
                 &[("scratch", 10.0 * gb)],
             )
-        },
+            .spec()
+        }),
         // Q S C T E: T restarts it; E gives the start of that run.
         sim(
             "107.srv",
@@ -386,7 +387,7 @@ fn the_real_xdmod_sample_reads_with_its_bad_records_named() {
                 j.run,
                 j.walltime,
                 j.request.clone(),
-                j.recorded_start,
+                j.recorded_start(),
             )
         })
         .collect();
@@ -460,7 +461,7 @@ fn the_real_xdmod_sample_reads_with_its_bad_records_named() {
     let last = w.jobs.last().unwrap();
     assert_eq!(last.mem, 185547.0 * 1024.0);
     assert_eq!(
-        last.resources,
+        *last.resources(),
         BTreeMap::from([
             ("job_ecores".to_string(), 48.0),
             ("mpiprocs".to_string(), 48.0),
@@ -469,9 +470,9 @@ fn the_real_xdmod_sample_reads_with_its_bad_records_named() {
     );
     let gpu = &w.jobs[5];
     // Torque's `gpu=2` and `pcput`-like durations are numbers; `feature=gpu` is text.
-    assert_eq!(gpu.resources, BTreeMap::from([("gpu".to_string(), 2.0)]));
+    assert_eq!(*gpu.resources(), BTreeMap::from([("gpu".to_string(), 2.0)]));
     assert_eq!(
-        w.jobs[0].resources,
+        *w.jobs[0].resources(),
         BTreeMap::from([("pcput".to_string(), 144.0 * 3600.0)])
     );
     assert_eq!(

@@ -78,7 +78,7 @@ pub fn compare(jobs: &[SimJob], start: &[Option<i64>], capacity: u64, largest: u
     let (mut not_recorded, mut not_simulated) = (0, 0);
     let (mut wait_recorded, mut wait_simulated) = (0i128, 0i128);
     for (i, (job, sim)) in jobs.iter().zip(start).enumerate() {
-        match (job.recorded_start, *sim) {
+        match (job.recorded_start(), *sim) {
             (None, _) => not_recorded += 1,
             (Some(_), None) => not_simulated += 1,
             (Some(rec), Some(sim)) => {
@@ -135,7 +135,7 @@ pub fn compare(jobs: &[SimJob], start: &[Option<i64>], capacity: u64, largest: u
             .into_iter()
             .map(|(error, i)| {
                 let j = &jobs[i];
-                let rec = j.recorded_start.unwrap_or(j.submit);
+                let rec = j.recorded_start().unwrap_or(j.submit);
                 Divergence {
                     id: j.id.to_string(),
                     user: j.user.to_string(),
@@ -162,7 +162,7 @@ fn gaps(jobs: &[SimJob], capacity: u64) -> (i64, i64, i64) {
     }
     let mut events: Vec<(i64, Event, usize)> = Vec::with_capacity(3 * jobs.len());
     for (i, j) in jobs.iter().enumerate() {
-        if let Some(s) = j.recorded_start {
+        if let Some(s) = j.recorded_start() {
             events.push((j.submit, Event::Submit, i));
             events.push((s, Event::Start, i));
             events.push((s + j.run, Event::End, i));
@@ -210,7 +210,7 @@ mod tests {
     use crate::sim::workload::Request;
 
     fn job(id: &str, submit: i64, recorded: Option<i64>) -> SimJob {
-        SimJob {
+        SimJob::from(crate::sim::JobSpec {
             id: id.into(),
             submit,
             run: 10,
@@ -226,7 +226,7 @@ mod tests {
             queue_priority: 0.0,
             resources: Default::default(),
             recorded_start: recorded,
-        }
+        })
     }
 
     #[test]

@@ -178,9 +178,9 @@ impl Source {
             Source::Walltime => walltime(job.walltime),
             Source::Mem => job.mem,
             Source::Nodect => job.request.node_count() as f64,
-            Source::QueuePriority => job.queue_priority,
+            Source::QueuePriority => job.queue_priority(),
             Source::JobPriority | Source::AccrueType => return self.constant(),
-            Source::Resource(name) => job.resources.get(name).copied().unwrap_or(0.0),
+            Source::Resource(name) => job.resources().get(name).copied().unwrap_or(0.0),
             Source::EligibleTime | Source::Fairshare(_) | Source::Slurm(_) => return None,
         })
     }
@@ -216,7 +216,7 @@ pub fn values_at_submit(job: &SimJob, catalog: &Catalog) -> Vec<(String, f64)> {
         Keyword::EligibleTime,
     ]
     .map(Input::Keyword);
-    let others = job.resources.keys().map(|name| resource(name));
+    let others = job.resources().keys().map(|name| resource(name));
     own.into_iter()
         .chain(keywords)
         .chain(others)

@@ -151,7 +151,7 @@ mod tests {
     use super::*;
 
     fn job(id: &str, user: &str) -> SimJob {
-        SimJob {
+        SimJob::from(crate::sim::JobSpec {
             id: id.into(),
             submit: 0,
             run: 1,
@@ -167,7 +167,7 @@ mod tests {
             queue_priority: 0.0,
             resources: Default::default(),
             recorded_start: None,
-        }
+        })
     }
 
     #[test]

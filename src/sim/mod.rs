@@ -42,4 +42,4 @@ pub use load::{
 pub use priority::{IrPriority, Priority};
 pub use scheduler::{Policy, SimConfig, Simulator};
 pub use setup::{Setup, SetupError};
-pub use workload::{Request, SimJob, Workload};
+pub use workload::{JobSpec, Request, SimJob, Workload};

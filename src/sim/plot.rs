@@ -123,7 +123,7 @@ fn wait_cdf(
         .iter()
         .map(|r| waits(&mut r.result.outcome.start.iter().copied()))
         .collect();
-    let real = recorded.then(|| waits(&mut jobs.iter().map(|j| j.recorded_start)));
+    let real = recorded.then(|| waits(&mut jobs.iter().map(|j| j.recorded_start())));
     let mut chart = ChartBuilder::on(area)
         .caption("Wait time CDF per formula", ("sans-serif", 22))
         .margin(15)

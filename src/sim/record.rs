@@ -12,7 +12,7 @@ use super::setup::{MAX_NODES, check_decay};
 use super::share::FairshareConfig;
 use super::workload::pbs_accounting::select_request;
 use super::workload::{
-    Horizon, JobField, MAX_JOB_CORES, MAX_SECONDS, Name, Request, SimJob, count,
+    Horizon, JobField, JobSpec, MAX_JOB_CORES, MAX_SECONDS, Name, Request, SimJob, count,
 };
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -221,13 +221,13 @@ fn write_submit(out: &mut String, job: &SimJob) {
     js(out, &job.group);
     out.push_str(",\"queue\":");
     js(out, &job.queue);
-    if job.queue_priority != 0.0 {
+    if job.queue_priority() != 0.0 {
         out.push_str(",\"queue_priority\":");
-        num(out, job.queue_priority);
+        num(out, job.queue_priority());
     }
-    if !job.resources.is_empty() {
+    if !job.resources().is_empty() {
         out.push_str(",\"resources\":{");
-        for (i, (k, v)) in job.resources.iter().enumerate() {
+        for (i, (k, v)) in job.resources().iter().enumerate() {
             if i > 0 {
                 out.push(',');
             }
@@ -803,7 +803,7 @@ fn parse_event(e: &Value, time: i64, horizon: &mut Horizon) -> Result<RecEvent, 
             );
         }
     }
-    let job = SimJob {
+    let job = JobSpec {
         id: id.into(),
         submit: get("time").map_or(time, |t| t.round() as i64),
         run,
@@ -839,7 +839,7 @@ fn parse_event(e: &Value, time: i64, horizon: &mut Horizon) -> Result<RecEvent, 
         };
         format!("{field}: {}", e.reason)
     })?;
-    Ok(RecEvent::Submit(Box::new(job)))
+    Ok(RecEvent::Submit(Box::new(job.into())))
 }
 
 fn parse_decision(d: &Value) -> Result<RecDecision, String> {

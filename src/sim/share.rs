@@ -67,7 +67,7 @@ pub fn entity_ref(kind: EntityKind, job: &SimJob) -> Option<&str> {
         EntityKind::Euser => Some(&job.user),
         EntityKind::Egroup => Some(&job.group),
         EntityKind::Queue => Some(&job.queue),
-        EntityKind::Account => Some(&job.account),
+        EntityKind::Account => Some(&job.account()),
         EntityKind::EgroupEuser => None,
     }
 }
@@ -228,7 +228,7 @@ impl UsageRes {
             r *= match name.as_str() {
                 "ncpus" => cores as f64,
                 "mem" => job.mem,
-                other => job.resources.get(other).copied().unwrap_or(0.0),
+                other => job.resources().get(other).copied().unwrap_or(0.0),
             };
         }
         // (The default's rate is the cores as they are, bit for bit.)
@@ -297,7 +297,7 @@ impl UsageTree {
         jobs: &[SimJob],
     ) -> Result<(UsageTree, Vec<u32>), TreeError> {
         if cfg.entity == EntityKind::Account
-            && let Some(j) = jobs.iter().find(|j| j.account.is_empty())
+            && let Some(j) = jobs.iter().find(|j| j.account().is_empty())
         {
             return Err(TreeError::NoAccount(j.id.to_string()));
         }
@@ -729,7 +729,7 @@ mod tests {
     use crate::sim::workload::Request;
 
     fn job(user: &str, group: &str) -> SimJob {
-        SimJob {
+        SimJob::from(crate::sim::JobSpec {
             id: "1".into(),
             submit: 0,
             run: 1,
@@ -745,7 +745,7 @@ mod tests {
             queue_priority: 0.0,
             resources: Default::default(),
             recorded_start: None,
-        }
+        })
     }
 
     /// The auto tree built from the entities' first appearances is the tree of
@@ -887,9 +887,11 @@ mod tests {
         };
         let e = UsageTree::build(&cfg, std::slice::from_ref(&j)).unwrap_err();
         assert_eq!(e, TreeError::NoAccount(j.id.to_string()));
-        let with_account = |a: &str| SimJob {
-            account: a.into(),
-            ..j.clone()
+        let with_account = |a: &str| {
+            SimJob::from(crate::sim::JobSpec {
+                account: a.into(),
+                ..j.spec()
+            })
         };
         assert_eq!(
             entity_of(EntityKind::Account, &with_account("phys")).as_deref(),

@@ -263,10 +263,10 @@ pub fn trace_tree(jobs: &[SimJob]) -> (ShareTree, Vec<usize>) {
     let mut tree = ShareTree::new(1.0);
     let mut leaves = Vec::with_capacity(jobs.len());
     for j in jobs {
-        let account = if j.account.is_empty() {
+        let account = if j.account().is_empty() {
             "default"
         } else {
-            &j.account
+            &j.account()
         };
         let name = format!("{account}/{}", j.user);
         let leaf = match tree.find(&name) {
@@ -291,7 +291,7 @@ pub fn trace_tree(jobs: &[SimJob]) -> (ShareTree, Vec<usize>) {
 pub fn tree_leaves(tree: &ShareTree, jobs: &[SimJob]) -> Vec<Option<usize>> {
     jobs.iter()
         .map(|j| {
-            let named = format!("{}/{}", j.account, j.user);
+            let named = format!("{}/{}", j.account(), j.user);
             tree.find(&named)
                 .filter(|&i| tree.nodes[i].is_user)
                 .or_else(|| tree.find_user(&j.user))
@@ -312,7 +312,7 @@ pub fn job_inputs(job: &SimJob, qos_priority: u32) -> JobInputs {
     if nodes > 0 {
         tres.push(("node".to_string(), u64::from(nodes)));
     }
-    if let Some(&g) = job.resources.get("ngpus") {
+    if let Some(&g) = job.resources().get("ngpus") {
         tres.push(("gres/gpu".to_string(), g as u64));
     }
     JobInputs {
@@ -321,7 +321,7 @@ pub fn job_inputs(job: &SimJob, qos_priority: u32) -> JobInputs {
         min_nodes: nodes.max(1),
         cpus: u32::try_from(cpus).unwrap_or(u32::MAX),
         time_limit: job
-            .walltime_given
+            .walltime_given()
             .then(|| u32::try_from((job.walltime + 59) / 60).unwrap_or(u32::MAX)),
         qos_priority,
         tres,
@@ -356,7 +356,7 @@ impl SlurmPriority {
     ) -> SlurmPriority {
         let fixed = jobs
             .iter()
-            .map(|j| multifactor.factors(&job_inputs(j, qos_priority(&j.qos)), j.submit))
+            .map(|j| multifactor.factors(&job_inputs(j, qos_priority(&j.qos())), j.submit))
             .collect();
         SlurmPriority {
             multifactor,
@@ -413,7 +413,7 @@ mod tests {
     }
 
     fn job(id: &str, submit: i64, run: i64, user: &str, account: &str, qos: &str) -> SimJob {
-        SimJob {
+        SimJob::from(crate::sim::JobSpec {
             id: id.into(),
             submit,
             run,
@@ -429,7 +429,7 @@ mod tests {
             queue_priority: 0.0,
             resources: Default::default(),
             recorded_start: None,
-        }
+        })
     }
 
     /// `decay_factor = 1 - 0.693 / half-life` (`_decay_thread`): over one half-life of the

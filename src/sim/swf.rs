@@ -17,7 +17,7 @@
 
 use super::cluster::Machine;
 use super::workload::{
-    Horizon, JobField, MachineHint, Name, Names, Request, SimJob, TraceText, Workload,
+    Horizon, JobField, JobSpec, MachineHint, Name, Names, Request, TraceText, Workload,
     WorkloadError, count as count_of,
 };
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -376,7 +376,7 @@ impl<'a> SwfReader<'a> {
             (run, false)
         };
         let submit = whole(submit);
-        let job = SimJob {
+        let job = JobSpec {
             id: id.into(),
             submit,
             run,
@@ -584,12 +584,12 @@ mod tests {
             (j1.user.as_str(), j1.group.as_str(), j1.queue.as_str()),
             ("u3", "g7", "q1")
         );
-        assert_eq!(j1.recorded_start, Some(5));
+        assert_eq!(j1.recorded_start(), Some(5));
         let j2 = &w.jobs[1];
         assert_eq!(j2.request, Request::Procs(4)); // field 5 missing → field 8
-        assert_eq!((j2.walltime, j2.walltime_given), (50, false)); // requested time missing → runtime
+        assert_eq!((j2.walltime, j2.walltime_given()), (50, false)); // requested time missing → runtime
         assert_eq!(j2.mem, 64.0);
-        assert_eq!(j2.recorded_start, None);
+        assert_eq!(j2.recorded_start(), None);
         assert_eq!(w.jobs[2].effective_run(), 20); // killed at its requested time
         assert_eq!(w.report.dropped["runtime <= 0"], 1);
         assert_eq!(w.report.dropped["no processors"], 1);

@@ -15,7 +15,7 @@ pub fn recording_from_trace(w: &Workload, config: &SimConfig) -> Recording {
     let mut at: BTreeMap<i64, AtTime> = BTreeMap::new();
     for (i, j) in w.jobs.iter().enumerate() {
         at.entry(j.submit).or_default().1.push(i);
-        if let Some(s) = j.recorded_start {
+        if let Some(s) = j.recorded_start() {
             at.entry(s).or_default().2.push(i);
             at.entry(s + j.run).or_default().0.push(i);
         }
@@ -58,11 +58,11 @@ pub fn recording_from_trace(w: &Workload, config: &SimConfig) -> Recording {
 
 /// Metrics of the recorded schedule of a trace (start = submit + wait, end = start + run).
 pub fn recorded_metrics(w: &Workload, capacity: u64) -> metrics::Metrics {
-    let start: Vec<Option<i64>> = w.jobs.iter().map(|j| j.recorded_start).collect();
+    let start: Vec<Option<i64>> = w.jobs.iter().map(|j| j.recorded_start()).collect();
     let end: Vec<Option<i64>> = w
         .jobs
         .iter()
-        .map(|j| j.recorded_start.map(|s| s + j.run))
+        .map(|j| j.recorded_start().map(|s| s + j.run))
         .collect();
     metrics::compute(&w.jobs, &start, &end, capacity)
 }
@@ -86,7 +86,7 @@ pub struct Overcommit {
 pub fn check_capacity(w: &Workload, capacity: u64) -> Option<Overcommit> {
     let mut events: Vec<(i64, i64)> = Vec::with_capacity(2 * w.jobs.len());
     for j in &w.jobs {
-        if let Some(s) = j.recorded_start {
+        if let Some(s) = j.recorded_start() {
             let c = j.request.total_cores() as i64;
             events.push((s, c));
             events.push((s + j.run, -c));
@@ -121,7 +121,7 @@ mod tests {
     use crate::sim::workload::{Request, SimJob};
 
     fn job(id: &str, start: i64, run: i64, procs: u32) -> SimJob {
-        SimJob {
+        SimJob::from(crate::sim::JobSpec {
             id: id.into(),
             submit: 0,
             run,
@@ -137,7 +137,7 @@ mod tests {
             queue_priority: 0.0,
             resources: Default::default(),
             recorded_start: Some(start),
-        }
+        })
     }
 
     #[test]

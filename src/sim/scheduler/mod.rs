@@ -762,7 +762,7 @@ mod tests {
     ];
 
     fn job(i: usize, submit: i64, run: i64, walltime: i64, request: Request) -> SimJob {
-        SimJob {
+        SimJob::from(crate::sim::JobSpec {
             id: i.to_string().into(),
             submit,
             run,
@@ -778,7 +778,7 @@ mod tests {
             queue_priority: 0.0,
             resources: Default::default(),
             recorded_start: None,
-        }
+        })
     }
 
     /// A random workload for `nodes × cores`: processor requests, and node requests when

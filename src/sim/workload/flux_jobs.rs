@@ -415,7 +415,7 @@ impl FluxReader<'_> {
         if gpus > 0 {
             resources.insert("ngpus".to_string(), gpus as f64);
         }
-        let job = SimJob {
+        let job = JobSpec {
             id: id.as_str().into(),
             submit,
             run,

@@ -128,9 +128,10 @@ impl Select {
     }
 }
 
-/// One job of a workload.
+/// One job of a workload, as a reader gives it: every field a [`SimJob`] holds, public, for
+/// building one (`SimJob::from(JobSpec { .. })`) or reading it whole ([`SimJob::spec`]).
 #[derive(Debug, Clone, PartialEq)]
-pub struct SimJob {
+pub struct JobSpec {
     /// Job id as text (SWF job number, JSON `id`).
     pub id: JobId,
     /// Submit time (s).
@@ -162,14 +163,195 @@ pub struct SimJob {
     pub recorded_start: Option<i64>,
 }
 
+/// One job of a workload: the fields every job has in place, the ones most jobs leave empty
+/// (account, QOS, queue priority, resources) in a [`JobRare`] behind one pointer, `None` when
+/// all are empty; the recorded start and `walltime_given` packed in one word. At most 112
+/// bytes (checked when compiling: a million-job trace holds a million of them). Built from a
+/// [`JobSpec`].
+#[derive(Clone, PartialEq)]
+pub struct SimJob {
+    /// Job id as text (SWF job number, JSON `id`).
+    pub id: JobId,
+    /// Submit time (s).
+    pub submit: i64,
+    /// Run time in the trace (s), > 0.
+    pub run: i64,
+    /// Requested time (s); equals `run` when the trace has none ([`SimJob::walltime_given`]).
+    pub walltime: i64,
+    pub request: Request,
+    /// Requested memory in KB (total over the job; 0 when unknown).
+    pub mem: f64,
+    /// Fairshare / report entities (shared per workload: [`Names`]).
+    pub user: Name,
+    pub group: Name,
+    /// The queue (PBS), partition (Slurm) or queue (Flux).
+    pub queue: Name,
+    /// The recorded start plus one in the low bits (0: none), [`GIVEN`] when the walltime
+    /// came from the trace.
+    start_given: u64,
+    rare: Option<Box<JobRare>>,
+}
+
+/// The fields of a [`SimJob`] most traces leave empty (SWF has none of them): held apart,
+/// behind one pointer, only by the jobs that have one.
+#[derive(Debug, Clone, PartialEq)]
+struct JobRare {
+    account: Name,
+    qos: Name,
+    queue_priority: f64,
+    resources: BTreeMap<String, f64>,
+}
+
+/// The bit of `SimJob::start_given` that says the walltime came from the trace (a recorded
+/// start is at most [`MAX_SECONDS`] = 2^53, plus one, in the bits below).
+const GIVEN: u64 = 1 << 63;
+
+const _: () = assert!(std::mem::size_of::<SimJob>() <= 112);
+
+/// No resources (the jobs without a [`JobRare`]).
+static NO_RESOURCES: BTreeMap<String, f64> = BTreeMap::new();
+
+impl From<JobSpec> for SimJob {
+    fn from(s: JobSpec) -> SimJob {
+        let rare = (!s.account.is_empty()
+            || !s.qos.is_empty()
+            || s.queue_priority.to_bits() != 0
+            || !s.resources.is_empty())
+        .then(|| {
+            Box::new(JobRare {
+                account: s.account,
+                qos: s.qos,
+                queue_priority: s.queue_priority,
+                resources: s.resources,
+            })
+        });
+        let mut job = SimJob {
+            id: s.id,
+            submit: s.submit,
+            run: s.run,
+            walltime: s.walltime,
+            request: s.request,
+            mem: s.mem,
+            user: s.user,
+            group: s.group,
+            queue: s.queue,
+            start_given: 0,
+            rare,
+        };
+        job.set_recorded_start(s.recorded_start);
+        job.set_walltime_given(s.walltime_given);
+        job
+    }
+}
+
+impl fmt::Debug for SimJob {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.spec().fmt(f)
+    }
+}
+
 impl SimJob {
     /// Run time actually simulated: the job is killed at its requested time.
     pub fn effective_run(&self) -> i64 {
-        if self.walltime_given {
+        if self.walltime_given() {
             self.run.min(self.walltime)
         } else {
             self.run
         }
+    }
+
+    /// All its fields, as a [`JobSpec`] (a copy).
+    pub fn spec(&self) -> JobSpec {
+        JobSpec {
+            id: self.id.clone(),
+            submit: self.submit,
+            run: self.run,
+            walltime: self.walltime,
+            walltime_given: self.walltime_given(),
+            request: self.request.clone(),
+            mem: self.mem,
+            user: self.user.clone(),
+            group: self.group.clone(),
+            account: self.account().clone(),
+            qos: self.qos().clone(),
+            queue: self.queue.clone(),
+            queue_priority: self.queue_priority(),
+            resources: self.resources().clone(),
+            recorded_start: self.recorded_start(),
+        }
+    }
+
+    /// Whether `walltime` came from the trace (else it is the run-time fallback).
+    pub fn walltime_given(&self) -> bool {
+        self.start_given & GIVEN != 0
+    }
+
+    pub fn set_walltime_given(&mut self, given: bool) {
+        self.start_given = (self.start_given & !GIVEN) | if given { GIVEN } else { 0 };
+    }
+
+    /// The start time the trace recorded (SWF `submit + wait`), when known.
+    pub fn recorded_start(&self) -> Option<i64> {
+        match self.start_given & !GIVEN {
+            0 => None,
+            s => Some((s - 1) as i64),
+        }
+    }
+
+    /// Set the recorded start. One outside `0..=MAX_SECONDS` is kept as the nearest bound
+    /// (the readers refuse such a job: [`check_job`] sees the bound, out of range too, for a
+    /// negative start).
+    pub fn set_recorded_start(&mut self, start: Option<i64>) {
+        let bits = match start {
+            None => 0,
+            Some(s) => s.clamp(-1, MAX_SECONDS + 1).wrapping_add(1) as u64 & !GIVEN,
+        };
+        self.start_given = (self.start_given & GIVEN) | bits;
+    }
+
+    fn rare_mut(&mut self) -> &mut JobRare {
+        self.rare.get_or_insert_with(|| {
+            Box::new(JobRare {
+                account: Name::from(""),
+                qos: Name::from(""),
+                queue_priority: 0.0,
+                resources: BTreeMap::new(),
+            })
+        })
+    }
+
+    /// Slurm `Account` (flux-accounting's bank): the account of the job's association; empty
+    /// when the trace names none.
+    pub fn account(&self) -> &Name {
+        match &self.rare {
+            Some(r) => &r.account,
+            None => Name::empty(),
+        }
+    }
+
+    /// Slurm `QOS`; empty when the trace names none.
+    pub fn qos(&self) -> &Name {
+        match &self.rare {
+            Some(r) => &r.qos,
+            None => Name::empty(),
+        }
+    }
+
+    /// PBS `queue_priority` keyword (0 unless a JSON job list gives it).
+    pub fn queue_priority(&self) -> f64 {
+        self.rare.as_ref().map_or(0.0, |r| r.queue_priority)
+    }
+
+    pub fn set_queue_priority(&mut self, p: f64) {
+        if self.rare.is_none() && p.to_bits() == 0 {
+            return;
+        }
+        self.rare_mut().queue_priority = p;
+    }
+
+    /// Extra numeric resources by name (formula inputs).
+    pub fn resources(&self) -> &BTreeMap<String, f64> {
+        self.rare.as_ref().map_or(&NO_RESOURCES, |r| &r.resources)
     }
 }
 
@@ -190,7 +372,7 @@ pub const MAX_SECONDS: i64 = 1 << 53;
 /// `i64`: 2^31 jobs of this size would still fit.
 pub const MAX_JOB_CORES: u64 = u32::MAX as u64;
 
-/// The value of a job that is out of the simulator's range: which [`SimJob`] field and why.
+/// The value of a job that is out of the simulator's range: which [`JobSpec`] field and why.
 /// Each loader names the field as its format spells it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OutOfRange {
@@ -198,7 +380,7 @@ pub struct OutOfRange {
     pub reason: String,
 }
 
-/// A range-checked field of a [`SimJob`].
+/// A range-checked field of a [`JobSpec`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JobField {
     Submit,
@@ -227,7 +409,7 @@ pub fn count(v: f64) -> Result<u32, OutOfRange> {
 /// Check the times and size of a job against [`MAX_SECONDS`] and [`MAX_JOB_CORES`]: the one
 /// rule for every job the simulator is given, whether from a trace, a JSON job list or a
 /// recording.
-pub fn check_job(job: &SimJob) -> Result<(), OutOfRange> {
+pub fn check_job(job: &JobSpec) -> Result<(), OutOfRange> {
     let time = |field: JobField, v: i64, min: i64| {
         if v < min || v > MAX_SECONDS {
             let what = if v < min {
@@ -270,7 +452,7 @@ pub struct Horizon {
 impl Horizon {
     /// Check `job` ([`check_job`]) and add it: an error when the workload would let the
     /// simulator's time pass `i64::MAX` (the job is then not added).
-    pub fn add(&mut self, job: &SimJob) -> Result<(), OutOfRange> {
+    pub fn add(&mut self, job: &JobSpec) -> Result<(), OutOfRange> {
         check_job(job)?;
         let next = Horizon {
             last_submit: self.last_submit.max(job.submit),
@@ -764,8 +946,9 @@ pub fn hex(bytes: &[u8]) -> String {
 
 impl Workload {
     /// Add a kept job, updating the report counters.
-    pub fn push_kept(&mut self, job: SimJob) {
-        if !job.walltime_given {
+    pub fn push_kept(&mut self, job: impl Into<SimJob>) {
+        let job = job.into();
+        if !job.walltime_given() {
             self.report.walltime_from_runtime += 1;
         } else if job.run > job.walltime {
             self.report.killed_at_walltime += 1;
@@ -791,11 +974,12 @@ impl Workload {
     pub fn truncate(&mut self, n: usize) {
         self.jobs.truncate(n);
         self.report.kept = self.jobs.len();
-        self.report.walltime_from_runtime = self.jobs.iter().filter(|j| !j.walltime_given).count();
+        self.report.walltime_from_runtime =
+            self.jobs.iter().filter(|j| !j.walltime_given()).count();
         self.report.killed_at_walltime = self
             .jobs
             .iter()
-            .filter(|j| j.walltime_given && j.run > j.walltime)
+            .filter(|j| j.walltime_given() && j.run > j.walltime)
             .count();
     }
 }

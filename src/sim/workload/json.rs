@@ -534,7 +534,7 @@ impl<'f> JsonList<'f> {
             name(qos, &self.empty),
             name(queue, &self.default_queue),
         );
-        let job = SimJob {
+        let job = JobSpec {
             id: id.into(),
             submit: submit.round() as i64,
             run,

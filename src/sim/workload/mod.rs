@@ -71,7 +71,7 @@ mod tests {
             (b.request.clone(), b.walltime, b.mem),
             (Request::Procs(3), 60, 1024.0)
         );
-        assert_eq!((b.queue_priority, b.recorded_start), (20.0, Some(9)));
+        assert_eq!((b.queue_priority(), b.recorded_start()), (20.0, Some(9)));
         assert_eq!((b.group.as_str(), b.queue.as_str()), ("unknown", "default"));
         assert_eq!(c.request, Request::Nodes { nodes: 2, cores: 2 });
         assert_eq!(
@@ -81,7 +81,10 @@ mod tests {
         assert_eq!((a.submit, a.run, a.walltime), (100, 50, 3600));
         assert_eq!(a.request, Request::Nodes { nodes: 2, cores: 4 });
         assert_eq!(a.mem, 4.0 * 1024.0 * 1024.0);
-        assert_eq!(a.resources, BTreeMap::from([("scratch".to_string(), 7.0)]));
+        assert_eq!(
+            a.resources(),
+            &BTreeMap::from([("scratch".to_string(), 7.0)])
+        );
         let e = parse_json_jobs(
             r#"[{"submit": 0, "run": 1, "ncpus": 7, "nodect": 2}]"#,
             "j.json",

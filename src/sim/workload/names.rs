@@ -22,13 +22,19 @@ impl Name {
     }
 }
 
+impl Name {
+    /// The empty name (a trace without accounts or QOS): one text for all.
+    pub fn empty() -> &'static Name {
+        static EMPTY: std::sync::LazyLock<Name> =
+            std::sync::LazyLock::new(|| Name(Arc::new(String::new())));
+        &EMPTY
+    }
+}
+
 impl From<&str> for Name {
     fn from(s: &str) -> Name {
         if s.is_empty() {
-            // The empty name (a trace without accounts or QOS) is one text for all.
-            static EMPTY: std::sync::LazyLock<Name> =
-                std::sync::LazyLock::new(|| Name(Arc::new(String::new())));
-            return EMPTY.clone();
+            return Name::empty().clone();
         }
         Name(Arc::new(s.to_string()))
     }

@@ -647,7 +647,7 @@ impl<'a> SacctReader<'a> {
             }
             None => None,
         };
-        let job = SimJob {
+        let job = JobSpec {
             id: id.into(),
             submit,
             run,

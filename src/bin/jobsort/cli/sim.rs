@@ -630,10 +630,10 @@ fn apply_queue_priorities(w: &mut workload::Workload, priorities: &BTreeMap<Stri
         return;
     }
     for j in &mut w.jobs {
-        if j.queue_priority == 0.0
+        if j.queue_priority() == 0.0
             && let Some(p) = priorities.get(j.queue.as_str())
         {
-            j.queue_priority = p.value;
+            j.set_queue_priority(p.value);
         }
     }
 }
@@ -977,7 +977,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         Some(m) => drop_unfitting(&mut w, &Cluster::on_machine(Arc::new(m.clone()))),
         None => drop_oversized(&mut w, nodes, cores),
     };
-    if args.fidelity && !w.jobs.is_empty() && w.jobs.iter().all(|j| j.recorded_start.is_none()) {
+    if args.fidelity && !w.jobs.is_empty() && w.jobs.iter().all(|j| j.recorded_start().is_none()) {
         return Err(Failure::invalid(format!(
             "{}: no job has a recorded start (an SWF wait, a JSON job's `start`, a log's start \
              record): --fidelity \

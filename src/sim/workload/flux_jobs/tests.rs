@@ -17,7 +17,7 @@ fn strict(text: &str) -> Result<Workload, WorkloadError> {
 }
 
 fn job(id: &str, submit: i64, start: i64, run: i64, request: Request) -> SimJob {
-    SimJob {
+    SimJob::from(crate::sim::JobSpec {
         id: id.into(),
         submit,
         run,
@@ -33,7 +33,7 @@ fn job(id: &str, submit: i64, start: i64, run: i64, request: Request) -> SimJob 
         queue_priority: 0.0,
         resources: BTreeMap::from([("urgency".to_string(), 16.0)]),
         recorded_start: Some(start),
-    }
+    })
 }
 
 fn counts(pairs: &[(&str, usize)]) -> BTreeMap<String, usize> {
@@ -111,7 +111,7 @@ fn a_flux_jobs_json_document_reads_field_by_field() {
     let w = strict(DOC).unwrap();
     assert_eq!(
         w.jobs,
-        [SimJob {
+        [SimJob::from(crate::sim::JobSpec {
             id: "ƒ2eH1q".into(),
             submit: 100,
             run: 165 - 105,
@@ -128,7 +128,7 @@ fn a_flux_jobs_json_document_reads_field_by_field() {
             queue_priority: 0.0,
             resources: BTreeMap::from([("urgency".to_string(), 20.0)]),
             recorded_start: Some(105),
-        }]
+        })]
     );
     assert_eq!(
         w.report.dropped,
@@ -275,7 +275,7 @@ fn a_summary_with_gpus_makes_chunks_per_rank() {
             Arrangement::Scatter
         )
     );
-    assert_eq!(w.jobs[0].resources["ngpus"], 3.0);
+    assert_eq!(w.jobs[0].resources()["ngpus"], 3.0);
     assert_eq!(w.jobs[1].request, Request::Nodes { nodes: 2, cores: 4 });
-    assert!(!w.jobs[1].resources.contains_key("ngpus"));
+    assert!(!w.jobs[1].resources().contains_key("ngpus"));
 }

@@ -1,5 +1,5 @@
-//! A job as its accounting records give it ([`PbsJob`]), and the [`SimJob`] the simulator
-//! runs from it (the rules are in the module doc of `pbs_accounting`).
+//! A job as its accounting records give it ([`PbsJob`]), and the [`JobSpec`] of the job the
+//! simulator runs from it (the rules are in the module doc of `pbs_accounting`).
 
 use super::record::same;
 use super::request::{
@@ -7,7 +7,7 @@ use super::request::{
     parse_exec_vnode, parse_nodes, parse_place, parse_select, select_request, select_shape,
 };
 use crate::jobs::units::{parse_plain_number, parse_size, parse_time};
-use crate::sim::workload::{JobId, Name, Names, Request, Select, SimJob, count};
+use crate::sim::workload::{JobId, JobSpec, Name, Names, Request, Select, count};
 use rustc_hash::{FxHashMap, FxHasher};
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
@@ -167,7 +167,7 @@ impl PbsJob {
         rl: &Requests,
         cores_held: u64,
         selects: &mut Selects,
-    ) -> Result<Result<SimJob, &'static str>, String> {
+    ) -> Result<Result<JobSpec, &'static str>, String> {
         if self.array == Some(ArrayRole::Parent) {
             return Ok(Err("array parent (its subjobs are the jobs)"));
         }
@@ -259,7 +259,7 @@ impl PbsJob {
                 resources.insert(r.to_string(), n);
             }
         }
-        Ok(Ok(SimJob {
+        Ok(Ok(JobSpec {
             id: self.id.clone(),
             submit,
             run,

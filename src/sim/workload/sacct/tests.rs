@@ -42,7 +42,7 @@ fn job(
     (user, group, queue, account, qos): (&str, &str, &str, &str, &str),
     gpus: Option<f64>,
 ) -> SimJob {
-    SimJob {
+    SimJob::from(crate::sim::JobSpec {
         id: id.into(),
         submit,
         run,
@@ -58,7 +58,7 @@ fn job(
         queue_priority: 0.0,
         resources: gpus.map(|g| ("ngpus".to_string(), g)).into_iter().collect(),
         recorded_start: Some(start),
-    }
+    })
 }
 
 fn nodes(nodes: u32, cores: u32) -> Request {
@@ -311,7 +311,7 @@ fn column_order_parsable_and_headerless_forms_read_the_same() {
         .into_iter()
         .map(|mut j| {
             j.submit += 5 * 3600;
-            j.recorded_start = j.recorded_start.map(|s| s + 5 * 3600);
+            j.set_recorded_start(j.recorded_start().map(|s| s + 5 * 3600));
             j
         })
         .collect();
