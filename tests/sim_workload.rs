@@ -201,6 +201,9 @@ fn a_json_job_list_gives_account_and_qos() {
         "j.json",
     )
     .unwrap();
-    assert_eq!((&**w.jobs[0].account(), &**w.jobs[0].qos()), ("phys", "high"));
+    assert_eq!(
+        (&**w.jobs[0].account(), &**w.jobs[0].qos()),
+        ("phys", "high")
+    );
     assert_eq!((&**w.jobs[1].account(), &**w.jobs[1].qos()), ("", ""));
 }

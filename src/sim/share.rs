@@ -67,7 +67,7 @@ pub fn entity_ref(kind: EntityKind, job: &SimJob) -> Option<&str> {
         EntityKind::Euser => Some(&job.user),
         EntityKind::Egroup => Some(&job.group),
         EntityKind::Queue => Some(&job.queue),
-        EntityKind::Account => Some(&job.account()),
+        EntityKind::Account => Some(job.account()),
         EntityKind::EgroupEuser => None,
     }
 }

@@ -312,8 +312,8 @@ impl SimJob {
     fn rare_mut(&mut self) -> &mut JobRare {
         self.rare.get_or_insert_with(|| {
             Box::new(JobRare {
-                account: Name::from(""),
-                qos: Name::from(""),
+                account: Name::empty().clone(),
+                qos: Name::empty().clone(),
                 queue_priority: 0.0,
                 resources: BTreeMap::new(),
             })

@@ -651,7 +651,10 @@ mod tests {
             "total_execution_slots",
             "unique_node_count",
         ];
-        let all = keys.iter().copied().chain(unused.iter().map(|&k| (k, Unused)));
+        let all = keys
+            .iter()
+            .copied()
+            .chain(unused.iter().map(|&k| (k, Unused)));
         for (text, key) in all {
             assert_eq!(Key::of(text), Some(key), "{text}");
             // One byte different anywhere, one more or one less: not a key.
