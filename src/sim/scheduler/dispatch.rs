@@ -246,7 +246,7 @@ impl<'a> Simulator<'a> {
         let ends = self
             .by_requested_end
             .iter()
-            .filter_map(|&(e, j)| self.alloc[j as usize].as_ref().map(|a| (e, a)));
+            .filter_map(|&(e, j)| self.held_by(j).map(|a| (e, a)));
         Plan::releasing(t, self.cluster.clone(), ends).with_rules(self.config.policy)
     }
 
@@ -259,7 +259,7 @@ impl<'a> Simulator<'a> {
         };
         // Running jobs by requested end (start + requested time), then submit order.
         for &(e, j) in &self.by_requested_end {
-            if let Some(a) = &self.alloc[j as usize] {
+            if let Some(a) = self.held_by(j) {
                 then.release(a);
             }
             if then.fits(top) {
@@ -458,7 +458,7 @@ mod tests {
         let mut sim = Simulator::new(&w.jobs, &setup, None).unwrap();
         sim.step().unwrap();
         assert_eq!(sim.check_invariants(0), Ok(()));
-        let a = sim.alloc[0].clone().unwrap();
+        let a = sim.held_by(0).cloned().unwrap();
         sim.cluster.release(&a);
         assert_eq!(
             sim.check_invariants(0),

@@ -173,9 +173,9 @@ impl<'a> Simulator<'a> {
             queue_stale: false,
             queued: 0,
             running: Vec::new(),
+            held: Vec::new(),
             running_at: vec![u32::MAX; n],
             by_requested_end: BTreeSet::new(),
-            alloc: vec![None; n],
             start: vec![None; n],
             end: vec![None; n],
             finished: vec![0; n],
@@ -355,10 +355,8 @@ impl<'a> Simulator<'a> {
                 kind: EventKind::End,
                 job: j,
             });
-            if let Some(a) = self.alloc[j as usize].take() {
+            if let Some(a) = self.stop_running(j) {
                 self.cluster.release(&a);
-            }
-            if self.stop_running(j) {
                 self.charge(j, false);
             }
             if let Some(s) = self.slurm.as_mut() {
@@ -530,6 +528,13 @@ impl<'a> Simulator<'a> {
         self.ends.push(Reverse((e, j)));
         self.running_at[j as usize] = self.running.len() as u32;
         self.running.push(j);
+        // Without full rounds the decision does not repeat the allocation (no copy).
+        let listed = if self.full {
+            a.clone()
+        } else {
+            Allocation::default()
+        };
+        self.held.push(a);
         if self.config.policy.reserves() {
             self.by_requested_end.insert((t + walltime, j));
         }
@@ -540,13 +545,6 @@ impl<'a> Simulator<'a> {
         if let Some(l) = self.limits.as_mut() {
             l.on_start(&self.jobs[j as usize].id);
         }
-        // Without full rounds the decision does not repeat the allocation (no copy).
-        let listed = if self.full {
-            a.clone()
-        } else {
-            Allocation::default()
-        };
-        self.alloc[j as usize] = Some(a);
         decisions.push(Decision::Dispatch {
             job: j,
             alloc: listed,
@@ -554,13 +552,14 @@ impl<'a> Simulator<'a> {
         true
     }
 
-    /// Take job `j` out of `running`; `false` if it was not there.
-    fn stop_running(&mut self, j: u32) -> bool {
+    /// Take job `j` out of `running`, with what it held; `None` if it was not there.
+    fn stop_running(&mut self, j: u32) -> Option<Allocation> {
         let p = std::mem::replace(&mut self.running_at[j as usize], u32::MAX);
         if p == u32::MAX {
-            return false;
+            return None;
         }
         self.running.swap_remove(p as usize);
+        let held = self.held.swap_remove(p as usize);
         if let Some(&moved) = self.running.get(p as usize) {
             self.running_at[moved as usize] = p;
         }
@@ -570,7 +569,15 @@ impl<'a> Simulator<'a> {
             self.by_requested_end
                 .remove(&(s + self.hot[j as usize].walltime, j));
         }
-        true
+        Some(held)
+    }
+
+    /// What job `j` holds while it runs.
+    pub(super) fn held_by(&self, j: u32) -> Option<&Allocation> {
+        match self.running_at[j as usize] {
+            u32::MAX => None,
+            p => self.held.get(p as usize),
+        }
     }
 
     /// Count job `j` as running (`on`) or no longer running for its share entity, with its
@@ -639,20 +646,12 @@ impl<'a> Simulator<'a> {
     /// Reset-and-re-sum accounting check plus per-job sanity (debug/test builds).
     pub fn check_invariants(&self, _t: i64) -> Result<(), String> {
         let mut c = self.cluster.idle_like();
-        c.reset_and_resum(
-            self.running
-                .iter()
-                .filter_map(|&j| self.alloc[j as usize].as_ref()),
-        )?;
+        c.reset_and_resum(self.held.iter())?;
         if c != self.cluster {
             return Err("incremental free-core state differs from the re-summed one".into());
         }
         // Multi-resource nodes: no resource over-allocated, runs and groups as recounted.
-        self.cluster.check(
-            self.running
-                .iter()
-                .filter_map(|&j| self.alloc[j as usize].as_ref()),
-        )?;
+        self.cluster.check(self.held.iter())?;
         if self.config.policy.reserves() {
             let mut by_end: Vec<(i64, u32)> = self
                 .running

@@ -43,12 +43,14 @@ pub struct Simulator<'a> {
     pub(super) queue_stale: bool,
     pub(super) queued: usize,
     pub(super) running: Vec<u32>,
+    /// What each running job holds, beside it in `running` (kept per running job, not per
+    /// job: an allocation is 56 bytes, and a million-job trace runs a few thousand at once).
+    pub(super) held: Vec<Allocation>,
     /// Each job's index in `running` (`u32::MAX`: not running), for O(1) removal.
     pub(super) running_at: Vec<u32>,
     /// EASY: the running jobs by requested end (start + requested time), then submit order,
     /// kept as jobs start and end (the shadow time walks it in order).
     pub(super) by_requested_end: BTreeSet<(i64, u32)>,
-    pub(super) alloc: Vec<Option<Allocation>>,
     pub(super) start: Vec<Option<i64>>,
     pub(super) end: Vec<Option<i64>>,
     pub(super) finished: Vec<u8>,
