@@ -93,38 +93,31 @@ struct Held {
 
 /// The most cores in use at once on one host. A job ending frees its cores for one
 /// starting at that second; a job that starts and ends in the same second holds its cores
-/// with the others starting then. Two events per holding, bucketed by host (a counting
-/// pass), each host's sorted on its own: a plain sort of small arrays, where one heap of
-/// every open holding cost a sift per job (7% of a read, `docs/perf.md`).
-fn peak_cores(usage: Vec<Held>, hosts: usize) -> i64 {
-    // An event's key: its second, then what it is at that second (an end, a start, the end
-    // of a holding that began in that second).
-    let key = |t: i64, order: i64| t.saturating_mul(3).saturating_add(order);
-    let mut at = vec![0usize; hosts + 1];
-    for h in &usage {
-        at[h.host as usize + 1] += 2;
-    }
-    for i in 1..at.len() {
-        at[i] += at[i - 1];
-    }
-    let mut events = vec![(0i64, 0i64); usage.len() * 2];
-    let mut next = at.clone();
-    for h in &usage {
-        let slot = &mut next[h.host as usize];
-        let cores = i64::from(h.cores);
-        let end = if h.end == h.start { 2 } else { 0 };
-        events[*slot] = (key(h.start, 1), cores);
-        events[*slot + 1] = (key(h.end, end), -cores);
-        *slot += 2;
-    }
-    drop(usage);
+/// with the others starting then. The holdings sorted in place by host and start, and each
+/// host's ends sorted in a scratch list of that host's size: a merge per host, where one heap
+/// of every open holding cost a sift per job (`docs/perf.md`), and no list of every end.
+fn peak_cores(mut usage: Vec<Held>) -> i64 {
+    usage.sort_unstable_by_key(|h| (h.host, h.start));
     let mut peak = 0i64;
-    for host in at.windows(2) {
-        let events = &mut events[host[0]..host[1]];
-        events.sort_unstable_by_key(|e| e.0);
-        let mut in_use = 0i64;
-        for &(_, delta) in events.iter() {
-            in_use += delta;
+    // A host's ends: the second, whether the holding began in it, the cores.
+    let mut ends: Vec<(i64, bool, i64)> = Vec::new();
+    for host in usage.chunk_by(|a, b| a.host == b.host) {
+        ends.clear();
+        ends.extend(
+            host.iter()
+                .map(|h| (h.end, h.end == h.start, i64::from(h.cores))),
+        );
+        ends.sort_unstable();
+        let (mut in_use, mut k) = (0i64, 0);
+        for h in host {
+            // Ends before this second, and the ones in it of holdings that began earlier.
+            while let Some(&(e, zero, cores)) = ends.get(k)
+                && (e, zero) < (h.start, true)
+            {
+                in_use -= cores;
+                k += 1;
+            }
+            in_use += i64::from(h.cores);
             peak = peak.max(in_use);
         }
     }
@@ -210,7 +203,7 @@ impl ToWorkload {
         for (reason, n) in kept.dropped {
             *self.w.report.dropped.entry(reason).or_insert(0) += n;
         }
-        let peak = peak_cores(std::mem::take(&mut self.usage), self.hosts.len());
+        let peak = peak_cores(std::mem::take(&mut self.usage));
         if !self.hosts.is_empty() && peak > 0 {
             let cores = u32::try_from(peak).unwrap_or(u32::MAX);
             let nodes = u32::try_from(self.hosts.len()).unwrap_or(u32::MAX);
@@ -691,18 +684,18 @@ mod tests {
             held(8, 9, 1, 2),
             held(19, 30, 1, 2),
         ];
-        assert_eq!(peak_cores(usage.clone(), 2), 5);
-        assert_eq!(peak_cores(usage[..2].to_vec(), 2), 4);
-        assert_eq!(peak_cores(vec![held(0, 10, 0, 4), held(9, 20, 0, 4)], 1), 8);
-        assert_eq!(peak_cores(vec![], 0), 0);
+        assert_eq!(peak_cores(usage.clone()), 5);
+        assert_eq!(peak_cores(usage[..2].to_vec()), 4);
+        assert_eq!(peak_cores(vec![held(0, 10, 0, 4), held(9, 20, 0, 4)]), 8);
+        assert_eq!(peak_cores(vec![]), 0);
         // A job of no length holds its cores with the others starting in its second, not
         // with the ones ending then, whatever the order the jobs come in.
         let zero = vec![held(0, 10, 0, 4), held(10, 10, 0, 2), held(10, 15, 0, 1)];
-        assert_eq!(peak_cores(zero.clone(), 1), 4);
+        assert_eq!(peak_cores(zero.clone()), 4);
         let mut zero = zero;
         zero.push(held(10, 12, 0, 3));
-        assert_eq!(peak_cores(zero.clone(), 1), 6);
+        assert_eq!(peak_cores(zero.clone()), 6);
         zero.reverse();
-        assert_eq!(peak_cores(zero, 1), 6);
+        assert_eq!(peak_cores(zero), 6);
     }
 }
