@@ -94,8 +94,8 @@ struct Held {
 /// The most cores in use at once on one host. A job ending frees its cores for one
 /// starting at that second; a job that starts and ends in the same second holds its cores
 /// with the others starting then. The holdings sorted in place by host and start, and each
-/// host's ends sorted in a scratch list of that host's size: a merge per host, where one heap
-/// of every open holding cost a sift per job (`docs/perf.md`), and no list of every end.
+/// host's ends sorted in a scratch list of that host's size, merged with its starts: no heap
+/// of open holdings and no list of every end (`docs/perf.md`, "A quiet machine").
 fn peak_cores(mut usage: Vec<Held>) -> i64 {
     usage.sort_unstable_by_key(|h| (h.host, h.start));
     let mut peak = 0i64;
