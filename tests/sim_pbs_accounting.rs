@@ -368,14 +368,17 @@ fn the_real_xdmod_sample_reads_with_its_bad_records_named() {
         "x.log:2: E record of job `6` after its end (a duplicated record?)"
     );
     let w = parse_pbs_accounting(&bytes, "x.log", LENIENT).unwrap();
+    // Line 7: `Resource_List.nodect=1:ppn=24:gpu=4:...` is not a node count: its job is
+    // dropped. Line 2 is a record skipped: its job is line 1's, kept.
     assert_eq!(
         w.report.dropped,
-        BTreeMap::from([
-            // Line 7: `Resource_List.nodect=1:ppn=24:gpu=4:...` is not a node count.
-            ("bad attribute value".to_string(), 1),
-            ("record after the job ended".to_string(), 1),
-        ])
+        BTreeMap::from([("bad attribute value".to_string(), 1)])
     );
+    assert_eq!(
+        w.report.records_skipped,
+        BTreeMap::from([("record after the job ended".to_string(), 1)])
+    );
+    assert_eq!(w.report.read, w.jobs.len() + w.report.dropped_total());
     type Row<'a> = (&'a str, i64, i64, i64, Request, Option<i64>);
     let got: Vec<Row> = w
         .jobs
@@ -497,9 +500,23 @@ fn strict_err(text: &str) -> String {
         .to_string()
 }
 
+/// The jobs kept, and what was counted (dropped jobs and records skipped, by reason). A bad
+/// record that drops its job is a dropped job; any other is a record skipped: so the jobs
+/// read are always the kept plus the dropped (`trace t: 2 jobs read, 1 simulated, 1 dropped
+/// (...); 1 record skipped (1 truncated last line)`).
 fn lenient(text: &str) -> (usize, BTreeMap<String, usize>) {
     let w = parse_pbs_accounting(text.as_bytes(), "acct", LENIENT).unwrap();
-    (w.jobs.len(), w.report.dropped)
+    let r = &w.report;
+    assert_eq!(
+        r.read,
+        w.jobs.len() + r.dropped_total(),
+        "read = kept + dropped: {r:?}"
+    );
+    let mut counted = r.dropped.clone();
+    for (reason, n) in &r.records_skipped {
+        *counted.entry(reason.clone()).or_insert(0) += n;
+    }
+    (w.jobs.len(), counted)
 }
 
 fn counts(pairs: &[(&str, usize)]) -> BTreeMap<String, usize> {

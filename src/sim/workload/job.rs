@@ -488,7 +488,9 @@ pub struct LoadReport {
     /// Dropped jobs by reason (`"runtime <= 0"`, `"no processors"`, ...).
     pub dropped: BTreeMap<String, usize>,
     /// Records skipped because they are not jobs, by what they are (PBS records of other
-    /// types, `"record type L (floating licences)"`; sacct job steps): not in `read`.
+    /// types, `"record type L (floating licences)"`; sacct job steps), and, when lenient,
+    /// PBS records skipped as bad whose job is kept (`"duplicate record"`, `"truncated last
+    /// line"`): not in `read`.
     pub records_skipped: BTreeMap<String, usize>,
     /// Kept jobs whose requested time was missing (run time used instead).
     pub walltime_from_runtime: usize,

@@ -254,7 +254,8 @@ pub fn recorded_overfill(w: &Workload, trace: &str, nodes: u32, cores: u32) -> O
 }
 
 /// The load report's line: jobs read, simulated and dropped (per reason), then the records
-/// that were not jobs (per kind; PBS records of other types, sacct job steps), when any:
+/// that were not jobs (per kind; PBS records of other types, sacct job steps, PBS records
+/// skipped as bad with `--lenient` whose job is kept), when any:
 /// `trace t: 15 jobs read, 8 simulated, 7 dropped (...); 3 records skipped (3 job step (not
 /// a job))`. Jobs read = simulated + dropped.
 pub fn load_line(w: &Workload) -> String {

@@ -8,19 +8,31 @@ use crate::sim::workload::{JobId, LoadReport, Name, Names, WorkloadError};
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use std::hash::Hasher;
 
-/// A bad record: the reason it is counted under (`--lenient`) and the whole message
-/// (strict).
+/// A bad record: the reason it is counted under (`--lenient`), the whole message (strict),
+/// and whether its job is dropped for it (counted as a dropped job) or only the record, or
+/// one attribute of it, is skipped (counted as a record skipped: the job, if any, is kept).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Bad {
     pub reason: &'static str,
     pub detail: String,
+    pub drops_job: bool,
 }
 
 impl Bad {
+    /// A bad record (or attribute) that costs its job nothing more.
     pub fn new(reason: &'static str, detail: impl Into<String>) -> Bad {
         Bad {
             reason,
             detail: detail.into(),
+            drops_job: false,
+        }
+    }
+
+    /// The same, its job dropped for it.
+    pub fn dropping(self) -> Bad {
+        Bad {
+            drops_job: true,
+            ..self
         }
     }
 }
@@ -493,10 +505,16 @@ impl Joiner {
         }
     }
 
-    /// A bad record: an error when strict, counted under its reason when lenient.
+    /// A bad record: an error when strict; when lenient, counted under its reason as a
+    /// dropped job when its job is dropped for it, else as a record skipped (so jobs read
+    /// are always jobs kept plus jobs dropped).
     pub fn bad(&mut self, at: &Where, bad: Bad) -> Result<(), WorkloadError> {
         if self.lenient {
-            self.report.drop_job(bad.reason);
+            if bad.drops_job {
+                self.report.drop_job(bad.reason);
+            } else {
+                self.report.skip_record(bad.reason);
+            }
             Ok(())
         } else {
             Err(WorkloadError::Line {
@@ -577,12 +595,14 @@ impl Joiner {
             Step::Open(bad) => bad.map_or(Ok(()), Err),
             Step::Finished(fate, bad) => {
                 let job = self.end_job(key).expect("live").into_job(fate);
-                sink.job(job, Some(at))?;
+                // A job the sink refuses is dropped (its record's own bad attribute, if
+                // any, is then not counted again).
+                sink.job(job, Some(at)).map_err(Bad::dropping)?;
                 bad.map_or(Ok(()), Err)
             }
             Step::Bad(bad) => {
                 self.end_job(key);
-                Err(bad)
+                Err(bad.dropping())
             }
         }
     }

@@ -42,12 +42,16 @@
 //! with the most cores in use at once on any one host ([`Workload::machine_derived`] says so).
 //!
 //! Bad records are an error at `file:line` by default; with [`ReadOptions::lenient`] they
-//! are skipped (a bad attribute alone: the record's other values are kept) and counted in
-//! [`LoadReport::dropped`] under their reason: `truncated last line` (no newline: PBS ends
-//! every record with one), `not an accounting record`, `unknown record type`, `bad
-//! attribute` / `bad attribute value` / `unknown attribute` (the key is in the message), `E
-//! without a start`, `E without an end`, `end before start` and `start before qtime` (clock
-//! skew), `duplicate record` (a job's record repeated), `record after the job ended`.
+//! are skipped (a bad attribute alone: the record's other values are kept) and counted under
+//! their reason. A bad record that ends its job without a run is a dropped job
+//! ([`LoadReport::dropped`]): `E without a start`, `E without an end`, `end before start`
+//! and `start before qtime` (clock skew), and a finished job's bad value (`bad attribute
+//! value`). Any other is a record skipped ([`LoadReport::records_skipped`]), its job, if
+//! any, kept: `truncated last line` (no newline: PBS ends every record with one), `not an
+//! accounting record`, `unknown record type`, `bad job id`, `bad attribute` / `bad
+//! attribute value` / `unknown attribute` (the key is in the message), `duplicate record`
+//! (a job's record repeated), `record after the job ended`. So jobs read are always the
+//! jobs kept plus the jobs dropped.
 
 mod job;
 mod join;
@@ -529,8 +533,9 @@ pub fn parse_pbs_accounting(
 
 /// Every job of an accounting log's bytes as its records give it, whatever its fate: the
 /// ended and deleted ones in the order they ended, then those still open by id. The report
-/// counts what is not a job (`read`: jobs seen; `records_skipped`: other record types;
-/// `dropped`: when lenient, bad records).
+/// counts what is not a job (`read`: jobs seen; `records_skipped`: other record types and,
+/// when lenient, bad records whose job is kept; `dropped`: when lenient, jobs dropped for
+/// a bad record).
 pub fn pbs_accounting_jobs(
     bytes: &[u8],
     file: &str,
@@ -625,7 +630,7 @@ mod tests {
                 pbs_accounting_jobs(text.as_bytes(), "acct", ReadOptions { lenient: true })
                     .unwrap();
             assert_eq!(jobs.len(), 1, "{first} then {again}");
-            assert_eq!(report.dropped["record after the job ended"], 1);
+            assert_eq!(report.records_skipped["record after the job ended"], 1);
         }
         // Ids that are numbers alike but written otherwise are other jobs.
         for (first, other) in [("7.s", "07"), ("7[3].s", "7[03]"), ("7[3].s", "73")] {
