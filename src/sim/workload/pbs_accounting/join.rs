@@ -170,7 +170,13 @@ fn array_role(key: &str) -> Result<Option<ArrayRole>, String> {
 }
 
 fn epoch(key: &str, v: &str) -> Result<i64, Bad> {
-    v.parse::<i64>().ok().filter(|t| *t >= 0).ok_or_else(|| {
+    // Digits alone (as PBS writes a time) without `str::parse`'s sign and overflow steps;
+    // the same value, and `str::parse` for any other text.
+    let t = match crate::jobs::units::digits(v) {
+        Some(n) => i64::try_from(n).ok(),
+        None => v.parse::<i64>().ok(),
+    };
+    t.filter(|t| *t >= 0).ok_or_else(|| {
         Bad::new(
             "bad attribute value",
             format!("`{key}={v}` is not a time in epoch seconds"),

@@ -18,15 +18,48 @@ pub(crate) fn looks_like_record(line: &str) -> bool {
     b.len() >= 22 && prefix_ok(b) && b[19] == b';' && b[21] == b';'
 }
 
+/// Whether `b` starts with `MM/DD/YYYY HH:MM:SS`: a digit at each `0` of [`SHAPE`], the
+/// shape's own byte elsewhere. Three overlapping words, every byte checked at once.
 fn prefix_ok(b: &[u8]) -> bool {
-    const SHAPE: &[u8; 19] = b"00/00/0000 00:00:00";
-    SHAPE.iter().zip(b).all(|(&s, &c)| {
-        if s == b'0' {
-            c.is_ascii_digit()
-        } else {
-            c == s
+    let Some(p) = b.get(..19) else {
+        return false;
+    };
+    let word = |at: usize| u64::from_le_bytes(p[at..at + 8].try_into().expect("8 bytes"));
+    shaped(word(0), 0) & shaped(word(8), 8) & shaped(word(11), 11)
+}
+
+/// The accounting prefix's shape, a `0` where any digit goes.
+const SHAPE: &[u8; 19] = b"00/00/0000 00:00:00";
+
+/// The 8 bytes of [`SHAPE`] from `at`, and the mask of those that are digits.
+const fn shape_word(at: usize) -> (u64, u64) {
+    let (mut text, mut digits, mut i) = (0u64, 0u64, 0);
+    while i < 8 {
+        text |= (SHAPE[at + i] as u64) << (8 * i);
+        if SHAPE[at + i] == b'0' {
+            digits |= 0xff << (8 * i);
         }
-    })
+        i += 1;
+    }
+    (text, digits)
+}
+
+/// Whether the word `w` read at `at` fits the shape: each separator byte equal, each digit
+/// byte `0x30..=0x39` (high nibble 3, low nibble plus 6 below 16: no carry between bytes).
+#[inline]
+fn shaped(w: u64, at: usize) -> bool {
+    const LOW: u64 = 0x0f0f_0f0f_0f0f_0f0f;
+    const SIX: u64 = 0x0606_0606_0606_0606;
+    const SIXTEEN: u64 = 0x1010_1010_1010_1010;
+    let (text, digits) = match at {
+        0 => const { shape_word(0) },
+        8 => const { shape_word(8) },
+        _ => const { shape_word(11) },
+    };
+    let fixed = !digits | (digits & !LOW);
+    let high_ok = (w ^ text) & fixed == 0;
+    let low_ok = ((w & digits & LOW) + (digits & SIX)) & SIXTEEN == 0;
+    high_ok & low_ok
 }
 
 /// Split a line (without its newline) into type, id and message.
@@ -64,7 +97,10 @@ impl<'a> Iterator for Attributes<'a> {
     type Item = Result<(&'a str, &'a str), String>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let s = self.rest.trim_start_matches(' ');
+        // Past the spaces (one between tokens, as PBS writes them), a byte at a time.
+        let r = self.rest.as_bytes();
+        let skip = r.iter().position(|&c| c != b' ').unwrap_or(r.len());
+        let s = &self.rest[skip..];
         let b = s.as_bytes();
         if b.is_empty() {
             self.rest = s;
@@ -199,6 +235,33 @@ mod tests {
             split_line("01/26/2016 00:00:37;E;;x=1").unwrap_err(),
             "the record has an empty id"
         );
+    }
+
+    #[test]
+    fn the_prefix_check_is_bytewise_at_every_place_and_value() {
+        // The byte-at-a-time definition the word check must match.
+        let reference = |b: &[u8]| {
+            b.len() >= 19
+                && SHAPE.iter().zip(b).all(|(&s, &c)| {
+                    if s == b'0' {
+                        c.is_ascii_digit()
+                    } else {
+                        c == s
+                    }
+                })
+        };
+        let good = *b"12/31/2016 23:59:59;E;1;";
+        assert!(prefix_ok(&good));
+        for at in 0..good.len() {
+            for c in 0..=255u8 {
+                let mut b = good;
+                b[at] = c;
+                assert_eq!(prefix_ok(&b), reference(&b), "byte {at} = {c:#04x}");
+            }
+        }
+        for n in 0..19 {
+            assert!(!prefix_ok(&good[..n]), "{n} bytes");
+        }
     }
 
     #[test]
