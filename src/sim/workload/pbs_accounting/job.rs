@@ -6,7 +6,7 @@ use super::request::{
     Chunk, HostCores, NodeSpec, Place, each_exec_host, each_exec_vnode, parse_exec_host,
     parse_exec_vnode, parse_nodes, parse_place, parse_select, select_request, select_shape,
 };
-use crate::jobs::units::{parse_plain_number, parse_size, parse_time};
+use crate::jobs::units::{digits, parse_plain_number, parse_size, parse_time};
 use crate::sim::workload::{JobId, JobSpec, Name, Names, Request, Select, count};
 use rustc_hash::{FxHashMap, FxHasher};
 use std::collections::BTreeMap;
@@ -183,9 +183,29 @@ impl PbsJob {
         }
         let ncpus = whole(rl, "ncpus")?;
         let nodect = whole(rl, "nodect")?;
+        // `select` and `place` as read once for every job that asks the same.
+        let place_text = rl.requested("place");
+        let shared = rl
+            .requested("select")
+            .map(|text| selects.get(text, place_text));
+        let in_rl = |r: &str, e: &String| format!("`Resource_List.{r}`: {e}");
         // The chunks in all and whether they are alike: all a request needs of `select`.
-        let select = parsed(rl, "select", select_shape)?;
-        let place = parsed(rl, "place", parse_place)?;
+        let select = match shared {
+            Some(s) => Some(s.shape.as_ref().map_err(|e| in_rl("select", e))?),
+            None => None,
+        };
+        let own_place;
+        let place = match shared {
+            Some(s) => s
+                .place
+                .as_ref()
+                .map(|p| p.as_ref().map_err(|e| in_rl("place", e))),
+            None => {
+                own_place = parsed(rl, "place", parse_place)?;
+                own_place.as_ref().map(Ok)
+            }
+        }
+        .transpose()?;
         let request = if let Some(parts) = parsed(rl, "nodes", parse_nodes)? {
             let nodes: u32 = parts.iter().map(|p| p.count).sum();
             let cores: u64 = parts.iter().map(|p| p.count as u64 * p.ppn as u64).sum();
@@ -198,9 +218,9 @@ impl PbsJob {
                 Some(Request::Procs(count(cores as f64).map_err(|e| e.reason)?))
             }
         } else if let Some(c) = ncpus.filter(|&c| c > 0) {
-            let n = nodect.or(select.map(|(chunks, _)| chunks)).unwrap_or(1);
-            let arrangement = place.as_ref().and_then(|p| p.arrangement.as_deref());
-            let equal = select.is_none_or(|(_, equal)| equal);
+            let n = nodect.or(select.map(|&(chunks, _)| chunks)).unwrap_or(1);
+            let arrangement = place.and_then(|p| p.arrangement.as_deref());
+            let equal = select.is_none_or(|&(_, equal)| equal);
             if n <= 1 || arrangement == Some("pack") {
                 Some(Request::Nodes { nodes: 1, cores: c })
             } else if arrangement == Some("scatter") && equal && c % n == 0 {
@@ -222,14 +242,11 @@ impl PbsJob {
         // exclusive nodes are placed as written (issue 15), and so is a `select` without
         // `ncpus` or an allocation; the others keep the shapes above, which a machine of
         // cores alone places as it always has.
-        let chunks = match rl.requested("select") {
-            Some(text) => {
-                let place = rl.requested("place");
-                let s = selects
-                    .get(text, place)
-                    .map_err(|e| format!("`Resource_List.select`: {e}"))?;
+        let chunks = match shared {
+            Some(shared) => {
+                let s = shared.parsed.as_ref().map_err(|e| in_rl("select", e))?;
                 (s.asks_beyond_cores() || request.is_none() && s.total("ncpus") > 0)
-                    .then_some(Request::Select(s))
+                    .then(|| Request::Select(Arc::clone(s)))
             }
             None => None,
         };
@@ -364,44 +381,53 @@ fn parsed<T>(
 /// `Resource_List.<r>` as a whole number.
 fn whole(list: &(impl Requested + ?Sized), r: &str) -> Result<Option<u32>, String> {
     parsed(list, r, |v| {
-        v.parse::<f64>()
-            .ok()
+        digits(v)
+            .map(|n| n as f64)
+            .or_else(|| v.parse::<f64>().ok())
             .filter(|n| n.fract() == 0.0 && *n >= 0.0)
             .ok_or_else(|| format!("`{v}` is not a whole number"))
             .and_then(|n| count(n).map_err(|e| e.reason))
     })
 }
 
-/// The [`select_request`] of each distinct `select` and `place` of a read, parsed once and
-/// shared by every job that asks the same: a site's jobs ask in a few shapes, and a parse
-/// costs a few allocations. Keyed by the texts' hash; the texts are compared.
+/// Each distinct `select` and `place` of a read, parsed once and shared by every job that
+/// asks the same: a site's jobs ask in a few shapes, and a parse costs a few allocations.
+/// Keyed by the texts' hash; the texts are compared.
 #[derive(Default)]
 pub(super) struct Selects(FxHashMap<u64, Vec<SharedSelect>>);
 
+/// One `select` and `place` as read: each parse's answer, an error included (the job that
+/// asks it gives the error where it would have parsed it).
 struct SharedSelect {
     select: Box<str>,
-    place: Option<Box<str>>,
-    parsed: Arc<Select>,
+    place_text: Option<Box<str>>,
+    /// [`select_shape`]: the chunks in all and whether they are alike.
+    shape: Result<(u32, bool), String>,
+    /// [`parse_place`], when there is a `place`.
+    place: Option<Result<Place, String>>,
+    /// [`select_request`]: the chunks as the simulator places them.
+    parsed: Result<Arc<Select>, String>,
 }
 
 impl Selects {
-    fn get(&mut self, select: &str, place: Option<&str>) -> Result<Arc<Select>, String> {
+    fn get(&mut self, select: &str, place: Option<&str>) -> &SharedSelect {
         let mut h = FxHasher::default();
         (select, place).hash(&mut h);
         let alike = self.0.entry(h.finish()).or_default();
         let found = alike
             .iter()
-            .find(|s| *s.select == *select && s.place.as_deref() == place);
-        if let Some(s) = found {
-            return Ok(Arc::clone(&s.parsed));
-        }
-        let parsed = Arc::new(select_request(select, place)?);
-        alike.push(SharedSelect {
-            select: select.into(),
-            place: place.map(Into::into),
-            parsed: Arc::clone(&parsed),
+            .position(|s| *s.select == *select && s.place_text.as_deref() == place);
+        let at = found.unwrap_or_else(|| {
+            alike.push(SharedSelect {
+                select: select.into(),
+                place_text: place.map(Into::into),
+                shape: select_shape(select),
+                place: place.map(parse_place),
+                parsed: select_request(select, place).map(Arc::new),
+            });
+            alike.len() - 1
         });
-        Ok(parsed)
+        &alike[at]
     }
 }
 

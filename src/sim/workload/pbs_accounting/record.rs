@@ -198,10 +198,21 @@ fn find(b: &[u8], hits: impl Fn(u64) -> u64) -> Option<usize> {
         }
         at += 8;
     }
-    let mut last = [0u8; 8];
-    let tail = words.remainder();
-    last[..tail.len()].copy_from_slice(tail);
-    let m = hits(u64::from_le_bytes(last)) & ((1u64 << (8 * tail.len())) - 1);
+    let tail = words.remainder().len();
+    if tail == 0 {
+        return None;
+    }
+    let m = if b.len() >= 8 {
+        // The last word again, its bytes already looked at shifted out.
+        let w = u64::from_le_bytes(b[b.len() - 8..].try_into().expect("8 bytes"));
+        hits(w) >> (8 * (8 - tail))
+    } else {
+        let mut w = 0u64;
+        for (i, &c) in b.iter().enumerate() {
+            w |= u64::from(c) << (8 * i);
+        }
+        hits(w) & ((1u64 << (8 * tail)) - 1)
+    };
     (m != 0).then(|| at + (m.trailing_zeros() / 8) as usize)
 }
 
