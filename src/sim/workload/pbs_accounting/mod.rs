@@ -703,4 +703,48 @@ mod tests {
         zero.reverse();
         assert_eq!(peak_cores(zero), 6);
     }
+
+    #[test]
+    fn the_peak_is_the_most_held_at_any_start_on_any_host() {
+        // The definition, second by second: at a holding's start `t` a host holds what began
+        // by `t` and ends after it, or began and ended at `t`.
+        let reference = |usage: &[Held]| {
+            let at = |h: &Held, t: i64| h.start <= t && (h.end > t || h.end == t && h.start == t);
+            usage
+                .iter()
+                .map(|h| {
+                    let on = usage.iter().filter(|g| g.host == h.host && at(g, h.start));
+                    on.map(|g| i64::from(g.cores)).sum::<i64>()
+                })
+                .max()
+                .unwrap_or(0)
+        };
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        for case in 0..300 {
+            let (hosts, times) = (1 + next(6), 1 + next(30));
+            let usage: Vec<Held> = (0..next(40))
+                .map(|_| {
+                    let start = next(times) as i64;
+                    Held {
+                        start,
+                        end: start + next(8) as i64,
+                        // Hosts not all used, not in order.
+                        host: (next(hosts) * 3 % 7) as u32,
+                        cores: 1 + next(4) as u32,
+                    }
+                })
+                .collect();
+            assert_eq!(
+                peak_cores(usage.clone()),
+                reference(&usage),
+                "case {case}: {usage:?}"
+            );
+        }
+    }
 }
