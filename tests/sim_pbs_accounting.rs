@@ -610,6 +610,47 @@ fn bad_records_stop_at_file_and_line_or_are_skipped_and_counted() {
         "{}",
         strict_err(&t)
     );
+    // A bad `select` or `place`, asked by two jobs (each distinct select is read once for
+    // the log, its error too): each job gives the error, at its own E.
+    let e = |id: u32, rl: &str| {
+        format!(
+            "01/01/2024 00:00:00;E;{id}.s;user=u ctime=1 start=5 end=9 exec_host=a/0 \
+             Resource_List.ncpus=2 {rl}\n"
+        )
+    };
+    let bad_select = "Resource_List.select=2:ncpus Resource_List.place=scatter";
+    let t = log(&(e(2, bad_select) + &e(3, bad_select)));
+    assert_eq!(
+        strict_err(&t),
+        "acct:4: job `2.s`: `Resource_List.select`: chunk `2:ncpus`: `ncpus` is not \
+         resource=value"
+    );
+    assert_eq!(lenient(&t), (1, counts(&[("bad attribute value", 2)])));
+    let bad_place = "Resource_List.select=2:ncpus=1 Resource_List.place=sideways";
+    let t = log(&(e(2, bad_place) + &e(3, bad_place)));
+    let err = strict_err(&t);
+    assert!(
+        err.starts_with("acct:4: job `2.s`: `Resource_List.place`: "),
+        "{err}"
+    );
+    assert_eq!(lenient(&t), (1, counts(&[("bad attribute value", 2)])));
+    // The same select with a good place is a job, read from the shared parse.
+    let good = "Resource_List.select=2:ncpus=1 Resource_List.place=scatter";
+    assert_eq!(lenient(&log(&(e(2, bad_place) + &e(3, good)))).0, 2);
+    // Epoch times as `str::parse::<i64>` reads them: a sign, and no more than i64 holds.
+    let t = log("01/01/2024 00:00:00;Q;2.s;user=u ctime=+7 qtime=0007 \n");
+    assert_eq!(
+        lenient(&t),
+        (
+            1,
+            counts(&[("queued at the end of the logs (never started)", 1)])
+        )
+    );
+    let t = log("01/01/2024 00:00:00;Q;2.s;user=u ctime=9223372036854775808 \n");
+    assert_eq!(
+        strict_err(&t),
+        "acct:4: `ctime=9223372036854775808` is not a time in epoch seconds"
+    );
 }
 
 #[test]
