@@ -231,3 +231,37 @@ fn a_real_schedule_beyond_the_given_cluster_is_an_error() {
          hold 8 cores, the cluster has 4 (1 nodes x 4 cores)",
     );
 }
+
+/// `--lenient` on an SWF trace: the bad lines counted by kind, the good ones simulated; the
+/// same lines piped to `replay` read alike. Strict, the first bad line is the error.
+#[test]
+fn lenient_skips_and_counts_bad_swf_lines() {
+    let swf = "; MaxNodes: 4\n; MaxProcs: 4\n\
+               1 0 0 10 1 -1 -1 1 -1 -1 1 1 1 -1 1 -1 -1 -1\n\
+               2 0 0 10 1\n\
+               3 5 0 ten 1 -1 -1 1 -1 -1 1 1 1 -1 1 -1 -1 -1\n\
+               4 9 0 20 2 -1 -1 2 -1 -1 1 1 1 -1 1 -1 -1 -1\n";
+    let out = jobsort_stdin(["sim", "--trace", "-"], swf.as_bytes());
+    assert_eq!(code(&out), Some(1));
+    stderr_has(&out, "<stdin>:4: expected 18 fields, found 5");
+    let out = jobsort_stdin(
+        ["sim", "--trace", "-", "--lenient", "--format", "json"],
+        swf.as_bytes(),
+    );
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    let v = json(&out);
+    let t = &v["trace"];
+    assert_eq!((t["read"].as_u64(), t["kept"].as_u64()), (Some(4), Some(2)));
+    assert_eq!(t["dropped"]["bad record: wrong number of fields"], 1);
+    assert_eq!(t["dropped"]["bad record: not a number"], 1);
+    let out = jobsort_stdin(
+        ["replay", "--trace", "-", "--lenient", "--formula", F],
+        swf.as_bytes(),
+    );
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    stderr_has(
+        &out,
+        "4 jobs read, 2 simulated, 2 dropped (1 bad record: not a number, 1 bad record: wrong \
+         number of fields)",
+    );
+}

@@ -7,7 +7,7 @@
 //! job has Flux's `t_submit` (and no `submit`) is a Flux job list. A directory is a PBS
 //! accounting directory (`server_priv/accounting/`).
 
-use super::swf::{machines_beside, parse_swf, read_swf};
+use super::swf::{machines_beside, parse_swf_with, read_swf_with};
 use super::workload::pbs_accounting::{Progress, looks_like_record};
 use super::workload::{
     JsonLayout, ReadOptions, SacctOptions, TraceText, Workload, WorkloadError, looks_like_flux,
@@ -165,8 +165,8 @@ pub fn read_trace<R: Read>(
     };
     let mut w = match format {
         // Read whole only when its start looked like another format (it cannot, in practice).
-        TraceFormat::Swf if !streams => parse_swf(&text, file)?,
-        TraceFormat::Swf => read_swf(&mut input, file)?,
+        TraceFormat::Swf if !streams => parse_swf_with(&text, file, options.read)?,
+        TraceFormat::Swf => read_swf_with(&mut input, file, options.read)?,
         TraceFormat::Json(layout) if streams => read_json_jobs(&mut input, file, layout)?,
         TraceFormat::Json(layout) => parse_json_jobs_as(&text, file, layout)?,
         TraceFormat::Sacct => parse_sacct(&text, file, options.read, &options.sacct)?,

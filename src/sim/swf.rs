@@ -14,11 +14,16 @@
 //! times or size are out of the simulator's range ([`super::workload::check_job`]: times up
 //! to 2^53 s, at most `u32::MAX` processors; run times that add up past what `i64` seconds
 //! hold, [`Horizon`]) is an error naming the line and the field.
+//!
+//! A bad line stops the read at `file:line: reason`; with [`ReadOptions::lenient`] it is
+//! skipped and counted as a site's log counts one ([`super::workload::reject`]): a data
+//! line as a job read and dropped under `bad record: <kind>`, a header whose value is not a
+//! number as a record skipped (`bad header`).
 
 use super::cluster::Machine;
 use super::workload::{
-    Horizon, JobField, JobSpec, MachineHint, Name, Names, Request, TraceText, Workload,
-    WorkloadError, count as count_of,
+    BadRecord, Horizon, JobField, JobSpec, MachineHint, Name, Names, ReadOptions, Request,
+    TraceText, Workload, WorkloadError, count as count_of, reject,
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
@@ -91,7 +96,16 @@ pub fn parse_machines(text: &str, file: &str) -> Result<MachineHint, WorkloadErr
 /// once per distinct field text and copied from there. A line with a byte outside ASCII is
 /// split as text (Unicode white space), as every line was before.
 pub fn parse_swf(text: &str, file: &str) -> Result<Workload, WorkloadError> {
-    let mut reader = SwfReader::new(file, text.len());
+    parse_swf_with(text, file, ReadOptions::default())
+}
+
+/// [`parse_swf`], bad lines strict or counted (`options`).
+pub fn parse_swf_with(
+    text: &str,
+    file: &str,
+    options: ReadOptions,
+) -> Result<Workload, WorkloadError> {
+    let mut reader = SwfReader::new(file, text.len(), options);
     reader.lines(text)?;
     Ok(reader.finish())
 }
@@ -102,7 +116,16 @@ pub fn read_swf<R: std::io::Read>(
     text: &mut TraceText<R>,
     file: &str,
 ) -> Result<Workload, WorkloadError> {
-    let mut reader = SwfReader::new(file, text.size_hint());
+    read_swf_with(text, file, ReadOptions::default())
+}
+
+/// [`read_swf`], bad lines strict or counted (`options`).
+pub fn read_swf_with<R: std::io::Read>(
+    text: &mut TraceText<R>,
+    file: &str,
+    options: ReadOptions,
+) -> Result<Workload, WorkloadError> {
+    let mut reader = SwfReader::new(file, text.size_hint(), options);
     while let Some(lines) = text.next_lines()? {
         if let Err(e) = reader.lines(lines) {
             return Err(text.drain(e));
@@ -143,7 +166,8 @@ impl SwfReader<'_> {
             }
             pos = i + 1;
             if !ascii {
-                self.text_line(lineno, &text[start..i])?;
+                let r = self.text_line(lineno, &text[start..i]);
+                self.bad(r)?;
                 continue;
             }
             if count == 0 {
@@ -151,17 +175,40 @@ impl SwfReader<'_> {
             }
             let first = spans[0].0;
             if bytes[first] == b';' {
-                self.header(lineno, &text[first + 1..i])?;
+                let r = self.header(lineno, &text[first + 1..i]);
+                self.bad(r)?;
                 continue;
             }
             let mut fields = [""; 18];
             for (f, &(s, e)) in fields.iter_mut().zip(&spans[..count.min(18)]) {
                 *f = &text[s..e];
             }
-            self.job(lineno, &fields[..count.min(18)], count)?;
+            let r = self.job(lineno, &fields[..count.min(18)], count);
+            self.bad(r)?;
         }
         Ok(())
     }
+
+    /// A line's outcome: a bad line is the error, or with `--lenient` counted (a data line as
+    /// a dropped job, its kind the reason; a header as a record skipped).
+    #[inline]
+    fn bad(&mut self, r: Result<(), Bad>) -> Result<(), WorkloadError> {
+        match r {
+            Ok(()) => Ok(()),
+            Err(Bad::Job(b)) => reject(b, self.options, self.file, &mut self.w.report),
+            Err(Bad::Header(_)) if self.options.lenient => {
+                self.w.report.skip_record("bad header");
+                Ok(())
+            }
+            Err(Bad::Header(b)) => Err(b.error(self.file)),
+        }
+    }
+}
+
+/// A bad line of a trace: a data line (a job read), or a header line.
+enum Bad {
+    Job(BadRecord),
+    Header(BadRecord),
 }
 
 /// What a byte is to the line splitter: white space as `str::split_whitespace` has it (of
@@ -227,6 +274,7 @@ fn whole(v: f64) -> i64 {
 /// seen, and the entity names made so far (by field text).
 struct SwfReader<'a> {
     file: &'a str,
+    options: ReadOptions,
     /// Lines read so far.
     line: usize,
     w: Workload,
@@ -245,7 +293,7 @@ struct SwfReader<'a> {
 }
 
 impl<'a> SwfReader<'a> {
-    fn new(file: &'a str, text_len: usize) -> Self {
+    fn new(file: &'a str, text_len: usize, options: ReadOptions) -> Self {
         // About 90 bytes a line in the archive's traces; a guess no bigger than what the
         // text can hold, and a small one at that (the jobs grow by doubling, which for big
         // vectors moves pages, not bytes): a trace of mostly comments reserves little.
@@ -255,6 +303,7 @@ impl<'a> SwfReader<'a> {
         let mut names = Names::default();
         SwfReader {
             file,
+            options,
             line: 0,
             w,
             max_procs: None,
@@ -269,16 +318,8 @@ impl<'a> SwfReader<'a> {
         }
     }
 
-    fn error(&self, line: usize, reason: String) -> WorkloadError {
-        WorkloadError::Line {
-            file: self.file.into(),
-            line,
-            reason,
-        }
-    }
-
     /// A line holding a byte outside ASCII, as text.
-    fn text_line(&mut self, lineno: usize, line: &str) -> Result<(), WorkloadError> {
+    fn text_line(&mut self, lineno: usize, line: &str) -> Result<(), Bad> {
         let line = line.trim();
         if line.is_empty() {
             return Ok(());
@@ -292,7 +333,7 @@ impl<'a> SwfReader<'a> {
 
     /// A header line after its `;`: `Label: value` (a label without spaces) is kept, and
     /// `MaxProcs`, `MaxNodes` and `UnixStartTime` read; any other comment is skipped.
-    fn header(&mut self, lineno: usize, h: &str) -> Result<(), WorkloadError> {
+    fn header(&mut self, lineno: usize, h: &str) -> Result<(), Bad> {
         let Some((label, value)) = h.split_once(':') else {
             return Ok(());
         };
@@ -301,7 +342,13 @@ impl<'a> SwfReader<'a> {
         if label.is_empty() || label.contains(' ') {
             return Ok(());
         }
-        let bad = |what: &str| self.error(lineno, format!("header `{label}`: {what}"));
+        let bad = |what: &str| {
+            Bad::Header(BadRecord::new(
+                lineno,
+                "bad header",
+                format!("header `{label}`: {what}"),
+            ))
+        };
         match label {
             "MaxProcs" => {
                 self.max_procs = Some(value.parse::<u32>().map_err(|_| bad("not an integer"))?)
@@ -320,35 +367,45 @@ impl<'a> SwfReader<'a> {
     }
 
     /// A data line: `fields` are its first 18 fields, `count` how many it has.
-    fn job(&mut self, lineno: usize, fields: &[&str], count: usize) -> Result<(), WorkloadError> {
-        let bad = |reason: String| WorkloadError::Line {
-            file: self.file.into(),
-            line: lineno,
-            reason,
-        };
+    fn job(&mut self, lineno: usize, fields: &[&str], count: usize) -> Result<(), Bad> {
+        let bad =
+            |kind: &'static str, reason: String| Bad::Job(BadRecord::new(lineno, kind, reason));
+        // Every data line is a job read: kept, or dropped with its reason.
+        self.w.report.read += 1;
         if count != 18 {
-            return Err(bad(format!("expected 18 fields, found {count}")));
+            return Err(bad(
+                "wrong number of fields",
+                format!("expected 18 fields, found {count}"),
+            ));
         }
-        let num = |k: usize| -> Result<f64, WorkloadError> {
+        let num = |k: usize| -> Result<f64, Bad> {
             let s = fields[k - 1];
             number(s).ok_or_else(|| {
-                bad(format!(
-                    "field {k} ({}) is not a number: `{s}`",
-                    FIELD_NAMES[k - 1]
-                ))
+                bad(
+                    "not a number",
+                    format!("field {k} ({}) is not a number: `{s}`", FIELD_NAMES[k - 1]),
+                )
             })
         };
-        self.w.report.read += 1;
         let id = fields[0];
         if number(id).is_none() && id.parse::<f64>().is_err() {
-            return Err(bad(format!("field 1 (job number) is not a number: `{id}`")));
+            return Err(bad(
+                "not a number",
+                format!("field 1 (job number) is not a number: `{id}`"),
+            ));
         }
         if !self.seen.insert(id) {
-            return Err(bad(format!("duplicate job number {id}")));
+            return Err(bad(
+                "duplicate job number",
+                format!("duplicate job number {id}"),
+            ));
         }
         let submit = num(2)?;
         if submit < 0.0 {
-            return Err(bad(format!("field 2 (submit time) is negative: {submit}")));
+            return Err(bad(
+                "negative submit time",
+                format!("field 2 (submit time) is negative: {submit}"),
+            ));
         }
         let wait = num(3)?;
         let run = whole(num(4)?);
@@ -368,7 +425,10 @@ impl<'a> SwfReader<'a> {
         }
         let procs = count_of(procs).map_err(|e| {
             let k = if alloc > 0.0 { 5 } else { 8 };
-            bad(format!("field {k} ({}): {}", FIELD_NAMES[k - 1], e.reason))
+            bad(
+                "out of range",
+                format!("field {k} ({}): {}", FIELD_NAMES[k - 1], e.reason),
+            )
         })?;
         let (walltime, given) = if req_time > 0.0 {
             (whole(req_time), true)
@@ -416,7 +476,10 @@ impl<'a> SwfReader<'a> {
                 JobField::Cores if alloc > 0.0 => 5,
                 JobField::Cores => 8,
             };
-            bad(format!("field {k} ({}): {}", FIELD_NAMES[k - 1], e.reason))
+            bad(
+                "out of range",
+                format!("field {k} ({}): {}", FIELD_NAMES[k - 1], e.reason),
+            )
         })?;
         self.w.push_kept(job);
         Ok(())
@@ -616,6 +679,59 @@ mod tests {
         );
         let e = parse_swf("; MaxProcs: many\n", "x.swf").unwrap_err();
         assert_eq!(e.to_string(), "x.swf:1: header `MaxProcs`: not an integer");
+    }
+
+    #[test]
+    fn lenient_counts_each_bad_line_and_keeps_the_rest() {
+        let job =
+            |id: &str, run: &str| format!("{id} 0 0 {run} 1 -1 -1 1 -1 -1 1 1 1 -1 1 -1 -1 -1\n");
+        let text = [
+            "; MaxProcs: many\n".to_string(),
+            "; MaxNodes: 4\n".to_string(),
+            job("1", "10"),
+            "2 0 0 10 1\n".to_string(),
+            job("3", "ten"),
+            job("1", "10"),
+            job("x", "10"),
+            job("4", "0"),
+            "5 -3 0 10 1 -1 -1 1 -1 -1 1 1 1 -1 1 -1 -1 -1\n".to_string(),
+            job("6", "20"),
+            // Cut short (a file still being written): its fields are too few.
+            "7 0 0 1".to_string(),
+        ]
+        .concat();
+        // Strict: the first bad line is the error, as before.
+        let e = parse_swf(&text, "x.swf").unwrap_err();
+        assert_eq!(e.to_string(), "x.swf:1: header `MaxProcs`: not an integer");
+        let lenient = ReadOptions { lenient: true };
+        let w = parse_swf_with(&text, "x.swf", lenient).unwrap();
+        let ids: Vec<&str> = w.jobs.iter().map(|j| j.id.as_str()).collect();
+        assert_eq!(ids, ["1", "6"]);
+        let r = &w.report;
+        // Every data line is a job read: kept or dropped, each with its reason.
+        assert_eq!(r.read, 9);
+        assert_eq!(r.read, w.jobs.len() + r.dropped_total());
+        let dropped: Vec<(&str, usize)> = r.dropped.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        assert_eq!(
+            dropped,
+            [
+                ("bad record: duplicate job number", 1),
+                ("bad record: negative submit time", 1),
+                ("bad record: not a number", 2),
+                ("bad record: wrong number of fields", 2),
+                ("runtime <= 0", 1),
+            ]
+        );
+        let skipped: Vec<(&str, usize)> = r
+            .records_skipped
+            .iter()
+            .map(|(k, v)| (k.as_str(), *v))
+            .collect();
+        assert_eq!(skipped, [("bad header", 1)]);
+        // Read in pieces, the same.
+        let mut input = TraceText::new(text.as_bytes(), "x.swf", text.len()).unwrap();
+        let w2 = read_swf_with(&mut input, "x.swf", lenient).unwrap();
+        assert_eq!(format!("{:?}", w2.report), format!("{:?}", w.report));
     }
 
     #[test]

@@ -24,6 +24,7 @@ pub use json::{JsonLayout, parse_json_jobs, parse_json_jobs_as, read_json_jobs};
 pub use pbs_accounting::{PbsJob, parse_pbs_accounting, pbs_accounting_jobs, read_pbs_accounting};
 pub use sacct::{SacctOptions, parse_sacct, read_sacct};
 pub use shape::{memory_request, place_memory};
+pub(crate) use site_log::{BadRecord, reject};
 
 #[cfg(test)]
 mod tests {

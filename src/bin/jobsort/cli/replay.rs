@@ -51,7 +51,8 @@ pub struct Args {
     /// more cores is an error.
     #[arg(long, value_name = "FILE", conflicts_with = "recording")]
     pub trace: Option<InputPath>,
-    /// Skip bad records of a site's log (counted per reason and reported) instead of stopping at the first
+    /// Skip bad records of the trace (a site's log, or an SWF file's lines), counted per reason and
+    /// reported, instead of stopping at the first
     #[arg(long)]
     pub lenient: bool,
     #[command(flatten)]

@@ -49,7 +49,8 @@ pub struct Args {
     /// `flux job list`).
     #[arg(long, value_name = "FILE")]
     pub trace: InputPath,
-    /// Skip bad records of a site's log (counted per reason and reported) instead of stopping at the first
+    /// Skip bad records of the trace (a site's log, or an SWF file's lines), counted per reason and
+    /// reported, instead of stopping at the first
     #[arg(long)]
     pub lenient: bool,
     #[command(flatten)]
