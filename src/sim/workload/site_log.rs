@@ -1,6 +1,7 @@
-//! What the readers of a site's own logs (sacct dumps, Flux job lists) share, and the SWF reader's bad lines: a bad record is
-//! an error at `file:line` or, with [`ReadOptions::lenient`], skipped and counted per reason;
-//! and the cluster's size, which such logs never state, is told from the jobs' allocations.
+//! What the readers of a site's own logs (sacct dumps, Flux job lists) share, and the SWF
+//! reader's bad lines: a bad record is an error at `file:line` or, with
+//! [`ReadOptions::lenient`], skipped and counted per reason; and the cluster's size, which
+//! such logs never state, is told from the jobs' allocations.
 
 use super::hostlist::{for_each_host, for_each_id};
 use super::job::{LoadReport, MachineHint, ReadOptions, WorkloadError};
