@@ -51,7 +51,6 @@ const OTHER_NAMES: &[&str] = &[
     "prime_exempt_anytime_queues",
     "allow_aoe_calendar",
     "prime_spill",
-    "resource_unset_infinite",
     "resv_confirm_ignore",
     "resources",
     "dedicated_prefix",
@@ -307,6 +306,13 @@ pub fn parse_sched_config(text: &str, file: &str) -> SchedConfig {
                         .push(Setting::new(value.to_string(), origin.clone()));
                 }
             }
+            // It changes which nodes a job fits, which the simulation does not follow: say so.
+            "resource_unset_infinite" => c.notes.push(note(
+                "resource_unset_infinite is not simulated: a simulated node's unset resource is \
+                 zero, as PBS's scheduler takes it without this setting (check.cpp, \
+                 find_check_resource with UNSET_RES_ZERO)"
+                    .to_string(),
+            )),
             n if OTHER_NAMES.contains(&n) => {}
             _ => c.notes.push(note(format!(
                 "Error reading line {line}: Unknown config parameter `{name}` (PBS skips it)"
@@ -450,6 +456,27 @@ preemptive_sched: true\tALL
         // by_queue differs between prime (true, in effect) and non-prime time.
         assert!(msgs[5].starts_with("sc:5: by_queue: false holds in non-prime time only"));
         assert_eq!(line_of(&c.by_queue), Some((true, 4)));
+    }
+
+    #[test]
+    fn resource_unset_infinite_is_noted_as_not_simulated() {
+        // PBS (check.cpp, find_check_resource): a node's unset numeric resource is zero when
+        // the fit is checked, unless sched_config names it in resource_unset_infinite. The
+        // simulated nodes take the zero; the setting is noted, not silently read.
+        let c = parse_sched_config(
+            "resource_unset_infinite: mem\nprime_spill: 01:00:00\n",
+            "sc",
+        );
+        let msgs: Vec<String> = c
+            .notes
+            .iter()
+            .map(|n| format!("{}: {}", n.origin, n.message))
+            .collect();
+        assert_eq!(msgs.len(), 1, "{msgs:#?}");
+        assert!(
+            msgs[0].starts_with("sc:1: resource_unset_infinite is not simulated"),
+            "{msgs:#?}"
+        );
     }
 
     #[test]
