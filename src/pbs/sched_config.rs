@@ -354,6 +354,14 @@ pub fn parse_sched_config(text: &str, file: &str) -> SchedConfig {
 mod tests {
     use super::*;
 
+    /// Each note as `origin: message`.
+    fn notes_of(c: &SchedConfig) -> Vec<String> {
+        c.notes
+            .iter()
+            .map(|n| format!("{}: {}", n.origin, n.message))
+            .collect()
+    }
+
     fn line_of(s: &Option<Setting<bool>>) -> Option<(bool, usize)> {
         s.as_ref().map(|s| match &s.origin {
             Origin::File { line, .. } => (s.value, *line),
@@ -430,11 +438,7 @@ preemptive_sched: true\tALL
         assert_eq!(c.fairshare_decay_factor, None);
         assert_eq!(c.fairshare_entity, None);
         assert_eq!(c.job_sort_key.len(), 1);
-        let msgs: Vec<String> = c
-            .notes
-            .iter()
-            .map(|n| format!("{}: {}", n.origin, n.message))
-            .collect();
+        let msgs = notes_of(&c);
         assert_eq!(msgs.len(), 6, "{msgs:#?}");
         assert!(msgs[0].starts_with("sc:6: Error reading line 6: Invalid time 3600"));
         assert!(
@@ -467,11 +471,7 @@ preemptive_sched: true\tALL
             "resource_unset_infinite: mem\nprime_spill: 01:00:00\n",
             "sc",
         );
-        let msgs: Vec<String> = c
-            .notes
-            .iter()
-            .map(|n| format!("{}: {}", n.origin, n.message))
-            .collect();
+        let msgs = notes_of(&c);
         assert_eq!(msgs.len(), 1, "{msgs:#?}");
         assert!(
             msgs[0].starts_with("sc:1: resource_unset_infinite is not simulated"),

@@ -25,6 +25,7 @@ use super::workload::{
     BadRecord, Horizon, JobField, JobSpec, MachineHint, Name, Names, ReadOptions, Request,
     TraceText, Workload, WorkloadError, count as count_of, reject,
 };
+use crate::jobs::units::digits;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -238,26 +239,15 @@ const CLASS: [u8; 256] = {
 /// the nearest — anything else by `str::parse`; not a finite number → `None`.
 #[inline]
 fn number(s: &str) -> Option<f64> {
-    let b = s.as_bytes();
-    let (negative, digits) = match b.split_first() {
-        Some((b'-', rest)) => (true, rest),
-        _ => (false, b),
+    let (negative, body) = match s.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, s),
     };
-    if !digits.is_empty() && digits.len() <= 18 {
-        let mut v = 0u64;
-        let mut whole = true;
-        for &d in digits {
-            let d = d.wrapping_sub(b'0');
-            if d > 9 {
-                whole = false;
-                break;
-            }
-            v = v * 10 + d as u64;
-        }
-        if whole {
-            let v = v as f64;
-            return Some(if negative { -v } else { v });
-        }
+    if body.len() <= 18
+        && let Some(v) = digits(body)
+    {
+        let v = v as f64;
+        return Some(if negative { -v } else { v });
     }
     s.parse::<f64>().ok().filter(|v| v.is_finite())
 }
@@ -520,17 +510,10 @@ fn entity(s: &str, prefix: &str) -> String {
 /// `1.0`), as a number below `limit`: the one text that number is written as.
 fn plain_digits(s: &str, limit: usize) -> Option<usize> {
     let b = s.as_bytes();
-    if b.is_empty() || b.len() > 9 || (b[0] == b'0' && b.len() > 1) {
+    if b.len() > 9 || (b.first() == Some(&b'0') && b.len() > 1) {
         return None;
     }
-    let mut v = 0usize;
-    for &d in b {
-        let d = d.wrapping_sub(b'0');
-        if d > 9 {
-            return None;
-        }
-        v = v * 10 + d as usize;
-    }
+    let v = digits(s)? as usize;
     (v < limit).then_some(v)
 }
 

@@ -452,10 +452,15 @@ enum EndedId<'a> {
 
 /// A whole number written as PBS writes one (no sign, no leading zero), that fits.
 fn number(s: &str) -> Option<u64> {
-    let b = s.as_bytes();
-    let canonical =
-        !b.is_empty() && b.iter().all(u8::is_ascii_digit) && (b[0] != b'0' || b.len() == 1);
-    canonical.then(|| s.parse().ok()).flatten()
+    if s.len() > 1 && s.starts_with('0') {
+        return None;
+    }
+    // Past 19 digits only `str::parse` tells whether it fits.
+    match crate::jobs::units::digits(s) {
+        Some(n) => Some(n),
+        None if s.bytes().all(|b| b.is_ascii_digit()) => s.parse().ok(),
+        None => None,
+    }
 }
 
 fn ended_id(key: &str) -> EndedId<'_> {

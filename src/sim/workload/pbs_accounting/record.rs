@@ -24,8 +24,16 @@ fn prefix_ok(b: &[u8]) -> bool {
     let Some(p) = b.get(..19) else {
         return false;
     };
-    let word = |at: usize| u64::from_le_bytes(p[at..at + 8].try_into().expect("8 bytes"));
-    shaped(word(0), 0) & shaped(word(8), 8) & shaped(word(11), 11)
+    shaped(word_at(p, 0), 0) & shaped(word_at(p, 8), 8) & shaped(word_at(p, 11), 11)
+}
+
+/// The 8 bytes of `b` from `at`, little-endian; callers pass an `at` with 8 bytes after it
+/// (a shorter rest would read as 0, no byte of which is a digit or a sought byte but NUL).
+#[inline]
+fn word_at(b: &[u8], at: usize) -> u64 {
+    b.get(at..at + 8)
+        .and_then(|w| w.try_into().ok())
+        .map_or(0, u64::from_le_bytes)
 }
 
 /// The accounting prefix's shape, a `0` where any digit goes.
@@ -204,8 +212,7 @@ fn find(b: &[u8], hits: impl Fn(u64) -> u64) -> Option<usize> {
     }
     let m = if b.len() >= 8 {
         // The last word again, its bytes already looked at shifted out.
-        let w = u64::from_le_bytes(b[b.len() - 8..].try_into().expect("8 bytes"));
-        hits(w) >> (8 * (8 - tail))
+        hits(word_at(b, b.len() - 8)) >> (8 * (8 - tail))
     } else {
         let mut w = 0u64;
         for (i, &c) in b.iter().enumerate() {
