@@ -3,7 +3,7 @@
 use super::metrics::{self, Metrics, ShareRow};
 use super::priority::Priority;
 use super::record::{Header, Recorder, TraceInfo};
-use super::scheduler::{SimConfig, SimError, SimOutcome, Simulator};
+use super::scheduler::{SimConfig, SimError, SimOutcome, Simulator, plain};
 use super::setup::{Setup, SetupError};
 use super::workload::Workload;
 use std::io::{BufWriter, Write};
@@ -126,6 +126,18 @@ pub fn simulate_setup(
     opts: &RunOptions<'_>,
 ) -> Result<RunResult, RunError> {
     let config = setup.config();
+    let total = w.jobs.len();
+    // First come, first served on counted cores, with nothing reading the rounds: the
+    // plain loop gives the same schedule (`scheduler/plain.rs`, `tests/sim_plain.rs`).
+    let rounds_read = opts.record.is_some() || opts.series;
+    if plain::applies(setup, formula, rounds_read)
+        && let Some(outcome) = plain::run(&w.jobs, setup)?
+    {
+        if let Some(cb) = opts.progress {
+            cb(total, total);
+        }
+        return Ok(result(w, config, None, outcome));
+    }
     let mut sim = Simulator::new(&w.jobs, setup, formula)?
         .with_hashing(opts.record.is_some())
         .with_full_rounds(opts.record.is_some())
@@ -151,7 +163,6 @@ pub fn simulate_setup(
         }
         None => None,
     };
-    let total = w.jobs.len();
     while let Some(round) = sim.step() {
         if let Some((rec, p, _)) = recorder.as_mut() {
             rec.round(&w.jobs, round).map_err(|e| io_err(p, e))?;

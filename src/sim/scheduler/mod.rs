@@ -33,6 +33,7 @@ mod dispatch;
 mod evaluate;
 mod groups;
 mod heads;
+pub mod plain;
 mod state;
 mod types;
 
@@ -57,6 +58,47 @@ pub use state::Simulator;
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap};
 
+/// Whether `jobs` can be simulated from `setup` on `cluster` (its idle machine): the jobs
+/// the setup was built for, sorted by submit time, each fitting the idle cluster (once per
+/// run of equal requests: a multi-resource fit is a placement on the idle machine). An
+/// unsorted job is reported before a too large one, wherever they are. Every loop that
+/// simulates calls it first, so each refuses the same jobs with the same words.
+pub(super) fn check_jobs(
+    jobs: &[SimJob],
+    setup: &Setup,
+    cluster: &Cluster,
+) -> Result<(), SimError> {
+    if setup.jobs() != jobs.len() {
+        return Err(SimError::OtherJobs {
+            setup: setup.jobs(),
+            jobs: jobs.len(),
+        });
+    }
+    let mut too_large: Option<&SimJob> = None;
+    let mut fits: Option<&Request> = None;
+    let mut last_submit = i64::MIN;
+    for j in jobs {
+        if j.submit < last_submit {
+            return Err(SimError::Unsorted(j.id.to_string()));
+        }
+        last_submit = j.submit;
+        if too_large.is_none() && fits != Some(&j.request) {
+            if cluster.can_ever_fit(&j.request) {
+                fits = Some(&j.request);
+            } else {
+                too_large = Some(j);
+            }
+        }
+    }
+    match too_large {
+        Some(j) => Err(SimError::TooLarge {
+            id: j.id.to_string(),
+            request: format!("{:?}", j.request),
+        }),
+        None => Ok(()),
+    }
+}
+
 impl<'a> Simulator<'a> {
     /// A simulation of `jobs` from its `setup` (built for these jobs by [`Setup::new`]).
     /// `jobs` must be sorted by submit time and every job must fit the idle cluster (use
@@ -66,55 +108,30 @@ impl<'a> Simulator<'a> {
         setup: &Setup,
         formula: Option<&'a dyn Priority>,
     ) -> Result<Simulator<'a>, SimError> {
-        if setup.jobs() != jobs.len() {
-            return Err(SimError::OtherJobs {
-                setup: setup.jobs(),
-                jobs: jobs.len(),
-            });
-        }
         let config = setup.config().clone();
         // Full rounds are the default: placed by node until `with_full_rounds(false)`.
         let cluster = setup.cluster();
+        check_jobs(jobs, setup, &cluster)?;
         let share = setup.share_tree().cloned();
         let usage = share.as_ref().map(|_| setup.usage());
-        // One pass over the jobs: the sorted check, the idle-fit check (once per run of
-        // equal requests: a multi-resource fit is a placement on the idle machine), the
-        // loop's packed copy and, with fairshare, the usage rates. An unsorted job is
-        // reported before a too large one, wherever they are.
+        // The loop's packed copy and, with fairshare, the usage rates.
         let n = jobs.len();
-        let mut hot = Vec::with_capacity(n);
-        let mut usage_rate = Vec::with_capacity(if usage.is_some() { n } else { 0 });
-        let mut too_large: Option<&SimJob> = None;
-        let mut fits: Option<&Request> = None;
-        let mut last_submit = i64::MIN;
-        for j in jobs {
-            if j.submit < last_submit {
-                return Err(SimError::Unsorted(j.id.to_string()));
-            }
-            last_submit = j.submit;
-            if too_large.is_none() && fits != Some(&j.request) {
-                if cluster.can_ever_fit(&j.request) {
-                    fits = Some(&j.request);
-                } else {
-                    too_large = Some(j);
-                }
-            }
-            hot.push(Hot {
+        let hot: Vec<Hot> = jobs
+            .iter()
+            .map(|j| Hot {
                 submit: j.submit,
                 walltime: j.walltime,
                 run: j.effective_run(),
                 request: j.request.clone(),
-            });
-            if let Some(u) = usage {
-                usage_rate.push(u.rate(j, j.request.total_cores()));
-            }
-        }
-        if let Some(j) = too_large {
-            return Err(SimError::TooLarge {
-                id: j.id.to_string(),
-                request: format!("{:?}", j.request),
-            });
-        }
+            })
+            .collect();
+        let usage_rate: Vec<f64> = match usage {
+            Some(u) => jobs
+                .iter()
+                .map(|j| u.rate(j, j.request.total_cores()))
+                .collect(),
+            None => Vec::new(),
+        };
         let counts_suffice =
             Cluster::counts_suffice(config.cores, hot.iter().map(|h: &Hot| &h.request));
         let largest = hot
