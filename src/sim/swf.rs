@@ -804,9 +804,20 @@ mod tests {
     #[test]
     fn a_trace_read_in_pieces_fails_as_the_text_read_whole() {
         use crate::sim::workload::decode_text;
+        // Decoded on the reader's thread, and on its own thread ahead of it (as files are):
+        // the same jobs, the same error, the same hash of the stored bytes.
         let read = |bytes: &[u8]| {
             let mut text = TraceText::new(bytes, "t", bytes.len()).unwrap();
-            read_swf(&mut text, "t").map_err(|e| e.to_string())
+            let here = read_swf(&mut text, "t").map_err(|e| e.to_string());
+            let owned = std::io::Cursor::new(bytes.to_vec());
+            let mut ahead = TraceText::new(owned, "t", bytes.len()).unwrap().ahead();
+            let there = read_swf(&mut ahead, "t").map_err(|e| e.to_string());
+            assert_eq!(
+                here.as_ref().map(|w| &w.jobs),
+                there.as_ref().map(|w| &w.jobs)
+            );
+            assert_eq!(text.sha256(), ahead.sha256());
+            here
         };
         let gzip = |bytes: &[u8]| {
             let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());

@@ -656,6 +656,8 @@ type Stored<R> = Hashing<std::io::Chain<std::io::Cursor<Vec<u8>>, R>>;
 enum Decode<R: Read> {
     Plain(Stored<R>),
     Gzip(flate2::read::MultiGzDecoder<Stored<R>>),
+    /// One of the two on a thread of its own, a few pieces ahead of the parser.
+    Ahead(Box<Ahead<R>>),
 }
 
 impl<R: Read> Decode<R> {
@@ -663,13 +665,163 @@ impl<R: Read> Decode<R> {
         match self {
             Decode::Plain(r) => r.read(out),
             Decode::Gzip(r) => r.read(out),
+            Decode::Ahead(a) => a.read(out),
         }
     }
     fn stored(&mut self) -> &mut Stored<R> {
         match self {
             Decode::Plain(r) => r,
             Decode::Gzip(r) => r.get_mut(),
+            Decode::Ahead(a) => a.decoder().stored(),
         }
+    }
+    fn gzip(&self) -> bool {
+        match self {
+            Decode::Plain(_) => false,
+            Decode::Gzip(_) => true,
+            Decode::Ahead(a) => a.gzip,
+        }
+    }
+}
+
+/// Decoded pieces the thread keeps ready, of [`PIECE`] bytes each: reading, hashing and
+/// gunzipping run beside the parser with at most this many pieces between them (and one
+/// filling, one being read: 384 KiB in all).
+const AHEAD: usize = 4;
+const PIECE: usize = 1 << 16;
+
+/// A decoder (reading the stored bytes, hashing them, gunzipping) on its own thread: it
+/// fills pieces of [`PIECE`] bytes and sends them, in order, then an empty piece at the end
+/// of the text or the error that stopped it; the reader takes them as a `Read`. The thread
+/// hands the decoder back when it stops, for what comes after the text (the hash, the rest
+/// of the stored bytes after an error).
+struct Ahead<R: Read> {
+    gzip: bool,
+    /// `None` once the thread is told to stop.
+    pieces: Option<std::sync::mpsc::Receiver<std::io::Result<Vec<u8>>>>,
+    /// Used pieces back to the thread, to fill again.
+    spare: std::sync::mpsc::Sender<Vec<u8>>,
+    piece: Vec<u8>,
+    at: usize,
+    /// The text ended, or the decoder failed (it is not read again).
+    done: bool,
+    thread: Option<std::thread::JoinHandle<Decode<R>>>,
+    /// The decoder, once the thread handed it back.
+    back: Option<Decode<R>>,
+}
+
+impl<R: Read + Send + 'static> Ahead<R> {
+    /// `decode` on a thread; `Err(decode)` when no thread can be had.
+    fn start(decode: Decode<R>) -> Result<Ahead<R>, Decode<R>> {
+        use std::sync::mpsc;
+        let gzip = decode.gzip();
+        // The decoder goes to the thread once it runs: a failed spawn leaves it here.
+        let (give, take) = mpsc::channel::<Decode<R>>();
+        let (send, pieces) = mpsc::sync_channel(AHEAD);
+        let (spare, spares) = mpsc::channel::<Vec<u8>>();
+        let thread = std::thread::Builder::new()
+            .name("trace-decode".into())
+            .spawn(move || {
+                let mut decode = take.recv().expect("the decoder is sent after the spawn");
+                loop {
+                    let mut buf = spares.try_recv().unwrap_or_default();
+                    buf.resize(PIECE, 0);
+                    let mut n = 0;
+                    let failed = loop {
+                        if n == buf.len() {
+                            break None;
+                        }
+                        match decode.read(&mut buf[n..]) {
+                            Ok(0) => break None,
+                            Ok(k) => n += k,
+                            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                            Err(e) => break Some(e),
+                        }
+                    };
+                    buf.truncate(n);
+                    let end = n == 0;
+                    if n > 0 && send.send(Ok(buf)).is_err() {
+                        break; // the reader is gone
+                    }
+                    if let Some(e) = failed {
+                        let _ = send.send(Err(e));
+                        break;
+                    }
+                    if end {
+                        let _ = send.send(Ok(Vec::new()));
+                        break;
+                    }
+                }
+                decode
+            });
+        match thread {
+            Ok(thread) => {
+                give.send(decode).expect("the thread waits for its decoder");
+                Ok(Ahead {
+                    gzip,
+                    pieces: Some(pieces),
+                    spare,
+                    piece: Vec::new(),
+                    at: 0,
+                    done: false,
+                    thread: Some(thread),
+                    back: None,
+                })
+            }
+            Err(_) => Err(decode),
+        }
+    }
+}
+
+impl<R: Read> Ahead<R> {
+    /// The decoder, back from its thread (told to stop first if it was still decoding).
+    fn decoder(&mut self) -> &mut Decode<R> {
+        if let Some(thread) = self.thread.take() {
+            self.pieces = None;
+            self.done = true;
+            match thread.join() {
+                Ok(d) => self.back = Some(d),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        self.back
+            .as_mut()
+            .expect("a joined thread hands its decoder back")
+    }
+}
+
+impl<R: Read> Read for Ahead<R> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        while self.at == self.piece.len() {
+            if self.done {
+                return Ok(0);
+            }
+            let next = match &self.pieces {
+                Some(p) => p.recv(),
+                None => return Ok(0),
+            };
+            match next {
+                Ok(Ok(piece)) if piece.is_empty() => self.done = true,
+                Ok(Ok(piece)) => {
+                    let used = std::mem::replace(&mut self.piece, piece);
+                    let _ = self.spare.send(used);
+                    self.at = 0;
+                }
+                Ok(Err(e)) => {
+                    self.done = true;
+                    return Err(e);
+                }
+                // The thread stopped without a word: it panicked (join says how).
+                Err(_) => {
+                    self.decoder();
+                    return Ok(0);
+                }
+            }
+        }
+        let n = out.len().min(self.piece.len() - self.at);
+        out[..n].copy_from_slice(&self.piece[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
     }
 }
 
@@ -702,7 +854,41 @@ impl TraceText<std::fs::File> {
         if let (Decode::Gzip(_), Some(n)) = (&text.decode, gz_size) {
             text.size_hint = n as usize;
         }
-        Ok(text)
+        Ok(text.ahead())
+    }
+}
+
+impl<R: Read + Send + 'static> TraceText<R> {
+    /// The same text, decoded on a thread of its own a few pieces ahead of the reader (as it
+    /// was when no thread can be had).
+    pub fn ahead(self) -> TraceText<R> {
+        let TraceText {
+            decode,
+            file,
+            buf,
+            end,
+            given,
+            offset,
+            eof,
+            size_hint,
+        } = self;
+        let decode = match decode {
+            Decode::Ahead(a) => Decode::Ahead(a),
+            d => match Ahead::start(d) {
+                Ok(a) => Decode::Ahead(Box::new(a)),
+                Err(d) => d,
+            },
+        };
+        TraceText {
+            decode,
+            file,
+            buf,
+            end,
+            given,
+            offset,
+            eof,
+            size_hint,
+        }
     }
 }
 
@@ -760,9 +946,10 @@ impl<R: Read> TraceText<R> {
     fn decode_error(&self, e: std::io::Error) -> WorkloadError {
         WorkloadError::Io {
             file: self.file.clone(),
-            message: match self.decode {
-                Decode::Gzip(_) => format!("gzip: {e}"),
-                Decode::Plain(_) => e.to_string(),
+            message: if self.decode.gzip() {
+                format!("gzip: {e}")
+            } else {
+                e.to_string()
             },
         }
     }
@@ -927,6 +1114,7 @@ impl<R: Read> Decode<R> {
         match self {
             Decode::Plain(r) => r.read_to_end(out),
             Decode::Gzip(r) => r.read_to_end(out),
+            Decode::Ahead(a) => a.read_to_end(out),
         }
     }
 }
