@@ -145,11 +145,20 @@ pub fn compute(
     compute_by_user(jobs, start, end, capacity, &user_of, &names)
 }
 
-/// Each job's user, numbered in first-seen order, and the users' names (one pass; a user's
-/// name hashed once per run of its jobs, as traces list them).
+/// Each job's user, numbered in first-seen order, and the users' names. The jobs are
+/// numbered by their names' shared texts (a pointer each, as a loader's [`Names`] made them),
+/// then those texts by what they say (equal names made apart are one user): the numbers of
+/// numbering the texts themselves, without hashing a text per job.
+///
+/// [`Names`]: crate::sim::workload::Names
 pub fn users(jobs: &[SimJob]) -> (Vec<u32>, Vec<&str>) {
+    let mut shared: Vec<&str> = Vec::new();
+    let of_shared = number_first_seen(jobs.iter().map(|j| j.user.by_text_shared()), |u| {
+        shared.push(u.0.as_str())
+    });
     let mut names = Vec::new();
-    let of_job = number_first_seen(jobs.iter().map(|j| j.user.as_str()), |&u| names.push(u));
+    let of_text = number_first_seen(shared.iter().copied(), |&u| names.push(u));
+    let of_job = of_shared.iter().map(|&k| of_text[k as usize]).collect();
     (of_job, names)
 }
 
@@ -301,6 +310,46 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Users are numbered by their texts in first-seen order, whether their names were made
+    /// by one table (shared) or apart (equal texts, two pointers).
+    #[test]
+    fn users_are_texts_shared_or_made_apart() {
+        use crate::sim::workload::{JobSpec, Name, Names, Request};
+        let mut table = Names::default();
+        let ann = table.get("ann");
+        let job = |user: Name| {
+            SimJob::from(JobSpec {
+                id: "1".into(),
+                submit: 0,
+                run: 1,
+                walltime: 1,
+                walltime_given: true,
+                request: Request::Procs(1),
+                mem: 0.0,
+                user,
+                group: "g".into(),
+                account: "".into(),
+                qos: "".into(),
+                queue: "q".into(),
+                queue_priority: 0.0,
+                resources: Default::default(),
+                recorded_start: None,
+            })
+        };
+        let jobs = [
+            job("bob".into()),
+            job(ann.clone()),
+            job("ann".into()),
+            job(Name::from("bob")),
+            job(ann),
+            job("cy".into()),
+            job("ann".into()),
+        ];
+        let (of_job, names) = users(&jobs);
+        assert_eq!(names, ["bob", "ann", "cy"]);
+        assert_eq!(of_job, [0, 1, 1, 0, 1, 2, 1]);
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
 
-pub use super::names::{JobId, Name, Names};
+pub use super::names::{JobId, Name, Names, Shared};
 
 /// What a job asks of the cluster.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

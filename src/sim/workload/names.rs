@@ -20,6 +20,31 @@ impl Name {
     pub fn shares(&self, other: &Name) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
     }
+
+    /// The name as its shared text: equal and hashed as [`Name::shares`] has it (a pointer),
+    /// not as the text (two equal names made apart are two keys).
+    pub fn by_text_shared(&self) -> Shared<'_> {
+        Shared(self)
+    }
+}
+
+/// A [`Name`] keyed by its shared text ([`Name::by_text_shared`]): a hash of one pointer, for
+/// numbering a workload's names without hashing their texts.
+#[derive(Clone, Copy)]
+pub struct Shared<'a>(pub &'a Name);
+
+impl PartialEq for Shared<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.shares(other.0)
+    }
+}
+
+impl Eq for Shared<'_> {}
+
+impl std::hash::Hash for Shared<'_> {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        Arc::as_ptr(&self.0.0).hash(h)
+    }
 }
 
 impl Name {
