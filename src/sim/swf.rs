@@ -145,26 +145,10 @@ impl SwfReader<'_> {
             self.line += 1;
             let lineno = self.line;
             let start = pos;
-            let mut i = pos;
-            let mut count = 0;
-            let mut ascii = true;
-            loop {
-                while i < bytes.len() && CLASS[bytes[i] as usize] == SPACE {
-                    i += 1;
-                }
-                if i == bytes.len() || bytes[i] == b'\n' {
-                    break;
-                }
-                let s = i;
-                while i < bytes.len() && CLASS[bytes[i] as usize] >= TEXT {
-                    ascii &= CLASS[bytes[i] as usize] == TEXT;
-                    i += 1;
-                }
-                if count < spans.len() {
-                    spans[count] = (s, i);
-                }
-                count += 1;
-            }
+            let (count, i, ascii) = match split_words(bytes, pos, &mut spans) {
+                Some((count, i)) => (count, i, true),
+                None => split_bytes(bytes, pos, &mut spans),
+            };
             pos = i + 1;
             if !ascii {
                 let r = self.text_line(lineno, &text[start..i]);
@@ -203,6 +187,100 @@ impl SwfReader<'_> {
             }
             Err(Bad::Header(b)) => Err(b.error(self.file)),
         }
+    }
+}
+
+/// The fields of the line from `pos`: their spans (the first 18), how many there are, where
+/// the line ends (its line feed, or the end of the text), whether it is all ASCII. Fields are
+/// split at ASCII white space as `str::split_whitespace` splits them.
+fn split_bytes(bytes: &[u8], pos: usize, spans: &mut [(usize, usize); 18]) -> (usize, usize, bool) {
+    let mut i = pos;
+    let mut count = 0;
+    let mut ascii = true;
+    loop {
+        while i < bytes.len() && CLASS[bytes[i] as usize] == SPACE {
+            i += 1;
+        }
+        if i == bytes.len() || bytes[i] == b'\n' {
+            break;
+        }
+        let s = i;
+        while i < bytes.len() && CLASS[bytes[i] as usize] >= TEXT {
+            ascii &= CLASS[bytes[i] as usize] == TEXT;
+            i += 1;
+        }
+        if count < spans.len() {
+            spans[count] = (s, i);
+        }
+        count += 1;
+    }
+    (count, i, ascii)
+}
+
+/// [`split_bytes`] eight bytes at a time, for a line of printable ASCII (`!` to DEL) split by
+/// spaces, as trace lines are: `Some((count, end))`, or `None` for any other line (a tab, a
+/// carriage return, a control byte or one outside ASCII before its line feed, or a line that
+/// reaches within eight bytes of the end of the text), which [`split_bytes`] reads instead.
+#[inline]
+fn split_words(
+    bytes: &[u8],
+    pos: usize,
+    spans: &mut [(usize, usize); 18],
+) -> Option<(usize, usize)> {
+    const ONES: u64 = u64::from_ne_bytes([1; 8]);
+    const HIGH: u64 = ONES << 7;
+    // The high bit of each byte of `w` that equals `b` (exact: no carry crosses a byte).
+    let equal = |w: u64, b: u8| {
+        let x = w ^ (ONES * u64::from(b));
+        !(((x & !HIGH) + !HIGH) | x) & HIGH
+    };
+    let mut i = pos;
+    // Fields begun, and ended.
+    let (mut opened, mut count) = (0, 0);
+    // Whether the byte before this word is in a field.
+    let mut open = false;
+    loop {
+        let word: [u8; 8] = bytes.get(i..i + 8)?.try_into().ok()?;
+        let w = u64::from_le_bytes(word);
+        let space = equal(w, b' ');
+        let line_feed = equal(w, b'\n');
+        // `!` to DEL: below 0x80, and 0x21 or more.
+        let printable = ((w & !HIGH) + ONES * (0x80 - 0x21)) & !w & HIGH;
+        // The bytes of this line in the word: up to its line feed, if the word has it.
+        let line = match line_feed {
+            0 => HIGH,
+            lf => HIGH & ((lf & lf.wrapping_neg()) - 1),
+        };
+        if !(printable | space) & line != 0 {
+            return None;
+        }
+        let field = printable & line;
+        let before = (field << 8) | if open { 1 << 7 } else { 0 };
+        let starts = field & !before;
+        // A field ends at a space or at the line feed (the first byte past `line`).
+        let ends = !field & before & (line | (line << 8) | (1 << 7));
+        // Starts and ends alternate: the k-th of each is the k-th field's.
+        let mut bits = starts;
+        while bits != 0 {
+            if opened < spans.len() {
+                spans[opened].0 = i + (bits.trailing_zeros() / 8) as usize;
+            }
+            opened += 1;
+            bits &= bits - 1;
+        }
+        let mut bits = ends;
+        while bits != 0 {
+            if count < spans.len() {
+                spans[count].1 = i + (bits.trailing_zeros() / 8) as usize;
+            }
+            count += 1;
+            bits &= bits - 1;
+        }
+        if line_feed != 0 {
+            return Some((count, i + (line_feed.trailing_zeros() / 8) as usize));
+        }
+        open = field >> 63 != 0;
+        i += 8;
     }
 }
 
@@ -753,6 +831,35 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// Eight bytes at a time, a line splits as byte by byte, wherever it starts and
+        /// ends in the words; a line the word splitter does not take is one with a byte it
+        /// leaves to the byte splitter, or one near the end of the text.
+        #[test]
+        fn lines_split_by_words_as_by_bytes(
+            picks in proptest::collection::vec(0usize..12, 0..120),
+            from in 0usize..9,
+        ) {
+            const BYTES: [u8; 12] = [b' ', b' ', b'\n', b'1', b'-', b';', b'x', b'\t', b'\r', 0x01, 0x7f, 0xc3];
+            let text: Vec<u8> = picks.iter().map(|&k| BYTES[k]).collect();
+            let mut pos = from.min(text.len());
+            while pos < text.len() {
+                let (mut a, mut b) = ([(0, 0); 18], [(0, 0); 18]);
+                let (count, end, ascii) = split_bytes(&text, pos, &mut a);
+                if let Some((n, e)) = split_words(&text, pos, &mut b) {
+                    proptest::prop_assert_eq!((n, e, true), (count, end, ascii));
+                    proptest::prop_assert_eq!(&a[..count.min(18)], &b[..n.min(18)]);
+                } else {
+                    let line = &text[pos..end];
+                    proptest::prop_assert!(
+                        end + 8 > text.len()
+                            || line.iter().any(|&c| c != b' ' && !(0x21..=0x7f).contains(&c)),
+                        "{:?}", line
+                    );
+                }
+                pos = end + 1;
+            }
+        }
+
         #[test]
         fn whole_numbers_read_as_str_parse_reads_them(s in "-?[0-9]{1,20}") {
             proptest::prop_assert_eq!(
