@@ -6,25 +6,63 @@ use rustc_hash::FxHashSet;
 use std::sync::Arc;
 
 /// A user, group or queue name: a shared text, so that the jobs of one entity hold one copy
-/// between them (a [`Names`] table gives each distinct text once). Reads as a `&str`. One
-/// pointer (8 bytes, where an `Arc<str>` is 16): a job holds three.
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Name(Arc<String>);
+/// between them (a [`Names`] table gives each distinct text once). Reads as a `&str`; equal,
+/// ordered and hashed as its text. One pointer (8 bytes, where an `Arc<str>` is 16): a job
+/// holds three. The empty name (a trace without accounts or QOS) holds no text, so copying
+/// and dropping it touch no count.
+#[derive(Clone)]
+pub struct Name(Option<Arc<String>>);
 
 impl Name {
     pub fn as_str(&self) -> &str {
-        &self.0
+        self.0.as_deref().map_or("", String::as_str)
     }
 
     /// Whether the two are one shared text (made once by a [`Names`]), not only equal.
     pub fn shares(&self, other: &Name) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
+        match (&self.0, &other.0) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
     }
 
     /// The name as its shared text: equal and hashed as [`Name::shares`] has it (a pointer),
     /// not as the text (two equal names made apart are two keys).
     pub fn by_text_shared(&self) -> Shared<'_> {
         Shared(self)
+    }
+
+    /// The empty name (a trace without accounts or QOS).
+    pub fn empty() -> &'static Name {
+        static EMPTY: Name = Name(None);
+        &EMPTY
+    }
+}
+
+impl PartialEq for Name {
+    fn eq(&self, other: &Name) -> bool {
+        self.shares(other) || self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Name {}
+
+impl PartialOrd for Name {
+    fn partial_cmp(&self, other: &Name) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Name {
+    fn cmp(&self, other: &Name) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl std::hash::Hash for Name {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.as_str().hash(h)
     }
 }
 
@@ -43,37 +81,35 @@ impl Eq for Shared<'_> {}
 
 impl std::hash::Hash for Shared<'_> {
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        Arc::as_ptr(&self.0.0).hash(h)
-    }
-}
-
-impl Name {
-    /// The empty name (a trace without accounts or QOS): one text for all.
-    pub fn empty() -> &'static Name {
-        static EMPTY: std::sync::LazyLock<Name> =
-            std::sync::LazyLock::new(|| Name(Arc::new(String::new())));
-        &EMPTY
+        self.0
+            .0
+            .as_ref()
+            .map_or(std::ptr::null(), Arc::as_ptr)
+            .hash(h)
     }
 }
 
 impl From<&str> for Name {
     fn from(s: &str) -> Name {
         if s.is_empty() {
-            return Name::empty().clone();
+            return Name(None);
         }
-        Name(Arc::new(s.to_string()))
+        Name(Some(Arc::new(s.to_string())))
     }
 }
 
 impl From<String> for Name {
     fn from(s: String) -> Name {
-        Name(Arc::new(s))
+        if s.is_empty() {
+            return Name(None);
+        }
+        Name(Some(Arc::new(s)))
     }
 }
 
 impl From<Name> for String {
     fn from(n: Name) -> String {
-        Arc::unwrap_or_clone(n.0)
+        n.0.map(Arc::unwrap_or_clone).unwrap_or_default()
     }
 }
 
