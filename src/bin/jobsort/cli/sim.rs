@@ -965,6 +965,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         );
         explained.write(out)?;
         out.flush()?;
+        std::mem::forget(w); // as at the end of a run: the process ends here
         return Ok(ExitCode::SUCCESS);
     }
     if w.jobs.is_empty() {
