@@ -711,8 +711,8 @@ struct Ahead<R: Read> {
 }
 
 impl<R: Read + Send + 'static> Ahead<R> {
-    /// `decode` on a thread; `Err(decode)` when no thread can be had.
-    fn start(decode: Decode<R>) -> Result<Ahead<R>, Decode<R>> {
+    /// `decode` on a thread ([`Decode::Ahead`]); `decode` as it was when no thread can be had.
+    fn start(decode: Decode<R>) -> Decode<R> {
         use std::sync::mpsc;
         let gzip = decode.gzip();
         // The decoder goes to the thread once it runs: a failed spawn leaves it here.
@@ -757,7 +757,7 @@ impl<R: Read + Send + 'static> Ahead<R> {
         match thread {
             Ok(thread) => {
                 give.send(decode).expect("the thread waits for its decoder");
-                Ok(Ahead {
+                Decode::Ahead(Box::new(Ahead {
                     gzip,
                     pieces: Some(pieces),
                     spare,
@@ -766,9 +766,9 @@ impl<R: Read + Send + 'static> Ahead<R> {
                     done: false,
                     thread: Some(thread),
                     back: None,
-                })
+                }))
             }
-            Err(_) => Err(decode),
+            Err(_) => decode,
         }
     }
 }
@@ -874,10 +874,7 @@ impl<R: Read + Send + 'static> TraceText<R> {
         } = self;
         let decode = match decode {
             Decode::Ahead(a) => Decode::Ahead(a),
-            d => match Ahead::start(d) {
-                Ok(a) => Decode::Ahead(Box::new(a)),
-                Err(d) => d,
-            },
+            d => Ahead::start(d),
         };
         TraceText {
             decode,
