@@ -61,14 +61,19 @@ pub fn run(jobs: &[SimJob], setup: &Setup) -> Result<Option<SimOutcome>, SimErro
     if !Cluster::counts_suffice(config.cores, jobs.iter().map(|j| &j.request)) {
         return Ok(None);
     }
-    let packed: Vec<Job> = jobs
-        .iter()
-        .map(|j| Job {
-            run: j.effective_run(),
-            walltime: j.walltime,
-            cores: j.request.total_cores(),
-        })
-        .collect();
+    // EASY reads queued and running jobs out of order: their fields packed. Strict reads
+    // each job once, in order, as it starts (its cores go into the heap of ends with it).
+    let packed: Vec<Job> = match config.policy {
+        Policy::Strict => Vec::new(),
+        _ => jobs
+            .iter()
+            .map(|j| Job {
+                run: j.effective_run(),
+                walltime: j.walltime,
+                cores: j.request.total_cores(),
+            })
+            .collect(),
+    };
     let mut state = State::new(jobs, packed, cluster.capacity());
     match config.policy {
         Policy::Strict => state.strict(),
@@ -90,8 +95,9 @@ struct State<'a> {
     jobs: &'a [SimJob],
     packed: Vec<Job>,
     free: u64,
-    /// Running jobs by end time (then index: the order does not matter to a count).
-    ends: BinaryHeap<Reverse<(i64, u32)>>,
+    /// Running jobs by end time, with their index (EASY) or cores (strict): the order of
+    /// equal ends does not matter to a count.
+    ends: BinaryHeap<Reverse<(i64, u64)>>,
     start: Vec<Option<i64>>,
     end: Vec<Option<i64>>,
     rounds: u64,
@@ -124,17 +130,6 @@ impl<'a> State<'a> {
         }
     }
 
-    /// Start job `j` at `t`.
-    #[inline]
-    fn begin(&mut self, t: i64, j: usize) {
-        let p = self.packed[j];
-        self.free -= p.cores;
-        let e = t + p.run;
-        self.start[j] = Some(t);
-        self.end[j] = Some(e);
-        self.ends.push(Reverse((e, j as u32)));
-    }
-
     /// Jobs submitted at `t`, from the next one on: how many.
     #[inline]
     fn submits(&mut self, t: i64) -> usize {
@@ -145,20 +140,30 @@ impl<'a> State<'a> {
         self.submitted - first
     }
 
-    /// Strict ordering: the queue is `[head, submitted)`.
+    /// Strict ordering: the queue is `[head, submitted)`; the heap of ends holds each
+    /// running job's cores (not its index).
     fn strict(&mut self) {
         let mut head = 0usize;
         while let Some(t) = self.next_time() {
-            while let Some(&Reverse((e, j))) = self.ends.peek() {
+            while let Some(&Reverse((e, cores))) = self.ends.peek() {
                 if e != t {
                     break;
                 }
                 self.ends.pop();
-                self.free += self.packed[j as usize].cores;
+                self.free += cores;
             }
             self.submits(t);
-            while head < self.submitted && self.packed[head].cores <= self.free {
-                self.begin(t, head);
+            while head < self.submitted {
+                let job = &self.jobs[head];
+                let cores = job.request.total_cores();
+                if cores > self.free {
+                    break;
+                }
+                self.free -= cores;
+                let e = t + job.effective_run();
+                self.start[head] = Some(t);
+                self.end[head] = Some(e);
+                self.ends.push(Reverse((e, cores)));
                 head += 1;
             }
             self.rounds += 1;
@@ -182,6 +187,7 @@ impl<'a> State<'a> {
                     break;
                 }
                 self.ends.pop();
+                let j = j as u32; // an index (EASY's heap holds indices)
                 let p = self.packed[j as usize];
                 self.free += p.cores;
                 let key = (self.start[j as usize].unwrap_or(0) + p.walltime, j);
@@ -237,7 +243,7 @@ impl<'a> State<'a> {
                 let e = t + p.run;
                 self.start[j as usize] = Some(t);
                 self.end[j as usize] = Some(e);
-                self.ends.push(Reverse((e, j)));
+                self.ends.push(Reverse((e, u64::from(j))));
                 let key = (t + p.walltime, j);
                 let k = by_end.partition_point(|x| *x < key);
                 by_end.insert(k, key);
