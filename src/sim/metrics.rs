@@ -316,26 +316,13 @@ mod tests {
     /// by one table (shared) or apart (equal texts, two pointers).
     #[test]
     fn users_are_texts_shared_or_made_apart() {
-        use crate::sim::workload::{JobSpec, Name, Names, Request};
+        use crate::sim::workload::{JobSpec, Name, Names};
         let mut table = Names::default();
         let ann = table.get("ann");
         let job = |user: Name| {
             SimJob::from(JobSpec {
-                id: "1".into(),
-                submit: 0,
-                run: 1,
-                walltime: 1,
-                walltime_given: true,
-                request: Request::Procs(1),
-                mem: 0.0,
                 user,
-                group: "g".into(),
-                account: "".into(),
-                qos: "".into(),
-                queue: "q".into(),
-                queue_priority: 0.0,
-                resources: Default::default(),
-                recorded_start: None,
+                ..JobSpec::test("1")
             })
         };
         let jobs = [

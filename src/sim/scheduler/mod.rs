@@ -779,21 +779,12 @@ mod tests {
 
     fn job(i: usize, submit: i64, run: i64, walltime: i64, request: Request) -> SimJob {
         SimJob::from(crate::sim::JobSpec {
-            id: i.to_string().into(),
             submit,
             run,
             walltime,
-            walltime_given: true,
             request,
-            mem: 0.0,
             user: format!("u{}", i % 3).into(),
-            group: "g".into(),
-            account: "".into(),
-            qos: "".into(),
-            queue: "q".into(),
-            queue_priority: 0.0,
-            resources: Default::default(),
-            recorded_start: None,
+            ..crate::sim::JobSpec::test(&i.to_string())
         })
     }
 

@@ -55,12 +55,13 @@ struct Job {
 /// Simulate `jobs` from `setup` (for which [`applies`] holds): `None` when a job's request
 /// is not decided by a count of cores on this cluster (the general rounds take it then).
 pub fn run(jobs: &[SimJob], setup: &Setup) -> Result<Option<SimOutcome>, SimError> {
-    let cluster = setup.cluster();
-    super::check_jobs(jobs, setup, &cluster)?;
     let config = setup.config();
+    // First: a run the general rounds take then checks its jobs once, there.
     if !Cluster::counts_suffice(config.cores, jobs.iter().map(|j| &j.request)) {
         return Ok(None);
     }
+    let cluster = setup.cluster();
+    super::check_jobs(jobs, setup, &cluster)?;
     // EASY reads queued and running jobs out of order: their fields packed. Strict reads
     // each job once, in order, as it starts (its cores go into the heap of ends with it).
     let packed: Vec<Job> = match config.policy {
@@ -275,21 +276,12 @@ mod tests {
         request: Request,
     ) -> SimJob {
         SimJob::from(crate::sim::JobSpec {
-            id: i.to_string().into(),
             submit,
             run,
             walltime,
             walltime_given: given,
             request,
-            mem: 0.0,
-            user: "u".into(),
-            group: "g".into(),
-            account: "".into(),
-            qos: "".into(),
-            queue: "q".into(),
-            queue_priority: 0.0,
-            resources: Default::default(),
-            recorded_start: None,
+            ..crate::sim::JobSpec::test(&i.to_string())
         })
     }
 

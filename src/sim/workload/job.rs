@@ -163,6 +163,32 @@ pub struct JobSpec {
     pub recorded_start: Option<i64>,
 }
 
+#[cfg(test)]
+impl JobSpec {
+    /// A job for the tests to set what they test on (`JobSpec { user, ..JobSpec::test("1") }`):
+    /// id `id`, submitted at 0, one processor for one second of one requested, user `u`,
+    /// group `g`, queue `q`, nothing else.
+    pub(crate) fn test(id: &str) -> JobSpec {
+        JobSpec {
+            id: id.into(),
+            submit: 0,
+            run: 1,
+            walltime: 1,
+            walltime_given: true,
+            request: Request::Procs(1),
+            mem: 0.0,
+            user: "u".into(),
+            group: "g".into(),
+            account: "".into(),
+            qos: "".into(),
+            queue: "q".into(),
+            queue_priority: 0.0,
+            resources: BTreeMap::new(),
+            recorded_start: None,
+        }
+    }
+}
+
 /// One job of a workload: the fields every job has in place, the ones most jobs leave empty
 /// (account, QOS, queue priority, resources) in a [`JobRare`] behind one pointer, `None` when
 /// all are empty; the recorded start and `walltime_given` packed in one word. At most 112
@@ -697,14 +723,13 @@ const PIECE: usize = 1 << 16;
 /// of the stored bytes after an error).
 struct Ahead<R: Read> {
     gzip: bool,
-    /// `None` once the thread is told to stop.
+    /// `None` once the text ended, the decoder failed (it is not read again) or the thread
+    /// was told to stop.
     pieces: Option<std::sync::mpsc::Receiver<std::io::Result<Vec<u8>>>>,
     /// Used pieces back to the thread, to fill again.
     spare: std::sync::mpsc::Sender<Vec<u8>>,
     piece: Vec<u8>,
     at: usize,
-    /// The text ended, or the decoder failed (it is not read again).
-    done: bool,
     thread: Option<std::thread::JoinHandle<Decode<R>>>,
     /// The decoder, once the thread handed it back.
     back: Option<Decode<R>>,
@@ -755,19 +780,19 @@ impl<R: Read + Send + 'static> Ahead<R> {
                 decode
             });
         match thread {
-            Ok(thread) => {
-                give.send(decode).expect("the thread waits for its decoder");
-                Decode::Ahead(Box::new(Ahead {
+            Ok(thread) => match give.send(decode) {
+                Ok(()) => Decode::Ahead(Box::new(Ahead {
                     gzip,
                     pieces: Some(pieces),
                     spare,
                     piece: Vec::new(),
                     at: 0,
-                    done: false,
                     thread: Some(thread),
                     back: None,
-                }))
-            }
+                })),
+                // The thread is gone before its decoder came: decode here.
+                Err(mpsc::SendError(decode)) => decode,
+            },
             Err(_) => decode,
         }
     }
@@ -778,7 +803,6 @@ impl<R: Read> Ahead<R> {
     fn decoder(&mut self) -> &mut Decode<R> {
         if let Some(thread) = self.thread.take() {
             self.pieces = None;
-            self.done = true;
             match thread.join() {
                 Ok(d) => self.back = Some(d),
                 Err(panic) => std::panic::resume_unwind(panic),
@@ -793,22 +817,19 @@ impl<R: Read> Ahead<R> {
 impl<R: Read> Read for Ahead<R> {
     fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
         while self.at == self.piece.len() {
-            if self.done {
-                return Ok(0);
-            }
             let next = match &self.pieces {
                 Some(p) => p.recv(),
                 None => return Ok(0),
             };
             match next {
-                Ok(Ok(piece)) if piece.is_empty() => self.done = true,
+                Ok(Ok(piece)) if piece.is_empty() => self.pieces = None,
                 Ok(Ok(piece)) => {
                     let used = std::mem::replace(&mut self.piece, piece);
                     let _ = self.spare.send(used);
                     self.at = 0;
                 }
                 Ok(Err(e)) => {
-                    self.done = true;
+                    self.pieces = None;
                     return Err(e);
                 }
                 // The thread stopped without a word: it panicked (join says how).
@@ -862,30 +883,11 @@ impl<R: Read + Send + 'static> TraceText<R> {
     /// The same text, decoded on a thread of its own a few pieces ahead of the reader (as it
     /// was when no thread can be had).
     pub fn ahead(self) -> TraceText<R> {
-        let TraceText {
-            decode,
-            file,
-            buf,
-            end,
-            given,
-            offset,
-            eof,
-            size_hint,
-        } = self;
-        let decode = match decode {
+        let decode = match self.decode {
             Decode::Ahead(a) => Decode::Ahead(a),
             d => Ahead::start(d),
         };
-        TraceText {
-            decode,
-            file,
-            buf,
-            end,
-            given,
-            offset,
-            eof,
-            size_hint,
-        }
+        TraceText { decode, ..self }
     }
 }
 

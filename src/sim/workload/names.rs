@@ -40,32 +40,6 @@ impl Name {
     }
 }
 
-impl PartialEq for Name {
-    fn eq(&self, other: &Name) -> bool {
-        self.shares(other) || self.as_str() == other.as_str()
-    }
-}
-
-impl Eq for Name {}
-
-impl PartialOrd for Name {
-    fn partial_cmp(&self, other: &Name) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Name {
-    fn cmp(&self, other: &Name) -> std::cmp::Ordering {
-        self.as_str().cmp(other.as_str())
-    }
-}
-
-impl std::hash::Hash for Name {
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        self.as_str().hash(h)
-    }
-}
-
 /// A [`Name`] keyed by its shared text ([`Name::by_text_shared`]): a hash of one pointer, for
 /// numbering a workload's names without hashing their texts.
 #[derive(Clone, Copy)]
@@ -215,37 +189,37 @@ impl From<JobId> for String {
     }
 }
 
-impl PartialEq for JobId {
-    fn eq(&self, other: &JobId) -> bool {
-        self.as_str() == other.as_str()
-    }
-}
-
-impl Eq for JobId {}
-
-impl PartialOrd for JobId {
-    fn partial_cmp(&self, other: &JobId) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for JobId {
-    fn cmp(&self, other: &JobId) -> std::cmp::Ordering {
-        self.as_str().cmp(other.as_str())
-    }
-}
-
-impl std::hash::Hash for JobId {
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        self.as_str().hash(h)
-    }
-}
-
-/// What makes a text type (with `as_str` and `From<&str>`) read as a `&str`: deref, borrow
-/// (its hash and order are its text's, so maps keyed by it are looked up by `&str`), compare
-/// with `str`, `&str` and `String` either way round, print and serialise as the text.
+/// What makes a text type (with `as_str` and `From<&str>`) read as a `&str`: equal, ordered
+/// and hashed as its text (so maps keyed by it are looked up by `&str`), deref, borrow,
+/// compare with `str`, `&str` and `String` either way round, print and serialise as the text.
 macro_rules! reads_as_str {
     ($t:ty) => {
+        impl PartialEq for $t {
+            fn eq(&self, other: &$t) -> bool {
+                self.as_str() == other.as_str()
+            }
+        }
+
+        impl Eq for $t {}
+
+        impl PartialOrd for $t {
+            fn partial_cmp(&self, other: &$t) -> Option<std::cmp::Ordering> {
+                Some(self.cmp(other))
+            }
+        }
+
+        impl Ord for $t {
+            fn cmp(&self, other: &$t) -> std::cmp::Ordering {
+                self.as_str().cmp(other.as_str())
+            }
+        }
+
+        impl std::hash::Hash for $t {
+            fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+                self.as_str().hash(h)
+            }
+        }
+
         impl std::ops::Deref for $t {
             type Target = str;
             fn deref(&self) -> &str {
