@@ -152,21 +152,9 @@ mod tests {
 
     fn job(id: &str, user: &str) -> SimJob {
         SimJob::from(crate::sim::JobSpec {
-            id: id.into(),
-            submit: 0,
-            run: 1,
-            walltime: 1,
-            walltime_given: true,
-            request: Request::Procs(1),
-            mem: 0.0,
             user: user.into(),
-            group: "g".into(),
-            account: "".into(),
-            qos: "".into(),
             queue: "default".into(),
-            queue_priority: 0.0,
-            resources: Default::default(),
-            recorded_start: None,
+            ..crate::sim::JobSpec::test(id)
         })
     }
 

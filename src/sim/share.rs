@@ -726,25 +726,12 @@ pub fn auto_resource_group(auto: AutoTree, jobs: &[SimJob]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::workload::Request;
 
     fn job(user: &str, group: &str) -> SimJob {
         SimJob::from(crate::sim::JobSpec {
-            id: "1".into(),
-            submit: 0,
-            run: 1,
-            walltime: 1,
-            walltime_given: true,
-            request: Request::Procs(1),
-            mem: 0.0,
             user: user.into(),
             group: group.into(),
-            account: "".into(),
-            qos: "".into(),
-            queue: "q".into(),
-            queue_priority: 0.0,
-            resources: Default::default(),
-            recorded_start: None,
+            ..crate::sim::JobSpec::test("1")
         })
     }
 

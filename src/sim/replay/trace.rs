@@ -122,21 +122,12 @@ mod tests {
 
     fn job(id: &str, start: i64, run: i64, procs: u32) -> SimJob {
         SimJob::from(crate::sim::JobSpec {
-            id: id.into(),
-            submit: 0,
             run,
             walltime: run,
             walltime_given: false,
             request: Request::Procs(procs),
-            mem: 0.0,
-            user: "u".into(),
-            group: "g".into(),
-            account: "".into(),
-            qos: "".into(),
-            queue: "q".into(),
-            queue_priority: 0.0,
-            resources: Default::default(),
             recorded_start: Some(start),
+            ..crate::sim::JobSpec::test(id)
         })
     }
 
