@@ -1035,49 +1035,51 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     let bars = std::io::stderr()
         .is_terminal()
         .then(indicatif::MultiProgress::new);
-    let results: Vec<Result<RunResult, String>> = specs
-        .par_iter()
-        .enumerate()
-        .map(|(k, f)| {
-            let record = records.as_ref().map(|r| r[k].as_path());
-            let bar = bars.as_ref().map(|m| {
-                let b = m.add(indicatif::ProgressBar::new(w.jobs.len() as u64));
-                b.set_style(
-                    indicatif::ProgressStyle::with_template(
-                        "{prefix:>24} [{bar:40}] {pos}/{len} jobs {elapsed}",
-                    )
-                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-                );
-                b.set_prefix(
-                    f.map(|f| f.source().chars().take(24).collect::<String>())
-                        .unwrap_or_else(|| "fcfs".into()),
-                );
-                b
-            });
-            let cb = |done: usize, _total: usize| {
-                if let Some(b) = &bar {
-                    b.set_position(done as u64);
-                }
-            };
-            let opts = RunOptions {
-                record,
-                record_queue: args.record_queue,
-                series: args.plot.is_some(),
-                progress: Some(&cb),
-            };
-            let r = simulate_setup(
-                &w,
-                &setup,
-                f.map(|f| f as &dyn jobsort::sim::Priority),
-                &opts,
-            )
-            .map_err(|e| e.to_string());
-            if let Some(b) = bar {
-                b.finish();
+    let run_one = |(k, f): (usize, &Option<&CompiledFormula>)| {
+        let record = records.as_ref().map(|r| r[k].as_path());
+        let bar = bars.as_ref().map(|m| {
+            let b = m.add(indicatif::ProgressBar::new(w.jobs.len() as u64));
+            b.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{prefix:>24} [{bar:40}] {pos}/{len} jobs {elapsed}",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            b.set_prefix(
+                f.map(|f| f.source().chars().take(24).collect::<String>())
+                    .unwrap_or_else(|| "fcfs".into()),
+            );
+            b
+        });
+        let cb = |done: usize, _total: usize| {
+            if let Some(b) = &bar {
+                b.set_position(done as u64);
             }
-            r
-        })
-        .collect();
+        };
+        let opts = RunOptions {
+            record,
+            record_queue: args.record_queue,
+            series: args.plot.is_some(),
+            progress: Some(&cb),
+        };
+        let r = simulate_setup(
+            &w,
+            &setup,
+            f.map(|f| f as &dyn jobsort::sim::Priority),
+            &opts,
+        )
+        .map_err(|e| e.to_string());
+        if let Some(b) = bar {
+            b.finish();
+        }
+        r
+    };
+    // Several formulas run side by side; one runs here (no thread pool to start for it).
+    let results: Vec<Result<RunResult, String>> = if specs.len() > 1 {
+        specs.par_iter().enumerate().map(run_one).collect()
+    } else {
+        specs.iter().enumerate().map(run_one).collect()
+    };
     let runs = results
         .into_iter()
         .collect::<Result<Vec<_>, _>>()
