@@ -1,13 +1,12 @@
 //! The `jobsort` command line. Parses arguments (clap), calls the library, prints.
 
-mod alloc;
 mod cli;
 
 use clap::{CommandFactory, Parser};
 use std::process::ExitCode;
 
 #[global_allocator]
-static ALLOC: alloc::HugeLarge = alloc::HugeLarge;
+static ALLOC: jobsort::alloc::HugeLarge = jobsort::alloc::HugeLarge;
 
 fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();

@@ -1,5 +1,7 @@
-//! The command line's allocator: the system's, except that a block of [`LARGE`] bytes or more
-//! is a mapping of its own in transparent huge pages (`madvise(MADV_HUGEPAGE)`).
+//! An allocator for a program to choose: the system's, except that a block of [`LARGE`] bytes
+//! or more is a mapping of its own in transparent huge pages (`madvise(MADV_HUGEPAGE)`). The
+//! `jobsort` binary sets it (`#[global_allocator]`), as do the examples and benches that time
+//! what the binary does.
 //!
 //! A whole `jobsort sim` of LANL-CM5 touches about 22 MB of fresh memory (the jobs, the
 //! schedule, the metrics' vectors): some 5,600 page faults of 4 KiB, each a trap into the
@@ -10,8 +12,8 @@
 //!
 //! Which blocks are mapped here is decided by their layout alone (size at least [`LARGE`],
 //! alignment at most a page), so `dealloc` and `realloc`, which get the layout the block
-//! was made with, know where it came from. The library sets no allocator: an embedding
-//! program keeps its own.
+//! was made with, know where it came from. The library itself sets no allocator: a program
+//! that embeds it keeps its own unless it names this one.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 
@@ -23,6 +25,7 @@ const HUGE: usize = 2 << 20;
 /// The alignment a mapping has (a page).
 const PAGE: usize = 4096;
 
+/// The allocator (a unit: `#[global_allocator] static A: HugeLarge = HugeLarge;`).
 pub struct HugeLarge;
 
 fn mapped(size: usize, align: usize) -> bool {
