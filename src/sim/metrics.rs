@@ -172,15 +172,31 @@ pub fn compute_by_user(
     user_of: &[u32],
     names: &[&str],
 ) -> Metrics {
+    compute_with_user_shares(jobs, start, end, capacity, user_of, names).0
+}
+
+/// [`compute_by_user`], and in the same pass the users' delivered shares against equal
+/// targets: the rows [`shares`] gives with `entity = user_of` and `1 / users` each (the same
+/// sums, in the same order, bit for bit).
+pub fn compute_with_user_shares(
+    jobs: &[SimJob],
+    start: &[Option<i64>],
+    end: &[Option<i64>],
+    capacity: u64,
+    user_of: &[u32],
+    names: &[&str],
+) -> (Metrics, Vec<ShareRow>) {
     let mut waits = Vec::with_capacity(jobs.len());
     let mut bslds = Vec::with_capacity(jobs.len());
     let mut area = 0.0;
-    // Per user (wait sum, started jobs).
-    let mut per_user: Vec<(f64, usize)> = vec![(0.0, 0); names.len()];
+    // Per user: wait sum, started jobs, and core-seconds run (`None`: the user has no job).
+    let mut per_user: Vec<(f64, usize, Option<f64>)> = vec![(0.0, 0, None); names.len()];
     let mut first_submit = None::<i64>;
     let mut last_end = None::<i64>;
     for (i, j) in jobs.iter().enumerate() {
         first_submit = Some(first_submit.map_or(j.submit, |f| f.min(j.submit)));
+        let u = &mut per_user[user_of[i] as usize];
+        let used = u.2.get_or_insert(0.0);
         let (Some(s), Some(e)) = (start[i], end[i]) else {
             continue;
         };
@@ -188,8 +204,9 @@ pub fn compute_by_user(
         let r = (e - s) as f64;
         waits.push(w);
         bslds.push(((w + r) / r.max(BSLD_TAU)).max(1.0));
-        area += j.request.total_cores() as f64 * r;
-        let u = &mut per_user[user_of[i] as usize];
+        let a = j.request.total_cores() as f64 * r;
+        area += a;
+        *used += a;
         u.0 += w;
         u.1 += 1;
         last_end = Some(last_end.map_or(e, |l| l.max(e)));
@@ -211,7 +228,7 @@ pub fn compute_by_user(
     let mean_wait = mean(&waits);
     let mean_bsld = mean(&bslds);
     let [median_wait, p95_wait] = percentiles_select(&mut waits, [0.5, 0.95]);
-    Metrics {
+    let metrics = Metrics {
         mean_wait,
         median_wait,
         p95_wait,
@@ -224,7 +241,10 @@ pub fn compute_by_user(
         },
         makespan,
         jain_user_wait: jain(&user_means),
-    }
+    };
+    let used: Vec<Option<f64>> = per_user.iter().map(|u| u.2).collect();
+    let target = vec![1.0 / names.len().max(1) as f64; names.len()];
+    (metrics, share_rows(&used, area, names, &target))
 }
 
 /// Delivered share per entity against its target: job `i` belongs to entity `entity[i]`,
@@ -248,6 +268,12 @@ pub fn shares(
             total += a;
         }
     }
+    share_rows(&used, total, names, target)
+}
+
+/// The share rows of the entities with a job (`used[e]`, their core-seconds run, of `total`),
+/// sorted by entity name.
+fn share_rows(used: &[Option<f64>], total: f64, names: &[&str], target: &[f64]) -> Vec<ShareRow> {
     let mut rows: Vec<ShareRow> = used
         .iter()
         .enumerate()
@@ -337,6 +363,51 @@ mod tests {
         let (of_job, names) = users(&jobs);
         assert_eq!(names, ["bob", "ann", "cy"]);
         assert_eq!(of_job, [0, 1, 1, 0, 1, 2, 1]);
+    }
+
+    /// The per-user shares of the metrics' pass are [`shares`]' rows with equal targets, bit
+    /// for bit (jobs never started among them).
+    #[test]
+    fn user_shares_in_the_metrics_pass_are_the_shares_rows() {
+        use crate::sim::workload::{JobSpec, Request};
+        let mut x: u64 = 11;
+        let mut next = |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        let users = ["ann", "bob", "cy", "dee", "eve"];
+        let n = 500;
+        let jobs: Vec<SimJob> = (0..n)
+            .map(|i| {
+                SimJob::from(JobSpec {
+                    submit: i as i64 * 3,
+                    request: Request::Procs(1 + next(37) as u32),
+                    user: users[next(5) as usize].into(),
+                    ..JobSpec::test(&i.to_string())
+                })
+            })
+            .collect();
+        let start: Vec<Option<i64>> = jobs
+            .iter()
+            .map(|j| (next(9) != 0).then(|| j.submit + next(1000) as i64))
+            .collect();
+        let end: Vec<Option<i64>> = start
+            .iter()
+            .map(|s| s.map(|s| s + 1 + next(7777) as i64))
+            .collect();
+        let (user_of, names) = self::users(&jobs);
+        let (m, rows) = compute_with_user_shares(&jobs, &start, &end, 64, &user_of, &names);
+        let target = vec![1.0 / names.len() as f64; names.len()];
+        let expected = shares(&jobs, &start, &end, &user_of, &names, &target);
+        assert_eq!(rows.len(), expected.len());
+        for (a, b) in rows.iter().zip(&expected) {
+            assert_eq!(a.entity, b.entity);
+            assert_eq!(a.target.to_bits(), b.target.to_bits(), "{}", a.entity);
+            assert_eq!(a.delivered.to_bits(), b.delivered.to_bits(), "{}", a.entity);
+        }
+        assert!(m.utilization > 0.0 && m.mean_wait > 0.0);
     }
 
     #[test]

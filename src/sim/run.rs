@@ -205,7 +205,7 @@ pub fn result(
     outcome: SimOutcome,
 ) -> RunResult {
     let (user_of, users) = metrics::users(&w.jobs);
-    let m = metrics::compute_by_user(
+    let (m, user_shares) = metrics::compute_with_user_shares(
         &w.jobs,
         &outcome.start,
         &outcome.end,
@@ -226,18 +226,8 @@ pub fn result(
                 &target,
             )
         }
-        _ => {
-            // Per user, equal targets.
-            let target = vec![1.0 / users.len().max(1) as f64; users.len()];
-            metrics::shares(
-                &w.jobs,
-                &outcome.start,
-                &outcome.end,
-                &user_of,
-                &users,
-                &target,
-            )
-        }
+        // Per user, equal targets.
+        _ => user_shares,
     };
     RunResult {
         formula,
