@@ -37,7 +37,12 @@ pub fn parse_time(s: &str) -> Result<f64, String> {
 /// `str::parse` for everything else.
 #[inline]
 pub fn digits(s: &str) -> Option<u64> {
-    let b = s.as_bytes();
+    digit_bytes(s.as_bytes())
+}
+
+/// [`digits`] of bytes (a field of a line already known to be ASCII, not yet made a `str`).
+#[inline]
+pub fn digit_bytes(b: &[u8]) -> Option<u64> {
     if b.is_empty() || b.len() > 19 {
         return None;
     }

@@ -25,7 +25,7 @@ use super::workload::{
     BadRecord, Horizon, JobField, JobSpec, MachineHint, Name, Names, ReadOptions, Request,
     TraceText, Workload, WorkloadError, count as count_of, reject,
 };
-use crate::jobs::units::digits;
+use crate::jobs::units::{digit_bytes, digits};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -164,11 +164,7 @@ impl SwfReader<'_> {
                 self.bad(r)?;
                 continue;
             }
-            let mut fields = [""; 18];
-            for (f, &(s, e)) in fields.iter_mut().zip(&spans[..count.min(18)]) {
-                *f = &text[s..e];
-            }
-            let r = self.job(lineno, &fields[..count.min(18)], count);
+            let r = self.job(lineno, text, &spans[..count.min(18)], count);
             self.bad(r)?;
         }
         Ok(())
@@ -317,17 +313,21 @@ const CLASS: [u8; 256] = {
 /// the nearest — anything else by `str::parse`; not a finite number → `None`.
 #[inline]
 fn number(s: &str) -> Option<f64> {
-    let (negative, body) = match s.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, s),
+    whole_number(s.as_bytes()).or_else(|| s.parse::<f64>().ok().filter(|v| v.is_finite()))
+}
+
+/// [`number`]'s fast path, of a field's bytes: `-?` and 1 to 18 digits, or `None`.
+#[inline]
+fn whole_number(b: &[u8]) -> Option<f64> {
+    let (negative, body) = match b.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, b),
     };
-    if body.len() <= 18
-        && let Some(v) = digits(body)
-    {
-        let v = v as f64;
-        return Some(if negative { -v } else { v });
+    if body.len() > 18 {
+        return None;
     }
-    s.parse::<f64>().ok().filter(|v| v.is_finite())
+    let v = digit_bytes(body)? as f64;
+    Some(if negative { -v } else { v })
 }
 
 /// `v` rounded to the nearest whole number (halves away from 0) as `i64`, saturating: `v.round()
@@ -395,8 +395,15 @@ impl<'a> SwfReader<'a> {
         if let Some(h) = line.strip_prefix(';') {
             return self.header(lineno, h);
         }
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        self.job(lineno, &fields, fields.len())
+        // The fields' byte ranges in `line`, as the ASCII path has them.
+        let spans: Vec<(usize, usize)> = line
+            .split_whitespace()
+            .map(|f| {
+                let s = f.as_ptr() as usize - line.as_ptr() as usize;
+                (s, s + f.len())
+            })
+            .collect();
+        self.job(lineno, line, &spans[..spans.len().min(18)], spans.len())
     }
 
     /// A header line after its `;`: `Label: value` (a label without spaces) is kept, and
@@ -434,8 +441,16 @@ impl<'a> SwfReader<'a> {
         Ok(())
     }
 
-    /// A data line: `fields` are its first 18 fields, `count` how many it has.
-    fn job(&mut self, lineno: usize, fields: &[&str], count: usize) -> Result<(), Bad> {
+    /// A data line: `spans` are the byte ranges in `text` of its first 18 fields, `count`
+    /// how many it has. Only the fields read are made into text (the number fields are read
+    /// from their bytes).
+    fn job(
+        &mut self,
+        lineno: usize,
+        text: &str,
+        spans: &[(usize, usize)],
+        count: usize,
+    ) -> Result<(), Bad> {
         let bad =
             |kind: &'static str, reason: String| Bad::Job(BadRecord::new(lineno, kind, reason));
         // Every data line is a job read: kept, or dropped with its reason.
@@ -446,16 +461,27 @@ impl<'a> SwfReader<'a> {
                 format!("expected 18 fields, found {count}"),
             ));
         }
-        let num = |k: usize| -> Result<f64, Bad> {
-            let s = fields[k - 1];
-            number(s).ok_or_else(|| {
-                bad(
-                    "not a number",
-                    format!("field {k} ({}) is not a number: `{s}`", FIELD_NAMES[k - 1]),
-                )
-            })
+        // Field `k` (from 1) as text, and as a number.
+        let field = |k: usize| {
+            let (s, e) = spans[k - 1];
+            &text[s..e]
         };
-        let id = fields[0];
+        let num = |k: usize| -> Result<f64, Bad> {
+            let (s, e) = spans[k - 1];
+            whole_number(&text.as_bytes()[s..e])
+                .or_else(|| number(field(k)))
+                .ok_or_else(|| {
+                    bad(
+                        "not a number",
+                        format!(
+                            "field {k} ({}) is not a number: `{}`",
+                            FIELD_NAMES[k - 1],
+                            field(k)
+                        ),
+                    )
+                })
+        };
+        let id = field(1);
         if number(id).is_none() && id.parse::<f64>().is_err() {
             return Err(bad(
                 "not a number",
@@ -518,13 +544,13 @@ impl<'a> SwfReader<'a> {
             },
             user: self
                 .users
-                .name(fields[11], &mut self.names, || entity(fields[11], "u")),
+                .name(field(12), &mut self.names, || entity(field(12), "u")),
             group: self
                 .groups
-                .name(fields[12], &mut self.names, || entity(fields[12], "g")),
+                .name(field(13), &mut self.names, || entity(field(13), "g")),
             account: self.empty.clone(),
             qos: self.empty.clone(),
-            queue: self.queues.name(fields[14], &mut self.names, || {
+            queue: self.queues.name(field(15), &mut self.names, || {
                 if queue >= 0.0 {
                     format!("q{}", queue as i64)
                 } else {
