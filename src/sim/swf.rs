@@ -25,8 +25,9 @@ use super::workload::{
     BadRecord, Horizon, JobField, JobSpec, MachineHint, Name, Names, ReadOptions, Request,
     TraceText, Workload, WorkloadError, count as count_of, reject,
 };
-use crate::jobs::units::{digit_bytes, digits};
-use rustc_hash::{FxHashMap, FxHashSet};
+use super::workload::{JobNumbers, plain_digits};
+use crate::jobs::units::digit_bytes;
+use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -610,17 +611,6 @@ fn entity(s: &str, prefix: &str) -> String {
     }
 }
 
-/// The digits of a whole number without leading zeros (`0` itself, `17`; not `017`, `-1`,
-/// `1.0`), as a number below `limit`: the one text that number is written as.
-fn plain_digits(s: &str, limit: usize) -> Option<usize> {
-    let b = s.as_bytes();
-    if b.len() > 9 || (b.first() == Some(&b'0') && b.len() > 1) {
-        return None;
-    }
-    let v = digits(s)? as usize;
-    (v < limit).then_some(v)
-}
-
 /// The names made from one SWF field (user, group, queue), by the field's text: made once per
 /// distinct text and shared by its jobs. The field is an id (`3`, `-1`), so the ids below
 /// 10,000 are looked up by index, other texts by hash.
@@ -658,30 +648,6 @@ impl FieldNames {
                     .clone(),
             },
         }
-    }
-}
-
-/// The job numbers seen, as text: those written as plain digits below 2^24 in a bit set (one
-/// text per number), the others by hash.
-#[derive(Default)]
-struct JobNumbers {
-    bits: Vec<u64>,
-    other: FxHashSet<Box<str>>,
-}
-
-impl JobNumbers {
-    /// Whether `s` is new.
-    fn insert(&mut self, s: &str) -> bool {
-        let Some(n) = plain_digits(s, 1 << 24) else {
-            return !self.other.contains(s) && self.other.insert(s.into());
-        };
-        let (word, bit) = (n / 64, 1u64 << (n % 64));
-        if word >= self.bits.len() {
-            self.bits.resize(word + 1, 0);
-        }
-        let new = self.bits[word] & bit == 0;
-        self.bits[word] |= bit;
-        new
     }
 }
 

@@ -8,6 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 pub use super::names::{JobId, Name, Names, Shared};
+pub(crate) use super::names::{JobNumbers, plain_digits};
 
 /// What a job asks of the cluster.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -320,7 +320,7 @@ impl<'de> serde::de::Visitor<'de> for Jobs<'_, '_> {
 struct JsonList<'f> {
     file: &'f str,
     w: Workload,
-    seen: rustc_hash::FxHashSet<String>,
+    seen: JobNumbers,
     horizon: Horizon,
     /// The users', groups' and queues' names, one text each.
     names: Names,
@@ -421,11 +421,12 @@ impl<'f> JsonList<'f> {
                 _ => num(names),
             }
         };
-        let text_field = |names: &[&str]| -> Result<Option<String>, WorkloadError> {
+        // A text as written (borrowed), or a number's text.
+        let text_field = |names: &[&str]| -> Result<Option<Cow<'_, str>>, WorkloadError> {
             match get(names) {
                 None | Some((_, Field::Null)) => Ok(None),
-                Some((_, Field::Str(s))) => Ok(Some(s.to_string())),
-                Some((_, Field::Number(n))) => Ok(Some(n.to_string())),
+                Some((_, Field::Str(s))) => Ok(Some(Cow::Borrowed(s.as_ref()))),
+                Some((_, Field::Number(n))) => Ok(Some(Cow::Owned(n.to_string()))),
                 Some((k, other)) => Err(err(format!(
                     "`{k}` must be a string, got {}",
                     other.to_value()
@@ -433,11 +434,10 @@ impl<'f> JsonList<'f> {
             }
         };
         let id = text_field(&["id", "Job_Id", "job_id", "jobid"])?
-            .unwrap_or_else(|| (index + 1).to_string());
-        if self.seen.contains(&id) {
+            .unwrap_or_else(|| Cow::Owned((index + 1).to_string()));
+        if !self.seen.insert(&id) {
             return Err(err(format!("duplicate job id `{id}`")));
         }
-        self.seen.insert(id.clone());
         let submit = match num(&["submit", "qrank"])? {
             Some(s) => s,
             None => match get(&["qtime"]) {
@@ -518,13 +518,16 @@ impl<'f> JsonList<'f> {
         let owner = text_field(&["Job_Owner"])?;
         let user = match text_field(&["user", "euser"])? {
             Some(u) => Some(u),
-            None => owner.map(|o| o.split('@').next().unwrap_or_default().to_string()),
+            None => owner.map(|o| match o {
+                Cow::Borrowed(o) => Cow::Borrowed(o.split('@').next().unwrap_or_default()),
+                Cow::Owned(o) => Cow::Owned(o.split('@').next().unwrap_or_default().to_string()),
+            }),
         };
         let group = text_field(&["group", "egroup"])?;
         let queue = text_field(&["queue"])?;
         let (account, qos) = (text_field(&["account"])?, text_field(&["qos"])?);
-        let mut name = |s: Option<String>, default: &Name| match s {
-            Some(s) => self.names.get_owned(s),
+        let mut name = |s: Option<Cow<'_, str>>, default: &Name| match s {
+            Some(s) => self.names.get(&s),
             None => default.clone(),
         };
         let (user, group, account, qos, queue) = (
@@ -535,7 +538,7 @@ impl<'f> JsonList<'f> {
             name(queue, &self.default_queue),
         );
         let job = JobSpec {
-            id: id.into(),
+            id: id.as_ref().into(),
             submit: submit.round() as i64,
             run,
             walltime,
@@ -589,36 +592,69 @@ struct Entry<'a> {
 
 /// The name of a field a job entry may have, as a `'static` string.
 fn job_field(key: &str) -> Option<&'static str> {
-    const NAMES: [&str; 27] = [
-        "id",
-        "Job_Id",
-        "job_id",
-        "jobid",
-        "submit",
-        "qrank",
-        "qtime",
-        "run",
-        "user",
-        "euser",
-        "Job_Owner",
-        "group",
-        "egroup",
-        "account",
-        "qos",
-        "queue",
-        "queue_priority",
-        "start",
-        "ncpus",
-        "procs",
-        "nodect",
-        "nnodes",
-        "ncores",
-        "walltime",
-        "mem",
-        "select",
-        "place",
-    ];
-    NAMES.into_iter().find(|n| *n == key)
+    Some(match key {
+        "id" => "id",
+        "Job_Id" => "Job_Id",
+        "job_id" => "job_id",
+        "jobid" => "jobid",
+        "submit" => "submit",
+        "qrank" => "qrank",
+        "qtime" => "qtime",
+        "run" => "run",
+        "user" => "user",
+        "euser" => "euser",
+        "Job_Owner" => "Job_Owner",
+        "group" => "group",
+        "egroup" => "egroup",
+        "account" => "account",
+        "qos" => "qos",
+        "queue" => "queue",
+        "queue_priority" => "queue_priority",
+        "start" => "start",
+        "ncpus" => "ncpus",
+        "procs" => "procs",
+        "nodect" => "nodect",
+        "nnodes" => "nnodes",
+        "ncores" => "ncores",
+        "walltime" => "walltime",
+        "mem" => "mem",
+        "select" => "select",
+        "place" => "place",
+        _ => return None,
+    })
+}
+
+/// A key of a job entry, told apart as it is parsed (no copy of its text is made).
+enum EntryKey {
+    /// A field the simulator reads ([`job_field`]).
+    Field(&'static str),
+    /// `resources` or `Resource_List`.
+    Resources(&'static str),
+    /// Any other key: its value is skipped.
+    Other,
+}
+
+struct EntryKeySeed;
+
+impl<'de> serde::de::DeserializeSeed<'de> for EntryKeySeed {
+    type Value = EntryKey;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<EntryKey, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl serde::de::Visitor<'_> for EntryKeySeed {
+    type Value = EntryKey;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a key")
+    }
+    fn visit_str<E>(self, key: &str) -> Result<EntryKey, E> {
+        Ok(match key {
+            "resources" => EntryKey::Resources("resources"),
+            "Resource_List" => EntryKey::Resources("Resource_List"),
+            _ => job_field(key).map_or(EntryKey::Other, EntryKey::Field),
+        })
+    }
 }
 
 impl<'de> serde::de::DeserializeSeed<'de> for &mut Entry<'de> {
@@ -639,13 +675,8 @@ impl<'de> serde::de::Visitor<'de> for &mut Entry<'de> {
     }
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         self.object = true;
-        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-            let lists = match key.as_ref() {
-                "resources" => Some("resources"),
-                "Resource_List" => Some("Resource_List"),
-                _ => None,
-            };
-            if let Some(list) = lists {
+        while let Some(key) = map.next_key_seed(EntryKeySeed)? {
+            if let EntryKey::Resources(list) = key {
                 match map.next_value::<Field<'de>>()? {
                     Field::Map(rs) => {
                         for (rk, rv) in rs {
@@ -661,7 +692,7 @@ impl<'de> serde::de::Visitor<'de> for &mut Entry<'de> {
                     }
                     _ => self.bad_resources = Some(list),
                 }
-            } else if let Some(k) = job_field(&key) {
+            } else if let EntryKey::Field(k) = key {
                 self.fields.push((k, map.next_value()?));
             } else {
                 map.next_value::<serde::de::IgnoredAny>()?;

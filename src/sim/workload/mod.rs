@@ -144,4 +144,35 @@ mod tests {
             "f.json: jobs[0]: `run` must be a number, got \"x\""
         );
     }
+
+    /// Job ids are texts: a number id is its text (`7` and `"7"` are one id), `"07"` and
+    /// `"x7"` are others, an entry without an id is its position; a repeated one is the error
+    /// at its entry, in a document and in JSON lines alike.
+    #[test]
+    fn json_job_ids_are_texts_and_a_repeated_one_is_an_error() {
+        let job = |id: &str| format!(r#"{{{id}"submit": 0, "run": 5, "ncpus": 1}}"#);
+        let ok = [
+            job(r#""id": 7, "#),
+            job(r#""id": "07", "#),
+            job(r#""id": "x7", "#),
+            job(""),
+        ];
+        let w = parse_json_jobs(&format!("[{}]", ok.join(",")), "j.json").unwrap();
+        let ids: Vec<String> = w.jobs.iter().map(|j| j.id.to_string()).collect();
+        assert_eq!(ids, ["7", "07", "x7", "4"]);
+        for (text, at) in [
+            (
+                format!("[{},{}]", job(r#""id": 7, "#), job(r#""Job_Id": "7", "#)),
+                "jobs[1]",
+            ),
+            (
+                format!("{}\n{}\n", job(""), job(r#""id": "1", "#)),
+                "line 2",
+            ),
+        ] {
+            let e = parse_json_jobs(&text, "j.json").unwrap_err().to_string();
+            let id = if at == "line 2" { "1" } else { "7" };
+            assert_eq!(e, format!("j.json: {at}: duplicate job id `{id}`"));
+        }
+    }
 }

@@ -304,6 +304,42 @@ macro_rules! reads_as_str {
 reads_as_str!(Name);
 reads_as_str!(JobId);
 
+/// The digits of a whole number without leading zeros (`0` itself, `17`; not `017`, `-1`,
+/// `1.0`), as a number below `limit`: the one text that number is written as.
+pub(crate) fn plain_digits(s: &str, limit: usize) -> Option<usize> {
+    let b = s.as_bytes();
+    if b.len() > 9 || (b.first() == Some(&b'0') && b.len() > 1) {
+        return None;
+    }
+    let v = crate::jobs::units::digits(s)? as usize;
+    (v < limit).then_some(v)
+}
+
+/// The job ids a reader has seen, as texts (a duplicate is an error: SWF job numbers, JSON
+/// ids): those written as plain digits below 2^24 in a bit set (one text per number), the
+/// others by hash.
+#[derive(Default)]
+pub(crate) struct JobNumbers {
+    bits: Vec<u64>,
+    other: FxHashSet<Box<str>>,
+}
+
+impl JobNumbers {
+    /// Whether `s` is new.
+    pub(crate) fn insert(&mut self, s: &str) -> bool {
+        let Some(n) = plain_digits(s, 1 << 24) else {
+            return !self.other.contains(s) && self.other.insert(s.into());
+        };
+        let (word, bit) = (n / 64, 1u64 << (n % 64));
+        if word >= self.bits.len() {
+            self.bits.resize(word + 1, 0);
+        }
+        let new = self.bits[word] & bit == 0;
+        self.bits[word] |= bit;
+        new
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
