@@ -27,10 +27,6 @@ use jobsort::{Catalog, Formula};
 use std::path::Path;
 use std::time::Instant;
 
-// As the `jobsort` binary allocates (large blocks in huge pages): its core, timed.
-#[global_allocator]
-static ALLOC: jobsort::alloc::HugeLarge = jobsort::alloc::HugeLarge;
-
 const TRACES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/traces");
 
 fn main() {

@@ -14,8 +14,6 @@
 //! - [`slurm`]: `slurm.conf`, Slurm's multifactor priority and flux-accounting's
 //!   `mf_priority` as formulas in their catalogs.
 //! - [`capi`]: the C ABI (`include/jobsort.h`).
-//! - [`alloc`]: an allocator that puts large blocks in huge pages, for a program to choose
-//!   (the `jobsort` binary does; the library sets none).
 //!
 //! The library never prints; the `jobsort` binary does.
 //!
@@ -55,7 +53,6 @@
 //! # }
 //! ```
 
-pub mod alloc;
 pub mod catalog;
 pub mod fairshare;
 pub mod formula;

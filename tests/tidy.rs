@@ -460,23 +460,6 @@ const ABOVE_SCHEMA: &[&str] = &[
 ];
 
 const FORBIDDEN: &[(&str, &[&str])] = &[
-    // The allocator stands below everything: std and libc only.
-    (
-        "alloc",
-        &[
-            "catalog",
-            "table",
-            "formula",
-            "jobs",
-            "sim",
-            "fairshare",
-            "limits",
-            "rank",
-            "capi",
-            "pbs",
-            "slurm",
-        ],
-    ),
     ("catalog", ABOVE_SCHEMA),
     ("table", ABOVE_SCHEMA),
     (

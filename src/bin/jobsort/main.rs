@@ -5,9 +5,6 @@ mod cli;
 use clap::{CommandFactory, Parser};
 use std::process::ExitCode;
 
-#[global_allocator]
-static ALLOC: jobsort::alloc::HugeLarge = jobsort::alloc::HugeLarge;
-
 fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let mut command = cli::Cli::command();
