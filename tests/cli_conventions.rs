@@ -47,7 +47,7 @@ fn a_closed_stdout_pipe_ends_every_subcommand_quietly() {
     let events = repo_file("examples/limit_events.jsonl");
     let rg = repo_file("examples/resource_group");
     let usage = repo_file("examples/usage.json");
-    let runs: [&[&str]; 10] = [
+    let runs: [&[&str]; 11] = [
         &["rank", "ncpus", "--jobs", &jobs],
         &["rank", "ncpus", "--jobs", &jobs, "--format", "csv"],
         &["eval", "ncpus", "--jobs", &jobs, "--format", "json"],
@@ -55,6 +55,8 @@ fn a_closed_stdout_pipe_ends_every_subcommand_quietly() {
         &[
             "sim", "--trace", &trace, "--first", "30", "--format", "json",
         ],
+        // The recording on stdout, the report on stderr.
+        &["sim", "--trace", &trace, "--first", "30", "--record", "-"],
         &["replay", rec, "--verify"],
         &["replay", rec, "--formula", "-walltime", "--per-round"],
         &["limits", "--config", &limits, "--events", &events],

@@ -35,8 +35,14 @@ pub enum RunError {
     Setup(#[from] SetupError),
     #[error(transparent)]
     Sim(#[from] SimError),
+    /// Writing the recording failed: its path, the error's text and kind (a reader that
+    /// closed the pipe it reads is `BrokenPipe`).
     #[error("{path}: {message}")]
-    Io { path: String, message: String },
+    Io {
+        path: String,
+        message: String,
+        kind: std::io::ErrorKind,
+    },
 }
 
 /// What to do besides simulating.
@@ -145,6 +151,7 @@ pub fn simulate_setup(
     let io_err = |p: &Path, e: std::io::Error| RunError::Io {
         path: p.display().to_string(),
         message: e.to_string(),
+        kind: e.kind(),
     };
     let mut recorder = match opts.record {
         Some(p) => {

@@ -24,7 +24,7 @@ use jobsort::sim::cluster::{Cluster, Machine};
 use jobsort::sim::fidelity::{self, Fidelity};
 use jobsort::sim::limit::LimitsSpec;
 use jobsort::sim::plot::{PlotRun, render_png, render_svg};
-use jobsort::sim::run::{RunOptions, RunResult, simulate_setup};
+use jobsort::sim::run::{RunError, RunOptions, RunResult, simulate_setup};
 use jobsort::sim::scheduler::{drop_oversized, drop_unfitting};
 use jobsort::sim::setup::{Setup, check_decay};
 use jobsort::sim::share::{AutoTree, FairshareConfig, UsageRes, entity_of};
@@ -1067,24 +1067,31 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
             &setup,
             f.map(|f| f as &dyn jobsort::sim::Priority),
             &opts,
-        )
-        .map_err(|e| e.to_string());
+        );
         if let Some(b) = bar {
             b.finish();
         }
         r
     };
     // Several formulas run side by side; one runs here (no thread pool to start for it).
-    let results: Vec<Result<RunResult, String>> = if specs.len() > 1 {
+    let results: Vec<Result<RunResult, RunError>> = if specs.len() > 1 {
         specs.par_iter().enumerate().map(run_one).collect()
     } else {
         specs.iter().enumerate().map(run_one).collect()
     };
+    let to_stdout = args.record.as_deref() == Some(Path::new("-"));
     let runs = results
         .into_iter()
         .collect::<Result<Vec<_>, _>>()
-        .map_err(Failure::invalid)?;
-    let to_stdout = args.record.as_deref() == Some(Path::new("-"));
+        .map_err(|e| match e {
+            // A recording on stdout whose reader closed the pipe (`--record - | head`) ends
+            // the run as a closed stdout does: quietly.
+            RunError::Io {
+                kind: std::io::ErrorKind::BrokenPipe,
+                ..
+            } if to_stdout => Failure::Output(std::io::ErrorKind::BrokenPipe.into()),
+            e => Failure::invalid(e.to_string()),
+        })?;
     if to_stdout {
         note("recording written to stdout (the report follows on stderr)");
     } else if let Some(records) = &records {
