@@ -172,10 +172,10 @@ pub fn compute_by_user(
     user_of: &[u32],
     names: &[&str],
 ) -> Metrics {
-    compute_with_user_shares(jobs, start, end, capacity, user_of, names).0
+    metrics_pass(jobs, start, end, capacity, user_of, names).0
 }
 
-/// [`compute_by_user`], and in the same pass the users' delivered shares against equal
+/// [`compute_by_user`], and from the same pass the users' delivered shares against equal
 /// targets: the rows [`shares`] gives with `entity = user_of` and `1 / users` each (the same
 /// sums, in the same order, bit for bit).
 pub fn compute_with_user_shares(
@@ -186,6 +186,21 @@ pub fn compute_with_user_shares(
     user_of: &[u32],
     names: &[&str],
 ) -> (Metrics, Vec<ShareRow>) {
+    let (metrics, used, area) = metrics_pass(jobs, start, end, capacity, user_of, names);
+    let target = vec![1.0 / names.len().max(1) as f64; names.len()];
+    (metrics, share_rows(&used, area, names, &target))
+}
+
+/// The one pass over the jobs behind [`compute_by_user`] and [`compute_with_user_shares`]: the
+/// metrics, each user's core-seconds run (`None`: the user has no job) and their sum.
+fn metrics_pass(
+    jobs: &[SimJob],
+    start: &[Option<i64>],
+    end: &[Option<i64>],
+    capacity: u64,
+    user_of: &[u32],
+    names: &[&str],
+) -> (Metrics, Vec<Option<f64>>, f64) {
     let mut waits = Vec::with_capacity(jobs.len());
     let mut bslds = Vec::with_capacity(jobs.len());
     let mut area = 0.0;
@@ -242,9 +257,8 @@ pub fn compute_with_user_shares(
         makespan,
         jain_user_wait: jain(&user_means),
     };
-    let used: Vec<Option<f64>> = per_user.iter().map(|u| u.2).collect();
-    let target = vec![1.0 / names.len().max(1) as f64; names.len()];
-    (metrics, share_rows(&used, area, names, &target))
+    let used = per_user.iter().map(|u| u.2).collect();
+    (metrics, used, area)
 }
 
 /// Delivered share per entity against its target: job `i` belongs to entity `entity[i]`,

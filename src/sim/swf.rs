@@ -314,7 +314,12 @@ const CLASS: [u8; 256] = {
 /// the nearest — anything else by `str::parse`; not a finite number → `None`.
 #[inline]
 fn number(s: &str) -> Option<f64> {
-    whole_number(s.as_bytes()).or_else(|| s.parse::<f64>().ok().filter(|v| v.is_finite()))
+    whole_number(s.as_bytes()).or_else(|| parsed(s))
+}
+
+/// [`number`]'s slow path: `str::parse`, finite values only.
+fn parsed(s: &str) -> Option<f64> {
+    s.parse::<f64>().ok().filter(|v| v.is_finite())
 }
 
 /// [`number`]'s fast path, of a field's bytes: `-?` and 1 to 18 digits, or `None`.
@@ -470,7 +475,7 @@ impl<'a> SwfReader<'a> {
         let num = |k: usize| -> Result<f64, Bad> {
             let (s, e) = spans[k - 1];
             whole_number(&text.as_bytes()[s..e])
-                .or_else(|| number(field(k)))
+                .or_else(|| parsed(field(k)))
                 .ok_or_else(|| {
                     bad(
                         "not a number",

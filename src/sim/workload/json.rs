@@ -518,10 +518,7 @@ impl<'f> JsonList<'f> {
         let owner = text_field(&["Job_Owner"])?;
         let user = match text_field(&["user", "euser"])? {
             Some(u) => Some(u),
-            None => owner.map(|o| match o {
-                Cow::Borrowed(o) => Cow::Borrowed(o.split('@').next().unwrap_or_default()),
-                Cow::Owned(o) => Cow::Owned(o.split('@').next().unwrap_or_default().to_string()),
-            }),
+            None => owner.map(|o| Cow::Owned(o.split('@').next().unwrap_or_default().to_string())),
         };
         let group = text_field(&["group", "egroup"])?;
         let queue = text_field(&["queue"])?;
@@ -592,36 +589,36 @@ struct Entry<'a> {
 
 /// The name of a field a job entry may have, as a `'static` string.
 fn job_field(key: &str) -> Option<&'static str> {
-    Some(match key {
-        "id" => "id",
-        "Job_Id" => "Job_Id",
-        "job_id" => "job_id",
-        "jobid" => "jobid",
-        "submit" => "submit",
-        "qrank" => "qrank",
-        "qtime" => "qtime",
-        "run" => "run",
-        "user" => "user",
-        "euser" => "euser",
-        "Job_Owner" => "Job_Owner",
-        "group" => "group",
-        "egroup" => "egroup",
-        "account" => "account",
-        "qos" => "qos",
-        "queue" => "queue",
-        "queue_priority" => "queue_priority",
-        "start" => "start",
-        "ncpus" => "ncpus",
-        "procs" => "procs",
-        "nodect" => "nodect",
-        "nnodes" => "nnodes",
-        "ncores" => "ncores",
-        "walltime" => "walltime",
-        "mem" => "mem",
-        "select" => "select",
-        "place" => "place",
-        _ => return None,
-    })
+    const NAMES: [&str; 27] = [
+        "id",
+        "Job_Id",
+        "job_id",
+        "jobid",
+        "submit",
+        "qrank",
+        "qtime",
+        "run",
+        "user",
+        "euser",
+        "Job_Owner",
+        "group",
+        "egroup",
+        "account",
+        "qos",
+        "queue",
+        "queue_priority",
+        "start",
+        "ncpus",
+        "procs",
+        "nodect",
+        "nnodes",
+        "ncores",
+        "walltime",
+        "mem",
+        "select",
+        "place",
+    ];
+    NAMES.into_iter().find(|n| *n == key)
 }
 
 /// A key of a job entry, told apart as it is parsed (no copy of its text is made).
