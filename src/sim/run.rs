@@ -212,37 +212,29 @@ pub fn result(
     outcome: SimOutcome,
 ) -> RunResult {
     let (user_of, users) = metrics::users(&w.jobs);
-    let (m, shares) = match (&outcome.tree, &outcome.leaves) {
+    let (m, user_shares) = metrics::compute_with_user_shares(
+        &w.jobs,
+        &outcome.start,
+        &outcome.end,
+        outcome.capacity,
+        &user_of,
+        &users,
+    );
+    let shares = match (&outcome.tree, &outcome.leaves) {
         (Some(tree), Some(leaves)) => {
             let names: Vec<&str> = (0..tree.len() as u32).map(|i| tree.name(i)).collect();
             let target: Vec<f64> = (0..tree.len() as u32).map(|i| tree.target(i)).collect();
-            let m = metrics::compute_by_user(
-                &w.jobs,
-                &outcome.start,
-                &outcome.end,
-                outcome.capacity,
-                &user_of,
-                &users,
-            );
-            let shares = metrics::shares(
+            metrics::shares(
                 &w.jobs,
                 &outcome.start,
                 &outcome.end,
                 leaves,
                 &names,
                 &target,
-            );
-            (m, shares)
+            )
         }
         // Per user, equal targets: from the metrics' own pass.
-        _ => metrics::compute_with_user_shares(
-            &w.jobs,
-            &outcome.start,
-            &outcome.end,
-            outcome.capacity,
-            &user_of,
-            &users,
-        ),
+        _ => user_shares,
     };
     RunResult {
         formula,
