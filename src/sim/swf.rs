@@ -132,6 +132,7 @@ pub fn read_swf_with<R: std::io::Read>(
         if let Err(e) = reader.lines(lines) {
             return Err(text.drain(e));
         }
+        text.fault_ahead(&reader.w.jobs);
     }
     Ok(reader.finish())
 }

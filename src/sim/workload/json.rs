@@ -120,6 +120,7 @@ pub fn read_json_jobs<R: Read>(
             if let Err(e) = list.lines(piece, &mut line) {
                 return Err(text.drain(e));
             }
+            text.fault_ahead(&list.w.jobs);
         }
     }
     list.w.finish();
