@@ -339,7 +339,7 @@ struct JsonList<'f> {
 
 /// The PBS resources that are chunk specifications, not values (`Resource_List.select`,
 /// `Resource_List.place`): the job's request, not custom resources.
-const NOT_VALUES: [&str; 2] = ["select", "place"];
+const NOT_VALUES: [Key; 2] = keys!["select", "place"];
 
 impl<'f> JsonList<'f> {
     fn new(file: &'f str) -> Self {
@@ -394,14 +394,14 @@ impl<'f> JsonList<'f> {
             return Err(err(format!("`{k}` must be an object")));
         }
         let (fields, custom) = (&e.fields, &e.custom);
-        let get = |names: &[&str]| -> Option<(&str, &Field)> {
+        let get = |names: &[Key]| -> Option<(&str, &Field)> {
             fields
                 .iter()
                 .rev()
                 .find(|(k, _)| names.contains(k))
-                .map(|(k, v)| (*k, v))
+                .map(|(k, v)| (k.name(), v))
         };
-        let num = |names: &[&str]| -> Result<Option<f64>, WorkloadError> {
+        let num = |names: &[Key]| -> Result<Option<f64>, WorkloadError> {
             match get(names) {
                 None | Some((_, Field::Null)) => Ok(None),
                 Some((_, Field::Number(n))) => Ok(n.as_f64()),
@@ -412,7 +412,7 @@ impl<'f> JsonList<'f> {
             }
         };
         // A number, or a PBS string (`01:30:00`, `4gb`) read by `parse`.
-        let pbs = |names: &[&str],
+        let pbs = |names: &[Key],
                    parse: fn(&str) -> Result<f64, String>|
          -> Result<Option<f64>, WorkloadError> {
             match get(names) {
@@ -423,7 +423,7 @@ impl<'f> JsonList<'f> {
             }
         };
         // A text as written (borrowed), or a number's text.
-        let text_field = |names: &[&str]| -> Result<Option<Cow<'_, str>>, WorkloadError> {
+        let text_field = |names: &[Key]| -> Result<Option<Cow<'_, str>>, WorkloadError> {
             match get(names) {
                 None | Some((_, Field::Null)) => Ok(None),
                 Some((_, Field::Str(s))) => Ok(Some(Cow::Borrowed(s.as_ref()))),
@@ -434,41 +434,41 @@ impl<'f> JsonList<'f> {
                 ))),
             }
         };
-        let id = text_field(&["id", "Job_Id", "job_id", "jobid"])?
+        let id = text_field(&keys!["id", "Job_Id", "job_id", "jobid"])?
             .unwrap_or_else(|| Cow::Owned((index + 1).to_string()));
         if !self.seen.insert(&id) {
             return Err(err(format!("duplicate job id `{id}`")));
         }
-        let submit = match num(&["submit", "qrank"])? {
+        let submit = match num(&keys!["submit", "qrank"])? {
             Some(s) => s,
-            None => match get(&["qtime"]) {
+            None => match get(&keys!["qtime"]) {
                 Some((_, Field::Str(s))) => parse_plain_number(s)
                     .or_else(|| parse_ctime(s))
                     .ok_or_else(|| err(format!("`qtime`: `{s}` is not a time stamp")))?,
-                _ => num(&["qtime"])?.ok_or_else(|| err("missing `submit`".into()))?,
+                _ => num(&keys!["qtime"])?.ok_or_else(|| err("missing `submit`".into()))?,
             },
         };
-        let run = num(&["run"])?.ok_or_else(|| err("missing `run`".into()))?;
+        let run = num(&keys!["run"])?.ok_or_else(|| err("missing `run`".into()))?;
         let counted = |k: &str, v: f64| count(v).map_err(|e| err(format!("`{k}`: {}", e.reason)));
-        let nodes = get(&["nodect", "nnodes"]).map_or("nodect", |(k, _)| k);
-        let cpus = get(&["ncpus", "procs"]).map_or("ncpus", |(k, _)| k);
+        let nodes = get(&keys!["nodect", "nnodes"]).map_or("nodect", |(k, _)| k);
+        let cpus = get(&keys!["ncpus", "procs"]).map_or("ncpus", |(k, _)| k);
         // `select` (with `place`): chunks placed as written when they ask for more than
         // cores or the job gives no processors; else the shapes below, as the accounting
         // reader does.
-        let select = match text_field(&["select"])? {
+        let select = match text_field(&keys!["select"])? {
             Some(text) => {
-                let place = text_field(&["place"])?;
+                let place = text_field(&keys!["place"])?;
                 let s = select_request(&text, place.as_deref())
                     .map_err(|e| err(format!("`select`: {e}")))?;
-                let no_procs = get(&["ncpus", "procs"]).is_none();
+                let no_procs = get(&keys!["ncpus", "procs"]).is_none();
                 (s.asks_beyond_cores() || no_procs).then(|| Request::Select(Arc::new(s)))
             }
             None => None,
         };
         let request = match (
-            num(&["ncpus", "procs"])?,
-            num(&["nodect", "nnodes"])?,
-            num(&["ncores"])?,
+            num(&keys!["ncpus", "procs"])?,
+            num(&keys!["nodect", "nnodes"])?,
+            num(&keys!["ncores"])?,
         ) {
             _ if select.is_some() => select,
             (_, Some(n), Some(c)) if n >= 1.0 && c >= 1.0 => Some(Request::Nodes {
@@ -503,7 +503,7 @@ impl<'f> JsonList<'f> {
             self.w.report.drop_job("no processors");
             return Ok(());
         };
-        let (walltime, given) = match pbs(&["walltime"], parse_time)? {
+        let (walltime, given) = match pbs(&keys!["walltime"], parse_time)? {
             Some(wt) if wt > 0.0 => (wt.round() as i64, true),
             _ => (run, false),
         };
@@ -516,14 +516,14 @@ impl<'f> JsonList<'f> {
                 _ => return Err(err(format!("resource `{k}` must be a number"))),
             }
         }
-        let owner = text_field(&["Job_Owner"])?;
-        let user = match text_field(&["user", "euser"])? {
+        let owner = text_field(&keys!["Job_Owner"])?;
+        let user = match text_field(&keys!["user", "euser"])? {
             Some(u) => Some(u),
             None => owner.map(|o| Cow::Owned(o.split('@').next().unwrap_or_default().to_string())),
         };
-        let group = text_field(&["group", "egroup"])?;
-        let queue = text_field(&["queue"])?;
-        let (account, qos) = (text_field(&["account"])?, text_field(&["qos"])?);
+        let group = text_field(&keys!["group", "egroup"])?;
+        let queue = text_field(&keys!["queue"])?;
+        let (account, qos) = (text_field(&keys!["account"])?, text_field(&keys!["qos"])?);
         let mut name = |s: Option<Cow<'_, str>>, default: &Name| match s {
             Some(s) => self.names.get(&s),
             None => default.clone(),
@@ -542,15 +542,15 @@ impl<'f> JsonList<'f> {
             walltime,
             walltime_given: given,
             request: request.clone(),
-            mem: pbs(&["mem"], parse_size)?.unwrap_or(0.0),
+            mem: pbs(&keys!["mem"], parse_size)?.unwrap_or(0.0),
             user,
             group,
             account,
             qos,
             queue,
-            queue_priority: num(&["queue_priority"])?.unwrap_or(0.0),
+            queue_priority: num(&keys!["queue_priority"])?.unwrap_or(0.0),
             resources,
-            recorded_start: num(&["start"])?.map(|s| s.round() as i64),
+            recorded_start: num(&keys!["start"])?.map(|s| s.round() as i64),
         };
         self.horizon.add(&job).map_err(|e| {
             let name = match e.field {
@@ -571,7 +571,7 @@ impl<'f> JsonList<'f> {
 }
 
 /// The resources a [`SimJob`] holds in its own fields (the rest go to `resources`).
-const RESOURCE_FIELDS: [&str; 7] = [
+const RESOURCE_FIELDS: [Key; 7] = keys![
     "ncpus", "procs", "nodect", "nnodes", "ncores", "walltime", "mem",
 ];
 
@@ -582,50 +582,109 @@ const RESOURCE_FIELDS: [&str; 7] = [
 struct Entry<'a> {
     /// Whether the entry is an object.
     object: bool,
-    fields: Vec<(&'static str, Field<'a>)>,
+    fields: Vec<(Key, Field<'a>)>,
     custom: Vec<(Cow<'a, str>, Field<'a>)>,
     /// `resources` or `Resource_List` when it was not an object.
     bad_resources: Option<&'static str>,
 }
 
-/// The name of a field a job entry may have, as a `'static` string.
-fn job_field(key: &str) -> Option<&'static str> {
-    const NAMES: [&str; 27] = [
-        "id",
-        "Job_Id",
-        "job_id",
-        "jobid",
-        "submit",
-        "qrank",
-        "qtime",
-        "run",
-        "user",
-        "euser",
-        "Job_Owner",
-        "group",
-        "egroup",
-        "account",
-        "qos",
-        "queue",
-        "queue_priority",
-        "start",
-        "ncpus",
-        "procs",
-        "nodect",
-        "nnodes",
-        "ncores",
-        "walltime",
-        "mem",
-        "select",
-        "place",
-    ];
-    NAMES.into_iter().find(|n| *n == key)
+/// The fields a job entry may have, in one list: their names ([`FIELDS`], where a [`Key`] is
+/// one by its place) and the look-up of a key's text ([`job_field`], comparisons with
+/// constant names, which the compiler makes a few word compares each).
+macro_rules! fields {
+    ($($name:literal),+ $(,)?) => {
+        const FIELDS: [&str; [$($name),+].len()] = [$($name),+];
+
+        /// The field a job entry's key names, if it is one.
+        fn job_field(key: &str) -> Option<Key> {
+            let mut k = 0;
+            $(
+                if key == $name {
+                    return Some(Key(k));
+                }
+                k += 1;
+            )+
+            let _ = k;
+            None
+        }
+    };
 }
+
+fields![
+    "id",
+    "Job_Id",
+    "job_id",
+    "jobid",
+    "submit",
+    "qrank",
+    "qtime",
+    "run",
+    "user",
+    "euser",
+    "Job_Owner",
+    "group",
+    "egroup",
+    "account",
+    "qos",
+    "queue",
+    "queue_priority",
+    "start",
+    "ncpus",
+    "procs",
+    "nodect",
+    "nnodes",
+    "ncores",
+    "walltime",
+    "mem",
+    "select",
+    "place",
+];
+
+/// A field a job entry may have ([`FIELDS`]): an entry's fields are found by comparing
+/// these, not their names' text (a look-up by name per field and entry was a seventh of
+/// reading LANL-CM5 as JSON lines, in `memcmp`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Key(u8);
+
+impl Key {
+    /// The field named `name`; a name not in [`FIELDS`] does not compile (made in `const`
+    /// blocks: [`keys!`]).
+    const fn of(name: &str) -> Key {
+        let mut k = 0;
+        while k < FIELDS.len() {
+            let f = FIELDS[k].as_bytes();
+            let n = name.as_bytes();
+            if f.len() == n.len() {
+                let mut i = 0;
+                while i < n.len() && f[i] == n[i] {
+                    i += 1;
+                }
+                if i == n.len() {
+                    return Key(k as u8);
+                }
+            }
+            k += 1;
+        }
+        panic!("not a job entry's field")
+    }
+
+    fn name(self) -> &'static str {
+        FIELDS[self.0 as usize]
+    }
+}
+
+/// The [`Key`]s of field names, made at compile time: `keys!["ncpus", "procs"]`.
+macro_rules! keys {
+    ($($name:literal),+ $(,)?) => {
+        [$(const { Key::of($name) }),+]
+    };
+}
+use keys;
 
 /// A key of a job entry, told apart as it is parsed (no copy of its text is made).
 enum EntryKey {
     /// A field the simulator reads ([`job_field`]).
-    Field(&'static str),
+    Field(Key),
     /// `resources` or `Resource_List`.
     Resources(&'static str),
     /// Any other key: its value is skipped.
@@ -678,13 +737,13 @@ impl<'de> serde::de::Visitor<'de> for &mut Entry<'de> {
                 match map.next_value::<Field<'de>>()? {
                     Field::Map(rs) => {
                         for (rk, rv) in rs {
-                            if let Some(r) = NOT_VALUES.into_iter().find(|r| *r == rk) {
-                                self.fields.push((r, rv));
-                                continue;
-                            }
-                            match RESOURCE_FIELDS.into_iter().find(|r| *r == rk) {
-                                Some(r) => self.fields.push((r, rv)),
-                                None => self.custom.push((rk, rv)),
+                            match job_field(&rk) {
+                                Some(r)
+                                    if NOT_VALUES.contains(&r) || RESOURCE_FIELDS.contains(&r) =>
+                                {
+                                    self.fields.push((r, rv))
+                                }
+                                _ => self.custom.push((rk, rv)),
                             }
                         }
                     }
