@@ -179,8 +179,12 @@ impl<'a> State<'a> {
         let mut sizes = SizeSet::new(largest.min(1 << 20));
         // Queued jobs in submit order; started ones leave it at the end of their round.
         let mut queue: Vec<u32> = Vec::new();
-        // Running jobs by requested end, then submit order (sorted).
+        // Running jobs by requested end, then submit order (sorted), for the shadow time:
+        // kept only while something is queued (`tracked`), made again from the heap of ends
+        // when a shadow time is next needed. Most jobs of a lightly loaded machine start as
+        // they come, and keeping the list for them was most of what EASY cost beyond strict.
         let mut by_end: Vec<(i64, u32)> = Vec::new();
+        let mut tracked = false;
         let mut started: Vec<u32> = Vec::new();
         while let Some(t) = self.next_time() {
             while let Some(&Reverse((e, j))) = self.ends.peek() {
@@ -191,9 +195,11 @@ impl<'a> State<'a> {
                 let j = j as u32; // an index (EASY's heap holds indices)
                 let p = self.packed[j as usize];
                 self.free += p.cores;
-                let key = (self.start[j as usize].unwrap_or(0) + p.walltime, j);
-                if let Ok(k) = by_end.binary_search(&key) {
-                    by_end.remove(k);
+                if tracked {
+                    let key = (self.start[j as usize].unwrap_or(0) + p.walltime, j);
+                    if let Ok(k) = by_end.binary_search(&key) {
+                        by_end.remove(k);
+                    }
                 }
             }
             let first = self.submitted;
@@ -223,6 +229,16 @@ impl<'a> State<'a> {
                 }
                 if let Some(need) = top {
                     let (at, then) = shadow.get_or_insert_with(|| {
+                        if !tracked {
+                            let (start, packed) = (&self.start, &self.packed);
+                            by_end.clear();
+                            by_end.extend(self.ends.iter().map(|&Reverse((_, r))| {
+                                let r = r as usize;
+                                (start[r].unwrap_or(0) + packed[r].walltime, r as u32)
+                            }));
+                            by_end.sort_unstable();
+                            tracked = true;
+                        }
                         let mut then = self.free;
                         for &(e, r) in &by_end {
                             then += self.packed[r as usize].cores;
@@ -245,9 +261,11 @@ impl<'a> State<'a> {
                 self.start[j as usize] = Some(t);
                 self.end[j as usize] = Some(e);
                 self.ends.push(Reverse((e, u64::from(j))));
-                let key = (t + p.walltime, j);
-                let k = by_end.partition_point(|x| *x < key);
-                by_end.insert(k, key);
+                if tracked {
+                    let key = (t + p.walltime, j);
+                    let k = by_end.partition_point(|x| *x < key);
+                    by_end.insert(k, key);
+                }
                 started.push(j);
             }
             if !started.is_empty() {
@@ -256,6 +274,9 @@ impl<'a> State<'a> {
                 }
                 let start = &self.start;
                 queue.retain(|&j| start[j as usize].is_none());
+                if queue.is_empty() {
+                    tracked = false;
+                }
             }
         }
     }
