@@ -2,15 +2,21 @@
 
 mod cli;
 
-use clap::{CommandFactory, Parser};
+use clap::{CommandFactory, FromArgMatches};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    // Built once: for the check below, then to parse (`Cli::parse_from` would make and build
+    // the command again, a third of what clap takes here).
     let mut command = cli::Cli::command();
     command.build();
     if let Err(e) = cli::formula_args::check_formula_position(&command, &args) {
         e.exit();
     }
-    cli::run(cli::Cli::parse_from(args))
+    let cli = command
+        .try_get_matches_from_mut(args)
+        .and_then(|mut matches| cli::Cli::from_arg_matches_mut(&mut matches))
+        .unwrap_or_else(|e| e.format(&mut command).exit());
+    cli::run(cli)
 }
