@@ -1268,7 +1268,8 @@ mod fault_ahead_tests {
     }
 
     /// The window's pages are mapped, nothing in the vector changes, a moved window starts
-    /// over, and an unmapped range stops faulting in (without a fault of the caller's).
+    /// over, and a range that cannot be written stops faulting in (without a fault of the
+    /// caller's).
     #[test]
     fn faulting_ahead_maps_the_window_and_changes_no_bytes() {
         // SAFETY: sysconf has no preconditions.
