@@ -394,12 +394,15 @@ impl<'f> JsonList<'f> {
             return Err(err(format!("`{k}` must be an object")));
         }
         let (fields, custom) = (&e.fields, &e.custom);
+        // The last field given by one of `names` (a later spelling wins).
         let get = |names: &[Key]| -> Option<(&str, &Field)> {
-            fields
+            let at = names
                 .iter()
-                .rev()
-                .find(|(k, _)| names.contains(k))
-                .map(|(k, v)| (k.name(), v))
+                .map(|k| e.last[k.0 as usize])
+                .max()?
+                .checked_sub(1)?;
+            let (k, v) = &fields[at as usize];
+            Some((k.name(), v))
         };
         let num = |names: &[Key]| -> Result<Option<f64>, WorkloadError> {
             match get(names) {
@@ -583,9 +586,19 @@ struct Entry<'a> {
     /// Whether the entry is an object.
     object: bool,
     fields: Vec<(Key, Field<'a>)>,
+    /// Where each field was given last: its place in `fields` plus one (0: not given).
+    last: [u32; FIELDS.len()],
     custom: Vec<(Cow<'a, str>, Field<'a>)>,
     /// `resources` or `Resource_List` when it was not an object.
     bad_resources: Option<&'static str>,
+}
+
+impl<'a> Entry<'a> {
+    fn push(&mut self, k: Key, v: Field<'a>) {
+        self.fields.push((k, v));
+        // An entry holds fewer than 2^32 fields: it is in memory, at 32 bytes or more each.
+        self.last[k.0 as usize] = self.fields.len() as u32;
+    }
 }
 
 /// The fields a job entry may have, in one list: their names ([`FIELDS`], where a [`Key`] is
@@ -719,6 +732,7 @@ impl<'de> serde::de::DeserializeSeed<'de> for &mut Entry<'de> {
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         self.object = false;
         self.fields.clear();
+        self.last = [0; FIELDS.len()];
         self.custom.clear();
         self.bad_resources = None;
         d.deserialize_any(self)
@@ -741,7 +755,7 @@ impl<'de> serde::de::Visitor<'de> for &mut Entry<'de> {
                                 Some(r)
                                     if NOT_VALUES.contains(&r) || RESOURCE_FIELDS.contains(&r) =>
                                 {
-                                    self.fields.push((r, rv))
+                                    self.push(r, rv)
                                 }
                                 _ => self.custom.push((rk, rv)),
                             }
@@ -750,7 +764,7 @@ impl<'de> serde::de::Visitor<'de> for &mut Entry<'de> {
                     _ => self.bad_resources = Some(list),
                 }
             } else if let EntryKey::Field(k) = key {
-                self.fields.push((k, map.next_value()?));
+                self.push(k, map.next_value()?);
             } else {
                 map.next_value::<serde::de::IgnoredAny>()?;
             }

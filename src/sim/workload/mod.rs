@@ -145,6 +145,42 @@ mod tests {
         );
     }
 
+    /// Of a field given more than once, by one name or by its other spellings (`ncpus` and
+    /// `procs`, `user` and `euser`, at the top or in `Resource_List`), the one given last
+    /// counts; an error names the spelling that counted.
+    #[test]
+    fn json_fields_given_twice_take_the_last() {
+        let text = r#"{"id": "1", "submit": 0, "run": 10, "ncpus": 2, "procs": 3, "user": "a", "euser": "b"}
+{"id": "2", "qrank": 5, "submit": 1, "run": 10, "procs": 3, "ncpus": 1, "euser": "b", "user": "c", "Resource_List": {"ncpus": 4, "walltime": 100}, "walltime": 50}
+{"id": "3", "submit": 2, "run": 10, "ncpus": 1, "ncpus": 2, "group": "x", "egroup": "y", "nodect": 1, "nnodes": 2, "ncores": 1}
+"#;
+        let w = parse_json_jobs(text, "j.jsonl").unwrap();
+        let [a, b, c] = &w.jobs[..] else {
+            panic!("{:?}", w.jobs)
+        };
+        assert_eq!(
+            (a.request.clone(), a.user.as_str()),
+            (Request::Procs(3), "b")
+        );
+        assert_eq!(
+            (b.submit, b.request.clone(), b.walltime, b.user.as_str()),
+            (1, Request::Procs(4), 50, "c")
+        );
+        assert_eq!(
+            (c.request.clone(), c.group.as_str()),
+            (Request::Nodes { nodes: 2, cores: 1 }, "y")
+        );
+        let e = parse_json_jobs(
+            r#"[{"submit": 0, "run": 1, "procs": "x", "ncpus": 1, "nodect": 1, "nnodes": "y"}]"#,
+            "j.json",
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "j.json: jobs[0]: `nnodes` must be a number, got \"y\""
+        );
+    }
+
     /// Job ids are texts: a number id is its text (`7` and `"7"` are one id), `"07"` and
     /// `"x7"` are others, an entry without an id is its position; a repeated one is the error
     /// at its entry, in a document and in JSON lines alike.
