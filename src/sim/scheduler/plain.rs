@@ -217,17 +217,24 @@ impl<'a> State<'a> {
             let mut top: Option<u64> = None;
             let mut shadow: Option<(i64, u64)> = None;
             started.clear();
-            for &j in &queue {
+            // The queue is compacted as it is scanned: `queue[..kept]` the jobs looked at and
+            // left queued (a second pass over the queue for the started ones, reading their
+            // starts, was 6–8% of EASY's core on KTH-SP2 and LANL-CM5).
+            let (mut kept, mut looked) = (0, 0);
+            while looked < queue.len() {
+                let j = queue[looked];
+                looked += 1;
                 let p = self.packed[j as usize];
-                if p.cores > self.free {
+                let starts = if p.cores > self.free {
                     if top.is_none() {
                         top = Some(p.cores);
                     } else if self.free < min_cores {
+                        queue[kept] = j;
+                        kept += 1;
                         break; // no later job fits either
                     }
-                    continue;
-                }
-                if let Some(need) = top {
+                    false
+                } else if let Some(need) = top {
                     let (at, then) = shadow.get_or_insert_with(|| {
                         if !tracked {
                             let (start, packed) = (&self.start, &self.packed);
@@ -249,12 +256,20 @@ impl<'a> State<'a> {
                         (i64::MAX, then)
                     });
                     if t + p.walltime <= *at {
-                        // Ends (by its requested time) before the reservation.
+                        true // ends (by its requested time) before the reservation
                     } else if p.cores <= *then && *then - p.cores >= need {
                         *then -= p.cores; // runs past it on cores the reserved job leaves
+                        true
                     } else {
-                        continue;
+                        false
                     }
+                } else {
+                    true
+                };
+                if !starts {
+                    queue[kept] = j;
+                    kept += 1;
+                    continue;
                 }
                 self.free -= p.cores;
                 let e = t + p.run;
@@ -268,12 +283,12 @@ impl<'a> State<'a> {
                 }
                 started.push(j);
             }
+            // The jobs after the last one looked at stay queued, after those left.
+            queue.drain(kept..looked);
             if !started.is_empty() {
                 for &j in &started {
                     sizes.remove(self.packed[j as usize].cores);
                 }
-                let start = &self.start;
-                queue.retain(|&j| start[j as usize].is_none());
                 if queue.is_empty() {
                     tracked = false;
                 }
