@@ -171,13 +171,22 @@ impl<'a> State<'a> {
         }
     }
 
+    /// A started job's key in EASY's running list: its requested end, then its index.
+    fn requested_end(&self, j: u32) -> (i64, u32) {
+        let j = j as usize;
+        (
+            self.start[j].unwrap_or(0) + self.packed[j].walltime,
+            j as u32,
+        )
+    }
+
     /// EASY backfilling with one reservation.
     fn easy(&mut self) {
         let largest = self.packed.iter().map(|p| p.cores).max().unwrap_or(0);
         // Queued jobs' cores (the smallest: whether anything can start, and when a scan may
         // stop), as the general rounds keep them.
         let mut sizes = SizeSet::new(largest.min(1 << 20));
-        // Queued jobs in submit order; started ones leave it at the end of their round.
+        // Queued jobs in submit order; a started one leaves it as its round's scan passes it.
         let mut queue: Vec<u32> = Vec::new();
         // Running jobs by requested end, then submit order (sorted), for the shadow time:
         // kept only while something is queued (`tracked`), made again from the heap of ends
@@ -185,7 +194,6 @@ impl<'a> State<'a> {
         // they come, and keeping the list for them was most of what EASY cost beyond strict.
         let mut by_end: Vec<(i64, u32)> = Vec::new();
         let mut tracked = false;
-        let mut started: Vec<u32> = Vec::new();
         while let Some(t) = self.next_time() {
             while let Some(&Reverse((e, j))) = self.ends.peek() {
                 if e != t {
@@ -195,11 +203,8 @@ impl<'a> State<'a> {
                 let j = j as u32; // an index (EASY's heap holds indices)
                 let p = self.packed[j as usize];
                 self.free += p.cores;
-                if tracked {
-                    let key = (self.start[j as usize].unwrap_or(0) + p.walltime, j);
-                    if let Ok(k) = by_end.binary_search(&key) {
-                        by_end.remove(k);
-                    }
+                if tracked && let Ok(k) = by_end.binary_search(&self.requested_end(j)) {
+                    by_end.remove(k);
                 }
             }
             let first = self.submitted;
@@ -216,7 +221,6 @@ impl<'a> State<'a> {
             // needs it) the shadow time with the cores free then.
             let mut top: Option<u64> = None;
             let mut shadow: Option<(i64, u64)> = None;
-            started.clear();
             // The queue is compacted as it is scanned: `queue[..kept]` the jobs looked at and
             // left queued (a second pass over the queue for the started ones, reading their
             // starts, was 6–8% of EASY's core on KTH-SP2 and LANL-CM5).
@@ -237,12 +241,12 @@ impl<'a> State<'a> {
                 } else if let Some(need) = top {
                     let (at, then) = shadow.get_or_insert_with(|| {
                         if !tracked {
-                            let (start, packed) = (&self.start, &self.packed);
                             by_end.clear();
-                            by_end.extend(self.ends.iter().map(|&Reverse((_, r))| {
-                                let r = r as usize;
-                                (start[r].unwrap_or(0) + packed[r].walltime, r as u32)
-                            }));
+                            by_end.extend(
+                                self.ends
+                                    .iter()
+                                    .map(|&Reverse((_, r))| self.requested_end(r as u32)),
+                            );
                             by_end.sort_unstable();
                             tracked = true;
                         }
@@ -276,22 +280,18 @@ impl<'a> State<'a> {
                 self.start[j as usize] = Some(t);
                 self.end[j as usize] = Some(e);
                 self.ends.push(Reverse((e, u64::from(j))));
+                // The scan read the queue's smallest size before it began.
+                sizes.remove(p.cores);
                 if tracked {
-                    let key = (t + p.walltime, j);
+                    let key = self.requested_end(j);
                     let k = by_end.partition_point(|x| *x < key);
                     by_end.insert(k, key);
                 }
-                started.push(j);
             }
             // The jobs after the last one looked at stay queued, after those left.
             queue.drain(kept..looked);
-            if !started.is_empty() {
-                for &j in &started {
-                    sizes.remove(self.packed[j as usize].cores);
-                }
-                if queue.is_empty() {
-                    tracked = false;
-                }
+            if queue.is_empty() {
+                tracked = false;
             }
         }
     }

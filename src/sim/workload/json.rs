@@ -520,23 +520,24 @@ impl<'f> JsonList<'f> {
             }
         }
         let owner = text_field(&keys!["Job_Owner"])?;
-        let user = match text_field(&keys!["user", "euser"])? {
-            Some(u) => Some(u),
-            None => owner.map(|o| Cow::Owned(o.split('@').next().unwrap_or_default().to_string())),
-        };
+        let user = text_field(&keys!["user", "euser"])?;
+        // No user: the user part of `Job_Owner` (`ann@login1`), borrowed.
+        let user = user
+            .as_deref()
+            .or_else(|| Some(owner.as_deref()?.split('@').next().unwrap_or_default()));
         let group = text_field(&keys!["group", "egroup"])?;
         let queue = text_field(&keys!["queue"])?;
         let (account, qos) = (text_field(&keys!["account"])?, text_field(&keys!["qos"])?);
-        let mut name = |s: Option<Cow<'_, str>>, default: &Name| match s {
-            Some(s) => self.names.get(&s),
+        let mut name = |s: Option<&str>, default: &Name| match s {
+            Some(s) => self.names.get(s),
             None => default.clone(),
         };
         let (user, group, account, qos, queue) = (
             name(user, &self.unknown),
-            name(group, &self.unknown),
-            name(account, &self.empty),
-            name(qos, &self.empty),
-            name(queue, &self.default_queue),
+            name(group.as_deref(), &self.unknown),
+            name(account.as_deref(), &self.empty),
+            name(qos.as_deref(), &self.empty),
+            name(queue.as_deref(), &self.default_queue),
         );
         let job = JobSpec {
             id: id.as_ref().into(),
