@@ -150,7 +150,11 @@ impl<R: Read> Read for Pieces<'_, R> {
                     }
                     self.at = 0;
                 }
-                Ok(None) => return Ok(0),
+                Ok(None) => {
+                    // The text ended (no piece is held now): serde_json may ask again.
+                    self.at = 0;
+                    return Ok(0);
+                }
                 Err(e) => {
                     *self.failed.borrow_mut() = Some(e);
                     return Err(std::io::Error::other("the trace's text stopped"));

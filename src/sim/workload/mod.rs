@@ -135,6 +135,23 @@ mod tests {
         );
     }
 
+    /// A document cut short is an error at its end (serde_json asks for more after the text
+    /// ended: that once indexed past the last piece and panicked).
+    #[test]
+    fn a_json_document_cut_short_is_an_error_at_its_end() {
+        for (text, what) in [
+            ("[{\"submit\": 0, \"run\": 1, \"ncpus\": 1},\n", "a value"),
+            ("[{\"submit\": 0, \"run\": 1, \"ncpus\": 1}\n", "a list"),
+            ("{\"jobs\": [\n", "a list"),
+        ] {
+            let e = parse_json_jobs(text, "cut.json").unwrap_err().to_string();
+            assert_eq!(
+                e,
+                format!("cut.json:2: invalid JSON: EOF while parsing {what} at line 2 column 0")
+            );
+        }
+    }
+
     #[test]
     fn json_errors_name_the_entry() {
         let e =
