@@ -313,14 +313,35 @@ impl Cluster {
 
     /// Whether a request could ever run on an idle cluster of this shape.
     pub fn can_ever_fit(&self, r: &Request) -> bool {
-        if let Some(m) = &self.multi {
-            return Nodes::idle(&m.machine).fits(&m.shape(r));
+        match self.ever_fits_by_count(r) {
+            Some(fits) => fits,
+            None => self.ever_fits_placed(r),
+        }
+    }
+
+    /// [`can_ever_fit`](Self::can_ever_fit) where a count decides it, without a placement:
+    /// cores or whole nodes on a cluster of cores alone. `None` for a request the idle
+    /// machine must place (a multi-resource cluster's, or chunks).
+    #[inline]
+    pub fn ever_fits_by_count(&self, r: &Request) -> Option<bool> {
+        if self.multi.is_some() {
+            return None;
         }
         match *r {
-            Request::Procs(p) => u64::from(p) <= self.capacity(),
-            Request::Nodes { nodes, cores } => nodes <= self.nodes && cores <= self.cores_per_node,
+            Request::Procs(p) => Some(u64::from(p) <= self.capacity()),
+            Request::Nodes { nodes, cores } => {
+                Some(nodes <= self.nodes && cores <= self.cores_per_node)
+            }
+            Request::Select(_) => None,
+        }
+    }
+
+    /// [`can_ever_fit`](Self::can_ever_fit) by a placement on the idle machine.
+    fn ever_fits_placed(&self, r: &Request) -> bool {
+        match &self.multi {
+            Some(m) => Nodes::idle(&m.machine).fits(&m.shape(r)),
             // A cluster of cores alone takes chunks as a cluster on its machine would.
-            Request::Select(_) => self.idle_on_machine().can_ever_fit(r),
+            None => self.idle_on_machine().can_ever_fit(r),
         }
     }
 

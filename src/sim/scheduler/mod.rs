@@ -74,22 +74,33 @@ pub(super) fn check_jobs(
             jobs: jobs.len(),
         });
     }
-    let mut too_large: Option<&SimJob> = None;
-    let mut fits: Option<&Request> = None;
+    // One pass for the order and the fits a count decides (every request, on a cluster of
+    // cores alone asked for cores or nodes); only when some fit needs a placement, or a job
+    // is too large, a second pass places them.
     let mut last_submit = i64::MIN;
+    let mut counted = true;
     for j in jobs {
         if j.submit < last_submit {
             return Err(SimError::Unsorted(j.id.to_string()));
         }
         last_submit = j.submit;
-        if too_large.is_none() && fits != Some(&j.request) {
-            if cluster.can_ever_fit(&j.request) {
-                fits = Some(&j.request);
-            } else {
-                too_large = Some(j);
-            }
-        }
+        counted &= cluster.ever_fits_by_count(&j.request) == Some(true);
     }
+    if counted {
+        return Ok(());
+    }
+    // The last request that fits: a run of equal requests is placed once.
+    let mut fits: Option<&Request> = None;
+    let too_large = jobs.iter().find(|j| {
+        if fits == Some(&j.request) {
+            return false;
+        }
+        let fit = cluster.can_ever_fit(&j.request);
+        if fit {
+            fits = Some(&j.request);
+        }
+        !fit
+    });
     match too_large {
         Some(j) => Err(SimError::TooLarge {
             id: j.id.to_string(),
@@ -851,6 +862,65 @@ mod tests {
     /// Kept by count or by node, the cluster gives the same schedule, strict and EASY (debug
     /// builds also check every round's free cores, EASY's running jobs by requested end, and
     /// every strict top job the head path picks against the full ranking).
+    /// Jobs out of submit order, or asking more than the idle cluster has, are refused with
+    /// the job named, the same by the general rounds and the plain loop: requests a count
+    /// decides (cores, whole nodes) and one placed (chunks), the first too large job named,
+    /// and a job out of order named before a too large one earlier in the list.
+    #[test]
+    fn jobs_out_of_order_or_too_large_are_refused_by_every_loop() {
+        use crate::sim::cluster::Arrangement;
+        use crate::sim::workload::shape::{chunks, part};
+        let chunk = chunks(vec![part(1, &[("ncpus", 3)])], Arrangement::Free);
+        let nodes = |nodes, cores| Request::Nodes { nodes, cores };
+        let too_large = |id: &str, r: &Request| {
+            Some(SimError::TooLarge {
+                id: id.to_string(),
+                request: format!("{r:?}"),
+            })
+        };
+        let later = Request::Procs(9); // the sixth job's request: too large, named last
+        // (the fourth job's request, whether the fifth job is out of order, the error)
+        let cases = [
+            (Request::Procs(8), false, too_large("5", &later)),
+            (Request::Procs(9), false, too_large("3", &Request::Procs(9))),
+            (nodes(9, 1), false, too_large("3", &nodes(9, 1))),
+            (nodes(1, 3), false, too_large("3", &nodes(1, 3))),
+            (chunk.clone(), false, too_large("3", &chunk)),
+            (
+                Request::Procs(9),
+                true,
+                Some(SimError::Unsorted("4".into())),
+            ),
+        ];
+        for (request, unsorted, want) in cases {
+            let mut jobs: Vec<SimJob> = (0..6)
+                .map(|i| job(i, 10 * i as i64, 5, 5, Request::Procs(1 + i as u32 % 2)))
+                .collect();
+            jobs[3].request = request.clone();
+            jobs[5].request = later.clone();
+            if unsorted {
+                jobs[4].submit = 0;
+            }
+            for (n, c) in [(4, 2), (8, 1)] {
+                for policy in [Policy::Strict, Policy::Easy] {
+                    let config = SimConfig::new(policy, n, c);
+                    let setup = Setup::new(&config, &jobs).unwrap();
+                    let what = format!("{request:?} unsorted {unsorted} {n}x{c} {policy:?}");
+                    assert_eq!(Simulator::new(&jobs, &setup, None).err(), want, "{what}");
+                    match plain::run(&jobs, &setup) {
+                        Err(e) => assert_eq!(Some(e), want, "plain: {what}"),
+                        // Chunks, and nodes of several cores, go to the general rounds.
+                        Ok(None) => assert!(
+                            matches!(request, Request::Select(_)) || c > 1,
+                            "plain: {what}"
+                        ),
+                        Ok(Some(_)) => panic!("plain: {what}: simulated"),
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn counted_and_by_node_clusters_give_the_same_schedule() {
         for (nodes, cores, with_nodes) in [(8, 1, true), (6, 4, false), (6, 4, true), (3, 16, true)]
