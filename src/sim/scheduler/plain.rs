@@ -180,6 +180,17 @@ impl<'a> State<'a> {
         )
     }
 
+    /// EASY: start job `j` at `t` (it fits the free cores).
+    #[inline]
+    fn start_now(&mut self, j: u32, t: i64) {
+        let p = self.packed[j as usize];
+        self.free -= p.cores;
+        let e = t + p.run;
+        self.start[j as usize] = Some(t);
+        self.end[j as usize] = Some(e);
+        self.ends.push(Reverse((e, u64::from(j))));
+    }
+
     /// EASY backfilling with one reservation.
     fn easy(&mut self) {
         let largest = self.packed.iter().map(|p| p.cores).max().unwrap_or(0);
@@ -209,7 +220,16 @@ impl<'a> State<'a> {
             }
             let first = self.submitted;
             self.submits(t);
-            for j in first..self.submitted {
+            let mut j = first;
+            // To an empty queue, the jobs that come in a row and fit start as the scan below
+            // would start them (each fits, no reservation yet), without entering the queue.
+            if queue.is_empty() {
+                while j < self.submitted && self.packed[j].cores <= self.free {
+                    self.start_now(j as u32, t);
+                    j += 1;
+                }
+            }
+            for j in j..self.submitted {
                 queue.push(j as u32);
                 sizes.insert(self.packed[j].cores);
             }
@@ -275,11 +295,7 @@ impl<'a> State<'a> {
                     kept += 1;
                     continue;
                 }
-                self.free -= p.cores;
-                let e = t + p.run;
-                self.start[j as usize] = Some(t);
-                self.end[j as usize] = Some(e);
-                self.ends.push(Reverse((e, u64::from(j))));
+                self.start_now(j, t);
                 // The scan read the queue's smallest size before it began.
                 sizes.remove(p.cores);
                 if tracked {
