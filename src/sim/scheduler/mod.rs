@@ -30,6 +30,7 @@
 //! `dispatch.rs` strict and EASY dispatch. Each file depends only on those before it.
 
 mod dispatch;
+mod ends;
 mod evaluate;
 mod groups;
 mod heads;

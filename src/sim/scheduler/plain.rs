@@ -21,13 +21,12 @@
 //! The two give the general rounds' starts, ends and round count, job for job: the tests at
 //! the end compare them on random workloads, and `tests/sim_plain.rs` on the traces.
 
+use super::ends::{Buckets, Ends, Heap, MANY};
 use super::types::{Policy, SimConfig, SimError, SimOutcome};
 use crate::sim::cluster::{Cluster, SizeSet};
 use crate::sim::priority::Priority;
 use crate::sim::setup::Setup;
 use crate::sim::workload::SimJob;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 /// Whether a run of `setup` under `formula` is decided by [`run`]: see the module's notes.
 /// `rounds_read`: a recording, a verification or a series reads the rounds.
@@ -63,7 +62,7 @@ pub fn run(jobs: &[SimJob], setup: &Setup) -> Result<Option<SimOutcome>, SimErro
     let cluster = setup.cluster();
     super::check_jobs(jobs, setup, &cluster)?;
     // EASY reads queued and running jobs out of order: their fields packed. Strict reads
-    // each job once, in order, as it starts (its cores go into the heap of ends with it).
+    // each job once, in order, as it starts (its cores go into the queue of ends with it).
     let packed: Vec<Job> = match config.policy {
         Policy::Strict => Vec::new(),
         _ => jobs
@@ -75,11 +74,11 @@ pub fn run(jobs: &[SimJob], setup: &Setup) -> Result<Option<SimOutcome>, SimErro
             })
             .collect(),
     };
-    let mut state = State::new(jobs, packed, cluster.capacity());
-    match config.policy {
-        Policy::Strict => state.strict(),
-        _ => state.easy(),
-    }
+    let state = if cluster.capacity() > MANY {
+        State::<Buckets<u64>>::new(jobs, packed, cluster.capacity()).run(config.policy)
+    } else {
+        State::<Heap<u64>>::new(jobs, packed, cluster.capacity()).run(config.policy)
+    };
     Ok(Some(SimOutcome {
         start: state.start,
         end: state.end,
@@ -92,13 +91,13 @@ pub fn run(jobs: &[SimJob], setup: &Setup) -> Result<Option<SimOutcome>, SimErro
     }))
 }
 
-struct State<'a> {
+struct State<'a, Q> {
     jobs: &'a [SimJob],
     packed: Vec<Job>,
     free: u64,
     /// Running jobs by end time, with their index (EASY) or cores (strict): the order of
-    /// equal ends does not matter to a count.
-    ends: BinaryHeap<Reverse<(i64, u64)>>,
+    /// equal ends does not matter to a count (a heap, or buckets on a big machine).
+    ends: Q,
     start: Vec<Option<i64>>,
     end: Vec<Option<i64>>,
     rounds: u64,
@@ -106,14 +105,21 @@ struct State<'a> {
     submitted: usize,
 }
 
-impl<'a> State<'a> {
-    fn new(jobs: &'a [SimJob], packed: Vec<Job>, capacity: u64) -> State<'a> {
+/// The schedule a run gives: starts, ends, rounds.
+struct Schedule {
+    start: Vec<Option<i64>>,
+    end: Vec<Option<i64>>,
+    rounds: u64,
+}
+
+impl<'a, Q: Ends<u64>> State<'a, Q> {
+    fn new(jobs: &'a [SimJob], packed: Vec<Job>, capacity: u64) -> State<'a, Q> {
         let n = jobs.len();
         State {
             jobs,
             packed,
             free: capacity,
-            ends: BinaryHeap::new(),
+            ends: Q::new(),
             start: vec![None; n],
             end: vec![None; n],
             rounds: 0,
@@ -121,9 +127,22 @@ impl<'a> State<'a> {
         }
     }
 
+    /// The schedule under `policy` (strict, or EASY).
+    fn run(mut self, policy: Policy) -> Schedule {
+        match policy {
+            Policy::Strict => self.strict(),
+            _ => self.easy(),
+        }
+        Schedule {
+            start: self.start,
+            end: self.end,
+            rounds: self.rounds,
+        }
+    }
+
     /// The next round's time: the first end or submit left.
     fn next_time(&self) -> Option<i64> {
-        let end = self.ends.peek().map(|Reverse((t, _))| *t);
+        let end = self.ends.earliest();
         let sub = self.jobs.get(self.submitted).map(|j| j.submit);
         match (end, sub) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -141,16 +160,13 @@ impl<'a> State<'a> {
         self.submitted - first
     }
 
-    /// Strict ordering: the queue is `[head, submitted)`; the heap of ends holds each
+    /// Strict ordering: the queue is `[head, submitted)`; the queue of ends holds each
     /// running job's cores (not its index).
     fn strict(&mut self) {
         let mut head = 0usize;
         while let Some(t) = self.next_time() {
-            while let Some(&Reverse((e, cores))) = self.ends.peek() {
-                if e != t {
-                    break;
-                }
-                self.ends.pop();
+            self.ends.advance(t);
+            while let Some(cores) = self.ends.take_now() {
                 self.free += cores;
             }
             self.submits(t);
@@ -164,7 +180,7 @@ impl<'a> State<'a> {
                 let e = t + job.effective_run();
                 self.start[head] = Some(t);
                 self.end[head] = Some(e);
-                self.ends.push(Reverse((e, cores)));
+                self.ends.push(e, cores);
                 head += 1;
             }
             self.rounds += 1;
@@ -188,7 +204,7 @@ impl<'a> State<'a> {
         let e = t + p.run;
         self.start[j as usize] = Some(t);
         self.end[j as usize] = Some(e);
-        self.ends.push(Reverse((e, u64::from(j))));
+        self.ends.push(e, u64::from(j));
     }
 
     /// EASY backfilling with one reservation.
@@ -200,18 +216,15 @@ impl<'a> State<'a> {
         // Queued jobs in submit order; a started one leaves it as its round's scan passes it.
         let mut queue: Vec<u32> = Vec::new();
         // Running jobs by requested end, then submit order (sorted), for the shadow time:
-        // kept only while something is queued (`tracked`), made again from the heap of ends
+        // kept only while something is queued (`tracked`), made again from the queue of ends
         // when a shadow time is next needed. Most jobs of a lightly loaded machine start as
         // they come, and keeping the list for them was most of what EASY cost beyond strict.
         let mut by_end: Vec<(i64, u32)> = Vec::new();
         let mut tracked = false;
         while let Some(t) = self.next_time() {
-            while let Some(&Reverse((e, j))) = self.ends.peek() {
-                if e != t {
-                    break;
-                }
-                self.ends.pop();
-                let j = j as u32; // an index (EASY's heap holds indices)
+            self.ends.advance(t);
+            while let Some(j) = self.ends.take_now() {
+                let j = j as u32; // an index (EASY's queue of ends holds indices)
                 let p = self.packed[j as usize];
                 self.free += p.cores;
                 if tracked && let Ok(k) = by_end.binary_search(&self.requested_end(j)) {
@@ -262,11 +275,8 @@ impl<'a> State<'a> {
                     let (at, then) = shadow.get_or_insert_with(|| {
                         if !tracked {
                             by_end.clear();
-                            by_end.extend(
-                                self.ends
-                                    .iter()
-                                    .map(|&Reverse((_, r))| self.requested_end(r as u32)),
-                            );
+                            self.ends
+                                .for_each(|_, r| by_end.push(self.requested_end(r as u32)));
                             by_end.sort_unstable();
                             tracked = true;
                         }

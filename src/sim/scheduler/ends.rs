@@ -1,0 +1,288 @@
+//! The running jobs' ends, in time order, for the plain loop: a binary heap while few jobs run,
+//! and a radix heap (Ahuja, Mehlhorn, Orlin and Tarjan, "Faster algorithms for the shortest
+//! path problem", 1990) once many do, over simulated time, which never goes back.
+//!
+//! The radix heap: every end kept is at or after `now`, the last time at which ends were taken
+//! (no later than the round being decided); an end goes into the bucket of the highest bit in
+//! which it differs from `now` (bucket 0: equal to it). A push is one bucket's push; moving
+//! `now` on to the earliest end empties the one bucket that holds it into the buckets below;
+//! the ends at `now` are bucket 0's. Each end moves down at most once per bit, where a binary
+//! heap of a big machine's thousands of running jobs sifts every end through a dozen levels
+//! (`BinaryHeap::pop` was a fifth of plain EASY's core on LLNL-Atlas). The earliest end, which
+//! a round's time needs before `now` may move, is each bucket's least end, kept as ends come
+//! in. With a few dozen jobs running (LANL-CM5's 32-core jobs on 1,024 cores) the moves cost
+//! more than a small heap's sifting, so a machine of at most [`MANY`] cores keeps a binary
+//! heap (`docs/perf.md`, stop 35).
+//!
+//! Ends at the same time come out in no particular order: the plain loop takes them all
+//! before it decides a round.
+//!
+//! (The `radix-heap` crate's queue has no peek: finding the earliest end moves its top there,
+//! after which a job started before that time and ending sooner cannot be pushed.)
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// A machine of more cores than this keeps its running jobs' ends in [`Buckets`], a smaller
+/// one in a [`Heap`]: as many jobs as cores can run at once.
+pub(super) const MANY: u64 = 4096;
+
+/// The running jobs' ends, each with a value (its cores, or its index), taken in time order
+/// round by round.
+pub(super) trait Ends<V> {
+    /// No running job, before any round.
+    fn new() -> Self;
+    /// A job ending at `end`, which is not before the round's time.
+    fn push(&mut self, end: i64, value: V);
+    /// The earliest end, if a job is running.
+    fn earliest(&self) -> Option<i64>;
+    /// The round at `t`: no later than the earliest end, and the ends of the rounds before
+    /// all taken ([`Ends::take_now`]). The ends at `t` are then `take_now`'s.
+    fn advance(&mut self, t: i64);
+    /// A job ending at the round's time, taken out.
+    fn take_now(&mut self) -> Option<V>;
+    /// The running jobs' ends and values, in no order.
+    fn for_each(&self, f: impl FnMut(i64, V));
+}
+
+/// The ends in a binary heap, for a machine on which few jobs run at once.
+pub(super) struct Heap<V> {
+    /// The round being decided.
+    round: i64,
+    heap: BinaryHeap<Reverse<(i64, V)>>,
+}
+
+impl<V: Copy + Ord> Ends<V> for Heap<V> {
+    fn new() -> Self {
+        Heap {
+            round: i64::MIN,
+            heap: BinaryHeap::new(),
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, end: i64, value: V) {
+        debug_assert!(end >= self.round, "an end before the round's time");
+        self.heap.push(Reverse((end, value)));
+    }
+
+    #[inline]
+    fn earliest(&self) -> Option<i64> {
+        self.heap.peek().map(|Reverse((e, _))| *e)
+    }
+
+    #[inline]
+    fn advance(&mut self, t: i64) {
+        debug_assert!(t >= self.round, "time goes back");
+        debug_assert!(self.earliest().is_none_or(|e| e >= t), "an end passed over");
+        self.round = t;
+    }
+
+    #[inline]
+    fn take_now(&mut self) -> Option<V> {
+        match self.heap.peek() {
+            Some(&Reverse((e, v))) if e == self.round => {
+                self.heap.pop();
+                Some(v)
+            }
+            _ => None,
+        }
+    }
+
+    fn for_each(&self, mut f: impl FnMut(i64, V)) {
+        self.heap.iter().for_each(|&Reverse((e, v))| f(e, v));
+    }
+}
+
+/// Buckets: one per bit of a `u64`, and bucket 0 for the ends at `now`.
+const BUCKETS: usize = 65;
+
+/// The ends in a radix heap, for a machine on which many jobs run at once.
+pub(super) struct Buckets<V> {
+    /// As [`key`], the time of the last round that took ends: no end kept is earlier.
+    now: u64,
+    buckets: [Vec<(u64, V)>; BUCKETS],
+    /// Each bucket's earliest end (`u64::MAX` when it is empty).
+    least: [u64; BUCKETS],
+    /// Bit `b` set when bucket `b` holds an end.
+    filled: u128,
+}
+
+/// `t` as an unsigned key in the same order (the sign bit flipped), so that two times' highest
+/// differing bit orders them.
+#[inline]
+fn key(t: i64) -> u64 {
+    (t as u64) ^ (1 << 63)
+}
+
+/// The time of key `k`.
+#[inline]
+fn time(k: u64) -> i64 {
+    (k ^ (1 << 63)) as i64
+}
+
+/// The bucket of key `k` when the round's key is `now` (`k >= now`).
+#[inline]
+fn bucket(k: u64, now: u64) -> usize {
+    (u64::BITS - (k ^ now).leading_zeros()) as usize
+}
+
+impl<V: Copy> Buckets<V> {
+    #[inline]
+    fn put(&mut self, k: u64, value: V) {
+        let b = bucket(k, self.now);
+        self.buckets[b].push((k, value));
+        self.least[b] = self.least[b].min(k);
+        self.filled |= 1 << b;
+    }
+}
+
+impl<V: Copy> Ends<V> for Buckets<V> {
+    fn new() -> Self {
+        Buckets {
+            now: 0,
+            buckets: std::array::from_fn(|_| Vec::new()),
+            least: [u64::MAX; BUCKETS],
+            filled: 0,
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, end: i64, value: V) {
+        let k = key(end);
+        debug_assert!(k >= self.now, "an end before the round's time");
+        self.put(k, value);
+    }
+
+    #[inline]
+    fn earliest(&self) -> Option<i64> {
+        if self.filled == 0 {
+            return None;
+        }
+        Some(time(self.least[self.filled.trailing_zeros() as usize]))
+    }
+
+    #[inline]
+    fn advance(&mut self, t: i64) {
+        let k = key(t);
+        // `now` moves only to a time with ends, the earliest: the bucket that holds it. A
+        // round of submits alone moves nothing (every end then stays as far from `now` as
+        // it was pushed, and moves down less often).
+        let b = self.filled.trailing_zeros() as usize;
+        if b == 0 || b == u128::BITS as usize || self.least[b] != k {
+            return; // the ends at `now` still to take, none, or none at `t`
+        }
+        self.now = k;
+        // The bucket's ends share with `t` the bits above its bit and now differ lower
+        // down; the buckets below are empty (their ends would be before `t`), and those
+        // above keep their ends' highest differing bits.
+        let mut moving = std::mem::take(&mut self.buckets[b]);
+        self.least[b] = u64::MAX;
+        self.filled &= !(1 << b);
+        for &(k, v) in &moving {
+            self.put(k, v);
+        }
+        moving.clear();
+        self.buckets[b] = moving;
+    }
+
+    #[inline]
+    fn take_now(&mut self) -> Option<V> {
+        let v = self.buckets[0].pop().map(|(_, v)| v);
+        if self.buckets[0].is_empty() {
+            self.least[0] = u64::MAX;
+            self.filled &= !1;
+        }
+        v
+    }
+
+    fn for_each(&self, mut f: impl FnMut(i64, V)) {
+        for (b, bucket) in self.buckets.iter().enumerate() {
+            if self.filled & (1 << b) != 0 {
+                bucket.iter().for_each(|&(k, v)| f(time(k), v));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+
+    /// Rounds as the plain loop has them, against `std`'s binary heap: each round's time is the
+    /// earliest end or the next submit (earlier ones jump ahead of ends), every end at it is
+    /// taken, and jobs start then with runs of 0 to far, many at equal ends; times negative
+    /// and near `i64`'s ends too; few jobs running at once, and thousands.
+    #[test]
+    fn rounds_take_the_ends_a_binary_heap_gives() {
+        rounds::<Heap<u32>>();
+        rounds::<Buckets<u32>>();
+    }
+
+    fn rounds<Q: Ends<u32>>() {
+        // (seed, first submit, time scale, most jobs a submit)
+        for (seed, base, spread, burst) in [
+            (1u64, 0i64, 100u64, 4),
+            (2, -5_000, 10_000, 4),
+            (3, 1 << 40, 1 << 20, 4),
+            (4, -(1 << 62), 1 << 61, 4),
+            (5, i64::MAX - (1 << 40), 1 << 30, 4),
+            (6, 7, 3, 4),
+            (7, 0, 100_000, 300),
+            (8, -(1 << 40), 1 << 20, 200),
+        ] {
+            let mut x = seed;
+            let mut next = |m: u64| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (x >> 33) % m.max(1)
+            };
+            let mut ends = Q::new();
+            let mut heap: BinaryHeap<Reverse<(i64, u32)>> = BinaryHeap::new();
+            let mut submit = base;
+            let mut id = 0;
+            let mut rounds = 0;
+            while rounds < 3000 {
+                let earliest = heap.peek().map(|Reverse((e, _))| *e);
+                assert_eq!(ends.earliest(), earliest, "seed {seed}");
+                let t = earliest.map_or(submit, |e| e.min(submit));
+                ends.advance(t);
+                let mut got: Vec<u32> = std::iter::from_fn(|| ends.take_now()).collect();
+                let mut want = Vec::new();
+                while let Some(&Reverse((e, j))) = heap.peek()
+                    && e == t
+                {
+                    heap.pop();
+                    want.push(j);
+                }
+                got.sort_unstable();
+                want.sort_unstable();
+                assert_eq!(got, want, "seed {seed} at {t}");
+                if t == submit {
+                    for _ in 0..=next(burst) {
+                        let run = match next(4) {
+                            0 => 0,
+                            1 => next(8) as i64,
+                            _ => next(spread) as i64,
+                        };
+                        let e = t.saturating_add(run);
+                        ends.push(e, id);
+                        heap.push(Reverse((e, id)));
+                        id += 1;
+                    }
+                    submit = submit.saturating_add(1 + next(spread / 2) as i64);
+                }
+                let mut all: Vec<(i64, u32)> = Vec::new();
+                ends.for_each(|e, v| all.push((e, v)));
+                let mut kept: Vec<(i64, u32)> = heap.iter().map(|Reverse(p)| *p).collect();
+                all.sort_unstable();
+                kept.sort_unstable();
+                assert_eq!(all, kept, "seed {seed}");
+                rounds += 1;
+            }
+        }
+    }
+}
