@@ -94,22 +94,30 @@ impl<V: Copy + Ord> Ends<V> for Heap<V> {
     }
 }
 
-/// Buckets: one per bit of a `u64`, and bucket 0 for the ends at `now`.
-const BUCKETS: usize = 65;
+/// The radix heap's digit: 2 bits, 4 digits a level, 32 levels in a `u64` (1 bit a level
+/// moved each end more often, 4 bits made the buckets to look through more: `docs/perf.md`,
+/// stop 35).
+const DIGIT: u32 = 2;
+const RADIX: usize = 1 << DIGIT;
+const LEVELS: usize = (u64::BITS / DIGIT) as usize;
+/// Bucket 0 for the ends at `now`, then one per level and digit.
+const BUCKETS: usize = 1 + LEVELS * RADIX;
+/// Words of the mask of buckets that hold ends.
+const WORDS: usize = BUCKETS.div_ceil(64);
 
 /// The ends in a radix heap, for a machine on which many jobs run at once.
 pub(super) struct Buckets<V> {
     /// As [`key`], the time of the last round that took ends: no end kept is earlier.
     now: u64,
-    buckets: [Vec<(u64, V)>; BUCKETS],
+    buckets: Box<[Vec<(u64, V)>; BUCKETS]>,
     /// Each bucket's earliest end (`u64::MAX` when it is empty).
-    least: [u64; BUCKETS],
-    /// Bit `b` set when bucket `b` holds an end.
-    filled: u128,
+    least: Box<[u64; BUCKETS]>,
+    /// Bit `b % 64` of word `b / 64` set when bucket `b` holds an end.
+    filled: [u64; WORDS],
 }
 
 /// `t` as an unsigned key in the same order (the sign bit flipped), so that two times' highest
-/// differing bit orders them.
+/// differing digit orders them.
 #[inline]
 fn key(t: i64) -> u64 {
     (t as u64) ^ (1 << 63)
@@ -121,10 +129,18 @@ fn time(k: u64) -> i64 {
     (k ^ (1 << 63)) as i64
 }
 
-/// The bucket of key `k` when the round's key is `now` (`k >= now`).
+/// The bucket of key `k` when the round's key is `now` (`k >= now`): 0 when they are equal,
+/// else by the highest digit in which they differ (its level) and `k`'s value there. A bucket
+/// of a lower level, or of the same level and a lower digit, holds earlier ends only.
 #[inline]
 fn bucket(k: u64, now: u64) -> usize {
-    (u64::BITS - (k ^ now).leading_zeros()) as usize
+    let x = k ^ now;
+    if x == 0 {
+        return 0;
+    }
+    let level = (u64::BITS - 1 - x.leading_zeros()) / DIGIT;
+    let digit = (k >> (level * DIGIT)) as usize & (RADIX - 1);
+    1 + level as usize * RADIX + digit
 }
 
 impl<V: Copy> Buckets<V> {
@@ -133,7 +149,14 @@ impl<V: Copy> Buckets<V> {
         let b = bucket(k, self.now);
         self.buckets[b].push((k, value));
         self.least[b] = self.least[b].min(k);
-        self.filled |= 1 << b;
+        self.filled[b / 64] |= 1 << (b % 64);
+    }
+
+    /// The first bucket that holds an end.
+    #[inline]
+    fn first(&self) -> Option<usize> {
+        let w = self.filled.iter().position(|&w| w != 0)?;
+        Some(w * 64 + self.filled[w].trailing_zeros() as usize)
     }
 }
 
@@ -141,9 +164,9 @@ impl<V: Copy> Ends<V> for Buckets<V> {
     fn new() -> Self {
         Buckets {
             now: 0,
-            buckets: std::array::from_fn(|_| Vec::new()),
-            least: [u64::MAX; BUCKETS],
-            filled: 0,
+            buckets: Box::new(std::array::from_fn(|_| Vec::new())),
+            least: Box::new([u64::MAX; BUCKETS]),
+            filled: [0; WORDS],
         }
     }
 
@@ -156,10 +179,7 @@ impl<V: Copy> Ends<V> for Buckets<V> {
 
     #[inline]
     fn earliest(&self) -> Option<i64> {
-        if self.filled == 0 {
-            return None;
-        }
-        Some(time(self.least[self.filled.trailing_zeros() as usize]))
+        self.first().map(|b| time(self.least[b]))
     }
 
     #[inline]
@@ -168,17 +188,19 @@ impl<V: Copy> Ends<V> for Buckets<V> {
         // `now` moves only to a time with ends, the earliest: the bucket that holds it. A
         // round of submits alone moves nothing (every end then stays as far from `now` as
         // it was pushed, and moves down less often).
-        let b = self.filled.trailing_zeros() as usize;
-        if b == 0 || b == u128::BITS as usize || self.least[b] != k {
-            return; // the ends at `now` still to take, none, or none at `t`
+        let Some(b) = self.first() else {
+            return; // no job running
+        };
+        if b == 0 || self.least[b] != k {
+            return; // the ends at `now` still to take, or none at `t`
         }
         self.now = k;
-        // The bucket's ends share with `t` the bits above its bit and now differ lower
-        // down; the buckets below are empty (their ends would be before `t`), and those
-        // above keep their ends' highest differing bits.
+        // The bucket's ends share with `t` the digits down to its level's and now differ
+        // lower down, or not at all; the buckets before it are empty (their ends would be
+        // before `t`), and those after it keep their level and digit.
         let mut moving = std::mem::take(&mut self.buckets[b]);
         self.least[b] = u64::MAX;
-        self.filled &= !(1 << b);
+        self.filled[b / 64] &= !(1 << (b % 64));
         for &(k, v) in &moving {
             self.put(k, v);
         }
@@ -191,14 +213,14 @@ impl<V: Copy> Ends<V> for Buckets<V> {
         let v = self.buckets[0].pop().map(|(_, v)| v);
         if self.buckets[0].is_empty() {
             self.least[0] = u64::MAX;
-            self.filled &= !1;
+            self.filled[0] &= !1;
         }
         v
     }
 
     fn for_each(&self, mut f: impl FnMut(i64, V)) {
         for (b, bucket) in self.buckets.iter().enumerate() {
-            if self.filled & (1 << b) != 0 {
+            if self.filled[b / 64] & (1 << (b % 64)) != 0 {
                 bucket.iter().for_each(|&(k, v)| f(time(k), v));
             }
         }
