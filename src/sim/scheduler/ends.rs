@@ -3,16 +3,16 @@
 //! path problem", 1990) once many do, over simulated time, which never goes back.
 //!
 //! The radix heap: every end kept is at or after `now`, the last time at which ends were taken
-//! (no later than the round being decided); an end goes into the bucket of the highest bit in
-//! which it differs from `now` (bucket 0: equal to it). A push is one bucket's push; moving
-//! `now` on to the earliest end empties the one bucket that holds it into the buckets below;
-//! the ends at `now` are bucket 0's. Each end moves down at most once per bit, where a binary
-//! heap of a big machine's thousands of running jobs sifts every end through a dozen levels
-//! (`BinaryHeap::pop` was a fifth of plain EASY's core on LLNL-Atlas). The earliest end, which
-//! a round's time needs before `now` may move, is each bucket's least end, kept as ends come
-//! in. With a few dozen jobs running (LANL-CM5's 32-core jobs on 1,024 cores) the moves cost
-//! more than a small heap's sifting, so a machine of at most [`MANY`] cores keeps a binary
-//! heap (`docs/perf.md`, stop 35).
+//! (no later than the round being decided); an end goes into the bucket of the highest digit
+//! (2 bits) in which it differs from `now` and of its value there (bucket 0: equal to `now`).
+//! A push is one bucket's push; moving `now` on to the earliest end empties the one bucket that
+//! holds it into the buckets before it; the ends at `now` are bucket 0's. Each end moves at
+//! most once per digit, where a binary heap of a big machine's thousands of running jobs sifts
+//! every end through a dozen levels (`BinaryHeap::pop` was a fifth of plain EASY's core on
+//! LLNL-Atlas). The earliest end, which a round's time needs before `now` may move, is each
+//! bucket's least end, kept as ends come in. With a few dozen jobs running (LANL-CM5's 32-core
+//! jobs on 1,024 cores) the moves cost more than a small heap's sifting, so a machine of at
+//! most [`MANY`] cores keeps a binary heap (`docs/perf.md`, stop 35).
 //!
 //! Ends at the same time come out in no particular order: the plain loop takes them all
 //! before it decides a round.
