@@ -860,9 +860,6 @@ mod tests {
         }
     }
 
-    /// Kept by count or by node, the cluster gives the same schedule, strict and EASY (debug
-    /// builds also check every round's free cores, EASY's running jobs by requested end, and
-    /// every strict top job the head path picks against the full ranking).
     /// Jobs out of submit order, or asking more than the idle cluster has, are refused with
     /// the job named, the same by the general rounds and the plain loop: requests a count
     /// decides (cores, whole nodes) and one placed (chunks), the first too large job named,
@@ -922,6 +919,9 @@ mod tests {
         }
     }
 
+    /// Kept by count or by node, the cluster gives the same schedule, strict and EASY (debug
+    /// builds also check every round's free cores, EASY's running jobs by requested end, and
+    /// every strict top job the head path picks against the full ranking).
     #[test]
     fn counted_and_by_node_clusters_give_the_same_schedule() {
         for (nodes, cores, with_nodes) in [(8, 1, true), (6, 4, false), (6, 4, true), (3, 16, true)]

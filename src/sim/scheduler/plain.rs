@@ -74,21 +74,13 @@ pub fn run(jobs: &[SimJob], setup: &Setup) -> Result<Option<SimOutcome>, SimErro
             })
             .collect(),
     };
-    let state = if cluster.capacity() > MANY {
-        State::<Buckets<u64>>::new(jobs, packed, cluster.capacity()).run(config.policy)
+    let capacity = cluster.capacity();
+    let outcome = if capacity > MANY {
+        State::<Buckets<u64>>::new(jobs, packed, capacity).run(config.policy)
     } else {
-        State::<Heap<u64>>::new(jobs, packed, cluster.capacity()).run(config.policy)
+        State::<Heap<u64>>::new(jobs, packed, capacity).run(config.policy)
     };
-    Ok(Some(SimOutcome {
-        start: state.start,
-        end: state.end,
-        rounds: state.rounds,
-        eval_errors: 0,
-        series: Vec::new(),
-        leaves: None,
-        tree: None,
-        capacity: cluster.capacity(),
-    }))
+    Ok(Some(outcome))
 }
 
 struct State<'a, Q> {
@@ -103,13 +95,6 @@ struct State<'a, Q> {
     rounds: u64,
     /// The next job to submit.
     submitted: usize,
-}
-
-/// The schedule a run gives: starts, ends, rounds.
-struct Schedule {
-    start: Vec<Option<i64>>,
-    end: Vec<Option<i64>>,
-    rounds: u64,
 }
 
 impl<'a, Q: Ends<u64>> State<'a, Q> {
@@ -127,16 +112,22 @@ impl<'a, Q: Ends<u64>> State<'a, Q> {
         }
     }
 
-    /// The schedule under `policy` (strict, or EASY).
-    fn run(mut self, policy: Policy) -> Schedule {
+    /// The schedule under `policy` (strict, or EASY), on the idle machine of `self.free` cores.
+    fn run(mut self, policy: Policy) -> SimOutcome {
+        let capacity = self.free;
         match policy {
             Policy::Strict => self.strict(),
             _ => self.easy(),
         }
-        Schedule {
+        SimOutcome {
             start: self.start,
             end: self.end,
             rounds: self.rounds,
+            eval_errors: 0,
+            series: Vec::new(),
+            leaves: None,
+            tree: None,
+            capacity,
         }
     }
 
