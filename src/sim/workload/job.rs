@@ -713,8 +713,9 @@ impl<R: Read> Decode<R> {
 
 /// Decoded pieces the thread keeps ready, of [`PIECE`] bytes each: reading, hashing and
 /// gunzipping run beside the parser with at most this many pieces between them (and one
-/// filling, one being read: 384 KiB in all).
-const AHEAD: usize = 4;
+/// filling, one being read: 640 KiB in all). With them all ready the thread waits by
+/// sleeping in short turns ([`send_polling`]), not for the reader to wake it.
+const AHEAD: usize = 8;
 const PIECE: usize = 1 << 16;
 
 /// How far ahead of the reader its jobs' memory is faulted in ([`TraceText::fault_ahead`]):
@@ -807,9 +808,11 @@ impl<R: Read + Send + 'static> Ahead<R> {
         let (spare, spares) = mpsc::channel::<Vec<u8>>();
         let fault = Arc::new(FaultAhead::default());
         let window = Arc::clone(&fault);
+        let reader_cpu = current_cpu();
         let thread = std::thread::Builder::new()
             .name("trace-decode".into())
             .spawn(move || {
+                leave_cpu(reader_cpu);
                 let mut decode = take.recv().expect("the decoder is sent after the spawn");
                 let (mut faulting, mut done) = (true, 0);
                 loop {
@@ -829,7 +832,7 @@ impl<R: Read + Send + 'static> Ahead<R> {
                     };
                     buf.truncate(n);
                     let end = n == 0;
-                    if n > 0 && send.send(Ok(buf)).is_err() {
+                    if n > 0 && !send_polling(&send, buf) {
                         break; // the reader is gone
                     }
                     if faulting {
@@ -866,6 +869,80 @@ impl<R: Read + Send + 'static> Ahead<R> {
     }
 }
 
+/// Send `piece` to the reader, waiting while [`AHEAD`] pieces are ready by sleeping 100 µs
+/// at a time (or until the reader, finding none ready, wakes it); `false` once the reader
+/// is gone.
+///
+/// Not `SyncSender::send`, which the reader would wake after each piece it takes: the kernel
+/// may wake a thread on its waker's CPU, and the two then shared one CPU for milliseconds
+/// while the other idled. With `send`, a whole load of LLNL-Atlas (4 MB) took 7.4 ms or
+/// 10.5 ms from one run to the next, about 100 context switches in the slow runs against 20
+/// (docs/perf.md, stop 36).
+fn send_polling(
+    send: &std::sync::mpsc::SyncSender<std::io::Result<Vec<u8>>>,
+    piece: Vec<u8>,
+) -> bool {
+    use std::sync::mpsc::TrySendError;
+    let mut piece = Ok(piece);
+    loop {
+        match send.try_send(piece) {
+            Ok(()) => return true,
+            Err(TrySendError::Disconnected(_)) => return false,
+            Err(TrySendError::Full(back)) => {
+                piece = back;
+                std::thread::park_timeout(std::time::Duration::from_micros(100));
+            }
+        }
+    }
+}
+
+/// The CPU this thread runs on (Linux), for [`leave_cpu`].
+#[cfg(target_os = "linux")]
+fn current_cpu() -> Option<usize> {
+    // SAFETY: sched_getcpu has no preconditions.
+    usize::try_from(unsafe { libc::sched_getcpu() }).ok()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn current_cpu() -> Option<usize> {
+    None
+}
+
+/// Move this thread (the decoder, just started) off `cpu` (the reader's) if it started
+/// there and may run elsewhere, then let it run anywhere again: a placement, not a pin.
+///
+/// A new thread may start on its parent's CPU while another CPU idles, and the kernel can
+/// take milliseconds to spread them (a 2-CPU VM, `HZ=250`: the decoder ran 1.9 ms on the
+/// reader's CPU while the other was idle and the reader waited), which is a load's whole
+/// margin. Leaving the reader's CPU is what the kernel does sooner or later anyway.
+#[cfg(target_os = "linux")]
+fn leave_cpu(cpu: Option<usize>) {
+    let Some(cpu) = cpu else { return };
+    if current_cpu() != Some(cpu) || cpu >= libc::CPU_SETSIZE as usize {
+        return;
+    }
+    let size = std::mem::size_of::<libc::cpu_set_t>();
+    // SAFETY: a zeroed cpu_set_t is an empty set; the calls read and write only `allowed`
+    // and `elsewhere`, of `size` bytes, and change only this thread's affinity.
+    unsafe {
+        let mut allowed: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, size, &mut allowed) != 0
+            || !libc::CPU_ISSET(cpu, &allowed)
+            || libc::CPU_COUNT(&allowed) < 2
+        {
+            return;
+        }
+        let mut elsewhere = allowed;
+        libc::CPU_CLR(cpu, &mut elsewhere);
+        if libc::sched_setaffinity(0, size, &elsewhere) == 0 {
+            libc::sched_setaffinity(0, size, &allowed);
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn leave_cpu(_: Option<usize>) {}
+
 impl<R: Read> Ahead<R> {
     /// The decoder, back from its thread (told to stop first if it was still decoding).
     fn decoder(&mut self) -> &mut Decode<R> {
@@ -886,7 +963,13 @@ impl<R: Read> Read for Ahead<R> {
     fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
         while self.at == self.piece.len() {
             let next = match &self.pieces {
-                Some(p) => p.recv(),
+                Some(p) => p.try_recv().or_else(|_| {
+                    // None ready: the thread may be waiting for room (`send_polling`).
+                    if let Some(t) = &self.thread {
+                        t.thread().unpark();
+                    }
+                    p.recv()
+                }),
                 None => return Ok(0),
             };
             match next {
@@ -1322,5 +1405,83 @@ mod fault_ahead_tests {
         // SAFETY: the mapping made above, used no more.
         assert_eq!(unsafe { libc::munmap(read_only, 4 * page) }, 0);
         assert!(failed);
+    }
+}
+
+#[cfg(test)]
+mod ahead_tests {
+    use super::{AHEAD, PIECE, TraceText};
+    use std::io::Read;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    /// Stored bytes that say when they are dropped (with the decoder that holds them).
+    struct Told {
+        bytes: std::io::Cursor<Vec<u8>>,
+        dropped: mpsc::Sender<()>,
+    }
+
+    impl Read for Told {
+        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+            self.bytes.read(out)
+        }
+    }
+
+    impl Drop for Told {
+        fn drop(&mut self) {
+            let _ = self.dropped.send(());
+        }
+    }
+
+    /// A reader that stops after its first piece, of a text far longer than the pieces the
+    /// thread keeps ready: the thread, waiting for room, sees the reader gone and ends (its
+    /// decoder, and the stored bytes, dropped) instead of waiting on forever.
+    #[test]
+    fn the_decoding_thread_ends_when_its_reader_stops_early() {
+        let line = "1 0 0 10 1 -1 -1 1 -1 -1 1 1 1 -1 1 -1 -1 -1\n";
+        let text = line.repeat(4 * AHEAD * PIECE / line.len());
+        let (dropped, told) = mpsc::channel();
+        let stored = Told {
+            bytes: std::io::Cursor::new(text.clone().into_bytes()),
+            dropped,
+        };
+        let mut ahead = TraceText::new(stored, "t", text.len()).unwrap().ahead();
+        let first = ahead.next_lines().unwrap().unwrap().to_string();
+        assert!(first.starts_with(line) && first.len() < text.len());
+        // Give the thread time to fill its pieces and wait for room.
+        std::thread::sleep(Duration::from_millis(20));
+        assert!(told.try_recv().is_err(), "dropped while the reader was there");
+        drop(ahead);
+        assert!(
+            told.recv_timeout(Duration::from_secs(10)).is_ok(),
+            "the decoding thread did not end"
+        );
+    }
+
+    /// Moving the decoding thread off its reader's CPU leaves the CPUs it may run on as they
+    /// were: a placement, never a pin.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn leaving_the_readers_cpu_keeps_the_thread_free_to_run_anywhere() {
+        let allowed = || {
+            let size = std::mem::size_of::<libc::cpu_set_t>();
+            // SAFETY: a zeroed cpu_set_t is an empty set; the call writes `size` bytes of it.
+            unsafe {
+                let mut set: libc::cpu_set_t = std::mem::zeroed();
+                assert_eq!(libc::sched_getaffinity(0, size, &mut set), 0);
+                (0..libc::CPU_SETSIZE as usize)
+                    .filter(|&c| libc::CPU_ISSET(c, &set))
+                    .collect::<Vec<_>>()
+            }
+        };
+        std::thread::spawn(move || {
+            let before = allowed();
+            let here = super::current_cpu();
+            assert!(here.is_some_and(|c| before.contains(&c)));
+            super::leave_cpu(here);
+            assert_eq!(allowed(), before);
+        })
+        .join()
+        .unwrap();
     }
 }
