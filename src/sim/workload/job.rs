@@ -1450,7 +1450,10 @@ mod ahead_tests {
         assert!(first.starts_with(line) && first.len() < text.len());
         // Give the thread time to fill its pieces and wait for room.
         std::thread::sleep(Duration::from_millis(20));
-        assert!(told.try_recv().is_err(), "dropped while the reader was there");
+        assert!(
+            told.try_recv().is_err(),
+            "dropped while the reader was there"
+        );
         drop(ahead);
         assert!(
             told.recv_timeout(Duration::from_secs(10)).is_ok(),
