@@ -832,18 +832,18 @@ impl<R: Read + Send + 'static> Ahead<R> {
                     };
                     buf.truncate(n);
                     let end = n == 0;
-                    if n > 0 && !send_polling(&send, buf) {
+                    if n > 0 && !send_polling(&send, Ok(buf)) {
                         break; // the reader is gone
                     }
                     if faulting {
                         faulting = window.run(&mut done);
                     }
                     if let Some(e) = failed {
-                        let _ = send.send(Err(e));
+                        send_polling(&send, Err(e));
                         break;
                     }
                     if end {
-                        let _ = send.send(Ok(Vec::new()));
+                        send_polling(&send, Ok(Vec::new()));
                         break;
                     }
                 }
@@ -869,27 +869,23 @@ impl<R: Read + Send + 'static> Ahead<R> {
     }
 }
 
-/// Send `piece` to the reader, waiting while [`AHEAD`] pieces are ready by sleeping 100 µs
-/// at a time (or until the reader, finding none ready, wakes it); `false` once the reader
-/// is gone.
+/// Send `item` (a piece, the error that stopped decoding, or the empty piece that ends the
+/// text) to the reader, waiting while [`AHEAD`] pieces are ready by sleeping 100 µs at a time
+/// (or until the reader, finding none ready, wakes it); `false` once the reader is gone.
 ///
 /// Not `SyncSender::send`, which the reader would wake after each piece it takes: the kernel
 /// may wake a thread on its waker's CPU, and the two then shared one CPU for milliseconds
 /// while the other idled. With `send`, a whole load of LLNL-Atlas (4 MB) took 7.4 ms or
 /// 10.5 ms from one run to the next, about 100 context switches in the slow runs against 20
 /// (docs/perf.md, stop 36).
-fn send_polling(
-    send: &std::sync::mpsc::SyncSender<std::io::Result<Vec<u8>>>,
-    piece: Vec<u8>,
-) -> bool {
+fn send_polling<T>(send: &std::sync::mpsc::SyncSender<T>, mut item: T) -> bool {
     use std::sync::mpsc::TrySendError;
-    let mut piece = Ok(piece);
     loop {
-        match send.try_send(piece) {
+        match send.try_send(item) {
             Ok(()) => return true,
             Err(TrySendError::Disconnected(_)) => return false,
             Err(TrySendError::Full(back)) => {
-                piece = back;
+                item = back;
                 std::thread::park_timeout(std::time::Duration::from_micros(100));
             }
         }
