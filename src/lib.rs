@@ -56,8 +56,10 @@
 pub mod catalog;
 pub mod fairshare;
 pub mod formula;
+pub mod input;
 pub mod jobs;
 pub mod limits;
+pub mod model;
 pub mod pbs;
 pub mod rank;
 pub mod sim;

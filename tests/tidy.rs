@@ -2,13 +2,15 @@
 //!
 //! Every `src/**/*.rs` file is parsed with `syn`; `#[cfg(test)]` items are left out (tests may
 //! reach anywhere). The rules, each listed in ARCHITECTURE.md:
-//! - each top-level module uses only the layers below it ([`FORBIDDEN`]): the formula compiler
-//!   never uses `jobs` or `sim`, the fairshare trees never the job rows or the ranker, ...;
+//! - every top-level module has a layer ([`LAYERS`], one ordered list), and uses only the
+//!   layers below its own: the formula compiler never uses `jobs` or `sim`, a scheduler's
+//!   folder never the simulator, the fairshare trees never the job rows or the ranker, ...;
 //! - only `src/formula/jit/` uses cranelift, only `src/formula/diag.rs` ariadne, only the
 //!   binary (`src/bin/`) clap and indicatif;
 //! - the library never prints (`print!`, `println!`, `eprint!`, `eprintln!`, `dbg!`,
 //!   `std::io::stdout`/`stderr`);
-//! - the file-level import graph is a DAG, in the library and in the binary. A `use` or a path
+//! - the file-level import graph is a DAG, in the library, the binary and the Python
+//!   package's native module (`python/src`). A `use` or a path
 //!   in code is an edge to the file that defines what it names; `pub use` re-exports are seen
 //!   through (they are a module's surface, not a dependency of its code).
 
@@ -444,40 +446,53 @@ fn fail_if_any(rule: &str, violations: Vec<String>) {
     );
 }
 
-/// What each top-level module of the library must not use. The layers, bottom up: the schema
-/// (`catalog`, `table`); the formula compiler; `rank`, the fairshare trees and the limits
-/// engine, each on its own; job rows (loading, and their fairshare values from a tree); the
-/// simulator; the C ABI over formula and rank.
-/// Everything above the schema.
-const ABOVE_SCHEMA: &[&str] = &[
-    "formula",
-    "jobs",
-    "sim",
-    "fairshare",
-    "limits",
-    "rank",
-    "capi",
+/// The library's top-level modules, bottom up, a layer a line: a module uses only the modules
+/// of the layers below its own, never another of its layer nor one above. Every top-level
+/// module is listed (a new one fails [`every_top_level_module_has_a_layer`] until it is), so
+/// this list is the architecture's one statement of who may use whom; ARCHITECTURE.md's
+/// "Layers" repeats it in words.
+const LAYERS: &[&[&str]] = &[
+    // The schema: keywords, resources and their types; the columns a formula reads.
+    &["catalog"],
+    &["table"],
+    // What every reader of a site's files shares: formats, units, host lists.
+    &["input"],
+    // The formula compiler and its evaluators.
+    &["formula"],
+    // The one job order, the fairshare trees, the flux-accounting limit engine: each alone.
+    &["rank", "fairshare", "limits"],
+    // The C ABI, over formula and rank only (the lean library embedders link).
+    &["capi"],
+    // Job rows: loading job files into columns, and their fairshare values from a tree.
+    &["jobs"],
+    // The vocabulary the schedulers' folders and the simulator share: machine, policies.
+    &["model"],
+    // Each scheduler's own rules: configuration, priority, its jobs' outputs.
+    &["pbs", "slurm"],
+    // Simulation, recording, replay, metrics.
+    &["sim"],
 ];
 
-const FORBIDDEN: &[(&str, &[&str])] = &[
-    ("catalog", ABOVE_SCHEMA),
-    ("table", ABOVE_SCHEMA),
-    (
-        "formula",
-        &["jobs", "sim", "fairshare", "limits", "rank", "capi"],
-    ),
-    (
-        "rank",
-        &["formula", "jobs", "sim", "fairshare", "limits", "capi"],
-    ),
-    ("fairshare", &["jobs", "sim", "limits", "rank", "capi"]),
-    (
-        "limits",
-        &["formula", "jobs", "sim", "fairshare", "rank", "capi"],
-    ),
-    ("jobs", &["sim", "limits", "rank", "capi"]),
-    ("capi", &["sim", "fairshare", "limits", "jobs"]),
-];
+/// The layer of a top-level module (its index in [`LAYERS`]).
+fn layer_of(module: &str) -> Option<usize> {
+    LAYERS.iter().position(|l| l.contains(&module))
+}
+
+/// The top-level modules of an analysed library that [`LAYERS`] does not list.
+fn unlisted_modules(lib: &Analysis) -> Vec<String> {
+    let mut seen = BTreeSet::new();
+    for f in &lib.files {
+        if let Some(top) = f.module.first()
+            && layer_of(top).is_none()
+            && seen.insert(top.clone())
+        {
+            seen.insert(top.clone());
+        }
+    }
+    seen.into_iter()
+        .map(|m| format!("src/{m}: a top-level module with no layer in tests/tidy.rs LAYERS"))
+        .collect()
+}
 
 fn layer_violations(lib: &Analysis) -> Vec<String> {
     let mut bad = Vec::new();
@@ -485,7 +500,7 @@ fn layer_violations(lib: &Analysis) -> Vec<String> {
         let Some(top) = f.module.first() else {
             continue;
         };
-        let Some((_, forbidden)) = FORBIDDEN.iter().find(|(m, _)| m == top) else {
+        let Some(layer) = layer_of(top) else {
             continue;
         };
         for r in &lib.refs[i] {
@@ -496,9 +511,14 @@ fn layer_violations(lib: &Analysis) -> Vec<String> {
             let Some(used) = lib.files[target].module.first() else {
                 continue;
             };
-            if forbidden.contains(&used.as_str()) {
+            if used == top {
+                continue;
+            }
+            // An unlisted module is reported by `unlisted_modules`; using it is not a layer
+            // violation on top of that.
+            if layer_of(used).is_some_and(|l| l >= layer) {
                 bad.push(format!(
-                    "{}:{}: uses crate::{}",
+                    "{}:{}: uses crate::{} ({top} may use only the layers below it)",
                     f.path,
                     r.line,
                     r.path.join("::")
@@ -507,6 +527,14 @@ fn layer_violations(lib: &Analysis) -> Vec<String> {
         }
     }
     bad
+}
+
+#[test]
+fn every_top_level_module_has_a_layer() {
+    fail_if_any(
+        "a top-level module is in no layer",
+        unlisted_modules(&library()),
+    );
 }
 
 #[test]
@@ -557,7 +585,8 @@ fn the_library_never_prints() {
 fn the_file_import_graph_is_a_dag() {
     let mut cycles = library().cycles();
     cycles.extend(binary().cycles());
-    fail_if_any("import cycles (library and binary)", cycles);
+    cycles.extend(analyse(&repo().join("python/src")).cycles());
+    fail_if_any("import cycles (library, binary, Python module)", cycles);
 }
 
 /// The checks above must be able to fail: a planted violation of each is caught.
@@ -567,7 +596,14 @@ fn tidy_catches_planted_violations() {
     let src = dir.path().join("src");
     std::fs::create_dir_all(src.join("formula")).unwrap();
     std::fs::create_dir_all(src.join("sim")).unwrap();
-    std::fs::write(src.join("lib.rs"), "pub mod formula;\npub mod sim;\n").unwrap();
+    std::fs::create_dir_all(src.join("slurm")).unwrap();
+    std::fs::write(
+        src.join("lib.rs"),
+        "pub mod formula;\npub mod gadgets;\npub mod sim;\npub mod slurm;\n",
+    )
+    .unwrap();
+    std::fs::write(src.join("slurm/mod.rs"), "use crate::sim::Thing;\n").unwrap();
+    std::fs::write(src.join("gadgets.rs"), "pub struct Gadget;\n").unwrap();
     std::fs::write(
         src.join("formula/mod.rs"),
         "pub mod a;\npub mod b;\nuse crate::sim::Thing;\nfn f() { println!(\"x\"); let _ = cranelift_codegen::ir::Type; }\n",
@@ -600,6 +636,15 @@ fn tidy_catches_planted_violations() {
         1
     );
     let layers = layer_violations(&a);
-    assert_eq!(layers.len(), 1, "{layers:?}");
+    assert_eq!(layers.len(), 2, "{layers:?}");
     assert!(layers[0].starts_with("src/formula/mod.rs:3: uses crate::sim::Thing"));
+    // A scheduler's folder reaching up into the simulator.
+    assert!(
+        layers[1].starts_with("src/slurm/mod.rs:1: uses crate::sim::Thing"),
+        "{layers:?}"
+    );
+    assert_eq!(
+        unlisted_modules(&a),
+        ["src/gadgets: a top-level module with no layer in tests/tidy.rs LAYERS"]
+    );
 }

@@ -1,7 +1,7 @@
 //! Library errors as Python exceptions: every one carries the library's message (which says
 //! where: a byte span, `file:line`, a JSON path); a formula error carries its diagnostics too.
 
-use crate::formula::PyDiagnostic;
+use crate::diagnostic::PyDiagnostic;
 use jobsort::Diagnostic;
 use jobsort::formula::diag::render;
 use pyo3::create_exception;

@@ -5,6 +5,7 @@
 //! the GIL around the work, and turns library errors into Python exceptions. The Python
 //! package (`python/jobsort/`) gives the API its shape (DataFrames, sweeps, Dask).
 
+mod diagnostic;
 mod errors;
 mod fairshare;
 mod formula;

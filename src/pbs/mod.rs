@@ -10,7 +10,7 @@ pub mod sched_config;
 pub use qmgr::{Qmgr, QmgrError, parse_qmgr};
 pub use sched_config::{SchedConfig, parse_sched_config};
 
-use crate::sim::Policy;
+use crate::model::Policy;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -98,8 +98,8 @@ impl Qmgr {
     /// nodes in the order listed, consecutive nodes of equal resources one node type named
     /// after its first node. `None` when the output lists no node. An error names the line:
     /// a node without `resources_available.ncpus`, or a value that is not a whole amount.
-    pub fn machine(&self) -> Result<Option<crate::sim::cluster::Machine>, QmgrError> {
-        use crate::sim::cluster::machine::{MEM, NCPUS, NGPUS};
+    pub fn machine(&self) -> Result<Option<crate::model::Machine>, QmgrError> {
+        use crate::model::machine::{MEM, NCPUS, NGPUS};
         if self.nodes.is_empty() {
             return Ok(None);
         }
@@ -153,7 +153,7 @@ impl Qmgr {
                 _ => types.push((n.name.clone(), 1, res)),
             }
         }
-        crate::sim::cluster::Machine::from_types(types)
+        crate::model::Machine::from_types(types)
             .map(Some)
             .map_err(|e| at(&self.nodes[0].origin, e))
     }

@@ -21,6 +21,7 @@
 //! Values are typed as `src/common/read_config.c` (`_validate_and_set_defaults`,
 //! `_parse_nodename`, `_parse_partitionname`) reads them, with its defaults.
 
+use crate::input::hostlist::expand_hostlist;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -578,79 +579,6 @@ pub fn time_str2mins(s: &str) -> Option<Minutes> {
     })
 }
 
-/// Expand a Slurm host list: `n[01-16]`, `a[1-2,5],b7`, `r[1-2]n[1-3]` (each bracket a
-/// factor, in order, zero padding kept).
-pub fn expand_hostlist(list: &str) -> Result<Vec<String>, String> {
-    let mut out = Vec::new();
-    for item in split_outside_brackets(list) {
-        if item.is_empty() {
-            continue;
-        }
-        let mut names = vec![String::new()];
-        let mut rest = item;
-        while !rest.is_empty() {
-            match rest.find('[') {
-                None => {
-                    names.iter_mut().for_each(|n| n.push_str(rest));
-                    rest = "";
-                }
-                Some(open) => {
-                    let prefix = &rest[..open];
-                    let close = rest[open..]
-                        .find(']')
-                        .map(|c| open + c)
-                        .ok_or_else(|| format!("`{item}`: `[` without `]`"))?;
-                    let ranges = expand_ranges(&rest[open + 1..close])
-                        .map_err(|m| format!("`{item}`: {m}"))?;
-                    names = names
-                        .iter()
-                        .flat_map(|n| ranges.iter().map(move |r| format!("{n}{prefix}{r}")))
-                        .collect();
-                    rest = &rest[close + 1..];
-                }
-            }
-        }
-        out.extend(names);
-    }
-    Ok(out)
-}
-
-fn split_outside_brackets(list: &str) -> Vec<&str> {
-    let mut parts = Vec::new();
-    let (mut depth, mut start) = (0, 0);
-    for (i, c) in list.char_indices() {
-        match c {
-            '[' => depth += 1,
-            ']' => depth -= 1,
-            ',' if depth == 0 => {
-                parts.push(list[start..i].trim());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    parts.push(list[start..].trim());
-    parts
-}
-
-/// `1-3,07,10-11` → `1 2 3 07 10 11` (the width of the lower bound is kept).
-fn expand_ranges(ranges: &str) -> Result<Vec<String>, String> {
-    let mut out = Vec::new();
-    for r in ranges.split(',') {
-        let (lo, hi) = r.split_once('-').unwrap_or((r, r));
-        let width = lo.len();
-        let (a, b) = match (lo.parse::<u64>(), hi.parse::<u64>()) {
-            (Ok(a), Ok(b)) if a <= b => (a, b),
-            _ => return Err(format!("bad range `{r}`")),
-        };
-        if b - a > 1_000_000 {
-            return Err(format!("range `{r}` is too large"));
-        }
-        out.extend((a..=b).map(|i| format!("{i:0width$}")));
-    }
-    Ok(out)
-}
-
 /// `gpu:4`, `gpu:tesla:2(S:0-1)`, `mps:1K` (`gres.c`: counts take K, M, G, T, P suffixes).
 fn parse_gres(value: &str) -> Result<Vec<Gres>, String> {
     let mut out = Vec::new();
@@ -1130,12 +1058,12 @@ impl SchedulerParameters {
     /// The backfill knobs the simulation honours. A value out of Slurm's range is Slurm's
     /// default, as `backfill.c: _load_config` takes it (after logging "Invalid
     /// SchedulerParameters ...").
-    pub fn sim_knobs(&self) -> crate::sim::scheduler::SlurmBackfill {
-        let d = crate::sim::scheduler::SlurmBackfill::default();
+    pub fn sim_knobs(&self) -> crate::model::SlurmBackfill {
+        let d = crate::model::SlurmBackfill::default();
         let within = |v: u32, lo: u32, hi: u32, default: u32| {
             if (lo..=hi).contains(&v) { v } else { default }
         };
-        crate::sim::scheduler::SlurmBackfill {
+        crate::model::SlurmBackfill {
             bf_max_job_test: within(self.bf_max_job_test, 1, 1_000_000, d.bf_max_job_test),
             bf_window: within(self.bf_window, 1, 43_200, d.bf_window),
             bf_resolution: within(self.bf_resolution, 1, 3600, d.bf_resolution),
@@ -1240,8 +1168,8 @@ impl SlurmConf {
     /// with `CR_CPU` or `CR_Core` slurmctld does not count memory, and jobs' memory requests
     /// do not keep them from starting. Without the setting the nodes are taken as CPUs (and
     /// Gres) alone, `CR_CPU`'s meaning; a site whose Slurm counts memory by default names it.
-    pub fn node_types(&self) -> Result<Option<crate::sim::cluster::Machine>, ConfError> {
-        use crate::sim::cluster::machine::{MEM, NCPUS, NGPUS};
+    pub fn node_types(&self) -> Result<Option<crate::model::Machine>, ConfError> {
+        use crate::model::machine::{MEM, NCPUS, NGPUS};
         let Some(first) = self.nodes.first() else {
             return Ok(None);
         };
@@ -1266,7 +1194,7 @@ impl SlurmConf {
             }
             r
         };
-        let mut types: Vec<crate::sim::cluster::machine::TypeSpec> = Vec::new();
+        let mut types: Vec<crate::model::machine::TypeSpec> = Vec::new();
         for n in nodes {
             let s = size(n);
             match types.last_mut() {
@@ -1274,7 +1202,7 @@ impl SlurmConf {
                 _ => types.push((n.name.clone(), 1, s)),
             }
         }
-        crate::sim::cluster::Machine::from_types(types)
+        crate::model::Machine::from_types(types)
             .map(Some)
             .map_err(|message| ConfError {
                 file: first.at.file.clone(),
@@ -1301,10 +1229,10 @@ impl SlurmConf {
     /// `sched/backfill` (the default) also starts a lower-priority job when that does not
     /// delay the expected start of any higher-priority one — every blocked job keeps its
     /// reservation (conservative backfill) within `bf_max_job_test`, `bf_window` and
-    /// `bf_resolution` ([`crate::sim::Policy::Slurm`]). `None` for the location: Slurm's
+    /// `bf_resolution` ([`crate::model::Policy::Slurm`]). `None` for the location: Slurm's
     /// default.
-    pub fn sim_policy(&self) -> Result<(crate::sim::Policy, Option<Location>), ConfError> {
-        use crate::sim::Policy;
+    pub fn sim_policy(&self) -> Result<(crate::model::Policy, Option<Location>), ConfError> {
+        use crate::model::Policy;
         let at = self.settings.get("SchedulerType").map(|(_, at)| at.clone());
         match self.scheduler_type.to_ascii_lowercase().as_str() {
             "sched/builtin" => Ok((Policy::Strict, at)),
@@ -1397,13 +1325,13 @@ mod tests {
             (4, 8, "s.conf:2".to_string())
         );
         let (policy, at) = c.sim_policy().unwrap();
-        assert_eq!(policy, crate::sim::Policy::Strict);
+        assert_eq!(policy, crate::model::Policy::Strict);
         assert_eq!(at.map(|a| a.to_string()).as_deref(), Some("s.conf:1"));
         // sched/backfill, Slurm's default: its backfill with the default knobs, from no line.
         let c = SlurmConf::parse("NodeName=a,b Sockets=2 CoresPerSocket=4\n", "s.conf").unwrap();
         assert_eq!(
             c.sim_policy().unwrap(),
-            (crate::sim::Policy::Slurm(Default::default()), None)
+            (crate::model::Policy::Slurm(Default::default()), None)
         );
         // Knobs from SchedulerParameters; one out of Slurm's range is its default
         // (`backfill.c: _load_config`).
@@ -1412,12 +1340,15 @@ mod tests {
             "s.conf",
         )
         .unwrap();
-        let knobs = crate::sim::scheduler::SlurmBackfill {
+        let knobs = crate::model::SlurmBackfill {
             bf_max_job_test: 20,
             bf_window: 90,
             bf_resolution: 60,
         };
-        assert_eq!(k.sim_policy().unwrap().0, crate::sim::Policy::Slurm(knobs));
+        assert_eq!(
+            k.sim_policy().unwrap().0,
+            crate::model::Policy::Slurm(knobs)
+        );
         assert_eq!(
             c.machine().unwrap().map(|m| (m.nodes, m.cpus)),
             Some((2, 8))

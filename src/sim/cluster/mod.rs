@@ -35,11 +35,11 @@
 //! free amounts, a run is a range of nodes of one type with equal free vectors, and a group
 //! counts the nodes of one `(type, free vector)`.
 
-pub mod machine;
+pub use crate::model::machine;
 pub mod nodes;
 mod runs;
 
-pub use machine::{Machine, MachineError, NodeType};
+pub use crate::model::machine::{Machine, MachineError, NodeType};
 pub use nodes::{Arrangement, Chunk, Nodes, NodesAllocation, Place, Shape, Sharing};
 
 use super::workload::Request;

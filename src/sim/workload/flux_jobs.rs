@@ -481,7 +481,7 @@ struct RankGroup {
 fn resource_summary(s: &str) -> Result<Vec<RankGroup>, String> {
     let count = |set: &str| {
         let mut n = 0u64;
-        super::hostlist::for_each_id(set, |_| n += 1)?;
+        crate::input::hostlist::for_each_id(set, |_| n += 1)?;
         u32::try_from(n).map_err(|_| format!("`{set}`: more than {} ids", u32::MAX))
     };
     s.split_whitespace()
@@ -495,7 +495,7 @@ fn resource_summary(s: &str) -> Result<Vec<RankGroup>, String> {
                 cores: 0,
                 gpus: 0,
             };
-            for child in super::hostlist::split_outside_brackets(children)? {
+            for child in crate::input::hostlist::split_outside_brackets(children)? {
                 if let Some(ids) = child.strip_prefix("core") {
                     g.cores = count(ids)?;
                 } else if let Some(ids) = child.strip_prefix("gpu") {

@@ -9,7 +9,6 @@
 //! - a missing requested time falls back to the run time.
 
 mod flux_jobs;
-mod hostlist;
 mod job;
 mod json;
 mod names;

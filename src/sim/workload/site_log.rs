@@ -3,8 +3,8 @@
 //! [`ReadOptions::lenient`], skipped and counted per reason; and the cluster's size, which
 //! such logs never state, is told from the jobs' allocations.
 
-use super::hostlist::{for_each_host, for_each_id};
 use super::job::{LoadReport, MachineHint, ReadOptions, WorkloadError};
+use crate::input::hostlist::{for_each_host, for_each_id};
 use rustc_hash::FxHashMap;
 use std::borrow::Borrow;
 use std::hash::Hash;

@@ -2,21 +2,59 @@
 //! Flux's `nodelist`) and Flux idsets (`[0-3]`, `0,2-5`, the form of `ranks`): the names they
 //! stand for, so a site log's allocations can tell the cluster's size.
 //!
-//! Syntax of `src/common/hostlist.c` (`hostlist_create`): names separated by commas outside
-//! brackets; each bracket holds comma-separated numbers or `lo-hi` ranges, zero-padded to the
-//! width of `lo`; several brackets in one name multiply out.
+//! The one reader of host lists: slurm.conf's `NodeName`/`Nodes`, sacct's `NodeList` and
+//! Flux's `nodelist` all go through [`for_each_host`].
+//!
+//! Syntax of Slurm's `src/common/hostlist.c` (`hostlist_create`): names separated by commas,
+//! spaces, tabs or line ends outside brackets, a run of separators counting as one
+//! (`_next_tok` pushes past every leading separator, so `n[1-2],,n3` is three names); each
+//! bracket holds comma-separated numbers or `lo-hi` ranges, zero-padded to the width of `lo`;
+//! several brackets in one name multiply out.
+
+/// The separators between the names of a host list (`hostlist_create`'s `"\t, \n"`).
+const SEPARATORS: [char; 4] = ['\t', ',', ' ', '\n'];
 
 /// Call `each` with every name of `list`; an error says what is malformed.
 pub fn for_each_host(list: &str, mut each: impl FnMut(&str)) -> Result<(), String> {
     let mut name = String::new();
-    for part in split_outside_brackets(list)? {
-        if part.is_empty() {
-            return Err(format!("`{list}`: an empty name"));
-        }
+    for part in split_names(list)? {
         name.clear();
         expand(part, &mut name, &mut each).map_err(|e| format!("`{list}`: {e}"))?;
     }
     Ok(())
+}
+
+/// Every name of `list`, in order ([`for_each_host`]).
+pub fn expand_hostlist(list: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    for_each_host(list, |h| out.push(h.to_string()))?;
+    Ok(out)
+}
+
+/// The names of a host list, brackets unexpanded: split at separators outside brackets, empty
+/// names (runs of separators, separators at either end) skipped as Slurm skips them.
+fn split_names(list: &str) -> Result<Vec<&str>, String> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0u32, 0);
+    for (i, c) in list.char_indices() {
+        match c {
+            '[' if depth == 0 => depth = 1,
+            '[' => return Err(format!("`{list}`: nested brackets")),
+            ']' if depth == 1 => depth = 0,
+            ']' => return Err(format!("`{list}`: `]` without `[`")),
+            c if depth == 0 && SEPARATORS.contains(&c) => {
+                parts.push(&list[start..i]);
+                start = i + c.len_utf8();
+            }
+            _ => {}
+        }
+    }
+    if depth != 0 {
+        return Err(format!("`{list}`: `[` without `]`"));
+    }
+    parts.push(&list[start..]);
+    parts.retain(|p| !p.is_empty());
+    Ok(parts)
 }
 
 /// The numbers of a Flux idset (`[0-3]`, `0-3,7`, `5`): call `each` with every one.
@@ -37,9 +75,9 @@ pub fn for_each_id(set: &str, mut each: impl FnMut(u64)) -> Result<(), String> {
     Ok(())
 }
 
-/// The comma-separated parts of a hostlist (or of a Flux `resource_summary` group), commas
-/// inside brackets kept; unbalanced or nested brackets are an error.
-pub(super) fn split_outside_brackets(list: &str) -> Result<Vec<&str>, String> {
+/// The comma-separated parts of a Flux `resource_summary` group, commas inside brackets kept
+/// and empty parts too; unbalanced or nested brackets are an error.
+pub fn split_outside_brackets(list: &str) -> Result<Vec<&str>, String> {
     let mut parts = Vec::new();
     let (mut depth, mut start) = (0u32, 0);
     for (i, c) in list.char_indices() {
@@ -176,9 +214,21 @@ mod tests {
             ["r1n01", "r1n02", "r2n01", "r2n02"]
         );
         assert_eq!(hosts("asp,asp").unwrap(), ["asp", "asp"]);
-        for bad in ["a[1-2", "a]1", "a[2-1]", "a[x]", "a,,b", "a[[1]]"] {
+        for bad in ["a[1-2", "a]1", "a[2-1]", "a[x]", "a[[1]]"] {
             assert!(hosts(bad).is_err(), "{bad}");
         }
+    }
+
+    /// slurm.conf's `NodeName` and sacct's `NodeList` are one syntax, read by one parser:
+    /// `hostlist.c`'s `_next_tok` skips every separator before a name, so empty names are
+    /// not names (`n[1-2],,n3` is three nodes, as slurmctld reads it), and spaces and tabs
+    /// separate as commas do (`hostlist_create` splits at `"\t, \n"`).
+    #[test]
+    fn runs_of_separators_are_one_as_in_slurm() {
+        assert_eq!(hosts("n[1-2],,n3").unwrap(), ["n1", "n2", "n3"]);
+        assert_eq!(hosts(",a, b\tc,").unwrap(), ["a", "b", "c"]);
+        assert_eq!(hosts("").unwrap(), Vec::<String>::new());
+        assert_eq!(expand_hostlist("r[1-2]n[08-09],x").unwrap().len(), 5);
     }
 
     #[test]

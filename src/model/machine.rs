@@ -1,5 +1,5 @@
 //! The machine a simulation runs on: node types with counts, each node carrying cores,
-//! memory, GPUs and any custom consumable resource (issue 15).
+//! memory, GPUs and any custom consumable resource.
 //!
 //! Nodes are numbered type by type in the order the types are given, so "node order" (first
 //! fit) is the file's order. A resource a node type does not name is 0 on its nodes. The
