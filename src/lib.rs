@@ -55,6 +55,7 @@
 
 pub mod catalog;
 pub mod fairshare;
+pub mod flux;
 pub mod formula;
 pub mod input;
 pub mod jobs;
@@ -65,6 +66,7 @@ pub mod rank;
 pub mod sim;
 pub mod slurm;
 pub mod table;
+pub mod workload;
 
 pub mod capi;
 

@@ -335,3 +335,177 @@ fn fair_share_breaks_formula_ties_by_most_deserving_entity() {
     let out = jobsort(["rank", "0", "--jobs", &jobs, "--fair-share"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// A flat custom field is one value in every subcommand: `eval` reads it from the job file, and
+/// `sim` (through the JSON job list's reader) gives the simulated jobs the same resource, so a
+/// formula on it ranks them alike (`sim` read 0 for both before).
+#[test]
+fn a_flat_custom_field_means_the_same_in_eval_and_sim() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = write(
+        dir.path(),
+        "flat.json",
+        r#"[{"id":"a","gpu_hours":5,"submit":0,"run":10,"ncpus":1,"Account_Name":"phys"},
+            {"id":"b","gpu_hours":"1","submit":0,"run":10,"ncpus":1}]"#,
+    );
+    let out = jobsort([
+        "eval",
+        "gpu_hours",
+        "--jobs",
+        &jobs,
+        "--resource",
+        "gpu_hours:float",
+        "--format",
+        "json",
+    ]);
+    let values: Vec<f64> = json(&out)["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["value"].as_f64().unwrap())
+        .collect();
+    assert_eq!(values, [5.0, 1.0]);
+    // No warning that `run` is unknown: it is the trace's run time, a field of the table.
+    assert!(
+        !common::cli::stderr(&out).contains("`run`"),
+        "{}",
+        common::cli::stderr(&out)
+    );
+    let out = jobsort([
+        "sim",
+        "--trace",
+        &jobs,
+        "--formula",
+        "gpu_hours",
+        "--resource",
+        "gpu_hours:float",
+        "--nodes",
+        "1",
+        "--cores",
+        "1",
+        "--record",
+        "-",
+    ]);
+    let lines = common::cli::json_lines(&out);
+    let submitted: Vec<(String, Value, Value)> = lines
+        .iter()
+        .flat_map(|l| l["events"].as_array().cloned().unwrap_or_default())
+        .filter(|e| e.get("submit").is_some())
+        .map(|e| {
+            (
+                e["submit"].as_str().unwrap().to_string(),
+                e["resources"].clone(),
+                e["account"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(submitted[0].1, serde_json::json!({"gpu_hours": 5.0}));
+    assert_eq!(submitted[1].1, serde_json::json!({"gpu_hours": 1.0}));
+    // Both started in the value's order: a (5) before b (1), on one core.
+    let dispatched: Vec<&str> = lines
+        .iter()
+        .flat_map(|l| l["decisions"].as_array().into_iter().flatten())
+        .filter_map(|d| d["dispatch"].as_str())
+        .collect();
+    assert_eq!(dispatched, ["a", "b"]);
+}
+
+/// Every subcommand that takes jobs reads every format, by the one format rule: a PBS
+/// accounting log given to `eval` is its jobs (it was read as a one-column CSV: every value 0,
+/// exit 0), a headerless sacct dump given to `rank` too (a CSV error before). Samples from
+/// XDMoD's test data (`tests/data/samples/`, copied from `../shared/data/samples/`).
+#[test]
+fn eval_and_rank_read_site_logs_as_sim_does() {
+    let log = common::cli::repo_file("tests/data/samples/xdmod-pbs-accounting-E-records.log");
+    let out = jobsort([
+        "eval",
+        "ncpus",
+        "--jobs",
+        &log,
+        "--lenient",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        common::cli::code(&out),
+        Some(0),
+        "{}",
+        common::cli::stderr(&out)
+    );
+    let jobs = json(&out)["jobs"].as_array().unwrap().clone();
+    assert_eq!(jobs.len(), 7);
+    assert_eq!(jobs[0]["id"], "6.edge.ccr.buffalo.edu");
+    assert_eq!(jobs[0]["value"], 32.0);
+    common::cli::stderr_has(&out, "1 of 8 trace jobs dropped: 1 (bad attribute value)");
+    // The same log without --lenient stops at its bad record, as `sim --trace` does.
+    let strict = jobsort(["eval", "ncpus", "--jobs", &log]);
+    assert_eq!(common::cli::code(&strict), Some(1));
+    common::cli::stderr_has(
+        &strict,
+        "xdmod-pbs-accounting-E-records.log:2: E record of job `6`",
+    );
+    let sacct = common::cli::repo_file("tests/data/samples/xdmod-sacct-P-noheader-X.log");
+    let out = jobsort([
+        "rank",
+        "ncpus",
+        "--jobs",
+        &sacct,
+        "--sacct-fields",
+        "xdmod",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        common::cli::code(&out),
+        Some(0),
+        "{}",
+        common::cli::stderr(&out)
+    );
+    let v = json(&out);
+    let ranked = v["order"].as_array().unwrap();
+    assert_eq!(ranked[0]["id"], "4103947");
+    assert_eq!(ranked[0]["value"], 256.0);
+    // A text no reader takes is an error naming what was tried (sim), not zeros.
+    let dir = tempfile::tempdir().unwrap();
+    let prose = write(
+        dir.path(),
+        "notes.txt",
+        "hello world\nthis is no job file\n",
+    );
+    let out = jobsort(["sim", "--trace", &prose, "--nodes", "1", "--cores", "1"]);
+    assert_eq!(common::cli::code(&out), Some(1));
+    common::cli::stderr_has(&out, "notes.txt: not a format jobsort reads (tried JSON");
+}
+
+/// `--jobs -` tells the format by content as a file does: an SWF trace on stdin, plain or
+/// gzip, is the trace's jobs (it was read as CSV, a column named `; Version: 2.2`, every value
+/// 0; gzip bytes "not UTF-8").
+#[test]
+fn jobs_on_stdin_are_told_by_content() {
+    let swf = "; Version: 2.2\n; MaxProcs: 8\n\
+               1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\n\
+               2 10 5 50 8 -1 -1 8 60 -1 1 4 2 -1 1 -1 -1 -1\n";
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, swf.as_bytes()).unwrap();
+    let gz = gz.finish().unwrap();
+    for input in [swf.as_bytes().to_vec(), gz] {
+        let out = common::cli::jobsort_stdin(
+            ["rank", "ncpus", "--jobs", "-", "--format", "json"],
+            &input,
+        );
+        assert_eq!(
+            common::cli::code(&out),
+            Some(0),
+            "{}",
+            common::cli::stderr(&out)
+        );
+        let v = json(&out);
+        let got: Vec<(&str, f64)> = v["order"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| (j["id"].as_str().unwrap(), j["value"].as_f64().unwrap()))
+            .collect();
+        assert_eq!(got, [("2", 8.0), ("1", 4.0)]);
+    }
+}

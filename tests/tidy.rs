@@ -463,12 +463,16 @@ const LAYERS: &[&[&str]] = &[
     &["rank", "fairshare", "limits"],
     // The C ABI, over formula and rank only (the lean library embedders link).
     &["capi"],
-    // Job rows: loading job files into columns, and their fairshare values from a tree.
-    &["jobs"],
-    // The vocabulary the schedulers' folders and the simulator share: machine, policies.
+    // The vocabulary the readers, the schedulers' folders and the simulator share: the
+    // machine, `place=`, dispatch policies.
     &["model"],
-    // Each scheduler's own rules: configuration, priority, its jobs' outputs.
-    &["pbs", "slurm"],
+    // Traces and site logs (SWF, JSON job lists, sacct, Flux, PBS accounting) into jobs.
+    &["workload"],
+    // Job rows: job files (and every workload format) into columns, their fairshare values.
+    &["jobs"],
+    // Each scheduler's own rules: configuration, priority, limits, its jobs' outputs, and its
+    // model in simulated time.
+    &["pbs", "slurm", "flux"],
     // Simulation, recording, replay, metrics.
     &["sim"],
 ];

@@ -5,7 +5,7 @@
 pub mod fairshare;
 pub mod load;
 mod set;
-pub mod units;
+pub use crate::input::units;
 
 pub use set::{JobSet, JobSetBuilder};
 

@@ -21,7 +21,7 @@
 //! - an AleaNG `.machines` file ([`Machine::parse_aleang`]);
 //! - `--nodes N --cores C [--mem M --gpus G]` ([`Machine::uniform`], [`Machine::with_per_node`]).
 
-use crate::jobs::units::parse_size;
+use crate::input::units::parse_size;
 use std::fmt;
 use std::path::Path;
 

@@ -2,10 +2,13 @@
 //! ([`sched_config`]), the server, queue and scheduler attributes of `qmgr -c 'print server'`
 //! / `'print sched'` output ([`qmgr`]), and the fairshare files under `PBS_HOME/sched_priv`
 //! (`resource_group`, `usage`, `holidays`). [`PbsSite`] holds them and turns them into the
-//! settings a simulation or a ranking uses, each with where it came from ([`Origin`]).
+//! settings a simulation or a ranking uses, each with where it came from ([`Origin`]). PBS's
+//! fairshare usage in simulated time ([`share`]: the tree of `crate::fairshare::pbs` with
+//! usage accrued and decayed as a simulation runs).
 
 pub mod qmgr;
 pub mod sched_config;
+pub mod share;
 
 pub use qmgr::{Qmgr, QmgrError, parse_qmgr};
 pub use sched_config::{SchedConfig, parse_sched_config};

@@ -131,7 +131,7 @@ impl Qmgr {
                     },
                 };
                 let amount = if size {
-                    crate::jobs::units::parse_size(&v.value).map(|kb| kb as u64)
+                    crate::input::units::parse_size(&v.value).map(|kb| kb as u64)
                 } else {
                     v.value
                         .trim()

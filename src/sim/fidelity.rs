@@ -17,8 +17,8 @@
 
 use super::metrics;
 #[cfg(test)]
-use super::workload::Name;
-use super::workload::SimJob;
+use crate::workload::Name;
+use crate::workload::SimJob;
 
 /// A job within this many seconds of its recorded start counts as "within a minute".
 pub const WITHIN: i64 = 60;
@@ -207,7 +207,7 @@ fn gaps(jobs: &[SimJob], capacity: u64) -> (i64, i64, i64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::workload::Request;
+    use crate::workload::Request;
 
     fn job(id: &str, submit: i64, recorded: Option<i64>) -> SimJob {
         SimJob::from(crate::sim::JobSpec {

@@ -27,10 +27,10 @@
 //! so it is `JOB_ELIGIBLE` = 2. The simulator keeps no ineligible state: a job a limit holds is
 //! still ranked and still accrues `eligible_time`.
 
-use super::share::ShareKeywords;
-use super::workload::{Request, SimJob};
 use crate::catalog::{Catalog, Input, Keyword, ResourceType};
+use crate::pbs::share::ShareKeywords;
 use crate::slurm::multifactor::Factors;
+use crate::workload::{Request, SimJob};
 
 /// PBS `accrue_type` of a queued job accruing eligible time (`JOB_ELIGIBLE`).
 const ACCRUE_ELIGIBLE: f64 = 2.0;

@@ -13,8 +13,8 @@
 //! `x[0..n]`, `q` in [0, 1], position `h = (n − 1)·q`, value
 //! `x[⌊h⌋] + (h − ⌊h⌋)·(x[⌊h⌋+1] − x[⌊h⌋])`.
 
-use super::share::number_first_seen;
-use super::workload::SimJob;
+use crate::pbs::share::number_first_seen;
+use crate::workload::SimJob;
 
 /// The bounded-slowdown threshold τ (seconds).
 pub const BSLD_TAU: f64 = 10.0;
@@ -150,7 +150,7 @@ pub fn compute(
 /// then those texts by what they say (equal names made apart are one user): the numbers of
 /// numbering the texts themselves, without hashing a text per job.
 ///
-/// [`Names`]: crate::sim::workload::Names
+/// [`Names`]: crate::workload::Names
 pub fn users(jobs: &[SimJob]) -> (Vec<u32>, Vec<&str>) {
     let mut shared: Vec<&str> = Vec::new();
     let of_shared = number_first_seen(jobs.iter().map(|j| j.user.by_text_shared()), |u| {
@@ -356,7 +356,7 @@ mod tests {
     /// by one table (shared) or apart (equal texts, two pointers).
     #[test]
     fn users_are_texts_shared_or_made_apart() {
-        use crate::sim::workload::{JobSpec, Name, Names};
+        use crate::workload::{JobSpec, Name, Names};
         let mut table = Names::default();
         let ann = table.get("ann");
         let job = |user: Name| {
@@ -383,7 +383,7 @@ mod tests {
     /// for bit (jobs never started among them).
     #[test]
     fn user_shares_in_the_metrics_pass_are_the_shares_rows() {
-        use crate::sim::workload::{JobSpec, Request};
+        use crate::workload::{JobSpec, Request};
         let mut x: u64 = 11;
         let mut next = |m: u64| {
             x = x

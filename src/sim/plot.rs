@@ -31,7 +31,7 @@ fn color(i: usize) -> RGBColor {
 /// trace's recorded schedule (black, dashed: `sim --fidelity`), over the jobs it started.
 pub fn render_svg(
     runs: &[PlotRun<'_>],
-    jobs: &[super::workload::SimJob],
+    jobs: &[crate::workload::SimJob],
     recorded: bool,
 ) -> Result<String, String> {
     let mut svg = String::new();
@@ -103,7 +103,7 @@ fn draw_legend<'a, 'b: 'a, CT: plotters::coord::CoordTranslate>(
 fn wait_cdf(
     area: &Area<'_, '_>,
     runs: &[PlotRun<'_>],
-    jobs: &[super::workload::SimJob],
+    jobs: &[crate::workload::SimJob],
     recorded: bool,
 ) -> PResult {
     let mut max_w: f64 = 1.0;

@@ -6,12 +6,12 @@
 //! `serde_json` (shortest round-trip form), nothing depends on hash-map order or the clock.
 
 use super::cluster::Machine;
-use super::limit::LimitsSpec;
 use super::scheduler::{Decision, EventKind, PendReason, Policy, QueueOrder, Round, SimConfig};
 use super::setup::{MAX_NODES, check_decay};
-use super::share::FairshareConfig;
-use super::workload::pbs_accounting::select_request;
-use super::workload::{
+use crate::flux::limit::LimitsSpec;
+use crate::pbs::share::FairshareConfig;
+use crate::workload::pbs_accounting::select_request;
+use crate::workload::{
     Horizon, JobField, JobSpec, MAX_JOB_CORES, MAX_SECONDS, Name, Request, SimJob, count,
 };
 use serde_json::Value;

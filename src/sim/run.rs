@@ -5,7 +5,7 @@ use super::priority::Priority;
 use super::record::{Header, Recorder, TraceInfo};
 use super::scheduler::{SimConfig, SimError, SimOutcome, Simulator, plain};
 use super::setup::{Setup, SetupError};
-use super::workload::Workload;
+use crate::workload::Workload;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 

@@ -12,12 +12,12 @@
 //! setting is a file's text.
 
 use super::cluster::{Cluster, Machine};
-use super::limit::{LimitState, UnlistedUserError};
 use super::scheduler::SimConfig;
-use super::share::{AutoEntities, TreeError, UsageRes, UsageTree};
-use super::slurm_share::SlurmPriority;
-use super::workload::{Request, SimJob};
+use crate::flux::limit::{LimitState, UnlistedUserError};
 use crate::limits::{LimitEngine, LimitError, LimitsConfig, LimitsFileError};
+use crate::pbs::share::{AutoEntities, TreeError, UsageRes, UsageTree};
+use crate::slurm::share::SlurmPriority;
+use crate::workload::{Request, SimJob};
 use std::sync::Arc;
 
 /// The most nodes a simulation may have: 2^24, 100 times the largest machine built. The
@@ -133,7 +133,7 @@ impl Setup {
     /// `nodes × cores` cluster does (by count, or by runs of equal nodes), unless a job asks
     /// for chunks. The jobs' memory is placed as their requests give it: on a machine with
     /// memory, give the jobs their memory chunks first
-    /// ([`place_memory`](crate::sim::workload::place_memory), the one rule; `jobsort sim`
+    /// ([`place_memory`](crate::workload::place_memory), the one rule; `jobsort sim`
     /// does), or only chunks that name `mem` hold memory.
     pub fn on_machine(
         config: &SimConfig,
@@ -279,9 +279,9 @@ impl Setup {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::limit::LimitsSpec;
+    use crate::flux::limit::LimitsSpec;
+    use crate::pbs::share::{AutoTree, FairshareConfig};
     use crate::sim::scheduler::Policy;
-    use crate::sim::share::{AutoTree, FairshareConfig};
 
     fn config() -> SimConfig {
         SimConfig::new(Policy::Easy, 2, 1)

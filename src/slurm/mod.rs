@@ -6,6 +6,8 @@
 //!   the slurm.conf weights as a formula in the Slurm catalog
 //!   ([`Catalog::slurm`](crate::catalog::Catalog::slurm)).
 //! - [`jobs`]: `squeue --json` and job-file fields as multifactor inputs; factor columns.
+//! - [`share`]: the association tree's usage and each job's multifactor priority in
+//!   simulated time.
 //! - [`mf_priority`]: flux-accounting's `mf_priority` priority and its formula in the flux
 //!   catalog ([`Catalog::flux`](crate::catalog::Catalog::flux)).
 
@@ -13,3 +15,4 @@ pub mod conf;
 pub mod jobs;
 pub mod mf_priority;
 pub mod multifactor;
+pub mod share;

@@ -3,10 +3,11 @@
 
 use super::error::{JobFileError, invalid};
 use super::state::StateFields;
-use super::unknown::{PBS_JOB_ATTRIBUTES, Unknown};
+use super::unknown::Unknown;
 use crate::catalog::{Catalog, Keyword, ResourceType};
+use crate::input::fields::{self, is_pbs_job_attribute};
+use crate::input::units::{parse_ctime, parse_plain_number, parse_size, parse_time};
 use crate::jobs::JobSetBuilder;
-use crate::jobs::units::{parse_ctime, parse_plain_number, parse_size, parse_time};
 use serde_json::Value;
 
 /// Where the jobs of a file go (`name` is the file, for locations), and the fields no
@@ -191,23 +192,23 @@ fn job_fields(
             .or_else(|| key.strip_prefix("resources."))
             .unwrap_or(key);
         match field {
-            "id" | "Job_Id" | "job_id" | "jobid" => {
+            f if fields::ID.contains(&f) => {
                 out.row.id = as_text(value)
                     .ok_or_else(|| invalid(at(key), "the job id must be a string or number"))?
             }
-            "user" | "euser" => out.row.user = as_text(value),
-            "Job_Owner" => owner = as_text(value),
-            "group" | "egroup" => out.row.group = as_text(value),
-            "account" | "Account_Name" => out.row.account = as_text(value),
-            "queue" => out.row.queue = as_text(value),
-            "submit" | "qrank" => {
+            f if fields::USER.contains(&f) => out.row.user = as_text(value),
+            fields::OWNER => owner = as_text(value),
+            f if fields::GROUP.contains(&f) => out.row.group = as_text(value),
+            f if fields::ACCOUNT.contains(&f) => out.row.account = as_text(value),
+            f if fields::QUEUE.contains(&f) => out.row.queue = as_text(value),
+            f if fields::SUBMIT.contains(&f) => {
                 let v = convert("submit", value, catalog).map_err(|m| invalid(at(key), m))?;
                 if v.is_none() && !value.is_null() {
                     return Err(invalid(at(key), "the submission order must be a number"));
                 }
                 out.row.submit = v;
             }
-            "qtime" => qtime = Some(value.clone()),
+            fields::QTIME => qtime = Some(value.clone()),
             "Priority" => {
                 if let Some(v) =
                     convert("job_priority", value, catalog).map_err(|m| invalid(at(key), m))?
@@ -215,7 +216,7 @@ fn job_fields(
                     out.set("job_priority", v);
                 }
             }
-            "resources" | "Resource_List" => {
+            f if fields::RESOURCE_LISTS.contains(&f) => {
                 let Value::Object(res) = value else {
                     return Err(invalid(
                         at(key),
@@ -239,7 +240,8 @@ fn job_fields(
             }
             _ => {
                 if catalog.lookup(field).is_none()
-                    && !PBS_JOB_ATTRIBUTES.split_whitespace().any(|a| a == field)
+                    && !is_pbs_job_attribute(field)
+                    && !fields::is_trace_field(field)
                 {
                     unknown.record(key, field, || place.of_field(key), catalog);
                 }

@@ -35,22 +35,6 @@ impl std::fmt::Display for UnknownField {
     }
 }
 
-/// PBS job attributes (`qstat -f`, `src/include/pbs_ifl.h`) that are not formula values:
-/// read as nothing, without a warning.
-pub(super) const PBS_JOB_ATTRIBUTES: &str = "\
-    Account_Name accounting_id accrue_type alt_id argument_list array array_id array_index \
-    array_indices_remaining array_indices_submitted array_state_count block Checkpoint \
-    comment create_resv_from_job credential_id credential_validity ctime depend egroup \
-    eligible_time Error_Path estimated etime euser exec_host exec_vnode Executable \
-    executable Execution_Time Exit_status forward_x11_cookie forward_x11_port group_list \
-    hashname Hold_Types history_timestamp interactive jobdir Job_Name Job_Owner \
-    job_kill_delay job_state Join_Path Keep_Files Mail_Points Mail_Users max_run_subjobs \
-    mtime obittime Output_Path Priority project pset qtime queue queue_rank queue_type \
-    release_nodes_on_stageout Remove_Files Rerunable resources_used run_count run_version \
-    sandbox schedselect security_context server server_instance_id session_id \
-    Shell_Path_List Stagein Stageout stime Submit_arguments Submit_Host substate \
-    tolerate_node_failures topjob topjob_ineligible umask User_List Variable_List";
-
 /// The identity fields a job file may carry (besides keywords and resources).
 const IDENTITY_FIELDS: &[&str] = &["id", "user", "group", "account", "queue", "submit"];
 

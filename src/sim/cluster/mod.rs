@@ -42,7 +42,7 @@ mod runs;
 pub use crate::model::machine::{Machine, MachineError, NodeType};
 pub use nodes::{Arrangement, Chunk, Nodes, NodesAllocation, Place, Shape, Sharing};
 
-use super::workload::Request;
+use crate::workload::Request;
 use runs::{Run, Runs};
 use std::sync::Arc;
 
@@ -868,7 +868,7 @@ mod tests {
         assert!(!Cluster::counts_suffice(8, nodes.iter()));
         assert!(Cluster::counts_suffice(1, nodes.iter()));
         // Chunks are placed on nodes, whatever their size.
-        let chunks = [Request::Select(Arc::new(crate::sim::workload::Select {
+        let chunks = [Request::Select(Arc::new(crate::workload::Select {
             parts: Vec::new(),
             place: Place::default(),
         }))];
@@ -879,7 +879,7 @@ mod tests {
 #[cfg(test)]
 mod no_fit_tests {
     use super::*;
-    use crate::sim::workload::parse_json_jobs;
+    use crate::workload::parse_json_jobs;
 
     /// The requests of `selects`, as a job file would give them.
     fn requests(selects: &[&str]) -> Vec<Request> {

@@ -25,58 +25,10 @@
 
 use super::machine::Machine;
 use super::runs::{Run, Runs};
-use crate::sim::workload::Select;
+use crate::workload::Select;
 use std::collections::BTreeMap;
 
-/// `place=` arrangement.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub enum Arrangement {
-    #[default]
-    Free,
-    Pack,
-    Scatter,
-    VScatter,
-}
-
-/// `place=` sharing.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub enum Sharing {
-    #[default]
-    Shared,
-    Excl,
-    ExclHost,
-}
-
-impl Sharing {
-    fn exclusive(self) -> bool {
-        self != Sharing::Shared
-    }
-}
-
-/// `place=arrangement[:sharing]` (PBS's defaults: `free`, `shared`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub struct Place {
-    pub arrangement: Arrangement,
-    pub sharing: Sharing,
-}
-
-impl std::fmt::Display for Place {
-    /// `arrangement:sharing`, as `place=` spells it.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let arrangement = match self.arrangement {
-            Arrangement::Free => "free",
-            Arrangement::Pack => "pack",
-            Arrangement::Scatter => "scatter",
-            Arrangement::VScatter => "vscatter",
-        };
-        let sharing = match self.sharing {
-            Sharing::Shared => "shared",
-            Sharing::Excl => "excl",
-            Sharing::ExclHost => "exclhost",
-        };
-        write!(f, "{arrangement}:{sharing}")
-    }
-}
+pub use crate::model::place::{Arrangement, Place, Sharing};
 
 /// `count` chunks of `amounts` (in the machine's resource order).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -34,7 +34,7 @@ pub use verify::{Divergence, Verifier, VerifyReport, verify};
 use super::record::{Header, RecDecision, RecEvent, Recording};
 use super::scheduler::{Decision, SimError};
 use super::setup::{Setup, SetupError};
-use super::workload::SimJob;
+use crate::workload::SimJob;
 
 /// An error replaying.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -2,13 +2,13 @@
 
 use super::kendall::kendall_tau;
 use super::{ReplayError, recorded_jobs, recorded_setup};
+use crate::pbs::share::{ShareKeywords, UsageTree};
 use crate::rank::{self, TieBreak};
 use crate::sim::inputs::Source;
 use crate::sim::priority::Priority;
 use crate::sim::record::{RecDecision, RecEvent, RecRound, Recording};
 use crate::sim::scheduler::{Plan, Policy, tiered_top_into};
-use crate::sim::share::{ShareKeywords, UsageTree};
-use crate::sim::workload::{Request, SimJob};
+use crate::workload::{Request, SimJob};
 use std::collections::HashMap;
 
 /// Reconciliation of one round.

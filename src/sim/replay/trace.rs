@@ -3,7 +3,7 @@
 use crate::sim::metrics;
 use crate::sim::record::{Header, RecDecision, RecEvent, RecRound, Recording};
 use crate::sim::scheduler::SimConfig;
-use crate::sim::workload::Workload;
+use crate::workload::Workload;
 use std::collections::BTreeMap;
 
 /// A real schedule as a recording: rounds at every submit, start and end time of an SWF
@@ -118,7 +118,7 @@ pub fn check_capacity(w: &Workload, capacity: u64) -> Option<Overcommit> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::workload::{Request, SimJob};
+    use crate::workload::{Request, SimJob};
 
     fn job(id: &str, start: i64, run: i64, procs: u32) -> SimJob {
         SimJob::from(crate::sim::JobSpec {

@@ -5,7 +5,7 @@ use crate::sim::priority::Priority;
 use crate::sim::record::{Changes, Header, RecDecision, RecRound, Recording};
 use crate::sim::scheduler::Simulator;
 use crate::sim::setup::Setup;
-use crate::sim::workload::SimJob;
+use crate::workload::SimJob;
 
 /// Where a verification first disagreed.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]

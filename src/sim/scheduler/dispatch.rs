@@ -7,7 +7,7 @@ use super::state::Simulator;
 use super::types::SlurmBackfill;
 use super::{Decision, PendReason, Policy, Round};
 use crate::sim::cluster::{Allocation, Cluster};
-use crate::sim::workload::Request;
+use crate::workload::Request;
 
 /// An EASY reservation's shadow time, and the free cores then (kept by count for a `procs`
 /// request, where only the sum matters).
@@ -440,7 +440,7 @@ mod tests {
     use crate::sim::cluster::Machine;
     use crate::sim::scheduler::{Policy, SimConfig, Simulator};
     use crate::sim::setup::Setup;
-    use crate::sim::workload::parse_json_jobs;
+    use crate::workload::parse_json_jobs;
 
     /// The every-round check (debug builds) finds a node whose resources were given back
     /// while its job still runs: the free amounts no longer match the running allocations.

@@ -5,7 +5,7 @@
 use crate::formula::monotone::{self, InputKind};
 use crate::sim::inputs::Source;
 use crate::sim::priority::Priority;
-use crate::sim::workload::SimJob;
+use crate::workload::SimJob;
 
 /// What the jobs of one head group share: the share-tree node, and every input that does not
 /// change while a job waits (`statics[g * inputs + k]` for input `k`; `eligible_time` and the

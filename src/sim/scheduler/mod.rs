@@ -43,14 +43,14 @@ pub use types::{
     SimConfig, SimError, SimOutcome, SlurmBackfill, tiered_top_into,
 };
 
+use crate::flux::limit::Admission;
+use crate::pbs::share::UsageTree;
 use crate::rank;
 use crate::sim::cluster::{Allocation, Cluster, SizeSet};
 use crate::sim::inputs::Source;
-use crate::sim::limit::Admission;
 use crate::sim::priority::Priority;
 use crate::sim::setup::Setup;
-use crate::sim::share::UsageTree;
-use crate::sim::workload::{Request, SimJob};
+use crate::workload::{Request, SimJob};
 pub(crate) use dispatch::Plan;
 use groups::{GroupInputs, Groups, head_groups};
 use sha2::{Digest, Sha256};
@@ -669,7 +669,7 @@ impl<'a> Simulator<'a> {
                 left -= k;
             }
         }
-        crate::sim::workload::hex(&h.finalize()[..16])
+        crate::workload::hex(&h.finalize()[..16])
     }
 
     /// Reset-and-re-sum accounting check plus per-job sanity (debug/test builds).
@@ -749,13 +749,13 @@ impl<'a> Simulator<'a> {
 
 /// Remove jobs that can never fit the cluster, counting them as dropped
 /// (`"larger than the cluster"`). Returns how many were dropped.
-pub fn drop_oversized(w: &mut crate::sim::workload::Workload, nodes: u32, cores: u32) -> usize {
+pub fn drop_oversized(w: &mut crate::workload::Workload, nodes: u32, cores: u32) -> usize {
     drop_unfitting(w, &Cluster::counted(nodes, cores))
 }
 
 /// [`drop_oversized`] for any idle cluster (a multi-resource machine's: a job that asks for
 /// more of a resource than any set of its nodes holds).
-pub fn drop_unfitting(w: &mut crate::sim::workload::Workload, c: &Cluster) -> usize {
+pub fn drop_unfitting(w: &mut crate::workload::Workload, c: &Cluster) -> usize {
     let before = w.jobs.len();
     w.jobs.retain(|j| c.can_ever_fit(&j.request));
     let dropped = before - w.jobs.len();
@@ -772,7 +772,7 @@ pub fn drop_unfitting(w: &mut crate::sim::workload::Workload, c: &Cluster) -> us
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::workload::Request;
+    use crate::workload::Request;
 
     /// Every policy, one of them a deeper backfill, and Slurm's with knobs that bite on these
     /// workloads (few jobs tested, a minute's window, a coarse resolution).
@@ -866,8 +866,8 @@ mod tests {
     /// and a job out of order named before a too large one earlier in the list.
     #[test]
     fn jobs_out_of_order_or_too_large_are_refused_by_every_loop() {
-        use crate::sim::cluster::Arrangement;
-        use crate::sim::workload::shape::{chunks, part};
+        use crate::model::place::Arrangement;
+        use crate::workload::shape::{chunks, part};
         let chunk = chunks(vec![part(1, &[("ncpus", 3)])], Arrangement::Free);
         let nodes = |nodes, cores| Request::Nodes { nodes, cores };
         let too_large = |id: &str, r: &Request| {

@@ -26,7 +26,7 @@ use super::types::{Policy, SimConfig, SimError, SimOutcome};
 use crate::sim::cluster::{Cluster, SizeSet};
 use crate::sim::priority::Priority;
 use crate::sim::setup::Setup;
-use crate::sim::workload::SimJob;
+use crate::workload::SimJob;
 
 /// Whether a run of `setup` under `formula` is decided by [`run`]: see the module's notes.
 /// `rounds_read`: a recording, a verification or a series reads the rounds.
@@ -318,7 +318,7 @@ impl<'a, Q: Ends<u64>> State<'a, Q> {
 mod tests {
     use super::*;
     use crate::sim::scheduler::Simulator;
-    use crate::sim::workload::Request;
+    use crate::workload::Request;
 
     fn job(
         i: usize,

@@ -3,14 +3,14 @@
 
 use super::groups::{GroupInputs, Groups};
 use super::types::{QueuePoint, Round, SimConfig};
+use crate::flux::limit::LimitState;
+use crate::pbs::share::UsageTree;
 use crate::rank::JobKey;
 use crate::sim::cluster::{Allocation, Cluster, SizeSet};
 use crate::sim::inputs::Source;
-use crate::sim::limit::LimitState;
 use crate::sim::priority::Priority;
-use crate::sim::share::UsageTree;
-use crate::sim::slurm_share::SlurmPriority;
-use crate::sim::workload::{Request, SimJob};
+use crate::slurm::share::SlurmPriority;
+use crate::workload::{Request, SimJob};
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap};
 
@@ -63,7 +63,7 @@ pub struct Simulator<'a> {
     /// second), and the nodes with any (accrual per entity).
     pub(super) leaf_running: Vec<u32>,
     pub(super) leaf_rate: Vec<f64>,
-    /// Each job's usage rate ([`crate::sim::share::UsageRes::rate`]), with fairshare.
+    /// Each job's usage rate ([`crate::pbs::share::UsageRes::rate`]), with fairshare.
     pub(super) usage_rate: Vec<f64>,
     pub(super) active_leaves: Vec<u32>,
     pub(super) limits: Option<LimitState>,

@@ -1,10 +1,10 @@
 //! The scheduler's vocabulary: settings, events, decisions, rounds and the outcome.
 
+use crate::flux::limit::LimitsSpec;
+use crate::pbs::share::{FairshareConfig, UsageTree};
 use crate::rank::JobKey;
 use crate::sim::cluster::Allocation;
-use crate::sim::limit::LimitsSpec;
-use crate::sim::share::{FairshareConfig, UsageTree};
-use crate::sim::workload::SimJob;
+use crate::workload::SimJob;
 use std::collections::BTreeMap;
 
 pub use crate::model::policy::{Policy, SlurmBackfill};

@@ -3,9 +3,12 @@
 
 use super::input::{InputPath, take_stdin};
 use super::report::{Failure, note, warn};
+use super::schedule_args::{SacctArgs, trace_options};
 use jobsort::Catalog;
-use jobsort::jobs::load::{JobFile, JobFormat, NotRanked, load_jobs, read_jobs};
-use jobsort::jobs::{Job, JobSet, JobSetBuilder};
+use jobsort::jobs::JobSet;
+use jobsort::jobs::load::{JobFormat, NotRanked};
+use jobsort::sim::TraceFormat;
+use jobsort::sim::job_rows::{RowsFormat, load_job_rows, read_job_rows};
 
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JobsFormatArg {
@@ -21,12 +24,20 @@ pub enum JobsFormatArg {
     Qstat,
     /// Standard Workload Format trace (plain or gzip).
     Swf,
+    /// Slurm `sacct --parsable2` output.
+    Sacct,
+    /// PBS accounting logs (a file, or a directory of them).
+    PbsAccounting,
+    /// `flux jobs --json` or `flux job list` output.
+    Flux,
 }
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct JobsArgs {
     /// Job file (`-` for stdin): JSON array, JSON lines, CSV with a header, `qstat -f -F json`
-    /// output, or an SWF trace (`.swf`, `.swf.gz`). Fields are described in the README.
+    /// output, or any trace or site log `sim --trace` reads (SWF, sacct -P, PBS accounting
+    /// logs or their directory, Flux job lists; plain or gzip), told apart by content.
+    /// Fields are described in the README.
     #[arg(long, value_name = "FILE")]
     pub jobs: InputPath,
     /// Job file format (default: from the extension and content).
@@ -41,41 +52,78 @@ pub struct JobsArgs {
     /// and the others listed with why not).
     #[arg(long)]
     pub all: bool,
+    /// Skip bad records of a trace or site log given as `--jobs` (an SWF file's lines, a
+    /// sacct dump's or a PBS accounting log's records), counted per reason and reported,
+    /// instead of stopping at the first (as `sim --lenient`)
+    #[arg(long)]
+    pub lenient: bool,
+    #[command(flatten)]
+    pub sacct: SacctArgs,
 }
 
 impl JobsArgs {
-    /// The jobs of the file, keeping the numeric `columns` (the formula's inputs). Unknown
-    /// fields are warnings (errors under `--strict`), and so is a file without jobs.
-    /// The jobs, keeping only `columns` (`None`: every column).
+    /// The jobs of the file, keeping the numeric `columns` (the formula's inputs), whatever
+    /// its format: job files as they are, traces and site logs bound as the simulator binds
+    /// a job at its submission ([`jobsort::sim::job_rows`]; the jobs their conventions drop
+    /// are noted). Unknown fields are warnings (errors under `--strict`), and so is a file
+    /// without jobs.
     pub fn load(&self, catalog: &Catalog, columns: Option<&[&str]>) -> Result<JobSet, Failure> {
-        let swf_name = self.jobs.file().is_some_and(|p| {
-            let name = p.to_string_lossy().to_ascii_lowercase();
-            name.ends_with(".swf") || name.ends_with(".swf.gz")
-        });
         let format = match self.jobs_format {
-            JobsFormatArg::Swf => None,
-            JobsFormatArg::Auto if swf_name => None,
-            JobsFormatArg::Auto => Some(JobFormat::Auto),
-            JobsFormatArg::Json => Some(JobFormat::Json),
-            JobsFormatArg::Jsonl => Some(JobFormat::JsonLines),
-            JobsFormatArg::Csv => Some(JobFormat::Csv),
-            JobsFormatArg::Qstat => Some(JobFormat::Qstat),
+            JobsFormatArg::Auto => RowsFormat::Auto,
+            JobsFormatArg::Json => RowsFormat::Jobs(JobFormat::Json),
+            JobsFormatArg::Jsonl => RowsFormat::Jobs(JobFormat::JsonLines),
+            JobsFormatArg::Csv => RowsFormat::Jobs(JobFormat::Csv),
+            JobsFormatArg::Qstat => RowsFormat::Jobs(JobFormat::Qstat),
+            JobsFormatArg::Swf => RowsFormat::Trace(TraceFormat::Swf),
+            JobsFormatArg::Sacct => RowsFormat::Trace(TraceFormat::Sacct),
+            JobsFormatArg::PbsAccounting => RowsFormat::Trace(TraceFormat::PbsAccounting),
+            JobsFormatArg::Flux => RowsFormat::Trace(TraceFormat::FluxJobs),
         };
-        let jobs = match format {
-            None => self.load_swf(catalog, columns)?,
-            Some(format) => {
-                let file = self.load_job_file(format, catalog, columns)?;
-                if let Some(first) = file.unknown.first()
-                    && self.strict
-                {
-                    return Err(Failure::invalid(format!("{first} (--strict)")));
-                }
-                for field in &file.unknown {
-                    warn(&field.to_string());
-                }
-                file.jobs
+        let options = trace_options(self.lenient, &self.sacct);
+        let rows = match &self.jobs {
+            InputPath::File(path) => load_job_rows(path, format, catalog, columns, &options),
+            InputPath::Stdin => {
+                take_stdin()?;
+                let stdin = std::io::stdin().lock();
+                read_job_rows(stdin, "<stdin>", format, catalog, columns, &options)
             }
-        };
+        }
+        .map_err(Failure::invalid)?;
+        if let Some((_, report)) = &rows.workload
+            && report.records_skipped.values().sum::<usize>() > 0
+        {
+            let skipped: Vec<String> = report
+                .records_skipped
+                .iter()
+                .map(|(r, n)| format!("{n} ({r})"))
+                .collect();
+            note(&format!("records skipped: {}", skipped.join(", ")));
+        }
+        if let Some((_, report)) = &rows.workload
+            && report.dropped_total() > 0
+        {
+            let reasons: Vec<String> = report
+                .dropped
+                .iter()
+                .map(|(r, n)| format!("{n} ({r})"))
+                .collect();
+            note(&format!(
+                "{} of {} trace jobs dropped: {}",
+                report.dropped_total(),
+                report.read,
+                reasons.join(", ")
+            ));
+        }
+        let file = rows.file;
+        if let Some(first) = file.unknown.first()
+            && self.strict
+        {
+            return Err(Failure::invalid(format!("{first} (--strict)")));
+        }
+        for field in &file.unknown {
+            warn(&field.to_string());
+        }
+        let jobs = file.jobs;
         if jobs.is_empty() {
             warn(&format!("{}: no jobs read", self.jobs.name()));
         }
@@ -93,66 +141,5 @@ impl JobsArgs {
         let mut jobs = self.load(catalog, columns)?;
         let not_ranked = (!self.all && jobs.has_states()).then(|| jobs.take_not_ranked());
         Ok((jobs, not_ranked))
-    }
-
-    fn load_job_file(
-        &self,
-        format: JobFormat,
-        catalog: &Catalog,
-        columns: Option<&[&str]>,
-    ) -> Result<JobFile, Failure> {
-        match &self.jobs {
-            InputPath::File(path) => load_jobs(path, format, catalog, columns),
-            InputPath::Stdin => {
-                take_stdin()?;
-                read_jobs(std::io::stdin().lock(), "<stdin>", format, catalog, columns)
-            }
-        }
-        .map_err(Failure::invalid)
-    }
-
-    /// Jobs of an SWF trace as formula inputs, bound as the simulator binds them when the job
-    /// is submitted ([`jobsort::sim::inputs::values_at_submit`]: `ncpus` = processors,
-    /// `walltime` = requested time, `mem` = requested memory (KB), `accrue_type` = 2,
-    /// `job_priority` = 0, ...), user `u<N>`, group `g<N>`, submission order = submit time.
-    /// Jobs the trace conventions drop (run time <= 0, no processors) are noted.
-    fn load_swf(&self, catalog: &Catalog, columns: Option<&[&str]>) -> Result<JobSet, Failure> {
-        let workload = match &self.jobs {
-            InputPath::File(path) => jobsort::sim::swf::load_swf(path),
-            InputPath::Stdin => {
-                let path = self.jobs.open_path()?;
-                let stdin = std::fs::File::open(&path)
-                    .map_err(|e| Failure::invalid(format!("<stdin>: cannot read: {e}")))?;
-                jobsort::sim::workload::TraceText::new(stdin, "<stdin>", 0)
-                    .and_then(|mut text| jobsort::sim::swf::read_swf(&mut text, "<stdin>"))
-            }
-        }
-        .map_err(Failure::invalid)?;
-        let report = &workload.report;
-        if report.dropped_total() > 0 {
-            let reasons: Vec<String> = report
-                .dropped
-                .iter()
-                .map(|(r, n)| format!("{n} ({r})"))
-                .collect();
-            note(&format!(
-                "{} of {} trace jobs dropped: {}",
-                report.dropped_total(),
-                report.read,
-                reasons.join(", ")
-            ));
-        }
-        let mut jobs = JobSetBuilder::new(columns);
-        for j in workload.jobs {
-            let mut job = Job::new(j.id.clone());
-            job.values
-                .extend(jobsort::sim::inputs::values_at_submit(&j, catalog));
-            job.user = Some(j.user.into());
-            job.group = Some(j.group.into());
-            job.queue = Some(j.queue.into());
-            job.submit = Some(j.submit as f64);
-            jobs.push(&job);
-        }
-        Ok(jobs.finish())
     }
 }

@@ -12,6 +12,8 @@ mod eval;
 mod fairshare;
 pub mod fairshare_opts;
 pub mod formula_args;
+#[cfg(test)]
+mod help_examples;
 mod input;
 mod jobs_args;
 mod limits;

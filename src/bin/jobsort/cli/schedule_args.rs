@@ -174,6 +174,7 @@ pub fn trace_options(lenient: bool, sacct: &SacctArgs) -> TraceOptions {
             fields: sacct.fields.as_deref().map(SacctOptions::fields_of),
             utc_offset: sacct.utc_offset,
         },
+        format: None,
     }
 }
 

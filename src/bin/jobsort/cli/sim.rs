@@ -94,7 +94,7 @@ pub struct Args {
     pub slurm_conf: Option<PathBuf>,
     /// With a --slurm-conf of PriorityType=priority/multifactor (which then ranks the jobs):
     /// the association tree and the usage it starts from, `sshare -a -l -P` output or a JSON
-    /// tree (as `jobsort fairshare --tree`). Default: one account per trace account (`default`
+    /// tree (as `jobsort fairshare --sshare` and `--fairshare-tree` read them). Default: one account per trace account (`default`
     /// for a job without one), under it one association per user, each of 1 share, no usage.
     #[arg(long = "share-tree", value_name = "FILE", requires = "slurm_conf")]
     pub share_tree: Option<PathBuf>,

@@ -1,6 +1,6 @@
 use super::*;
 use crate::sim::cluster::tests::next_random;
-use crate::sim::workload::SelectPart;
+use crate::workload::SelectPart;
 
 const GB: u64 = 1024 * 1024;
 

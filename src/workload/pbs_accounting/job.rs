@@ -6,8 +6,8 @@ use super::request::{
     Chunk, HostCores, NodeSpec, Place, each_exec_host, each_exec_vnode, parse_exec_host,
     parse_exec_vnode, parse_nodes, parse_place, parse_select, select_request, select_shape,
 };
-use crate::jobs::units::{digits, parse_plain_number, parse_size, parse_time};
-use crate::sim::workload::{JobId, JobSpec, Name, Names, Request, Select, count};
+use crate::input::units::{digits, parse_plain_number, parse_size, parse_time};
+use crate::workload::{JobId, JobSpec, Name, Names, Request, Select, count};
 use rustc_hash::{FxHashMap, FxHasher};
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
@@ -52,7 +52,7 @@ pub struct PbsJob {
     pub array: Option<ArrayRole>,
     /// `array_indices` of an array parent (`1-10:2`).
     pub array_indices: Option<String>,
-    /// The names a workload's jobs share (one text each: [`crate::sim::workload::Names`]).
+    /// The names a workload's jobs share (one text each: [`crate::workload::Names`]).
     pub user: Option<Name>,
     pub group: Option<Name>,
     pub account: Option<Name>,

@@ -515,8 +515,8 @@ fn resource_summary(s: &str) -> Result<Vec<RankGroup>, String> {
 /// scattered) with that rank's cores and GPUs, as R allocated them.
 fn gpu_request(groups: &[RankGroup]) -> Request {
     use super::shape::{chunks, part};
-    use crate::sim::cluster::Arrangement;
-    use crate::sim::cluster::machine::{NCPUS, NGPUS};
+    use crate::model::machine::{NCPUS, NGPUS};
+    use crate::model::place::Arrangement;
     let parts = groups
         .iter()
         .filter(|g| g.ranks > 0)

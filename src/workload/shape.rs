@@ -28,8 +28,9 @@
 //!   cores-only run places them as it always has.
 
 use super::job::{Request, Select, SelectPart, SimJob};
-use crate::sim::cluster::machine::{MEM, NCPUS};
-use crate::sim::cluster::{Arrangement, Machine, Place, Sharing};
+use crate::model::Machine;
+use crate::model::machine::{MEM, NCPUS};
+use crate::model::place::{Arrangement, Place, Sharing};
 use std::sync::Arc;
 
 /// A request of `parts`, each chunk on nodes shared with other jobs, arranged as
@@ -138,7 +139,7 @@ mod tests {
 
     #[test]
     fn only_a_machine_with_memory_changes_the_requests() {
-        let mut jobs = crate::sim::workload::parse_json_jobs(
+        let mut jobs = crate::workload::parse_json_jobs(
             r#"[{"submit": 0, "run": 1, "procs": 2, "mem": 2048},
                 {"submit": 0, "run": 1, "nnodes": 1, "ncores": 2}]"#,
             "jobs.json",

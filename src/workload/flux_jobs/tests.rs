@@ -17,7 +17,7 @@ fn strict(text: &str) -> Result<Workload, WorkloadError> {
 }
 
 fn job(id: &str, submit: i64, start: i64, run: i64, request: Request) -> SimJob {
-    SimJob::from(crate::sim::JobSpec {
+    SimJob::from(crate::workload::JobSpec {
         id: id.into(),
         submit,
         run,
@@ -111,7 +111,7 @@ fn a_flux_jobs_json_document_reads_field_by_field() {
     let w = strict(DOC).unwrap();
     assert_eq!(
         w.jobs,
-        [SimJob::from(crate::sim::JobSpec {
+        [SimJob::from(crate::workload::JobSpec {
             id: "ƒ2eH1q".into(),
             submit: 100,
             run: 165 - 105,
@@ -257,8 +257,8 @@ fn resource_summaries_count_ranks_cores_and_gpus() {
 /// scattered, and counts its GPUs as `ngpus`; one without GPUs keeps its cores' shape.
 #[test]
 fn a_summary_with_gpus_makes_chunks_per_rank() {
-    use crate::sim::cluster::Arrangement;
-    use crate::sim::workload::shape::{chunks, part};
+    use crate::model::place::Arrangement;
+    use crate::workload::shape::{chunks, part};
     let text = [
         r#"{"id": 1, "t_submit": 1.0, "t_run": 2.0, "t_cleanup": 12.0, "ncores": 6, "nnodes": 2, "annotations": {"sched": {"resource_summary": "rank0/core[0-3],gpu[0-1] rank1/core[0-1],gpu0"}}}"#,
         r#"{"id": 2, "t_submit": 1.0, "t_run": 2.0, "t_cleanup": 12.0, "ncores": 8, "nnodes": 2, "annotations": {"sched": {"resource_summary": "rank[0-1]/core[0-3]"}}}"#,

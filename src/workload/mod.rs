@@ -1,6 +1,9 @@
-//! Workloads: the jobs a simulation replays ([`SimJob`]), the hygiene report of what was
-//! dropped or adjusted while loading ([`LoadReport`]), and the JSON job-list reader
-//! ([`crate::sim::load_workload`] picks the reader by file name).
+//! Workloads: every trace and site log read into the jobs a simulation replays ([`SimJob`]),
+//! with the hygiene report of what was dropped or adjusted while loading ([`LoadReport`]).
+//! The readers: SWF (`swf`), the JSON job list (`json`), Slurm `sacct -P` (`sacct`), Flux
+//! job lists (`flux_jobs`), PBS accounting logs (`pbs_accounting`); [`load_workload`] picks
+//! one by [`crate::input::format`]'s rule. `rank` and `eval` read the same files through
+//! them (`jobs::load` sends them here), so a file means one thing in every subcommand.
 //!
 //! Conventions (documented in `docs/recording.md` too):
 //! - times are integer seconds;
@@ -11,15 +14,21 @@
 mod flux_jobs;
 mod job;
 mod json;
+mod load;
 mod names;
 pub mod pbs_accounting;
 pub mod sacct;
 pub mod shape;
 mod site_log;
+pub mod swf;
 
 pub use flux_jobs::{looks_like_flux, parse_flux_jobs, sniff_flux};
 pub use job::*;
-pub use json::{JsonLayout, parse_json_jobs, parse_json_jobs_as, read_json_jobs};
+pub use json::{JsonLayout, parse_csv_jobs, parse_json_jobs, parse_json_jobs_as, read_json_jobs};
+pub use load::{
+    FORMATS_TRIED, TraceFormat, TraceOptions, detect, load_workload, load_workload_with,
+    read_trace, read_workload, read_workload_with, trace_format,
+};
 pub use pbs_accounting::{PbsJob, parse_pbs_accounting, pbs_accounting_jobs, read_pbs_accounting};
 pub use sacct::{SacctOptions, parse_sacct, read_sacct};
 pub use shape::{memory_request, place_memory};
@@ -48,6 +57,30 @@ mod tests {
         assert_eq!(w.report.dropped["runtime <= 0"], 1);
         assert_eq!(w.report.dropped["no processors"], 1);
         assert_eq!(w.report.killed_at_walltime, 1);
+    }
+
+    /// The JSON job list reads the field table `eval`/`rank` read (`input::fields`): qstat's
+    /// `Account_Name` is the account, and a flat numeric field that is no field, keyword or
+    /// PBS job attribute is a custom resource (a string holding a number too); other flat
+    /// values are no formula value, and keywords are the simulator's to give.
+    #[test]
+    fn json_list_reads_flat_custom_resources_and_the_accounts_of_qstat() {
+        let text = r#"[
+            {"id": "a", "submit": 0, "run": 10, "ncpus": 1, "Account_Name": "phys",
+             "gpu_hours": 5, "scratch": "2.5", "Job_Name": "x", "note": "hi",
+             "eligible_time": 99, "Priority": 7},
+            {"id": "b", "submit": 0, "run": 10, "ncpus": 1, "account": "chem",
+             "resources": {"gpu_hours": 1}}
+        ]"#;
+        let w = parse_json_jobs(text, "jobs.json").unwrap();
+        assert_eq!(w.jobs[0].account().as_str(), "phys");
+        assert_eq!(w.jobs[1].account().as_str(), "chem");
+        let res = |i: usize| w.jobs[i].resources().clone();
+        assert_eq!(
+            res(0),
+            BTreeMap::from([("gpu_hours".to_string(), 5.0), ("scratch".to_string(), 2.5)])
+        );
+        assert_eq!(res(1), BTreeMap::from([("gpu_hours".to_string(), 1.0)]));
     }
 
     #[test]

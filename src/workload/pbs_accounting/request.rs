@@ -4,9 +4,9 @@
 //! as written.
 
 use super::record::{find_byte, split_on};
-use crate::jobs::units::parse_size;
-use crate::sim::cluster::{Arrangement, Place as Placement, Sharing};
-use crate::sim::workload::{Select, SelectPart};
+use crate::input::units::parse_size;
+use crate::model::place::{Arrangement, Place as Placement, Sharing};
+use crate::workload::{Select, SelectPart};
 
 /// One `select` chunk: `N:r=v:r=v` (`N` defaults to 1), resources in their written order.
 #[derive(Debug, Clone, PartialEq, Eq)]

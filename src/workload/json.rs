@@ -3,7 +3,9 @@
 
 use super::job::*;
 use super::pbs_accounting::select_request;
-use crate::jobs::units::{parse_ctime, parse_plain_number, parse_size, parse_time};
+use crate::catalog::Keyword;
+use crate::input::fields::{self, is_pbs_job_attribute};
+use crate::input::units::{parse_ctime, parse_plain_number, parse_size, parse_time};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -36,13 +38,16 @@ pub enum JsonLayout {
 /// | nodes | `nodect` (also `nnodes`); cores per node `ncores`, else `ncpus / nodect` |
 /// | requested time (s or `HH:MM:SS`) | `walltime` |
 /// | requested memory (KB or `4gb`) | `mem` |
-/// | entities | `user`/`euser`/`Job_Owner` (`user@host`), `group`/`egroup`, `queue` |
+/// | entities | `user`/`euser`/`Job_Owner` (`user@host`), `group`/`egroup`, `account`/`Account_Name`, `qos`, `queue` |
 /// | `queue_priority` keyword | `queue_priority` |
 /// | recorded start (s) | `start` |
-/// | chunks (issue 15) | `select` (`2:ncpus=4:mem=8gb:ngpus=1+1:ncpus=1`) and `place` (`scatter:excl`) |
+/// | chunks | `select` (`2:ncpus=4:mem=8gb:ngpus=1+1:ncpus=1`) and `place` (`scatter:excl`) |
 ///
+/// The identity fields are [`crate::input::fields`]' table, the one `eval` and `rank` read.
 /// The resources (`ncpus`, `nodect`, `walltime`, `mem` and custom numeric resources) may be
-/// flat or under `resources` / `Resource_List`. A job's `select` is its request as written
+/// flat or under `resources` / `Resource_List`: a flat field that is none of the above, no
+/// PBS keyword and no PBS job attribute is a custom resource when its value is a number (or
+/// a string holding one), as in `eval`/`rank`. A job's `select` is its request as written
 /// ([`select_request`]) when its chunks ask for more than cores (memory, GPUs, a custom
 /// resource, exclusive nodes) or the job gives no `ncpus`; a `select` of cores alone keeps
 /// the `ncpus`/`nodect` shapes, as the accounting reader does. Jobs with `run <= 0` or no processors are
@@ -65,6 +70,62 @@ pub fn parse_json_jobs_as(
         file,
         layout,
     )
+}
+
+/// A CSV job file with a header row, in the JSON job list's schema ([`parse_json_jobs`]): each
+/// record is the object of the header's names (a `Resource_List.` or `resources.` prefix
+/// dropped, as `eval`/`rank` read CSV), a value that is a JSON number a number, an empty
+/// value absent, any other a string. Errors name the record's line.
+pub fn parse_csv_jobs(text: &str, file: &str) -> Result<Workload, WorkloadError> {
+    let csv_error = |e: csv::Error| {
+        let line = e.position().map_or(1, |p| p.line() as usize);
+        WorkloadError::Line {
+            file: file.to_string(),
+            line,
+            reason: format!("CSV: {e}"),
+        }
+    };
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(false)
+        .from_reader(text.as_bytes());
+    let names: Vec<String> = reader
+        .headers()
+        .map_err(csv_error)?
+        .iter()
+        .map(|h| {
+            let h = h.trim();
+            let bare = fields::RESOURCE_LISTS
+                .iter()
+                .find_map(|l| h.strip_prefix(l)?.strip_prefix('.'));
+            bare.unwrap_or(h).to_string()
+        })
+        .collect();
+    // JSON lines on the records' own line numbers (blank lines elsewhere, which JSON lines
+    // skip), so the JSON reader's `file:line` errors point into the CSV file.
+    let mut lines = String::new();
+    let mut at = 1;
+    for record in reader.records() {
+        let record = record.map_err(csv_error)?;
+        let line = record.position().map_or(at + 1, |p| p.line() as usize);
+        while at < line {
+            lines.push('\n');
+            at += 1;
+        }
+        let mut object = serde_json::Map::new();
+        for (name, value) in names.iter().zip(record.iter()) {
+            let value = value.trim();
+            if value.is_empty() {
+                continue;
+            }
+            let v = match value.parse::<serde_json::Number>() {
+                Ok(n) => Value::Number(n),
+                Err(_) => Value::String(value.to_string()),
+            };
+            object.insert(name.clone(), v);
+        }
+        lines.push_str(&Value::Object(object).to_string());
+    }
+    parse_json_jobs_as(&lines, file, JsonLayout::Lines)
 }
 
 /// A JSON job list ([`parse_json_jobs`]'s rules) read as its text is decoded, a piece at a
@@ -441,18 +502,19 @@ impl<'f> JsonList<'f> {
                 ))),
             }
         };
-        let id = text_field(&keys!["id", "Job_Id", "job_id", "jobid"])?
+        let id = text_field(&const { keys_of(fields::ID) })?
             .unwrap_or_else(|| Cow::Owned((index + 1).to_string()));
         if !self.seen.insert(&id) {
             return Err(err(format!("duplicate job id `{id}`")));
         }
-        let submit = match num(&keys!["submit", "qrank"])? {
+        let submit = match num(&const { keys_of(fields::SUBMIT) })? {
             Some(s) => s,
-            None => match get(&keys!["qtime"]) {
+            None => match get(&const { keys_of([fields::QTIME]) }) {
                 Some((_, Field::Str(s))) => parse_plain_number(s)
                     .or_else(|| parse_ctime(s))
                     .ok_or_else(|| err(format!("`qtime`: `{s}` is not a time stamp")))?,
-                _ => num(&keys!["qtime"])?.ok_or_else(|| err("missing `submit`".into()))?,
+                _ => num(&const { keys_of([fields::QTIME]) })?
+                    .ok_or_else(|| err("missing `submit`".into()))?,
             },
         };
         let run = num(&keys!["run"])?.ok_or_else(|| err("missing `run`".into()))?;
@@ -523,15 +585,18 @@ impl<'f> JsonList<'f> {
                 _ => return Err(err(format!("resource `{k}` must be a number"))),
             }
         }
-        let owner = text_field(&keys!["Job_Owner"])?;
-        let user = text_field(&keys!["user", "euser"])?;
+        let owner = text_field(&const { keys_of([fields::OWNER]) })?;
+        let user = text_field(&const { keys_of(fields::USER) })?;
         // No user: the user part of `Job_Owner` (`ann@login1`), borrowed.
         let user = user
             .as_deref()
             .or_else(|| Some(owner.as_deref()?.split('@').next().unwrap_or_default()));
-        let group = text_field(&keys!["group", "egroup"])?;
-        let queue = text_field(&keys!["queue"])?;
-        let (account, qos) = (text_field(&keys!["account"])?, text_field(&keys!["qos"])?);
+        let group = text_field(&const { keys_of(fields::GROUP) })?;
+        let queue = text_field(&const { keys_of(fields::QUEUE) })?;
+        let (account, qos) = (
+            text_field(&const { keys_of(fields::ACCOUNT) })?,
+            text_field(&const { keys_of(fields::QOS) })?,
+        );
         let mut name = |s: Option<&str>, default: &Name| match s {
             Some(s) => self.names.get(s),
             None => default.clone(),
@@ -643,6 +708,7 @@ fields![
     "group",
     "egroup",
     "account",
+    "Account_Name",
     "qos",
     "queue",
     "queue_priority",
@@ -691,6 +757,18 @@ impl Key {
     }
 }
 
+/// The [`Key`]s of the field table's spellings ([`crate::input::fields`]), made at compile
+/// time (in `const` blocks: a spelling not in [`FIELDS`] does not compile).
+const fn keys_of<const N: usize>(names: [&str; N]) -> [Key; N] {
+    let mut out = [Key(0); N];
+    let mut i = 0;
+    while i < N {
+        out[i] = Key::of(names[i]);
+        i += 1;
+    }
+    out
+}
+
 /// The [`Key`]s of field names, made at compile time: `keys!["ncpus", "procs"]`.
 macro_rules! keys {
     ($($name:literal),+ $(,)?) => {
@@ -699,12 +777,16 @@ macro_rules! keys {
 }
 use keys;
 
-/// A key of a job entry, told apart as it is parsed (no copy of its text is made).
-enum EntryKey {
+/// A key of a job entry, told apart as it is parsed (no copy of its text is made but for a
+/// flat key that may be a custom resource).
+enum EntryKey<'de> {
     /// A field the simulator reads ([`job_field`]).
     Field(Key),
     /// `resources` or `Resource_List`.
     Resources(&'static str),
+    /// A flat key that is no field, PBS keyword or PBS job attribute: a custom resource when
+    /// its value is a number.
+    Flat(Cow<'de, str>),
     /// Any other key: its value is skipped.
     Other,
 }
@@ -712,23 +794,39 @@ enum EntryKey {
 struct EntryKeySeed;
 
 impl<'de> serde::de::DeserializeSeed<'de> for EntryKeySeed {
-    type Value = EntryKey;
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<EntryKey, D::Error> {
+    type Value = EntryKey<'de>;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<EntryKey<'de>, D::Error> {
         d.deserialize_str(self)
     }
 }
 
-impl serde::de::Visitor<'_> for EntryKeySeed {
-    type Value = EntryKey;
+impl EntryKeySeed {
+    /// The key, `flat` giving a custom resource's name its text (borrowed where it can be).
+    fn key<'de>(key: &str, flat: impl FnOnce() -> Cow<'de, str>) -> EntryKey<'de> {
+        match key {
+            "resources" => EntryKey::Resources("resources"),
+            "Resource_List" => EntryKey::Resources("Resource_List"),
+            _ => match job_field(key) {
+                Some(k) => EntryKey::Field(k),
+                None if Keyword::from_name(key).is_some() || is_pbs_job_attribute(key) => {
+                    EntryKey::Other
+                }
+                None => EntryKey::Flat(flat()),
+            },
+        }
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for EntryKeySeed {
+    type Value = EntryKey<'de>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a key")
     }
-    fn visit_str<E>(self, key: &str) -> Result<EntryKey, E> {
-        Ok(match key {
-            "resources" => EntryKey::Resources("resources"),
-            "Resource_List" => EntryKey::Resources("Resource_List"),
-            _ => job_field(key).map_or(EntryKey::Other, EntryKey::Field),
-        })
+    fn visit_borrowed_str<E>(self, key: &'de str) -> Result<EntryKey<'de>, E> {
+        Ok(EntryKeySeed::key(key, || Cow::Borrowed(key)))
+    }
+    fn visit_str<E>(self, key: &str) -> Result<EntryKey<'de>, E> {
+        Ok(EntryKeySeed::key(key, || Cow::Owned(key.to_string())))
     }
 }
 
@@ -770,6 +868,20 @@ impl<'de> serde::de::Visitor<'de> for &mut Entry<'de> {
                 }
             } else if let EntryKey::Field(k) = key {
                 self.push(k, map.next_value()?);
+            } else if let EntryKey::Flat(name) = key {
+                // A number, or a string holding one, is a custom resource; any other value is
+                // no formula value (as `eval`/`rank` read it).
+                match map.next_value::<Field<'de>>()? {
+                    Field::Number(n) => self.custom.push((name, Field::Number(n))),
+                    Field::Str(t) => {
+                        if let Some(n) =
+                            parse_plain_number(&t).and_then(serde_json::Number::from_f64)
+                        {
+                            self.custom.push((name, Field::Number(n)));
+                        }
+                    }
+                    _ => {}
+                }
             } else {
                 map.next_value::<serde::de::IgnoredAny>()?;
             }

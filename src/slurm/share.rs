@@ -37,11 +37,11 @@
 //! tick, and its job size, partition, QOS, TRES, site and nice factors, which do not change
 //! while it waits.
 
-use super::workload::SimJob;
 use crate::fairshare::slurm;
 use crate::fairshare::tree::{ShareTree, Shares};
 use crate::slurm::conf::{ResetPeriod, SlurmConf};
 use crate::slurm::multifactor::{Factors, JobInputs, Multifactor};
+use crate::workload::SimJob;
 
 /// What slurm.conf sets for the usage in simulated time.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -398,7 +398,7 @@ mod tests {
     use crate::formula::Formula;
     use crate::sim::scheduler::{Decision, Policy, SimConfig, Simulator};
     use crate::sim::setup::Setup;
-    use crate::sim::workload::Request;
+    use crate::workload::Request;
 
     /// One node of 4 CPUs; age over 100 minutes, fairshare, a half-life of one hour, a tick
     /// every 5 minutes, classic fairshare.

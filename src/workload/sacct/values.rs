@@ -4,7 +4,7 @@
 //! `src/common/slurmdb_defs.c` (TRES strings), `src/common/slurm_protocol_api.c`
 //! (`convert_num_unit2`, memory units).
 
-use crate::jobs::units::days_from_civil;
+use crate::input::units::days_from_civil;
 
 /// A time stamp column (`Submit`, `Eligible`, `Start`, `End`): seconds since the epoch, or
 /// `None` for `Unknown` (0 or INFINITE: the start of a pending job, the end of a running one),

@@ -3,7 +3,7 @@
 
 use super::*;
 
-const EDGES: &str = include_str!("../../../../tests/data/sacct/edges.txt");
+const EDGES: &str = include_str!("../../../tests/data/sacct/edges.txt");
 /// 2026-01-05T10:00:00 UTC, the first submit of `edges.txt`.
 const T0: i64 = 1_767_607_200;
 const G: f64 = 1024.0 * 1024.0;
@@ -42,7 +42,7 @@ fn job(
     (user, group, queue, account, qos): (&str, &str, &str, &str, &str),
     gpus: Option<f64>,
 ) -> SimJob {
-    SimJob::from(crate::sim::JobSpec {
+    SimJob::from(crate::workload::JobSpec {
         id: id.into(),
         submit,
         run,
@@ -72,8 +72,8 @@ fn nodes(nodes: u32, cores: u32) -> Request {
 /// (their memory then follows each CPU: `shape.rs`).
 #[test]
 fn slurm_shapes_are_chunks_where_cores_alone_cannot_say_them() {
-    use crate::sim::cluster::Arrangement;
-    use crate::sim::workload::shape::{chunks, part};
+    use crate::model::place::Arrangement;
+    use crate::workload::shape::{chunks, part};
     let scatter = |parts| chunks(parts, Arrangement::Scatter);
     let total = ReqMem::Total;
     assert_eq!(

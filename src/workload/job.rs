@@ -27,7 +27,7 @@ impl Request {
         match self {
             Request::Procs(p) => *p as u64,
             Request::Nodes { nodes, cores } => *nodes as u64 * *cores as u64,
-            Request::Select(s) => s.total(crate::sim::cluster::machine::NCPUS),
+            Request::Select(s) => s.total(crate::model::machine::NCPUS),
         }
     }
     /// Number of nodes it asks for (`Procs` counts as 0 = "any"; a `Select` its chunks under
@@ -51,7 +51,7 @@ impl Request {
 pub struct Select {
     /// The `+` parts, in order.
     pub parts: Vec<SelectPart>,
-    pub place: crate::sim::cluster::Place,
+    pub place: crate::model::place::Place,
 }
 
 /// `count` chunks, each with `resources` (`(name, amount)`, in the order given).
@@ -65,7 +65,7 @@ impl Select {
     /// The nodes it asks for: its chunks under `scatter`/`vscatter` (one node each), 1
     /// under `pack`, else 0 ("any").
     pub fn node_count(&self) -> u32 {
-        use crate::sim::cluster::Arrangement;
+        use crate::model::place::Arrangement;
         match self.place.arrangement {
             Arrangement::Scatter | Arrangement::VScatter => self
                 .parts
@@ -77,7 +77,7 @@ impl Select {
     }
 
     /// The `select` text of the parts (`2:ncpus=4:mem=8388608kb+1:ncpus=1`), `mem` in KB,
-    /// which [`select_request`](crate::sim::workload::pbs_accounting::select_request) reads
+    /// which [`select_request`](crate::workload::pbs_accounting::select_request) reads
     /// back to the same parts.
     pub fn select_text(&self) -> String {
         let mut out = String::new();
@@ -87,7 +87,7 @@ impl Select {
             }
             out.push_str(&p.count.to_string());
             for (r, v) in &p.resources {
-                let unit = if r == crate::sim::cluster::machine::MEM {
+                let unit = if r == crate::model::machine::MEM {
                     "kb"
                 } else {
                     ""
@@ -102,7 +102,7 @@ impl Select {
     /// resource other than `ncpus` (PBS's `mpiprocs` and `ompthreads` describe the chunk's
     /// processes, not a consumable), or exclusive nodes.
     pub fn asks_beyond_cores(&self) -> bool {
-        use crate::sim::cluster::Sharing;
+        use crate::model::place::Sharing;
         const NOT_CONSUMED: [&str; 3] = ["ncpus", "mpiprocs", "ompthreads"];
         self.place.sharing != Sharing::Shared
             || self.parts.iter().any(|p| {
@@ -618,6 +618,12 @@ pub enum WorkloadError {
         path: String,
         reason: String,
     },
+    /// A text that is none of the formats read.
+    #[error(
+        "{file}: not a format jobsort reads (tried {tried}): its first line is `{first_line}`",
+        tried = super::load::FORMATS_TRIED
+    )]
+    Unrecognised { file: String, first_line: String },
 }
 
 /// Read a whole file, transparently gunzipping it when it starts with the gzip magic bytes

@@ -86,8 +86,8 @@ use std::io::BufRead;
 ///   that do not divide over the nodes are then not scheduled.
 fn slurm_request(cpus: u32, nodes: Option<u32>, gpus: Option<u64>, mem: ReqMem) -> Request {
     use super::shape::{chunks, part};
-    use crate::sim::cluster::Arrangement;
-    use crate::sim::cluster::machine::{MEM, NCPUS, NGPUS};
+    use crate::model::machine::{MEM, NCPUS, NGPUS};
+    use crate::model::place::Arrangement;
     let Some(n) = nodes.filter(|&n| n > 0 && n <= cpus) else {
         return Request::Procs(cpus);
     };

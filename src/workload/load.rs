@@ -1,18 +1,21 @@
-//! Loading a workload file: one rule for the format, for the library and the command line
-//! alike. Gzip is recognised by its magic bytes (whatever the name); then a `.jsonl` /
+//! Loading a workload file: one rule for the format ([`detect`]), for the library, the command
+//! line and every subcommand alike (`rank`/`eval --jobs` ask it too, through
+//! `jobs::load`). Gzip is recognised by its magic bytes (whatever the name); then a `.jsonl` /
 //! `.ndjson` name means JSON lines, a `.json` name a JSON job list, and otherwise the text
 //! decides: `[` or `{` (after white space) starts a JSON job list, a first line
 //! `MM/DD/YYYY HH:MM:SS;T;ID;` a PBS accounting log, a first line (past blank lines and SWF
-//! `;` comments) holding a `|` a sacct dump, anything else is SWF. A JSON text whose first
-//! job has Flux's `t_submit` (and no `submit`) is a Flux job list. A directory is a PBS
-//! accounting directory (`server_priv/accounting/`).
+//! `;` comments) holding a `|` a sacct dump, a first line of numbers or an SWF `;` comment
+//! SWF, a first line holding a `,` (or a `.csv` name) a CSV job file with a header. A JSON
+//! text whose first job has Flux's `t_submit` (and no `submit`) is a Flux job list. A
+//! directory is a PBS accounting directory (`server_priv/accounting/`). Text that is none of
+//! these is an error naming what was tried ([`WorkloadError::Unrecognised`]).
 
+use super::pbs_accounting::{Progress, looks_like_record};
 use super::swf::{machines_beside, parse_swf_with, read_swf_with};
-use super::workload::pbs_accounting::{Progress, looks_like_record};
-use super::workload::{
+use super::{
     JsonLayout, ReadOptions, SacctOptions, TraceText, Workload, WorkloadError, looks_like_flux,
-    parse_flux_jobs, parse_json_jobs_as, parse_pbs_accounting, parse_sacct, read_json_jobs,
-    read_pbs_accounting, sniff_flux,
+    parse_csv_jobs, parse_flux_jobs, parse_json_jobs_as, parse_pbs_accounting, parse_sacct,
+    read_json_jobs, read_pbs_accounting, sniff_flux,
 };
 use std::io::Read;
 use std::path::Path;
@@ -23,6 +26,8 @@ use std::path::Path;
 pub struct TraceOptions {
     pub read: ReadOptions,
     pub sacct: SacctOptions,
+    /// The format, when the caller says it (`--jobs-format`); `None`: [`detect`] it.
+    pub format: Option<TraceFormat>,
 }
 
 /// The format of a workload.
@@ -30,13 +35,35 @@ pub struct TraceOptions {
 pub enum TraceFormat {
     Swf,
     Json(JsonLayout),
-    /// Slurm `sacct --parsable2` output ([`super::workload::sacct`]).
+    /// Slurm `sacct --parsable2` output ([`super::sacct`]).
     Sacct,
-    /// `flux jobs --json` or `flux job list` output ([`super::workload::parse_flux_jobs`]).
+    /// `flux jobs --json` or `flux job list` output ([`super::parse_flux_jobs`]).
     FluxJobs,
-    /// PBS accounting logs ([`super::workload::pbs_accounting`]).
+    /// PBS accounting logs ([`super::pbs_accounting`]).
     PbsAccounting,
+    /// A CSV job file with a header row, in the job schema of the JSON job list (each row
+    /// read as the object of its header's names).
+    Csv,
 }
+
+impl TraceFormat {
+    /// The format's name in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            TraceFormat::Swf => "SWF",
+            TraceFormat::Json(JsonLayout::Lines) => "JSON lines",
+            TraceFormat::Json(JsonLayout::Auto) => "a JSON job list",
+            TraceFormat::Sacct => "a sacct -P dump",
+            TraceFormat::FluxJobs => "a Flux job list",
+            TraceFormat::PbsAccounting => "a PBS accounting log",
+            TraceFormat::Csv => "CSV",
+        }
+    }
+}
+
+/// What [`detect`] tries, in order, for the message of a text that is none of them.
+pub const FORMATS_TRIED: &str = "JSON (a job list, JSON lines, qstat -f -F json, a Flux job list), \
+     a PBS accounting log, a sacct -P dump, SWF, CSV with a header";
 
 impl TraceFormat {
     /// Whether the format is a scheduler's own record of what ran (a site's log): its
@@ -52,8 +79,9 @@ impl TraceFormat {
 }
 
 /// The format of a workload's decoded `text` (its start is enough: the first text that is
-/// not white space), its file `name` (`.gz` aside) as the hint (see the module doc).
-pub fn trace_format(name: &str, text: &str) -> TraceFormat {
+/// not white space), its file `name` (`.gz` aside) as the hint (see the module doc); `None`
+/// when the text is none of the formats read. Empty text is SWF (a trace of no jobs).
+pub fn detect(name: &str, text: &str) -> Option<TraceFormat> {
     let stem = name
         .strip_suffix(".gz")
         .unwrap_or(name)
@@ -61,7 +89,10 @@ pub fn trace_format(name: &str, text: &str) -> TraceFormat {
     let lines = stem.ends_with(".jsonl") || stem.ends_with(".ndjson");
     let json = lines || stem.ends_with(".json") || text.trim_start().starts_with(['[', '{']);
     let first = text.lines().find(|l| !l.trim().is_empty());
-    if json && looks_like_flux(text) {
+    let data = text
+        .lines()
+        .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with(';'));
+    Some(if json && looks_like_flux(text) {
         TraceFormat::FluxJobs
     } else if lines {
         TraceFormat::Json(JsonLayout::Lines)
@@ -69,15 +100,30 @@ pub fn trace_format(name: &str, text: &str) -> TraceFormat {
         TraceFormat::Json(JsonLayout::Auto)
     } else if first.is_some_and(looks_like_record) {
         TraceFormat::PbsAccounting
-    } else if text
-        .lines()
-        .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with(';'))
-        .is_some_and(|l| l.contains('|'))
-    {
+    } else if data.is_some_and(|l| l.contains('|')) {
         TraceFormat::Sacct
-    } else {
+    } else if first.is_none_or(|l| l.trim_start().starts_with(';')) || data.is_some_and(swf_like) {
         TraceFormat::Swf
-    }
+    } else if stem.ends_with(".csv") || first.is_some_and(|l| l.contains(',')) {
+        TraceFormat::Csv
+    } else if stem.ends_with(".swf") {
+        // Named SWF: its reader says what is wrong with the line.
+        TraceFormat::Swf
+    } else {
+        return None;
+    })
+}
+
+/// Whether a line is an SWF record's shape: numbers separated by white space.
+fn swf_like(line: &str) -> bool {
+    line.split_whitespace()
+        .all(|w| w.parse::<f64>().is_ok_and(f64::is_finite))
+}
+
+/// [`detect`], with SWF for a text that is none of the formats (its reader then says which
+/// line is not SWF).
+pub fn trace_format(name: &str, text: &str) -> TraceFormat {
+    detect(name, text).unwrap_or(TraceFormat::Swf)
 }
 
 /// Load a workload file ([`trace_format`] decides how to read it). An SWF trace without a
@@ -150,7 +196,14 @@ pub fn read_trace<R: Read>(
     options: &TraceOptions,
 ) -> Result<(Workload, TraceFormat), WorkloadError> {
     let head = input.head()?;
-    let format = trace_format(name, head);
+    let Some(format) = options.format.or_else(|| detect(name, head)) else {
+        let line = head.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+        let first_line: String = line.chars().take(80).collect();
+        return Err(WorkloadError::Unrecognised {
+            file: file.to_string(),
+            first_line: first_line.escape_debug().to_string(),
+        });
+    };
     let not_flux = sniff_flux(head.trim_start()) == Some(false);
     let streams = match format {
         TraceFormat::Swf => true,
@@ -161,7 +214,8 @@ pub fn read_trace<R: Read>(
         (format, String::new())
     } else {
         let text = input.read_to_string()?;
-        (trace_format(name, &text), text)
+        let told = options.format.or_else(|| detect(name, &text));
+        (told.unwrap_or(format), text)
     };
     let mut w = match format {
         // Read whole only when its start looked like another format (it cannot, in practice).
@@ -172,6 +226,7 @@ pub fn read_trace<R: Read>(
         TraceFormat::Sacct => parse_sacct(&text, file, options.read, &options.sacct)?,
         TraceFormat::FluxJobs => parse_flux_jobs(&text, file, options.read)?,
         TraceFormat::PbsAccounting => parse_pbs_accounting(text.as_bytes(), file, options.read)?,
+        TraceFormat::Csv => parse_csv_jobs(&text, file)?,
     };
     w.name = name.to_string();
     w.sha256 = input.sha256();

@@ -15,10 +15,10 @@
 //!
 //! The file is parsed once per workload, by [`crate::sim::setup::Setup`].
 
-use super::workload::{Request, SimJob};
 use crate::limits::{
     AssocConfig, AssocLimits, INT_MAX, JobSpec, JobState, LimitEngine, LimitError, SubmitOutcome,
 };
+use crate::workload::{Request, SimJob};
 use std::collections::BTreeSet;
 
 /// The limits of a simulation as recorded: the limits file text (TOML or JSON, the format

@@ -311,7 +311,7 @@ pub(crate) fn plain_digits(s: &str, limit: usize) -> Option<usize> {
     if b.len() > 9 || (b.first() == Some(&b'0') && b.len() > 1) {
         return None;
     }
-    let v = crate::jobs::units::digits(s)? as usize;
+    let v = crate::input::units::digits(s)? as usize;
     (v < limit).then_some(v)
 }
 

@@ -19,13 +19,13 @@
 //!   lazily for the entities a round reads (and their ancestors), not for the whole tree;
 //!   `fairshare_factor = 2^-(uf/perc)`, 0 when perc is 0.
 
-use super::workload::SimJob;
 use crate::fairshare::FairshareError;
 use crate::fairshare::inputs::EntityKind;
 use crate::fairshare::pbs::{
     ParseOptions, PbsTree, ROOT_NAME, UNKNOWN_NAME, factor_exponent, fairshare_factor, usage_factor,
 };
 use crate::fairshare::pow2::pow2_in_place;
+use crate::workload::SimJob;
 
 /// How jobs map to share-tree entities and how the tree is built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -4,7 +4,7 @@
 
 use super::job::{ArrayRole, Fate, PbsJob, Requests, Where};
 use super::record::{Line, attributes, find_byte, same, split_line};
-use crate::sim::workload::{JobId, LoadReport, Name, Names, WorkloadError};
+use crate::workload::{JobId, LoadReport, Name, Names, WorkloadError};
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use std::hash::Hasher;
 
@@ -172,7 +172,7 @@ fn array_role(key: &str) -> Result<Option<ArrayRole>, String> {
 fn epoch(key: &str, v: &str) -> Result<i64, Bad> {
     // Digits alone (as PBS writes a time) without `str::parse`'s sign and overflow steps;
     // the same value, and `str::parse` for any other text.
-    let t = match crate::jobs::units::digits(v) {
+    let t = match crate::input::units::digits(v) {
         Some(n) => i64::try_from(n).ok(),
         None => v.parse::<i64>().ok(),
     };
@@ -326,7 +326,7 @@ fn apply_one(
             })?
         }
         Some(Key::EligibleTime) => {
-            let s = crate::jobs::units::parse_time(v)
+            let s = crate::input::units::parse_time(v)
                 .map_err(|e| Bad::new("bad attribute value", format!("`{k}`: {e}")))?;
             job.eligible_time = Some(s.round() as i64);
         }
@@ -456,7 +456,7 @@ fn number(s: &str) -> Option<u64> {
         return None;
     }
     // Past 19 digits only `str::parse` tells whether it fits.
-    match crate::jobs::units::digits(s) {
+    match crate::input::units::digits(s) {
         Some(n) => Some(n),
         None if s.bytes().all(|b| b.is_ascii_digit()) => s.parse().ok(),
         None => None,

@@ -11,22 +11,22 @@
 //! - recorded start = submit + wait (field 3) when the wait is known.
 //!
 //! Times may be written as decimals; they are rounded to whole seconds. A kept job whose
-//! times or size are out of the simulator's range ([`super::workload::check_job`]: times up
+//! times or size are out of the simulator's range ([`super::check_job`]: times up
 //! to 2^53 s, at most `u32::MAX` processors; run times that add up past what `i64` seconds
 //! hold, [`Horizon`]) is an error naming the line and the field.
 //!
 //! A bad line stops the read at `file:line: reason`; with [`ReadOptions::lenient`] it is
-//! skipped and counted as a site's log counts one ([`super::workload::reject`]): a data
+//! skipped and counted as a site's log counts one ([`super::reject`]): a data
 //! line as a job read and dropped under `bad record: <kind>`, a header whose value is not a
 //! number as a record skipped (`bad header`).
 
-use super::cluster::Machine;
-use super::workload::{
+use super::{
     BadRecord, Horizon, JobField, JobSpec, MachineHint, Name, Names, ReadOptions, Request,
     TraceText, Workload, WorkloadError, count as count_of, reject,
 };
-use super::workload::{JobNumbers, plain_digits};
-use crate::jobs::units::digit_bytes;
+use super::{JobNumbers, plain_digits};
+use crate::input::units::digit_bytes;
+use crate::model::Machine;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -908,7 +908,7 @@ mod tests {
 
     #[test]
     fn a_trace_read_in_pieces_fails_as_the_text_read_whole() {
-        use crate::sim::workload::decode_text;
+        use crate::workload::decode_text;
         // Decoded on the reader's thread, and on its own thread ahead of it (as files are):
         // the same jobs, the same error, the same hash of the stored bytes.
         let read = |bytes: &[u8]| {

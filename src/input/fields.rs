@@ -1,0 +1,69 @@
+//! The job field table: the names every job-bearing format's readers map into, so a field
+//! means one thing in `rank`, `eval` and `sim` alike (the job files of `jobs::load` and the
+//! JSON/CSV job lists of `workload`). Values are in formula units: seconds, kilobytes
+//! (`units` reads PBS's `HH:MM:SS` and `4gb` forms).
+//!
+//! | what | spellings |
+//! |---|---|
+//! | job id | [`ID`] |
+//! | user | [`USER`], else the user part of [`OWNER`] (`user@host`) |
+//! | group, account, queue, QOS | [`GROUP`], [`ACCOUNT`], [`QUEUE`], [`QOS`] |
+//! | submission order / time (s) | [`SUBMIT`], else [`QTIME`] (a number or a ctime stamp) |
+//! | resources | flat, or under one of [`RESOURCE_LISTS`] (CSV: `Resource_List.ncpus`) |
+//! | a trace's run time, recorded start, processors, nodes, cores per node | [`TRACE`] |
+//! | PBS job attributes that are no formula value | [`PBS_JOB_ATTRIBUTES`]: read as nothing |
+//!
+//! A flat field that is none of these, no PBS keyword and no PBS job attribute is a custom
+//! resource when its value is a number (`"gpu_hours": 5`), in every reader.
+
+/// A job's id.
+pub const ID: [&str; 4] = ["id", "Job_Id", "job_id", "jobid"];
+/// A job's user (`euser`: qstat's effective user).
+pub const USER: [&str; 2] = ["user", "euser"];
+/// `user@host`, whose user part is the user when no [`USER`] field is given.
+pub const OWNER: &str = "Job_Owner";
+/// A job's group.
+pub const GROUP: [&str; 2] = ["group", "egroup"];
+/// A job's account (`Account_Name`: qstat's).
+pub const ACCOUNT: [&str; 2] = ["account", "Account_Name"];
+/// A job's queue.
+pub const QUEUE: [&str; 1] = ["queue"];
+/// A job's QOS (Slurm).
+pub const QOS: [&str; 1] = ["qos"];
+/// A job's submission order or time.
+pub const SUBMIT: [&str; 2] = ["submit", "qrank"];
+/// qstat's queue time, a number or a ctime stamp: the submission time when no [`SUBMIT`].
+pub const QTIME: &str = "qtime";
+/// What a trace's job adds (the JSON job list's, `sim --trace`): its run time and recorded
+/// start (s), and its shape as processors, nodes and cores per node. No formula reads them
+/// under these names (`ncpus`, `nodect` and `walltime` are the resources).
+pub const TRACE: [&str; 5] = ["run", "start", "procs", "nnodes", "ncores"];
+/// The objects (and CSV column prefixes) that hold a job's resources.
+pub const RESOURCE_LISTS: [&str; 2] = ["resources", "Resource_List"];
+
+/// Whether `name` is a field of the table that is no formula value: a trace's ([`TRACE`]) or
+/// the QOS ([`QOS`]).
+pub fn is_trace_field(name: &str) -> bool {
+    TRACE.contains(&name) || QOS.contains(&name)
+}
+
+/// Whether `name` is a PBS job attribute that is no formula value ([`PBS_JOB_ATTRIBUTES`]).
+pub fn is_pbs_job_attribute(name: &str) -> bool {
+    PBS_JOB_ATTRIBUTES.split_whitespace().any(|a| a == name)
+}
+
+/// PBS job attributes (`qstat -f`, `src/include/pbs_ifl.h`) that are not formula values:
+/// read as nothing, without a warning.
+pub const PBS_JOB_ATTRIBUTES: &str = "\
+    Account_Name accounting_id accrue_type alt_id argument_list array array_id array_index \
+    array_indices_remaining array_indices_submitted array_state_count block Checkpoint \
+    comment create_resv_from_job credential_id credential_validity ctime depend egroup \
+    eligible_time Error_Path estimated etime euser exec_host exec_vnode Executable \
+    executable Execution_Time Exit_status forward_x11_cookie forward_x11_port group_list \
+    hashname Hold_Types history_timestamp interactive jobdir Job_Name Job_Owner \
+    job_kill_delay job_state Join_Path Keep_Files Mail_Points Mail_Users max_run_subjobs \
+    mtime obittime Output_Path Priority project pset qtime queue queue_rank queue_type \
+    release_nodes_on_stageout Remove_Files Rerunable resources_used run_count run_version \
+    sandbox schedselect security_context server server_instance_id session_id \
+    Shell_Path_List Stagein Stageout stime Submit_arguments Submit_Host substate \
+    tolerate_node_failures topjob topjob_ineligible umask User_List Variable_List";
