@@ -1,4 +1,4 @@
-//! The C ABI under a memory limit (issue 18 item 7): a host whose own buffers fit must not be
+//! The C ABI under a memory limit: a host whose own buffers fit must not be
 //! aborted by `jobsort_eval` making n-sized copies of its own. Each case runs in a child
 //! process (this test binary re-run with the case in `JOBSORT_CAPI_OOM_CHILD`) that allocates the host's columns and
 //! outputs, warms up (JIT, thread pool), then caps its address space (`RLIMIT_AS`) a little

@@ -1,4 +1,4 @@
-//! The conventions every subcommand keeps (issue 18): a closed pipe ends it quietly, exit
+//! The conventions every subcommand keeps: a closed pipe ends it quietly, exit
 //! codes 1 for bad input and 2 for usage, one error prefix, `-` for stdin, no NaN threshold,
 //! flags that are not formulas, sizes the machine can hold, nothing silent about job fields
 //! and fairshare inputs, JSON under `--format json`, help that stays inside the repository.

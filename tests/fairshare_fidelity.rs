@@ -1,4 +1,4 @@
-//! `jobsort fairshare` against what the real programs do (issue 18, items 3, 8, 20, 23–27):
+//! `jobsort fairshare` against what the real programs do:
 //! OpenPBS's `pbsfs` (src/scheduler/pbsfs.cpp, fairshare.cpp, parse.cpp) and Slurm's sshare
 //! (src/sshare/process.c, src/plugins/priority/multifactor/). Every test drives the binary,
 //! so it states the behaviour a user sees.

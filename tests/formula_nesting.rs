@@ -1,4 +1,4 @@
-//! How deep a formula may be (issue 18 item 15): a chain of operators is not nesting, so
+//! How deep a formula may be: a chain of operators is not nesting, so
 //! `1+1+...+1` of any length that fits in 64 KiB checks, compiles and evaluates, and no pass
 //! overflows the stack on it; real nesting (parentheses, unary operators, `**` on the right,
 //! calls, conditionals) beyond the limits is an error with a span.

@@ -1,4 +1,4 @@
-//! The front end's acceptance behaviours (issue #2) and the PBS conformance cases for
+//! The front end's acceptance behaviours and the PBS conformance cases for
 //! formula acceptance (`../shared/cases/openpbs.json`).
 
 use jobsort::catalog::ResourceType;

@@ -1,5 +1,5 @@
 //! Values of compiled formulas through the public API (front end + reference evaluator),
-//! for the exact behaviours of SPEC §1.2/§1.5 and issue #2's acceptance list.
+//! for the exact behaviours of SPEC §1.2/§1.5 and the front end's acceptance list.
 
 use jobsort::formula::{CompileOptions, Engine};
 use jobsort::{Catalog, EvalError, Formula};

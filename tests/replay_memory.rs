@@ -79,7 +79,7 @@ fn verify_reads_a_recording_round_by_round_in_a_small_part_of_its_size() {
     );
 }
 
-/// A recording header with 4,000,000,000 nodes (issue 18: it allocated 16 GB) is refused by
+/// A recording header with 4,000,000,000 nodes (it allocated 16 GB) is refused by
 /// the setup's node limit (`sim::setup::MAX_NODES`, checked first in `Setup::new`) before
 /// anything is sized by it.
 #[test]

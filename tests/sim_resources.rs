@@ -1,4 +1,4 @@
-//! Multi-resource machines (issue 15), schedules worked by hand: nodes with memory and
+//! Multi-resource machines, schedules worked by hand: nodes with memory and
 //! GPUs, node types of different sizes, each PBS `place` mode, and an accounting log with
 //! `select`/`place` end to end. Every job runs its requested time (`walltime = run`); debug
 //! builds check every round that no resource of any node is over-allocated.

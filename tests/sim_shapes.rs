@@ -1,5 +1,4 @@
-//! Slurm and Flux request shapes, and memory placed wherever the machine has memory (issue
-//! 15), schedules worked by hand. Every job runs its requested time. The rule
+//! Slurm and Flux request shapes, and memory placed wherever the machine has memory, schedules worked by hand. Every job runs its requested time. The rule
 //! (`src/sim/workload/shape.rs`): a job's memory is placed with its request's shape, per
 //! processor for processors placed anywhere (SWF's requested memory is per processor; Slurm's
 //! `--mem-per-cpu` is per CPU), per node for `nodes × cores` (Slurm's `--mem`, `sbatch(1)`),

@@ -242,8 +242,8 @@ fn configurations_that_cannot_be_simulated_say_where_and_why() {
     );
 }
 
-/// A site's accounting directory simulated with its own configuration (issue 14's acceptance:
-/// `sim --trace ACCOUNTING_DIR --pbs-home DIR`): the formula and backfill_depth from the qmgr
+/// A site's accounting directory simulated with its own configuration
+/// (`sim --trace ACCOUNTING_DIR --pbs-home DIR`): the formula and backfill_depth from the qmgr
 /// output, strict ordering and fairshare from sched_config with the site's resource_group.
 /// The run equals the one the same settings give as flags.
 #[test]

@@ -163,7 +163,7 @@ fn explain_config_names_the_lines_and_what_is_not_simulated() {
     );
 }
 
-/// Nodes of different sizes are node types (issue 15): three of 32 CPUs and two of 64
+/// Nodes of different sizes are node types: three of 32 CPUs and two of 64
 /// (the run's size names the 5 nodes and the largest node's CPUs); the flags still give a
 /// machine of one size.
 #[test]

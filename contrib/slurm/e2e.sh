@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end test of site_factor/jobsort inside a real slurmctld (issue 20).
+# End-to-end test of site_factor/jobsort inside a real slurmctld.
 #
 # Installs Slurm (Debian packages) and the source of the same version for the plugin's
 # headers, builds the plugin, starts munged, MariaDB + slurmdbd (without slurmdbd,

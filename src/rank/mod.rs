@@ -259,7 +259,7 @@ mod tests {
 
     /// PBS `fair_share`: the fairshare rank decides between equal values, before submission
     /// order; the value still comes first, and a NaN value ranks last as without fairshare
-    /// (issue 18 item 28: the old fairshare comparator took NaN as equal to every value).
+    /// (the old fairshare comparator took NaN as equal to every value).
     #[test]
     fn fair_share_breaks_value_ties_and_nan_ranks_last() {
         let values = [1.0, f64::NAN, 1.0, 2.0, 1.0, -0.0, 0.0];

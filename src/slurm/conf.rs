@@ -1117,7 +1117,7 @@ pub struct Machine {
 impl SlurmConf {
     /// The machine of the `NodeName` lines (`None` without one). The simulator's nodes are
     /// all alike: nodes of different CPU counts are an error that names each size, as
-    /// heterogeneous node types are not simulated yet (issue 15).
+    /// heterogeneous node types are not simulated yet.
     pub fn machine(&self) -> Result<Option<Machine>, ConfError> {
         let Some(first) = self.nodes.first() else {
             return Ok(None);
@@ -1140,7 +1140,7 @@ impl SlurmConf {
                 line: first.at.line,
                 message: format!(
                     "nodes of different sizes: {}; heterogeneous node types are not \
-                     simulated yet (issue 15): give --nodes and --cores for one size",
+                     simulated yet: give --nodes and --cores for one size",
                     each.join(", ")
                 ),
             });
@@ -1158,7 +1158,7 @@ impl SlurmConf {
     }
 
     /// The machine of the `NodeName` lines as node types (`None` without one), for a
-    /// multi-resource simulation (issue 15): consecutive nodes of one size (CPUs,
+    /// multi-resource simulation: consecutive nodes of one size (CPUs,
     /// `RealMemory` in MB, each `Gres` count; `gres/gpu` as `ngpus`) are one type, in the
     /// order slurmctld considers nodes for a job: by `Weight`, lowest first, then as
     /// configured (`slurm.conf(5)`, Weight).
@@ -1361,7 +1361,7 @@ mod tests {
         assert_eq!(
             c.machine().unwrap_err().to_string(),
             "s.conf:1: nodes of different sizes: 3 with 32 CPUs (line 1), 2 with 64 CPUs \
-             (line 2); heterogeneous node types are not simulated yet (issue 15): give --nodes \
+             (line 2); heterogeneous node types are not simulated yet: give --nodes \
              and --cores for one size"
         );
         assert_eq!(SlurmConf::parse("", "s.conf").unwrap().machine(), Ok(None));

@@ -19,7 +19,7 @@
 //!   sched-simple carries its allocation's summary, `annotations.sched.resource_summary`
 //!   (`rank[0-1]/core[0-3],gpu[0-1]`, [`resource_summary`]), in both layouts. A job whose
 //!   summary has GPUs asks for one chunk per rank with that rank's cores and GPUs,
-//!   scattered (issue 15), and has the resource `ngpus` (its GPUs in all); without GPUs the
+//!   scattered, and has the resource `ngpus` (its GPUs in all); without GPUs the
 //!   request stays the cores' shape above. Without a summary (a scheduler may not write
 //!   one) a job's GPUs are not known.
 //! - **Entities**: user `username`, else `userid`; queue `queue` (else `default`); group

@@ -17,7 +17,7 @@ pub enum Request {
     Procs(u32),
     /// `nodes` distinct nodes with `cores` free cores each.
     Nodes { nodes: u32, cores: u32 },
-    /// Chunks of named resources with a placement (memory, GPUs, exclusive nodes: issue 15).
+    /// Chunks of named resources with a placement (memory, GPUs, exclusive nodes).
     Select(Arc<Select>),
 }
 
@@ -42,7 +42,7 @@ impl Request {
 }
 
 /// A request of chunks with named consumable resources: a PBS `select` with its `place`, or
-/// a Slurm job's shape (issue 15). Amounts are whole numbers in the resource's unit: `ncpus`
+/// a Slurm job's shape. Amounts are whole numbers in the resource's unit: `ncpus`
 /// and `ngpus` counted, `mem` (and any resource given as a size) in KB. A multi-resource
 /// machine places it as [`Shape`](crate::sim::cluster::Shape)
 /// ([`Shape::on`](crate::sim::cluster::Shape::on)), checking the resources the machine
@@ -883,7 +883,7 @@ impl<R: Read + Send + 'static> Ahead<R> {
 /// may wake a thread on its waker's CPU, and the two then shared one CPU for milliseconds
 /// while the other idled. With `send`, a whole load of LLNL-Atlas (4 MB) took 7.4 ms or
 /// 10.5 ms from one run to the next, about 100 context switches in the slow runs against 20
-/// (docs/perf.md, stop 36).
+/// (docs/perf.md).
 fn send_polling<T>(send: &std::sync::mpsc::SyncSender<T>, mut item: T) -> bool {
     use std::sync::mpsc::TrySendError;
     loop {

@@ -32,7 +32,7 @@
 //!   `AllocTRES`. GPUs (`gres/gpu` of AllocTRES, else ReqTRES) are the resource `ngpus`.
 //!   `Timelimit` (`[D-]HH:MM:SS`, `MM:SS`, `UNLIMITED`, `Partition_Limit`) or `TimelimitRaw`
 //!   (minutes) is the requested time; without one the run time stands in.
-//! - **Shapes** (issue 15), as `select/cons_tres` allocates them ([`slurm_request`]): the
+//! - **Shapes**, as `select/cons_tres` allocates them ([`slurm_request`]): the
 //!   cores the same on every node, `nodes × cores`; GPUs that divide over the nodes, one
 //!   chunk per node with its cores, GPUs and memory, scattered; cores that do not divide
 //!   with per-node memory (`Mn`) or GPUs, chunks of `⌈cores/nodes⌉` and `⌊cores/nodes⌋`

@@ -1,4 +1,4 @@
-//! The chunks a request is placed as, and the one memory rule (issue 15).
+//! The chunks a request is placed as, and the one memory rule.
 //!
 //! Every reader gives a job's memory as its total (`SimJob::mem`, KB) and its cores as a
 //! [`Request`]. A reader that knows more of the shape than `Procs`/`Nodes` can say (GPUs per

@@ -30,7 +30,7 @@
 //! 3-core node request. The groups answer "does it fit"; the runs say where it goes.
 //!
 //! For nodes that carry more than cores (memory, GPUs, custom resources; node types of
-//! different sizes: issue 15), [`machine`] describes the machine and [`nodes`] places PBS
+//! different sizes), [`machine`] describes the machine and [`nodes`] places PBS
 //! chunk requests on it with the same structure: the free-core value becomes a vector of
 //! free amounts, a run is a range of nodes of one type with equal free vectors, and a group
 //! counts the nodes of one `(type, free vector)`.

@@ -1,4 +1,4 @@
-//! Placement of PBS-style chunk requests on nodes that carry several resources (issue 15).
+//! Placement of PBS-style chunk requests on nodes that carry several resources.
 //!
 //! The cores-only structure of [`super::Cluster`] with the free-core value replaced by a
 //! vector: a *run* is a range of consecutive nodes of one type with equal free vectors

@@ -12,7 +12,7 @@
 //! LLNL-Atlas). The earliest end, which a round's time needs before `now` may move, is each
 //! bucket's least end, kept as ends come in. With a few dozen jobs running (LANL-CM5's 32-core
 //! jobs on 1,024 cores) the moves cost more than a small heap's sifting, so a machine of at
-//! most [`MANY`] cores keeps a binary heap (`docs/perf.md`, stop 35).
+//! most [`MANY`] cores keeps a binary heap (`docs/perf.md`).
 //!
 //! Ends at the same time come out in no particular order: the plain loop takes them all
 //! before it decides a round.
@@ -96,7 +96,7 @@ impl<V: Copy + Ord> Ends<V> for Heap<V> {
 
 /// The radix heap's digit: 2 bits, 4 digits a level, 32 levels in a `u64` (1 bit a level
 /// moved each end more often, 4 bits made the buckets to look through more: `docs/perf.md`,
-/// stop 35).
+/// measured).
 const DIGIT: u32 = 2;
 const RADIX: usize = 1 << DIGIT;
 const LEVELS: usize = (u64::BITS / DIGIT) as usize;

@@ -239,7 +239,7 @@ impl PbsJob {
             None
         };
         // Chunks that ask for more than cores (memory, GPUs, a custom resource) or for
-        // exclusive nodes are placed as written (issue 15), and so is a `select` without
+        // exclusive nodes are placed as written, and so is a `select` without
         // `ncpus` or an allocation; the others keep the shapes above, which a machine of
         // cores alone places as it always has.
         let chunks = match shared {

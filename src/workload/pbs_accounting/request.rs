@@ -137,7 +137,7 @@ pub fn parse_place(s: &str) -> Result<Place, String> {
     Ok(p)
 }
 
-/// What a multi-resource machine places for `select` and `place` (issue 15): each chunk's
+/// What a multi-resource machine places for `select` and `place`: each chunk's
 /// consumable amounts, `ncpus` 1 where a chunk does not say (the server's
 /// `default_chunk.ncpus = 1`, as `qmgr -c 'print server'` shows on a new server), `mem` and
 /// any other size in KB ([`parse_size`]), whole numbers as counts; a value that is neither
