@@ -120,3 +120,32 @@ fn jobs_released_from_the_running_jobs_limit_still_reserve_their_slot() {
     assert_eq!(entered_sched(&changes), ["j2"]);
     assert_eq!(e.job("j3").unwrap().state, JobState::Depend);
 }
+
+/// After an update `reprior_cb` runs `check_and_release_held_jobs` for every association in
+/// the plugin's map order: users by uid (`std::map<int, ...>`), then banks by name
+/// (`std::map<std::string, Association>`), not in database row order.
+#[test]
+fn an_update_releases_associations_by_uid_then_bank_name() {
+    let mut e = engine(
+        "[[association]]\nuser='u2'\nuserid=2\nbank='B'\nqueues=['q']\n\
+         [[association]]\nuser='u1'\nuserid=1\nbank='Z'\nqueues=['q']\n\
+         [[association]]\nuser='u1'\nuserid=1\nbank='A'\nqueues=['q']\n\
+         [[queue]]\nname='q'\nmax_running_jobs=0\n",
+    );
+    for (id, user, bank) in [("b", "u2", "B"), ("z", "u1", "Z"), ("a", "u1", "A")] {
+        let s = JobSpec {
+            bank: Some(bank.into()),
+            ..spec(id, user, Some("q"), 1)
+        };
+        assert_eq!(
+            e.submit(s).unwrap(),
+            SubmitOutcome::Held(vec![Dependency::MaxRunJobsQueue])
+        );
+    }
+    let update = jobsort::limits::QueueUpdate {
+        max_running_jobs: Some(-1),
+        ..Default::default()
+    };
+    let changes = e.update_queue("q", &update).unwrap();
+    assert_eq!(entered_sched(&changes), ["a", "z", "b"]);
+}

@@ -7,13 +7,21 @@ use crate::limits::assoc::{CheckContext, Dependency, Pending, QueueUsage};
 use crate::limits::job::{Change, JobState};
 
 impl LimitEngine {
-    /// A release pass over every association with held jobs, in configuration order.
+    /// A release pass over every association with held jobs, in flux's order: by user id,
+    /// then bank name (the plugin's `users` map is keyed by uid and each user's banks by
+    /// name, and `reprior_cb` walks both in key order); configuration order among equal
+    /// keys.
     pub fn release_all(&mut self) -> Vec<Change> {
         let mut changes = Vec::new();
-        for a in 0..self.assocs.len() {
-            if !self.assocs[a].held.is_empty() {
-                self.release_pass(a, &mut changes);
-            }
+        let mut order: Vec<usize> = (0..self.assocs.len())
+            .filter(|&a| !self.assocs[a].held.is_empty())
+            .collect();
+        order.sort_by(|&x, &y| {
+            let (x, y) = (&self.assocs[x], &self.assocs[y]);
+            (x.userid, &x.bank).cmp(&(y.userid, &y.bank))
+        });
+        for a in order {
+            self.release_pass(a, &mut changes);
         }
         changes
     }
