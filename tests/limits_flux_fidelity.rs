@@ -149,3 +149,50 @@ fn an_update_releases_associations_by_uid_then_bank_name() {
     let changes = e.update_queue("q", &update).unwrap();
     assert_eq!(entered_sched(&changes), ["a", "z", "b"]);
 }
+
+fn rejected(o: SubmitOutcome) -> String {
+    match o {
+        SubmitOutcome::Rejected(m) => m,
+        other => panic!("not rejected: {other:?}"),
+    }
+}
+
+/// `validate_cb`'s rejection texts, word for word: the association's and the queue's
+/// resource limits (flux-accounting's sharness test "test validating job size compared to
+/// max resources limits" greps the first two) and a queue the association may not use
+/// (`queue "pllm" not valid for user; valid queues for user: pdebug,pci` as users see it).
+#[test]
+fn rejection_texts_are_flux_words() {
+    let mut e = engine(
+        "[[association]]\nuser='u'\nbank='A'\nmax_nodes=1\nmax_cores=2\nqueues=['bronze','silver']\n\
+         max_active_jobs=10\n[[queue]]\nname='bronze'\nmax_nodes_per_assoc=1\n\
+         [[queue]]\nname='silver'\n[[queue]]\nname='gold'\n",
+    );
+    let two_nodes = JobSpec {
+        nnodes: 2,
+        ..spec("n2", "u", None, 2)
+    };
+    assert_eq!(
+        rejected(e.submit(two_nodes).unwrap()),
+        "job size (2 node(s), 2 core(s)) is greater than max resources limits configured \
+         for association (1 node(s), 2 core(s))"
+    );
+    assert_eq!(
+        rejected(e.submit(spec("c64", "u", None, 64)).unwrap()),
+        "job size (1 node(s), 64 core(s)) is greater than max resources limits configured \
+         for association (1 node(s), 2 core(s))"
+    );
+    let queue_two_nodes = JobSpec {
+        nnodes: 2,
+        ..spec("q2", "u", Some("bronze"), 2)
+    };
+    assert_eq!(
+        rejected(e.submit(queue_two_nodes).unwrap()),
+        "job size (2 node(s)) is greater than max resources limit configured for queue \
+         (1 node(s))"
+    );
+    assert_eq!(
+        rejected(e.submit(spec("g", "u", Some("gold"), 1)).unwrap()),
+        "queue \"gold\" not valid for user; valid queues for user: bronze,silver"
+    );
+}

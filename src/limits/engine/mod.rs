@@ -183,7 +183,7 @@ impl LimitEngine {
                         return Ok(self.reject(
                             &spec,
                             a,
-                            format!("queue \"{q}\" not valid for user; valid queues: {}", {
+                            format!("queue \"{q}\" not valid for user; valid queues for user: {}", {
                                 let assoc = &self.assocs[a];
                                 assoc.limits.queues.join(",")
                             }),
@@ -212,8 +212,9 @@ impl LimitEngine {
                     &spec,
                     a,
                     format!(
-                        "job requests {} nodes but queue {} allows {} nodes per association",
-                        spec.nnodes, self.queues[qi].name, max
+                        "job size ({} node(s)) is greater than max resources limit \
+                         configured for queue ({max} node(s))",
+                        spec.nnodes
                     ),
                 ));
             }
@@ -221,7 +222,8 @@ impl LimitEngine {
         let assoc = &self.assocs[a];
         if spec.nnodes > assoc.limits.max_nodes || spec.ncores > assoc.limits.max_cores {
             let msg = format!(
-                "job size ({} nodes, {} cores) exceeds the association's max resource limits (max_nodes={}, max_cores={})",
+                "job size ({} node(s), {} core(s)) is greater than max resources limits \
+                 configured for association ({} node(s), {} core(s))",
                 spec.nnodes, spec.ncores, assoc.limits.max_nodes, assoc.limits.max_cores
             );
             return Ok(self.reject(&spec, a, msg));
