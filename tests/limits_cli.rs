@@ -12,6 +12,7 @@ const CONFIG: &str = r#"
 [[association]]
 user = "user1"
 bank = "A"
+queues = ["bronze"]
 max_running_jobs = 1
 max_active_jobs = 3
 [[queue]]

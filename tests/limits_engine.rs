@@ -573,7 +573,7 @@ fn count_sched_closes_the_running_jobs_overshoot() {
     ] {
         let base = format!(
             "[[association]]\nuser='u'\nbank='A'\nmax_running_jobs={assoc_max}\n\
-             max_active_jobs=10\n[[queue]]\nname='q'\nmax_running_jobs=1\n"
+             max_active_jobs=10\nqueues=['q']\n[[queue]]\nname='q'\nmax_running_jobs=1\n"
         );
         let at = |id: &str| JobSpec {
             queue: queue.map(String::from),

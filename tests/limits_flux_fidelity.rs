@@ -196,3 +196,25 @@ fn rejection_texts_are_flux_words() {
         "queue \"gold\" not valid for user; valid queues for user: bronze,silver"
     );
 }
+
+/// `get_queue_info` looks a known queue up in the association's queue list whatever the
+/// list holds, so an association with none may use no queue flux-accounting knows; a job
+/// without a queue, or naming a queue flux-accounting does not know, is not affected.
+#[test]
+fn an_association_without_queues_may_not_use_a_known_queue() {
+    let mut e = engine(
+        "[[association]]\nuser='u'\nbank='A'\nmax_active_jobs=10\n[[queue]]\nname='bronze'\n",
+    );
+    assert_eq!(
+        rejected(e.submit(spec("b", "u", Some("bronze"), 1)).unwrap()),
+        "queue \"bronze\" not valid for user; valid queues for user: "
+    );
+    assert_eq!(
+        e.submit(spec("none", "u", None, 1)).unwrap(),
+        SubmitOutcome::Ready
+    );
+    assert_eq!(
+        e.submit(spec("unknown", "u", Some("pdebug"), 1)).unwrap(),
+        SubmitOutcome::Ready
+    );
+}

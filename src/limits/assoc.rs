@@ -21,7 +21,9 @@ pub struct AssocLimits {
     pub max_cores: i64,
     /// Soft: held with `max-sched-jobs-user-limit` when `cur_sched_jobs >= max`.
     pub max_sched_jobs: i64,
-    /// Queues the association may use; empty means any queue.
+    /// Queues the association may use. Empty: no queue flux-accounting knows (a job
+    /// naming one is rejected, as flux's `get_queue_info` does); a job without a queue or
+    /// with a queue flux-accounting does not know is not affected.
     pub queues: Vec<String>,
     /// An inactive association's jobs are rejected.
     pub active: bool,

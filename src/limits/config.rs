@@ -12,7 +12,7 @@
 //! max_nodes = 2                      # default 2147483647
 //! max_cores = 8                      # default 2147483647
 //! max_sched_jobs = 2147483647        # default 2147483647
-//! queues = ["bronze", "silver"]      # empty or omitted: any queue
+//! queues = ["bronze", "silver"]      # empty or omitted: none of the [[queue]]s
 //! active = true
 //! default = false                    # this bank is the user's default (else the first)
 //! [[queue]]

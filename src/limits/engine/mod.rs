@@ -179,14 +179,16 @@ impl LimitEngine {
             None => None,
             Some(q) => match self.queue_index.get(q) {
                 Some(&qi) => {
-                    if !assoc.limits.queues.is_empty() && !assoc.limits.queues.contains(q) {
+                    // flux's `get_queue_info`: a queue flux-accounting knows must be in the
+                    // association's list, so an association with an empty list may use none.
+                    if !assoc.limits.queues.contains(q) {
+                        let valid = assoc.limits.queues.join(",");
                         return Ok(self.reject(
                             &spec,
                             a,
-                            format!("queue \"{q}\" not valid for user; valid queues for user: {}", {
-                                let assoc = &self.assocs[a];
-                                assoc.limits.queues.join(",")
-                            }),
+                            format!(
+                                "queue \"{q}\" not valid for user; valid queues for user: {valid}"
+                            ),
                         ));
                     }
                     Some(qi)
