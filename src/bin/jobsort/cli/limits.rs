@@ -69,20 +69,21 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     let name = args.events.name();
     let text = args.events.read_text()?;
     let mut failed = false;
+    // Every event line has its number, a bad one skipped under --keep-going included.
     let mut number = 0usize;
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
+        number += 1;
         let result = events::parse_event_line(&name, i + 1, line)
             .map_err(|e| e.to_string())
             .and_then(|op| {
-                events::apply(&mut engine, number + 1, &op)
+                events::apply(&mut engine, number, &op)
                     .map_err(|e| format!("{name}:{}: {e}", i + 1))
             });
         match result {
             Ok(record) => {
-                number += 1;
                 if !args.state {
                     match args.format {
                         Format::Json => {
