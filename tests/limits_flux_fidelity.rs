@@ -218,3 +218,32 @@ fn an_association_without_queues_may_not_use_a_known_queue() {
         SubmitOutcome::Ready
     );
 }
+
+fn bank(e: &LimitEngine) -> serde_json::Value {
+    serde_json::to_value(e.query()).unwrap()["mf_priority_map"][0]["banks"][0].clone()
+}
+
+/// The plugin keys an association's per-queue usage by the job's queue name, which is empty
+/// for a job without a queue: `flux jobtap query` shows those jobs under `""`.
+#[test]
+fn jobs_without_a_queue_have_the_empty_queue_usage_entry() {
+    let mut e = engine("[[association]]\nuser='u'\nbank='A'\nqueues=['q']\n[[queue]]\nname='q'\n");
+    assert!(bank(&e)["queue_usage"].as_object().unwrap().is_empty());
+    e.submit(spec("a", "u", None, 2)).unwrap();
+    e.submit(spec("b", "u", None, 3)).unwrap();
+    e.run("a").unwrap();
+    let usage = &bank(&e)["queue_usage"][""];
+    assert_eq!(usage["cur_run_jobs"], 1);
+    assert_eq!(usage["cur_nodes"], 1);
+    assert_eq!(usage["cur_sched_jobs"], 1);
+    assert_eq!(usage["cur_sched_nodes"], 1);
+    assert_eq!(usage["cur_sched_cores"], 3);
+    e.check_consistency().unwrap();
+    e.end("a").unwrap();
+    e.end("b").unwrap();
+    let usage = &bank(&e)["queue_usage"][""];
+    assert_eq!(usage["cur_run_jobs"], 0);
+    assert_eq!(usage["cur_sched_jobs"], 0);
+    assert!(bank(&e)["queue_usage"].get("q").is_none());
+    e.check_consistency().unwrap();
+}

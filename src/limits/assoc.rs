@@ -233,6 +233,9 @@ pub struct Association {
     pub counters: Counters,
     /// Usage per known queue (by queue index), created on first use as flux does.
     pub queue_usage: BTreeMap<usize, QueueUsage>,
+    /// Usage by the jobs without a queue: flux keeps it under the queue name `""`
+    /// (`queue_usage[""]` in its query), created by the first such job.
+    pub no_queue_usage: Option<QueueUsage>,
     /// Held jobs in FIFO order.
     pub held: Vec<String>,
 }

@@ -79,7 +79,7 @@ pub struct BankEntry {
     pub cur_sched_jobs: i64,
     /// `max_sched_jobs`.
     pub max_sched_jobs: i64,
-    /// Usage per queue.
+    /// Usage per queue; `""` for the jobs without a queue, as flux keys them.
     pub queue_usage: BTreeMap<String, QueueUsage>,
     /// Held jobs in FIFO order.
     pub held_jobs: OrderedMap<HeldJobEntry>,
@@ -192,6 +192,7 @@ impl LimitEngine {
                 .queue_usage
                 .iter()
                 .map(|(qi, u)| (queues[*qi].name.clone(), *u))
+                .chain(a.no_queue_usage.map(|u| (String::new(), u)))
                 .collect(),
             held_jobs: OrderedMap(
                 a.held

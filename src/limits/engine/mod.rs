@@ -89,6 +89,7 @@ impl LimitEngine {
             limits: a.limits.clone(),
             counters: Counters::default(),
             queue_usage: BTreeMap::new(),
+            no_queue_usage: None,
             held: Vec::new(),
         });
         Ok(())
@@ -253,8 +254,14 @@ impl LimitEngine {
         };
         let assoc = &mut self.assocs[a];
         assoc.counters.cur_active_jobs += 1;
-        if let Some(qi) = queue {
-            assoc.queue_usage.entry(qi).or_default();
+        match (queue, &spec.queue) {
+            (Some(qi), _) => {
+                assoc.queue_usage.entry(qi).or_default();
+            }
+            (None, None) => {
+                assoc.no_queue_usage.get_or_insert_with(QueueUsage::default);
+            }
+            (None, Some(_)) => {}
         }
         let held = !deps.is_empty();
         let mut job = Job {
@@ -299,8 +306,7 @@ impl LimitEngine {
         c.cur_run_jobs += 1;
         c.cur_nodes += job.nnodes;
         c.cur_cores += job.ncores;
-        if let Some(qi) = job.queue {
-            let qu = assoc.queue_usage.entry(qi).or_default();
+        if let Some(qu) = usage_of(assoc, job) {
             qu.cur_run_jobs += 1;
             qu.cur_nodes += job.nnodes;
         }
@@ -339,8 +345,7 @@ impl LimitEngine {
                 c.cur_run_jobs -= 1;
                 c.cur_nodes -= job.nnodes;
                 c.cur_cores -= job.ncores;
-                if let Some(qi) = job.queue {
-                    let qu = assoc.queue_usage.entry(qi).or_default();
+                if let Some(qu) = usage_of(assoc, job) {
                     qu.cur_run_jobs -= 1;
                     qu.cur_nodes -= job.nnodes;
                 }
@@ -423,13 +428,22 @@ fn enter_sched(assoc: &mut Association, job: &mut Job) {
     c.cur_sched_jobs += 1;
     c.cur_sched_nodes += job.nnodes;
     c.cur_sched_cores += job.ncores;
-    if let Some(qi) = job.queue {
-        let qu = assoc.queue_usage.entry(qi).or_default();
+    if let Some(qu) = usage_of(assoc, job) {
         qu.cur_sched_jobs += 1;
         qu.cur_sched_nodes += job.nnodes;
         qu.cur_sched_cores += job.ncores;
     }
     job.state = JobState::Sched;
+}
+
+/// The job's entry in its association's per-queue usage: its queue's, the `""` entry for a
+/// job without a queue, none for a queue flux-accounting does not know.
+fn usage_of<'a>(assoc: &'a mut Association, job: &Job) -> Option<&'a mut QueueUsage> {
+    match (job.queue, &job.queue_name) {
+        (Some(qi), _) => Some(assoc.queue_usage.entry(qi).or_default()),
+        (None, None) => Some(assoc.no_queue_usage.get_or_insert_with(QueueUsage::default)),
+        (None, Some(_)) => None,
+    }
 }
 
 /// The job leaves SCHED (to RUN or INACTIVE): subtract the SCHED counters.
@@ -438,8 +452,7 @@ fn leave_sched(assoc: &mut Association, job: &Job) {
     c.cur_sched_jobs -= 1;
     c.cur_sched_nodes -= job.nnodes;
     c.cur_sched_cores -= job.ncores;
-    if let Some(qi) = job.queue {
-        let qu = assoc.queue_usage.entry(qi).or_default();
+    if let Some(qu) = usage_of(assoc, job) {
         qu.cur_sched_jobs -= 1;
         qu.cur_sched_nodes -= job.nnodes;
         qu.cur_sched_cores -= job.ncores;
