@@ -247,3 +247,69 @@ fn jobs_without_a_queue_have_the_empty_queue_usage_entry() {
     assert!(bank(&e)["queue_usage"].get("q").is_none());
     e.check_consistency().unwrap();
 }
+
+/// An urgency change moves a SCHED job back to PRIORITY and on to SCHED, and `sched_cb`
+/// counts it again in `cur_sched_jobs` and the queue's SCHED jobs, nodes and cores; neither
+/// `run_cb` nor `inactive_cb` takes the extra count back, so with `max_sched_jobs = 1` one
+/// urgency change holds every later job with `max-sched-jobs-user-limit` for good.
+/// `sched_counted_once` counts the job once.
+#[test]
+fn an_urgency_change_counts_a_sched_job_again_for_good() {
+    let config = "[[association]]\nuser='u'\nbank='A'\nmax_sched_jobs=1\nmax_active_jobs=10\n\
+                  queues=['q']\n[[queue]]\nname='q'\n";
+    let mut e = engine(config);
+    assert_eq!(
+        e.submit(spec("j1", "u", Some("q"), 4)).unwrap(),
+        SubmitOutcome::Ready
+    );
+    assert_eq!(e.urgency("j1", 20).unwrap(), []);
+    assert_eq!(bank(&e)["cur_sched_jobs"], 2);
+    let q = &bank(&e)["queue_usage"]["q"];
+    assert_eq!(
+        (&q["cur_sched_jobs"], &q["cur_sched_cores"]),
+        (&2.into(), &8.into())
+    );
+    e.run("j1").unwrap();
+    e.end("j1").unwrap();
+    assert_eq!(bank(&e)["cur_sched_jobs"], 1, "never taken back");
+    assert_eq!(bank(&e)["queue_usage"]["q"]["cur_sched_nodes"], 1);
+    assert_eq!(
+        e.submit(spec("j2", "u", Some("q"), 1)).unwrap(),
+        SubmitOutcome::Held(vec![Dependency::MaxSchedJobsUser])
+    );
+    e.check_consistency().unwrap();
+    // A held or running job is not affected; bad urgencies and jobs are errors.
+    assert_eq!(e.urgency("j2", 0).unwrap(), []);
+    assert_eq!(bank(&e)["cur_sched_jobs"], 1);
+    assert!(e.urgency("j2", 32).is_err());
+    assert!(e.urgency("j1", 16).is_err(), "inactive");
+    assert!(e.urgency("nope", 16).is_err());
+
+    let mut e = engine(&format!("[options]\nsched_counted_once = true\n{config}"));
+    e.submit(spec("j1", "u", Some("q"), 4)).unwrap();
+    e.urgency("j1", 20).unwrap();
+    assert_eq!(bank(&e)["cur_sched_jobs"], 1);
+    e.run("j1").unwrap();
+    assert_eq!(
+        e.submit(spec("j2", "u", Some("q"), 1)).unwrap(),
+        SubmitOutcome::Ready
+    );
+    e.check_consistency().unwrap();
+}
+
+/// The event file's `urgency` op, located errors for an out-of-range urgency.
+#[test]
+fn urgency_events_parse_and_apply() {
+    use jobsort::limits::events::{apply, parse_event_line};
+    let mut e = engine("[[association]]\nuser='u'\nbank='A'\n");
+    let submit = parse_event_line("ev", 1, r#"{"op":"submit","job":"a","user":"u"}"#).unwrap();
+    apply(&mut e, 1, &submit).unwrap();
+    let op = parse_event_line("ev", 2, r#"{"op":"urgency","job":"a","urgency":31}"#).unwrap();
+    let rec = apply(&mut e, 2, &op).unwrap();
+    assert_eq!(rec.op, "urgency");
+    assert_eq!(rec.associations[0].cur_sched_jobs, 2);
+    let err = parse_event_line("ev", 3, r#"{"op":"urgency","job":"a","urgency":-1}"#)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(err, "ev:3: urgency -1 is out of range (0 to 31)");
+}

@@ -236,8 +236,25 @@ pub struct Association {
     /// Usage by the jobs without a queue: flux keeps it under the queue name `""`
     /// (`queue_usage[""]` in its query), created by the first such job.
     pub no_queue_usage: Option<QueueUsage>,
+    /// SCHED counts flux added again when an urgency change sent a SCHED job through
+    /// PRIORITY → SCHED and never takes back (see [`LimitEngine::urgency`]); kept apart
+    /// so the recount can tell them from jobs in SCHED.
+    ///
+    /// [`LimitEngine::urgency`]: crate::limits::LimitEngine::urgency
+    pub sched_leak: SchedLeak,
     /// Held jobs in FIFO order.
     pub held: Vec<String>,
+}
+
+/// SCHED counts an association keeps for jobs no longer in SCHED (flux's urgency re-count).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SchedLeak {
+    /// Extra `cur_sched_jobs` (and the jobsort-only `cur_sched_nodes`/`cur_sched_cores`).
+    pub counters: Counters,
+    /// Extra SCHED jobs, nodes and cores per known queue.
+    pub queues: BTreeMap<usize, QueueUsage>,
+    /// Extra SCHED jobs, nodes and cores of jobs without a queue (`queue_usage[""]`).
+    pub no_queue: QueueUsage,
 }
 
 /// A queue known to the engine.

@@ -17,6 +17,9 @@
 //! - [`LimitEngine::run`]`(id)`: SCHED → RUN, then a release pass over the association.
 //! - [`LimitEngine::end`]`(id)`: cancel or completion from DEPEND, SCHED or RUN; a SCHED
 //!   or RUN job gives its counters back and a release pass runs.
+//! - [`LimitEngine::urgency`]`(id, urgency)`: `flux job urgency`; a SCHED job is counted
+//!   in SCHED again, for good, as flux's `sched_cb` does (unless
+//!   [`Options::sched_counted_once`]).
 //! - [`LimitEngine::update_association`] / [`LimitEngine::update_queue`]: change limits
 //!   (`-1` = flux default), then a release pass over every association with held jobs.
 //! - [`LimitEngine::query`]: the state in the shape of `flux jobtap query mf_priority.so`.

@@ -12,12 +12,15 @@ impl LimitEngine {
     /// the kept counters; also checks held lists against job states. For tests and
     /// debugging; returns the first discrepancy.
     pub fn check_consistency(&self) -> Result<(), String> {
-        let mut counters = vec![Counters::default(); self.assocs.len()];
-        let mut qusage: Vec<BTreeMap<usize, QueueUsage>> = vec![BTreeMap::new(); self.assocs.len()];
+        // The recount starts from the SCHED counts flux never takes back (urgency changes).
+        let mut counters: Vec<Counters> =
+            self.assocs.iter().map(|a| a.sched_leak.counters).collect();
+        let mut qusage: Vec<BTreeMap<usize, QueueUsage>> =
+            self.assocs.iter().map(|a| a.sched_leak.queues.clone()).collect();
         let mut no_queue: Vec<Option<QueueUsage>> = self
             .assocs
             .iter()
-            .map(|a| a.no_queue_usage.map(|_| QueueUsage::default()))
+            .map(|a| a.no_queue_usage.map(|_| a.sched_leak.no_queue))
             .collect();
         for (id, job) in &self.jobs {
             let c = &mut counters[job.assoc];

@@ -10,6 +10,7 @@ use rustc_hash::FxHashMap;
 
 use super::assoc::{
     AssocUpdate, Association, CheckContext, Counters, Pending, Queue, QueueUpdate, QueueUsage,
+    SchedLeak,
 };
 use super::config::{AssocConfig, LimitsConfig, Options, QueueConfig};
 use super::error::LimitError;
@@ -90,6 +91,7 @@ impl LimitEngine {
             counters: Counters::default(),
             queue_usage: BTreeMap::new(),
             no_queue_usage: None,
+            sched_leak: SchedLeak::default(),
             held: Vec::new(),
         });
         Ok(())
@@ -364,6 +366,36 @@ impl LimitEngine {
         Ok(changes)
     }
 
+    /// An urgency change (`flux job urgency`, 0…31). The limits do not depend on urgency,
+    /// but flux moves a SCHED job back to PRIORITY and on to SCHED, and the plugin's
+    /// `sched_cb` counts it again: `cur_sched_jobs` and the queue's SCHED jobs, nodes and
+    /// cores go up by one job, and nothing takes the extra count back (not `run_cb`, not
+    /// `inactive_cb`), so every urgency change of a SCHED job leaves the association one
+    /// SCHED job closer to `max-sched-jobs-user-limit` for good. This is the default;
+    /// [`Options::sched_counted_once`] counts a job in SCHED once. A held, running job is
+    /// not affected. Returns no changes (the job stays in SCHED). Errors: an unknown or
+    /// inactive job, an urgency outside 0…31.
+    pub fn urgency(&mut self, id: &str, urgency: i64) -> Result<Vec<Change>, LimitError> {
+        if !(0..=31).contains(&urgency) {
+            return Err(LimitError::InvalidJob {
+                job: id.to_string(),
+                reason: format!("urgency {urgency} is out of range (0 to 31)"),
+            });
+        }
+        let job = self
+            .jobs
+            .get(id)
+            .ok_or_else(|| LimitError::UnknownJob(id.to_string()))?;
+        match job.state {
+            JobState::Inactive => Err(LimitError::AlreadyInactive(id.to_string())),
+            JobState::Sched if !self.options.sched_counted_once => {
+                recount_sched(&mut self.assocs[job.assoc], job);
+                Ok(Vec::new())
+            }
+            _ => Ok(Vec::new()),
+        }
+    }
+
     /// Forgets an inactive (ended or rejected) job to bound memory in long streams; its id
     /// may then be submitted again. Returns whether a job was removed (false for unknown or
     /// live jobs, which are left alone).
@@ -443,6 +475,32 @@ fn usage_of<'a>(assoc: &'a mut Association, job: &Job) -> Option<&'a mut QueueUs
         (Some(qi), _) => Some(assoc.queue_usage.entry(qi).or_default()),
         (None, None) => Some(assoc.no_queue_usage.get_or_insert_with(QueueUsage::default)),
         (None, Some(_)) => None,
+    }
+}
+
+/// flux's `sched_cb` for a job already in SCHED (an urgency change sent it through
+/// PRIORITY): the SCHED counters go up again, and the extra count is recorded as a leak
+/// (no later callback takes it back).
+fn recount_sched(assoc: &mut Association, job: &Job) {
+    let c = &mut assoc.counters;
+    c.cur_sched_jobs += 1;
+    c.cur_sched_nodes += job.nnodes;
+    c.cur_sched_cores += job.ncores;
+    let l = &mut assoc.sched_leak.counters;
+    l.cur_sched_jobs += 1;
+    l.cur_sched_nodes += job.nnodes;
+    l.cur_sched_cores += job.ncores;
+    if let Some(qu) = usage_of(assoc, job) {
+        qu.cur_sched_jobs += 1;
+        qu.cur_sched_nodes += job.nnodes;
+        qu.cur_sched_cores += job.ncores;
+        let leak = match job.queue {
+            Some(qi) => assoc.sched_leak.queues.entry(qi).or_default(),
+            None => &mut assoc.sched_leak.no_queue,
+        };
+        leak.cur_sched_jobs += 1;
+        leak.cur_sched_nodes += job.nnodes;
+        leak.cur_sched_cores += job.ncores;
     }
 }
 

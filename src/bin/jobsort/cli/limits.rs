@@ -31,7 +31,7 @@ pub struct Args {
     #[arg(long, value_name = "PATH")]
     flux_db: Option<PathBuf>,
     /// Events, one JSON object per line (`-` for stdin); ops `submit`, `run`, `end`,
-    /// `cancel`, `update` (fields in the README).
+    /// `cancel`, `urgency`, `update` (fields in the README).
     #[arg(long, value_name = "FILE")]
     events: InputPath,
     /// Output: a readable log, or JSON Lines (one JSON object per event).
@@ -48,6 +48,11 @@ pub struct Args {
     /// [options].
     #[arg(long)]
     count_sched_in_resources: bool,
+    /// Count a job in SCHED once even when an urgency change sends it through PRIORITY
+    /// again (flux counts it again and never takes the extra count back); also settable as
+    /// `sched_counted_once` in the configuration's [options].
+    #[arg(long)]
+    sched_counted_once: bool,
 }
 
 pub fn run(args: Args, out: &mut Out) -> Outcome {
@@ -64,6 +69,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     };
     let mut config = config;
     config.options.count_sched_in_resources |= args.count_sched_in_resources;
+    config.options.sched_counted_once |= args.sched_counted_once;
     let mut engine = LimitEngine::from_config(&config)
         .map_err(|e| Failure::invalid(format!("{source}: {e}")))?;
     let name = args.events.name();
