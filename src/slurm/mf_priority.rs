@@ -8,11 +8,21 @@
 //! priority < 0 → 0
 //! ```
 //!
-//! `round` is C's: halves away from zero. The plugin's weights are integers (defaults
-//! fairshare 100000, queue 10000; `[accounting.factor-weights]`, flux-config-accounting(5)).
-//! Newer flux-accounting documents a bank factor and an urgency weight
-//! (`doc/components/job-priorities.rst`); [`FluxWeights`] carries both, and with their
-//! defaults (bank 0, urgency 1) the sum is the code's above.
+//! `round` is C's: halves away from zero. The plugin's weights are integers. Since
+//! flux-accounting v0.47.0 the urgency term is weighted too and a bank factor is added
+//! (`doc/components/job-priorities.rst`):
+//!
+//! ```text
+//! priority = round(fshare_weight * fairshare + queue_weight * queue_factor
+//!                  + bank_weight * bank_factor + urgency_weight * (urgency - 16))
+//! ```
+//!
+//! [`FluxWeights::default`] follows flux-accounting v0.60.0: fairshare 100000, queue 10000,
+//! bank 0, urgency 1000 (`FSHARE_WEIGHT_DEFAULT`, `QUEUE_WEIGHT_DEFAULT`,
+//! `BANK_WEIGHT_DEFAULT`, `URGENCY_WEIGHT_DEFAULT` in the Python bindings'
+//! `fluxacct/accounting/__init__.py`, which `create_db.py` writes to
+//! `priority_factor_weight_table` and `flux account-priority-update` sends to the plugin).
+//! Before v0.47.0 the urgency term was unweighted (`urgency=1` gives that formula).
 
 use crate::catalog::Catalog;
 
@@ -29,14 +39,15 @@ pub struct FluxWeights {
 }
 
 impl Default for FluxWeights {
-    /// `DEFAULT_FSHARE_WEIGHT`, `DEFAULT_QUEUE_WEIGHT` (`mf_priority.cpp`); bank 0 and
-    /// urgency 1 are the unweighted code.
+    /// flux-accounting v0.60.0's defaults: fairshare 100000, queue 10000, bank 0, urgency
+    /// 1000 (`FSHARE_WEIGHT_DEFAULT`, `QUEUE_WEIGHT_DEFAULT`, `BANK_WEIGHT_DEFAULT`,
+    /// `URGENCY_WEIGHT_DEFAULT`; the urgency weight is 1000 since v0.47.0).
     fn default() -> FluxWeights {
         FluxWeights {
             fairshare: 100_000,
             queue: 10_000,
             bank: 0,
-            urgency: 1,
+            urgency: 1000,
         }
     }
 }
@@ -113,7 +124,7 @@ impl FluxWeights {
         Catalog::flux()
     }
 
-    /// Parse `fairshare=100000,queue=10000,bank=0,urgency=1` (any subset; the rest keep
+    /// Parse `fairshare=100000,queue=10000,bank=0,urgency=1000` (any subset; the rest keep
     /// their defaults).
     pub fn parse(text: &str) -> Result<FluxWeights, String> {
         let mut w = FluxWeights::default();
@@ -166,7 +177,6 @@ mod tests {
         // job-priorities.rst worked example: bank weight 1000, bank priority 100.
         let docs = FluxWeights {
             bank: 1000,
-            urgency: 1,
             ..FluxWeights::default()
         };
         let ex = FluxFactors {
@@ -176,6 +186,35 @@ mod tests {
             urgency: 16,
         };
         assert_eq!(docs.priority(&ex), 160_000);
+    }
+
+    /// flux-accounting's default urgency weight is 1000 (`URGENCY_WEIGHT_DEFAULT` in
+    /// `src/bindings/python/fluxacct/accounting/__init__.py`, since v0.47.0): fair-share
+    /// 0.82346, no queue factor, urgency 24 is
+    /// round(82346 + 1000 * 8) = 90346, not the unweighted 82354.
+    #[test]
+    fn default_urgency_weight_is_flux_accountings_1000() {
+        let w = FluxWeights::default();
+        assert_eq!(
+            (w.fairshare, w.queue, w.bank, w.urgency),
+            (100_000, 10_000, 0, 1000)
+        );
+        let job = FluxFactors {
+            fairshare: 0.82346,
+            queue: 0,
+            bank: 0.0,
+            urgency: 24,
+        };
+        assert_eq!(w.priority(&job), 90_346);
+        assert_eq!(
+            FluxWeights::parse("urgency=1").unwrap().priority(&job),
+            82_354
+        );
+        assert!(
+            w.formula().contains("1000 * (urgency - 16)"),
+            "{}",
+            w.formula()
+        );
     }
 
     #[test]
