@@ -313,3 +313,24 @@ fn urgency_events_parse_and_apply() {
         .to_string();
     assert_eq!(err, "ev:3: urgency -1 is out of range (0 to 31)");
 }
+
+/// `new_cb` stores the new job's queue factor on the association, so the query shows the
+/// queue priority of the association's last accepted job (0 for no queue); a rejected job
+/// never reaches `new_cb`.
+#[test]
+fn the_query_shows_the_queue_factor_of_the_last_accepted_job() {
+    let mut e = engine(
+        "[[association]]\nuser='u'\nbank='A'\nmax_active_jobs=10\nqueues=['bronze','silver']\n\
+         [[queue]]\nname='bronze'\npriority=7\n[[queue]]\nname='silver'\npriority=3\n\
+         [[queue]]\nname='gold'\npriority=9\n",
+    );
+    assert_eq!(bank(&e)["queue_factor"], 0);
+    e.submit(spec("a", "u", Some("bronze"), 1)).unwrap();
+    assert_eq!(bank(&e)["queue_factor"], 7);
+    rejected(e.submit(spec("g", "u", Some("gold"), 1)).unwrap());
+    assert_eq!(bank(&e)["queue_factor"], 7);
+    e.submit(spec("b", "u", Some("silver"), 1)).unwrap();
+    assert_eq!(bank(&e)["queue_factor"], 3);
+    e.submit(spec("c", "u", None, 1)).unwrap();
+    assert_eq!(bank(&e)["queue_factor"], 0);
+}

@@ -236,6 +236,9 @@ pub struct Association {
     /// Usage by the jobs without a queue: flux keeps it under the queue name `""`
     /// (`queue_usage[""]` in its query), created by the first such job.
     pub no_queue_usage: Option<QueueUsage>,
+    /// The queue factor of the association's last accepted job (flux's `new_cb` stores
+    /// the job's queue priority on the association; 0 for no or an unknown queue).
+    pub queue_factor: i64,
     /// SCHED counts flux added again when an urgency change sent a SCHED job through
     /// PRIORITY → SCHED and never takes back (see [`LimitEngine::urgency`]); kept apart
     /// so the recount can tell them from jobs in SCHED.

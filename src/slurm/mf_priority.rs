@@ -65,6 +65,66 @@ pub struct FluxFactors {
     pub urgency: i64,
 }
 
+/// Whose queue factor a job's priority uses.
+///
+/// flux-accounting's `new_cb` stores the queue factor of each new job on the job's
+/// association (`Association::queue_factor`), and `priority_calculation` (called by
+/// `priority_cb`) reads it from there, not from the job
+/// (`src/plugins/mf_priority.cpp`). A job's first priority uses its own queue, but every
+/// later computation (an urgency change, `flux account-priority-update`'s reprioritize, a
+/// release from DEPEND) uses the queue of the association's last submitted job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum QueueFactorSource {
+    /// flux-accounting's behaviour, what a site sees once priorities have been recomputed:
+    /// the queue factor of the association's last submitted job.
+    #[default]
+    AssociationLastJob,
+    /// The job's own queue factor, as the priority formula intends.
+    Job,
+}
+
+/// What [`queue_factors`] needs of a job.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct QueueFactorJob<'a> {
+    /// The submitting user; `None`: the job is its own association.
+    pub user: Option<&'a str>,
+    /// The bank; `None` stands for the user's default bank (one association).
+    pub bank: Option<&'a str>,
+    /// Submission time, if known.
+    pub submit: Option<f64>,
+    /// The job's own queue factor (its queue's priority).
+    pub queue_factor: f64,
+}
+
+/// The queue factor each job's priority uses. With
+/// [`QueueFactorSource::AssociationLastJob`] every job of an association (same user and
+/// bank) gets the queue factor of the association's last submitted job: the latest
+/// submission time, jobs without one counting as earlier than those with one, and the later
+/// in `jobs` among equals. With [`QueueFactorSource::Job`], each job's own.
+pub fn queue_factors(jobs: &[QueueFactorJob<'_>], source: QueueFactorSource) -> Vec<f64> {
+    let own: Vec<f64> = jobs.iter().map(|j| j.queue_factor).collect();
+    if source == QueueFactorSource::Job {
+        return own;
+    }
+    let key = |i: usize| (jobs[i].submit.unwrap_or(f64::NEG_INFINITY), i);
+    let mut last: std::collections::HashMap<(&str, Option<&str>), usize> = Default::default();
+    for (i, j) in jobs.iter().enumerate() {
+        let Some(user) = j.user else { continue };
+        let e = last.entry((user, j.bank)).or_insert(i);
+        let (a, b) = (key(*e), key(i));
+        if b.0 > a.0 || (b.0 == a.0 && b.1 > a.1) {
+            *e = i;
+        }
+    }
+    jobs.iter()
+        .enumerate()
+        .map(|(i, j)| match j.user {
+            Some(user) => own[last[&(user, j.bank)]],
+            None => own[i],
+        })
+        .collect()
+}
+
 /// 0.5 − 2⁻⁵⁴, the largest double below one half: `floor(x + HALF_DOWN)` is C's
 /// `round(x)` for every `x` in [0, 2⁵²) (where `floor(x + 0.5)` is wrong for this very
 /// value), and 0 for `x` < 0.5.
@@ -215,6 +275,39 @@ mod tests {
             "{}",
             w.formula()
         );
+    }
+
+    /// `new_cb` stores the queue factor on the association and `priority_cb` reads it
+    /// there: after a recomputation every job of ann/A uses queue priority 7 of ann's last
+    /// job (75346 with fair-share 0.05346), not its own 0 (5346); bob/A keeps its own.
+    #[test]
+    fn queue_factor_of_the_associations_last_job() {
+        let job = |user, bank, submit, queue_factor| QueueFactorJob {
+            user: Some(user),
+            bank,
+            submit,
+            queue_factor,
+        };
+        let jobs = [
+            job("ann", Some("A"), Some(100.0), 0.0),
+            job("ann", Some("A"), Some(200.0), 7.0),
+            job("bob", Some("A"), Some(150.0), 0.0),
+            job("ann", Some("B"), Some(300.0), 3.0),
+            job("ann", Some("A"), None, 1.0),
+        ];
+        let got = queue_factors(&jobs, QueueFactorSource::default());
+        assert_eq!(got, [7.0, 7.0, 0.0, 3.0, 7.0]);
+        let own = queue_factors(&jobs, QueueFactorSource::Job);
+        assert_eq!(own, [0.0, 7.0, 0.0, 3.0, 1.0]);
+        let w = FluxWeights::default();
+        let f = |queue| FluxFactors {
+            fairshare: 0.05346,
+            queue,
+            bank: 0.0,
+            urgency: 16,
+        };
+        assert_eq!(w.priority(&f(got[0] as i64)), 75_346);
+        assert_eq!(w.priority(&f(own[0] as i64)), 5_346);
     }
 
     #[test]

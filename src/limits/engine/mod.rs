@@ -91,6 +91,7 @@ impl LimitEngine {
             counters: Counters::default(),
             queue_usage: BTreeMap::new(),
             no_queue_usage: None,
+            queue_factor: 0,
             sched_leak: SchedLeak::default(),
             held: Vec::new(),
         });
@@ -254,8 +255,11 @@ impl LimitEngine {
             };
             ctx.all_hits()
         };
+        let queue_factor = queue.map_or(0, |qi| self.queues[qi].limits.priority);
         let assoc = &mut self.assocs[a];
         assoc.counters.cur_active_jobs += 1;
+        // flux's `new_cb`: the association keeps the queue factor of its newest job.
+        assoc.queue_factor = queue_factor;
         match (queue, &spec.queue) {
             (Some(qi), _) => {
                 assoc.queue_usage.entry(qi).or_default();
