@@ -155,8 +155,9 @@ impl SlurmJobArgs {
     }
 
     /// Fill the factor columns. Slurm with `--slurm-conf`: computed from each job's raw
-    /// fields (given factor columns kept); flux: `fairshare` from the fairshare tree's
-    /// `fairshare_factor` when the job has none. Under Slurm a job with an account and a
+    /// fields (given factor columns kept); flux: `fairshare` from the fairshare tree when the
+    /// job has none: its association's (user and account as bank) value as flux-accounting
+    /// stores it (six decimals), else the tree's `fairshare_factor`. Under Slurm a job with an account and a
     /// user takes the fairshare factor of its association (`account/user` in a tree read
     /// from sshare), as `_get_fairshare_priority` does, whatever `--entity` says.
     pub fn fill(
@@ -203,6 +204,18 @@ impl SlurmJobArgs {
                 if let (Some(a), Some(u)) = (&job.account, &job.user)
                     && let Some(i) = tree.find(&format!("{a}/{u}"))
                     && let Some(f) = values[i].fairshare_factor
+                {
+                    job.values.entry("fairshare".into()).or_insert(f);
+                }
+            }
+        }
+        // flux: the job's association (user and bank = account) as mf_priority stores it.
+        if scheduler == Scheduler::Flux
+            && let Some(fs) = tree
+        {
+            for job in jobs.iter_mut() {
+                if let Some(user) = &job.user
+                    && let Some(f) = fs.flux_fairshare(user, job.account.as_deref())
                 {
                     job.values.entry("fairshare".into()).or_insert(f);
                 }
