@@ -187,8 +187,14 @@ fn bad_lines_are_located_and_stop_the_run() {
     // is event 3, the end on line 7 event 7 (they were 2 and 3).
     let got = lines(&out);
     assert_eq!(got.len(), 3);
-    assert_eq!((&got[1]["op"], &got[1]["event"]), (&json!("run"), &json!(3)));
-    assert_eq!((&got[2]["op"], &got[2]["event"]), (&json!("end"), &json!(7)));
+    assert_eq!(
+        (&got[1]["op"], &got[1]["event"]),
+        (&json!("run"), &json!(3))
+    );
+    assert_eq!(
+        (&got[2]["op"], &got[2]["event"]),
+        (&json!("end"), &json!(7))
+    );
 
     // A bad configuration is reported with its location.
     let bad = write(

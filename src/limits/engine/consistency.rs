@@ -15,8 +15,11 @@ impl LimitEngine {
         // The recount starts from the SCHED counts flux never takes back (urgency changes).
         let mut counters: Vec<Counters> =
             self.assocs.iter().map(|a| a.sched_leak.counters).collect();
-        let mut qusage: Vec<BTreeMap<usize, QueueUsage>> =
-            self.assocs.iter().map(|a| a.sched_leak.queues.clone()).collect();
+        let mut qusage: Vec<BTreeMap<usize, QueueUsage>> = self
+            .assocs
+            .iter()
+            .map(|a| a.sched_leak.queues.clone())
+            .collect();
         let mut no_queue: Vec<Option<QueueUsage>> = self
             .assocs
             .iter()
