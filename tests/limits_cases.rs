@@ -519,6 +519,8 @@ fn probe(
         limits: AssocLimits {
             max_running_jobs: i64::MAX,
             max_active_jobs: 0,
+            // flux's `get_queue_info` rejects a known queue not in the list.
+            queues: queues.iter().map(|q| q.name.clone()).collect(),
             ..AssocLimits::default()
         },
     })

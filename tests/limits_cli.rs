@@ -12,6 +12,7 @@ const CONFIG: &str = r#"
 [[association]]
 user = "user1"
 bank = "A"
+queues = ["bronze"]
 max_running_jobs = 1
 max_active_jobs = 3
 [[queue]]
@@ -182,10 +183,18 @@ fn bad_lines_are_located_and_stop_the_run() {
         errs[3],
         format!("jobsort limits: {evs}:6: unknown association nobody/(default bank)")
     );
+    // Every event line keeps its number, a rejected one skipped included: the run on line 3
+    // is event 3, the end on line 7 event 7 (they were 2 and 3).
     let got = lines(&out);
     assert_eq!(got.len(), 3);
-    assert_eq!(got[2]["op"], "end");
-    assert_eq!(got[2]["event"], 3);
+    assert_eq!(
+        (&got[1]["op"], &got[1]["event"]),
+        (&json!("run"), &json!(3))
+    );
+    assert_eq!(
+        (&got[2]["op"], &got[2]["event"]),
+        (&json!("end"), &json!(7))
+    );
 
     // A bad configuration is reported with its location.
     let bad = write(

@@ -227,16 +227,16 @@ fn hard_limits_reject_with_messages() {
         other => panic!("not rejected: {other:?}"),
     };
     let m = rejected(e.submit(job("big", 3)).unwrap());
-    assert!(m.contains("max resource limits"), "{m}");
+    assert!(m.contains("greater than max resources limits"), "{m}");
     let mut s = job("q2", 2);
     s.queue = Some("q".into());
     let m = rejected(e.submit(s).unwrap());
-    assert!(m.contains("allows 1 nodes per association"), "{m}");
+    assert!(m.contains("configured for queue (1 node(s))"), "{m}");
     let mut s = job("r", 1);
     s.queue = Some("r".into());
     assert_eq!(
         rejected(e.submit(s).unwrap()),
-        "queue \"r\" not valid for user; valid queues: q"
+        "queue \"r\" not valid for user; valid queues for user: q"
     );
     let mut s = job("x", 1);
     s.user = "nobody".into();
@@ -573,7 +573,7 @@ fn count_sched_closes_the_running_jobs_overshoot() {
     ] {
         let base = format!(
             "[[association]]\nuser='u'\nbank='A'\nmax_running_jobs={assoc_max}\n\
-             max_active_jobs=10\n[[queue]]\nname='q'\nmax_running_jobs=1\n"
+             max_active_jobs=10\nqueues=['q']\n[[queue]]\nname='q'\nmax_running_jobs=1\n"
         );
         let at = |id: &str| JobSpec {
             queue: queue.map(String::from),

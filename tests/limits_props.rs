@@ -72,7 +72,8 @@ fn assoc_limits() -> impl Strategy<Value = AssocLimits> {
             max_nodes: n,
             max_cores: c,
             max_sched_jobs: s,
-            queues: Vec::new(),
+            // Both queues: flux rejects a known queue not in the list (`get_queue_info`).
+            queues: QUEUES.iter().map(|q| q.to_string()).collect(),
             active: true,
         })
 }
@@ -324,7 +325,7 @@ fn run_sequence(
 ) -> Result<(), TestCaseError> {
     let mut e = LimitEngine::new(Options {
         count_sched_in_resources: count_sched,
-        deny_unknown_queues: false,
+        ..Options::default()
     });
     for (i, q) in QUEUES.iter().enumerate() {
         e.add_queue(&QueueConfig {

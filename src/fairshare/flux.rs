@@ -14,6 +14,16 @@
 
 use super::tree::{NodeValues, ShareTree};
 
+/// A fair-share value as flux-accounting stores it and its plugin uses it: `flux
+/// account-update-fshare` writes each association's value as `std::to_string(double)`
+/// (`printf("%f")`: six decimals) into `association_table.fairshare`
+/// (`src/fairness/writer/data_writer_db.cpp`, `update_fairshare_values`), and `mf_priority`
+/// gets that column. 6/11 is stored as 0.545455, so 100000 × fair-share rounds to 54546,
+/// where the unrounded value gives 54545.
+pub fn stored_fairshare(x: f64) -> f64 {
+    format!("{x:.6}").parse().unwrap_or(x)
+}
+
 fn is_equal(a: f64, b: f64) -> bool {
     (a - b).abs() < f64::EPSILON * a.abs().max(b.abs().max(1.0))
 }
@@ -215,4 +225,20 @@ pub fn weighted_tree(t: &ShareTree) -> Vec<NodeValues> {
             ..NodeValues::default()
         })
         .collect()
+}
+
+#[cfg(test)]
+mod stored_tests {
+    use super::stored_fairshare;
+
+    /// `std::to_string(6.0 / 11.0)` is "0.545455": the plugin's 100000 × fair-share is
+    /// round(54545.5) = 54546, not round(54545.45…) = 54545.
+    #[test]
+    fn six_decimals_as_std_to_string() {
+        assert_eq!(stored_fairshare(6.0 / 11.0), 0.545455);
+        assert_eq!((100_000.0 * stored_fairshare(6.0 / 11.0)).round(), 54_546.0);
+        assert_eq!((100_000.0 * (6.0f64 / 11.0)).round(), 54_545.0);
+        assert_eq!(stored_fairshare(1.0), 1.0);
+        assert_eq!(stored_fairshare(9.0 / 11.0), 0.818182);
+    }
 }

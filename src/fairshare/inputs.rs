@@ -110,6 +110,28 @@ impl Fairshare {
         }
     }
 
+    /// flux-accounting: the fair-share `mf_priority` uses for `user`'s jobs in `bank`, as
+    /// stored ([`flux::stored_fairshare`]). A flux tree names an association `bank/user`
+    /// ([`from_flux_db`]), so a user in two banks has two values; without a bank (or with
+    /// one the tree does not have under that name) the user's first association in the tree
+    /// is used (flux would take the user's default bank, which the tree does not record).
+    /// `None` for trees of other algorithms and users not in the tree.
+    pub fn flux_fairshare(&self, user: &str, bank: Option<&str>) -> Option<f64> {
+        let Fairshare::Shares {
+            tree,
+            values,
+            algorithm: Algorithm::Flux,
+        } = self
+        else {
+            return None;
+        };
+        let i = bank
+            .and_then(|b| tree.find(&format!("{b}/{user}")))
+            .filter(|&i| tree.nodes[i].is_user)
+            .or_else(|| tree.find_user(user))?;
+        values[i].fairshare_factor.map(flux::stored_fairshare)
+    }
+
     /// The `fairshare_perc`, `fairshare_tree_usage` and `fairshare_factor` of each entity.
     /// PBS: entities not in the tree are added under `unknown` with 1 share (and the tree
     /// recomputed once), as the scheduler does; with `unknown_shares` 0 they get 0. Share
@@ -563,7 +585,8 @@ fn query_all<T>(
 /// `data_reader_db.cpp` does: depth-first from the bank with `parent_bank = ''`, sub-banks by
 /// name, users by name, inactive rows skipped; a bank with sub-banks gets only its sub-banks
 /// (its own associations are ignored, with a warning). User associations are named
-/// `bank/username`; jobs map to them by username.
+/// `bank/username`; jobs map to them by username (the entity), and under `--scheduler flux`
+/// by bank too ([`Fairshare::flux_fairshare`]).
 ///
 /// Needs the `flux-db` feature (SQLite); without it this is an error saying so.
 #[cfg(feature = "flux-db")]

@@ -59,7 +59,7 @@ pub struct UnlistedUserError {
 
 impl LimitState {
     /// The engine of a limits file for a workload: users it does not list get an unlimited
-    /// association, unless `reject_unknown_users`.
+    /// association allowed every configured queue, unless `reject_unknown_users`.
     pub fn new(
         mut engine: LimitEngine,
         jobs: &[SimJob],
@@ -82,6 +82,8 @@ impl LimitState {
                             max_nodes: INT_MAX,
                             max_cores: INT_MAX,
                             max_sched_jobs: INT_MAX,
+                            // Every configured queue: an empty list permits none.
+                            queues: engine.queues().iter().map(|q| q.name.clone()).collect(),
                             ..AssocLimits::default()
                         },
                     };

@@ -21,7 +21,9 @@ pub struct AssocLimits {
     pub max_cores: i64,
     /// Soft: held with `max-sched-jobs-user-limit` when `cur_sched_jobs >= max`.
     pub max_sched_jobs: i64,
-    /// Queues the association may use; empty means any queue.
+    /// Queues the association may use. Empty: no queue flux-accounting knows (a job
+    /// naming one is rejected, as flux's `get_queue_info` does); a job without a queue or
+    /// with a queue flux-accounting does not know is not affected.
     pub queues: Vec<String>,
     /// An inactive association's jobs are rejected.
     pub active: bool,
@@ -231,8 +233,31 @@ pub struct Association {
     pub counters: Counters,
     /// Usage per known queue (by queue index), created on first use as flux does.
     pub queue_usage: BTreeMap<usize, QueueUsage>,
+    /// Usage by the jobs without a queue: flux keeps it under the queue name `""`
+    /// (`queue_usage[""]` in its query), created by the first such job.
+    pub no_queue_usage: Option<QueueUsage>,
+    /// The queue factor of the association's last accepted job (flux's `new_cb` stores
+    /// the job's queue priority on the association; 0 for no or an unknown queue).
+    pub queue_factor: i64,
+    /// SCHED counts flux added again when an urgency change sent a SCHED job through
+    /// PRIORITY → SCHED and never takes back (see [`LimitEngine::urgency`]); kept apart
+    /// so the recount can tell them from jobs in SCHED.
+    ///
+    /// [`LimitEngine::urgency`]: crate::limits::LimitEngine::urgency
+    pub sched_leak: SchedLeak,
     /// Held jobs in FIFO order.
     pub held: Vec<String>,
+}
+
+/// SCHED counts an association keeps for jobs no longer in SCHED (flux's urgency re-count).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SchedLeak {
+    /// Extra `cur_sched_jobs` (and the jobsort-only `cur_sched_nodes`/`cur_sched_cores`).
+    pub counters: Counters,
+    /// Extra SCHED jobs, nodes and cores per known queue.
+    pub queues: BTreeMap<usize, QueueUsage>,
+    /// Extra SCHED jobs, nodes and cores of jobs without a queue (`queue_usage[""]`).
+    pub no_queue: QueueUsage,
 }
 
 /// A queue known to the engine.

@@ -4,6 +4,7 @@
 //! [options]
 //! count_sched_in_resources = false   # count SCHED jobs in max_running_jobs, max_nodes/max_cores
 //! deny_unknown_queues = false        # reject jobs naming a queue not configured
+//! sched_counted_once = false         # an urgency change does not count a SCHED job again
 //! [[association]]
 //! user = "user1"
 //! bank = "A"
@@ -12,7 +13,7 @@
 //! max_nodes = 2                      # default 2147483647
 //! max_cores = 8                      # default 2147483647
 //! max_sched_jobs = 2147483647        # default 2147483647
-//! queues = ["bronze", "silver"]      # empty or omitted: any queue
+//! queues = ["bronze", "silver"]      # empty or omitted: none of the [[queue]]s
 //! active = true
 //! default = false                    # this bank is the user's default (else the first)
 //! [[queue]]
@@ -48,6 +49,13 @@ pub struct Options {
     /// such a job skips the queue limits.
     #[serde(default)]
     pub deny_unknown_queues: bool,
+    /// Count a job in the SCHED counters once, even when an urgency change sends it
+    /// through PRIORITY → SCHED again. Off by default: flux's `sched_cb` counts it again
+    /// and nothing takes the extra count back, so the association's `cur_sched_jobs` (and
+    /// the queue's SCHED jobs, nodes and cores) only grow
+    /// ([`LimitEngine::urgency`](super::LimitEngine::urgency)).
+    #[serde(default)]
+    pub sched_counted_once: bool,
 }
 
 /// One association as configured.

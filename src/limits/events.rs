@@ -5,6 +5,7 @@
 //! {"op":"submit","job":"job1","user":"user1","bank":"A","queue":"bronze","nnodes":1,"ncores":4}
 //! {"op":"run","job":"job1"}
 //! {"op":"end","job":"job1"}                      ("cancel" is an alias)
+//! {"op":"urgency","job":"job1","urgency":20}     (flux job urgency, 0..=31)
 //! {"op":"update","association":{"user":"user1","bank":"A","max_running_jobs":1}}
 //! {"op":"update","queue":{"name":"bronze","max_running_jobs":-1}}
 //! ```
@@ -33,6 +34,13 @@ pub enum Op {
     Run(String),
     /// A job ends (completion or cancel).
     End(String),
+    /// A job's urgency changes (`flux job urgency`), see [`LimitEngine::urgency`].
+    Urgency {
+        /// The job.
+        job: String,
+        /// The new urgency, 0…31.
+        urgency: i64,
+    },
     /// An association's limits change.
     UpdateAssociation {
         /// User.
@@ -58,6 +66,7 @@ impl Op {
             Op::Submit(_) => "submit",
             Op::Run(_) => "run",
             Op::End(_) => "end",
+            Op::Urgency { .. } => "urgency",
             Op::UpdateAssociation { .. } | Op::UpdateQueue { .. } => "update",
         }
     }
@@ -66,7 +75,7 @@ impl Op {
     pub fn job(&self) -> Option<&str> {
         match self {
             Op::Submit(s) => Some(&s.id),
-            Op::Run(j) | Op::End(j) => Some(j),
+            Op::Run(j) | Op::End(j) | Op::Urgency { job: j, .. } => Some(j),
             _ => None,
         }
     }
@@ -98,6 +107,10 @@ enum RawEvent {
     #[serde(alias = "cancel")]
     End {
         job: String,
+    },
+    Urgency {
+        job: String,
+        urgency: i64,
     },
     Update {
         association: Option<RawAssocUpdate>,
@@ -161,6 +174,15 @@ pub fn parse_event_line(name: &str, line: usize, text: &str) -> Result<Op, Limit
         }
         RawEvent::Run { job } => Op::Run(job),
         RawEvent::End { job } => Op::End(job),
+        RawEvent::Urgency { job, urgency } => {
+            if !(0..=31).contains(&urgency) {
+                return Err(LimitsFileError::new(
+                    at(),
+                    format!("urgency {urgency} is out of range (0 to 31)"),
+                ));
+            }
+            Op::Urgency { job, urgency }
+        }
         RawEvent::Update {
             association: Some(a),
             queue: None,
@@ -220,7 +242,7 @@ pub fn parse_events(name: &str, text: &str) -> Result<Vec<Event>, LimitsFileErro
 pub struct EventRecord {
     /// 1-based event number.
     pub event: usize,
-    /// `submit`, `run`, `end` or `update`.
+    /// `submit`, `run`, `end`, `urgency` or `update`.
     pub op: &'static str,
     /// The job, for submit/run/end.
     pub job: Option<String>,
@@ -250,6 +272,11 @@ pub fn apply(engine: &mut LimitEngine, number: usize, op: &Op) -> Result<EventRe
         }
         Op::Run(j) => engine.run(j)?,
         Op::End(j) => engine.end(j)?,
+        Op::Urgency { job, urgency } => {
+            let ch = engine.urgency(job, *urgency)?;
+            touched.extend(engine.job(job).map(|j| j.assoc));
+            ch
+        }
         Op::UpdateAssociation { user, bank, update } => {
             let ch = engine.update_association(user, bank, update)?;
             touched.extend(engine.find_association(user, Some(bank)));

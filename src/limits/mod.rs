@@ -17,6 +17,9 @@
 //! - [`LimitEngine::run`]`(id)`: SCHED → RUN, then a release pass over the association.
 //! - [`LimitEngine::end`]`(id)`: cancel or completion from DEPEND, SCHED or RUN; a SCHED
 //!   or RUN job gives its counters back and a release pass runs.
+//! - [`LimitEngine::urgency`]`(id, urgency)`: `flux job urgency`; a SCHED job is counted
+//!   in SCHED again, for good, as flux's `sched_cb` does (unless
+//!   [`Options::sched_counted_once`]).
 //! - [`LimitEngine::update_association`] / [`LimitEngine::update_queue`]: change limits
 //!   (`-1` = flux default), then a release pass over every association with held jobs.
 //! - [`LimitEngine::query`]: the state in the shape of `flux jobtap query mf_priority.so`.
@@ -30,8 +33,11 @@
 //! One walk over the held list in submission order with no head-of-line blocking. For
 //! each held job each of its remaining dependencies is re-checked in flux's order and
 //! removed at once if satisfied. A job left with none enters SCHED (bumping the real SCHED
-//! counters) and adds to pass-local pending run counters (association and queue), so later
-//! jobs in the same pass cannot take the same `max_running_jobs` headroom.
+//! counters); if the pass removed its `max-running-jobs-user-limit` (`max-run-jobs-queue`)
+//! it also adds to the pass-local pending run counter of the association (queue), so later
+//! jobs in the same pass cannot take the same `max_running_jobs` headroom. A job released
+//! from other limits adds nothing there, as in flux (`released_assoc_run`,
+//! `released_queue_run`).
 //! `max-resources-user-limit` and `max-resources-queue` have no pending adjustment, as in
 //! flux. Because the association node/core limits and both `max_running_jobs` limits count
 //! only RUN jobs, a burst of releases or submissions can overshoot them once the jobs run

@@ -59,7 +59,8 @@ pub struct BankEntry {
     pub cur_active_jobs: i64,
     /// Permitted queues, comma separated.
     pub queues: String,
-    /// Queue factor (flux stores the last job's; always 0 here, see reference §2.2).
+    /// Queue factor: the queue priority of the association's last accepted job, as flux's
+    /// `new_cb` stores it (0 for no or an unknown queue).
     pub queue_factor: i64,
     /// Projects.
     pub projects: String,
@@ -79,7 +80,7 @@ pub struct BankEntry {
     pub cur_sched_jobs: i64,
     /// `max_sched_jobs`.
     pub max_sched_jobs: i64,
-    /// Usage per queue.
+    /// Usage per queue; `""` for the jobs without a queue, as flux keys them.
     pub queue_usage: BTreeMap<String, QueueUsage>,
     /// Held jobs in FIFO order.
     pub held_jobs: OrderedMap<HeldJobEntry>,
@@ -178,7 +179,7 @@ impl LimitEngine {
             max_active_jobs: a.limits.max_active_jobs,
             cur_active_jobs: a.counters.cur_active_jobs,
             queues: a.limits.queues.join(","),
-            queue_factor: 0,
+            queue_factor: a.queue_factor,
             projects: "*".to_string(),
             def_project: "*".to_string(),
             max_nodes: a.limits.max_nodes,
@@ -192,6 +193,7 @@ impl LimitEngine {
                 .queue_usage
                 .iter()
                 .map(|(qi, u)| (queues[*qi].name.clone(), *u))
+                .chain(a.no_queue_usage.map(|u| (String::new(), u)))
                 .collect(),
             held_jobs: OrderedMap(
                 a.held

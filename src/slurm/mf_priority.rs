@@ -8,11 +8,21 @@
 //! priority < 0 → 0
 //! ```
 //!
-//! `round` is C's: halves away from zero. The plugin's weights are integers (defaults
-//! fairshare 100000, queue 10000; `[accounting.factor-weights]`, flux-config-accounting(5)).
-//! Newer flux-accounting documents a bank factor and an urgency weight
-//! (`doc/components/job-priorities.rst`); [`FluxWeights`] carries both, and with their
-//! defaults (bank 0, urgency 1) the sum is the code's above.
+//! `round` is C's: halves away from zero. The plugin's weights are integers. Since
+//! flux-accounting v0.47.0 the urgency term is weighted too and a bank factor is added
+//! (`doc/components/job-priorities.rst`):
+//!
+//! ```text
+//! priority = round(fshare_weight * fairshare + queue_weight * queue_factor
+//!                  + bank_weight * bank_factor + urgency_weight * (urgency - 16))
+//! ```
+//!
+//! [`FluxWeights::default`] follows flux-accounting v0.60.0: fairshare 100000, queue 10000,
+//! bank 0, urgency 1000 (`FSHARE_WEIGHT_DEFAULT`, `QUEUE_WEIGHT_DEFAULT`,
+//! `BANK_WEIGHT_DEFAULT`, `URGENCY_WEIGHT_DEFAULT` in the Python bindings'
+//! `fluxacct/accounting/__init__.py`, which `create_db.py` writes to
+//! `priority_factor_weight_table` and `flux account-priority-update` sends to the plugin).
+//! Before v0.47.0 the urgency term was unweighted (`urgency=1` gives that formula).
 
 use crate::catalog::Catalog;
 
@@ -29,14 +39,15 @@ pub struct FluxWeights {
 }
 
 impl Default for FluxWeights {
-    /// `DEFAULT_FSHARE_WEIGHT`, `DEFAULT_QUEUE_WEIGHT` (`mf_priority.cpp`); bank 0 and
-    /// urgency 1 are the unweighted code.
+    /// flux-accounting v0.60.0's defaults: fairshare 100000, queue 10000, bank 0, urgency
+    /// 1000 (`FSHARE_WEIGHT_DEFAULT`, `QUEUE_WEIGHT_DEFAULT`, `BANK_WEIGHT_DEFAULT`,
+    /// `URGENCY_WEIGHT_DEFAULT`; the urgency weight is 1000 since v0.47.0).
     fn default() -> FluxWeights {
         FluxWeights {
             fairshare: 100_000,
             queue: 10_000,
             bank: 0,
-            urgency: 1,
+            urgency: 1000,
         }
     }
 }
@@ -52,6 +63,66 @@ pub struct FluxFactors {
     pub bank: f64,
     /// The job's urgency, 0…31 (default 16).
     pub urgency: i64,
+}
+
+/// Whose queue factor a job's priority uses.
+///
+/// flux-accounting's `new_cb` stores the queue factor of each new job on the job's
+/// association (`Association::queue_factor`), and `priority_calculation` (called by
+/// `priority_cb`) reads it from there, not from the job
+/// (`src/plugins/mf_priority.cpp`). A job's first priority uses its own queue, but every
+/// later computation (an urgency change, `flux account-priority-update`'s reprioritize, a
+/// release from DEPEND) uses the queue of the association's last submitted job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum QueueFactorSource {
+    /// flux-accounting's behaviour, what a site sees once priorities have been recomputed:
+    /// the queue factor of the association's last submitted job.
+    #[default]
+    AssociationLastJob,
+    /// The job's own queue factor, as the priority formula intends.
+    Job,
+}
+
+/// What [`queue_factors`] needs of a job.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct QueueFactorJob<'a> {
+    /// The submitting user; `None`: the job is its own association.
+    pub user: Option<&'a str>,
+    /// The bank; `None` stands for the user's default bank (one association).
+    pub bank: Option<&'a str>,
+    /// Submission time, if known.
+    pub submit: Option<f64>,
+    /// The job's own queue factor (its queue's priority).
+    pub queue_factor: f64,
+}
+
+/// The queue factor each job's priority uses. With
+/// [`QueueFactorSource::AssociationLastJob`] every job of an association (same user and
+/// bank) gets the queue factor of the association's last submitted job: the latest
+/// submission time, jobs without one counting as earlier than those with one, and the later
+/// in `jobs` among equals. With [`QueueFactorSource::Job`], each job's own.
+pub fn queue_factors(jobs: &[QueueFactorJob<'_>], source: QueueFactorSource) -> Vec<f64> {
+    let own: Vec<f64> = jobs.iter().map(|j| j.queue_factor).collect();
+    if source == QueueFactorSource::Job {
+        return own;
+    }
+    let key = |i: usize| (jobs[i].submit.unwrap_or(f64::NEG_INFINITY), i);
+    let mut last: std::collections::HashMap<(&str, Option<&str>), usize> = Default::default();
+    for (i, j) in jobs.iter().enumerate() {
+        let Some(user) = j.user else { continue };
+        let e = last.entry((user, j.bank)).or_insert(i);
+        let (a, b) = (key(*e), key(i));
+        if b.0 > a.0 || (b.0 == a.0 && b.1 > a.1) {
+            *e = i;
+        }
+    }
+    jobs.iter()
+        .enumerate()
+        .map(|(i, j)| match j.user {
+            Some(user) => own[last[&(user, j.bank)]],
+            None => own[i],
+        })
+        .collect()
 }
 
 /// 0.5 − 2⁻⁵⁴, the largest double below one half: `floor(x + HALF_DOWN)` is C's
@@ -113,7 +184,7 @@ impl FluxWeights {
         Catalog::flux()
     }
 
-    /// Parse `fairshare=100000,queue=10000,bank=0,urgency=1` (any subset; the rest keep
+    /// Parse `fairshare=100000,queue=10000,bank=0,urgency=1000` (any subset; the rest keep
     /// their defaults).
     pub fn parse(text: &str) -> Result<FluxWeights, String> {
         let mut w = FluxWeights::default();
@@ -166,7 +237,6 @@ mod tests {
         // job-priorities.rst worked example: bank weight 1000, bank priority 100.
         let docs = FluxWeights {
             bank: 1000,
-            urgency: 1,
             ..FluxWeights::default()
         };
         let ex = FluxFactors {
@@ -176,6 +246,68 @@ mod tests {
             urgency: 16,
         };
         assert_eq!(docs.priority(&ex), 160_000);
+    }
+
+    /// flux-accounting's default urgency weight is 1000 (`URGENCY_WEIGHT_DEFAULT` in
+    /// `src/bindings/python/fluxacct/accounting/__init__.py`, since v0.47.0): fair-share
+    /// 0.82346, no queue factor, urgency 24 is
+    /// round(82346 + 1000 * 8) = 90346, not the unweighted 82354.
+    #[test]
+    fn default_urgency_weight_is_flux_accountings_1000() {
+        let w = FluxWeights::default();
+        assert_eq!(
+            (w.fairshare, w.queue, w.bank, w.urgency),
+            (100_000, 10_000, 0, 1000)
+        );
+        let job = FluxFactors {
+            fairshare: 0.82346,
+            queue: 0,
+            bank: 0.0,
+            urgency: 24,
+        };
+        assert_eq!(w.priority(&job), 90_346);
+        assert_eq!(
+            FluxWeights::parse("urgency=1").unwrap().priority(&job),
+            82_354
+        );
+        assert!(
+            w.formula().contains("1000 * (urgency - 16)"),
+            "{}",
+            w.formula()
+        );
+    }
+
+    /// `new_cb` stores the queue factor on the association and `priority_cb` reads it
+    /// there: after a recomputation every job of ann/A uses queue priority 7 of ann's last
+    /// job (75346 with fair-share 0.05346), not its own 0 (5346); bob/A keeps its own.
+    #[test]
+    fn queue_factor_of_the_associations_last_job() {
+        let job = |user, bank, submit, queue_factor| QueueFactorJob {
+            user: Some(user),
+            bank,
+            submit,
+            queue_factor,
+        };
+        let jobs = [
+            job("ann", Some("A"), Some(100.0), 0.0),
+            job("ann", Some("A"), Some(200.0), 7.0),
+            job("bob", Some("A"), Some(150.0), 0.0),
+            job("ann", Some("B"), Some(300.0), 3.0),
+            job("ann", Some("A"), None, 1.0),
+        ];
+        let got = queue_factors(&jobs, QueueFactorSource::default());
+        assert_eq!(got, [7.0, 7.0, 0.0, 3.0, 7.0]);
+        let own = queue_factors(&jobs, QueueFactorSource::Job);
+        assert_eq!(own, [0.0, 7.0, 0.0, 3.0, 1.0]);
+        let w = FluxWeights::default();
+        let f = |queue| FluxFactors {
+            fairshare: 0.05346,
+            queue,
+            bank: 0.0,
+            urgency: 16,
+        };
+        assert_eq!(w.priority(&f(got[0] as i64)), 75_346);
+        assert_eq!(w.priority(&f(own[0] as i64)), 5_346);
     }
 
     #[test]

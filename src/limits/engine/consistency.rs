@@ -12,10 +12,26 @@ impl LimitEngine {
     /// the kept counters; also checks held lists against job states. For tests and
     /// debugging; returns the first discrepancy.
     pub fn check_consistency(&self) -> Result<(), String> {
-        let mut counters = vec![Counters::default(); self.assocs.len()];
-        let mut qusage: Vec<BTreeMap<usize, QueueUsage>> = vec![BTreeMap::new(); self.assocs.len()];
+        // The recount starts from the SCHED counts flux never takes back (urgency changes).
+        let mut counters: Vec<Counters> =
+            self.assocs.iter().map(|a| a.sched_leak.counters).collect();
+        let mut qusage: Vec<BTreeMap<usize, QueueUsage>> = self
+            .assocs
+            .iter()
+            .map(|a| a.sched_leak.queues.clone())
+            .collect();
+        let mut no_queue: Vec<Option<QueueUsage>> = self
+            .assocs
+            .iter()
+            .map(|a| a.no_queue_usage.map(|_| a.sched_leak.no_queue))
+            .collect();
         for (id, job) in &self.jobs {
             let c = &mut counters[job.assoc];
+            let usage = match (job.queue, &job.queue_name) {
+                (Some(qi), _) => Some(qusage[job.assoc].entry(qi).or_default()),
+                (None, None) => Some(no_queue[job.assoc].get_or_insert_with(QueueUsage::default)),
+                (None, Some(_)) => None,
+            };
             match job.state {
                 JobState::Inactive => continue,
                 JobState::Depend => {
@@ -30,8 +46,7 @@ impl LimitEngine {
                     c.cur_sched_jobs += 1;
                     c.cur_sched_nodes += job.nnodes;
                     c.cur_sched_cores += job.ncores;
-                    if let Some(qi) = job.queue {
-                        let q = qusage[job.assoc].entry(qi).or_default();
+                    if let Some(q) = usage {
                         q.cur_sched_jobs += 1;
                         q.cur_sched_nodes += job.nnodes;
                         q.cur_sched_cores += job.ncores;
@@ -41,8 +56,7 @@ impl LimitEngine {
                     c.cur_run_jobs += 1;
                     c.cur_nodes += job.nnodes;
                     c.cur_cores += job.ncores;
-                    if let Some(qi) = job.queue {
-                        let q = qusage[job.assoc].entry(qi).or_default();
+                    if let Some(q) = usage {
                         q.cur_run_jobs += 1;
                         q.cur_nodes += job.nnodes;
                     }
@@ -63,6 +77,15 @@ impl LimitEngine {
                     return Err(format!(
                         "{}/{}: queue {} usage {:?} but recount {:?}",
                         a.user, a.bank, self.queues[*qi].name, u, want
+                    ));
+                }
+            }
+            if let Some(u) = a.no_queue_usage {
+                let want = no_queue[i].unwrap_or_default();
+                if u != want {
+                    return Err(format!(
+                        "{}/{}: usage without a queue {:?} but recount {:?}",
+                        a.user, a.bank, u, want
                     ));
                 }
             }

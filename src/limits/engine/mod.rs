@@ -10,6 +10,7 @@ use rustc_hash::FxHashMap;
 
 use super::assoc::{
     AssocUpdate, Association, CheckContext, Counters, Pending, Queue, QueueUpdate, QueueUsage,
+    SchedLeak,
 };
 use super::config::{AssocConfig, LimitsConfig, Options, QueueConfig};
 use super::error::LimitError;
@@ -89,6 +90,9 @@ impl LimitEngine {
             limits: a.limits.clone(),
             counters: Counters::default(),
             queue_usage: BTreeMap::new(),
+            no_queue_usage: None,
+            queue_factor: 0,
+            sched_leak: SchedLeak::default(),
             held: Vec::new(),
         });
         Ok(())
@@ -179,14 +183,16 @@ impl LimitEngine {
             None => None,
             Some(q) => match self.queue_index.get(q) {
                 Some(&qi) => {
-                    if !assoc.limits.queues.is_empty() && !assoc.limits.queues.contains(q) {
+                    // flux's `get_queue_info`: a queue flux-accounting knows must be in the
+                    // association's list, so an association with an empty list may use none.
+                    if !assoc.limits.queues.contains(q) {
+                        let valid = assoc.limits.queues.join(",");
                         return Ok(self.reject(
                             &spec,
                             a,
-                            format!("queue \"{q}\" not valid for user; valid queues: {}", {
-                                let assoc = &self.assocs[a];
-                                assoc.limits.queues.join(",")
-                            }),
+                            format!(
+                                "queue \"{q}\" not valid for user; valid queues for user: {valid}"
+                            ),
                         ));
                     }
                     Some(qi)
@@ -212,8 +218,9 @@ impl LimitEngine {
                     &spec,
                     a,
                     format!(
-                        "job requests {} nodes but queue {} allows {} nodes per association",
-                        spec.nnodes, self.queues[qi].name, max
+                        "job size ({} node(s)) is greater than max resources limit \
+                         configured for queue ({max} node(s))",
+                        spec.nnodes
                     ),
                 ));
             }
@@ -221,7 +228,8 @@ impl LimitEngine {
         let assoc = &self.assocs[a];
         if spec.nnodes > assoc.limits.max_nodes || spec.ncores > assoc.limits.max_cores {
             let msg = format!(
-                "job size ({} nodes, {} cores) exceeds the association's max resource limits (max_nodes={}, max_cores={})",
+                "job size ({} node(s), {} core(s)) is greater than max resources limits \
+                 configured for association ({} node(s), {} core(s))",
                 spec.nnodes, spec.ncores, assoc.limits.max_nodes, assoc.limits.max_cores
             );
             return Ok(self.reject(&spec, a, msg));
@@ -247,10 +255,19 @@ impl LimitEngine {
             };
             ctx.all_hits()
         };
+        let queue_factor = queue.map_or(0, |qi| self.queues[qi].limits.priority);
         let assoc = &mut self.assocs[a];
         assoc.counters.cur_active_jobs += 1;
-        if let Some(qi) = queue {
-            assoc.queue_usage.entry(qi).or_default();
+        // flux's `new_cb`: the association keeps the queue factor of its newest job.
+        assoc.queue_factor = queue_factor;
+        match (queue, &spec.queue) {
+            (Some(qi), _) => {
+                assoc.queue_usage.entry(qi).or_default();
+            }
+            (None, None) => {
+                assoc.no_queue_usage.get_or_insert_with(QueueUsage::default);
+            }
+            (None, Some(_)) => {}
         }
         let held = !deps.is_empty();
         let mut job = Job {
@@ -295,8 +312,7 @@ impl LimitEngine {
         c.cur_run_jobs += 1;
         c.cur_nodes += job.nnodes;
         c.cur_cores += job.ncores;
-        if let Some(qi) = job.queue {
-            let qu = assoc.queue_usage.entry(qi).or_default();
+        if let Some(qu) = usage_of(assoc, job) {
             qu.cur_run_jobs += 1;
             qu.cur_nodes += job.nnodes;
         }
@@ -335,8 +351,7 @@ impl LimitEngine {
                 c.cur_run_jobs -= 1;
                 c.cur_nodes -= job.nnodes;
                 c.cur_cores -= job.ncores;
-                if let Some(qi) = job.queue {
-                    let qu = assoc.queue_usage.entry(qi).or_default();
+                if let Some(qu) = usage_of(assoc, job) {
                     qu.cur_run_jobs -= 1;
                     qu.cur_nodes -= job.nnodes;
                 }
@@ -353,6 +368,36 @@ impl LimitEngine {
             self.release_pass(a, &mut changes);
         }
         Ok(changes)
+    }
+
+    /// An urgency change (`flux job urgency`, 0…31). The limits do not depend on urgency,
+    /// but flux moves a SCHED job back to PRIORITY and on to SCHED, and the plugin's
+    /// `sched_cb` counts it again: `cur_sched_jobs` and the queue's SCHED jobs, nodes and
+    /// cores go up by one job, and nothing takes the extra count back (not `run_cb`, not
+    /// `inactive_cb`), so every urgency change of a SCHED job leaves the association one
+    /// SCHED job closer to `max-sched-jobs-user-limit` for good. This is the default;
+    /// [`Options::sched_counted_once`] counts a job in SCHED once. A held, running job is
+    /// not affected. Returns no changes (the job stays in SCHED). Errors: an unknown or
+    /// inactive job, an urgency outside 0…31.
+    pub fn urgency(&mut self, id: &str, urgency: i64) -> Result<Vec<Change>, LimitError> {
+        if !(0..=31).contains(&urgency) {
+            return Err(LimitError::InvalidJob {
+                job: id.to_string(),
+                reason: format!("urgency {urgency} is out of range (0 to 31)"),
+            });
+        }
+        let job = self
+            .jobs
+            .get(id)
+            .ok_or_else(|| LimitError::UnknownJob(id.to_string()))?;
+        match job.state {
+            JobState::Inactive => Err(LimitError::AlreadyInactive(id.to_string())),
+            JobState::Sched if !self.options.sched_counted_once => {
+                recount_sched(&mut self.assocs[job.assoc], job);
+                Ok(Vec::new())
+            }
+            _ => Ok(Vec::new()),
+        }
     }
 
     /// Forgets an inactive (ended or rejected) job to bound memory in long streams; its id
@@ -419,13 +464,48 @@ fn enter_sched(assoc: &mut Association, job: &mut Job) {
     c.cur_sched_jobs += 1;
     c.cur_sched_nodes += job.nnodes;
     c.cur_sched_cores += job.ncores;
-    if let Some(qi) = job.queue {
-        let qu = assoc.queue_usage.entry(qi).or_default();
+    if let Some(qu) = usage_of(assoc, job) {
         qu.cur_sched_jobs += 1;
         qu.cur_sched_nodes += job.nnodes;
         qu.cur_sched_cores += job.ncores;
     }
     job.state = JobState::Sched;
+}
+
+/// The job's entry in its association's per-queue usage: its queue's, the `""` entry for a
+/// job without a queue, none for a queue flux-accounting does not know.
+fn usage_of<'a>(assoc: &'a mut Association, job: &Job) -> Option<&'a mut QueueUsage> {
+    match (job.queue, &job.queue_name) {
+        (Some(qi), _) => Some(assoc.queue_usage.entry(qi).or_default()),
+        (None, None) => Some(assoc.no_queue_usage.get_or_insert_with(QueueUsage::default)),
+        (None, Some(_)) => None,
+    }
+}
+
+/// flux's `sched_cb` for a job already in SCHED (an urgency change sent it through
+/// PRIORITY): the SCHED counters go up again, and the extra count is recorded as a leak
+/// (no later callback takes it back).
+fn recount_sched(assoc: &mut Association, job: &Job) {
+    let c = &mut assoc.counters;
+    c.cur_sched_jobs += 1;
+    c.cur_sched_nodes += job.nnodes;
+    c.cur_sched_cores += job.ncores;
+    let l = &mut assoc.sched_leak.counters;
+    l.cur_sched_jobs += 1;
+    l.cur_sched_nodes += job.nnodes;
+    l.cur_sched_cores += job.ncores;
+    if let Some(qu) = usage_of(assoc, job) {
+        qu.cur_sched_jobs += 1;
+        qu.cur_sched_nodes += job.nnodes;
+        qu.cur_sched_cores += job.ncores;
+        let leak = match job.queue {
+            Some(qi) => assoc.sched_leak.queues.entry(qi).or_default(),
+            None => &mut assoc.sched_leak.no_queue,
+        };
+        leak.cur_sched_jobs += 1;
+        leak.cur_sched_nodes += job.nnodes;
+        leak.cur_sched_cores += job.ncores;
+    }
 }
 
 /// The job leaves SCHED (to RUN or INACTIVE): subtract the SCHED counters.
@@ -434,8 +514,7 @@ fn leave_sched(assoc: &mut Association, job: &Job) {
     c.cur_sched_jobs -= 1;
     c.cur_sched_nodes -= job.nnodes;
     c.cur_sched_cores -= job.ncores;
-    if let Some(qi) = job.queue {
-        let qu = assoc.queue_usage.entry(qi).or_default();
+    if let Some(qu) = usage_of(assoc, job) {
         qu.cur_sched_jobs -= 1;
         qu.cur_sched_nodes -= job.nnodes;
         qu.cur_sched_cores -= job.ncores;

@@ -1,26 +1,36 @@
 //! Release passes (flux `check_and_release_held_jobs`): held jobs whose dependencies are
 //! satisfied enter SCHED, with pass-local headroom so one pass cannot hand the same
-//! `max_running_jobs` slot to two jobs.
+//! `max_running_jobs` slot to two jobs it released from that limit.
 
 use super::{LimitEngine, enter_sched};
-use crate::limits::assoc::{CheckContext, Pending, QueueUsage};
+use crate::limits::assoc::{CheckContext, Dependency, Pending, QueueUsage};
 use crate::limits::job::{Change, JobState};
 
 impl LimitEngine {
-    /// A release pass over every association with held jobs, in configuration order.
+    /// A release pass over every association with held jobs, in flux's order: by user id,
+    /// then bank name (the plugin's `users` map is keyed by uid and each user's banks by
+    /// name, and `reprior_cb` walks both in key order); configuration order among equal
+    /// keys.
     pub fn release_all(&mut self) -> Vec<Change> {
         let mut changes = Vec::new();
-        for a in 0..self.assocs.len() {
-            if !self.assocs[a].held.is_empty() {
-                self.release_pass(a, &mut changes);
-            }
+        let mut order: Vec<usize> = (0..self.assocs.len())
+            .filter(|&a| !self.assocs[a].held.is_empty())
+            .collect();
+        order.sort_by(|&x, &y| {
+            let (x, y) = (&self.assocs[x], &self.assocs[y]);
+            (x.userid, &x.bank).cmp(&(y.userid, &y.bank))
+        });
+        for a in order {
+            self.release_pass(a, &mut changes);
         }
         changes
     }
 
     /// flux `check_and_release_held_jobs`: one pass over the held list in insertion order,
     /// no head-of-line blocking; each satisfied dependency is removed at once; a job left
-    /// with none enters SCHED and its run headroom is reserved in pass-local counters.
+    /// with none enters SCHED, and if this pass removed its `max-running-jobs-user-limit`
+    /// (`max-run-jobs-queue`) its slot is reserved in the pass-local association (queue)
+    /// run counter, as flux's `released_assoc_run` / `released_queue_run`.
     pub(super) fn release_pass(&mut self, a: usize, changes: &mut Vec<Change>) {
         let held = std::mem::take(&mut self.assocs[a].held);
         let mut still_held = Vec::with_capacity(held.len());
@@ -56,10 +66,18 @@ impl LimitEngine {
             };
             let before = job.deps.len();
             let mut kept = Vec::with_capacity(before);
+            // flux's `job_assoc_run` / `job_queue_run`: this pass removed the job's
+            // running-jobs dependency (association / queue).
+            let (mut removed_assoc_run, mut removed_queue_run) = (false, false);
             for &dep in &job.deps {
                 if ctx.hits(dep) {
                     kept.push(dep);
                 } else {
+                    match dep {
+                        Dependency::MaxRunningJobsUser => removed_assoc_run = true,
+                        Dependency::MaxRunJobsQueue => removed_queue_run = true,
+                        _ => {}
+                    }
                     changes.push(Change::DependencyRemove {
                         job: id.clone(),
                         dependency_remove: dep,
@@ -87,8 +105,13 @@ impl LimitEngine {
                     job: id.clone(),
                     state: JobState::Sched,
                 });
-                pending_run += 1;
-                if let Some(qi) = job.queue {
+                // flux adds a released job to `released_assoc_run` / `released_queue_run`
+                // only when this pass removed its running-jobs dependency: a job held by
+                // another limit alone reserves no running-jobs headroom.
+                if removed_assoc_run {
+                    pending_run += 1;
+                }
+                if let Some(qi) = job.queue.filter(|_| removed_queue_run) {
                     match pending_queue_run.iter_mut().find(|p| p.0 == qi) {
                         Some(p) => p.1 += 1,
                         None => pending_queue_run.push((qi, 1)),

@@ -31,7 +31,7 @@ pub struct Args {
     #[arg(long, value_name = "PATH")]
     flux_db: Option<PathBuf>,
     /// Events, one JSON object per line (`-` for stdin); ops `submit`, `run`, `end`,
-    /// `cancel`, `update` (fields in the README).
+    /// `cancel`, `urgency`, `update` (fields in the README).
     #[arg(long, value_name = "FILE")]
     events: InputPath,
     /// Output: a readable log, or JSON Lines (one JSON object per event).
@@ -48,6 +48,11 @@ pub struct Args {
     /// [options].
     #[arg(long)]
     count_sched_in_resources: bool,
+    /// Count a job in SCHED once even when an urgency change sends it through PRIORITY
+    /// again (flux counts it again and never takes the extra count back); also settable as
+    /// `sched_counted_once` in the configuration's [options].
+    #[arg(long)]
+    sched_counted_once: bool,
 }
 
 pub fn run(args: Args, out: &mut Out) -> Outcome {
@@ -64,25 +69,27 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     };
     let mut config = config;
     config.options.count_sched_in_resources |= args.count_sched_in_resources;
+    config.options.sched_counted_once |= args.sched_counted_once;
     let mut engine = LimitEngine::from_config(&config)
         .map_err(|e| Failure::invalid(format!("{source}: {e}")))?;
     let name = args.events.name();
     let text = args.events.read_text()?;
     let mut failed = false;
+    // Every event line has its number, a bad one skipped under --keep-going included.
     let mut number = 0usize;
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
+        number += 1;
         let result = events::parse_event_line(&name, i + 1, line)
             .map_err(|e| e.to_string())
             .and_then(|op| {
-                events::apply(&mut engine, number + 1, &op)
+                events::apply(&mut engine, number, &op)
                     .map_err(|e| format!("{name}:{}: {e}", i + 1))
             });
         match result {
             Ok(record) => {
-                number += 1;
                 if !args.state {
                     match args.format {
                         Format::Json => {

@@ -32,8 +32,8 @@ pub struct SlurmArgs {
 #[derive(clap::Args, Debug)]
 pub struct FluxArgs {
     /// The plugin's weights, e.g. `fairshare=100000,queue=10000` (flux account
-    /// edit-factor; unnamed factors keep the defaults fairshare 100000, queue 10000,
-    /// bank 0, urgency 1).
+    /// edit-factor; unnamed factors keep flux-accounting v0.60.0's defaults fairshare
+    /// 100000, queue 10000, bank 0, urgency 1000; `urgency=1` for releases before v0.47.0).
     #[arg(long, value_name = "FACTOR=WEIGHT,...", default_value = "")]
     pub weights: String,
     /// Output format, as for slurm-formula.

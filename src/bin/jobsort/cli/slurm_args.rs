@@ -11,6 +11,7 @@ use jobsort::fairshare::inputs::Fairshare;
 use jobsort::jobs::load::NotRanked;
 use jobsort::jobs::{Job, JobSet};
 use jobsort::slurm::jobs::{SqueueJobs, fill_factors, loading_catalog, parse_squeue_json};
+use jobsort::slurm::mf_priority::{QueueFactorJob, QueueFactorSource, queue_factors};
 use jobsort::slurm::multifactor::{Factors, Multifactor};
 use std::collections::BTreeMap;
 
@@ -24,6 +25,22 @@ pub struct SlurmJobArgs {
     /// Slurm: the time (Unix seconds) the age factor is computed at (default: now).
     #[arg(long, value_name = "SECONDS")]
     pub now: Option<i64>,
+    /// flux: whose `queue_factor` a job's priority uses. `association` (default):
+    /// flux-accounting's, the queue factor of the association's (user and bank's) last
+    /// submitted job, which `mf_priority`'s `new_cb` stores on the association and every
+    /// recomputed priority reads; `job`: the job's own.
+    #[arg(long, value_enum, default_value = "association")]
+    pub flux_queue_factor: FluxQueueFactor,
+}
+
+/// `--flux-queue-factor`.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FluxQueueFactor {
+    /// The queue factor of the association's last submitted job (flux-accounting).
+    #[default]
+    Association,
+    /// The job's own queue factor.
+    Job,
 }
 
 pub(super) fn qos_arg(s: &str) -> Result<(String, u32), String> {
@@ -138,8 +155,9 @@ impl SlurmJobArgs {
     }
 
     /// Fill the factor columns. Slurm with `--slurm-conf`: computed from each job's raw
-    /// fields (given factor columns kept); flux: `fairshare` from the fairshare tree's
-    /// `fairshare_factor` when the job has none. Under Slurm a job with an account and a
+    /// fields (given factor columns kept); flux: `fairshare` from the fairshare tree when the
+    /// job has none: its association's (user and account as bank) value as flux-accounting
+    /// stores it (six decimals), else the tree's `fairshare_factor`. Under Slurm a job with an account and a
     /// user takes the fairshare factor of its association (`account/user` in a tree read
     /// from sshare), as `_get_fairshare_priority` does, whatever `--entity` says.
     pub fn fill(
@@ -191,10 +209,25 @@ impl SlurmJobArgs {
                 }
             }
         }
+        // flux: the job's association (user and bank = account) as mf_priority stores it.
+        if scheduler == Scheduler::Flux
+            && let Some(fs) = tree
+        {
+            for job in jobs.iter_mut() {
+                if let Some(user) = &job.user
+                    && let Some(f) = fs.flux_fairshare(user, job.account.as_deref())
+                {
+                    job.values.entry("fairshare".into()).or_insert(f);
+                }
+            }
+        }
         for job in jobs.iter_mut() {
             if let Some(f) = job.values.get("fairshare_factor").copied() {
                 job.values.entry("fairshare".into()).or_insert(f);
             }
+        }
+        if scheduler == Scheduler::Flux {
+            self.flux_queue_factors(jobs);
         }
         let Some(conf) = scheduler_args.slurm_conf()? else {
             return Ok(None);
@@ -224,6 +257,32 @@ impl SlurmJobArgs {
             multifactor,
             factors,
         }))
+    }
+}
+
+impl SlurmJobArgs {
+    /// flux: every job's `queue_factor` as `mf_priority` uses it ([`queue_factors`]).
+    fn flux_queue_factors(&self, jobs: &mut [Job]) {
+        if !jobs.iter().any(|j| j.values.contains_key("queue_factor")) {
+            return;
+        }
+        let source = match self.flux_queue_factor {
+            FluxQueueFactor::Association => QueueFactorSource::AssociationLastJob,
+            FluxQueueFactor::Job => QueueFactorSource::Job,
+        };
+        let keys: Vec<QueueFactorJob<'_>> = jobs
+            .iter()
+            .map(|j| QueueFactorJob {
+                user: j.user.as_deref(),
+                bank: j.account.as_deref(),
+                submit: j.submit,
+                queue_factor: j.values.get("queue_factor").copied().unwrap_or(0.0),
+            })
+            .collect();
+        let factors = queue_factors(&keys, source);
+        for (job, f) in jobs.iter_mut().zip(factors) {
+            job.values.insert("queue_factor".into(), f);
+        }
     }
 }
 
