@@ -5,7 +5,7 @@
 //! `cargo bench --bench limits` — reports elements (events) per second.
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use jobsort::limits::{
+use jobsort::flux::limits::{
     AssocConfig, AssocLimits, JobSpec, JobState, LimitEngine, LimitsConfig, Options, QueueConfig,
     QueueLimits, SubmitOutcome,
 };

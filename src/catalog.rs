@@ -6,7 +6,7 @@
 //!   `fairshare`, `jobsize`, `partition`, `qos`, one `tres_*` per TRES, `site`, `nice`; see
 //!   [`crate::slurm::multifactor`]);
 //! - **flux**: the factors of flux-accounting's `mf_priority` (`fairshare`, `queue_factor`,
-//!   `bank_factor`, `urgency`; see [`crate::slurm::mf_priority`]).
+//!   `bank_factor`, `urgency`; see [`crate::flux::mf_priority`]).
 //!
 //! Scheduler factors are built-in resources with their value ranges, so sema, the hazard
 //! analysis and the evaluators treat them as any other input.

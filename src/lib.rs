@@ -59,7 +59,6 @@ pub mod flux;
 pub mod formula;
 pub mod input;
 pub mod jobs;
-pub mod limits;
 pub mod model;
 pub mod pbs;
 pub mod rank;

@@ -20,9 +20,9 @@
 
 use std::path::PathBuf;
 
-use jobsort::limits::assoc::{AssocLimits, CheckContext, Counters, Pending, QueueUsage};
-use jobsort::limits::events::{apply, parse_event_line};
-use jobsort::limits::{
+use jobsort::flux::limits::assoc::{AssocLimits, CheckContext, Counters, Pending, QueueUsage};
+use jobsort::flux::limits::events::{apply, parse_event_line};
+use jobsort::flux::limits::{
     AssocConfig, Dependency, JobSpec, LimitEngine, LimitsConfig, Options, QueueConfig, QueueLimits,
     SubmitOutcome,
 };
@@ -554,7 +554,7 @@ fn probe(
         let l = &q.limits;
         e.update_queue(
             &q.name,
-            &jobsort::limits::QueueUpdate {
+            &jobsort::flux::limits::QueueUpdate {
                 max_running_jobs: Some(l.max_running_jobs),
                 max_nodes_per_assoc: Some(l.max_nodes_per_assoc),
                 ..Default::default()
@@ -565,7 +565,7 @@ fn probe(
     e.update_association(
         "u",
         "b",
-        &jobsort::limits::AssocUpdate {
+        &jobsort::flux::limits::AssocUpdate {
             max_running_jobs: Some(limits.max_running_jobs),
             max_nodes: Some(limits.max_nodes),
             max_cores: Some(limits.max_cores),

@@ -2,10 +2,10 @@
 //! `count_sched_in_resources` fix, bad input leaving the engine unchanged, configuration
 //! errors, the flux-accounting database loader and the query shape.
 
-use jobsort::limits::events::{apply, parse_event_line, parse_events};
+use jobsort::flux::limits::events::{apply, parse_event_line, parse_events};
 #[cfg(feature = "flux-db")]
-use jobsort::limits::flux_db::load_flux_db;
-use jobsort::limits::{
+use jobsort::flux::limits::flux_db::load_flux_db;
+use jobsort::flux::limits::{
     AssocUpdate, Change, Dependency, JobSpec, JobState, LimitEngine, LimitError, LimitsConfig,
     SubmitOutcome,
 };
@@ -406,7 +406,7 @@ fn event_errors_are_located() {
     )
     .unwrap();
     match op {
-        jobsort::limits::events::Op::Submit(s) => assert_eq!((s.nnodes, s.ncores), (3, 3)),
+        jobsort::flux::limits::events::Op::Submit(s) => assert_eq!((s.nnodes, s.ncores), (3, 3)),
         other => panic!("{other:?}"),
     }
     // In an event file an unknown association is an input error, not a rejection.

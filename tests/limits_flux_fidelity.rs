@@ -7,7 +7,7 @@
 //! (`check_and_release_held_jobs`, `validate_cb`, `new_cb`, `sched_cb`, `reprior_cb`) and
 //! `src/plugins/accounting.cpp` (`Association`, `get_queue_info`).
 
-use jobsort::limits::{
+use jobsort::flux::limits::{
     Change, Dependency, JobSpec, JobState, LimitEngine, LimitsConfig, SubmitOutcome,
 };
 
@@ -142,7 +142,7 @@ fn an_update_releases_associations_by_uid_then_bank_name() {
             SubmitOutcome::Held(vec![Dependency::MaxRunJobsQueue])
         );
     }
-    let update = jobsort::limits::QueueUpdate {
+    let update = jobsort::flux::limits::QueueUpdate {
         max_running_jobs: Some(-1),
         ..Default::default()
     };
@@ -300,7 +300,7 @@ fn an_urgency_change_counts_a_sched_job_again_for_good() {
 /// The event file's `urgency` op, located errors for an out-of-range urgency.
 #[test]
 fn urgency_events_parse_and_apply() {
-    use jobsort::limits::events::{apply, parse_event_line};
+    use jobsort::flux::limits::events::{apply, parse_event_line};
     let mut e = engine("[[association]]\nuser='u'\nbank='A'\n");
     let submit = parse_event_line("ev", 1, r#"{"op":"submit","job":"a","user":"u"}"#).unwrap();
     apply(&mut e, 1, &submit).unwrap();

@@ -17,7 +17,7 @@
 //!
 //! Cases: `PROPTEST_CASES` (default 256) sequences of up to 120 events.
 
-use jobsort::limits::{
+use jobsort::flux::limits::{
     AssocConfig, AssocLimits, AssocUpdate, Change, Dependency, JobSpec, JobState, LimitEngine,
     Options, QueueConfig, QueueLimits, QueueUpdate,
 };

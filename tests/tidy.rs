@@ -459,8 +459,8 @@ const LAYERS: &[&[&str]] = &[
     &["input"],
     // The formula compiler and its evaluators.
     &["formula"],
-    // The one job order, the fairshare trees, the flux-accounting limit engine: each alone.
-    &["rank", "fairshare", "limits"],
+    // The one job order and the fairshare trees: each alone.
+    &["rank", "fairshare"],
     // The C ABI, over formula and rank only (the lean library embedders link).
     &["capi"],
     // The vocabulary the readers, the schedulers' folders and the simulator share: the

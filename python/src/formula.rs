@@ -6,7 +6,7 @@ use jobsort::catalog::parse_resource_arg;
 use jobsort::formula::check::{CheckOptions, Checked, check, formula_text};
 use jobsort::formula::diag::{check_json, render};
 use jobsort::rank::{RankOptions, Threshold, TieBreak, rank};
-use jobsort::{Catalog, CompileOptions, CompiledFormula, Diagnostic, Engine, EvalError, Formula};
+use jobsort::{Catalog, CompileOptions, CompiledFormula, Engine, EvalError, Formula};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;

@@ -1,5 +1,5 @@
 //! Limits inside the simulation: the crate's flux-accounting engine
-//! ([`crate::limits::LimitEngine`]) driven by the simulated job life cycle.
+//! ([`crate::flux::limits::LimitEngine`]) driven by the simulated job life cycle.
 //!
 //! - submit → [`LimitEngine::submit`]: `Rejected` (hard limit) jobs never queue; `Held` jobs
 //!   wait in DEPEND with named dependencies (decision `hold`), never blocking others; `Ready`
@@ -15,7 +15,7 @@
 //!
 //! The file is parsed once per workload, by [`crate::sim::setup::Setup`].
 
-use crate::limits::{
+use crate::flux::limits::{
     AssocConfig, AssocLimits, INT_MAX, JobSpec, JobState, LimitEngine, LimitError, SubmitOutcome,
 };
 use crate::workload::{Request, SimJob};
@@ -169,7 +169,7 @@ mod tests {
         };
         let jobs = [job("1", "a"), job("2", "a"), job("3", "b")];
         let state = |spec: &LimitsSpec| {
-            let file = crate::limits::LimitsConfig::parse(&spec.name, &spec.text).unwrap();
+            let file = crate::flux::limits::LimitsConfig::parse(&spec.name, &spec.text).unwrap();
             let engine = LimitEngine::from_config(&file).unwrap();
             LimitState::new(engine, &jobs, 1, spec.reject_unknown_users).unwrap()
         };

@@ -14,7 +14,7 @@
 use super::cluster::{Cluster, Machine};
 use super::scheduler::SimConfig;
 use crate::flux::limit::{LimitState, UnlistedUserError};
-use crate::limits::{LimitEngine, LimitError, LimitsConfig, LimitsFileError};
+use crate::flux::limits::{LimitEngine, LimitError, LimitsConfig, LimitsFileError};
 use crate::pbs::share::{AutoEntities, TreeError, UsageRes, UsageTree};
 use crate::slurm::share::SlurmPriority;
 use crate::workload::{Request, SimJob};

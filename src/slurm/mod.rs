@@ -1,4 +1,4 @@
-//! Slurm (and flux-accounting) priorities as jobsort formulas.
+//! Slurm's rules: its configuration, priority and jobs as jobsort models them.
 //!
 //! - [`conf`]: a `slurm.conf` reader with Slurm's syntax and typed priority, node,
 //!   partition and backfill settings (reusable by the simulator).
@@ -8,11 +8,8 @@
 //! - [`jobs`]: `squeue --json` and job-file fields as multifactor inputs; factor columns.
 //! - [`share`]: the association tree's usage and each job's multifactor priority in
 //!   simulated time.
-//! - [`mf_priority`]: flux-accounting's `mf_priority` priority and its formula in the flux
-//!   catalog ([`Catalog::flux`](crate::catalog::Catalog::flux)).
 
 pub mod conf;
 pub mod jobs;
-pub mod mf_priority;
 pub mod multifactor;
 pub mod share;

@@ -6,8 +6,8 @@ use super::report::{EXIT_INVALID, Failure, Outcome, error};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use jobsort::limits::events::{self, EventRecord};
-use jobsort::limits::{Change, LimitEngine, LimitsConfig, flux_db};
+use jobsort::flux::limits::events::{self, EventRecord};
+use jobsort::flux::limits::{Change, LimitEngine, LimitsConfig, flux_db};
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {

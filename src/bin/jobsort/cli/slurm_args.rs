@@ -8,10 +8,10 @@ use super::report::{Failure, warn};
 use jobsort::Catalog;
 use jobsort::catalog::Scheduler;
 use jobsort::fairshare::inputs::Fairshare;
+use jobsort::flux::mf_priority::{QueueFactorJob, QueueFactorSource, queue_factors};
 use jobsort::jobs::load::NotRanked;
 use jobsort::jobs::{Job, JobSet};
 use jobsort::slurm::jobs::{SqueueJobs, fill_factors, loading_catalog, parse_squeue_json};
-use jobsort::slurm::mf_priority::{QueueFactorJob, QueueFactorSource, queue_factors};
 use jobsort::slurm::multifactor::{Factors, Multifactor};
 use std::collections::BTreeMap;
 

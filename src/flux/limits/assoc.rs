@@ -243,7 +243,7 @@ pub struct Association {
     /// PRIORITY → SCHED and never takes back (see [`LimitEngine::urgency`]); kept apart
     /// so the recount can tell them from jobs in SCHED.
     ///
-    /// [`LimitEngine::urgency`]: crate::limits::LimitEngine::urgency
+    /// [`LimitEngine::urgency`]: crate::flux::limits::LimitEngine::urgency
     pub sched_leak: SchedLeak,
     /// Held jobs in FIFO order.
     pub held: Vec<String>,

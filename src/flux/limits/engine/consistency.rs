@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 
 use super::LimitEngine;
-use crate::limits::assoc::{Counters, QueueUsage};
-use crate::limits::job::JobState;
+use crate::flux::limits::assoc::{Counters, QueueUsage};
+use crate::flux::limits::job::JobState;
 
 impl LimitEngine {
     /// Recounts every association's counters from the job states and compares them with

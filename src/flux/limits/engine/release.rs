@@ -3,8 +3,8 @@
 //! `max_running_jobs` slot to two jobs it released from that limit.
 
 use super::{LimitEngine, enter_sched};
-use crate::limits::assoc::{CheckContext, Dependency, Pending, QueueUsage};
-use crate::limits::job::{Change, JobState};
+use crate::flux::limits::assoc::{CheckContext, Dependency, Pending, QueueUsage};
+use crate::flux::limits::job::{Change, JobState};
 
 impl LimitEngine {
     /// A release pass over every association with held jobs, in flux's order: by user id,
