@@ -7,7 +7,7 @@ mod common;
 
 use common::cli::{
     code, command, jobsort, jobsort_stdin, json, kth, repo_file, stderr, stderr_has, stderr_starts,
-    write,
+    stdout, write,
 };
 use std::process::Stdio;
 
@@ -442,4 +442,186 @@ fn format_json_is_json_and_help_stays_in_the_repository() {
             "`{cmd} --help` points outside the repository: {help}"
         );
     }
+}
+
+/// Every file argument of every subcommand takes `-` for stdin, with the output the file gives
+/// (PBS `resource_group` and usage files, Slurm `slurm.conf`, trees, `sshare` captures, cluster
+/// files; each went "-: cannot read" or, for `--usage -`, read as "no usage" before). Each
+/// case runs once with the file and once with its text on stdin.
+#[test]
+fn every_file_argument_reads_stdin_as_its_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let rg = repo_file("examples/resource_group");
+    let usage = repo_file("examples/usage.json");
+    let jobs = write(
+        d,
+        "jobs.json",
+        r#"[{"id":"1","user":"alice","ncpus":2},{"id":"2","user":"bob","ncpus":8}]"#,
+    );
+    let conf = write(
+        d,
+        "slurm.conf",
+        "PriorityType=priority/multifactor\nPriorityWeightJobSize=100\nPriorityWeightFairshare=1000\n\
+         NodeName=n[1-2] CPUs=8\nPartitionName=batch Nodes=ALL Default=YES\n",
+    );
+    let sshare = write(
+        d,
+        "sshare.txt",
+        "Account|User|RawShares|NormShares|RawUsage|NormUsage|EffectvUsage|FairShare\n\
+         root|||1.000000|45||1.000000|0.500000\n A||40|0.400000|20|0.444444|0.444444|0.462937\n\
+         \x20 A|u1|1|0.400000|20|0.444444|0.444444|0.462937\n",
+    );
+    let machine = write(d, "cluster.txt", "count=2 ncpus=4 mem=8gb\n");
+    let trace = write(
+        d,
+        "t.swf",
+        "1 0 0 10 2 -1 -1 2 20 -1 1 1 1 -1 1 -1 -1 -1\n2 1 0 10 4 -1 -1 4 20 -1 1 2 1 -1 1 -1 -1 -1\n",
+    );
+    let ff = "fairshare_factor";
+    // (args with the file, the file's position in them)
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["fairshare", "--resource-group", &rg], &rg),
+        (
+            vec!["fairshare", "--resource-group", &rg, "--usage", &usage],
+            &usage,
+        ),
+        (vec!["fairshare", "--sshare", &sshare], &sshare),
+        (vec!["fairshare", "--fairshare-tree", &sshare], &sshare),
+        (
+            vec!["rank", ff, "--jobs", &jobs, "--resource-group", &rg],
+            &rg,
+        ),
+        (
+            vec![
+                "rank",
+                ff,
+                "--jobs",
+                &jobs,
+                "--resource-group",
+                &rg,
+                "--usage",
+                &usage,
+            ],
+            &usage,
+        ),
+        (
+            vec![
+                "eval",
+                ff,
+                "--jobs",
+                &jobs,
+                "--resource-group",
+                &rg,
+                "--usage",
+                &usage,
+            ],
+            &usage,
+        ),
+        (
+            vec!["rank", ff, "--jobs", &jobs, "--fairshare-tree", &sshare],
+            &sshare,
+        ),
+        (vec!["rank", "jobsize", "--jobs", &jobs, "--slurm-conf", &conf], &conf),
+        (vec!["slurm-formula", &conf], &conf),
+        (
+            vec![
+                "sim",
+                "--trace",
+                &trace,
+                "--machine",
+                &machine,
+                "--format",
+                "json",
+            ],
+            &machine,
+        ),
+        (
+            vec![
+                "sim",
+                "--trace",
+                &trace,
+                "--slurm-conf",
+                &conf,
+                "--format",
+                "json",
+            ],
+            &conf,
+        ),
+        (
+            vec![
+                "sim",
+                "--trace",
+                &trace,
+                "--slurm-conf",
+                &conf,
+                "--share-tree",
+                &sshare,
+            ],
+            &sshare,
+        ),
+    ];
+    for (args, file) in cases {
+        let from_file = jobsort(&args);
+        assert_eq!(
+            code(&from_file),
+            Some(0),
+            "{args:?}: {}",
+            stderr(&from_file)
+        );
+        let piped: Vec<&str> = args
+            .iter()
+            .map(|a| if *a == file { "-" } else { a })
+            .collect();
+        let out = jobsort_stdin(&piped, &std::fs::read(file).unwrap());
+        assert_eq!(code(&out), Some(0), "{piped:?}: {}", stderr(&out));
+        assert_eq!(stdout(&out), stdout(&from_file), "{piped:?}");
+    }
+    // One stdin: two inputs on `-` is a usage error, before anything is read.
+    let out = jobsort_stdin(["rank", ff, "--jobs", "-", "--resource-group", "-"], b"");
+    assert_eq!(code(&out), Some(2), "{}", stderr(&out));
+    stderr_has(&out, "more than one input");
+}
+
+/// A usage file that does not exist is an error (a mistyped path tied every job at the
+/// no-usage value, with a warning and exit 0); `fairshare -s`, `-d` and `-e`, which write it,
+/// start it with a note, as pbsfs does.
+#[test]
+fn a_usage_file_that_does_not_exist_is_an_error_unless_it_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let rg = repo_file("examples/resource_group");
+    let jobs = write(dir.path(), "jobs.json", r#"[{"id":"1","user":"alice"}]"#);
+    let missing = dir.path().join("usgae.json");
+    let missing = missing.to_str().unwrap();
+    for cmd in ["rank", "eval"] {
+        let out = jobsort([
+            cmd,
+            "fairshare_factor",
+            "--jobs",
+            &jobs,
+            "--resource-group",
+            &rg,
+            "--usage",
+            missing,
+        ]);
+        assert_eq!(code(&out), Some(1), "{cmd}: {}", stderr(&out));
+        stderr_has(&out, "usgae.json: cannot read");
+    }
+    let out = jobsort(["fairshare", "--resource-group", &rg, "--usage", missing]);
+    assert_eq!(code(&out), Some(1), "{}", stderr(&out));
+    let usage = dir.path().join("usage");
+    let usage = usage.to_str().unwrap();
+    let out = jobsort([
+        "fairshare",
+        "--resource-group",
+        &rg,
+        "--usage",
+        usage,
+        "-s",
+        "alice",
+        "10",
+    ]);
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    stderr_has(&out, "does not exist; starting with no usage");
+    assert!(std::path::Path::new(usage).exists());
 }

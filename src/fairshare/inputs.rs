@@ -316,7 +316,10 @@ impl TreeSource {
     }
 }
 
-/// Load a PBS `resource_group` file and optional usage file.
+/// Load a PBS `resource_group` file and optional usage file. A usage file that does not exist
+/// is an error like any input that does not (a mistyped path would otherwise rank every job as
+/// if nobody had used anything); a caller that creates it (`fairshare -s`, `-d`, `-e`) passes
+/// `None` until it exists.
 pub fn load_pbs(
     resource_group: &Path,
     usage: Option<&Path>,
@@ -328,16 +331,9 @@ pub fn load_pbs(
         .map_err(|e| FairshareError::file(&file, format!("cannot read: {e}")))?;
     let (mut tree, mut warnings) = PbsTree::parse_resource_group(&text, &file, options)?;
     if let Some(u) = usage {
-        if u.exists() {
-            let (uf, w) = usage_file::read_path(u, options.lenient)?;
-            warnings.extend(w);
-            uf.apply(&mut tree, trim);
-        } else {
-            warnings.push(format!(
-                "{}: does not exist; starting with no usage",
-                u.display()
-            ));
-        }
+        let (uf, w) = usage_file::read_path(u, options.lenient)?;
+        warnings.extend(w);
+        uf.apply(&mut tree, trim);
     }
     Ok((tree, warnings))
 }

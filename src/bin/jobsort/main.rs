@@ -17,6 +17,11 @@ fn main() -> ExitCode {
     let cli = command
         .try_get_matches_from_mut(args)
         .and_then(|mut matches| cli::Cli::from_arg_matches_mut(&mut matches))
-        .unwrap_or_else(|e| e.format(&mut command).exit());
-    cli::run(cli)
+        .unwrap_or_else(|e| {
+            cli::remove_stdin_copies();
+            e.format(&mut command).exit()
+        });
+    let code = cli::run(cli);
+    cli::remove_stdin_copies();
+    code
 }

@@ -14,15 +14,20 @@ use std::path::PathBuf;
 pub struct FairshareOpts {
     /// PBS `resource_group` file: fill fairshare_perc, fairshare_tree_usage and
     /// fairshare_factor from the PBS tree.
-    #[arg(long, value_name = "FILE", conflicts_with = "fairshare_tree")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with = "fairshare_tree",
+        value_parser = crate::cli::input::path_or_stdin,
+    )]
     pub resource_group: Option<PathBuf>,
     /// PBS usage file (binary) or JSON/TOML usage map for the PBS tree (--resource-group, or
     /// the site's with --pbs-home and fair_share on).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = crate::cli::input::path_or_stdin)]
     pub usage: Option<PathBuf>,
     /// Share tree for the Slurm/flux algorithms: JSON `{"nodes": [...]}`, parsable
     /// `sshare -a -l -P` output, or a flux-accounting database (detected by content).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = crate::cli::input::path_or_stdin)]
     pub fairshare_tree: Option<PathBuf>,
     /// slurm-classic, slurm-fairtree (default for --fairshare-tree; for sshare output, the
     /// controller's mode as the capture shows it) or flux (default for a flux database); pbs

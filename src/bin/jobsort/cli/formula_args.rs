@@ -98,7 +98,7 @@ pub struct SchedulerArgs {
     /// A slurm.conf: its PriorityWeightTRES names are the catalog's TRES columns, and
     /// `eval`/`rank` compute each job's factors with its weights, flags, nodes and
     /// partitions. Implies `--scheduler slurm`.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = crate::cli::input::path_or_stdin)]
     pub slurm_conf: Option<std::path::PathBuf>,
 }
 

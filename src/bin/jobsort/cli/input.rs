@@ -4,6 +4,7 @@
 use super::report::Failure;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A file argument; `-` is stdin.
@@ -104,4 +105,39 @@ impl InputPath {
             ))
         })
     }
+}
+
+/// The copies of stdin made for readers that open a path ([`path_or_stdin`]), removed when
+/// the command ends ([`remove_stdin_copies`]).
+static STDIN_COPIES: Mutex<Vec<tempfile::TempDir>> = Mutex::new(Vec::new());
+
+/// The value parser of every file argument whose reader opens a path (a PBS `resource_group`,
+/// a usage file, slurm.conf, a tree, a machine file, a flux-accounting database): `-` is
+/// stdin, as for every other input. Stdin is claimed as it is parsed (a second `-` is a usage
+/// error) and copied to a file named `stdin` in a temporary folder, which the reader opens:
+/// a reader may read its file twice (a tree's format is told from its first bytes) or need a
+/// real file (SQLite), and a pipe gives its bytes once. The folder goes when the command ends.
+pub fn path_or_stdin(s: &str) -> Result<PathBuf, String> {
+    if s != "-" {
+        return Ok(PathBuf::from(s));
+    }
+    take_stdin().map_err(|_| ONE_STDIN.to_string())?;
+    let dir = tempfile::tempdir().map_err(|e| format!("cannot copy stdin: {e}"))?;
+    let path = dir.path().join("stdin");
+    let mut file = std::fs::File::create(&path).map_err(|e| format!("cannot copy stdin: {e}"))?;
+    std::io::copy(&mut std::io::stdin().lock(), &mut file)
+        .map_err(|e| format!("<stdin>: cannot read: {e}"))?;
+    STDIN_COPIES
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(dir);
+    Ok(path)
+}
+
+/// Remove the copies of stdin [`path_or_stdin`] made.
+pub fn remove_stdin_copies() {
+    STDIN_COPIES
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clear();
 }

@@ -28,7 +28,7 @@ pub struct Args {
     )]
     config: Option<InputPath>,
     /// A flux-accounting SQLite database (association_table, queue_table).
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", value_parser = crate::cli::input::path_or_stdin)]
     flux_db: Option<PathBuf>,
     /// Events, one JSON object per line (`-` for stdin); ops `submit`, `run`, `end`,
     /// `cancel`, `urgency`, `update` (fields in the README).

@@ -15,6 +15,7 @@ pub mod formula_args;
 #[cfg(test)]
 mod help_examples;
 mod input;
+pub use input::remove_stdin_copies;
 mod jobs_args;
 mod limits;
 mod output;

@@ -21,7 +21,7 @@ use std::process::ExitCode;
 #[derive(clap::Args, Debug)]
 pub struct SlurmArgs {
     /// The slurm.conf (its `Include`s are followed).
-    #[arg(value_name = "SLURM_CONF")]
+    #[arg(value_name = "SLURM_CONF", value_parser = crate::cli::input::path_or_stdin)]
     pub slurm_conf: PathBuf,
     /// Output format: text (the formula on stdout, the check on stderr) or json (`formula`
     /// added to `check`'s document).

@@ -89,14 +89,21 @@ pub struct Args {
     #[arg(
         long = "slurm-conf",
         value_name = "FILE",
-        conflicts_with_all = ["pbs_home", "sched_config", "qmgr"]
+        conflicts_with_all = ["pbs_home", "sched_config", "qmgr"],
+        value_parser = crate::cli::input::path_or_stdin
     )]
     pub slurm_conf: Option<PathBuf>,
     /// With a --slurm-conf of PriorityType=priority/multifactor (which then ranks the jobs):
     /// the association tree and the usage it starts from, `sshare -a -l -P` output or a JSON
-    /// tree (as `jobsort fairshare --sshare` and `--fairshare-tree` read them). Default: one account per trace account (`default`
-    /// for a job without one), under it one association per user, each of 1 share, no usage.
-    #[arg(long = "share-tree", value_name = "FILE", requires = "slurm_conf")]
+    /// tree (as `jobsort fairshare --sshare` and `--fairshare-tree` read them). Default: one
+    /// account per trace account (`default` for a job without one), under it one association
+    /// per user, each of 1 share, no usage.
+    #[arg(
+        long = "share-tree",
+        value_name = "FILE",
+        requires = "slurm_conf",
+        value_parser = crate::cli::input::path_or_stdin,
+    )]
     pub share_tree: Option<PathBuf>,
     /// With --slurm-conf: a QOS and its priority (`sacctmgr show qos format=name,priority`),
     /// e.g. `--qos high=100`; a job's QOS is the trace's (sacct `QOS`). The largest one
@@ -120,7 +127,8 @@ pub struct Args {
     #[arg(
         long = "machine",
         value_name = "FILE",
-        conflicts_with_all = ["nodes", "cores", "slurm_conf"]
+        conflicts_with_all = ["nodes", "cores", "slurm_conf"],
+        value_parser = crate::cli::input::path_or_stdin
     )]
     pub machine_file: Option<PathBuf>,
     /// Memory per node (a PBS size: `512gb`), scheduled against the jobs' chunk memory.

@@ -15,19 +15,24 @@ pub struct Args {
 #[command(group(clap::ArgGroup::new("mode").args(["print", "tree", "get", "compare", "set", "decay", "trim"])))]
 pub struct Opts {
     /// PBS `resource_group` file (lines `name id parent shares`).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = crate::cli::input::path_or_stdin)]
     pub(super) resource_group: Option<PathBuf>,
     /// PBS usage file (binary v1/v2) or a JSON/TOML usage map `{"entity": usage}`.
-    #[arg(long, value_name = "FILE", requires = "resource_group")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "resource_group",
+        value_parser = crate::cli::input::path_or_stdin,
+    )]
     pub(super) usage: Option<PathBuf>,
     /// Generic JSON tree `{"nodes": [...]}` (or sshare output / flux DB, detected by content).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = crate::cli::input::path_or_stdin)]
     pub(super) fairshare_tree: Option<PathBuf>,
     /// Parsable `sshare -a -l -P` output.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = crate::cli::input::path_or_stdin)]
     pub(super) sshare: Option<PathBuf>,
     /// flux-accounting SQLite database.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", value_parser = crate::cli::input::path_or_stdin)]
     pub(super) flux_db: Option<PathBuf>,
     /// pbs (default for --resource-group), slurm-classic, slurm-fairtree (default for
     /// --fairshare-tree; for --sshare, the controller's mode as the capture shows it), flux

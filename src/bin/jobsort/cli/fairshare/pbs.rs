@@ -22,7 +22,20 @@ pub(super) fn run(a: &Opts, rg: &Path, out: &mut Out) -> ExitCode {
         unknown_shares: a.unknown_shares,
         lenient: a.lenient,
     };
-    let (mut tree, warnings) = match inputs::load_pbs(rg, a.usage.as_deref(), &opts, a.trim) {
+    // -s, -d and -e create the usage file (pbsfs does): one that does not exist yet starts
+    // empty, with a note; anywhere else a usage file that does not exist is an error.
+    let writes = a.set.is_some() || a.decay || a.trim;
+    let usage = match a.usage.as_deref() {
+        Some(u) if writes && !u.exists() => {
+            eprintln!(
+                "note: {}: does not exist; starting with no usage (it is written now)",
+                u.display()
+            );
+            None
+        }
+        u => u,
+    };
+    let (mut tree, warnings) = match inputs::load_pbs(rg, usage, &opts, a.trim) {
         Ok(x) => x,
         Err(e) => return fail(e),
     };
@@ -33,7 +46,6 @@ pub(super) fn run(a: &Opts, rg: &Path, out: &mut Out) -> ExitCode {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs() as i64)
         .unwrap_or(0);
-    let writes = a.set.is_some() || a.decay || a.trim;
     let set_shape_ok = match &a.set {
         Some(v) => (v.len() == 2) == a.after_dashes.is_empty() && a.after_dashes.len() <= 1,
         None => a.after_dashes.is_empty(),
