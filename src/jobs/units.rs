@@ -58,8 +58,10 @@ pub fn digit_bytes(b: &[u8]) -> Option<u64> {
 }
 
 /// Parse a PBS size with a unit suffix (`4gb`, `512mb`, `10kb`, `100b`, `8w`, `2kw`, case
-/// insensitive; `b` may be omitted after k/m/g/t/p). Returns kilobytes as PBS does: whole
-/// kilobytes for k and larger units, bytes rounded up to the next kilobyte.
+/// insensitive; `b` may be omitted after k/m/g/t/p). Returns kilobytes as PBS's scheduler
+/// does (`res_to_num`): whole kilobytes for k and larger units (`kw`… times 8), bytes
+/// rounded up to the next kilobyte, and plain words rounded up to the next 1024 words and
+/// then times 8 (`1w` is 8 kb).
 /// A string with no unit is a number of bytes (PBS's default unit).
 pub fn parse_size(s: &str) -> Result<f64, String> {
     let t = s.trim();
@@ -106,6 +108,13 @@ pub fn parse_size(s: &str) -> Result<f64, String> {
             ));
         }
     };
+    if key == b"w" {
+        // Words without a multiplier are rounded up to whole kilo-*words* first, then made
+        // kilobytes: `res_to_num` (OpenPBS `src/scheduler/misc.cpp`) takes
+        // `count = ceil(count / KILO)` and `multiplier = SIZEOF_WORD` for `w`, so `1w` is
+        // 8 kb (not the 1 kb that 8 bytes round up to).
+        return Ok((n / 1024.0).ceil() * 8.0);
+    }
     let bytes = n * scale_bytes * if word { 8.0 } else { 1.0 };
     Ok((bytes / 1024.0).ceil())
 }
@@ -266,6 +275,11 @@ mod tests {
                     ));
                 }
             };
+            if unit == "w" {
+                // Since changed to PBS's rounding of plain words (see
+                // `sizes_in_words_as_pbs_res_to_num`).
+                return Ok((n / 1024.0).ceil() * 8.0);
+            }
             Ok((n * scale * if word { 8.0 } else { 1.0 } / 1024.0).ceil())
         }
         let bits = |r: Result<f64, String>| r.map(f64::to_bits);
@@ -303,9 +317,35 @@ mod tests {
         assert_eq!(parse_size("10kb"), Ok(10.0));
         assert_eq!(parse_size("1025b"), Ok(2.0));
         assert_eq!(parse_size("1GB"), Ok(1048576.0));
-        assert_eq!(parse_size("128w"), Ok(1.0));
+        assert_eq!(parse_size("128w"), Ok(8.0));
         assert!(parse_size("4xb").is_err());
         assert!(parse_size("gb").is_err());
+    }
+
+    /// Every unit path of PBS's scheduler for the sizes the server prints (`from_size` in
+    /// OpenPBS `src/lib/Libattr/attr_fn_size.c` writes a number, an optional k/m/g/t/p and
+    /// then `b` or `w`): `res_to_num` in `src/scheduler/misc.cpp` takes `b` as
+    /// `ceil(N / KILO)`, `w` as `ceil(N / KILO) * SIZEOF_WORD`, k/m/g/t as 1, MEGATOKILO,
+    /// GIGATOKILO, TERATOKILO, and a `w` after k/m/g/t as a further `* SIZEOF_WORD`.
+    #[test]
+    fn sizes_in_words_as_pbs_res_to_num() {
+        // Plain words round up to whole kilo-words first.
+        assert_eq!(parse_size("1w"), Ok(8.0));
+        assert_eq!(parse_size("1024w"), Ok(8.0));
+        assert_eq!(parse_size("1025w"), Ok(16.0));
+        // As measured with a live pbs_sched: `mem=15721737w`, `mem/1024` logs 119.9531.
+        let kb = parse_size("15721737w").unwrap();
+        assert_eq!(kb, 122_832.0);
+        assert_eq!(format!("{:.4}", kb / 1024.0), "119.9531");
+        // Bytes round up to kilobytes.
+        assert_eq!(parse_size("1b"), Ok(1.0));
+        assert_eq!(parse_size("1024b"), Ok(1.0));
+        assert_eq!(parse_size("1025b"), Ok(2.0));
+        // Multiplied units, in bytes and in words.
+        for (unit, kb) in [("k", 1.0), ("m", 1024.0), ("g", 1048576.0), ("t", 1073741824.0)] {
+            assert_eq!(parse_size(&format!("3{unit}b")), Ok(3.0 * kb), "{unit}b");
+            assert_eq!(parse_size(&format!("3{unit}w")), Ok(24.0 * kb), "{unit}w");
+        }
     }
 
     #[test]
