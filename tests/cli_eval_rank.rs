@@ -335,3 +335,68 @@ fn fair_share_breaks_formula_ties_by_most_deserving_entity() {
     let out = jobsort(["rank", "0", "--jobs", &jobs, "--fair-share"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Under `--compat pbs` a value beyond a 32-bit float is `inf` (PBS stores `formula_value`
+/// as a float and logs `Formula Evaluation = inf` — `formula_evaluate` in OpenPBS
+/// `src/scheduler/job_info.cpp`): the JSON of `eval` and `rank` (and `rank --explain`'s terms)
+/// carries it as a string, never as `null`, as the table does.
+#[test]
+fn infinite_values_are_strings_in_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = write(
+        dir.path(),
+        "jobs.json",
+        r#"[{"id": "a", "ncpus": 20}, {"id": "b", "ncpus": -20}, {"id": "c", "ncpus": 0}]"#,
+    );
+    let formula = "ncpus * 1e38";
+    let out = jobsort([
+        "eval", formula, "--jobs", &jobs, "--format", "json", "--compat", "pbs",
+    ]);
+    let v = json(&out);
+    let values: Vec<(Value, Value)> = v["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| (j["value"].clone(), j["error"].clone()))
+        .collect();
+    assert_eq!(
+        values,
+        vec![
+            (Value::from("inf"), Value::Null),
+            (Value::from("-inf"), Value::Null),
+            (Value::from(0.0), Value::Null),
+        ]
+    );
+    let out = jobsort([
+        "rank",
+        formula,
+        "--jobs",
+        &jobs,
+        "--format",
+        "json",
+        "--explain",
+        "--compat",
+        "pbs",
+    ]);
+    let v = json(&out);
+    let order: Vec<(Value, Value, Value)> = v["order"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            (
+                j["id"].clone(),
+                j["value"].clone(),
+                j["terms"][0]["value"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        order,
+        vec![
+            ("a".into(), "inf".into(), "inf".into()),
+            ("c".into(), 0.0.into(), 0.0.into()),
+            ("b".into(), "-inf".into(), "-inf".into()),
+        ]
+    );
+}

@@ -130,6 +130,44 @@ pub fn parse_plain_number(s: &str) -> Option<f64> {
     v.is_finite().then_some(v)
 }
 
+/// A formula value as JSON: a number when finite, else a string with the text PBS's log
+/// prints for it (`Formula Evaluation = inf`, glibc's `%f`): `"inf"`, `"-inf"` or `"nan"`.
+/// JSON has no such numbers, and serde_json would write them as `null`, which reads as "no
+/// value"; every JSON output of a value (`eval`, `rank`, `fairshare`, a simulation's
+/// recording) writes them this way, and [`value_from_json`] reads them back.
+pub fn value_json(v: f64) -> serde_json::Value {
+    if v.is_finite() {
+        serde_json::Value::from(v)
+    } else {
+        serde_json::Value::from(non_finite_text(v))
+    }
+}
+
+/// `"inf"`, `"-inf"` or `"nan"` for a value that is not finite.
+pub fn non_finite_text(v: f64) -> &'static str {
+    if v.is_nan() {
+        "nan"
+    } else if v > 0.0 {
+        "inf"
+    } else {
+        "-inf"
+    }
+}
+
+/// A value written by [`value_json`]: a number, or one of its three strings.
+pub fn value_from_json(v: &serde_json::Value) -> Option<f64> {
+    match v {
+        serde_json::Value::Number(n) => n.as_f64(),
+        serde_json::Value::String(s) => match s.as_str() {
+            "inf" => Some(f64::INFINITY),
+            "-inf" => Some(f64::NEG_INFINITY),
+            "nan" => Some(f64::NAN),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// Parse a `ctime`-style timestamp as PBS prints it in `qstat -f -F json`
 /// (`Mon Nov 30 01:00:00 2026`) into seconds since the Unix epoch (UTC; the zone is not
 /// printed, and only the order matters for tie-breaking).
@@ -342,10 +380,34 @@ mod tests {
         assert_eq!(parse_size("1024b"), Ok(1.0));
         assert_eq!(parse_size("1025b"), Ok(2.0));
         // Multiplied units, in bytes and in words.
-        for (unit, kb) in [("k", 1.0), ("m", 1024.0), ("g", 1048576.0), ("t", 1073741824.0)] {
+        for (unit, kb) in [
+            ("k", 1.0),
+            ("m", 1024.0),
+            ("g", 1048576.0),
+            ("t", 1073741824.0),
+        ] {
             assert_eq!(parse_size(&format!("3{unit}b")), Ok(3.0 * kb), "{unit}b");
             assert_eq!(parse_size(&format!("3{unit}w")), Ok(24.0 * kb), "{unit}w");
         }
+    }
+
+    /// JSON carries a value that is not finite as the text PBS logs for it, and reads it back.
+    #[test]
+    fn values_in_json_are_never_null() {
+        for (v, text) in [
+            (f64::INFINITY, "\"inf\""),
+            (f64::NEG_INFINITY, "\"-inf\""),
+            (f64::NAN, "\"nan\""),
+            (1.5, "1.5"),
+            (-0.0, "-0.0"),
+        ] {
+            let j = value_json(v);
+            assert_eq!(j.to_string(), text);
+            let back = value_from_json(&j).unwrap();
+            assert!(back.to_bits() == v.to_bits() || (v.is_nan() && back.is_nan()));
+        }
+        assert_eq!(value_from_json(&serde_json::Value::Null), None);
+        assert_eq!(value_from_json(&serde_json::json!("Infinity")), None);
     }
 
     #[test]

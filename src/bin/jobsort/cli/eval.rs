@@ -7,6 +7,7 @@ use super::output::{
 };
 use super::prepared::{InputArgs, Prepared, Ties};
 use super::report::Outcome;
+use jobsort::jobs::units::value_json;
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
@@ -35,7 +36,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
             |i| {
                 serde_json::json!({
                     "id": p.jobs.id(i),
-                    "value": p.evaluation.values[i],
+                    "value": value_json(p.evaluation.values[i]),
                     "error": error(i),
                 })
             },

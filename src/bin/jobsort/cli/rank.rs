@@ -16,6 +16,7 @@ use super::schedule_args::threshold_arg;
 use super::site_args::Explained;
 use super::slurm_args::SlurmView;
 use jobsort::formula::explain::Explanation;
+use jobsort::jobs::units::value_json;
 use jobsort::pbs::{Origin, PbsSite, Setting};
 use jobsort::rank::{RankOptions, Threshold, TieBreak, rank};
 use std::process::ExitCode;
@@ -189,7 +190,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
                 let mut obj = serde_json::json!({
                     "rank": r + 1,
                     "id": p.jobs.id(job.index),
-                    "value": job.value,
+                    "value": value_json(job.value),
                     "runnable": job.runnable,
                     "reason": reason(job.runnable),
                     "error": p.evaluation.error(job.index).map(|e| e.message()),
@@ -200,7 +201,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
                         .zip(term_values(job.index))
                         .map(|(name, v)| {
                             let v = match v {
-                                Cell::Value(v) => serde_json::json!(v),
+                                Cell::Value(v) => v.map_or(serde_json::Value::Null, value_json),
                                 Cell::Text(t) => serde_json::json!(t),
                             };
                             serde_json::json!({ "term": name, "value": v })
