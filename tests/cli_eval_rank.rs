@@ -400,3 +400,44 @@ fn infinite_values_are_strings_in_json() {
         ]
     );
 }
+
+/// PBS's `cmp_sort` (OpenPBS `src/scheduler/sort.cpp`) breaks a tie in formula value by
+/// `qrank`, which `qstat -f -F json` shows (as root) as `queue_rank`: it is the submission
+/// order when shown; without it `qtime` (whole seconds) and then the id's sequence number
+/// (`96.vm` before `108.vm`, array subjobs by index) stand in for it.
+#[test]
+fn rank_ties_follow_queue_rank_else_qtime_then_sequence_number() {
+    let dir = tempfile::tempdir().unwrap();
+    let order = |text: &str| -> Vec<String> {
+        let jobs = write(dir.path(), "qstat.json", text);
+        let out = jobsort(["rank", "ncpus", "--jobs", &jobs, "--format", "json"]);
+        json(&out)["order"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let qtime = r#""qtime":"Mon Nov 30 01:00:00 2026""#;
+    let job = |id: &str, extra: &str| {
+        format!(r#""{id}":{{"job_state":"Q",{qtime},{extra}"Resource_List":{{"ncpus":1}}}}"#)
+    };
+    // Same second, no queue_rank: by sequence number, not as text.
+    let text = format!(
+        r#"{{"Jobs":{{{},{},{}}}}}"#,
+        job("108.vm", ""),
+        job("96.vm", ""),
+        job(
+            "100[].vm",
+            r#""array":"True","array_indices_remaining":"1-3","#
+        )
+    );
+    assert_eq!(order(&text), ["96.vm", "100[].vm", "108.vm"]);
+    // queue_rank decides where it is shown (a job moved between queues is ranked anew).
+    let text = format!(
+        r#"{{"Jobs":{{{},{}}}}}"#,
+        job("96.vm", r#""queue_rank":1796000400500,"#),
+        job("108.vm", r#""queue_rank":1796000400200,"#)
+    );
+    assert_eq!(order(&text), ["108.vm", "96.vm"]);
+}

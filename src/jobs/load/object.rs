@@ -200,7 +200,10 @@ fn job_fields(
             "group" | "egroup" => out.row.group = as_text(value),
             "account" | "Account_Name" => out.row.account = as_text(value),
             "queue" => out.row.queue = as_text(value),
-            "submit" | "qrank" => {
+            // `queue_rank`: the `qrank` PBS's scheduler breaks ties with, in `qstat -f -F
+            // json` output as root (milliseconds at queueing); `qtime` (seconds) stands in
+            // when it is not shown.
+            "submit" | "qrank" | "queue_rank" => {
                 let v = convert("submit", value, catalog).map_err(|m| invalid(at(key), m))?;
                 if v.is_none() && !value.is_null() {
                     return Err(invalid(at(key), "the submission order must be a number"));

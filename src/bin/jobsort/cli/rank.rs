@@ -1,5 +1,5 @@
 //! `jobsort rank FORMULA --jobs FILE`: jobs in the order PBS would consider them — formula
-//! value descending, ties by submission order then id — with `--threshold`, `--top` and
+//! value descending, ties by submission order then the id's sequence number — with `--threshold`, `--top` and
 //! `--explain`. Under `--scheduler slurm --slurm-conf`, `--explain` shows sprio's breakdown
 //! (`sprio -l`: each weighted factor `%.0f`, SITE and NICE, the non-zero TRES).
 //!
