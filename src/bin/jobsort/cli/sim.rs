@@ -1174,6 +1174,7 @@ fn json_report(
             "dropped": w.report.dropped,
             "walltime_from_runtime": w.report.walltime_from_runtime,
             "killed_at_walltime": w.report.killed_at_walltime,
+            "zero_runtime": w.report.zero_runtime,
             "nodes": nodes,
             "cores": cores,
         },

@@ -202,6 +202,7 @@ impl ToWorkload {
         self.w.report = LoadReport {
             walltime_from_runtime: kept.walltime_from_runtime,
             killed_at_walltime: kept.killed_at_walltime,
+            zero_runtime: kept.zero_runtime,
             ..report
         };
         for (reason, n) in kept.dropped {
