@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::cli::{jobsort, json, write};
+use common::cli::{jobsort, json, stderr, stdout, write};
 use serde_json::Value;
 
 const JOBS: &str = r#"[
@@ -440,4 +440,95 @@ fn rank_ties_follow_queue_rank_else_qtime_then_sequence_number() {
         job("108.vm", r#""queue_rank":1796000400200,"#)
     );
     assert_eq!(order(&text), ["108.vm", "96.vm"]);
+}
+
+/// PBS with `fair_share` and `fairshare_enforce_no_shares` (true in the shipped sched_config)
+/// never runs a job whose entity has no share of the machine: `query_jobs` in OpenPBS
+/// `src/scheduler/job_info.cpp` marks it NEVER_RUN with NO_FAIRSHARES ("Job has zero shares
+/// for fairshare"), and `cmp_sort` (`src/scheduler/sort.cpp`) puts jobs that cannot run after
+/// those that can. A 0-share entity, and one under `unknown` with `unknown_shares` 0.
+#[test]
+fn zero_share_jobs_are_never_runnable_under_fair_share() {
+    let dir = tempfile::tempdir().unwrap();
+    let rg = write(
+        dir.path(),
+        "resource_group",
+        "grp 10 root 10\nalice 11 grp 5\nzed 12 grp 0\n",
+    );
+    let jobs = write(
+        dir.path(),
+        "jobs.json",
+        r#"[{"id": "1", "user": "alice", "ncpus": 1},
+            {"id": "2", "user": "zed", "ncpus": 8},
+            {"id": "3", "user": "erin", "ncpus": 4},
+            {"id": "4", "user": "alice", "ncpus": 2}]"#,
+    );
+    let rank = |extra: &[&str]| -> Vec<(String, bool, Value)> {
+        let mut args = vec![
+            "rank",
+            "ncpus",
+            "--jobs",
+            &jobs,
+            "--resource-group",
+            &rg,
+            "--format",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        let out = jobsort(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        json(&out)["order"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| {
+                (
+                    j["id"].as_str().unwrap().to_string(),
+                    j["runnable"].as_bool().unwrap(),
+                    j["reason"].clone(),
+                )
+            })
+            .collect()
+    };
+    let zero = Value::from("Job has zero shares for fairshare");
+    assert_eq!(
+        rank(&["--fair-share"]),
+        [
+            ("4".to_string(), true, Value::Null),
+            ("1".to_string(), true, Value::Null),
+            ("2".to_string(), false, zero.clone()),
+            ("3".to_string(), false, zero.clone()),
+        ]
+    );
+    // --top selects after the jobs that cannot run are put last.
+    assert_eq!(rank(&["--fair-share", "--top", "3"]).len(), 3);
+    assert_eq!(rank(&["--fair-share", "--top", "3"])[2].0, "2");
+    // Without enforcement, or without fair_share, every job is ranked by value.
+    let by_value = ["2", "3", "4", "1"];
+    for extra in [
+        &["--fair-share", "--fairshare-enforce-no-shares", "false"][..],
+        &[][..],
+    ] {
+        let got = rank(extra);
+        assert_eq!(
+            got.iter().map(|j| j.0.as_str()).collect::<Vec<_>>(),
+            by_value
+        );
+        assert!(got.iter().all(|j| j.1), "{extra:?}");
+    }
+    // The table says why too.
+    let out = jobsort([
+        "rank",
+        "ncpus",
+        "--jobs",
+        &jobs,
+        "--resource-group",
+        &rg,
+        "--fair-share",
+    ]);
+    assert!(
+        stdout(&out).contains("no        Job has zero shares for fairshare"),
+        "{}",
+        stdout(&out)
+    );
 }

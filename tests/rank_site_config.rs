@@ -147,7 +147,9 @@ fn fairshare_tree_from_the_sites_resource_group_when_fair_share_is_on() {
         "--unknown-shares",
         "0",
     ]);
-    assert_eq!(zero[2], row("c", 0.0, true));
+    // ... and with fair_share on and fairshare_enforce_no_shares (true by default), PBS never
+    // runs a job of an entity with no share (`query_jobs`, NO_FAIRSHARES).
+    assert_eq!(zero[2], row("c", 0.0, false));
     // fair_share off (PBS's default): the resource_group is not read, as PBS does not.
     let home = pbs_home(dir.path(), "fair_share: false ALL\n", Some(rg));
     let out = jobsort([
@@ -186,7 +188,7 @@ fn a_usage_flag_goes_with_the_sites_resource_group() {
     let usage = write(dir.path(), "usage.json", r#"{"ann": 300, "bob": 100}"#);
     let args = ["fairshare_tree_usage", "--jobs", &jobs, "--usage", &usage];
     let site = rank_json(&[&args[..], &["--pbs-home", &home]].concat());
-    let flags = rank_json(&[&args[..], &["--resource-group", &rg_file]].concat());
+    let flags = rank_json(&[&args[..], &["--resource-group", &rg_file, "--fair-share"]].concat());
     assert_eq!(site, flags);
     // The usage was read: ann's share of the tree's usage is no longer 0.
     let ann = site.iter().find(|r| r.0 == "a").unwrap();
@@ -254,6 +256,7 @@ fn rank_explain_config_says_where_each_setting_came_from() {
         vec!["unknown_shares", "7", "--unknown-shares"],
         vec!["job_sort_formula_threshold", "1.0", &format!("{qm}:2")],
         vec!["fair_share", "true", &format!("{sc}:1")],
+        vec!["fairshare_enforce_no_shares", "true", "default"],
     ]
     .iter()
     .map(|r| r.iter().map(|c| c.to_string()).collect())

@@ -18,7 +18,7 @@ use super::slurm_args::SlurmView;
 use jobsort::formula::explain::Explanation;
 use jobsort::jobs::units::value_json;
 use jobsort::pbs::{Origin, PbsSite, Setting};
-use jobsort::rank::{RankOptions, Threshold, TieBreak, rank};
+use jobsort::rank::{RankOptions, Ranked, Threshold, TieBreak, rank};
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
@@ -37,6 +37,12 @@ pub struct Args {
     /// itself when the site's sched_config has fair_share on).
     #[arg(long)]
     pub fair_share: bool,
+    /// PBS `fairshare_enforce_no_shares`: with `fair_share` on, jobs of an entity with no
+    /// share of the machine (0 shares on its path, or under `unknown` with `unknown_shares`
+    /// 0) are never run: listed last, not runnable, "Job has zero shares for fairshare".
+    /// Default: the site's sched_config, else true (PBS's shipped sched_config).
+    #[arg(long, value_name = "BOOL", action = clap::ArgAction::Set)]
+    pub fairshare_enforce_no_shares: Option<bool>,
     /// Show the value of each top-level term of the formula per job (under `--scheduler
     /// slurm --slurm-conf`: sprio's columns, the weighted factors).
     #[arg(long)]
@@ -46,12 +52,13 @@ pub struct Args {
     pub format: OutputFormat,
 }
 
-/// The threshold and fair_share in effect: each flag, else the site's.
+/// The threshold, fair_share and fairshare_enforce_no_shares in effect: each flag, else the
+/// site's.
 fn site_settings(
     args: &Args,
     site: Option<&PbsSite>,
     explained: &mut Explained,
-) -> Result<(Option<Threshold>, bool), Failure> {
+) -> Result<(Option<Threshold>, bool, bool), Failure> {
     let threshold = match (args.threshold, site) {
         (Some(t), _) => Some(Setting::new(t, Origin::Flag("--threshold".into()))),
         (None, Some(site)) => match site.threshold().map_err(Failure::invalid)? {
@@ -81,7 +88,20 @@ fn site_settings(
         (false, None) => Setting::default_value(false),
     };
     explained.add_setting("fair_share", &fair_share);
-    Ok((threshold.map(|t| t.value), fair_share.value))
+    let site_enforce = site
+        .and_then(|s| s.sched_config.as_ref())
+        .and_then(|c| c.fairshare_enforce_no_shares.clone());
+    let enforce = match (args.fairshare_enforce_no_shares, site_enforce) {
+        (Some(v), _) => Setting::new(v, Origin::Flag("--fairshare-enforce-no-shares".into())),
+        (None, Some(s)) => s,
+        (None, None) => Setting::default_value(true),
+    };
+    explained.add_setting("fairshare_enforce_no_shares", &enforce);
+    Ok((
+        threshold.map(|t| t.value),
+        fair_share.value,
+        fair_share.value && enforce.value,
+    ))
 }
 
 pub fn run(args: Args, out: &mut Out) -> Outcome {
@@ -93,7 +113,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         return Ok(ExitCode::SUCCESS);
     }
     let mut p = Prepared::new(&args.input, Ties::Fail)?;
-    let (threshold, fair_share) =
+    let (threshold, fair_share, enforce_no_shares) =
         site_settings(&args, p.resolved.site.as_ref(), &mut Explained::default())?;
     // Each term compiled like the formula (same engine and `--compat`), over the same columns;
     // under Slurm with its slurm.conf, sprio's weighted factors instead.
@@ -117,24 +137,45 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         threshold,
         top: args.top,
     };
+    // With fair_share and fairshare_enforce_no_shares: the jobs PBS never runs.
+    let mut zero_shares: Vec<bool> = Vec::new();
     let ranked = if fair_share {
         let ranks = match &p.fairshare {
-            Some(tree) => p
-                .resolved
-                .fairshare
-                .entity_kind()
-                .and_then(|kind| tree.fair_share_ranks(&p.jobs, kind)),
+            Some(tree) => p.resolved.fairshare.entity_kind().and_then(|kind| {
+                if enforce_no_shares {
+                    zero_shares = tree.zero_share_jobs(&p.jobs, kind)?.unwrap_or_default();
+                }
+                tree.fair_share_ranks(&p.jobs, kind)
+            }),
             None => Err("--fair-share needs a fairshare tree (--resource-group FILE)".to_string()),
         };
         match ranks {
-            Ok(Some(ranks)) => rank(
-                &p.evaluation.values,
-                TieBreak {
+            Ok(Some(ranks)) => {
+                let ties = TieBreak {
                     fair_share: Some(&ranks),
                     ..ties
-                },
-                &options,
-            ),
+                };
+                if zero_shares.contains(&true) {
+                    // PBS's cmp_sort puts the jobs that can run before those that cannot
+                    // (NEVER_RUN from query_jobs), each part in the order it sorts them.
+                    let all = RankOptions {
+                        top: None,
+                        ..options
+                    };
+                    let (mut ranked, never): (Vec<_>, Vec<_>) =
+                        rank(&p.evaluation.values, ties, &all)
+                            .into_iter()
+                            .partition(|r| !zero_shares[r.index]);
+                    ranked.extend(never.into_iter().map(|mut r| {
+                        r.runnable = false;
+                        r
+                    }));
+                    ranked.truncate(args.top.unwrap_or(usize::MAX));
+                    ranked
+                } else {
+                    rank(&p.evaluation.values, ties, &options)
+                }
+            }
             Ok(None) => {
                 return Err(Failure::usage(
                     "--fair-share applies to the PBS algorithm only",
@@ -171,8 +212,12 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
                 .collect(),
         }
     };
-    let reason = |runnable: bool| -> Option<String> {
-        (!runnable).then(|| {
+    let reason = |job: &Ranked| -> Option<String> {
+        if zero_shares.get(job.index) == Some(&true) {
+            // PBS's text for NO_FAIRSHARES (`translate_fail_code`, `src/scheduler/job_info.cpp`).
+            return Some("Job has zero shares for fairshare".to_string());
+        }
+        (!job.runnable).then(|| {
             format!(
                 "under threshold: value <= {}",
                 show_value(threshold.map_or(0.0, Threshold::value))
@@ -192,7 +237,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
                     "id": p.jobs.id(job.index),
                     "value": value_json(job.value),
                     "runnable": job.runnable,
-                    "reason": reason(job.runnable),
+                    "reason": reason(job),
                     "error": p.evaluation.error(job.index).map(|e| e.message()),
                 });
                 if args.explain {
@@ -220,7 +265,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
             right.extend(term_names.iter().map(|_| true));
             let row = |r: usize| {
                 let job = &ranked[r];
-                let why = reason(job.runnable)
+                let why = reason(job)
                     .or_else(|| {
                         p.evaluation
                             .error(job.index)
