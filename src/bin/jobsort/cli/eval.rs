@@ -54,7 +54,8 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
             let not_ranked = p.not_ranked.as_deref().unwrap_or_default();
             if args.format == OutputFormat::Csv {
                 write_csv(out, &header, n, row)?;
-                write_not_ranked(&mut std::io::stderr(), n, "evaluated", not_ranked)?;
+                // A diagnostic: lost, not an error, when stderr cannot be written.
+                let _ = write_not_ranked(&mut std::io::stderr(), n, "evaluated", not_ranked);
             } else {
                 write_table(out, &header, &[false, true, false], n, row)?;
                 write_not_ranked(out, n, "evaluated", not_ranked)?;

@@ -289,7 +289,9 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
             let not_ranked = p.not_ranked.as_deref().unwrap_or_default();
             if args.format == OutputFormat::Csv {
                 write_csv(out, &header, ranked.len(), row)?;
-                write_not_ranked(&mut std::io::stderr(), p.jobs.len(), "ranked", not_ranked)?;
+                // A diagnostic: lost, not an error, when stderr cannot be written.
+                let _ =
+                    write_not_ranked(&mut std::io::stderr(), p.jobs.len(), "ranked", not_ranked);
             } else {
                 write_table(out, &header, &right, ranked.len(), row)?;
                 write_not_ranked(out, p.jobs.len(), "ranked", not_ranked)?;
