@@ -11,6 +11,7 @@ use super::output::{
     Out, OutputFormat, show_value, write_csv, write_json_list, write_not_ranked, write_table,
 };
 use super::prepared::{InputArgs, Prepared, Ties};
+use super::queue_order_args::QueueOrderArgs;
 use super::report::{Failure, Outcome};
 use super::schedule_args::threshold_arg;
 use super::site_args::Explained;
@@ -19,6 +20,7 @@ use jobsort::formula::explain::Explanation;
 use jobsort::jobs::units::value_json;
 use jobsort::pbs::{Origin, PbsSite, Setting};
 use jobsort::rank::{RankOptions, Ranked, Threshold, TieBreak, rank};
+use jobsort::sim::scheduler::QueueOrder;
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
@@ -43,6 +45,8 @@ pub struct Args {
     /// Default: the site's sched_config, else true (PBS's shipped sched_config).
     #[arg(long, value_name = "BOOL", action = clap::ArgAction::Set)]
     pub fairshare_enforce_no_shares: Option<bool>,
+    #[command(flatten)]
+    pub queue_order: QueueOrderArgs,
     /// Show the value of each top-level term of the formula per job (under `--scheduler
     /// slurm --slurm-conf`: sprio's columns, the weighted factors).
     #[arg(long)]
@@ -52,13 +56,21 @@ pub struct Args {
     pub format: OutputFormat,
 }
 
-/// The threshold, fair_share and fairshare_enforce_no_shares in effect: each flag, else the
-/// site's.
+/// The settings in effect, each flag winning over the site's: the threshold, whether
+/// fair_share is on and whether fairshare_enforce_no_shares applies, and the order of the
+/// queues (PBS `by_queue`).
+struct Settings {
+    threshold: Option<Threshold>,
+    fair_share: bool,
+    enforce_no_shares: bool,
+    queue_order: Option<QueueOrder>,
+}
+
 fn site_settings(
     args: &Args,
     site: Option<&PbsSite>,
     explained: &mut Explained,
-) -> Result<(Option<Threshold>, bool, bool), Failure> {
+) -> Result<Settings, Failure> {
     let threshold = match (args.threshold, site) {
         (Some(t), _) => Some(Setting::new(t, Origin::Flag("--threshold".into()))),
         (None, Some(site)) => match site.threshold().map_err(Failure::invalid)? {
@@ -97,11 +109,13 @@ fn site_settings(
         (None, None) => Setting::default_value(true),
     };
     explained.add_setting("fairshare_enforce_no_shares", &enforce);
-    Ok((
-        threshold.map(|t| t.value),
-        fair_share.value,
-        fair_share.value && enforce.value,
-    ))
+    let queue_order = args.queue_order.resolve(site, None, explained)?;
+    Ok(Settings {
+        threshold: threshold.map(|t| t.value),
+        fair_share: fair_share.value,
+        enforce_no_shares: fair_share.value && enforce.value,
+        queue_order,
+    })
 }
 
 pub fn run(args: Args, out: &mut Out) -> Outcome {
@@ -113,8 +127,12 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         return Ok(ExitCode::SUCCESS);
     }
     let mut p = Prepared::new(&args.input, Ties::Fail)?;
-    let (threshold, fair_share, enforce_no_shares) =
-        site_settings(&args, p.resolved.site.as_ref(), &mut Explained::default())?;
+    let Settings {
+        threshold,
+        fair_share,
+        enforce_no_shares,
+        queue_order,
+    } = site_settings(&args, p.resolved.site.as_ref(), &mut Explained::default())?;
     // Each term compiled like the formula (same engine and `--compat`), over the same columns;
     // under Slurm with its slurm.conf, sprio's weighted factors instead.
     let sprio_view = p.slurm.take().filter(|_| args.explain);
@@ -139,7 +157,15 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     };
     // With fair_share and fairshare_enforce_no_shares: the jobs PBS never runs.
     let mut zero_shares: Vec<bool> = Vec::new();
-    let ranked = if fair_share {
+    // The order within the queues (and over all of them without by_queue): value, then the
+    // tie-breaks; computed whole when the queues or the jobs that never run regroup it.
+    let queue_tiers: Option<Vec<u32>> = queue_order.as_ref().map(|o| {
+        let queues: Vec<&str> = (0..p.jobs.len())
+            .map(|i| p.jobs.queue(i).unwrap_or(""))
+            .collect();
+        o.tiers_of(&queues)
+    });
+    let fair_share_ranks = if fair_share {
         let ranks = match &p.fairshare {
             Some(tree) => p.resolved.fairshare.entity_kind().and_then(|kind| {
                 if enforce_no_shares {
@@ -150,32 +176,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
             None => Err("--fair-share needs a fairshare tree (--resource-group FILE)".to_string()),
         };
         match ranks {
-            Ok(Some(ranks)) => {
-                let ties = TieBreak {
-                    fair_share: Some(&ranks),
-                    ..ties
-                };
-                if zero_shares.contains(&true) {
-                    // PBS's cmp_sort puts the jobs that can run before those that cannot
-                    // (NEVER_RUN from query_jobs), each part in the order it sorts them.
-                    let all = RankOptions {
-                        top: None,
-                        ..options
-                    };
-                    let (mut ranked, never): (Vec<_>, Vec<_>) =
-                        rank(&p.evaluation.values, ties, &all)
-                            .into_iter()
-                            .partition(|r| !zero_shares[r.index]);
-                    ranked.extend(never.into_iter().map(|mut r| {
-                        r.runnable = false;
-                        r
-                    }));
-                    ranked.truncate(args.top.unwrap_or(usize::MAX));
-                    ranked
-                } else {
-                    rank(&p.evaluation.values, ties, &options)
-                }
-            }
+            Ok(Some(ranks)) => Some(ranks),
             Ok(None) => {
                 return Err(Failure::usage(
                     "--fair-share applies to the PBS algorithm only",
@@ -183,6 +184,37 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
             }
             Err(e) => return Err(Failure::usage(e)),
         }
+    } else {
+        None
+    };
+    let ties = TieBreak {
+        fair_share: fair_share_ranks.as_deref(),
+        ..ties
+    };
+    let regroup = queue_tiers.is_some() || zero_shares.contains(&true);
+    let ranked = if regroup {
+        // PBS with by_queue takes the queues one after another (`next_job`), each sorted on
+        // its own (`sort_jobs`); cmp_sort puts the jobs that can run before those that cannot
+        // (NEVER_RUN from query_jobs). Stable: each part keeps the order above.
+        let all = RankOptions {
+            top: None,
+            ..options
+        };
+        let mut ranked = rank(&p.evaluation.values, ties, &all);
+        let never = |i: usize| zero_shares.get(i) == Some(&true);
+        ranked.sort_by_key(|r| {
+            (
+                queue_tiers.as_ref().map_or(0, |t| t[r.index]),
+                never(r.index),
+            )
+        });
+        for r in &mut ranked {
+            if never(r.index) {
+                r.runnable = false;
+            }
+        }
+        ranked.truncate(args.top.unwrap_or(usize::MAX));
+        ranked
     } else {
         rank(&p.evaluation.values, ties, &options)
     };
