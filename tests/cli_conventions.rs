@@ -522,7 +522,10 @@ fn every_file_argument_reads_stdin_as_its_file() {
             vec!["rank", ff, "--jobs", &jobs, "--fairshare-tree", &sshare],
             &sshare,
         ),
-        (vec!["rank", "jobsize", "--jobs", &jobs, "--slurm-conf", &conf], &conf),
+        (
+            vec!["rank", "jobsize", "--jobs", &jobs, "--slurm-conf", &conf],
+            &conf,
+        ),
         (vec!["slurm-formula", &conf], &conf),
         (
             vec![
@@ -624,4 +627,81 @@ fn a_usage_file_that_does_not_exist_is_an_error_unless_it_is_written() {
     assert_eq!(code(&out), Some(0), "{}", stderr(&out));
     stderr_has(&out, "does not exist; starting with no usage");
     assert!(std::path::Path::new(usage).exists());
+}
+
+/// Run with stderr on `/dev/full` (every write fails with ENOSPC), stdout captured.
+fn with_full_stderr(args: &[&str]) -> std::process::Output {
+    command(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create("/dev/full").unwrap())
+        .output()
+        .unwrap()
+}
+
+/// A stderr that cannot be written loses the diagnostics and notes, as a closed stdout pipe
+/// ends the output: no panic (Rust's `eprintln!` panics there, exit 101), the exit code the
+/// run would have had, and stdout written in full.
+#[test]
+fn a_full_or_closed_stderr_loses_diagnostics_without_a_panic() {
+    if !std::path::Path::new("/dev/full").exists() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = write(dir.path(), "jobs.json", JOBS);
+    let edges = repo_file("tests/data/sacct/edges.txt");
+    let conf = write(
+        dir.path(),
+        "slurm.conf",
+        "PriorityType=priority/multifactor\nPriorityWeightAge=1000\nPriorityWeightFairshare=10000\n",
+    );
+    let cases: Vec<(Vec<&str>, i32, &str)> = vec![
+        // A warning (possible division by zero) and the summary.
+        (vec!["check", "ncpus/(ncpus-2)"], 0, ""),
+        // Per-job evaluation errors, on stderr.
+        (vec!["eval", "walltime/(ncpus-2)", "--jobs", &jobs], 0, "a "),
+        (
+            vec![
+                "eval",
+                "walltime/(ncpus-2)",
+                "--jobs",
+                &jobs,
+                "--format",
+                "csv",
+            ],
+            0,
+            "id,",
+        ),
+        (
+            vec!["rank", "walltime/(ncpus-2)", "--jobs", &jobs],
+            0,
+            "rank",
+        ),
+        // Notes on the trace's cluster size, then the report on stdout.
+        (
+            vec!["replay", "--trace", &edges, "--formula", "ncpus"],
+            0,
+            "reconciled",
+        ),
+        // The recording on stdout, and the report on stderr: the report is this run's
+        // output, so failing to write it is exit 1 (the recording is whole).
+        (
+            vec!["sim", "--trace", &edges, "--record", "-"],
+            1,
+            "\"round\"",
+        ),
+        // The formula on stdout, its check on stderr.
+        (vec!["slurm-formula", &conf], 0, ""),
+        (vec!["flux-formula"], 0, ""),
+        // An error: still exit 1.
+        (vec!["eval", "ncpu", "--jobs", &jobs], 1, ""),
+    ];
+    for (args, want, stdout_has) in cases {
+        let out = with_full_stderr(&args);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_ne!(out.status.code(), Some(101), "{args:?} panicked");
+        assert!(!text.contains("panicked"), "{args:?}: {text}");
+        assert_eq!(out.status.code(), Some(want), "{args:?}");
+        assert!(text.contains(stdout_has), "{args:?}: {text}");
+    }
 }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::cli::{jobsort, json, write};
+use common::cli::{jobsort, json, stderr, stdout, write};
 use serde_json::Value;
 
 const JOBS: &str = r#"[
@@ -508,4 +508,201 @@ fn jobs_on_stdin_are_told_by_content() {
             .collect();
         assert_eq!(got, [("2", 8.0), ("1", 4.0)]);
     }
+}
+
+/// Under `--compat pbs` a value beyond a 32-bit float is `inf` (PBS stores `formula_value`
+/// as a float and logs `Formula Evaluation = inf` — `formula_evaluate` in OpenPBS
+/// `src/scheduler/job_info.cpp`): the JSON of `eval` and `rank` (and `rank --explain`'s terms)
+/// carries it as a string, never as `null`, as the table does.
+#[test]
+fn infinite_values_are_strings_in_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = write(
+        dir.path(),
+        "jobs.json",
+        r#"[{"id": "a", "ncpus": 20}, {"id": "b", "ncpus": -20}, {"id": "c", "ncpus": 0}]"#,
+    );
+    let formula = "ncpus * 1e38";
+    let out = jobsort([
+        "eval", formula, "--jobs", &jobs, "--format", "json", "--compat", "pbs",
+    ]);
+    let v = json(&out);
+    let values: Vec<(Value, Value)> = v["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| (j["value"].clone(), j["error"].clone()))
+        .collect();
+    assert_eq!(
+        values,
+        vec![
+            (Value::from("inf"), Value::Null),
+            (Value::from("-inf"), Value::Null),
+            (Value::from(0.0), Value::Null),
+        ]
+    );
+    let out = jobsort([
+        "rank",
+        formula,
+        "--jobs",
+        &jobs,
+        "--format",
+        "json",
+        "--explain",
+        "--compat",
+        "pbs",
+    ]);
+    let v = json(&out);
+    let order: Vec<(Value, Value, Value)> = v["order"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            (
+                j["id"].clone(),
+                j["value"].clone(),
+                j["terms"][0]["value"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        order,
+        vec![
+            ("a".into(), "inf".into(), "inf".into()),
+            ("c".into(), 0.0.into(), 0.0.into()),
+            ("b".into(), "-inf".into(), "-inf".into()),
+        ]
+    );
+}
+
+/// PBS's `cmp_sort` (OpenPBS `src/scheduler/sort.cpp`) breaks a tie in formula value by
+/// `qrank`, which `qstat -f -F json` shows (as root) as `queue_rank`: it is the submission
+/// order when shown; without it `qtime` (whole seconds) and then the id's sequence number
+/// (`96.vm` before `108.vm`, array subjobs by index) stand in for it.
+#[test]
+fn rank_ties_follow_queue_rank_else_qtime_then_sequence_number() {
+    let dir = tempfile::tempdir().unwrap();
+    let order = |text: &str| -> Vec<String> {
+        let jobs = write(dir.path(), "qstat.json", text);
+        let out = jobsort(["rank", "ncpus", "--jobs", &jobs, "--format", "json"]);
+        json(&out)["order"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let qtime = r#""qtime":"Mon Nov 30 01:00:00 2026""#;
+    let job = |id: &str, extra: &str| {
+        format!(r#""{id}":{{"job_state":"Q",{qtime},{extra}"Resource_List":{{"ncpus":1}}}}"#)
+    };
+    // Same second, no queue_rank: by sequence number, not as text.
+    let text = format!(
+        r#"{{"Jobs":{{{},{},{}}}}}"#,
+        job("108.vm", ""),
+        job("96.vm", ""),
+        job(
+            "100[].vm",
+            r#""array":"True","array_indices_remaining":"1-3","#
+        )
+    );
+    assert_eq!(order(&text), ["96.vm", "100[].vm", "108.vm"]);
+    // queue_rank decides where it is shown (a job moved between queues is ranked anew).
+    let text = format!(
+        r#"{{"Jobs":{{{},{}}}}}"#,
+        job("96.vm", r#""queue_rank":1796000400500,"#),
+        job("108.vm", r#""queue_rank":1796000400200,"#)
+    );
+    assert_eq!(order(&text), ["108.vm", "96.vm"]);
+}
+
+/// PBS with `fair_share` and `fairshare_enforce_no_shares` (true in the shipped sched_config)
+/// never runs a job whose entity has no share of the machine: `query_jobs` in OpenPBS
+/// `src/scheduler/job_info.cpp` marks it NEVER_RUN with NO_FAIRSHARES ("Job has zero shares
+/// for fairshare"), and `cmp_sort` (`src/scheduler/sort.cpp`) puts jobs that cannot run after
+/// those that can. A 0-share entity, and one under `unknown` with `unknown_shares` 0.
+#[test]
+fn zero_share_jobs_are_never_runnable_under_fair_share() {
+    let dir = tempfile::tempdir().unwrap();
+    let rg = write(
+        dir.path(),
+        "resource_group",
+        "grp 10 root 10\nalice 11 grp 5\nzed 12 grp 0\n",
+    );
+    let jobs = write(
+        dir.path(),
+        "jobs.json",
+        r#"[{"id": "1", "user": "alice", "ncpus": 1},
+            {"id": "2", "user": "zed", "ncpus": 8},
+            {"id": "3", "user": "erin", "ncpus": 4},
+            {"id": "4", "user": "alice", "ncpus": 2}]"#,
+    );
+    let rank = |extra: &[&str]| -> Vec<(String, bool, Value)> {
+        let mut args = vec![
+            "rank",
+            "ncpus",
+            "--jobs",
+            &jobs,
+            "--resource-group",
+            &rg,
+            "--format",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        let out = jobsort(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        json(&out)["order"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| {
+                (
+                    j["id"].as_str().unwrap().to_string(),
+                    j["runnable"].as_bool().unwrap(),
+                    j["reason"].clone(),
+                )
+            })
+            .collect()
+    };
+    let zero = Value::from("Job has zero shares for fairshare");
+    assert_eq!(
+        rank(&["--fair-share"]),
+        [
+            ("4".to_string(), true, Value::Null),
+            ("1".to_string(), true, Value::Null),
+            ("2".to_string(), false, zero.clone()),
+            ("3".to_string(), false, zero.clone()),
+        ]
+    );
+    // --top selects after the jobs that cannot run are put last.
+    assert_eq!(rank(&["--fair-share", "--top", "3"]).len(), 3);
+    assert_eq!(rank(&["--fair-share", "--top", "3"])[2].0, "2");
+    // Without enforcement, or without fair_share, every job is ranked by value.
+    let by_value = ["2", "3", "4", "1"];
+    for extra in [
+        &["--fair-share", "--fairshare-enforce-no-shares", "false"][..],
+        &[][..],
+    ] {
+        let got = rank(extra);
+        assert_eq!(
+            got.iter().map(|j| j.0.as_str()).collect::<Vec<_>>(),
+            by_value
+        );
+        assert!(got.iter().all(|j| j.1), "{extra:?}");
+    }
+    // The table says why too.
+    let out = jobsort([
+        "rank",
+        "ncpus",
+        "--jobs",
+        &jobs,
+        "--resource-group",
+        &rg,
+        "--fair-share",
+    ]);
+    assert!(
+        stdout(&out).contains("no        Job has zero shares for fairshare"),
+        "{}",
+        stdout(&out)
+    );
 }

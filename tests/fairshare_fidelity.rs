@@ -407,17 +407,18 @@ fn lenient_set_reads_values_with_strtod() {
         (" 5", 5.0),
         ("1e3", 1000.0),
         ("inf", f64::INFINITY),
-        ("-5", -5.0),
         ("", 0.0),
     ] {
         let (code, _, err) = set(val, true);
         assert_eq!(code, 0, "{val:?}: {err}");
         assert_eq!(raw_records(&up), vec![("u".to_string(), want)], "{val:?}");
     }
-    // A value that is not a negative number goes after `--`, as with getopt.
-    let (code, _, err) = pbsfs(&rg, &up, &["--lenient", "-s", "u", "--", "-0x8"]);
-    assert_eq!(code, 0, "{err}");
-    assert_eq!(raw_records(&up), vec![("u".to_string(), -8.0)]);
+    // A value that starts with `-` goes after `--`, as with getopt.
+    for (val, want) in [("-5", -5.0), ("-0x8", -8.0)] {
+        let (code, _, err) = pbsfs(&rg, &up, &["--lenient", "-s", "u", "--", val]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(raw_records(&up), vec![("u".to_string(), want)]);
+    }
     // (Strict mode would now refuse the file: a record with negative usage.)
     let (code, _, err) = pbsfs(&rg, &up, &["-s", "u", "0"]);
     assert_eq!(code, 1);
@@ -434,7 +435,6 @@ fn lenient_set_reads_values_with_strtod() {
     for (val, says) in [
         ("0x10", "strtod as 16"),
         (" 5", "strtod as 5"),
-        ("-5", "negative"),
         ("inf", "infinite"),
         ("7x", "rewrites the usage file unchanged"),
     ] {
@@ -448,6 +448,38 @@ fn lenient_set_reads_values_with_strtod() {
             "{val:?}: strict leaves the file"
         );
     }
+}
+
+/// `pbsfs -s alice -0` fails: pbsfs.cpp `main` reads its arguments with `getopt(argc, argv,
+/// "sgptdceI:-:")`, which takes `-0` for an option (glibc: `invalid option -- '0'`), and then
+/// has one operand where `-s` needs two ("Usage: pbsfs [-I sched_name] -s <fairshare_entity>
+/// <usage>", exit 1). So does `-5`; after `--` both are usages. Strict or lenient, the usage
+/// file is left as it was.
+#[test]
+fn set_value_starting_with_a_dash_is_options_as_pbsfs_reads_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
+    let (rg, up) = pbs_inputs(&dir, "u 10 root 1\n", &[("u", 5.0)]);
+    for mode in ["--lenient", "--format=text"] {
+        for (val, says) in [
+            ("-0", "(pbsfs: invalid option -- '0')"),
+            ("-5", "(pbsfs: invalid option -- '5')"),
+            (
+                "-0.5",
+                "(pbsfs: invalid option -- '0', invalid option -- '.', invalid option -- '5')",
+            ),
+        ] {
+            let before = std::fs::read(&up).unwrap();
+            let (code, _, err) = pbsfs(&rg, &up, &[mode, "-s", "u", val]);
+            assert_eq!(code, 2, "{mode} {val}: {err}");
+            assert!(err.contains(says), "{mode} {val}: {err}");
+            assert!(err.contains(&format!("-s u -- {val}")), "{err}");
+            assert_eq!(std::fs::read(&up).unwrap(), before, "{mode} {val}");
+        }
+    }
+    let (code, _, err) = pbsfs(&rg, &up, &["--lenient", "-s", "u", "--", "-0"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(raw_records(&up), vec![("u".to_string(), -0.0)]);
 }
 
 /// A classic (`PriorityFlags=NO_FAIR_TREE`) `sshare -a -l -P` capture: no LevelFS column.

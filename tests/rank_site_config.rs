@@ -147,7 +147,9 @@ fn fairshare_tree_from_the_sites_resource_group_when_fair_share_is_on() {
         "--unknown-shares",
         "0",
     ]);
-    assert_eq!(zero[2], row("c", 0.0, true));
+    // ... and with fair_share on and fairshare_enforce_no_shares (true by default), PBS never
+    // runs a job of an entity with no share (`query_jobs`, NO_FAIRSHARES).
+    assert_eq!(zero[2], row("c", 0.0, false));
     // fair_share off (PBS's default): the resource_group is not read, as PBS does not.
     let home = pbs_home(dir.path(), "fair_share: false ALL\n", Some(rg));
     let out = jobsort([
@@ -186,7 +188,7 @@ fn a_usage_flag_goes_with_the_sites_resource_group() {
     let usage = write(dir.path(), "usage.json", r#"{"ann": 300, "bob": 100}"#);
     let args = ["fairshare_tree_usage", "--jobs", &jobs, "--usage", &usage];
     let site = rank_json(&[&args[..], &["--pbs-home", &home]].concat());
-    let flags = rank_json(&[&args[..], &["--resource-group", &rg_file]].concat());
+    let flags = rank_json(&[&args[..], &["--resource-group", &rg_file, "--fair-share"]].concat());
     assert_eq!(site, flags);
     // The usage was read: ann's share of the tree's usage is no longer 0.
     let ann = site.iter().find(|r| r.0 == "a").unwrap();
@@ -254,9 +256,102 @@ fn rank_explain_config_says_where_each_setting_came_from() {
         vec!["unknown_shares", "7", "--unknown-shares"],
         vec!["job_sort_formula_threshold", "1.0", &format!("{qm}:2")],
         vec!["fair_share", "true", &format!("{sc}:1")],
+        vec!["fairshare_enforce_no_shares", "true", "default"],
+        vec!["by_queue", "false (one order over every queue)", "default"],
     ]
     .iter()
     .map(|r| r.iter().map(|c| c.to_string()).collect())
     .collect();
     assert_eq!(rows, expected);
+}
+
+/// PBS's `by_queue` (true in the shipped sched_config): the scheduler takes the queues one
+/// after another by `Priority`, high first (`sort.cpp: cmp_queue_prio_dsc`; equal ones here
+/// by name), and each queue's jobs in the formula's order (`fifo.cpp: next_job`,
+/// `sort.cpp: sort_jobs`). `rank` now orders so, from the site or `--by-queue` /
+/// `--queue-priority`, and `--explain-config` lists it.
+#[test]
+fn by_queue_takes_the_queues_by_priority_then_the_formula() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = write(
+        dir.path(),
+        "jobs.json",
+        r#"[
+  {"id": "1", "queue": "low", "ncpus": 8},
+  {"id": "2", "queue": "high", "ncpus": 1},
+  {"id": "3", "queue": "workq", "ncpus": 4},
+  {"id": "4", "queue": "high", "ncpus": 2},
+  {"id": "5", "queue": "other", "ncpus": 16}
+]"#,
+    );
+    let qmgr = write(
+        dir.path(),
+        "qmgr.txt",
+        "create queue high\nset queue high Priority = 100\ncreate queue low\n\
+         set queue low Priority = -10\ncreate queue workq\n",
+    );
+    let ids =
+        |rows: Vec<(String, f64, bool)>| -> Vec<String> { rows.into_iter().map(|r| r.0).collect() };
+    let home = pbs_home(dir.path(), "by_queue: True ALL\n", None);
+    let site = ids(rank_json(&[
+        "ncpus",
+        "--jobs",
+        &jobs,
+        "--pbs-home",
+        &home,
+        "--qmgr",
+        &qmgr,
+    ]));
+    // high (100), then other and workq (0, by name), then low (-10).
+    assert_eq!(site, ["4", "2", "5", "3", "1"]);
+    let flags = ids(rank_json(&[
+        "ncpus",
+        "--jobs",
+        &jobs,
+        "--queue-priority",
+        "high=100",
+        "--queue-priority",
+        "low=-10",
+    ]));
+    assert_eq!(flags, site);
+    // Off: one order over every queue.
+    let off = ids(rank_json(&[
+        "ncpus",
+        "--jobs",
+        &jobs,
+        "--pbs-home",
+        &home,
+        "--qmgr",
+        &qmgr,
+        "--by-queue",
+        "false",
+    ]));
+    assert_eq!(off, ["5", "1", "3", "4", "2"]);
+    // --top takes the first K of the queues' order.
+    let top = ids(rank_json(&[
+        "ncpus",
+        "--jobs",
+        &jobs,
+        "--pbs-home",
+        &home,
+        "--qmgr",
+        &qmgr,
+        "--top",
+        "2",
+    ]));
+    assert_eq!(top, ["4", "2"]);
+    let out = jobsort([
+        "rank",
+        "ncpus",
+        "--jobs",
+        &jobs,
+        "--pbs-home",
+        &home,
+        "--explain-config",
+    ]);
+    assert!(
+        stdout(&out).contains("by_queue                     true (queues one after another"),
+        "{}",
+        stdout(&out)
+    );
 }

@@ -188,6 +188,7 @@ fn an_accounting_directory_is_a_workload_with_every_field() {
             records_skipped,
             walltime_from_runtime: 0,
             killed_at_walltime: 1,
+            zero_runtime: 0,
         }
     );
     assert_eq!(w.report.read, w.report.kept + w.report.dropped_total());

@@ -210,9 +210,10 @@ fn a_recording_is_read_with_the_rules_the_cli_and_the_trace_loaders_apply() {
         with(r#"{"submit":"1","time":0,"procs":-3,"walltime":10,"run":10"#),
         "r.jsonl:2: events[0]: `procs`: a submitted job needs at least one core"
     );
+    // A job that ran 0 seconds is a job the loaders keep; less is not.
     assert_eq!(
-        with(r#"{"submit":"1","time":0,"procs":1,"walltime":10,"run":0"#),
-        "r.jsonl:2: events[0]: `run`: 0 s is below 1"
+        with(r#"{"submit":"1","time":0,"procs":1,"walltime":10,"run":-1"#),
+        "r.jsonl:2: events[0]: `run`: -1 s is below 0"
     );
     assert_eq!(
         with(r#"{"submit":"1","time":-7,"procs":1,"walltime":10,"run":10"#),

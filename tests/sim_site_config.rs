@@ -141,7 +141,7 @@ fn explain_config_says_where_every_setting_came_from() {
     assert!(
         row("fairshare_enforce_no_shares")
             .0
-            .contains("not simulated")
+            .contains("jobs of entities with no share never run")
     );
     // What PBS would log about the file is a warning with its line.
     assert!(
@@ -387,4 +387,38 @@ fn a_backfill_depth_without_strict_ordering_is_named_as_having_no_effect() {
     let out = jobsort(["sim", "--trace", &trace, "--pbs-home", &on, "--qmgr", &qmgr]);
     assert_eq!(code(&out), Some(0), "{}", stderr(&out));
     assert!(!stderr(&out).contains("no effect"), "{}", stderr(&out));
+}
+
+/// PBS with `fair_share` and `fairshare_enforce_no_shares` (true unless sched_config says
+/// otherwise) never runs a job whose entity has no share: `query_jobs` in OpenPBS
+/// `src/scheduler/job_info.cpp` marks it NEVER_RUN ("Job has zero shares for fairshare").
+/// The simulation leaves such jobs out and counts them: u2 has 0 shares, u3 is not in the
+/// tree and `unknown` has none.
+#[test]
+fn zero_share_jobs_never_run_in_a_simulation() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write(dir.path(), "a.swf", SWF);
+    let rg = "grp 10 root 50\nu1 11 grp 1\nu2 12 grp 0\n";
+    let kept = |sched_config: &str, sub: &str| -> (u64, serde_json::Value) {
+        let home = pbs_home(&dir.path().join(sub), sched_config, Some(rg));
+        let v = sim_json(&["--trace", &trace, "--pbs-home", &home]);
+        (
+            v["runs"][0]["jobs"].as_u64().unwrap(),
+            v["trace"]["dropped"].clone(),
+        )
+    };
+    let (jobs, dropped) = kept("fair_share: true ALL\n", "on");
+    // Jobs 1 and 4 are u1's; 2 is u2's, 3 u3's.
+    assert_eq!(jobs, 2);
+    assert_eq!(
+        dropped["zero shares for fairshare (PBS never runs them)"], 2,
+        "{dropped}"
+    );
+    let (jobs, _) = kept(
+        "fair_share: true ALL\nfairshare_enforce_no_shares: false\n",
+        "off",
+    );
+    assert_eq!(jobs, 4);
+    let (jobs, _) = kept("fair_share: true ALL\nunknown_shares: 5\n", "unknown");
+    assert_eq!(jobs, 3, "u3 under `unknown` now has shares");
 }

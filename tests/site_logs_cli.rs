@@ -28,32 +28,34 @@ fn sim_runs_a_sacct_dump_on_the_cluster_its_allocations_show() {
         "json",
     ]));
     let t = &v["trace"];
+    // Job 109 ran 0 seconds (FAILED at once): kept, and counted as such.
     assert_eq!(
         (t["read"].as_u64(), t["kept"].as_u64()),
-        (Some(15), Some(8))
+        (Some(15), Some(9))
     );
+    assert_eq!(t["zero_runtime"], 1);
     assert_eq!(t["records_skipped"]["job step (not a job)"], 3);
     assert!(t["dropped"].get("job step (not a job)").is_none());
     assert_eq!(t["dropped"]["running (not ended)"], 1);
     assert_eq!(
         (t["nodes"].as_u64(), t["cores"].as_u64()),
-        (Some(10), Some(9))
+        (Some(11), Some(9))
     );
     assert!(
         t["machine_derived"]
             .as_str()
             .unwrap()
-            .starts_with("10 nodes x 9 cores")
+            .starts_with("11 nodes x 9 cores")
     );
-    assert_eq!(v["runs"][0]["jobs"], 8);
+    assert_eq!(v["runs"][0]["jobs"], 9);
     // The table says what was left out, and where the size came from.
     let out = jobsort(["sim", "--trace", &trace]);
     let text = stdout(&out);
     // Jobs read = simulated + dropped; the steps are records apart.
-    let line = "trace edges.txt: 15 jobs read, 8 simulated, 7 dropped (1 never started (ended before it ran), 1 no processors, 1 pending (never started), 1 pending array tasks (never started), 1 requeued run (the later record is the job), 1 running (not ended), 1 runtime <= 0); 3 records skipped (3 job step (not a job))";
+    let line = "trace edges.txt: 15 jobs read, 9 simulated (1 ran 0 s), 6 dropped (1 never started (ended before it ran), 1 no processors, 1 pending (never started), 1 pending array tasks (never started), 1 requeued run (the later record is the job), 1 running (not ended)); 3 records skipped (3 job step (not a job))";
     assert!(text.contains(line), "{text}");
     assert!(
-        text.contains("cluster size: 10 nodes x 9 cores from the allocations of 8 jobs"),
+        text.contains("cluster size: 11 nodes x 9 cores from the allocations of 9 jobs"),
         "{text}"
     );
     // --nodes and --cores override it.
@@ -74,16 +76,16 @@ fn replay_reconciles_a_formula_against_a_sacct_dumps_real_schedule() {
     assert_eq!(code(&out), Some(0), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
-        text.contains(": 8 recorded dispatches, 8 jobs captured,"),
+        text.contains(": 9 recorded dispatches, 9 jobs captured,"),
         "{text}"
     );
     assert!(!text.contains("exceeded the free cores"), "{text}");
     stderr_has(
         &out,
-        "15 jobs read, 8 simulated, 7 dropped (1 never started (ended before it ran), ",
+        "15 jobs read, 9 simulated (1 ran 0 s), 6 dropped (1 never started (ended before it ran), ",
     );
     stderr_has(&out, "; 3 records skipped (3 job step (not a job))");
-    stderr_has(&out, "cluster size: 10 nodes x 9 cores");
+    stderr_has(&out, "cluster size: 11 nodes x 9 cores");
 }
 
 #[test]
@@ -157,7 +159,8 @@ fn lenient_skips_bad_records_that_stop_a_strict_read() {
 fn flux_job_lists_simulate_and_replay() {
     for (trace, kept, nodes) in [
         (fixture("flux/jobs.json"), 3, 3),
-        (sample("flux-core-job-list-returncode.jsonl"), 2, 4),
+        // Two of its jobs (`true`, `false`) ran 0 seconds once rounded: kept.
+        (sample("flux-core-job-list-returncode.jsonl"), 4, 4),
     ] {
         let v = json(&jobsort([
             "sim",

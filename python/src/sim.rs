@@ -104,6 +104,7 @@ fn report<'py>(
     d.set_item("records_skipped", w.report.records_skipped.clone())?;
     d.set_item("walltime_from_runtime", w.report.walltime_from_runtime)?;
     d.set_item("killed_at_walltime", w.report.killed_at_walltime)?;
+    d.set_item("zero_runtime", w.report.zero_runtime)?;
     if let Some((nodes, cores)) = machine {
         d.set_item("nodes", nodes)?;
         d.set_item("cores", cores)?;

@@ -4,7 +4,10 @@
 //! bytes), `time_t last_decay` (8), then records `{char name[50]; double usage}` (64 bytes,
 //! 6 of them padding). Version 1 has no header and 24-byte records `{char name[9]; double
 //! usage}`. Integers and doubles are little-endian. Padding is written as zero bytes (PBS
-//! writes whatever was on its stack; readers ignore it).
+//! writes whatever was on its stack; readers ignore it) — except that a version-1 name that
+//! fills its 9 bytes runs on into the padding as PBS reads it (`read_usage_v1` hands
+//! `grp.name` to `is_valid_pbs_name` and `find_alloc_ginfo` as a C string): the name is the
+//! record's bytes up to its first NUL.
 //!
 //! Strict reading fails on what PBS would silently skip (a bad header, a truncated record, an
 //! invalid name or negative usage), naming the record; lenient reading skips with warnings.
@@ -157,15 +160,9 @@ pub fn read_binary(
     for r in 0..whole {
         let rec = &bytes[r * RECORD_V1_LEN..(r + 1) * RECORD_V1_LEN];
         let usage = f64_at(rec, 16);
-        read_record(
-            &rec[..9],
-            usage,
-            r + 1,
-            file,
-            lenient,
-            &mut out,
-            &mut warnings,
-        )?;
+        // The name as PBS reads it: up to the first NUL, past `name[9]` when it fills it
+        // (beyond the record PBS would read its own stack: that is refused).
+        read_record(rec, usage, r + 1, file, lenient, &mut out, &mut warnings)?;
     }
     Ok((out, warnings))
 }
@@ -501,6 +498,48 @@ mod tests {
             uf.records,
             vec![("u1".to_string(), 5.0), ("v".to_string(), 9.0)]
         );
+    }
+
+    /// A version-1 name that fills all of `char name[9]` has no NUL of its own: PBS's
+    /// `read_usage_v1` (OpenPBS `src/scheduler/fairshare.cpp`) reads it as a C string, on into
+    /// the padding up to the first NUL, and keeps the record (a live pbsfs gave TREEROOT usage
+    /// 14811 with it, not 14801). A name with no NUL in the whole record is refused.
+    #[test]
+    fn v1_name_filling_its_nine_bytes_runs_into_the_padding() {
+        let record = |name: &[u8], usage: f64| {
+            let mut r = [0u8; 24];
+            r[..name.len()].copy_from_slice(name);
+            r[16..].copy_from_slice(&usage.to_le_bytes());
+            r
+        };
+        let mut b = Vec::new();
+        b.extend_from_slice(&record(b"ninechars", 10.0));
+        b.extend_from_slice(&record(b"u1", 5.0));
+        // Padding written by PBS from its stack: the name goes on to the NUL.
+        b.extend_from_slice(&record(b"ninechars12\0xx", 7.0));
+        for lenient in [false, true] {
+            let (uf, w) = read_binary(&b, "usage", lenient).unwrap();
+            assert!(w.is_empty(), "{w:?}");
+            assert_eq!(
+                uf.records,
+                vec![
+                    ("ninechars".to_string(), 10.0),
+                    ("u1".to_string(), 5.0),
+                    ("ninechars12".to_string(), 7.0)
+                ]
+            );
+        }
+        let mut no_nul = record(b"ninechars", 1.0);
+        no_nul[9..16].copy_from_slice(b"abcdefg");
+        no_nul[16..].copy_from_slice(b"hijklmno");
+        let e = read_binary(&no_nul, "usage", false).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("record 1: Invalid entity: name is not NUL-terminated within 24 bytes"),
+            "{e}"
+        );
+        let (uf, w) = read_binary(&no_nul, "usage", true).unwrap();
+        assert!(uf.records.is_empty() && w.len() == 1, "{w:?}");
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! | job id | [`ID`] |
 //! | user | [`USER`], else the user part of [`OWNER`] (`user@host`) |
 //! | group, account, queue, QOS | [`GROUP`], [`ACCOUNT`], [`QUEUE`], [`QOS`] |
-//! | submission order / time (s) | [`SUBMIT`], else [`QTIME`] (a number or a ctime stamp) |
+//! | submission order / time (s) | [`SUBMIT`] or [`QUEUE_RANK`], else [`QTIME`] (a number or a ctime stamp) |
 //! | resources | flat, or under one of [`RESOURCE_LISTS`] (CSV: `Resource_List.ncpus`) |
 //! | a trace's run time, recorded start, processors, nodes, cores per node | [`TRACE`] |
 //! | PBS job attributes that are no formula value | [`PBS_JOB_ATTRIBUTES`]: read as nothing |
@@ -32,6 +32,10 @@ pub const QUEUE: [&str; 1] = ["queue"];
 pub const QOS: [&str; 1] = ["qos"];
 /// A job's submission order or time.
 pub const SUBMIT: [&str; 2] = ["submit", "qrank"];
+/// `qstat -f -F json`'s `queue_rank` (as root): the `qrank` PBS's scheduler breaks ties with
+/// (milliseconds at queueing). A job file's submission order, as [`SUBMIT`]; a PBS job
+/// attribute the simulator does not read (its submission time is [`SUBMIT`] or [`QTIME`]).
+pub const QUEUE_RANK: &str = "queue_rank";
 /// qstat's queue time, a number or a ctime stamp: the submission time when no [`SUBMIT`].
 pub const QTIME: &str = "qtime";
 /// What a trace's job adds (the JSON job list's, `sim --trace`): its run time and recorded

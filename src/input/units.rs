@@ -58,8 +58,10 @@ pub fn digit_bytes(b: &[u8]) -> Option<u64> {
 }
 
 /// Parse a PBS size with a unit suffix (`4gb`, `512mb`, `10kb`, `100b`, `8w`, `2kw`, case
-/// insensitive; `b` may be omitted after k/m/g/t/p). Returns kilobytes as PBS does: whole
-/// kilobytes for k and larger units, bytes rounded up to the next kilobyte.
+/// insensitive; `b` may be omitted after k/m/g/t/p). Returns kilobytes as PBS's scheduler
+/// does (`res_to_num`): whole kilobytes for k and larger units (`kw`… times 8), bytes
+/// rounded up to the next kilobyte, and plain words rounded up to the next 1024 words and
+/// then times 8 (`1w` is 8 kb).
 /// A string with no unit is a number of bytes (PBS's default unit).
 pub fn parse_size(s: &str) -> Result<f64, String> {
     let t = s.trim();
@@ -106,6 +108,13 @@ pub fn parse_size(s: &str) -> Result<f64, String> {
             ));
         }
     };
+    if key == b"w" {
+        // Words without a multiplier are rounded up to whole kilo-*words* first, then made
+        // kilobytes: `res_to_num` (OpenPBS `src/scheduler/misc.cpp`) takes
+        // `count = ceil(count / KILO)` and `multiplier = SIZEOF_WORD` for `w`, so `1w` is
+        // 8 kb (not the 1 kb that 8 bytes round up to).
+        return Ok((n / 1024.0).ceil() * 8.0);
+    }
     let bytes = n * scale_bytes * if word { 8.0 } else { 1.0 };
     Ok((bytes / 1024.0).ceil())
 }
@@ -119,6 +128,44 @@ pub fn parse_plain_number(s: &str) -> Option<f64> {
     let v: f64 = t.parse().ok()?;
     // Rust accepts "inf"/"nan"; job values must be finite.
     v.is_finite().then_some(v)
+}
+
+/// A formula value as JSON: a number when finite, else a string with the text PBS's log
+/// prints for it (`Formula Evaluation = inf`, glibc's `%f`): `"inf"`, `"-inf"` or `"nan"`.
+/// JSON has no such numbers, and serde_json would write them as `null`, which reads as "no
+/// value"; every JSON output of a value (`eval`, `rank`, `fairshare`, a simulation's
+/// recording) writes them this way, and [`value_from_json`] reads them back.
+pub fn value_json(v: f64) -> serde_json::Value {
+    if v.is_finite() {
+        serde_json::Value::from(v)
+    } else {
+        serde_json::Value::from(non_finite_text(v))
+    }
+}
+
+/// `"inf"`, `"-inf"` or `"nan"` for a value that is not finite.
+pub fn non_finite_text(v: f64) -> &'static str {
+    if v.is_nan() {
+        "nan"
+    } else if v > 0.0 {
+        "inf"
+    } else {
+        "-inf"
+    }
+}
+
+/// A value written by [`value_json`]: a number, or one of its three strings.
+pub fn value_from_json(v: &serde_json::Value) -> Option<f64> {
+    match v {
+        serde_json::Value::Number(n) => n.as_f64(),
+        serde_json::Value::String(s) => match s.as_str() {
+            "inf" => Some(f64::INFINITY),
+            "-inf" => Some(f64::NEG_INFINITY),
+            "nan" => Some(f64::NAN),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// Parse a `ctime`-style timestamp as PBS prints it in `qstat -f -F json`
@@ -266,6 +313,11 @@ mod tests {
                     ));
                 }
             };
+            if unit == "w" {
+                // Since changed to PBS's rounding of plain words (see
+                // `sizes_in_words_as_pbs_res_to_num`).
+                return Ok((n / 1024.0).ceil() * 8.0);
+            }
             Ok((n * scale * if word { 8.0 } else { 1.0 } / 1024.0).ceil())
         }
         let bits = |r: Result<f64, String>| r.map(f64::to_bits);
@@ -303,9 +355,59 @@ mod tests {
         assert_eq!(parse_size("10kb"), Ok(10.0));
         assert_eq!(parse_size("1025b"), Ok(2.0));
         assert_eq!(parse_size("1GB"), Ok(1048576.0));
-        assert_eq!(parse_size("128w"), Ok(1.0));
+        assert_eq!(parse_size("128w"), Ok(8.0));
         assert!(parse_size("4xb").is_err());
         assert!(parse_size("gb").is_err());
+    }
+
+    /// Every unit path of PBS's scheduler for the sizes the server prints (`from_size` in
+    /// OpenPBS `src/lib/Libattr/attr_fn_size.c` writes a number, an optional k/m/g/t/p and
+    /// then `b` or `w`): `res_to_num` in `src/scheduler/misc.cpp` takes `b` as
+    /// `ceil(N / KILO)`, `w` as `ceil(N / KILO) * SIZEOF_WORD`, k/m/g/t as 1, MEGATOKILO,
+    /// GIGATOKILO, TERATOKILO, and a `w` after k/m/g/t as a further `* SIZEOF_WORD`.
+    #[test]
+    fn sizes_in_words_as_pbs_res_to_num() {
+        // Plain words round up to whole kilo-words first.
+        assert_eq!(parse_size("1w"), Ok(8.0));
+        assert_eq!(parse_size("1024w"), Ok(8.0));
+        assert_eq!(parse_size("1025w"), Ok(16.0));
+        // As measured with a live pbs_sched: `mem=15721737w`, `mem/1024` logs 119.9531.
+        let kb = parse_size("15721737w").unwrap();
+        assert_eq!(kb, 122_832.0);
+        assert_eq!(format!("{:.4}", kb / 1024.0), "119.9531");
+        // Bytes round up to kilobytes.
+        assert_eq!(parse_size("1b"), Ok(1.0));
+        assert_eq!(parse_size("1024b"), Ok(1.0));
+        assert_eq!(parse_size("1025b"), Ok(2.0));
+        // Multiplied units, in bytes and in words.
+        for (unit, kb) in [
+            ("k", 1.0),
+            ("m", 1024.0),
+            ("g", 1048576.0),
+            ("t", 1073741824.0),
+        ] {
+            assert_eq!(parse_size(&format!("3{unit}b")), Ok(3.0 * kb), "{unit}b");
+            assert_eq!(parse_size(&format!("3{unit}w")), Ok(24.0 * kb), "{unit}w");
+        }
+    }
+
+    /// JSON carries a value that is not finite as the text PBS logs for it, and reads it back.
+    #[test]
+    fn values_in_json_are_never_null() {
+        for (v, text) in [
+            (f64::INFINITY, "\"inf\""),
+            (f64::NEG_INFINITY, "\"-inf\""),
+            (f64::NAN, "\"nan\""),
+            (1.5, "1.5"),
+            (-0.0, "-0.0"),
+        ] {
+            let j = value_json(v);
+            assert_eq!(j.to_string(), text);
+            let back = value_from_json(&j).unwrap();
+            assert!(back.to_bits() == v.to_bits() || (v.is_nan() && back.is_nan()));
+        }
+        assert_eq!(value_from_json(&serde_json::Value::Null), None);
+        assert_eq!(value_from_json(&serde_json::json!("Infinity")), None);
     }
 
     #[test]

@@ -39,4 +39,28 @@ impl Fairshare {
     ) -> Result<Option<Vec<usize>>, String> {
         self.entity_ranks(&entities(jobs, kind)?)
     }
+
+    /// Which jobs' entities have no share of the machine (`tree_percentage` 0: a 0-share
+    /// entity or group on the path, or `unknown` with `unknown_shares` 0). PBS's scheduler
+    /// never runs them when `fair_share` and `fairshare_enforce_no_shares` are on
+    /// (`query_jobs` in OpenPBS `src/scheduler/job_info.cpp`: NEVER_RUN, "Job has zero shares
+    /// for fairshare"). `None` for share trees. Call after [`fill_jobs`](Self::fill_jobs).
+    pub fn zero_share_jobs(
+        &self,
+        jobs: &JobSet,
+        kind: EntityKind,
+    ) -> Result<Option<Vec<bool>>, String> {
+        let Fairshare::Pbs(t) = self else {
+            return Ok(None);
+        };
+        entities(jobs, kind)?
+            .iter()
+            .map(|e| {
+                t.find(e)
+                    .map(|n| t.node(n).tree_percentage == 0.0)
+                    .ok_or_else(|| format!("entity {e} is not in the fairshare tree"))
+            })
+            .collect::<Result<Vec<bool>, String>>()
+            .map(Some)
+    }
 }

@@ -23,8 +23,36 @@ pub struct TieBreak<'a> {
     /// it (`compare_path`) right after the formula value; a job without one ranks after all.
     pub fair_share: Option<&'a [usize]>,
     pub submit: Option<&'a [f64]>,
-    /// Job ids (one buffer for all: [`Texts`]), compared as strings.
+    /// Job ids (one buffer for all: [`Texts`]), compared by [`cmp_job_ids`]: by sequence
+    /// number, not as text.
     pub ids: Option<&'a Texts>,
+}
+
+/// The order of two job ids after equal submission order: PBS's jobs were queued in the
+/// order of their sequence numbers (`108.vm` after `96.vm`, where text puts it first), so
+/// the number an id starts with is compared first, then an array index (`12[3].vm` after
+/// `12[].vm` and `12[2].vm`), then the text. Ids that start with no number come after those
+/// that do, by text.
+pub fn cmp_job_ids(a: &str, b: &str) -> Ordering {
+    let (ka, kb) = (id_key(a), id_key(b));
+    ka.0.is_none()
+        .cmp(&kb.0.is_none())
+        .then(ka.cmp(&kb))
+        .then_with(|| a.cmp(b))
+}
+
+/// An id's sequence number (its leading digits; `None` for none, or more than fit a `u64`)
+/// and array index (the digits of a `[N]` right after them).
+fn id_key(id: &str) -> (Option<u64>, Option<u64>) {
+    let digits = id.bytes().take_while(u8::is_ascii_digit).count();
+    let Some(seq) = crate::jobs::units::digits(&id[..digits]) else {
+        return (None, None);
+    };
+    let index = id[digits..]
+        .strip_prefix('[')
+        .and_then(|r| r.split_once(']'))
+        .and_then(|(n, _)| crate::jobs::units::digits(n));
+    (Some(seq), index)
 }
 
 /// The general comparison sort (used with a fairshare tie-break, for top-k with ids, and
@@ -48,7 +76,7 @@ pub(super) fn order_by_comparator(
                 None => a.cmp(&b),
             })
             .then_with(|| match ties.ids {
-                Some(ids) => ids.get(a).cmp(&ids.get(b)),
+                Some(ids) => cmp_job_ids(ids.get(a).unwrap_or(""), ids.get(b).unwrap_or("")),
                 None => Ordering::Equal,
             })
             .then_with(|| a.cmp(&b))

@@ -1,5 +1,6 @@
-//! Ranking jobs by formula value: descending, ties by submission order then id (PBS
-//! `cmp_sort`: formula value, then `qrank`), with PBS's `job_sort_formula_threshold` and top-k.
+//! Ranking jobs by formula value: descending, ties by submission order then the id's sequence
+//! number (PBS `cmp_sort`: formula value, then `qrank`), with PBS's
+//! `job_sort_formula_threshold` and top-k.
 //!
 //! Every job's value is compared through its IEEE total-order bits (descending, `-0.0` folded
 //! into `0.0`, NaN last). A full ranking by value (no submission keys) is built directly in the
@@ -28,7 +29,7 @@ mod radix;
 mod threshold;
 mod top;
 
-pub use compare::{Ranked, TieBreak};
+pub use compare::{Ranked, TieBreak, cmp_job_ids};
 pub use key::{JobKey, value_key};
 pub use threshold::{NanThreshold, Threshold};
 pub use top::top_into;
@@ -48,8 +49,8 @@ pub struct RankOptions {
 }
 
 /// Order jobs by value descending (`-0.0` equals `0.0`, as [`value_key`]), then the fairshare
-/// rank when given, then `submit` ascending (input order when none), then id, then input
-/// position. `values` should be finite (evaluation guarantees it); a NaN value ranks after
+/// rank when given, then `submit` ascending (input order when none), then id
+/// ([`cmp_job_ids`]: sequence number, array index, text), then input position. `values` should be finite (evaluation guarantees it); a NaN value ranks after
 /// every number, a NaN `submit` after every number.
 pub fn rank(values: &[f64], ties: TieBreak<'_>, options: &RankOptions) -> Vec<Ranked> {
     let plain = ties.fair_share.is_none() && ties.submit.is_none();
@@ -135,6 +136,41 @@ mod tests {
             r.iter().map(|r| r.index).collect::<Vec<_>>(),
             vec![3, 1, 2, 0]
         );
+    }
+
+    /// PBS's `cmp_sort` (OpenPBS `src/scheduler/sort.cpp`) ends with `qrank`, the order the
+    /// jobs were queued in: between equal values and equal submission keys the job with the
+    /// lower sequence number comes first (`96.vm` before `108.vm`, which text puts first),
+    /// array subjobs by their index, on every path (full, top-k, with and without fairshare).
+    #[test]
+    fn ties_by_sequence_number_not_id_text() {
+        let ids: Texts = [
+            "108.vm",
+            "96.vm",
+            "12[10].vm",
+            "12[2].vm",
+            "12[].vm",
+            "x.vm",
+            "9.vm",
+        ]
+        .into_iter()
+        .collect();
+        let values = [1.0; 7];
+        let submit = [5.0; 7];
+        let fair_share = [0; 7];
+        let want = vec![6, 4, 3, 2, 1, 0, 5];
+        for fs in [None, Some(&fair_share[..])] {
+            let ties = TieBreak {
+                fair_share: fs,
+                submit: Some(&submit),
+                ids: Some(&ids),
+            };
+            assert_eq!(order(&values, ties, None), want);
+            assert_eq!(order(&values, ties, Some(3)), want[..3].to_vec());
+        }
+        assert_eq!(cmp_job_ids("96.vm", "108.vm"), std::cmp::Ordering::Less);
+        assert_eq!(cmp_job_ids("12[].vm", "12[0].vm"), std::cmp::Ordering::Less);
+        assert_eq!(cmp_job_ids("b", "a"), std::cmp::Ordering::Greater);
     }
 
     #[test]

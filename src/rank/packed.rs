@@ -2,7 +2,7 @@
 //! key), sorted or top-k selected with its position as the last tie-break, and the id
 //! tie-break within runs of equal keys.
 
-use super::compare::{TieBreak, order_by_comparator};
+use super::compare::{TieBreak, cmp_job_ids, order_by_comparator};
 use super::key::{ascending_key, value_key};
 use super::radix::radix_sort;
 use crate::table::Texts;
@@ -81,7 +81,9 @@ pub(super) fn sort_equal_runs_by_id(
             end += 1;
         }
         if end - start > 1 {
-            order[start..end].sort_by(|&a, &b| ids.get(a).cmp(&ids.get(b)).then(a.cmp(&b)));
+            order[start..end].sort_by(|&a, &b| {
+                cmp_job_ids(ids.get(a).unwrap_or(""), ids.get(b).unwrap_or("")).then(a.cmp(&b))
+            });
         }
         start = end;
     }

@@ -189,7 +189,10 @@ fn js(out: &mut String, s: &str) {
     out.push_str(&serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into()));
 }
 
+/// A number; a value that is not finite as `"inf"`, `"-inf"` or `"nan"`
+/// ([`crate::jobs::units::value_json`]), as every JSON output writes it.
 fn num(out: &mut String, v: f64) {
+    let v = crate::jobs::units::value_json(v);
     out.push_str(&serde_json::to_string(&v).unwrap_or_else(|_| "null".into()));
 }
 
@@ -730,9 +733,9 @@ fn parse_round(v: &Value, line: usize, horizon: &mut Horizon) -> Result<RecRound
             .filter(|a| a.len() == 2)
             .ok_or_else(|| format!("queue[{i}]: expected [id, value]"))?;
         let id = id_of(&pair[0]).ok_or_else(|| format!("queue[{i}]: bad id"))?;
-        let value = pair[1]
-            .as_f64()
-            .ok_or_else(|| format!("queue[{i}]: value must be a number"))?;
+        let value = crate::jobs::units::value_from_json(&pair[1]).ok_or_else(|| {
+            format!("queue[{i}]: value must be a number (or \"inf\", \"-inf\", \"nan\")")
+        })?;
         queue.push((id, value));
     }
     let mut decisions = Vec::new();
@@ -997,5 +1000,25 @@ mod tests {
         let cut = &text[..text.len() - 3];
         let rec = parse_recording(cut, "r").unwrap();
         assert_eq!((rec.rounds.len(), rec.truncated), (1, true));
+    }
+
+    /// A ranked queue value that is not finite (a formula that overflows a 32-bit float under
+    /// `--compat pbs` is `inf`, as PBS logs it) is written as a string and read back, never as
+    /// `null` (which the reader refuses).
+    #[test]
+    fn queue_values_that_are_not_finite_round_trip() {
+        let mut line = String::new();
+        for v in [f64::INFINITY, f64::NEG_INFINITY, 2.5] {
+            num(&mut line, v);
+            line.push(' ');
+        }
+        assert_eq!(line, "\"inf\" \"-inf\" 2.5 ");
+        let text = format!(
+            "{}\n{{\"round\":0,\"time\":0,\"events\":[],\"queue\":[[\"a\",\"inf\"],[\"b\",\"-inf\"],[\"c\",2.5]],\"decisions\":[]}}\n",
+            header()
+        );
+        let rec = parse_recording(&text, "r").unwrap();
+        let values: Vec<f64> = rec.rounds[0].queue.iter().map(|q| q.1).collect();
+        assert_eq!(values, [f64::INFINITY, f64::NEG_INFINITY, 2.5]);
     }
 }

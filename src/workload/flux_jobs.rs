@@ -349,8 +349,10 @@ impl FluxReader<'_> {
             ));
         }
         let run = end - start;
-        if run <= 0 {
-            self.w.report.drop_job("runtime <= 0");
+        // A job that ran 0 seconds is kept (it started); one that ends before it started
+        // is not a run.
+        if run < 0 {
+            self.w.report.drop_job("runtime < 0");
             return Ok(());
         }
         let (cores, cores_field) = match (j.ncores, j.ntasks) {
@@ -399,7 +401,8 @@ impl FluxReader<'_> {
         };
         let (walltime, walltime_given) = match j.duration {
             Some(d) if d.round() >= 1.0 => (d.round() as i64, true),
-            _ => (run, false),
+            // No requested time: the run time stands in (at least the 1 s a request is).
+            _ => (run.max(1), false),
         };
         if let Some(first) = self.seen.get(&id) {
             return Err(bad(

@@ -452,7 +452,8 @@ pub fn check_job(job: &JobSpec) -> Result<(), OutOfRange> {
         Ok(())
     };
     time(JobField::Submit, job.submit, 0)?;
-    time(JobField::Run, job.run, 1)?;
+    // A job may have run 0 seconds (it started and ended in the same second).
+    time(JobField::Run, job.run, 0)?;
     time(JobField::Walltime, job.walltime, 1)?;
     if let Some(s) = job.recorded_start {
         time(JobField::Start, s, 0)?;
@@ -523,6 +524,10 @@ pub struct LoadReport {
     pub walltime_from_runtime: usize,
     /// Kept jobs that ran longer than requested in the trace (killed at the requested time).
     pub killed_at_walltime: usize,
+    /// Kept jobs that started and ran 0 seconds (sacct `Elapsed 00:00:00`, a job that failed
+    /// at once): they held their cores at the scheduling round they started in, so they are
+    /// simulated (starting, and ending at the same second), counted here.
+    pub zero_runtime: usize,
 }
 
 /// How a reader treats bad records: an error at file:line (strict), or skipped and counted.
@@ -1303,6 +1308,9 @@ impl Workload {
     /// Add a kept job, updating the report counters.
     pub fn push_kept(&mut self, job: impl Into<SimJob>) {
         let job = job.into();
+        if job.run == 0 {
+            self.report.zero_runtime += 1;
+        }
         if !job.walltime_given() {
             self.report.walltime_from_runtime += 1;
         } else if job.run > job.walltime {
@@ -1324,7 +1332,7 @@ impl Workload {
     }
 
     /// Keep only the first `n` jobs (in submit order), e.g. a CI-sized slice of a trace.
-    /// The `kept`, `walltime_from_runtime` and `killed_at_walltime` counters are recomputed
+    /// The `kept`, `walltime_from_runtime`, `killed_at_walltime` and `zero_runtime` counters are recomputed
     /// for the slice; `read` and `dropped` stay those of the whole file.
     pub fn truncate(&mut self, n: usize) {
         self.jobs.truncate(n);
@@ -1336,6 +1344,7 @@ impl Workload {
             .iter()
             .filter(|j| j.walltime_given() && j.run > j.walltime)
             .count();
+        self.report.zero_runtime = self.jobs.iter().filter(|j| j.run == 0).count();
     }
 }
 

@@ -50,7 +50,7 @@ pub enum JsonLayout {
 /// a string holding one), as in `eval`/`rank`. A job's `select` is its request as written
 /// ([`select_request`]) when its chunks ask for more than cores (memory, GPUs, a custom
 /// resource, exclusive nodes) or the job gives no `ncpus`; a `select` of cores alone keeps
-/// the `ncpus`/`nodect` shapes, as the accounting reader does. Jobs with `run <= 0` or no processors are
+/// the `ncpus`/`nodect` shapes, as the accounting reader does. Jobs with `run < 0` or no processors are
 /// dropped and counted; a kept job out of the simulator's range ([`check_job`], [`Horizon`])
 /// is an error naming its entry and field.
 ///
@@ -564,8 +564,10 @@ impl<'f> JsonList<'f> {
             _ => None,
         };
         let run = run.round() as i64;
-        if run <= 0 {
-            self.w.report.drop_job("runtime <= 0");
+        // A job that ran 0 seconds is kept (it started); one that ends before it started
+        // is not a run.
+        if run < 0 {
+            self.w.report.drop_job("runtime < 0");
             return Ok(());
         }
         let Some(request) = request else {
@@ -574,7 +576,8 @@ impl<'f> JsonList<'f> {
         };
         let (walltime, given) = match pbs(&keys!["walltime"], parse_time)? {
             Some(wt) if wt > 0.0 => (wt.round() as i64, true),
-            _ => (run, false),
+            // No requested time: the run time stands in (at least the 1 s a request is).
+            _ => (run.max(1), false),
         };
         let mut resources = BTreeMap::new();
         for (k, v) in custom {

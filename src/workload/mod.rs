@@ -50,11 +50,14 @@ mod tests {
         let w = parse_json_jobs(text, "jobs.json").unwrap();
         assert_eq!(
             w.jobs.iter().map(|j| j.id.as_str()).collect::<Vec<_>>(),
-            ["a", "c"]
+            ["a", "c", "b"]
         );
         assert_eq!(w.jobs[1].request, Request::Nodes { nodes: 2, cores: 4 });
         assert_eq!(w.jobs[1].effective_run(), 10);
-        assert_eq!(w.report.dropped["runtime <= 0"], 1);
+        // `b` ran 0 seconds: kept, counted (its requested time is the 1 s a request is).
+        assert_eq!((w.jobs[2].run, w.jobs[2].walltime), (0, 1));
+        assert_eq!(w.report.zero_runtime, 1);
+        assert!(!w.report.dropped.contains_key("runtime <= 0"));
         assert_eq!(w.report.dropped["no processors"], 1);
         assert_eq!(w.report.killed_at_walltime, 1);
     }

@@ -584,8 +584,10 @@ impl<'a> SacctReader<'a> {
         };
         let nodes = alloc.node.or(nnodes).or(req.node).filter(|&n| n > 0);
         let run = end - start;
-        if run <= 0 {
-            self.w.report.drop_job("runtime <= 0");
+        // A job that ran 0 seconds is kept (it started); one that ends before it started
+        // is not a run.
+        if run < 0 {
+            self.w.report.drop_job("runtime < 0");
             return Ok(Row::Job);
         }
         if cpus == 0 {
@@ -623,7 +625,8 @@ impl<'a> SacctReader<'a> {
         };
         let (walltime, walltime_given) = match limit {
             Some(l) if l > 0 => (l, true),
-            _ => (run, false),
+            // No requested time: the run time stands in (at least the 1 s a request is).
+            _ => (run.max(1), false),
         };
         let mut resources = BTreeMap::new();
         if let Some(g) = alloc.gpu.or(req.gpu).filter(|&g| g > 0) {

@@ -1,5 +1,25 @@
 //! The `jobsort` command line. Parses arguments (clap), calls the library, prints.
 
+/// Diagnostics, warnings and notes go to stderr. When stderr cannot be written (closed, or a
+/// full device: `2>/dev/full`) they are lost, as output to a closed stdout pipe ends quietly;
+/// std's `eprint!`/`eprintln!` would panic (exit 101) there. Every `eprint!`/`eprintln!` of
+/// the command line is one of these two (macros defined here shadow std's in every module
+/// below).
+macro_rules! eprint {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// See [`eprint!`].
+macro_rules! eprintln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod cli;
 
 use clap::{CommandFactory, FromArgMatches};

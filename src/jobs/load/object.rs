@@ -201,7 +201,7 @@ fn job_fields(
             f if fields::GROUP.contains(&f) => out.row.group = as_text(value),
             f if fields::ACCOUNT.contains(&f) => out.row.account = as_text(value),
             f if fields::QUEUE.contains(&f) => out.row.queue = as_text(value),
-            f if fields::SUBMIT.contains(&f) => {
+            f if fields::SUBMIT.contains(&f) || f == fields::QUEUE_RANK => {
                 let v = convert("submit", value, catalog).map_err(|m| invalid(at(key), m))?;
                 if v.is_none() && !value.is_null() {
                     return Err(invalid(at(key), "the submission order must be a number"));

@@ -228,6 +228,6 @@ fn queue_divergence<'a>(
 
 /// A queue entry as the recording writes it: `["id",value]`.
 fn queue_entry((id, value): (&str, f64)) -> String {
-    let v = serde_json::to_string(&value).unwrap_or_else(|_| "null".into());
+    let v = crate::jobs::units::value_json(value).to_string();
     format!("[{},{v}]", serde_json::Value::from(id))
 }

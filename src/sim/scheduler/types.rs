@@ -83,6 +83,12 @@ impl QueueOrder {
     /// Each job's tier: 0 is taken first. PBS: one tier per queue, by priority (high
     /// first), then name; Slurm: one tier per distinct `PriorityTier`, high first.
     pub fn tiers(&self, jobs: &[SimJob]) -> Vec<u32> {
+        let queues: Vec<&str> = jobs.iter().map(|j| j.queue.as_str()).collect();
+        self.tiers_of(&queues)
+    }
+
+    /// [`QueueOrder::tiers`] of jobs given by their queues' names.
+    pub fn tiers_of(&self, job_queues: &[&str]) -> Vec<u32> {
         // The queues that matter, once each: those listed and those the jobs are in.
         let mut queues: Vec<(i64, &str)> = self
             .priorities
@@ -90,9 +96,10 @@ impl QueueOrder {
             .map(|(q, &p)| (p, q.as_str()))
             .collect();
         queues.extend(
-            jobs.iter()
-                .filter(|j| !self.priorities.contains_key(j.queue.as_str()))
-                .map(|j| (self.unlisted(), j.queue.as_str())),
+            job_queues
+                .iter()
+                .filter(|q| !self.priorities.contains_key(**q))
+                .map(|q| (self.unlisted(), *q)),
         );
         queues.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
         queues.dedup();
@@ -106,7 +113,7 @@ impl QueueOrder {
             t += u32::from(next);
             tier.insert(q, t);
         }
-        jobs.iter().map(|j| tier[j.queue.as_str()]).collect()
+        job_queues.iter().map(|q| tier[q]).collect()
     }
 }
 

@@ -21,7 +21,7 @@ fn job(id: &str, submit: i64, start: i64, run: i64, request: Request) -> SimJob 
         id: id.into(),
         submit,
         run,
-        walltime: run,
+        walltime: run.max(1),
         walltime_given: false,
         request,
         mem: 0.0,
@@ -48,6 +48,22 @@ fn flux_cores_own_job_list_reads_to_the_exact_jobs() {
     assert_eq!(
         w.jobs,
         [
+            // `true` and `false` ran under half a second: 0 s once rounded. They started (and
+            // held a core), so they are kept; with no `duration` their requested time is 1 s.
+            job(
+                "96444648259584",
+                1_607_972_282,
+                1_607_972_282,
+                0,
+                Request::Nodes { nodes: 1, cores: 1 }
+            ),
+            job(
+                "96619970166784",
+                1_607_972_292,
+                1_607_972_292,
+                0,
+                Request::Nodes { nodes: 1, cores: 1 }
+            ),
             // `sh`: t_run 1607972301.4992967, t_cleanup 1607972301.5430801: one second once
             // rounded.
             job(
@@ -74,11 +90,10 @@ fn flux_cores_own_job_list_reads_to_the_exact_jobs() {
             ("running (not ended)", 1),
             // Cancelled by ctrl-C before it ran (result 4, no t_run).
             ("never started (ended before it ran)", 1),
-            // `false` and `true` ran under half a second.
-            ("runtime <= 0", 2),
         ])
     );
-    assert_eq!((w.report.read, w.report.kept), (6, 2));
+    assert_eq!((w.report.read, w.report.kept), (6, 4));
+    assert_eq!(w.report.zero_runtime, 2);
     // Ranks 0-3 (the nodelist repeats one host, `asp`, for its 4 brokers).
     assert_eq!((w.machine.nodes, w.machine.cores), (Some(4), Some(4)));
     assert!(

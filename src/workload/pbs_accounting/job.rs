@@ -178,8 +178,10 @@ impl PbsJob {
             return Err("no `qtime` or `ctime`".into());
         };
         let run = end - start;
-        if run <= 0 {
-            return Ok(Err("runtime <= 0"));
+        // A job that ran 0 seconds is kept (it started); one that ends before it started
+        // is not a run.
+        if run < 0 {
+            return Ok(Err("runtime < 0"));
         }
         let ncpus = whole(rl, "ncpus")?;
         let nodect = whole(rl, "nodect")?;
@@ -280,7 +282,8 @@ impl PbsJob {
             id: self.id.clone(),
             submit,
             run,
-            walltime: walltime.unwrap_or(run),
+            // No requested time: the run time stands in (at least the 1 s a request is).
+            walltime: walltime.unwrap_or(run.max(1)),
             walltime_given: walltime.is_some(),
             request,
             mem,

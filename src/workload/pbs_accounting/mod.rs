@@ -202,6 +202,7 @@ impl ToWorkload {
         self.w.report = LoadReport {
             walltime_from_runtime: kept.walltime_from_runtime,
             killed_at_walltime: kept.killed_at_walltime,
+            zero_runtime: kept.zero_runtime,
             ..report
         };
         for (reason, n) in kept.dropped {
@@ -613,6 +614,26 @@ mod tests {
         // A CRLF line is the same record.
         let crlf = job("1.s", "").replace('\n', "\r\n");
         assert_eq!(streamed(crlf.as_bytes(), 5, false).unwrap(), whole[..1]);
+    }
+
+    /// A job whose E record ends it in the second it started (a job that failed at once)
+    /// started and held its core: it is kept with run 0 and counted, not dropped.
+    #[test]
+    fn a_job_that_ran_0_seconds_is_kept() {
+        let zero = job("2.s", "").replace("end=170", "end=110");
+        let text = job("1.s", "") + &zero;
+        let w = parse_pbs_accounting(text.as_bytes(), "acct", ReadOptions::default()).unwrap();
+        let runs: Vec<(&str, i64, i64)> = w
+            .jobs
+            .iter()
+            .map(|j| (j.id.as_str(), j.run, j.walltime))
+            .collect();
+        assert_eq!(runs, [("1.s", 60, 60), ("2.s", 0, 1)]);
+        assert_eq!(
+            (w.report.read, w.report.kept, w.report.zero_runtime),
+            (2, 2, 1)
+        );
+        assert!(w.report.dropped.is_empty(), "{:?}", w.report.dropped);
     }
 
     #[test]

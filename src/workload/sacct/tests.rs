@@ -203,6 +203,19 @@ fn edges_jobs() -> Vec<SimJob> {
             ("1006", "2006", "batch", "proj3", "normal"),
             None,
         ),
+        // FAILED at once (Start = End): it started and held its core, so it is kept, with
+        // run 0 (no Partition: the default queue).
+        job(
+            "109",
+            T0 + 400,
+            T0 + 500,
+            0,
+            Some(172800),
+            nodes(1, 1),
+            G,
+            ("frank", "bio", "default", "proj2", "normal"),
+            None,
+        ),
         // The REQUEUED run before it is not the job; a `|` in the last column (JobName).
         job(
             "110",
@@ -224,7 +237,6 @@ fn edges_dropped() -> BTreeMap<String, usize> {
         ("never started (ended before it ran)", 1),
         ("pending (never started)", 1),
         ("running (not ended)", 1),
-        ("runtime <= 0", 1),
         ("requeued run (the later record is the job)", 1),
         ("no processors", 1),
     ]
@@ -243,18 +255,19 @@ fn every_edge_of_a_headed_dump_gives_the_exact_jobs_and_counts() {
         w.report.records_skipped,
         BTreeMap::from([("job step (not a job)".to_string(), 3)])
     );
-    assert_eq!((w.report.read, w.report.kept), (15, 8));
+    assert_eq!((w.report.read, w.report.kept), (15, 9));
+    assert_eq!(w.report.zero_runtime, 1);
     assert_eq!(w.report.read, w.report.kept + w.report.dropped_total());
     assert_eq!(
         (w.report.walltime_from_runtime, w.report.killed_at_walltime),
         (2, 0)
     );
-    // n01 n02 g01 n03 n04 n05 n07 n08 n09 n12; 9 cores on n01 at once (job 100's 8 and
-    // job 104's 1 from 10:05:00).
+    // n01 n02 g01 n03 n04 n05 n07 n08 n09 n10 (job 109's, for its 0 seconds) n12; 9 cores
+    // on n01 at once (job 100's 8 and job 104's 1 from 10:05:00).
     assert_eq!(
         w.machine,
         MachineHint {
-            nodes: Some(10),
+            nodes: Some(11),
             cores: Some(9)
         }
     );
@@ -262,7 +275,7 @@ fn every_edge_of_a_headed_dump_gives_the_exact_jobs_and_counts() {
         w.machine_derived
             .as_deref()
             .unwrap()
-            .starts_with("10 nodes x 9 cores from the allocations of 8 jobs"),
+            .starts_with("11 nodes x 9 cores from the allocations of 9 jobs"),
         "{:?}",
         w.machine_derived
     );
@@ -381,10 +394,10 @@ fn the_xdmod_sample_reads_with_the_xdmod_preset() {
             ),
         ]
     );
-    // The last row started and ended at once (and has no CPUs).
+    // The last row started and ended at once, and has no CPUs: it is dropped for that.
     assert_eq!(
         w.report.dropped,
-        BTreeMap::from([("runtime <= 0".to_string(), 1)])
+        BTreeMap::from([("no processors".to_string(), 1)])
     );
     assert_eq!(w.machine.nodes, Some(32 + 3 + 4));
     assert_eq!(w.machine.cores, Some(12));

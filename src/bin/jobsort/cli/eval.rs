@@ -7,6 +7,7 @@ use super::output::{
 };
 use super::prepared::{InputArgs, Prepared, Ties};
 use super::report::Outcome;
+use jobsort::jobs::units::value_json;
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
@@ -35,7 +36,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
             |i| {
                 serde_json::json!({
                     "id": p.jobs.id(i),
-                    "value": p.evaluation.values[i],
+                    "value": value_json(p.evaluation.values[i]),
                     "error": error(i),
                 })
             },
@@ -53,7 +54,8 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
             let not_ranked = p.not_ranked.as_deref().unwrap_or_default();
             if args.format == OutputFormat::Csv {
                 write_csv(out, &header, n, row)?;
-                write_not_ranked(&mut std::io::stderr(), n, "evaluated", not_ranked)?;
+                // A diagnostic: lost, not an error, when stderr cannot be written.
+                let _ = write_not_ranked(&mut std::io::stderr(), n, "evaluated", not_ranked);
             } else {
                 write_table(out, &header, &[false, true, false], n, row)?;
                 write_not_ranked(out, n, "evaluated", not_ranked)?;

@@ -1,5 +1,5 @@
 //! `jobsort rank FORMULA --jobs FILE`: jobs in the order PBS would consider them — formula
-//! value descending, ties by submission order then id — with `--threshold`, `--top` and
+//! value descending, ties by submission order then the id's sequence number — with `--threshold`, `--top` and
 //! `--explain`. Under `--scheduler slurm --slurm-conf`, `--explain` shows sprio's breakdown
 //! (`sprio -l`: each weighted factor `%.0f`, SITE and NICE, the non-zero TRES).
 //!
@@ -11,13 +11,16 @@ use super::output::{
     Out, OutputFormat, show_value, write_csv, write_json_list, write_not_ranked, write_table,
 };
 use super::prepared::{InputArgs, Prepared, Ties};
+use super::queue_order_args::QueueOrderArgs;
 use super::report::{Failure, Outcome};
 use super::schedule_args::threshold_arg;
 use super::site_args::Explained;
 use super::slurm_args::SlurmView;
 use jobsort::formula::explain::Explanation;
+use jobsort::jobs::units::value_json;
 use jobsort::pbs::{Origin, PbsSite, Setting};
-use jobsort::rank::{RankOptions, Threshold, TieBreak, rank};
+use jobsort::rank::{RankOptions, Ranked, Threshold, TieBreak, rank};
+use jobsort::sim::scheduler::QueueOrder;
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
@@ -36,6 +39,14 @@ pub struct Args {
     /// itself when the site's sched_config has fair_share on).
     #[arg(long)]
     pub fair_share: bool,
+    /// PBS `fairshare_enforce_no_shares`: with `fair_share` on, jobs of an entity with no
+    /// share of the machine (0 shares on its path, or under `unknown` with `unknown_shares`
+    /// 0) are never run: listed last, not runnable, "Job has zero shares for fairshare".
+    /// Default: the site's sched_config, else true (PBS's shipped sched_config).
+    #[arg(long, value_name = "BOOL", action = clap::ArgAction::Set)]
+    pub fairshare_enforce_no_shares: Option<bool>,
+    #[command(flatten)]
+    pub queue_order: QueueOrderArgs,
     /// Show the value of each top-level term of the formula per job (under `--scheduler
     /// slurm --slurm-conf`: sprio's columns, the weighted factors).
     #[arg(long)]
@@ -45,12 +56,21 @@ pub struct Args {
     pub format: OutputFormat,
 }
 
-/// The threshold and fair_share in effect: each flag, else the site's.
+/// The settings in effect, each flag winning over the site's: the threshold, whether
+/// fair_share is on and whether fairshare_enforce_no_shares applies, and the order of the
+/// queues (PBS `by_queue`).
+struct Settings {
+    threshold: Option<Threshold>,
+    fair_share: bool,
+    enforce_no_shares: bool,
+    queue_order: Option<QueueOrder>,
+}
+
 fn site_settings(
     args: &Args,
     site: Option<&PbsSite>,
     explained: &mut Explained,
-) -> Result<(Option<Threshold>, bool), Failure> {
+) -> Result<Settings, Failure> {
     let threshold = match (args.threshold, site) {
         (Some(t), _) => Some(Setting::new(t, Origin::Flag("--threshold".into()))),
         (None, Some(site)) => match site.threshold().map_err(Failure::invalid)? {
@@ -80,7 +100,22 @@ fn site_settings(
         (false, None) => Setting::default_value(false),
     };
     explained.add_setting("fair_share", &fair_share);
-    Ok((threshold.map(|t| t.value), fair_share.value))
+    let site_enforce = site
+        .and_then(|s| s.sched_config.as_ref())
+        .and_then(|c| c.fairshare_enforce_no_shares.clone());
+    let enforce = match (args.fairshare_enforce_no_shares, site_enforce) {
+        (Some(v), _) => Setting::new(v, Origin::Flag("--fairshare-enforce-no-shares".into())),
+        (None, Some(s)) => s,
+        (None, None) => Setting::default_value(true),
+    };
+    explained.add_setting("fairshare_enforce_no_shares", &enforce);
+    let queue_order = args.queue_order.resolve(site, None, explained)?;
+    Ok(Settings {
+        threshold: threshold.map(|t| t.value),
+        fair_share: fair_share.value,
+        enforce_no_shares: fair_share.value && enforce.value,
+        queue_order,
+    })
 }
 
 pub fn run(args: Args, out: &mut Out) -> Outcome {
@@ -92,8 +127,12 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         return Ok(ExitCode::SUCCESS);
     }
     let mut p = Prepared::new(&args.input, Ties::Fail)?;
-    let (threshold, fair_share) =
-        site_settings(&args, p.resolved.site.as_ref(), &mut Explained::default())?;
+    let Settings {
+        threshold,
+        fair_share,
+        enforce_no_shares,
+        queue_order,
+    } = site_settings(&args, p.resolved.site.as_ref(), &mut Explained::default())?;
     // Each term compiled like the formula (same engine and `--compat`), over the same columns;
     // under Slurm with its slurm.conf, sprio's weighted factors instead.
     let sprio_view = p.slurm.take().filter(|_| args.explain);
@@ -116,24 +155,28 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         threshold,
         top: args.top,
     };
-    let ranked = if fair_share {
+    // With fair_share and fairshare_enforce_no_shares: the jobs PBS never runs.
+    let mut zero_shares: Vec<bool> = Vec::new();
+    // The order within the queues (and over all of them without by_queue): value, then the
+    // tie-breaks; computed whole when the queues or the jobs that never run regroup it.
+    let queue_tiers: Option<Vec<u32>> = queue_order.as_ref().map(|o| {
+        let queues: Vec<&str> = (0..p.jobs.len())
+            .map(|i| p.jobs.queue(i).unwrap_or(""))
+            .collect();
+        o.tiers_of(&queues)
+    });
+    let fair_share_ranks = if fair_share {
         let ranks = match &p.fairshare {
-            Some(tree) => p
-                .resolved
-                .fairshare
-                .entity_kind()
-                .and_then(|kind| tree.fair_share_ranks(&p.jobs, kind)),
+            Some(tree) => p.resolved.fairshare.entity_kind().and_then(|kind| {
+                if enforce_no_shares {
+                    zero_shares = tree.zero_share_jobs(&p.jobs, kind)?.unwrap_or_default();
+                }
+                tree.fair_share_ranks(&p.jobs, kind)
+            }),
             None => Err("--fair-share needs a fairshare tree (--resource-group FILE)".to_string()),
         };
         match ranks {
-            Ok(Some(ranks)) => rank(
-                &p.evaluation.values,
-                TieBreak {
-                    fair_share: Some(&ranks),
-                    ..ties
-                },
-                &options,
-            ),
+            Ok(Some(ranks)) => Some(ranks),
             Ok(None) => {
                 return Err(Failure::usage(
                     "--fair-share applies to the PBS algorithm only",
@@ -141,6 +184,37 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
             }
             Err(e) => return Err(Failure::usage(e)),
         }
+    } else {
+        None
+    };
+    let ties = TieBreak {
+        fair_share: fair_share_ranks.as_deref(),
+        ..ties
+    };
+    let regroup = queue_tiers.is_some() || zero_shares.contains(&true);
+    let ranked = if regroup {
+        // PBS with by_queue takes the queues one after another (`next_job`), each sorted on
+        // its own (`sort_jobs`); cmp_sort puts the jobs that can run before those that cannot
+        // (NEVER_RUN from query_jobs). Stable: each part keeps the order above.
+        let all = RankOptions {
+            top: None,
+            ..options
+        };
+        let mut ranked = rank(&p.evaluation.values, ties, &all);
+        let never = |i: usize| zero_shares.get(i) == Some(&true);
+        ranked.sort_by_key(|r| {
+            (
+                queue_tiers.as_ref().map_or(0, |t| t[r.index]),
+                never(r.index),
+            )
+        });
+        for r in &mut ranked {
+            if never(r.index) {
+                r.runnable = false;
+            }
+        }
+        ranked.truncate(args.top.unwrap_or(usize::MAX));
+        ranked
     } else {
         rank(&p.evaluation.values, ties, &options)
     };
@@ -170,8 +244,12 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
                 .collect(),
         }
     };
-    let reason = |runnable: bool| -> Option<String> {
-        (!runnable).then(|| {
+    let reason = |job: &Ranked| -> Option<String> {
+        if zero_shares.get(job.index) == Some(&true) {
+            // PBS's text for NO_FAIRSHARES (`translate_fail_code`, `src/scheduler/job_info.cpp`).
+            return Some("Job has zero shares for fairshare".to_string());
+        }
+        (!job.runnable).then(|| {
             format!(
                 "under threshold: value <= {}",
                 show_value(threshold.map_or(0.0, Threshold::value))
@@ -189,9 +267,9 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
                 let mut obj = serde_json::json!({
                     "rank": r + 1,
                     "id": p.jobs.id(job.index),
-                    "value": job.value,
+                    "value": value_json(job.value),
                     "runnable": job.runnable,
-                    "reason": reason(job.runnable),
+                    "reason": reason(job),
                     "error": p.evaluation.error(job.index).map(|e| e.message()),
                 });
                 if args.explain {
@@ -200,7 +278,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
                         .zip(term_values(job.index))
                         .map(|(name, v)| {
                             let v = match v {
-                                Cell::Value(v) => serde_json::json!(v),
+                                Cell::Value(v) => v.map_or(serde_json::Value::Null, value_json),
                                 Cell::Text(t) => serde_json::json!(t),
                             };
                             serde_json::json!({ "term": name, "value": v })
@@ -219,7 +297,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
             right.extend(term_names.iter().map(|_| true));
             let row = |r: usize| {
                 let job = &ranked[r];
-                let why = reason(job.runnable)
+                let why = reason(job)
                     .or_else(|| {
                         p.evaluation
                             .error(job.index)
@@ -243,7 +321,9 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
             let not_ranked = p.not_ranked.as_deref().unwrap_or_default();
             if args.format == OutputFormat::Csv {
                 write_csv(out, &header, ranked.len(), row)?;
-                write_not_ranked(&mut std::io::stderr(), p.jobs.len(), "ranked", not_ranked)?;
+                // A diagnostic: lost, not an error, when stderr cannot be written.
+                let _ =
+                    write_not_ranked(&mut std::io::stderr(), p.jobs.len(), "ranked", not_ranked);
             } else {
                 write_table(out, &header, &right, ranked.len(), row)?;
                 write_not_ranked(out, p.jobs.len(), "ranked", not_ranked)?;

@@ -257,12 +257,17 @@ pub fn recorded_overfill(w: &Workload, trace: &str, nodes: u32, cores: u32) -> O
 /// The load report's line: jobs read, simulated and dropped (per reason), then the records
 /// that were not jobs (per kind; PBS records of other types, sacct job steps, PBS records
 /// skipped as bad with `--lenient` whose job is kept), when any:
-/// `trace t: 15 jobs read, 8 simulated, 7 dropped (...); 3 records skipped (3 job step (not
-/// a job))`. Jobs read = simulated + dropped.
+/// `trace t: 15 jobs read, 8 simulated (1 ran 0 s), 7 dropped (...); 3 records skipped (3 job
+/// step (not a job))`. Jobs read = simulated + dropped.
 pub fn load_line(w: &Workload) -> String {
     let r = &w.report;
+    let zero = if r.zero_runtime > 0 {
+        format!(" ({} ran 0 s)", r.zero_runtime)
+    } else {
+        String::new()
+    };
     let mut line = format!(
-        "trace {}: {} jobs read, {} simulated, {} dropped",
+        "trace {}: {} jobs read, {} simulated{zero}, {} dropped",
         w.name,
         r.read,
         w.jobs.len(),

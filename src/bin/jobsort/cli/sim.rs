@@ -606,17 +606,73 @@ fn slurm_priority(
     ))
 }
 
+/// `fairshare_enforce_no_shares` as the site sets it, else PBS's shipped `true`.
+fn enforce_no_shares(sc: &SchedConfig) -> Setting<bool> {
+    sc.fairshare_enforce_no_shares
+        .clone()
+        .unwrap_or(Setting::new(true, Origin::Default))
+}
+
+/// The reason a job PBS never runs for want of shares is left out of a simulation.
+const ZERO_SHARES: &str = "zero shares for fairshare (PBS never runs them)";
+
+/// PBS with `fair_share` and `fairshare_enforce_no_shares` never runs a job whose entity has
+/// no share of the machine (`query_jobs` in OpenPBS `src/scheduler/job_info.cpp`: NEVER_RUN,
+/// "Job has zero shares for fairshare"); shares do not change while it waits, so such a job
+/// never starts: it is left out of the simulation and counted under [`ZERO_SHARES`]. Only
+/// for a `resource_group` tree (equal shares give every entity some).
+fn drop_zero_share_jobs(w: &mut workload::Workload, cfg: &FairshareConfig) -> Result<(), String> {
+    let Some(text) = cfg
+        .resource_group
+        .as_deref()
+        .filter(|_| cfg.auto_tree.is_none())
+    else {
+        return Ok(());
+    };
+    let options = jobsort::fairshare::pbs::ParseOptions {
+        unknown_shares: i32::try_from(cfg.unknown_shares).unwrap_or(i32::MAX),
+        lenient: false,
+    };
+    let (mut tree, _) =
+        jobsort::fairshare::pbs::PbsTree::parse_resource_group(text, "resource_group", &options)
+            .map_err(|e| e.to_string())?;
+    let entities: Vec<Option<String>> = w.jobs.iter().map(|j| entity_of(cfg.entity, j)).collect();
+    for e in entities.iter().flatten() {
+        if tree.find(e).is_none() {
+            tree.find_or_add_unknown_deferred(e);
+        }
+    }
+    tree.recompute();
+    let zero: Vec<bool> = entities
+        .iter()
+        .map(|e| {
+            e.as_deref()
+                .and_then(|e| tree.find(e))
+                .is_some_and(|n| tree.node(n).tree_percentage == 0.0)
+        })
+        .collect();
+    let n = zero.iter().filter(|&&z| z).count();
+    if n > 0 {
+        let mut i = 0;
+        w.jobs.retain(|_| {
+            i += 1;
+            !zero[i - 1]
+        });
+        // The kept jobs' counters, recomputed for those left.
+        w.truncate(w.jobs.len());
+        *w.report.dropped.entry(ZERO_SHARES.to_string()).or_insert(0) += n;
+    }
+    Ok(())
+}
+
 /// The sched_config settings PBS uses that the simulation does not, as rows that say so.
 fn explain_unsimulated(sc: &SchedConfig, explained: &mut Explained) {
     // fairshare_usage_res: `SimFairshareArgs::config`.
-    let enforce = sc
-        .fairshare_enforce_no_shares
-        .clone()
-        .unwrap_or(Setting::new(true, Origin::Default));
-    if enforce.value {
+    let enforce = enforce_no_shares(sc);
+    if enforce.value && sc.fair_share.as_ref().is_some_and(|s| s.value) {
         explained.add(
             "fairshare_enforce_no_shares",
-            "true (not simulated: jobs of 0-share entities still run)",
+            "true (jobs of entities with no share never run)",
             &enforce.origin,
         );
     }
@@ -887,6 +943,14 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         w.truncate(n);
     }
     apply_queue_priorities(&mut w, &queue_priorities);
+    if let (Some(cfg), Some(sc)) = (
+        &fairshare,
+        site.as_ref().and_then(|s| s.sched_config.as_ref()),
+    ) && sc.fair_share.as_ref().is_some_and(|s| s.value)
+        && enforce_no_shares(sc).value
+    {
+        drop_zero_share_jobs(&mut w, cfg).map_err(Failure::invalid)?;
+    }
     // slurm.conf's nodes win over the trace's size; both flags win over slurm.conf. Nodes
     // of different sizes are node types.
     let mut machine_from = args.trace.name();
@@ -1182,6 +1246,7 @@ fn json_report(
             "dropped": w.report.dropped,
             "walltime_from_runtime": w.report.walltime_from_runtime,
             "killed_at_walltime": w.report.killed_at_walltime,
+            "zero_runtime": w.report.zero_runtime,
             "nodes": nodes,
             "cores": cores,
         },

@@ -74,8 +74,9 @@ pub struct Opts {
     /// Print the more deserving of two entities.
     #[arg(short = 'c', num_args = 2, value_names = ["E1", "E2"])]
     pub(super) compare: Option<Vec<String>>,
-    /// Set an entity's usage and write the usage file (a negative VAL reads as one:
-    /// `-s ENT -5`; any other VAL that starts with `-` goes after `--`: `-s ENT -- -0x10`).
+    /// Set an entity's usage and write the usage file. A VAL that starts with `-` goes after
+    /// `--` (`-s ENT -- -5`): pbsfs's getopt takes `-s ENT -5` for options and fails, and so
+    /// does this.
     #[arg(short = 's', num_args = 1..=2, value_names = ["ENT", "VAL"], allow_negative_numbers = true)]
     pub(super) set: Option<Vec<String>>,
     /// The VAL of `-s ENT -- VAL`.

@@ -6,22 +6,21 @@ use jobsort::fairshare::tree::{NodeValues, ShareTree, Shares};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 
-/// `f32` values printed with the shortest decimal that reads back to the same `f32`.
+/// `f32` values printed with the shortest decimal that reads back to the same `f32` (not
+/// finite: as [`num`]).
 fn f32_json(x: f32) -> Value {
+    if !x.is_finite() {
+        return num(f64::from(x));
+    }
     format!("{x}")
         .parse::<f64>()
         .map(|v| json!(v))
         .unwrap_or(Value::Null)
 }
 
+/// A number; `"inf"`, `"-inf"` or `"nan"` where it is not finite (as every JSON output).
 fn num(x: f64) -> Value {
-    if x.is_finite() {
-        json!(x)
-    } else if x > 0.0 {
-        json!("inf")
-    } else {
-        Value::Null
-    }
+    jobsort::jobs::units::value_json(x)
 }
 
 /// `--format json` for the PBS tree: every node in `pbsfs -p` order (or one node).
@@ -44,10 +43,10 @@ pub(super) fn pbs_json(t: &PbsTree, only: Option<usize>) -> String {
                 "id": n.cresgroup,
                 "parent": parent,
                 "shares": n.shares,
-                "usage": n.usage,
+                "usage": num(n.usage),
                 "fairshare_perc": f32_json(n.tree_percentage),
                 "fairshare_tree_usage": f32_json(n.usage_factor),
-                "fairshare_factor": n.fairshare_factor(),
+                "fairshare_factor": num(n.fairshare_factor()),
                 "unknown": n.parent == Some(1) && n.name != UNKNOWN_NAME,
             })
         })
@@ -135,7 +134,7 @@ pub(super) fn share_tree_json(t: &ShareTree, v: &[NodeValues], alg: Algorithm) -
                 },
             );
             o.insert("shares".into(), shares_json(n.shares));
-            o.insert("usage".into(), json!(n.usage));
+            o.insert("usage".into(), num(n.usage));
             o.insert(
                 "fairshare_factor".into(),
                 v[i].fairshare_factor.map(num).unwrap_or(Value::Null),

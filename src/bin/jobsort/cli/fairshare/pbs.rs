@@ -54,6 +54,12 @@ pub(super) fn run(a: &Opts, rg: &Path, out: &mut Out) -> ExitCode {
         eprintln!("Usage: jobsort fairshare ... -s <fairshare_entity> <usage> (or -s ENT -- VAL)");
         return ExitCode::from(crate::cli::EXIT_USAGE);
     }
+    if let Some([ent, val]) = a.set.as_deref()
+        && let Some(message) = pbsfs_takes_as_options(ent, val)
+    {
+        eprintln!("{message}");
+        return ExitCode::from(crate::cli::EXIT_USAGE);
+    }
     if writes && a.usage.is_none() {
         eprintln!("-s, -d and -e write the usage file: give it with --usage FILE");
         return ExitCode::from(crate::cli::EXIT_USAGE);
@@ -163,6 +169,30 @@ pub(super) fn run(a: &Opts, rg: &Path, out: &mut Out) -> ExitCode {
         emit!(out, "{}", pbsfs_table(&tree, &a.usage_res));
     }
     ExitCode::SUCCESS
+}
+
+/// `-s ENT VAL` where pbsfs would not read VAL as the usage: its `getopt(argc, argv,
+/// "sgptdceI:-:")` (OpenPBS `src/scheduler/pbsfs.cpp`, `main`) takes a word that starts with
+/// `-` for options — `-0` and `-5` alike, each character not among them reported by glibc's
+/// getopt as `invalid option -- '0'` — and then fails for want of a usage (`Usage: pbsfs
+/// [-I sched_name] -s <fairshare_entity> <usage>`, exit 1). Such a VAL goes after `--`.
+fn pbsfs_takes_as_options(ent: &str, val: &str) -> Option<String> {
+    let letters = val.strip_prefix('-').filter(|l| !l.is_empty())?;
+    let invalid: Vec<String> = letters
+        .chars()
+        .filter(|c| !"sgptdceI-".contains(*c))
+        .map(|c| format!("invalid option -- '{c}'"))
+        .collect();
+    let says = if invalid.is_empty() {
+        String::new()
+    } else {
+        format!(" (pbsfs: {})", invalid.join(", "))
+    };
+    Some(format!(
+        "`{val}` after `-s {ent}` is options to pbsfs, not a usage{says}: pbsfs stops with \
+         \"Usage: pbsfs [-I sched_name] -s <fairshare_entity> <usage>\"; give a usage that \
+         starts with `-` after `--`: `-s {ent} -- {val}`"
+    ))
 }
 
 /// VAL of `-s ENT VAL` or `-s ENT -- VAL` (the shape is checked before).
