@@ -355,3 +355,64 @@ fn by_queue_takes_the_queues_by_priority_then_the_formula() {
         stdout(&out)
     );
 }
+
+/// PBS's `round_robin` (taken before `by_queue`, `fifo.cpp: next_job`): the queues grouped by
+/// `Priority`, higher first (`queue_list`), and within a group one job from each queue in
+/// turn (`find_runnable_resresv_ind` on each queue's sorted jobs), a queue with no job left
+/// skipped, until the group is done.
+#[test]
+fn round_robin_takes_one_job_from_each_queue_of_a_priority_in_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = write(
+        dir.path(),
+        "jobs.json",
+        r#"[
+  {"id": "1", "queue": "a", "ncpus": 8},
+  {"id": "2", "queue": "a", "ncpus": 7},
+  {"id": "3", "queue": "a", "ncpus": 6},
+  {"id": "4", "queue": "b", "ncpus": 5},
+  {"id": "5", "queue": "low", "ncpus": 100},
+  {"id": "6", "queue": "low", "ncpus": 90},
+  {"id": "7", "queue": "c", "ncpus": 1}
+]"#,
+    );
+    let qmgr = write(
+        dir.path(),
+        "qmgr.txt",
+        "create queue a\nset queue a Priority = 50\ncreate queue b\nset queue b Priority = 50\n\
+         create queue c\nset queue c Priority = 50\ncreate queue low\n",
+    );
+    let home = pbs_home(
+        dir.path(),
+        "round_robin: True ALL\nby_queue: True ALL\n",
+        None,
+    );
+    let order: Vec<String> = rank_json(&[
+        "ncpus",
+        "--jobs",
+        &jobs,
+        "--pbs-home",
+        &home,
+        "--qmgr",
+        &qmgr,
+    ])
+    .into_iter()
+    .map(|r| r.0)
+    .collect();
+    // Priority 50: a, b, c in turn (1, 4, 7), then a alone (2, 3); then low (0).
+    assert_eq!(order, ["1", "4", "7", "2", "3", "5", "6"]);
+    let out = jobsort([
+        "rank",
+        "ncpus",
+        "--jobs",
+        &jobs,
+        "--pbs-home",
+        &home,
+        "--explain-config",
+    ]);
+    assert!(
+        stdout(&out).contains("true (one job from each queue of a Priority in turn"),
+        "{}",
+        stdout(&out)
+    );
+}

@@ -230,7 +230,8 @@ def rank(
     top: Optional[int] = None,
 ):
     """Order jobs as PBS considers them: value descending; ties by submission order
-    (``submit``, else input order), then ``ids``. ``threshold``: jobs with value ``<= T``
+    (``submit``, else input order), then ``ids`` by their sequence number (``96.vm`` before
+    ``108.vm``, as PBS queued them). ``threshold``: jobs with value ``<= T``
     are not runnable (PBS ``job_sort_formula_threshold``). ``top``: the first K, selected
     without sorting the rest. ``jobs`` (from :func:`load_jobs`) supplies ``ids`` and
     ``submit`` as ``jobsort rank`` takes them, and with ``fair_share=True`` PBS's fairshare

@@ -45,14 +45,21 @@ pub fn cmp_job_ids(a: &str, b: &str) -> Ordering {
 /// and array index (the digits of a `[N]` right after them).
 fn id_key(id: &str) -> (Option<u64>, Option<u64>) {
     let digits = id.bytes().take_while(u8::is_ascii_digit).count();
-    let Some(seq) = crate::jobs::units::digits(&id[..digits]) else {
+    let Some(seq) = whole(&id[..digits]) else {
         return (None, None);
     };
     let index = id[digits..]
         .strip_prefix('[')
         .and_then(|r| r.split_once(']'))
-        .and_then(|(n, _)| crate::jobs::units::digits(n));
+        .and_then(|(n, _)| whole(n));
     (Some(seq), index)
+}
+
+/// 1 to 19 ASCII digits as a number (every such text fits a `u64`).
+fn whole(s: &str) -> Option<u64> {
+    (!s.is_empty() && s.len() <= 19 && s.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| s.parse().ok())
+        .flatten()
 }
 
 /// The general comparison sort (used with a fairshare tie-break, for top-k with ids, and

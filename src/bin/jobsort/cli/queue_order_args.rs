@@ -47,11 +47,14 @@ impl QueueOrderArgs {
     }
 
     /// The queue order from the flags and the site (PBS files or a slurm.conf), each setting
-    /// in `explained`; `None` when queues do not order jobs.
+    /// in `explained`; `None` when queues do not order jobs (also when the site's
+    /// `round_robin` is on, which `rank` models with [`QueueOrderArgs::priorities`] and the
+    /// simulator does not: `round_robin_modelled` says which the explanation tells).
     pub(super) fn resolve(
         &self,
         site: Option<&PbsSite>,
         slurm: Option<&SlurmConf>,
+        round_robin_modelled: bool,
         explained: &mut Explained,
     ) -> Result<Option<QueueOrder>, Failure> {
         if slurm.is_some() || !self.partition_tiers.is_empty() {
@@ -91,8 +94,13 @@ impl QueueOrderArgs {
             // `fifo.cpp: next_job` takes round_robin before by_queue.
             explained.add(
                 "round_robin",
-                "true (not simulated: one job from each queue in turn; the queues are not \
-                 ordered)",
+                if round_robin_modelled {
+                    "true (one job from each queue of a Priority in turn, higher Priority \
+                     first; by_queue does not apply)"
+                } else {
+                    "true (not simulated: one job from each queue in turn; the queues are not \
+                     ordered)"
+                },
                 &rr.origin,
             );
         }
@@ -113,6 +121,17 @@ impl QueueOrderArgs {
         if !on {
             return Ok(None);
         }
+        Ok(Some(QueueOrder {
+            kind: QueueOrderKind::Pbs,
+            priorities: self.priorities(site)?,
+        }))
+    }
+
+    /// Each queue's `Priority`: the site's, with `--queue-priority` winning.
+    pub(super) fn priorities(
+        &self,
+        site: Option<&PbsSite>,
+    ) -> Result<BTreeMap<String, i64>, Failure> {
         let mut priorities: BTreeMap<String, i64> = match site {
             Some(s) => s
                 .queue_priorities()
@@ -124,10 +143,7 @@ impl QueueOrderArgs {
         };
         // (`sim` lists each queue's Priority, the flags' among them.)
         priorities.extend(self.queue_priorities.iter().cloned());
-        Ok(Some(QueueOrder {
-            kind: QueueOrderKind::Pbs,
-            priorities,
-        }))
+        Ok(priorities)
     }
 }
 

@@ -21,6 +21,7 @@ use jobsort::jobs::units::value_json;
 use jobsort::pbs::{Origin, PbsSite, Setting};
 use jobsort::rank::{RankOptions, Ranked, Threshold, TieBreak, rank};
 use jobsort::sim::scheduler::QueueOrder;
+use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
@@ -64,6 +65,8 @@ struct Settings {
     fair_share: bool,
     enforce_no_shares: bool,
     queue_order: Option<QueueOrder>,
+    /// PBS `round_robin` (sched_config): each queue's Priority when it is on.
+    round_robin: Option<BTreeMap<String, i64>>,
 }
 
 fn site_settings(
@@ -109,12 +112,20 @@ fn site_settings(
         (None, None) => Setting::default_value(true),
     };
     explained.add_setting("fairshare_enforce_no_shares", &enforce);
-    let queue_order = args.queue_order.resolve(site, None, explained)?;
+    let queue_order = args.queue_order.resolve(site, None, true, explained)?;
+    let round_robin = match site
+        .and_then(|s| s.sched_config.as_ref())
+        .and_then(|c| c.round_robin.as_ref())
+    {
+        Some(rr) if rr.value => Some(args.queue_order.priorities(site)?),
+        _ => None,
+    };
     Ok(Settings {
         threshold: threshold.map(|t| t.value),
         fair_share: fair_share.value,
         enforce_no_shares: fair_share.value && enforce.value,
         queue_order,
+        round_robin,
     })
 }
 
@@ -132,6 +143,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         fair_share,
         enforce_no_shares,
         queue_order,
+        round_robin,
     } = site_settings(&args, p.resolved.site.as_ref(), &mut Explained::default())?;
     // Each term compiled like the formula (same engine and `--compat`), over the same columns;
     // under Slurm with its slurm.conf, sprio's weighted factors instead.
@@ -191,7 +203,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         fair_share: fair_share_ranks.as_deref(),
         ..ties
     };
-    let regroup = queue_tiers.is_some() || zero_shares.contains(&true);
+    let regroup = queue_tiers.is_some() || round_robin.is_some() || zero_shares.contains(&true);
     let ranked = if regroup {
         // PBS with by_queue takes the queues one after another (`next_job`), each sorted on
         // its own (`sort_jobs`); cmp_sort puts the jobs that can run before those that cannot
@@ -212,6 +224,10 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
             if never(r.index) {
                 r.runnable = false;
             }
+        }
+        if let Some(priorities) = &round_robin {
+            let queue = |i: usize| p.jobs.queue(i).unwrap_or("");
+            ranked = round_robin_order(ranked, priorities, &queue, &never);
         }
         ranked.truncate(args.top.unwrap_or(usize::MAX));
         ranked
@@ -333,6 +349,55 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     out.flush()?;
     p.report_errors();
     Ok(ExitCode::SUCCESS)
+}
+
+/// PBS `round_robin` (`fifo.cpp: next_job`): the queues grouped by `Priority`, higher first
+/// (`queue_list`); within a group one job from each queue in turn (queues here by name; PBS
+/// keeps the server's order), a queue that has no job left skipped, until the group is done.
+/// Each queue's jobs in `ranked`'s order; the jobs that never run (`find_runnable_resresv_ind`
+/// skips them) after all the others, in that order.
+fn round_robin_order<'q>(
+    ranked: Vec<Ranked>,
+    priorities: &BTreeMap<String, i64>,
+    queue: &dyn Fn(usize) -> &'q str,
+    never: &dyn Fn(usize) -> bool,
+) -> Vec<Ranked> {
+    let mut by_queue: BTreeMap<(std::cmp::Reverse<i64>, &str), std::collections::VecDeque<Ranked>> =
+        BTreeMap::new();
+    let mut last = Vec::new();
+    for r in ranked {
+        if never(r.index) {
+            last.push(r);
+            continue;
+        }
+        let q = queue(r.index);
+        let p = priorities.get(q).copied().unwrap_or(0);
+        by_queue
+            .entry((std::cmp::Reverse(p), q))
+            .or_default()
+            .push_back(r);
+    }
+    let mut out = Vec::new();
+    let mut levels: Vec<Vec<std::collections::VecDeque<Ranked>>> = Vec::new();
+    let mut level = None;
+    for ((p, _), jobs) in by_queue {
+        if level != Some(p) {
+            levels.push(Vec::new());
+            level = Some(p);
+        }
+        if let Some(l) = levels.last_mut() {
+            l.push(jobs);
+        }
+    }
+    for mut queues in levels {
+        while queues.iter().any(|q| !q.is_empty()) {
+            for q in &mut queues {
+                out.extend(q.pop_front());
+            }
+        }
+    }
+    out.extend(last);
+    out
 }
 
 /// One `--explain` cell: a term's value (`None`: its evaluation failed), or sprio's text.
