@@ -424,22 +424,26 @@ class SimResult:
 
 
 def _sim_spec(
-    policy: str,
+    policy: Optional[str],
     nodes: Optional[int],
     cores: Optional[int],
     threshold: Optional[float],
     resource_group: Optional[PathLike],
     auto_tree: Optional[str],
-    entity: str,
-    decay_time: int,
-    decay_factor: float,
-    unknown_shares: int,
+    entity: Optional[str],
+    decay_time: Optional[int],
+    decay_factor: Optional[float],
+    unknown_shares: Optional[int],
     limits: Optional[PathLike],
     reject_unknown_users: bool,
     first: Optional[int],
     starts: bool,
     record: Optional[PathLike],
     record_queue: bool,
+    pbs_home: Optional[PathLike] = None,
+    sched_config: Optional[PathLike] = None,
+    qmgr: Optional[PathLike] = None,
+    slurm_conf: Optional[PathLike] = None,
 ) -> dict:
     return {
         "policy": policy,
@@ -458,6 +462,10 @@ def _sim_spec(
         "starts": starts,
         "record": _path(record),
         "record_queue": record_queue,
+        "pbs_home": _path(pbs_home),
+        "sched_config": _path(sched_config),
+        "qmgr": _path(qmgr),
+        "slurm_conf": _path(slurm_conf),
     }
 
 
@@ -465,16 +473,16 @@ def simulate(
     trace: Union[Trace, PathLike],
     formulas: Sequence[Union[str, Formula]] = (),
     *,
-    policy: str = "easy",
+    policy: Optional[str] = None,
     nodes: Optional[int] = None,
     cores: Optional[int] = None,
     threshold: Optional[float] = None,
     resource_group: Optional[PathLike] = None,
     auto_tree: Optional[str] = None,
-    entity: str = "euser",
-    decay_time: int = 86_400,
-    decay_factor: float = 0.5,
-    unknown_shares: int = 0,
+    entity: Optional[str] = None,
+    decay_time: Optional[int] = None,
+    decay_factor: Optional[float] = None,
+    unknown_shares: Optional[int] = None,
     limits: Optional[PathLike] = None,
     reject_unknown_users: bool = False,
     first: Optional[int] = None,
@@ -485,6 +493,10 @@ def simulate(
     resourcedef: Optional[PathLike] = None,
     engine: str = "jit",
     compat: Optional[str] = None,
+    pbs_home: Optional[PathLike] = None,
+    sched_config: Optional[PathLike] = None,
+    qmgr: Optional[PathLike] = None,
+    slurm_conf: Optional[PathLike] = None,
 ) -> SimResult:
     """Simulate a trace under each formula, side by side, as ``jobsort sim`` does (same
     flags, same numbers). No formula: first come, first served.
@@ -499,6 +511,17 @@ def simulate(
     recording (one formula; gzip when the name ends in ``.gz``), with each round's ranked
     queue when ``record_queue``. Formulas given as text compile with ``resources``,
     ``resourcedef``, ``engine``, ``compat``. Runs in parallel with the GIL released.
+
+    A site's own files set what is not given, as ``jobsort sim --pbs-home --sched-config
+    --qmgr --slurm-conf`` read them (the same resolver, in the library): ``pbs_home`` (a
+    PBS_HOME or a copy: its ``sched_priv/sched_config`` and ``resource_group``),
+    ``sched_config``, ``qmgr`` (``qmgr -c 'print server'`` output: ``job_sort_formula``,
+    ``job_sort_formula_threshold``, ``backfill_depth``), or ``slurm_conf`` (its scheduler
+    and, when the nodes are of one size, the machine). An argument given wins; a setting
+    neither gives is the default (``policy`` EASY, ``entity`` ``"euser"``, ``decay_time``
+    86400, ``decay_factor`` 0.5, ``unknown_shares`` 0). With no formula, the site's
+    ``job_sort_formula`` ranks. Not taken from the files here, unlike ``jobsort sim``: queue
+    priorities and ``by_queue``, qmgr's nodes, and slurm.conf's multifactor priority.
     """
     import pandas as pd
 
@@ -515,7 +538,7 @@ def simulate(
     spec = _sim_spec(
         policy, nodes, cores, threshold, resource_group, auto_tree, entity, decay_time,
         decay_factor, unknown_shares, limits, reject_unknown_users, first, starts, record,
-        record_queue,
+        record_queue, pbs_home, sched_config, qmgr, slurm_conf,
     )
     info, runs = _jobsort.simulate_trace(trace, compiled, spec)
     rows = []

@@ -21,7 +21,8 @@ _SIM_KEYWORDS = frozenset(
     {
         "policy", "nodes", "cores", "threshold", "resource_group", "auto_tree", "entity",
         "decay_time", "decay_factor", "unknown_shares", "limits", "reject_unknown_users",
-        "first", "resources", "resourcedef", "engine", "compat",
+        "first", "resources", "resourcedef", "engine", "compat", "pbs_home", "sched_config",
+        "qmgr", "slurm_conf",
     }
 )
 

@@ -3,16 +3,19 @@
 use crate::errors::{FormulaError, input_error};
 use crate::formula::{PyFormula, catalog, compile_options};
 use jobsort::fairshare::inputs::EntityKind;
+use jobsort::pbs::{NamedText, PbsSite};
 use jobsort::rank::Threshold;
 use jobsort::sim::limit::LimitsSpec;
 use jobsort::sim::record::read_recording;
 use jobsort::sim::replay::{reconcile, recorded_metrics, recording_from_trace, verify};
 use jobsort::sim::run::{RunOptions, RunResult, simulate_setup};
 use jobsort::sim::scheduler::drop_oversized;
-use jobsort::sim::setup::{Setup, check_cluster, check_decay};
-use jobsort::sim::share::{AutoTree, FairshareConfig};
+use jobsort::sim::settings::{self, Explained, FairshareFlags, SettingsError};
+use jobsort::sim::setup::{Setup, check_cluster};
+use jobsort::sim::share::{AutoTree, FairshareConfig, drop_zero_share_jobs};
 use jobsort::sim::workload::{MachineHint, Workload};
 use jobsort::sim::{Policy, Priority, SimConfig};
+use jobsort::slurm::conf::SlurmConf;
 use jobsort::{CompiledFormula, Formula};
 use numpy::IntoPyArray;
 use pyo3::exceptions::PyValueError;
@@ -137,26 +140,32 @@ fn job_columns<'py>(py: Python<'py>, w: &Workload) -> PyResult<Bound<'py, PyDict
     Ok(d)
 }
 
-/// The settings of `jobsort sim` (its flags, by the same names).
+/// The settings of `jobsort sim` (its flags, by the same names; `None`: not given, so the
+/// site's files say, else the default, as `jobsort sim` resolves them: the library's
+/// [`jobsort::sim::settings`]).
 #[derive(FromPyObject)]
 #[pyo3(from_item_all)]
 pub struct SimSpec {
-    policy: String,
+    policy: Option<String>,
     nodes: Option<u32>,
     cores: Option<u32>,
     threshold: Option<f64>,
     resource_group: Option<PathBuf>,
     auto_tree: Option<String>,
-    entity: String,
-    decay_time: i64,
-    decay_factor: f64,
-    unknown_shares: u32,
+    entity: Option<String>,
+    decay_time: Option<i64>,
+    decay_factor: Option<f64>,
+    unknown_shares: Option<u32>,
     limits: Option<PathBuf>,
     reject_unknown_users: bool,
     first: Option<usize>,
     starts: bool,
     record: Option<PathBuf>,
     record_queue: bool,
+    pbs_home: Option<PathBuf>,
+    sched_config: Option<PathBuf>,
+    qmgr: Option<PathBuf>,
+    slurm_conf: Option<PathBuf>,
 }
 
 fn policy(name: &str) -> PyResult<Policy> {
@@ -188,60 +197,140 @@ fn machine(
     Ok((n, c))
 }
 
+/// A setting that cannot be used, as Python sees it: the caller's a `ValueError`, a site
+/// file's an input error.
+fn settings_error(e: SettingsError) -> PyErr {
+    match e {
+        SettingsError::Usage(m) => PyValueError::new_err(m),
+        SettingsError::Invalid(m) => input_error(m),
+    }
+}
+
+/// The site's files, as `jobsort sim --pbs-home --sched-config --qmgr --slurm-conf` read them.
+pub struct Site {
+    pub pbs: Option<PbsSite>,
+    pub slurm: Option<SlurmConf>,
+}
+
 impl SimSpec {
-    fn fairshare(&self) -> PyResult<Option<FairshareConfig>> {
-        check_decay(self.decay_time, self.decay_factor)
-            .map_err(|e| PyValueError::new_err(format!("{}: {}", e.field, e.reason)))?;
-        let base = match (&self.resource_group, &self.auto_tree) {
-            (None, None) => return Ok(None),
-            (Some(_), Some(_)) => {
-                return Err(PyValueError::new_err(
-                    "give resource_group or auto_tree, not both",
-                ));
-            }
-            (None, Some(auto)) => FairshareConfig::auto(match auto.as_str() {
-                "user" => AutoTree::User,
-                "group" => AutoTree::Group,
-                "group:user" => AutoTree::GroupUser,
-                other => {
-                    return Err(PyValueError::new_err(format!(
-                        "auto_tree: `{other}` is not \"user\", \"group\" or \"group:user\""
-                    )));
-                }
-            }),
-            (Some(path), None) => FairshareConfig {
-                auto_tree: None,
-                resource_group: Some(read(path)?),
-                entity: EntityKind::parse(&self.entity).ok_or_else(|| {
-                    PyValueError::new_err(format!(
-                        "entity: `{}` is not euser, egroup, queue or egroup:euser",
-                        self.entity
-                    ))
-                })?,
-                ..FairshareConfig::auto(AutoTree::User)
-            },
+    /// The site's files, read; what PBS would log about them is a Python warning.
+    pub fn site(&self, py: Python<'_>) -> PyResult<Site> {
+        let named = |p: &PathBuf| -> PyResult<NamedText> {
+            Ok(NamedText {
+                text: read(p)?,
+                name: p.display().to_string(),
+            })
         };
-        Ok(Some(FairshareConfig {
+        let pbs = if self.pbs_home.is_some() || self.sched_config.is_some() || self.qmgr.is_some() {
+            let site = PbsSite::from_texts(
+                self.pbs_home.as_deref(),
+                self.sched_config.as_ref().map(named).transpose()?,
+                self.qmgr.as_ref().map(named).transpose()?,
+            )
+            .map_err(|e| input_error(e.to_string()))?;
+            for n in site.notes() {
+                warn(py, &n.to_string())?;
+            }
+            Some(site)
+        } else {
+            None
+        };
+        let slurm = match &self.slurm_conf {
+            Some(p) => Some(SlurmConf::load(p).map_err(|e| input_error(e.to_string()))?),
+            None => None,
+        };
+        if pbs.is_some() && slurm.is_some() {
+            return Err(PyValueError::new_err(
+                "give a PBS site (pbs_home, sched_config, qmgr) or slurm_conf, not both",
+            ));
+        }
+        Ok(Site { pbs, slurm })
+    }
+
+    fn fairshare(&self, site: Option<&PbsSite>) -> PyResult<Option<FairshareConfig>> {
+        if self.resource_group.is_some() && self.auto_tree.is_some() {
+            return Err(PyValueError::new_err(
+                "give resource_group or auto_tree, not both",
+            ));
+        }
+        let auto_tree = match &self.auto_tree {
+            None => None,
+            Some(a) => Some(AutoTree::parse(a).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "auto_tree: `{a}` is not \"user\", \"group\" or \"group:user\""
+                ))
+            })?),
+        };
+        let entity = match &self.entity {
+            None => None,
+            Some(e) => Some(EntityKind::parse(e).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "entity: `{e}` is not euser, egroup, queue or egroup:euser"
+                ))
+            })?),
+        };
+        let resource_group = match &self.resource_group {
+            Some(p) => Some((p.display().to_string(), read(p)?)),
+            None => None,
+        };
+        let flags = FairshareFlags {
+            style: settings::ArgStyle::Keywords,
+            resource_group,
+            auto_tree,
+            entity,
             decay_time: self.decay_time,
             decay_factor: self.decay_factor,
             unknown_shares: self.unknown_shares,
-            ..base
-        }))
+            usage_res: None,
+        };
+        flags
+            .config(site, &mut Explained::default())
+            .map_err(settings_error)
     }
 
     /// The workload as simulated (first N jobs, jobs larger than the machine dropped) and
-    /// the configuration, as `jobsort sim` builds them.
-    fn prepare(&self, trace: &PyTrace) -> PyResult<(Workload, SimConfig)> {
-        let fairshare = self.fairshare()?;
-        let policy = policy(&self.policy)?;
-        let threshold = self
-            .threshold
-            .map(Threshold::new)
+    /// the configuration, as `jobsort sim` builds them: each setting given wins, else the
+    /// site's files (`site`), else the default.
+    fn prepare(
+        &self,
+        py: Python<'_>,
+        trace: &PyTrace,
+        site: &Site,
+    ) -> PyResult<(Workload, SimConfig)> {
+        let fairshare = self.fairshare(site.pbs.as_ref())?;
+        let flag_policy = self.policy.as_deref().map(policy).transpose()?;
+        let (policy, warnings) =
+            settings::sim_policy(flag_policy, None, site.slurm.as_ref(), site.pbs.as_ref())
+                .map_err(settings_error)?;
+        for w in &warnings {
+            warn(py, w)?;
+        }
+        let threshold = settings::threshold(self.threshold, site.pbs.as_ref())
+            .map_err(settings_error)?
+            .map(|t| Threshold::new(t.value))
             .transpose()
             .map_err(|e| PyValueError::new_err(format!("threshold: {e}")))?;
         let mut w = (*trace.workload).clone();
         if let Some(n) = self.first {
             w.truncate(n);
+        }
+        // PBS never runs the jobs of entities with no share (as `jobsort sim`).
+        if let (Some(cfg), Some(sc)) = (
+            &fairshare,
+            site.pbs.as_ref().and_then(|s| s.sched_config.as_ref()),
+        ) && sc.never_runs_zero_shares()
+        {
+            drop_zero_share_jobs(&mut w, cfg).map_err(input_error)?;
+        }
+        // slurm.conf's nodes, when of one size, give the machine unless nodes=/cores= do.
+        if let Some(conf) = &site.slurm
+            && (self.nodes.is_none() || self.cores.is_none())
+            && let Ok(Some(m)) = conf.machine()
+        {
+            w.machine = MachineHint {
+                nodes: Some(m.nodes),
+                cores: Some(m.cpus),
+            };
         }
         let (nodes, cores) = machine(self.nodes, self.cores, w.machine, &w.name)?;
         drop_oversized(&mut w, nodes, cores);
@@ -254,7 +343,7 @@ impl SimSpec {
             }),
         };
         let config = SimConfig {
-            policy,
+            policy: policy.value,
             nodes,
             cores,
             threshold: threshold.map(Threshold::value),
@@ -264,6 +353,13 @@ impl SimSpec {
         };
         Ok((w, config))
     }
+}
+
+/// A Python `UserWarning`.
+fn warn(py: Python<'_>, message: &str) -> PyResult<()> {
+    let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+    let message = std::ffi::CString::new(message.replace('\0', " ")).unwrap_or_default();
+    PyErr::warn(py, &category, &message, 1)
 }
 
 fn read(path: &PathBuf) -> PyResult<String> {
@@ -281,15 +377,41 @@ fn simulate_trace<'py>(
     formulas: Vec<PyRef<'py, PyFormula>>,
     spec: SimSpec,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyList>)> {
-    let (w, config) = spec.prepare(trace)?;
+    let site = spec.site(py)?;
+    let (w, config) = spec.prepare(py, trace, &site)?;
+    // No formula given: the site's job_sort_formula (qmgr), as `jobsort sim` takes it, in
+    // PBS's catalog with the site's custom resources.
+    let site_formula = match (&site.pbs, formulas.is_empty()) {
+        (Some(pbs), true) => match pbs.formula() {
+            Some(f) => {
+                let mut catalog = jobsort::Catalog::pbs();
+                if let Some(q) = &pbs.qmgr {
+                    for (name, ty) in &q.resources {
+                        catalog.add_resource(name, ty.value);
+                    }
+                }
+                let name = format!("job_sort_formula at {}", f.origin);
+                let compiled = Formula::compile(&f.value, &catalog).map_err(|d| {
+                    input_error(format!(
+                        "{name}: {}",
+                        d.0.first().map_or("", |d| &d.message)
+                    ))
+                })?;
+                Some(Arc::new(compiled))
+            }
+            None => None,
+        },
+        _ => None,
+    };
     if spec.record.is_some() && formulas.len() > 1 {
         return Err(PyValueError::new_err(
             "record= holds one run's recording: give at most one formula",
         ));
     }
     let (record, record_queue) = (spec.record.as_deref(), spec.record_queue);
-    let compiled: Vec<Arc<CompiledFormula>> =
+    let mut compiled: Vec<Arc<CompiledFormula>> =
         formulas.iter().map(|f| Arc::clone(&f.compiled)).collect();
+    compiled.extend(site_formula);
     let runs: Vec<RunResult> = py
         .detach(|| -> Result<Vec<RunResult>, String> {
             let setup = Setup::new(&config, &w.jobs).map_err(|e| e.to_string())?;

@@ -178,3 +178,38 @@ def test_the_load_report_counts_skipped_records_as_the_cli(cli_json, tmp_path):
     assert trace.report()["records_skipped"] == doc["trace"]["records_skipped"]
     assert trace.report()["records_skipped"] == {"record type z (suspended)": 1}
     assert jobsort.load_trace(KTH).report()["records_skipped"] == {}
+
+
+def test_a_pbs_site_sets_what_is_not_given_as_in_the_cli(kth, cli_json, tmp_path):
+    """simulate(pbs_home=, qmgr=) resolves the run's settings as `jobsort sim --pbs-home
+    --qmgr` does (one resolver, in the library): the site's job_sort_formula, threshold,
+    strict_ordering and backfill_depth, fair_share with its resource_group and decay; an
+    argument given wins."""
+    home = tmp_path / "pbs"
+    (home / "sched_priv").mkdir(parents=True)
+    (home / "sched_priv" / "sched_config").write_text(
+        "strict_ordering: true ALL\nfair_share: true ALL\nfairshare_entity: euser\n"
+        "fairshare_decay_time: 12:00:00\nfairshare_decay_factor: 0.7\n"
+    )
+    users = sorted({f"u{u}" for u in range(1, 300)})
+    (home / "sched_priv" / "resource_group").write_text(
+        "".join(f"{u} {10 + i} root {1 + i % 3}\n" for i, u in enumerate(users))
+    )
+    qmgr = tmp_path / "qmgr.txt"
+    qmgr.write_text(
+        "set server job_sort_formula = \"fairshare_factor * 1000 + eligible_time / 3600\"\n"
+        "set server backfill_depth = 2\n"
+    )
+    result = jobsort.simulate(kth, pbs_home=home, qmgr=qmgr, first=FIRST)
+    doc = cli_json(
+        "sim", "--trace", KTH, "--pbs-home", home, "--qmgr", qmgr, "--first", FIRST,
+        "--format", "json",
+    )
+    (row,) = result.metrics.to_dict("records")
+    (run,) = doc["runs"]
+    assert row["policy"] == run["policy"] == "backfill:2"
+    for k, v in run["metrics"].items():
+        assert row[k] == v, k
+    # An argument wins over the site.
+    easy = jobsort.simulate(kth, pbs_home=home, qmgr=qmgr, first=FIRST, policy="easy")
+    assert easy.metrics["policy"].tolist() == ["easy"]

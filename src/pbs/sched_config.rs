@@ -164,6 +164,22 @@ fn time_value(value: &str) -> Option<(i64, bool)> {
     Some((secs, parts.len() > 1))
 }
 
+impl SchedConfig {
+    /// `fairshare_enforce_no_shares` as the site sets it, else PBS's shipped `true`.
+    pub fn enforce_no_shares(&self) -> Setting<bool> {
+        self.fairshare_enforce_no_shares
+            .clone()
+            .unwrap_or(Setting::new(true, Origin::Default))
+    }
+
+    /// Whether PBS never runs a job whose entity has no share: `fair_share` on and
+    /// `fairshare_enforce_no_shares` on (`query_jobs` in OpenPBS
+    /// `src/scheduler/job_info.cpp`: NEVER_RUN, "Job has zero shares for fairshare").
+    pub fn never_runs_zero_shares(&self) -> bool {
+        self.fair_share.as_ref().is_some_and(|s| s.value) && self.enforce_no_shares().value
+    }
+}
+
 /// Parse a `sched_config` text; `file` names it in origins and notes.
 pub fn parse_sched_config(text: &str, file: &str) -> SchedConfig {
     let mut c = SchedConfig::default();

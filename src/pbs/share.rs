@@ -25,7 +25,7 @@ use crate::fairshare::pbs::{
     ParseOptions, PbsTree, ROOT_NAME, UNKNOWN_NAME, factor_exponent, fairshare_factor, usage_factor,
 };
 use crate::fairshare::pow2::pow2_in_place;
-use crate::workload::SimJob;
+use crate::workload::{SimJob, Workload};
 
 /// How jobs map to share-tree entities and how the tree is built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -721,6 +721,58 @@ pub fn auto_resource_group(auto: AutoTree, jobs: &[SimJob]) -> String {
         }
     }
     out
+}
+
+/// The reason a job PBS never runs for want of shares is left out of a simulation.
+pub const ZERO_SHARES: &str = "zero shares for fairshare (PBS never runs them)";
+
+/// PBS with `fair_share` and `fairshare_enforce_no_shares` never runs a job whose entity has
+/// no share of the machine (`query_jobs` in OpenPBS `src/scheduler/job_info.cpp`: NEVER_RUN,
+/// "Job has zero shares for fairshare"); shares do not change while it waits, so such a job
+/// never starts: it is left out of the simulation and counted under [`ZERO_SHARES`]. Only
+/// for a `resource_group` tree (equal shares give every entity some).
+pub fn drop_zero_share_jobs(w: &mut Workload, cfg: &FairshareConfig) -> Result<(), String> {
+    let Some(text) = cfg
+        .resource_group
+        .as_deref()
+        .filter(|_| cfg.auto_tree.is_none())
+    else {
+        return Ok(());
+    };
+    let options = crate::fairshare::pbs::ParseOptions {
+        unknown_shares: i32::try_from(cfg.unknown_shares).unwrap_or(i32::MAX),
+        lenient: false,
+    };
+    let (mut tree, _) =
+        crate::fairshare::pbs::PbsTree::parse_resource_group(text, "resource_group", &options)
+            .map_err(|e| e.to_string())?;
+    let entities: Vec<Option<String>> = w.jobs.iter().map(|j| entity_of(cfg.entity, j)).collect();
+    for e in entities.iter().flatten() {
+        if tree.find(e).is_none() {
+            tree.find_or_add_unknown_deferred(e);
+        }
+    }
+    tree.recompute();
+    let zero: Vec<bool> = entities
+        .iter()
+        .map(|e| {
+            e.as_deref()
+                .and_then(|e| tree.find(e))
+                .is_some_and(|n| tree.node(n).tree_percentage == 0.0)
+        })
+        .collect();
+    let n = zero.iter().filter(|&&z| z).count();
+    if n > 0 {
+        let mut i = 0;
+        w.jobs.retain(|_| {
+            i += 1;
+            !zero[i - 1]
+        });
+        // The kept jobs' counters, recomputed for those left.
+        w.truncate(w.jobs.len());
+        *w.report.dropped.entry(ZERO_SHARES.to_string()).or_insert(0) += n;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -30,6 +30,7 @@ pub mod record;
 pub mod replay;
 pub mod run;
 pub mod scheduler;
+pub mod settings;
 pub mod setup;
 
 /// Each scheduler's model in simulated time lives in its folder; here under the names the

@@ -7,6 +7,7 @@ use super::output::{
 };
 use super::prepared::{InputArgs, Prepared, Ties};
 use super::report::Outcome;
+use super::site_args::WriteExplained;
 use jobsort::jobs::units::value_json;
 use std::process::ExitCode;
 

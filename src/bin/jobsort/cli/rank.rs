@@ -15,12 +15,14 @@ use super::queue_order_args::QueueOrderArgs;
 use super::report::{Failure, Outcome};
 use super::schedule_args::threshold_arg;
 use super::site_args::Explained;
+use super::site_args::WriteExplained;
 use super::slurm_args::SlurmView;
 use jobsort::formula::explain::Explanation;
 use jobsort::jobs::units::value_json;
 use jobsort::pbs::{Origin, PbsSite, Setting};
 use jobsort::rank::{RankOptions, Ranked, Threshold, TieBreak, rank};
 use jobsort::sim::scheduler::QueueOrder;
+use jobsort::sim::settings;
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
@@ -74,17 +76,12 @@ fn site_settings(
     site: Option<&PbsSite>,
     explained: &mut Explained,
 ) -> Result<Settings, Failure> {
-    let threshold = match (args.threshold, site) {
-        (Some(t), _) => Some(Setting::new(t, Origin::Flag("--threshold".into()))),
-        (None, Some(site)) => match site.threshold().map_err(Failure::invalid)? {
-            Some(s) => Some(Setting::new(
-                Threshold::new(s.value)
-                    .map_err(|e| Failure::invalid(format!("{}: {e}", s.origin)))?,
-                s.origin,
-            )),
-            None => None,
-        },
-        (None, None) => None,
+    let threshold = match settings::threshold(args.threshold.map(|t| t.value()), site)? {
+        Some(s) => Some(Setting::new(
+            Threshold::new(s.value).map_err(|e| Failure::invalid(format!("{}: {e}", s.origin)))?,
+            s.origin,
+        )),
+        None => None,
     };
     match &threshold {
         Some(t) => explained.add(

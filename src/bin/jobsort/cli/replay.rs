@@ -14,7 +14,7 @@ use super::schedule_args::{
     recorded_overfill, trace_options,
 };
 use super::sim::SimFairshareArgs;
-use super::site_args::{Explained, PbsSiteArgs, site_policy};
+use super::site_args::{Explained, PbsSiteArgs};
 use jobsort::CompiledFormula;
 use jobsort::pbs::{PbsSite, Setting};
 use jobsort::sim::record::{Header, RecordingReader, decoded, read_recording};
@@ -23,6 +23,7 @@ use jobsort::sim::replay::{
     recorded_setup, recording_from_trace,
 };
 use jobsort::sim::scheduler::drop_oversized;
+use jobsort::sim::settings;
 use jobsort::sim::{Policy, Priority, SimConfig};
 use std::process::ExitCode;
 
@@ -168,16 +169,13 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
                 }
                 warn(&what);
             }
-            let policy = match (args.policy, &site) {
-                (Some(p), _) => p.into(),
-                (None, Some(site)) => site_policy(site)?.value,
-                (None, None) => Policy::Easy,
-            };
-            let policy = args.slurm_backfill.apply(policy)?;
-            let threshold = match &site {
-                Some(site) => site.threshold().map_err(Failure::invalid)?,
-                None => None,
-            };
+            let (policy, warnings) =
+                settings::sim_policy(args.policy.map(Policy::from), None, None, site.as_ref())?;
+            for w in &warnings {
+                warn(w);
+            }
+            let policy = args.slurm_backfill.apply(policy.value)?;
+            let threshold = settings::threshold(None, site.as_ref())?;
             let fairshare = args
                 .fairshare
                 .config(site.as_ref(), &mut Explained::default())?;

@@ -56,6 +56,15 @@ impl Failure {
     }
 }
 
+impl From<jobsort::sim::settings::SettingsError> for Failure {
+    fn from(e: jobsort::sim::settings::SettingsError) -> Failure {
+        match e {
+            jobsort::sim::settings::SettingsError::Usage(m) => Failure::usage(m),
+            jobsort::sim::settings::SettingsError::Invalid(m) => Failure::invalid(m),
+        }
+    }
+}
+
 impl From<std::io::Error> for Failure {
     /// Errors writing stdout; errors reading a file carry its name and are [`Failure::Invalid`].
     fn from(e: std::io::Error) -> Failure {

@@ -10,9 +10,8 @@ use super::schedule_args::{
     MachineArgs, PolicyArg, SacctArgs, SlurmBackfillArgs, load_line, load_trace, recorded_overfill,
     threshold_arg, trace_options,
 };
-use super::site_args::{Explained, PbsSiteArgs, pick, site_policy, site_unknown_shares};
+use super::site_args::{Explained, PbsSiteArgs, WriteExplained};
 use super::slurm_args::qos_arg;
-use clap::ValueEnum;
 use jobsort::CompiledFormula;
 use jobsort::fairshare::inputs::EntityKind;
 use jobsort::fairshare::inputs::load_share_tree;
@@ -26,13 +25,14 @@ use jobsort::sim::limit::LimitsSpec;
 use jobsort::sim::plot::{PlotRun, render_png, render_svg};
 use jobsort::sim::run::{RunError, RunOptions, RunResult, simulate_setup};
 use jobsort::sim::scheduler::{drop_oversized, drop_unfitting};
-use jobsort::sim::setup::{Setup, check_decay};
-use jobsort::sim::share::{AutoTree, FairshareConfig, UsageRes, entity_of};
+use jobsort::sim::settings::{self, FairshareFlags, slurm_origin};
+use jobsort::sim::setup::Setup;
+use jobsort::sim::share::{AutoTree, FairshareConfig, drop_zero_share_jobs, entity_of};
 use jobsort::sim::slurm_share::{
     DecaySettings, SlurmPriority, SlurmShare, trace_tree, tree_leaves,
 };
 use jobsort::sim::{Policy, SimConfig, workload};
-use jobsort::slurm::conf::{Location, SlurmConf};
+use jobsort::slurm::conf::SlurmConf;
 use jobsort::slurm::multifactor::Multifactor;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -277,142 +277,29 @@ impl SimFairshareArgs {
             || self.usage_res.is_some()
     }
 
-    /// The fairshare settings (`None` without a tree): each flag given wins over the site's
-    /// sched_config, which wins over PBS's default. Each setting goes into `explained`.
+    /// The fairshare settings (`None` without a tree), resolved by the library
+    /// ([`FairshareFlags::config`]: each flag given wins over the site's sched_config, which
+    /// wins over PBS's default). Each setting goes into `explained`.
     pub(super) fn config(
         &self,
         site: Option<&PbsSite>,
         explained: &mut Explained,
     ) -> Result<Option<FairshareConfig>, Failure> {
-        let sc = site.and_then(|s| s.sched_config.as_ref());
-        let decay_time = pick(
-            self.decay_time,
-            "--decay-time",
-            sc.and_then(|c| c.fairshare_decay_time.clone()),
-            86_400,
-        );
-        let decay_factor = pick(
-            self.decay_factor,
-            "--decay-factor",
-            sc.and_then(|c| c.fairshare_decay_factor.clone()),
-            0.5,
-        );
-        let site_unknown = site_unknown_shares(sc, u32::MAX)?;
-        let unknown_shares = pick(self.unknown_shares, "--unknown-shares", site_unknown, 0);
-        let entity = pick(
-            self.entity.map(EntityKind::from),
-            "--entity",
-            sc.and_then(|c| c.fairshare_entity.clone()),
-            EntityKind::Euser,
-        );
-        check_decay(decay_time.value, decay_factor.value).map_err(|e| {
-            let (flag, origin) = if e.field == "decay_time" {
-                ("--decay-time", &decay_time.origin)
-            } else {
-                ("--decay-factor", &decay_factor.origin)
-            };
-            match origin {
-                Origin::Flag(_) => Failure::usage(format!("{flag} {}", e.reason)),
-                o => Failure::invalid(format!("{o}: fairshare_{} {}", e.field, e.reason)),
-            }
-        })?;
-        // The tree: a flag, else the site's resource_group when its fair_share is on.
-        let fair_share = sc.and_then(|c| c.fair_share.clone());
-        let base = match (&self.resource_group, self.auto_tree) {
-            (_, Some(auto)) => {
-                let tree = auto.to_possible_value();
-                let name = tree.as_ref().map_or("", |v| v.get_name());
-                explained.add(
-                    "fairshare tree",
-                    format!("equal shares by {name}"),
-                    &Origin::Flag("--auto-tree".into()),
-                );
-                FairshareConfig::auto(auto.into())
-            }
-            (Some(path), None) => {
-                explained.add(
-                    "fairshare tree",
-                    format!("resource_group {}", path.name()),
-                    &Origin::Flag("--resource-group".into()),
-                );
-                FairshareConfig {
-                    auto_tree: None,
-                    resource_group: Some(path.read_text()?),
-                    entity: entity.value,
-                    ..FairshareConfig::auto(AutoTree::User)
-                }
-            }
-            (None, None) => match (&fair_share, site.and_then(|s| s.resource_group.as_ref())) {
-                (Some(on), Some((file, text))) if on.value => {
-                    explained.add(
-                        "fairshare tree",
-                        format!("resource_group {file}"),
-                        &on.origin,
-                    );
-                    FairshareConfig {
-                        auto_tree: None,
-                        resource_group: Some(text.clone()),
-                        entity: entity.value,
-                        ..FairshareConfig::auto(AutoTree::User)
-                    }
-                }
-                (Some(on), None) if on.value => {
-                    return Err(Failure::invalid(format!(
-                        "{}: fair_share is on, but there is no resource_group (give --pbs-home \
-                         with a sched_priv/resource_group, or --resource-group FILE, or \
-                         --auto-tree)",
-                        on.origin
-                    )));
-                }
-                _ => {
-                    let origin = fair_share.map_or(Origin::Default, |s| s.origin);
-                    explained.add("fairshare tree", "none (fair_share off)", &origin);
-                    return Ok(None);
-                }
-            },
+        let resource_group = match (&self.resource_group, self.auto_tree) {
+            (Some(path), None) => Some((path.name(), path.read_text()?)),
+            _ => None,
         };
-        if base.auto_tree.is_none() {
-            explained.add_setting("fairshare_entity", &entity.clone().map(EntityKind::name));
-        }
-        explained.add_setting("fairshare_decay_time", &decay_time);
-        explained.add_setting("fairshare_decay_factor", &decay_factor);
-        explained.add_setting("unknown_shares", &unknown_shares);
-        let usage_res = pick(
-            self.usage_res.clone(),
-            "--usage-res",
-            sc.and_then(|c| c.fairshare_usage_res.clone()),
-            "cput".to_string(),
-        );
-        let usage = UsageRes::parse(&usage_res.value).map_err(|e| match &usage_res.origin {
-            Origin::Flag(_) => Failure::usage(format!("--usage-res {e}")),
-            o => Failure::invalid(format!("{o}: fairshare_usage_res {e}")),
-        })?;
-        let how = if usage.is_default() {
-            "usage: cores x seconds run, the CPU time of a job whose CPUs are all busy"
-        } else {
-            "usage: its increase while a job runs"
+        let flags = FairshareFlags {
+            style: settings::ArgStyle::Flags,
+            resource_group,
+            auto_tree: self.auto_tree.map(AutoTree::from),
+            entity: self.entity.map(EntityKind::from),
+            decay_time: self.decay_time,
+            decay_factor: self.decay_factor,
+            unknown_shares: self.unknown_shares,
+            usage_res: self.usage_res.clone(),
         };
-        explained.add(
-            "fairshare_usage_res",
-            format!("{} ({how})", usage_res.value),
-            &usage_res.origin,
-        );
-        Ok(Some(FairshareConfig {
-            decay_time: decay_time.value,
-            decay_factor: decay_factor.value,
-            unknown_shares: unknown_shares.value,
-            // PBS's default is recorded as no setting: recordings stay as they were.
-            usage_res: (!usage.is_default()).then_some(usage_res.value),
-            ..base
-        }))
-    }
-}
-
-/// Where a slurm.conf setting is.
-fn slurm_origin(at: Location) -> Origin {
-    Origin::File {
-        file: at.file,
-        line: at.line,
+        Ok(flags.config(site, explained)?)
     }
 }
 
@@ -606,69 +493,10 @@ fn slurm_priority(
     ))
 }
 
-/// `fairshare_enforce_no_shares` as the site sets it, else PBS's shipped `true`.
-fn enforce_no_shares(sc: &SchedConfig) -> Setting<bool> {
-    sc.fairshare_enforce_no_shares
-        .clone()
-        .unwrap_or(Setting::new(true, Origin::Default))
-}
-
-/// The reason a job PBS never runs for want of shares is left out of a simulation.
-const ZERO_SHARES: &str = "zero shares for fairshare (PBS never runs them)";
-
-/// PBS with `fair_share` and `fairshare_enforce_no_shares` never runs a job whose entity has
-/// no share of the machine (`query_jobs` in OpenPBS `src/scheduler/job_info.cpp`: NEVER_RUN,
-/// "Job has zero shares for fairshare"); shares do not change while it waits, so such a job
-/// never starts: it is left out of the simulation and counted under [`ZERO_SHARES`]. Only
-/// for a `resource_group` tree (equal shares give every entity some).
-fn drop_zero_share_jobs(w: &mut workload::Workload, cfg: &FairshareConfig) -> Result<(), String> {
-    let Some(text) = cfg
-        .resource_group
-        .as_deref()
-        .filter(|_| cfg.auto_tree.is_none())
-    else {
-        return Ok(());
-    };
-    let options = jobsort::fairshare::pbs::ParseOptions {
-        unknown_shares: i32::try_from(cfg.unknown_shares).unwrap_or(i32::MAX),
-        lenient: false,
-    };
-    let (mut tree, _) =
-        jobsort::fairshare::pbs::PbsTree::parse_resource_group(text, "resource_group", &options)
-            .map_err(|e| e.to_string())?;
-    let entities: Vec<Option<String>> = w.jobs.iter().map(|j| entity_of(cfg.entity, j)).collect();
-    for e in entities.iter().flatten() {
-        if tree.find(e).is_none() {
-            tree.find_or_add_unknown_deferred(e);
-        }
-    }
-    tree.recompute();
-    let zero: Vec<bool> = entities
-        .iter()
-        .map(|e| {
-            e.as_deref()
-                .and_then(|e| tree.find(e))
-                .is_some_and(|n| tree.node(n).tree_percentage == 0.0)
-        })
-        .collect();
-    let n = zero.iter().filter(|&&z| z).count();
-    if n > 0 {
-        let mut i = 0;
-        w.jobs.retain(|_| {
-            i += 1;
-            !zero[i - 1]
-        });
-        // The kept jobs' counters, recomputed for those left.
-        w.truncate(w.jobs.len());
-        *w.report.dropped.entry(ZERO_SHARES.to_string()).or_insert(0) += n;
-    }
-    Ok(())
-}
-
 /// The sched_config settings PBS uses that the simulation does not, as rows that say so.
 fn explain_unsimulated(sc: &SchedConfig, explained: &mut Explained) {
     // fairshare_usage_res: `SimFairshareArgs::config`.
-    let enforce = enforce_no_shares(sc);
+    let enforce = sc.enforce_no_shares();
     if enforce.value && sc.fair_share.as_ref().is_some_and(|s| s.value) {
         explained.add(
             "fairshare_enforce_no_shares",
@@ -791,19 +619,15 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         None => None,
     };
     let mut explained = Explained::default();
-    let policy: Setting<Policy> = match (args.policy, &site) {
-        (Some(p), _) => Setting::new(p.into(), Origin::Flag("--policy".into())),
-        (None, _) if args.backfill_depth.is_some() => Setting::new(
-            Policy::with_depth(args.backfill_depth.unwrap_or(1)),
-            Origin::Flag("--backfill-depth".into()),
-        ),
-        (None, _) if let Some(conf) = &slurm => {
-            let (policy, at) = conf.sim_policy().map_err(Failure::invalid)?;
-            Setting::new(policy, at.map_or(Origin::Default, slurm_origin))
-        }
-        (None, Some(site)) => site_policy(site)?,
-        (None, None) => Setting::new(Policy::Easy, Origin::Default),
-    };
+    let (policy, warnings) = settings::sim_policy(
+        args.policy.map(Policy::from),
+        args.backfill_depth,
+        slurm.as_ref(),
+        site.as_ref(),
+    )?;
+    for w in &warnings {
+        warn(w);
+    }
     let policy = Setting::new(args.slurm_backfill.apply(policy.value)?, policy.origin);
     explained.add_setting("policy", &policy.clone().map(Policy::name));
     explain_slurm_backfill(
@@ -904,11 +728,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
              PriorityType=priority/multifactor and no --formula",
         ));
     }
-    let threshold = match (args.threshold, &site) {
-        (Some(t), _) => Some(Setting::new(t.value(), Origin::Flag("--threshold".into()))),
-        (None, Some(site)) => site.threshold().map_err(Failure::invalid)?,
-        (None, None) => None,
-    };
+    let threshold = settings::threshold(args.threshold.map(|t| t.value()), site.as_ref())?;
     match &threshold {
         Some(t) => explained.add_setting("job_sort_formula_threshold", t),
         None => explained.add("job_sort_formula_threshold", "none", &Origin::Default),
@@ -946,8 +766,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     if let (Some(cfg), Some(sc)) = (
         &fairshare,
         site.as_ref().and_then(|s| s.sched_config.as_ref()),
-    ) && sc.fair_share.as_ref().is_some_and(|s| s.value)
-        && enforce_no_shares(sc).value
+    ) && sc.never_runs_zero_shares()
     {
         drop_zero_share_jobs(&mut w, cfg).map_err(Failure::invalid)?;
     }

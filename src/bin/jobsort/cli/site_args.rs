@@ -6,8 +6,8 @@
 use super::input::InputPath;
 use super::output::Out;
 use super::report::{Failure, warn};
-use jobsort::pbs::{NamedText, Origin, PbsSite, SchedConfig, Setting};
-use jobsort::sim::Policy;
+use jobsort::pbs::{NamedText, PbsSite};
+pub use jobsort::sim::settings::{Explained, pick, site_unknown_shares};
 use std::path::PathBuf;
 
 /// A PBS site's configuration.
@@ -60,84 +60,13 @@ impl PbsSiteArgs {
     }
 }
 
-/// The dispatch policy the site's `strict_ordering` and `backfill_depth` give
-/// ([`PbsSite::policy`]), with a warning when a `backfill_depth` is set that PBS ignores.
-pub fn site_policy(site: &PbsSite) -> Result<Setting<Policy>, Failure> {
-    let policy = site.policy().map_err(Failure::invalid)?;
-    let depth = site.backfill_depth().map_err(Failure::invalid)?;
-    if policy.value == Policy::Fill && depth.origin != Origin::Default {
-        // PBS backfills around top jobs only under strict ordering (the Altair admin guide,
-        // "Implement Backfilling": "... around higher-priority jobs when using strict
-        // ordering"; `fifo.cpp` `should_backfill_with_job`).
-        warn(&format!(
-            "{}: backfill_depth {} has no effect while strict_ordering is off: PBS backfills \
-             around top jobs only under strict ordering (the policy is fill)",
-            depth.origin, depth.value
-        ));
-    }
-    Ok(policy)
+/// Printing the `--explain-config` table ([`Explained`], resolved by the library).
+pub trait WriteExplained {
+    fn write(&self, out: &mut Out) -> std::io::Result<()>;
 }
 
-/// A setting from a flag when given, else from the site, else the default.
-pub fn pick<T>(
-    flag: Option<T>,
-    flag_name: &str,
-    site: Option<Setting<T>>,
-    default: T,
-) -> Setting<T> {
-    match (flag, site) {
-        (Some(v), _) => Setting::new(v, Origin::Flag(flag_name.to_string())),
-        (None, Some(s)) => s,
-        (None, None) => Setting::new(default, Origin::Default),
-    }
-}
-
-/// The site's `unknown_shares` as a `T` up to `max` (`None` when not set); a negative value,
-/// or one above `max`, is an error at its line.
-pub fn site_unknown_shares<T>(
-    sc: Option<&SchedConfig>,
-    max: T,
-) -> Result<Option<Setting<T>>, Failure>
-where
-    T: TryFrom<i64> + std::fmt::Display,
-{
-    let Some(s) = sc.and_then(|c| c.unknown_shares.clone()) else {
-        return Ok(None);
-    };
-    let value = (s.value >= 0)
-        .then(|| T::try_from(s.value).ok())
-        .flatten()
-        .ok_or_else(|| {
-            Failure::invalid(format!(
-                "{}: unknown_shares {}: must be a whole number from 0 to {max}",
-                s.origin, s.value,
-            ))
-        })?;
-    Ok(Some(Setting::new(value, s.origin)))
-}
-
-/// The `--explain-config` table: setting, value, where it came from.
-#[derive(Debug, Default)]
-pub struct Explained {
-    rows: Vec<(String, String, String)>,
-}
-
-impl Explained {
-    pub fn add(&mut self, name: &str, value: impl std::fmt::Display, origin: &Origin) {
-        let origin = match origin {
-            Origin::Default => "default".to_string(),
-            o => o.to_string(),
-        };
-        self.rows
-            .push((name.to_string(), value.to_string(), origin));
-    }
-    pub fn add_row(&mut self, name: &str, value: impl std::fmt::Display, from: String) {
-        self.rows.push((name.to_string(), value.to_string(), from));
-    }
-    pub fn add_setting<T: std::fmt::Display>(&mut self, name: &str, s: &Setting<T>) {
-        self.add(name, &s.value, &s.origin);
-    }
-    pub fn write(&self, out: &mut Out) -> std::io::Result<()> {
+impl WriteExplained for Explained {
+    fn write(&self, out: &mut Out) -> std::io::Result<()> {
         let w0 = self
             .rows
             .iter()
