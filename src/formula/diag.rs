@@ -39,6 +39,7 @@
 //! | `N0501` | note | `pow(2, -(fairshare_tree_usage/fairshare_perc))` is `fairshare_factor` |
 //! | `N0502` | note | `--compat pbs`: values beyond ±2^24 tie in PBS's 32-bit storage |
 //! | `N0901` | note | the JIT cannot run on this host: the interpreter evaluates instead |
+//! | `N0902` | note | `--compat pbs`: Python ints can change this formula's values or errors, so the interpreter (which models them) evaluates it |
 
 use super::syntax::Span;
 use serde::Serialize;
@@ -97,6 +98,8 @@ pub mod codes {
     pub const FLOAT32: &str = "N0502";
     /// The JIT cannot run here; the interpreter evaluates.
     pub const JIT_UNAVAILABLE: &str = "N0901";
+    /// `--compat pbs`: whole numbers are Python ints here; the interpreter evaluates.
+    pub const INT_SEMANTICS: &str = "N0902";
 }
 
 /// How serious a diagnostic is.
