@@ -16,9 +16,10 @@
 //! - `floor`, `ceil`, `trunc` and one-argument `round` return Python ints; jobsort returns the
 //!   same value as a float (errors for infinity/NaN are kept). The harness wraps them in
 //!   `float(...)`.
-//! - A negative number to a fractional power is a complex number in Python (PBS then uses
-//!   -1.0, or the complex number flows on into other operations); jobsort reports an error
-//!   at that `**`. The harness raises at the `**` that makes a complex number.
+//! - A negative number to a fractional power is a complex number in Python (it flows on into
+//!   other operations; as the formula's value it crashes pbs_sched, which the checker
+//!   reports); jobsort reports an error at that `**`. The harness raises at the `**` that
+//!   makes a complex number.
 //! - A non-finite final value is an error in jobsort; the harness maps it to that error.
 //!
 //! Scale: `JOBSORT_DIFF_FORMULAS` (default 1500) formulas × `JOBSORT_DIFF_JOBS` (default 24)

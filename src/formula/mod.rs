@@ -523,15 +523,21 @@ mod tests {
                 eval("1/fairshare_perc", &[0.0]),
                 Err(EvalError::FloatDivisionByZero)
             );
-            // 16**256 == 2**1024 is exact in Python and too large for a double.
-            assert_eq!(
-                eval("ncpus ** 256", &[16.0]),
-                Err(EvalError::IntResultTooLarge)
-            );
+            // 16**256 == 2**1024 is exact in Python: the quotient is exact.
             assert_eq!(eval("ncpus ** 256 // ncpus ** 255", &[16.0]), Ok(16.0));
             // 2**53 + 1 is exact as an int: the comparison sees the 1.
             assert_eq!(eval("ncpus * 2**52 + 1 > 2**53", &[2.0]), Ok(1.0));
         }
+        // 16**256 == 2**1024 is too large for a double: pbs_sched crashes (the checker says
+        // so, E0305), the model's value is that error.
+        let checked = check::check("ncpus ** 256", &catalog, &CheckOptions::default());
+        let ir = checked.ir.unwrap();
+        let model = pyint::IntModel::new(&ir, "ncpus ** 256");
+        assert_eq!(
+            model.eval_job(&ir, &[16.0]),
+            Err(EvalError::IntResultTooLarge)
+        );
+        assert_eq!(model.eval_job(&ir, &[15.0]), Ok(1.200500425311841e301));
         // Without --compat pbs: floats, as before.
         let f = Formula::compile("1/(ncpus-2)", &catalog).unwrap();
         assert_eq!(f.eval_one(&[2.0]), Err(EvalError::FloatDivisionByZero));

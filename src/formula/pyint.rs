@@ -31,9 +31,35 @@ use super::pymath::bigint::BigInt;
 use super::pymath::int::{self, Num, NumResult};
 use super::pymath::{self, EvalError, PyResult};
 use super::syntax::{BinaryOp, Link, UnaryOp};
+use crate::catalog::{Input, ResourceType};
 
 /// The largest integer literal a double holds exactly together with its neighbours.
 const EXACT: f64 = 9_007_199_254_740_992.0;
+
+/// The Python type a node's value has, as far as the formula's text tells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PyType {
+    /// Always an `int` (or a bool).
+    Int,
+    /// Always a `float`.
+    Float,
+    /// An `int` for some jobs, a `float` for others (a resource is an int when whole).
+    Either,
+}
+
+impl PyType {
+    fn join(self, other: PyType) -> PyType {
+        if self == other { self } else { PyType::Either }
+    }
+    /// The type of an arithmetic result that is an int when both operands are.
+    fn arith(self, other: PyType) -> PyType {
+        match (self, other) {
+            (PyType::Float, _) | (_, PyType::Float) => PyType::Float,
+            (PyType::Int, PyType::Int) => PyType::Int,
+            _ => PyType::Either,
+        }
+    }
+}
 
 /// What the Python-int evaluation needs besides the IR.
 #[derive(Debug, Clone, PartialEq)]
@@ -74,6 +100,62 @@ impl IntModel {
     pub fn needed(ir: &Ir, source: &str) -> Option<IntModel> {
         let model = IntModel::new(ir, source);
         model.int_sensitive(ir).then_some(model)
+    }
+
+    /// The Python type of every node of `ir`. Inputs: the fairshare keywords are floats
+    /// (`%f`), `eligible_time`, `queue_priority`, `job_priority` and `accrue_type` ints (`%ld`,
+    /// `%d`), a `long` resource an int, any other resource an int when whole.
+    pub fn static_types(&self, ir: &Ir) -> Vec<PyType> {
+        let mut t: Vec<PyType> = Vec::with_capacity(ir.nodes.len());
+        for (i, node) in ir.nodes.iter().enumerate() {
+            let ty = match &node.expr {
+                Expr::Const(_) => {
+                    if self.literals[i].is_some() {
+                        PyType::Int
+                    } else {
+                        PyType::Float
+                    }
+                }
+                Expr::Input(k) => match &ir.inputs[*k as usize] {
+                    Input::Keyword(kw) if kw.is_fairshare() => PyType::Float,
+                    Input::Keyword(_) => PyType::Int,
+                    Input::Resource { ty, .. } if *ty == ResourceType::Long => PyType::Int,
+                    Input::Resource { .. } => PyType::Either,
+                },
+                Expr::Unary(UnaryOp::Not, _) | Expr::Compare { .. } => PyType::Int,
+                Expr::Unary(_, a) => t[a.index()],
+                Expr::Binary(op, a, b) => {
+                    let r = t[a.index()].arith(t[b.index()]);
+                    match op {
+                        BinaryOp::Div => PyType::Float,
+                        // int ** negative int is a float.
+                        BinaryOp::Pow if r == PyType::Int => match &self.literals[b.index()] {
+                            Some(v) if !v.is_negative() => PyType::Int,
+                            _ => PyType::Either,
+                        },
+                        _ => r,
+                    }
+                }
+                Expr::And(a, b) | Expr::Or(a, b) => t[a.index()].join(t[b.index()]),
+                Expr::IfElse {
+                    then, otherwise, ..
+                } => t[then.index()].join(t[otherwise.index()]),
+                Expr::Call(f, args) => match f {
+                    Func::Abs => t[args[0].index()],
+                    Func::Min | Func::Max => args
+                        .iter()
+                        .map(|a| t[a.index()])
+                        .reduce(PyType::join)
+                        .unwrap_or(PyType::Float),
+                    Func::Floor | Func::Ceil | Func::Trunc => PyType::Int,
+                    Func::Round if args.len() == 1 => PyType::Int,
+                    Func::Round => t[args[0].index()],
+                    _ => PyType::Float,
+                },
+            };
+            t.push(ty);
+        }
+        t
     }
 
     /// Whether some operation of `ir` behaves differently on Python ints.
@@ -216,7 +298,10 @@ impl IntModel {
 
 /// A built-in function on Python numbers.
 fn call(func: Func, args: &[Num]) -> NumResult {
-    let x = &args[0];
+    let Some(x) = args.first() else {
+        // `hypot()`
+        return float_call(func, args);
+    };
     let rounding = |f: fn(f64) -> PyResult| match x {
         Num::Int(_) => Ok(x.clone()),
         Num::Float(v) => int::float_to_int(f(*v)),

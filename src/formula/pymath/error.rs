@@ -19,8 +19,9 @@ pub enum EvalError {
     PowRange = 4,
     /// `0.0 ** negative`
     ZeroToNegativePower = 5,
-    /// `negative ** fractional`: Python makes a complex number (PBS then uses -1.0); jobsort
-    /// treats it as an error (a deliberate difference, see ARCHITECTURE.md).
+    /// `negative ** fractional`: Python makes a complex number (as the formula's value it
+    /// crashes pbs_sched); jobsort treats it as an error (a deliberate difference, see
+    /// ARCHITECTURE.md).
     NegativeToFractionalPower = 6,
     /// `ValueError: math domain error`
     MathDomain = 7,
