@@ -12,7 +12,7 @@
 use super::interval::{INF, Interval};
 use super::{Analyzer, OVERFLOW_BOUND};
 use crate::formula::diag::{Diagnostic, Severity, codes};
-use crate::formula::ir::{Expr, Ir, NodeId, expr_children};
+use crate::formula::ir::{Expr, Func, Ir, NodeId, expr_children};
 use crate::formula::pyint::PyType;
 use crate::formula::pymath::EvalError;
 use crate::formula::pymath::int::Num;
@@ -100,7 +100,53 @@ fn candidates(dom: Interval, small: bool) -> Vec<f64> {
 /// A formula this large is evaluated only at small values when searching for a crash.
 const SMALL_SEARCH_NODES: usize = 200;
 
+/// Where a huge int made at `id` first meets something that converts it to a float, and the
+/// error Python raises there: `None` when it reaches the formula's value as an int (pbs_sched
+/// crashes; reported at the root) or only meets operations that take any int (comparisons,
+/// truthiness, the logarithms).
+fn int_consumer(ir: &Ir, types: &[PyType], id: NodeId) -> Option<EvalError> {
+    let mut parent = vec![None; ir.nodes.len()];
+    for (i, n) in ir.nodes.iter().enumerate() {
+        for c in expr_children(&n.expr) {
+            parent[c.index()] = Some(NodeId(i as u32));
+        }
+    }
+    let mut at = id;
+    while let Some(p) = parent[at.index()] {
+        let int = |n: &NodeId| types[n.index()] == PyType::Int;
+        let converts = match &ir.node(p).expr {
+            Expr::Binary(BinaryOp::Div, a, b) if int(a) && int(b) => {
+                return Some(EvalError::IntDivisionTooLarge);
+            }
+            Expr::Binary(_, a, b) if int(a) && int(b) => false,
+            Expr::Binary(..) => true,
+            Expr::Unary(UnaryOp::Not, _) | Expr::Compare { .. } => return None,
+            Expr::Unary(..) | Expr::And(..) | Expr::Or(..) => false,
+            Expr::IfElse { cond, .. } if *cond == at => return None,
+            Expr::IfElse { .. } => false,
+            Expr::Call(f, _) => match f {
+                Func::Abs | Func::Min | Func::Max | Func::Floor | Func::Ceil | Func::Trunc => false,
+                Func::Round => false,
+                Func::Log | Func::Log2 | Func::Log10 => return None,
+                _ => true,
+            },
+            Expr::Const(_) | Expr::Input(_) => false,
+        };
+        if converts {
+            return Some(EvalError::IntTooLargeForFloat);
+        }
+        at = p;
+    }
+    None
+}
+
 impl Analyzer<'_> {
+    /// Under `--compat pbs`, an exact `int ** int` at `id` that can exceed a double: the error
+    /// where it meets a float, if it does (see [`int_consumer`]).
+    pub(super) fn huge_int_consumer(&self, id: NodeId) -> Option<EvalError> {
+        int_consumer(self.ir, &self.types, id)
+    }
+
     /// `` `text` `` of node `id`, or `fallback` when the text is long.
     fn short_text(&self, id: NodeId, fallback: &str) -> String {
         let t = self.text(id);
@@ -197,6 +243,7 @@ impl Analyzer<'_> {
                 }
                 (None, Some(_), _, Some(h)) => format!("when a job has {n} <= {h}"),
                 (Some(_), None, Some(l), _) => format!("when a job has {n} >= {l}"),
+                (None, None, _, _) => format!("for every job (e.g. one with {n} = {witness})"),
                 _ => format!("when a job has {n} = {witness}"),
             });
         }
@@ -213,6 +260,9 @@ impl Analyzer<'_> {
             }
         }
         let found = tries.into_iter().find(|t| strict(&self.job(t)))?;
+        if inputs.is_empty() {
+            return Some("for every job".to_string());
+        }
         let words: Vec<String> = inputs
             .iter()
             .map(|&k| {

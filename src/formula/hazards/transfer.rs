@@ -568,13 +568,12 @@ impl Analyzer<'_> {
             && !math_pow
             && self.types[a.index()] == PyType::Int
             && self.types[b.index()] == PyType::Int;
-        if self.mode == Mode::Overflow
-            && base.is_finite()
-            && exp.is_finite()
-            && !r.is_finite()
-            && !exact_int
-        {
-            self.overflow(id, range_err);
+        if self.mode == Mode::Overflow && base.is_finite() && exp.is_finite() && !r.is_finite() {
+            if !exact_int {
+                self.overflow(id, range_err);
+            } else if let Some(err) = self.huge_int_consumer(id) {
+                self.overflow(id, err);
+            }
         }
         Some(r)
     }
