@@ -31,6 +31,9 @@
 //! decimals, `%f` for the fairshare keywords), so whole numbers and integer literals are
 //! Python ints, with `int`'s exact arithmetic and error texts (`Objects/longobject.c`).
 
+use jobsort::formula::check::{CheckOptions, check};
+use jobsort::formula::pyint::IntModel;
+use jobsort::formula::{interp, pbs_round_input};
 use jobsort::{Catalog, CompileOptions, Engine, EvalError, Formula};
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -518,7 +521,7 @@ fn compat_pbs_matches_what_pbs_sched_evaluates() {
         compat_pbs: true,
         ..CompileOptions::default()
     };
-    let (mut count, mut rejected, mut int_errors, mut modelled) = (0, 0, 0, 0);
+    let (mut count, mut rejected, mut int_errors, mut modelled, mut proven) = (0, 0, 0, 0, 0);
     let mut mismatches = String::new();
     for (f, src) in formulas.iter().enumerate() {
         let compiled = match Formula::compile_with(src, &catalog, &interp) {
@@ -536,6 +539,38 @@ fn compat_pbs_matches_what_pbs_sched_evaluates() {
         };
         let jit = Formula::compile_with(src, &catalog, &jit_options).expect("compiles as above");
         modelled += usize::from(jit.engine() == Engine::Interp);
+        // The proof behind the JIT: where ints cannot matter (IntModel::needed), the model and
+        // the float interpreter agree bit for bit on the inputs as PBS writes them.
+        let checked = check(
+            src,
+            &catalog,
+            &CheckOptions {
+                compat_pbs: true,
+                deny_warnings: false,
+            },
+        );
+        let ir = checked.ir.expect("checks as above");
+        let model = IntModel::new(&ir, src);
+        let ir_inputs: Vec<usize> = ir
+            .inputs
+            .iter()
+            .map(|name| NAMES.iter().position(|n| name == n).unwrap())
+            .collect();
+        if !model.int_sensitive(&ir) {
+            for job in &jobs {
+                let row: Vec<f64> = ir_inputs
+                    .iter()
+                    .map(|&k| pbs_round_input(job[k], fairshare[k]))
+                    .collect();
+                let (m, f) = (model.eval_job(&ir, &row), interp::eval_job(&ir, &row));
+                assert_eq!(
+                    pbs_outcome(m),
+                    pbs_outcome(f),
+                    "`{src}` on {row:?}: the int model and the float interpreter disagree where the proof says ints cannot matter"
+                );
+                proven += 1;
+            }
+        }
         let inputs: Vec<usize> = compiled
             .inputs()
             .iter()

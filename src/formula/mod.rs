@@ -456,7 +456,7 @@ pub fn pbs_input_text(v: f64, fairshare: bool) -> String {
 
 /// The value Python sees for an input ([`pbs_input_text`] read back). A whole number written
 /// without a decimal point is an int, which has no negative zero: `-0` is `+0.0`.
-fn pbs_round_input(v: f64, fairshare: bool) -> f64 {
+pub fn pbs_round_input(v: f64, fairshare: bool) -> f64 {
     if !v.is_finite() {
         return v;
     }
