@@ -169,6 +169,13 @@ impl CompiledFormula {
         CompiledFormula::build("", ir, Vec::new(), None, options)
     }
 
+    /// [`CompiledFormula::from_ir`] for an IR whose spans index `source`: under `--compat
+    /// pbs` its integer literals are Python ints (without the source only `True` and `False`
+    /// are known to be).
+    pub fn from_ir_with_source(ir: &Ir, source: &str, options: &CompileOptions) -> CompiledFormula {
+        CompiledFormula::build(source, ir, Vec::new(), None, options)
+    }
+
     fn build(
         source: &str,
         ir: &Ir,
