@@ -15,14 +15,14 @@
 //! numbers. The proof: a value that may be an int ("int-kind") is always a whole double `d`
 //! that the float evaluators hold as `d` (with `+0.0` for zero, as an int has no `-0`): an
 //! input (its value is rounded as PBS prints it, and a zero made `+0.0`), an integer literal
-//! up to 2^53, a bool, and `+x`, `abs`, `min`, `max`, `floor`, `ceil`, `trunc`, one-argument
+//! a double holds exactly, a bool, and `+x`, `abs`, `min`, `max`, `floor`, `ceil`, `trunc`, one-argument
 //! `round`, `if`/`else`, `and`, `or` of such values. Python converts such an int to the same
 //! double wherever it meets a float or a `math` function, and compares it exactly, as the
 //! float evaluators do; so only these differ, and each makes the model needed: an arithmetic
 //! operator with int-kind operands on both sides (except `/` by a nonzero integer literal,
 //! which is one correctly rounded division either way), `-x` of an int-kind `x` (`-0` is
-//! `0`), `round(x, n)` of an int-kind `x`, and an integer literal above 2^53 (exact in
-//! Python, rounded in a double).
+//! `0`), `round(x, n)` of an int-kind `x`, and an integer literal no double holds exactly
+//! (exact in Python, rounded in a double).
 
 use super::interp;
 use super::ir::{Expr, Func, Ir, NodeId, Ty};
@@ -32,9 +32,6 @@ use super::pymath::int::{self, Num, NumResult};
 use super::pymath::{self, EvalError, PyResult};
 use super::syntax::{BinaryOp, Link, UnaryOp};
 use crate::catalog::{Input, ResourceType};
-
-/// The largest integer literal a double holds exactly together with its neighbours.
-const EXACT: f64 = 9_007_199_254_740_992.0;
 
 /// The Python type a node's value has, as far as the formula's text tells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -165,7 +162,8 @@ impl IntModel {
         for (i, node) in ir.nodes.iter().enumerate() {
             let kind = match &node.expr {
                 Expr::Const(c) => match &self.literals[i] {
-                    Some(_) if c.abs() > EXACT => return true,
+                    // A literal no double holds exactly (9007199254740993) is exact in Python.
+                    Some(v) if BigInt::from_f64(*c).as_ref() != Some(v) => return true,
                     Some(_) => true,
                     None => false,
                 },
@@ -337,4 +335,27 @@ fn float_call(func: Func, args: &[Num]) -> NumResult {
         floats.push(a.to_float()?);
     }
     Ok(Num::Float(interp::call(func, &floats)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::catalog::Catalog;
+    use crate::formula::{CompileOptions, Engine, Formula};
+
+    /// 9007199254740993 is 2^53 + 1 in Python (`int`), 2^53 as a double: `ncpus <
+    /// 9007199254740993` is true for ncpus = 2^53 only with the int (CPython
+    /// `float_richcompare` compares an int exactly).
+    #[test]
+    fn an_integer_literal_no_double_holds_is_exact() {
+        for engine in [Engine::Jit, Engine::Interp] {
+            let options = CompileOptions {
+                engine,
+                compat_pbs: true,
+                ..CompileOptions::default()
+            };
+            let f = Formula::compile_with("ncpus < 9007199254740993", &Catalog::pbs(), &options)
+                .unwrap();
+            assert_eq!(f.eval_one(&[9007199254740992.0]), Ok(1.0));
+        }
+    }
 }
