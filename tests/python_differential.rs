@@ -627,6 +627,7 @@ fn compat_pbs_matches_what_pbs_sched_evaluates() {
         modelled > 0 && modelled < n_formulas,
         "{modelled} formulas need the int model"
     );
+    assert!(proven > 0, "no formula was proven free of int effects");
 }
 
 fn env_or(name: &str, default: u64) -> u64 {
