@@ -648,6 +648,7 @@ mod tests {
         }
     }
 
+    /// CPython 3.11 `Objects/longobject.c` (`long_add`, `long_mul`, `l_divmod`, `long_pow`).
     #[test]
     fn arithmetic_against_values_python_prints() {
         // Python 3.11: 3**100, divmod(±7**40, ±13**9), (2**70 + 1) * (2**70 - 1).
@@ -684,6 +685,8 @@ mod tests {
         assert_eq!(p.to_string(), "1393796574908163946345982392040522594123775");
     }
 
+    /// `PyLong_AsDouble` (`Objects/longobject.c`, through `_PyLong_Frexp`): half to even,
+    /// OverflowError from 2^1024 - 2^970 up.
     #[test]
     fn conversions_round_half_to_even() {
         // float(2**53 + 1) == 2**53, float(2**53 + 3) == 2**53 + 4.
@@ -718,6 +721,7 @@ mod tests {
         assert_eq!(BigInt::from_f64(0.5), None);
     }
 
+    /// `long_true_divide` (`Objects/longobject.c`).
     #[test]
     fn true_division_is_correctly_rounded() {
         // Python 3.11: 10**30 / 3 == 3.333333333333333e+29, (2**1100) / (2**1099 + 1) == 2.0,
@@ -746,6 +750,7 @@ mod tests {
         assert_eq!(q, 11332.812459844516);
     }
 
+    /// `float_richcompare` (`Objects/floatobject.c`): an int against a float, exactly.
     #[test]
     fn comparison_with_floats_is_exact() {
         let v = BigInt::from_i64((1 << 53) + 1);
@@ -760,6 +765,7 @@ mod tests {
         );
     }
 
+    /// `long_round` (`Objects/longobject.c`, `_PyLong_DivmodNear`).
     #[test]
     fn round_with_negative_digits_is_half_to_even() {
         // Python: round(1250, -2) == 1200, round(1350, -2) == 1400, round(-50, -2) == 0,
@@ -778,6 +784,7 @@ mod tests {
         assert_eq!(r(5, -400), 0);
     }
 
+    /// jobsort's own bound ([`MAX_BITS`]); `long_pow` (`Objects/longobject.c`) for ±1.
     #[test]
     fn results_beyond_the_bound_are_refused() {
         let two = BigInt::from_i64(2);

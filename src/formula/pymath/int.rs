@@ -260,8 +260,10 @@ mod tests {
         assert_eq!(binary(BinaryOp::Mod, &i(7), &i(-2)), Ok(i(-1)));
     }
 
-    /// Python 3.11: `2**10000 / 3` "integer division result too large for a float",
-    /// `10**400 * 1.0` "int too large to convert to float", `10**400 // 10**399 == 10`.
+    /// Python 3.11 (`long_true_divide`, `CONVERT_TO_DOUBLE` in `Objects/floatobject.c`,
+    /// `loghelper` in `Modules/mathmodule.c`): `2**10000 / 3` "integer division result too
+    /// large for a float", `10**400 * 1.0` "int too large to convert to float",
+    /// `10**400 // 10**399 == 10`, `math.log(10**400) == 921.0340371976182`.
     #[test]
     fn huge_ints_are_exact_until_they_meet_a_float() {
         let big = binary(BinaryOp::Pow, &i(2), &i(10000)).unwrap();
@@ -285,6 +287,8 @@ mod tests {
         );
     }
 
+    /// `min_max` (`Python/bltinmodule.c`): the first of equal items is kept, compared with
+    /// `float_richcompare` across int and float.
     #[test]
     fn max_and_min_keep_the_first_of_equals() {
         // max(1, 1.0) is the int 1; max(1.0, 1) is the float.
