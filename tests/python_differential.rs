@@ -16,14 +16,24 @@
 //! - `floor`, `ceil`, `trunc` and one-argument `round` return Python ints; jobsort returns the
 //!   same value as a float (errors for infinity/NaN are kept). The harness wraps them in
 //!   `float(...)`.
-//! - A negative number to a fractional power is a complex number in Python (PBS then uses
-//!   -1.0, or the complex number flows on into other operations); jobsort reports an error
-//!   at that `**`. The harness raises at the `**` that makes a complex number.
+//! - A negative number to a fractional power is a complex number in Python (it flows on into
+//!   other operations; as the formula's value it crashes pbs_sched, which the checker
+//!   reports); jobsort reports an error at that `**`. The harness raises at the `**` that
+//!   makes a complex number.
 //! - A non-finite final value is an error in jobsort; the harness maps it to that error.
 //!
 //! Scale: `JOBSORT_DIFF_FORMULAS` (default 1500) formulas × `JOBSORT_DIFF_JOBS` (default 24)
 //! jobs; `JOBSORT_DIFF_SEED` picks the seed.
+//!
+//! Under `--compat pbs` (`compat_pbs_matches_what_pbs_sched_evaluates`) the first three
+//! differences are gone: the harness gives Python each input as the text pbs_sched writes
+//! (`formula_evaluate`, OpenPBS `src/scheduler/job_info.cpp`: `%.*f` with `float_digits(v, 4)`
+//! decimals, `%f` for the fairshare keywords), so whole numbers and integer literals are
+//! Python ints, with `int`'s exact arithmetic and error texts (`Objects/longobject.c`).
 
+use jobsort::formula::check::{CheckOptions, check};
+use jobsort::formula::pyint::IntModel;
+use jobsort::formula::{interp, pbs_round_input};
 use jobsort::{Catalog, CompileOptions, Engine, EvalError, Formula};
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -357,6 +367,268 @@ for src in data['formulas']:
             out.append('err %s: %s' % (type(ex).__name__, ex))
 json.dump(out, sys.stdout)
 "#;
+
+/// The harness under `--compat pbs`: Python as pbs_sched runs it. Inputs arrive as the text
+/// pbs_sched writes; the formula is not transformed except that a `**` giving a complex number
+/// raises (jobsort's documented difference) and an int operation beyond 2^16 bits raises
+/// `TooLarge` (jobsort does not compute such ints). The value goes through `float()` as
+/// `PyFloat_AsDouble` does; an int too large for it is `err intresult`.
+const PBS_HARNESS: &str = r#"
+import ast, json, math, struct, sys
+from math import *
+class Complex(Exception):
+    pass
+class TooLarge(Exception):
+    pass
+BITS = 1 << 16
+def _bin(op, a, b):
+    if op == '**':
+        if type(a) is int and type(b) is int and b > 0 and abs(a) > 1 and (abs(a).bit_length() - 1) * b > BITS:
+            raise TooLarge()
+        try:
+            r = a ** b
+        except OverflowError as ex:
+            if str(ex) == 'complex exponentiation':
+                raise Complex()
+            raise
+        if isinstance(r, complex):
+            raise Complex()
+    elif op == '+': r = a + b
+    elif op == '-': r = a - b
+    elif op == '*': r = a * b
+    elif op == '/': r = a / b
+    elif op == '//': r = a // b
+    else: r = a % b
+    if isinstance(r, int) and r.bit_length() > BITS:
+        raise TooLarge()
+    return r
+OPS = {ast.Add: '+', ast.Sub: '-', ast.Mult: '*', ast.Div: '/', ast.FloorDiv: '//', ast.Mod: '%', ast.Pow: '**'}
+ns = dict(globals())
+
+class Ops(ast.NodeTransformer):
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        return ast.copy_location(ast.Call(ast.Name('_bin', ast.Load()), [ast.Constant(OPS[type(node.op)]), node.left, node.right], []), node)
+
+data = json.load(sys.stdin)
+names = data['names']
+out = []
+jobs = [dict((n, eval(t, dict(ns))) for n, t in zip(names, job)) for job in data['jobs']]
+for src in data['formulas']:
+    tree = ast.fix_missing_locations(Ops().visit(ast.parse(src, mode='eval')))
+    code = compile(tree, '<formula>', 'eval')
+    for job in jobs:
+        env = dict(ns)
+        env.update(job)
+        try:
+            v = eval(code, env)
+        except Complex:
+            out.append('err complex')
+            continue
+        except TooLarge:
+            out.append('err toolarge')
+            continue
+        except Exception as ex:
+            out.append('err %s: %s' % (type(ex).__name__, ex))
+            continue
+        if isinstance(v, complex):
+            out.append('err complex')
+            continue
+        try:
+            v = float(v)
+        except OverflowError:
+            out.append('err intresult')
+            continue
+        if not math.isfinite(v):
+            out.append('err nonfinite')
+        else:
+            out.append('ok %016x' % struct.unpack('<Q', struct.pack('<d', v))[0])
+json.dump(out, sys.stdout)
+"#;
+
+/// [`outcome`] under `--compat pbs`, where the value is stored as a 32-bit float.
+fn pbs_outcome(r: Result<f64, EvalError>) -> String {
+    match r {
+        Err(EvalError::IntResultTooLarge) => "err intresult".to_string(),
+        Err(EvalError::IntTooLargeToModel) => "err toolarge".to_string(),
+        r => outcome(r),
+    }
+}
+
+fn run_python(harness: &str, input: &str) -> Vec<String> {
+    let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_string());
+    let mut child = Command::new(&python)
+        .args(["-c", harness])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {python} (python3 is required for this test): {e}"));
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "python harness failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// Under `--compat pbs`, jobsort's value (stored as PBS stores it, a C `float`) and error text
+/// equal what Python computes from the text pbs_sched writes (OpenPBS 23.06
+/// `formula_evaluate`, `src/scheduler/job_info.cpp`; Python 3.11 int semantics,
+/// `Objects/longobject.c`), for both engines; the JIT and the interpreter agree job by job.
+#[test]
+fn compat_pbs_matches_what_pbs_sched_evaluates() {
+    let n_formulas = env_or("JOBSORT_DIFF_FORMULAS", 1500) as usize;
+    let n_jobs = env_or("JOBSORT_DIFF_JOBS", 24) as usize;
+    let mut rng = Rng(env_or("JOBSORT_DIFF_SEED", 20261206));
+    let formulas: Vec<String> = (0..n_formulas)
+        .map(|_| generate(&mut rng, 4).text)
+        .collect();
+    let jobs: Vec<Vec<f64>> = (0..n_jobs)
+        .map(|_| NAMES.iter().map(|_| job_value(&mut rng)).collect())
+        .collect();
+    let catalog = Catalog::pbs();
+    let fairshare: Vec<bool> = NAMES
+        .iter()
+        .map(|n| catalog.input(n).is_some_and(|i| i.is_fairshare()))
+        .collect();
+    let texts: Vec<Vec<String>> = jobs
+        .iter()
+        .map(|job| {
+            job.iter()
+                .zip(&fairshare)
+                .map(|(&v, &fs)| jobsort::formula::pbs_input_text(v, fs))
+                .collect()
+        })
+        .collect();
+    let input = serde_json::json!({"names": NAMES, "formulas": formulas, "jobs": texts});
+    let expected = run_python(PBS_HARNESS, &input.to_string());
+    assert_eq!(expected.len(), n_formulas * n_jobs);
+
+    let interp = CompileOptions {
+        engine: Engine::Interp,
+        compat_pbs: true,
+        ..CompileOptions::default()
+    };
+    let jit_options = CompileOptions {
+        compat_pbs: true,
+        ..CompileOptions::default()
+    };
+    let (mut count, mut rejected, mut int_errors, mut modelled, mut proven) = (0, 0, 0, 0, 0);
+    let mut mismatches = String::new();
+    for (f, src) in formulas.iter().enumerate() {
+        let compiled = match Formula::compile_with(src, &catalog, &interp) {
+            Ok(c) => c,
+            Err(d) => {
+                assert!(
+                    d.iter()
+                        .filter(|d| d.is_error())
+                        .all(|d| d.code.starts_with("E03")),
+                    "generated formula `{src}` was rejected for something other than a constant error:\n{d}"
+                );
+                rejected += 1;
+                continue;
+            }
+        };
+        let jit = Formula::compile_with(src, &catalog, &jit_options).expect("compiles as above");
+        modelled += usize::from(jit.engine() == Engine::Interp);
+        // The proof behind the JIT: where ints cannot matter (IntModel::needed), the model and
+        // the float interpreter agree bit for bit on the inputs as PBS writes them.
+        let checked = check(
+            src,
+            &catalog,
+            &CheckOptions {
+                compat_pbs: true,
+                deny_warnings: false,
+            },
+        );
+        let ir = checked.ir.expect("checks as above");
+        let model = IntModel::new(&ir, src);
+        let ir_inputs: Vec<usize> = ir
+            .inputs
+            .iter()
+            .map(|name| NAMES.iter().position(|n| name == n).unwrap())
+            .collect();
+        if !model.int_sensitive(&ir) {
+            for job in &jobs {
+                let row: Vec<f64> = ir_inputs
+                    .iter()
+                    .map(|&k| pbs_round_input(job[k], fairshare[k]))
+                    .collect();
+                let (m, f) = (model.eval_job(&ir, &row), interp::eval_job(&ir, &row));
+                assert_eq!(
+                    pbs_outcome(m),
+                    pbs_outcome(f),
+                    "`{src}` on {row:?}: the int model and the float interpreter disagree where the proof says ints cannot matter"
+                );
+                proven += 1;
+            }
+        }
+        let inputs: Vec<usize> = compiled
+            .inputs()
+            .iter()
+            .map(|name| NAMES.iter().position(|n| name == n).unwrap())
+            .collect();
+        let columns: Vec<Vec<f64>> = inputs
+            .iter()
+            .map(|&k| jobs.iter().map(|job| job[k]).collect())
+            .collect();
+        let column_refs: Vec<&[f64]> = columns.iter().map(Vec::as_slice).collect();
+        let jitted = jit.evaluate_columns(&column_refs, n_jobs);
+        for (j, job) in jobs.iter().enumerate() {
+            let row: Vec<f64> = inputs.iter().map(|&k| job[k]).collect();
+            let got = pbs_outcome(compiled.eval_one(&row));
+            let jit_got = pbs_outcome(match jitted.error(j) {
+                Some(e) => Err(e),
+                None => Ok(jitted.values[j]),
+            });
+            assert_eq!(got, jit_got, "`{src}`: interp and JIT disagree on job {j}");
+            let want = &expected[f * n_jobs + j];
+            // PBS stores the value in a C float.
+            let want = match want.strip_prefix("ok ") {
+                Some(bits) => {
+                    let v = f64::from_bits(u64::from_str_radix(bits, 16).unwrap());
+                    pbs_outcome(Ok(v as f32 as f64))
+                }
+                None => want.clone(),
+            };
+            int_errors += usize::from(
+                want == "err ZeroDivisionError: division by zero" || want.contains("integer"),
+            );
+            if got != want {
+                count += 1;
+                if count <= 20 {
+                    let _ = writeln!(
+                        mismatches,
+                        "`{src}` with {}: jobsort {got}, python {want}",
+                        texts[j].join(" ")
+                    );
+                }
+            }
+        }
+    }
+    assert!(
+        rejected * 4 < n_formulas,
+        "too many generated formulas rejected statically: {rejected}"
+    );
+    assert_eq!(
+        count, 0,
+        "{count} mismatches against CPython; first ones:\n{mismatches}"
+    );
+    assert!(int_errors > 0, "the generated cases must reach int errors");
+    assert!(
+        modelled > 0 && modelled < n_formulas,
+        "{modelled} formulas need the int model"
+    );
+    assert!(proven > 0, "no formula was proven free of int effects");
+}
 
 fn env_or(name: &str, default: u64) -> u64 {
     std::env::var(name)

@@ -193,6 +193,17 @@ fn eval_error_c_message(e: EvalError) -> &'static CStr {
         EvalError::InfinityToInteger => c"cannot convert float infinity to integer",
         EvalError::NanToInteger => c"cannot convert float NaN to integer",
         EvalError::NotFinite => c"formula value is not finite",
+        EvalError::IntDivisionByZero => c"division by zero",
+        EvalError::IntFloorDivisionByZero => c"integer division or modulo by zero",
+        EvalError::IntModuloByZero => c"integer modulo by zero",
+        EvalError::IntTooLargeForFloat => c"int too large to convert to float",
+        EvalError::IntDivisionTooLarge => c"integer division result too large for a float",
+        EvalError::IntResultTooLarge => {
+            c"the value is an int too large for a float: pbs_sched logs -1 and crashes"
+        }
+        EvalError::IntTooLargeToModel => {
+            c"an int of more than 65536 bits: jobsort does not compute it"
+        }
     }
 }
 

@@ -30,15 +30,18 @@
 //! | `E0302` | error | math domain or range error for every job that reaches it (`log(0)`) |
 //! | `E0303` | error | the formula's value is never finite |
 //! | `E0304` | error | a sub-expression is infinite or NaN for every job (`ncpus * 1e999`), so the value is never finite |
+//! | `E0305` | error | `--compat pbs`: the formula crashes pbs_sched (OpenPBS ≤ 23.06) for some job: its value is then a complex number or an int too large for a float (names the job) |
 //! | `W0401` | warning | possible division by zero (names the input and when it is 0) |
 //! | `W0402` | warning | possible math domain error |
 //! | `W0403` | warning | possible overflow (math range error) |
 //! | `W0404` | warning | the formula reads no job attribute: every job ties |
 //! | `W0405` | warning | deprecated name (`fair_share_perc`) |
 //! | `W0406` | warning | a custom resource PBS shadows with a `math` name |
+//! | `W0407` | warning | `E0305` without `--compat pbs` |
 //! | `N0501` | note | `pow(2, -(fairshare_tree_usage/fairshare_perc))` is `fairshare_factor` |
 //! | `N0502` | note | `--compat pbs`: values beyond ±2^24 tie in PBS's 32-bit storage |
 //! | `N0901` | note | the JIT cannot run on this host: the interpreter evaluates instead |
+//! | `N0902` | note | `--compat pbs`: Python ints can change this formula's values or errors, so the interpreter (which models them) evaluates it |
 
 use super::syntax::Span;
 use serde::Serialize;
@@ -79,6 +82,8 @@ pub mod codes {
     pub const NOT_FINITE: &str = "E0303";
     /// An infinite operand makes the value never finite.
     pub const INFINITE_OPERAND: &str = "E0304";
+    /// `--compat pbs`: the formula crashes pbs_sched for some job.
+    pub const CRASHES_PBS: &str = "E0305";
     /// Possible division by zero.
     pub const MAYBE_DIV_ZERO: &str = "W0401";
     /// Possible domain error.
@@ -91,12 +96,16 @@ pub mod codes {
     pub const DEPRECATED: &str = "W0405";
     /// Shadowed by a math name in PBS.
     pub const SHADOWED: &str = "W0406";
+    /// The formula crashes pbs_sched for some job (`E0305` without `--compat pbs`).
+    pub const MAYBE_CRASHES_PBS: &str = "W0407";
     /// The fairshare_factor lint.
     pub const FAIRSHARE_FACTOR: &str = "N0501";
     /// `--compat pbs` 32-bit storage.
     pub const FLOAT32: &str = "N0502";
     /// The JIT cannot run here; the interpreter evaluates.
     pub const JIT_UNAVAILABLE: &str = "N0901";
+    /// `--compat pbs`: whole numbers are Python ints here; the interpreter evaluates.
+    pub const INT_SEMANTICS: &str = "N0902";
 }
 
 /// How serious a diagnostic is.
@@ -466,6 +475,7 @@ fn primary_label(d: &Diagnostic) -> &str {
         codes::SHADOWED => "a math name in PBS",
         codes::FAIRSHARE_FACTOR => "fairshare_factor",
         codes::FLOAT32 => "can exceed 2^24",
+        codes::CRASHES_PBS | codes::MAYBE_CRASHES_PBS => "crashes pbs_sched",
         _ => match d.severity {
             Severity::Error => "here",
             Severity::Warning | Severity::Note => "this",

@@ -54,17 +54,22 @@ pub struct Explanation {
 impl Explanation {
     /// Compile every top-level term of `formula` with `formula`'s options.
     pub fn new(formula: &CompiledFormula) -> Explanation {
-        Explanation::with_options(formula.ir(), formula.options())
+        Explanation::with_options(formula.ir(), formula.source(), formula.options())
     }
 
-    fn with_options(ir: &Ir, options: &CompileOptions) -> Explanation {
+    /// `source` is the text `ir`'s spans index (under `--compat pbs` its integer literals are
+    /// Python ints).
+    fn with_options(ir: &Ir, source: &str, options: &CompileOptions) -> Explanation {
         let terms = terms(ir)
             .into_iter()
             .map(|term| {
                 // The whole arena with the term as root: the term reads the formula's columns.
                 let mut sub = ir.clone();
                 sub.root = term.node;
-                (term, CompiledFormula::from_ir(&sub, options))
+                (
+                    term,
+                    CompiledFormula::from_ir_with_source(&sub, source, options),
+                )
             })
             .collect();
         Explanation { terms }
@@ -138,7 +143,7 @@ mod tests {
             t.iter().map(|t| (t.span.start, t.sign)).collect::<Vec<_>>(),
             vec![(0, 1.0), (4, 1.0), (8, -1.0)]
         );
-        let e = Explanation::with_options(&ir, &CompileOptions::default());
+        let e = Explanation::with_options(&ir, "x + 2 - y", &CompileOptions::default());
         assert_eq!(e.eval_one(&[3.0, 5.0]), vec![Ok(3.0), Ok(2.0), Ok(-5.0)]);
         let (x, y) = ([3.0, 0.0], [5.0, 1.0]);
         let by_term = e.try_evaluate_columns(&[&x, &y], 2).unwrap();
@@ -168,5 +173,14 @@ mod tests {
         let by_term = e.try_evaluate_columns(&[&[perc], &[ncpus]], 1).unwrap();
         let values: Vec<f64> = by_term.iter().map(|t| t.values[0]).collect();
         assert_eq!(values, [123.457f32 as f64, (1.0f32 / 3.0) as f64]);
+        // A term's integer literals are Python ints too: `1` over the int 0 is "division by
+        // zero" (CPython `long_true_divide`), as in the whole formula.
+        let f = compile("1 / (ncpus - 2) + walltime");
+        let e = Explanation::new(&f);
+        let i = f.inputs().iter().position(|c| c == "ncpus").unwrap();
+        let mut row = [0.0; 2];
+        row[i] = 2.0;
+        assert_eq!(e.eval_one(&row)[0], Err(EvalError::IntDivisionByZero));
+        assert_eq!(f.eval_one(&row), Err(EvalError::IntDivisionByZero));
     }
 }

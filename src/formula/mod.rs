@@ -17,6 +17,7 @@ pub mod lexer;
 pub mod monotone;
 pub mod opt;
 pub mod parser;
+pub mod pyint;
 pub mod pymath;
 pub mod sema;
 pub mod syntax;
@@ -51,8 +52,10 @@ pub enum Engine {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CompileOptions {
     pub engine: Engine,
-    /// `--compat pbs`: round inputs as PBS passes them (fairshare values to 6 decimals, other
-    /// values to at most 4) and store each result as a 32-bit float, as PBS does.
+    /// `--compat pbs`: write inputs as PBS writes them into the Python text it evaluates
+    /// (fairshare values to 6 decimals, other values with OpenPBS's `float_digits(v, 4)`),
+    /// evaluate whole numbers as Python ints where that can matter ([`pyint`]), and store
+    /// each result as a 32-bit float, as PBS does.
     pub compat_pbs: bool,
     /// `--deny-warnings`
     pub deny_warnings: bool,
@@ -109,6 +112,9 @@ pub struct CompiledFormula {
     options: CompileOptions,
     /// The native kernel when the JIT engine is in use.
     kernel: Option<jit::Kernel>,
+    /// Under `--compat pbs`, when Python ints can change a value or an error: the model that
+    /// evaluates them (over the unoptimised IR; no JIT).
+    int_model: Option<pyint::IntModel>,
 }
 
 /// The columns given to [`CompiledFormula::try_evaluate_columns`] do not fit the formula.
@@ -163,6 +169,13 @@ impl CompiledFormula {
         CompiledFormula::build("", ir, Vec::new(), None, options)
     }
 
+    /// [`CompiledFormula::from_ir`] for an IR whose spans index `source`: under `--compat
+    /// pbs` its integer literals are Python ints (without the source only `True` and `False`
+    /// are known to be).
+    pub fn from_ir_with_source(ir: &Ir, source: &str, options: &CompileOptions) -> CompiledFormula {
+        CompiledFormula::build(source, ir, Vec::new(), None, options)
+    }
+
     fn build(
         source: &str,
         ir: &Ir,
@@ -170,9 +183,27 @@ impl CompiledFormula {
         range: Option<(f64, f64)>,
         options: &CompileOptions,
     ) -> CompiledFormula {
-        let ir = opt::optimize(ir);
+        let int_model = if options.compat_pbs {
+            pyint::IntModel::needed(ir, source)
+        } else {
+            None
+        };
+        // The optimiser folds constants as floats: under the int model the IR stays as checked.
+        let ir = if int_model.is_some() {
+            ir.clone()
+        } else {
+            opt::optimize(ir)
+        };
         let kernel = match options.engine {
             Engine::Interp => None,
+            Engine::Jit if int_model.is_some() => {
+                diagnostics.push(Diagnostic::note(
+                    codes::INT_SEMANTICS,
+                    "under --compat pbs whole numbers are Python ints and they can change this formula's values or errors; evaluating with the interpreter, which models them",
+                    Span::new(0, source.len()),
+                ));
+                None
+            }
             Engine::Jit => match jit::compile(&ir) {
                 Ok(k) => Some(k),
                 Err(e) => {
@@ -193,6 +224,7 @@ impl CompiledFormula {
             range,
             options: *options,
             kernel,
+            int_model,
         }
     }
 
@@ -244,7 +276,11 @@ impl CompiledFormula {
                 .zip(&self.fairshare_inputs)
                 .map(|(&v, &fs)| pbs_round_input(v, fs))
                 .collect();
-            interp::eval_job(&self.ir, &rounded).map(pbs_store)
+            match &self.int_model {
+                Some(m) => m.eval_job(&self.ir, &rounded),
+                None => interp::eval_job(&self.ir, &rounded),
+            }
+            .map(pbs_store)
         } else {
             interp::eval_job(&self.ir, inputs)
         }
@@ -368,7 +404,11 @@ impl CompiledFormula {
             for (slot, col) in row.iter_mut().zip(cols) {
                 *slot = col[i];
             }
-            match interp::eval_job(&self.ir, &row) {
+            let result = match &self.int_model {
+                Some(m) => m.eval_job(&self.ir, &row),
+                None => interp::eval_job(&self.ir, &row),
+            };
+            match result {
                 Ok(v) => {
                     values[i] = v;
                     errors[i] = 0;
@@ -382,14 +422,53 @@ impl CompiledFormula {
     }
 }
 
-/// PBS formats each input with `%f` (fairshare keywords: 6 decimals) or `float_digits(v, 4)`
-/// (everything else: at most 4 decimals) before Python sees it.
-fn pbs_round_input(v: f64, fairshare: bool) -> f64 {
+/// OpenPBS's `float_digits(fl, digits)` (`src/lib/Libutil/misc_utils.c`): how many decimals
+/// pbs_sched prints, at most `digits`. It stops at the first decimal position whose next three
+/// digits are all 0 or all 9 (`FLOAT_DIGITS_ERROR_FACTOR` 1000), so 2.0004 prints as `2` and
+/// 2.9996 as `3`.
+pub fn float_digits(fl: f64, digits: usize) -> usize {
+    // TRUNCATE(x): (unsigned long)(x), saturating above ULONG_MAX.
+    let truncate = |x: f64| {
+        if x > u64::MAX as f64 {
+            u64::MAX
+        } else {
+            x as u64
+        }
+    };
+    let mut fl = fl.abs();
+    let mut i = 0;
+    while i < digits {
+        let num = truncate((fl - truncate(fl) as f64) * 1000.0);
+        if !(1..999).contains(&num) {
+            break;
+        }
+        fl *= 10.0;
+        i += 1;
+    }
+    i
+}
+
+/// The text pbs_sched writes for an input into the Python it evaluates
+/// (`formula_evaluate`, `src/scheduler/job_info.cpp`): a fairshare keyword with `%f`, any
+/// other value with `%.*f` and `float_digits(v, 4)` decimals. Without a decimal point it is a
+/// Python int.
+pub fn pbs_input_text(v: f64, fairshare: bool) -> String {
+    if !v.is_finite() {
+        // printf's `inf`/`nan`, which Python reads as `math.inf`/`math.nan`.
+        return format!("{v}").to_lowercase();
+    }
+    let digits = if fairshare { 6 } else { float_digits(v, 4) };
+    format!("{v:.digits$}")
+}
+
+/// The value Python sees for an input ([`pbs_input_text`] read back). A whole number written
+/// without a decimal point is an int, which has no negative zero: `-0` is `+0.0`.
+pub fn pbs_round_input(v: f64, fairshare: bool) -> f64 {
     if !v.is_finite() {
         return v;
     }
-    let digits = if fairshare { 6 } else { 4 };
-    format!("{v:.digits$}").parse().unwrap_or(v)
+    let r: f64 = pbs_input_text(v, fairshare).parse().unwrap_or(v);
+    if !fairshare && r == 0.0 { 0.0 } else { r }
 }
 
 /// PBS stores the formula value in a C `float`.
@@ -412,5 +491,86 @@ mod tests {
         assert_eq!(pbs_round_input(0.1234567, true), 0.123457);
         assert_eq!(pbs_round_input(0.123456, false), 0.1235);
         assert_eq!(pbs_store(16777217.0), 16777216.0);
+    }
+
+    /// What pbs_sched's Python computes (OpenPBS `formula_evaluate` writes whole numbers
+    /// without a decimal point; CPython 3.11 `Objects/longobject.c`: `long_true_divide`
+    /// "division by zero", `l_mod` "integer modulo by zero", `l_divmod` "integer division or
+    /// modulo by zero", exact `long_pow`, and `PyFloat_AsDouble` failing on an int beyond a
+    /// double), for both engines.
+    #[test]
+    fn whole_numbers_are_python_ints_under_compat_pbs() {
+        let catalog = Catalog::pbs();
+        for engine in [Engine::Jit, Engine::Interp] {
+            let options = CompileOptions {
+                engine,
+                compat_pbs: true,
+                ..CompileOptions::default()
+            };
+            let eval = |src: &str, inputs: &[f64]| {
+                Formula::compile_with(src, &catalog, &options)
+                    .unwrap()
+                    .eval_one(inputs)
+            };
+            assert_eq!(
+                eval("1/(ncpus-2)", &[2.0]),
+                Err(EvalError::IntDivisionByZero)
+            );
+            assert_eq!(eval("1/(ncpus-2)", &[2.5]), Ok(2.0));
+            assert_eq!(
+                eval("mem % (ncpus-1)", &[5.0, 1.0]),
+                Err(EvalError::IntModuloByZero)
+            );
+            assert_eq!(
+                eval("mem // (ncpus-1)", &[5.0, 1.0]),
+                Err(EvalError::IntFloorDivisionByZero)
+            );
+            // A fairshare keyword is written with %f: always a float.
+            assert_eq!(
+                eval("1/fairshare_perc", &[0.0]),
+                Err(EvalError::FloatDivisionByZero)
+            );
+            // 16**256 == 2**1024 is exact in Python: the quotient is exact.
+            assert_eq!(eval("ncpus ** 256 // ncpus ** 255", &[16.0]), Ok(16.0));
+            // 2**53 + 1 is exact as an int: the comparison sees the 1.
+            assert_eq!(eval("ncpus * 2**52 + 1 > 2**53", &[2.0]), Ok(1.0));
+        }
+        // 16**256 == 2**1024 is too large for a double: pbs_sched crashes (the checker says
+        // so, E0305), the model's value is that error.
+        let checked = check::check("ncpus ** 256", &catalog, &CheckOptions::default());
+        let ir = checked.ir.unwrap();
+        let model = pyint::IntModel::new(&ir, "ncpus ** 256");
+        assert_eq!(
+            model.eval_job(&ir, &[16.0]),
+            Err(EvalError::IntResultTooLarge)
+        );
+        assert_eq!(model.eval_job(&ir, &[15.0]), Ok(1.200500425311841e301));
+        // Without --compat pbs: floats, as before.
+        let f = Formula::compile("1/(ncpus-2)", &catalog).unwrap();
+        assert_eq!(f.eval_one(&[2.0]), Err(EvalError::FloatDivisionByZero));
+    }
+
+    /// OpenPBS `float_digits` (`src/lib/Libutil/misc_utils.c`) with `FLOAT_NUM_DIGITS` 4, as
+    /// `formula_evaluate` (`src/scheduler/job_info.cpp`) prints resources with `%.*f`: it
+    /// stops where the next three digits are 000 or 999, so a value within 0.001 of a whole
+    /// number is written as that whole number (a Python int).
+    #[test]
+    fn inputs_are_written_as_pbs_sched_writes_them() {
+        let text = |v| pbs_input_text(v, false);
+        assert_eq!(text(2.0), "2");
+        assert_eq!(text(2.0004), "2");
+        assert_eq!(text(2.9996), "3");
+        assert_eq!(text(1.5), "1.5");
+        assert_eq!(text(2.05), "2.05");
+        assert_eq!(text(0.123456), "0.1235");
+        assert_eq!(text(0.03125), "0.0312");
+        assert_eq!(text(-0.00001), "-0");
+        assert_eq!(text(1e20), "100000000000000000000");
+        assert_eq!(pbs_input_text(0.5, true), "0.500000");
+        assert_eq!(pbs_input_text(0.0, true), "0.000000");
+        // Read back: 2.0004 is the int 2, and -0 is the int 0.
+        assert_eq!(pbs_round_input(2.0004, false), 2.0);
+        assert!(pbs_round_input(-0.00001, false).is_sign_positive());
+        assert!(pbs_round_input(-0.0, true).is_sign_negative());
     }
 }

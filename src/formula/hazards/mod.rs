@@ -18,7 +18,14 @@
 //! - an operand interval that makes it fail for some jobs is a warning: `W0401` division by
 //!   zero (naming the input and when it is 0), `W0402` domain error, `W0403` overflow;
 //! - `W0404` the formula reads no job attribute; `N0501` the hand-written
-//!   `fairshare_factor`; `N0502` (`--compat pbs`) values beyond ±2^24.
+//!   `fairshare_factor`; `N0502` (`--compat pbs`) values beyond ±2^24;
+//! - `E0305` (`--compat pbs`; `W0407` otherwise) the formula crashes pbs_sched for a job it
+//!   names: its value is then a complex number or an int too large for a float (`crash`).
+//!
+//! Under `--compat pbs` whole numbers are Python ints ([`crate::formula::pyint`]): constants
+//! are evaluated as Python does, and a division by zero is named with the error of its
+//! operands' types ("division by zero" for ints, "float division by zero" for floats, both
+//! where an operand can be either).
 //!
 //! Overflow is judged on inputs bounded by 2^63 (PBS stores numeric resources in 64 bits),
 //! so `ncpus ** 2` is fine while `2 ** ncpus` and `exp(walltime)` warn; every other hazard
@@ -33,11 +40,15 @@ use crate::catalog::{Catalog, Input, Keyword, ResourceType};
 use crate::formula::diag::{Diagnostic, codes};
 use crate::formula::interp;
 use crate::formula::ir::{Expr, Ir, NodeId, expr_children};
+use crate::formula::pyint::{IntModel, PyType};
+use crate::formula::pymath::int::Num;
 use crate::formula::syntax::Span;
 use interval::{Env, INF};
 use lint::fairshare_lint;
+use rustc_hash::FxHashMap;
 
 mod calls;
+mod crash;
 mod infinite;
 mod interval;
 mod lint;
@@ -84,6 +95,22 @@ struct Analyzer<'a> {
     /// How deep guard narrowing has recursed (it follows `and`/`or` chains, which can be
     /// long); at [`NARROW_DEPTH`] it stops narrowing, like a spent budget.
     narrow_depth: u32,
+    /// `--compat pbs`: jobsort evaluates whole numbers as Python ints, as PBS does.
+    compat_pbs: bool,
+    /// Python's ints in this formula (what PBS computes, with or without `--compat pbs`).
+    model: IntModel,
+    /// The Python type of every node.
+    types: Vec<PyType>,
+    /// Under `--compat pbs`: the exact values of constant nodes evaluated so far.
+    const_nums: FxHashMap<u32, Num>,
+    /// Per node: a complex number there becomes the formula's value (pbs_sched crashes);
+    /// computed when first needed.
+    complex_reaches_root: Vec<bool>,
+    /// Searches for a job that crashes pbs_sched left (each evaluates the formula up to a few
+    /// hundred times; this bounds the analysis of a formula with thousands of `**`).
+    crash_searches: u32,
+    /// The inputs' domains (for naming the values that make pbs_sched crash).
+    domains: Env,
 }
 
 /// Narrowing steps per analysis run.
@@ -103,6 +130,8 @@ pub fn analyze(ir: &Ir, source: &str, catalog: &Catalog, compat_pbs: bool) -> Re
         };
     }
     let domains = input_domains(ir, catalog);
+    let model = IntModel::new(ir, source);
+    let types = model.static_types(ir);
     let mut a = Analyzer {
         ir,
         source,
@@ -114,6 +143,13 @@ pub fn analyze(ir: &Ir, source: &str, catalog: &Catalog, compat_pbs: bool) -> Re
         may_err: false,
         budget: NARROW_BUDGET,
         narrow_depth: 0,
+        compat_pbs,
+        complex_reaches_root: Vec::new(),
+        crash_searches: 32,
+        model,
+        types,
+        const_nums: FxHashMap::default(),
+        domains: domains.clone(),
     };
     let root = a.eval(ir.root, &domains);
     let mut diags = std::mem::take(&mut a.diags);
@@ -126,17 +162,37 @@ pub fn analyze(ir: &Ir, source: &str, catalog: &Catalog, compat_pbs: bool) -> Re
     a.mode = Mode::Overflow;
     a.may_err = false;
     a.budget = NARROW_BUDGET;
-    a.eval(ir.root, &clamped);
+    let bounded_root = a.eval(ir.root, &clamped);
     diags.append(&mut a.diags);
     let may_err = may_err || a.may_err;
+    if root.is_some()
+        && let Some(d) = a.int_result_crash(bounded_root)
+    {
+        diags.push(d);
+    }
 
     let whole = Span::new(0, source.len());
     let root_span = ir.node(ir.root).span;
+    let constant_root = |a: &Analyzer| {
+        if a.compat_pbs {
+            (
+                a.model.eval_job(ir, &[]),
+                a.model.eval_node(ir, ir.root, &[]).map(|n| match n {
+                    Num::Float(v) => v,
+                    Num::Int(i) => i.to_f64().unwrap_or(INF),
+                }),
+            )
+        } else {
+            (
+                interp::eval_job(ir, &[]),
+                interp::eval_node(ir, ir.root, &[]),
+            )
+        }
+    };
     if a.is_const[ir.root.index()] && root.is_some() {
-        if let (Err(_), Ok(v)) = (
-            interp::eval_job(ir, &[]),
-            interp::eval_node(ir, ir.root, &[]),
-        ) {
+        if let (Err(e), Ok(v)) = constant_root(&a)
+            && e != crate::formula::pymath::EvalError::IntResultTooLarge
+        {
             diags.push(Diagnostic::error(
                 codes::NOT_FINITE,
                 format!("the formula's value is always {v}, which is not finite: every job would get 0 and an error"),

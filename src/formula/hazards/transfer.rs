@@ -7,6 +7,8 @@ use crate::catalog::Input;
 use crate::formula::diag::{Diagnostic, codes};
 use crate::formula::interp;
 use crate::formula::ir::{Expr, NodeId, expr_children};
+use crate::formula::pyint::PyType;
+use crate::formula::pymath::int::{self, Num};
 use crate::formula::pymath::{EvalError, PyResult};
 use crate::formula::syntax::{BinaryOp, CmpOp, Link, UnaryOp};
 
@@ -164,6 +166,16 @@ impl Analyzer<'_> {
         ia: Interval,
         ib: Interval,
     ) -> Option<Interval> {
+        if self.compat_pbs {
+            // Python's numbers: the left operand's value is cached (a chain is linear).
+            let left = self.exact_num(a);
+            let right = self.exact_num(b);
+            let result = match (left, right) {
+                (Ok(x), Ok(y)) => int::binary(op, &x, &y),
+                (Err(e), _) | (_, Err(e)) => Err(e),
+            };
+            return self.exact_num_result(id, result);
+        }
         let exact = |n: NodeId, i: Interval| {
             matches!(self.ir.node(n).expr, Expr::Const(_) | Expr::Binary(..))
                 && i.lo.to_bits() == i.hi.to_bits()
@@ -178,8 +190,41 @@ impl Analyzer<'_> {
 
     /// Evaluate a constant node exactly; its children are known not to fail.
     pub(super) fn exact(&mut self, id: NodeId) -> Option<Interval> {
+        if self.compat_pbs {
+            let result = self.exact_num(id);
+            return self.exact_num_result(id, result);
+        }
         let result = interp::eval_node(self.ir, id, &[]);
         self.exact_result(id, result)
+    }
+
+    /// Under `--compat pbs`: the Python value of constant node `id` (cached).
+    fn exact_num(&mut self, id: NodeId) -> Result<Num, EvalError> {
+        if let Some(v) = self.const_nums.get(&id.0) {
+            return Ok(v.clone());
+        }
+        let v = self.model.eval_node(self.ir, id, &[])?;
+        self.const_nums.insert(id.0, v.clone());
+        Ok(v)
+    }
+
+    /// [`Analyzer::exact_result`] for a Python value (cached); an int beyond a double is an
+    /// unbounded interval of its sign.
+    fn exact_num_result(&mut self, id: NodeId, result: Result<Num, EvalError>) -> Option<Interval> {
+        match result {
+            Ok(v) => {
+                self.const_nums.insert(id.0, v.clone());
+                Some(match v {
+                    Num::Float(x) => Interval::point(x),
+                    Num::Int(i) => match i.to_f64() {
+                        Some(x) => Interval::point(x),
+                        None if i.is_negative() => Interval::new(-INF, -f64::MAX).int(true),
+                        None => Interval::new(f64::MAX, INF).int(true),
+                    },
+                })
+            }
+            Err(e) => self.exact_result(id, Err(e)),
+        }
     }
 
     /// The interval of constant node `id` whose value is `result`; an error is diagnosed.
@@ -191,7 +236,10 @@ impl Analyzer<'_> {
                     EvalError::FloatDivisionByZero
                     | EvalError::FloatFloorDivisionByZero
                     | EvalError::FloatModulo
-                    | EvalError::ZeroToNegativePower => codes::DIV_ZERO,
+                    | EvalError::ZeroToNegativePower
+                    | EvalError::IntDivisionByZero
+                    | EvalError::IntFloorDivisionByZero
+                    | EvalError::IntModuloByZero => codes::DIV_ZERO,
                     _ => codes::ALWAYS_FAILS,
                 };
                 let span = self.ir.node(id).span;
@@ -230,12 +278,8 @@ impl Analyzer<'_> {
                 Some(Interval::new(lo, hi).int(int))
             }
             BinaryOp::Div | BinaryOp::FloorDiv | BinaryOp::Mod => {
-                let err = match op {
-                    BinaryOp::Div => EvalError::FloatDivisionByZero,
-                    BinaryOp::FloorDiv => EvalError::FloatFloorDivisionByZero,
-                    _ => EvalError::FloatModulo,
-                };
-                let ib = self.divisor(id, b, ib, err)?;
+                let (err, alt) = self.zero_division(op, a, b);
+                let ib = self.divisor(id, b, ib, err, alt)?;
                 Some(match op {
                     BinaryOp::Div => div_interval(ia, ib),
                     BinaryOp::FloorDiv => {
@@ -249,14 +293,67 @@ impl Analyzer<'_> {
         }
     }
 
-    /// Check a divisor; returns its interval without 0, or `None` if it is always 0.
+    /// The error of `a op b` (`/`, `//`, `%`) for a zero divisor, and the other one some jobs
+    /// get. Python's ints (`--compat pbs`) have their own texts; a divisor that is an input is
+    /// an int when it is 0 (pbs_sched writes `0`).
+    fn zero_division(&self, op: BinaryOp, a: NodeId, b: NodeId) -> (EvalError, Option<EvalError>) {
+        let float = match op {
+            BinaryOp::Div => EvalError::FloatDivisionByZero,
+            BinaryOp::FloorDiv => EvalError::FloatFloorDivisionByZero,
+            _ => EvalError::FloatModulo,
+        };
+        if !self.compat_pbs {
+            return (float, None);
+        }
+        let int = match op {
+            BinaryOp::Div => EvalError::IntDivisionByZero,
+            BinaryOp::FloorDiv => EvalError::IntFloorDivisionByZero,
+            _ => EvalError::IntModuloByZero,
+        };
+        let divisor_int = match self.types[b.index()] {
+            PyType::Int => Some(true),
+            PyType::Float => Some(false),
+            PyType::Either => self.input(b).is_some().then_some(true),
+        };
+        let dividend_int = match self.types[a.index()] {
+            PyType::Int => Some(true),
+            PyType::Float => Some(false),
+            PyType::Either => None,
+        };
+        match (dividend_int, divisor_int) {
+            (Some(true), Some(true)) => (int, None),
+            (Some(false), _) | (_, Some(false)) => (float, None),
+            _ => (int, Some(float)),
+        }
+    }
+
+    /// Check a divisor; returns its interval without 0, or `None` if it is always 0. `err` is
+    /// the error of a zero divisor, `alt` the other one some jobs get (see
+    /// [`Analyzer::zero_division`]).
     pub(super) fn divisor(
         &mut self,
         id: NodeId,
         b: NodeId,
         ib: Interval,
         err: EvalError,
+        alt: Option<EvalError>,
     ) -> Option<Interval> {
+        // The error in words, bare (after a colon) and quoted (in a note).
+        let (bare, quoted) = match alt {
+            None => (err.message().to_string(), format!("\"{}\"", err.message())),
+            Some(alt) => (
+                format!(
+                    "{} (or {} where a value is not a whole number: Python's int and float)",
+                    err.message(),
+                    alt.message()
+                ),
+                format!(
+                    "\"{}\" (\"{}\" where a value is not a whole number: Python's int and float)",
+                    err.message(),
+                    alt.message()
+                ),
+            ),
+        };
         if !ib.can_be_zero() {
             return Some(ib);
         }
@@ -267,7 +364,7 @@ impl Analyzer<'_> {
             self.emit(
                 Diagnostic::error(
                     codes::DIV_ZERO,
-                    format!("the divisor `{btext}` is always 0: {}", err.message()),
+                    format!("the divisor `{btext}` is always 0: {bare}"),
                     span,
                 )
                 .with_label(whole, "every job that evaluates this fails"),
@@ -283,8 +380,7 @@ impl Analyzer<'_> {
                 span,
             )
             .with_note(format!(
-                "a job with {name} = 0 gets the value 0 and the error \"{}\"",
-                err.message()
+                "a job with {name} = 0 gets the value 0 and the error {quoted}"
             ))
             .with_note(format!(
                 "help: guard it, e.g. `{} if {name} > 0 else 0`",
@@ -302,8 +398,7 @@ impl Analyzer<'_> {
                 span,
             )
             .with_note(format!(
-                "a job for which it is 0 gets the value 0 and the error \"{}\"",
-                err.message()
+                "a job for which it is 0 gets the value 0 and the error {quoted}"
             ));
             for input in inputs {
                 let zero_when_absent = match input {
@@ -409,7 +504,7 @@ impl Analyzer<'_> {
     pub(super) fn power(
         &mut self,
         id: NodeId,
-        _a: NodeId,
+        a: NodeId,
         b: NodeId,
         base: Interval,
         exp: Interval,
@@ -452,6 +547,9 @@ impl Analyzer<'_> {
         }
         // A negative base to a fractional power.
         if base.lo < 0.0 && !exp.int {
+            if !math_pow && self.mode == Mode::Sound && self.quiet == 0 {
+                self.complex_crash(id, a, b);
+            }
             let certain = base.hi < 0.0 && exp.is_point();
             self.domain(
                 id,
@@ -464,8 +562,18 @@ impl Analyzer<'_> {
             }
         }
         let r = pow_interval(base, exp);
+        // Under --compat pbs an int to an int is exact: no overflow here (what becomes of a
+        // huge int is judged where it meets a float, or at the formula's value).
+        let exact_int = self.compat_pbs
+            && !math_pow
+            && self.types[a.index()] == PyType::Int
+            && self.types[b.index()] == PyType::Int;
         if self.mode == Mode::Overflow && base.is_finite() && exp.is_finite() && !r.is_finite() {
-            self.overflow(id, range_err);
+            if !exact_int {
+                self.overflow(id, range_err);
+            } else if let Some(err) = self.huge_int_consumer(id) {
+                self.overflow(id, err);
+            }
         }
         Some(r)
     }

@@ -19,8 +19,9 @@ pub enum EvalError {
     PowRange = 4,
     /// `0.0 ** negative`
     ZeroToNegativePower = 5,
-    /// `negative ** fractional`: Python makes a complex number (PBS then uses -1.0); jobsort
-    /// treats it as an error (a deliberate difference, see ARCHITECTURE.md).
+    /// `negative ** fractional`: Python makes a complex number (as the formula's value it
+    /// crashes pbs_sched); jobsort treats it as an error (a deliberate difference, see
+    /// ARCHITECTURE.md).
     NegativeToFractionalPower = 6,
     /// `ValueError: math domain error`
     MathDomain = 7,
@@ -33,11 +34,26 @@ pub enum EvalError {
     /// The formula's final value is an infinity or NaN (jobsort's rule; PBS would sort it
     /// unpredictably).
     NotFinite = 11,
+    /// `int / 0` (`long_true_divide`; `--compat pbs`, where whole numbers are Python ints).
+    IntDivisionByZero = 12,
+    /// `int // 0` (`l_divmod`).
+    IntFloorDivisionByZero = 13,
+    /// `int % 0` (`l_mod`; CPython 3.10 and earlier say "integer division or modulo by zero").
+    IntModuloByZero = 14,
+    /// An int beyond a double's range meets a float or a `math` function.
+    IntTooLargeForFloat = 15,
+    /// `int / int` beyond a double's range.
+    IntDivisionTooLarge = 16,
+    /// The formula's value is an int beyond a double's range: `PyFloat_AsDouble` fails
+    /// outside the scheduler's `try`, and pbs_sched (OpenPBS 23.06) logs -1 and crashes.
+    IntResultTooLarge = 17,
+    /// An int of more than 2^16 bits: jobsort does not compute it (Python would).
+    IntTooLargeToModel = 18,
 }
 
 impl EvalError {
     /// All errors, in code order.
-    pub const ALL: [EvalError; 11] = [
+    pub const ALL: [EvalError; 18] = [
         EvalError::FloatDivisionByZero,
         EvalError::FloatFloorDivisionByZero,
         EvalError::FloatModulo,
@@ -49,6 +65,13 @@ impl EvalError {
         EvalError::InfinityToInteger,
         EvalError::NanToInteger,
         EvalError::NotFinite,
+        EvalError::IntDivisionByZero,
+        EvalError::IntFloorDivisionByZero,
+        EvalError::IntModuloByZero,
+        EvalError::IntTooLargeForFloat,
+        EvalError::IntDivisionTooLarge,
+        EvalError::IntResultTooLarge,
+        EvalError::IntTooLargeToModel,
     ];
 
     /// The message, in Python's words where Python raises.
@@ -67,6 +90,17 @@ impl EvalError {
             EvalError::InfinityToInteger => "cannot convert float infinity to integer",
             EvalError::NanToInteger => "cannot convert float NaN to integer",
             EvalError::NotFinite => "formula value is not finite",
+            EvalError::IntDivisionByZero => "division by zero",
+            EvalError::IntFloorDivisionByZero => "integer division or modulo by zero",
+            EvalError::IntModuloByZero => "integer modulo by zero",
+            EvalError::IntTooLargeForFloat => "int too large to convert to float",
+            EvalError::IntDivisionTooLarge => "integer division result too large for a float",
+            EvalError::IntResultTooLarge => {
+                "the value is an int too large for a float: pbs_sched logs -1 and crashes"
+            }
+            EvalError::IntTooLargeToModel => {
+                "an int of more than 65536 bits: jobsort does not compute it"
+            }
         }
     }
 
@@ -76,12 +110,20 @@ impl EvalError {
             EvalError::FloatDivisionByZero
             | EvalError::FloatFloorDivisionByZero
             | EvalError::FloatModulo
-            | EvalError::ZeroToNegativePower => "ZeroDivisionError",
-            EvalError::PowRange | EvalError::MathRange | EvalError::InfinityToInteger => {
-                "OverflowError"
-            }
+            | EvalError::ZeroToNegativePower
+            | EvalError::IntDivisionByZero
+            | EvalError::IntFloorDivisionByZero
+            | EvalError::IntModuloByZero => "ZeroDivisionError",
+            EvalError::PowRange
+            | EvalError::MathRange
+            | EvalError::InfinityToInteger
+            | EvalError::IntTooLargeForFloat
+            | EvalError::IntDivisionTooLarge
+            | EvalError::IntResultTooLarge => "OverflowError",
             EvalError::MathDomain | EvalError::NanToInteger => "ValueError",
-            EvalError::NegativeToFractionalPower | EvalError::NotFinite => "jobsort",
+            EvalError::NegativeToFractionalPower
+            | EvalError::NotFinite
+            | EvalError::IntTooLargeToModel => "jobsort",
         }
     }
 

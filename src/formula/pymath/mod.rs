@@ -12,14 +12,17 @@
 //! library), `operators` (`float`'s operators, `Objects/floatobject.c`), `math` (the `math`
 //! module's functions, `Modules/mathmodule.c`), `rounding` (floats to integers: `floor`,
 //! `ceil`, `trunc`, `round`), `builtins` (`max`, `min`), `hypot` (`math.hypot`'s accurate
-//! norm), [`ffi`] (the JIT's entry points) and [`vector`] (`pow`, `exp`, `log` on several lanes
+//! norm), `bigint` and `int` (Python's `int` and its mixing with `float`, for `--compat pbs`,
+//! `Objects/longobject.c`), [`ffi`] (the JIT's entry points) and [`vector`] (`pow`, `exp`, `log` on several lanes
 //! with libm's bits, glibc's FMA builds ported).
 
+pub mod bigint;
 mod builtins;
 mod errno;
 mod error;
 pub mod ffi;
 mod hypot;
+pub mod int;
 pub mod libm;
 mod math;
 mod operators;
