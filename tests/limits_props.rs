@@ -3,7 +3,9 @@
 //!
 //! The model keeps no counters: it recomputes every count by summing over the jobs each
 //! time, keeps held jobs in submission order, and re-implements the predicates and the
-//! release pass (with pass-local pending run counters) from the reference text. After every
+//! release pass (with pass-local pending run counters, raised only for a job whose
+//! running-jobs dependency the pass removed, as flux's `released_assoc_run`) from the
+//! reference text. After every
 //! event the engine must produce the model's changes exactly, and:
 //! - every counter is non-negative and equals a recount from the job states
 //!   (`check_consistency`);
@@ -197,10 +199,15 @@ impl Model {
             }
             let pq = j.queue.map(|q| pend_q[q]).unwrap_or(0);
             let mut kept = Vec::new();
+            // Whether this pass removed the job's running-jobs dependency (association,
+            // queue): flux's `job_assoc_run` / `job_queue_run`.
+            let (mut removed_run, mut removed_qrun) = (false, false);
             for d in &j.deps {
                 if self.hit(&j, *d, pend_run, pq) {
                     kept.push(*d);
                 } else {
+                    removed_run |= *d == Dependency::MaxRunningJobsUser;
+                    removed_qrun |= *d == Dependency::MaxRunJobsQueue;
                     out.push(format!("{} -{}", j.id, d.name()));
                 }
             }
@@ -216,8 +223,13 @@ impl Model {
             if kept.is_empty() {
                 self.jobs[k].state = JobState::Sched;
                 out.push(format!("{} sched", j.id));
-                pend_run += 1;
-                if let Some(q) = j.queue {
+                // A released job reserves running-jobs headroom in this pass only where the
+                // pass removed that dependency (flux's `released_assoc_run`,
+                // `released_queue_run`).
+                if removed_run {
+                    pend_run += 1;
+                }
+                if let Some(q) = j.queue.filter(|_| removed_qrun) {
                     pend_q[q] += 1;
                 }
             }

@@ -35,6 +35,22 @@ pub fn input_error(e: impl std::fmt::Display) -> PyErr {
     InputError::new_err(e.to_string())
 }
 
+/// A keyword argument that names one of a few choices, parsed by `parse`: `None` when not
+/// given, a `ValueError` saying what it may be (`expected`) when it names none of them.
+pub fn choice<T>(
+    keyword: &str,
+    value: Option<&str>,
+    parse: impl FnOnce(&str) -> Option<T>,
+    expected: &str,
+) -> PyResult<Option<T>> {
+    let Some(v) = value else {
+        return Ok(None);
+    };
+    parse(v).map(Some).ok_or_else(|| {
+        pyo3::exceptions::PyValueError::new_err(format!("{keyword}: `{v}` is not {expected}"))
+    })
+}
+
 /// A [`FormulaError`] for `source`'s diagnostics, rendered without colour as the CLI renders
 /// them, with `diagnostics`, `span`, `code` and `message` attributes.
 pub fn formula_error(py: Python<'_>, source: &str, diagnostics: &[Diagnostic]) -> PyErr {

@@ -1,6 +1,6 @@
 //! Job files and fairshare trees, read as `jobsort eval`, `rank` and `fairshare` read them.
 
-use crate::errors::input_error;
+use crate::errors::{choice, input_error};
 use crate::formula::{PyFormula, catalog};
 use jobsort::fairshare::Algorithm;
 use jobsort::fairshare::inputs::{EntityKind, Fairshare, TreeSource, TreeSourceError};
@@ -47,14 +47,12 @@ impl TreeSpec {
         if self.usage.is_some() && self.resource_group.is_none() {
             return Err(PyValueError::new_err("usage needs resource_group"));
         }
-        let algorithm = match &self.algorithm {
-            None => None,
-            Some(s) => Some(Algorithm::parse(s).ok_or_else(|| {
-                PyValueError::new_err(format!(
-                    "algorithm: `{s}` is not pbs, slurm-classic, slurm-fairtree or flux"
-                ))
-            })?),
-        };
+        let algorithm = choice(
+            "algorithm",
+            self.algorithm.as_deref(),
+            Algorithm::parse,
+            "pbs, slurm-classic, slurm-fairtree or flux",
+        )?;
         let source = TreeSource {
             resource_group: self.resource_group.clone(),
             usage: self.usage.clone(),

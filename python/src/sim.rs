@@ -1,6 +1,6 @@
 //! Traces, simulation and replay, driven as `jobsort sim` and `jobsort replay` drive them.
 
-use crate::errors::{FormulaError, input_error};
+use crate::errors::{FormulaError, choice, input_error};
 use crate::formula::{PyFormula, catalog, compile_options};
 use jobsort::fairshare::inputs::EntityKind;
 use jobsort::pbs::{NamedText, PbsSite};
@@ -253,22 +253,18 @@ impl SimSpec {
                 "give resource_group or auto_tree, not both",
             ));
         }
-        let auto_tree = match &self.auto_tree {
-            None => None,
-            Some(a) => Some(AutoTree::parse(a).ok_or_else(|| {
-                PyValueError::new_err(format!(
-                    "auto_tree: `{a}` is not \"user\", \"group\" or \"group:user\""
-                ))
-            })?),
-        };
-        let entity = match &self.entity {
-            None => None,
-            Some(e) => Some(EntityKind::parse(e).ok_or_else(|| {
-                PyValueError::new_err(format!(
-                    "entity: `{e}` is not euser, egroup, queue or egroup:euser"
-                ))
-            })?),
-        };
+        let auto_tree = choice(
+            "auto_tree",
+            self.auto_tree.as_deref(),
+            AutoTree::parse,
+            "\"user\", \"group\" or \"group:user\"",
+        )?;
+        let entity = choice(
+            "entity",
+            self.entity.as_deref(),
+            EntityKind::parse,
+            "euser, egroup, queue or egroup:euser",
+        )?;
         let resource_group = match &self.resource_group {
             Some(p) => Some((p.display().to_string(), read(p)?)),
             None => None,

@@ -34,6 +34,20 @@ pub fn expand_hostlist(list: &str) -> Result<Vec<String>, String> {
 /// The names of a host list, brackets unexpanded: split at separators outside brackets, empty
 /// names (runs of separators, separators at either end) skipped as Slurm skips them.
 fn split_names(list: &str) -> Result<Vec<&str>, String> {
+    let mut parts = split_outside(list, |c| SEPARATORS.contains(&c))?;
+    parts.retain(|p| !p.is_empty());
+    Ok(parts)
+}
+
+/// The comma-separated parts of a Flux `resource_summary` group, commas inside brackets kept
+/// and empty parts too; unbalanced or nested brackets are an error.
+pub fn split_outside_brackets(list: &str) -> Result<Vec<&str>, String> {
+    split_outside(list, |c| c == ',')
+}
+
+/// `list` split at the characters `sep` takes outside brackets; unbalanced or nested brackets
+/// are an error.
+fn split_outside(list: &str, sep: impl Fn(char) -> bool) -> Result<Vec<&str>, String> {
     let mut parts = Vec::new();
     let (mut depth, mut start) = (0u32, 0);
     for (i, c) in list.char_indices() {
@@ -42,7 +56,7 @@ fn split_names(list: &str) -> Result<Vec<&str>, String> {
             '[' => return Err(format!("`{list}`: nested brackets")),
             ']' if depth == 1 => depth = 0,
             ']' => return Err(format!("`{list}`: `]` without `[`")),
-            c if depth == 0 && SEPARATORS.contains(&c) => {
+            c if depth == 0 && sep(c) => {
                 parts.push(&list[start..i]);
                 start = i + c.len_utf8();
             }
@@ -53,7 +67,6 @@ fn split_names(list: &str) -> Result<Vec<&str>, String> {
         return Err(format!("`{list}`: `[` without `]`"));
     }
     parts.push(&list[start..]);
-    parts.retain(|p| !p.is_empty());
     Ok(parts)
 }
 
@@ -73,31 +86,6 @@ pub fn for_each_id(set: &str, mut each: impl FnMut(u64)) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-/// The comma-separated parts of a Flux `resource_summary` group, commas inside brackets kept
-/// and empty parts too; unbalanced or nested brackets are an error.
-pub fn split_outside_brackets(list: &str) -> Result<Vec<&str>, String> {
-    let mut parts = Vec::new();
-    let (mut depth, mut start) = (0u32, 0);
-    for (i, c) in list.char_indices() {
-        match c {
-            '[' if depth == 0 => depth = 1,
-            '[' => return Err(format!("`{list}`: nested brackets")),
-            ']' if depth == 1 => depth = 0,
-            ']' => return Err(format!("`{list}`: `]` without `[`")),
-            ',' if depth == 0 => {
-                parts.push(&list[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    if depth != 0 {
-        return Err(format!("`{list}`: `[` without `]`"));
-    }
-    parts.push(&list[start..]);
-    Ok(parts)
 }
 
 /// A range's low end and its zero-padded width.

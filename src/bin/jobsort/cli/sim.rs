@@ -268,13 +268,22 @@ impl From<EntityArg> for EntityKind {
 impl SimFairshareArgs {
     /// Whether any of these flags is given.
     pub(super) fn given(&self) -> bool {
-        self.resource_group.is_some()
-            || self.auto_tree.is_some()
-            || self.entity.is_some()
-            || self.decay_time.is_some()
-            || self.decay_factor.is_some()
-            || self.unknown_shares.is_some()
-            || self.usage_res.is_some()
+        let resource_group = self.resource_group.as_ref().map(|_| Default::default());
+        self.flags(resource_group).given()
+    }
+
+    /// The flags as the library takes them, with the `resource_group` file's name and text.
+    fn flags(&self, resource_group: Option<(String, String)>) -> FairshareFlags {
+        FairshareFlags {
+            style: settings::ArgStyle::Flags,
+            resource_group,
+            auto_tree: self.auto_tree.map(AutoTree::from),
+            entity: self.entity.map(EntityKind::from),
+            decay_time: self.decay_time,
+            decay_factor: self.decay_factor,
+            unknown_shares: self.unknown_shares,
+            usage_res: self.usage_res.clone(),
+        }
     }
 
     /// The fairshare settings (`None` without a tree), resolved by the library
@@ -289,17 +298,7 @@ impl SimFairshareArgs {
             (Some(path), None) => Some((path.name(), path.read_text()?)),
             _ => None,
         };
-        let flags = FairshareFlags {
-            style: settings::ArgStyle::Flags,
-            resource_group,
-            auto_tree: self.auto_tree.map(AutoTree::from),
-            entity: self.entity.map(EntityKind::from),
-            decay_time: self.decay_time,
-            decay_factor: self.decay_factor,
-            unknown_shares: self.unknown_shares,
-            usage_res: self.usage_res.clone(),
-        };
-        Ok(flags.config(site, explained)?)
+        Ok(self.flags(resource_group).config(site, explained)?)
     }
 }
 
