@@ -705,3 +705,68 @@ fn a_full_or_closed_stderr_loses_diagnostics_without_a_panic() {
         assert!(text.contains(stdout_has), "{args:?}: {text}");
     }
 }
+
+/// One vocabulary for the formula: FORMULA, `--formula` and `--file` in every subcommand that
+/// reads formulas (`sim` took only `--formula`, `check`/`eval`/`rank` only FORMULA and
+/// `--file`), and one `--lenient` for reading inputs as the scheduler does (`rank`'s
+/// fairshare files too; `--fairshare-lenient` stays as an old spelling).
+#[test]
+fn formulas_and_leniency_are_spelled_alike_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = repo_file("examples/jobs.json");
+    let file = write(dir.path(), "f.txt", "ncpus * 2\n");
+    for cmd in ["check", "eval", "rank"] {
+        let positional = jobsort([cmd, "ncpus * 2", "--jobs", &jobs]);
+        let flag = jobsort([cmd, "--formula", "ncpus * 2", "--jobs", &jobs]);
+        let from_file = jobsort([cmd, "--file", &file, "--jobs", &jobs]);
+        if cmd == "check" {
+            continue; // check takes no jobs: a usage error alike for all three
+        }
+        assert_eq!(code(&positional), Some(0), "{cmd}: {}", stderr(&positional));
+        assert_eq!(stdout(&flag), stdout(&positional), "{cmd}");
+        assert_eq!(stdout(&from_file), stdout(&positional), "{cmd}");
+    }
+    let check = jobsort(["check", "--formula=-walltime"]);
+    assert_eq!(code(&check), Some(0), "{}", stderr(&check));
+    let both = jobsort(["check", "ncpus", "--formula", "ncpus"]);
+    assert_eq!(code(&both), Some(2));
+    let trace = write(
+        dir.path(),
+        "t.swf",
+        "1 0 0 10 2 -1 -1 2 20 -1 1 1 1 -1 1 -1 -1 -1\n2 1 0 30 4 -1 -1 4 40 -1 1 2 1 -1 1 -1 -1 -1\n",
+    );
+    let base = [
+        "--trace", &trace, "--nodes", "1", "--cores", "4", "--format", "json",
+    ];
+    let runs = |args: &[&str]| {
+        let out = jobsort(args.iter().chain(base.iter()));
+        assert_eq!(code(&out), Some(0), "{args:?}: {}", stderr(&out));
+        json(&out)["runs"].clone()
+    };
+    let by_flag = runs(&["sim", "--formula", "ncpus * 2"]);
+    assert_eq!(runs(&["sim", "ncpus * 2"]), by_flag);
+    assert_eq!(runs(&["sim", "--file", &file]), by_flag);
+    // `--lenient` reads a resource_group as PBS does for rank, as `fairshare --lenient` does.
+    let rg = write(dir.path(), "rg", "alice 10 root 5\nbad line\n");
+    let strict = jobsort([
+        "rank",
+        "fairshare_factor",
+        "--jobs",
+        &jobs,
+        "--resource-group",
+        &rg,
+    ]);
+    assert_eq!(code(&strict), Some(1), "{}", stderr(&strict));
+    for lenient in ["--lenient", "--fairshare-lenient"] {
+        let out = jobsort([
+            "rank",
+            "fairshare_factor",
+            "--jobs",
+            &jobs,
+            "--resource-group",
+            &rg,
+            lenient,
+        ]);
+        assert_eq!(code(&out), Some(0), "{lenient}: {}", stderr(&out));
+    }
+}

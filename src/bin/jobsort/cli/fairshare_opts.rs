@@ -41,9 +41,8 @@ pub struct FairshareOpts {
     /// Shares of PBS's `unknown` group (default: the site's `unknown_shares`, else 0).
     #[arg(long, value_name = "N")]
     pub unknown_shares: Option<i32>,
-    /// Read the resource_group and usage file as PBS does where that differs from what they
-    /// say (bad lines and records skipped with warnings, long lines split, big shares wrapped).
-    #[arg(long = "fairshare-lenient")]
+    /// The old spelling of `--lenient` for the fairshare files (`--lenient` reads them so).
+    #[arg(long = "fairshare-lenient", hide = true)]
     pub fairshare_lenient: bool,
     /// Slurm Fair Tree: the order slurmctld holds sibling associations in, which decides
     /// siblings with exactly equal LevelFS: `input` (default), `reverse`, or names first.

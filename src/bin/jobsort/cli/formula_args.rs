@@ -27,6 +27,16 @@ pub struct FormulaArgs {
         value_parser = FormulaValue
     )]
     pub formula: Option<String>,
+    /// The formula as a flag, as `sim` takes its formulas (the same as FORMULA).
+    #[arg(
+        long = "formula",
+        id = "formula_flag",
+        value_name = "FORMULA",
+        allow_hyphen_values = true,
+        conflicts_with_all = ["formula", "file"],
+        value_parser = FormulaValue
+    )]
+    pub formula_flag: Option<String>,
     /// Read the formula (or a qmgr line setting it) from a file (`-` for stdin).
     #[arg(long, value_name = "PATH")]
     pub file: Option<InputPath>,
@@ -39,16 +49,19 @@ pub struct FormulaArgs {
 impl FormulaArgs {
     /// Whether a formula is given (as FORMULA or `--file`).
     pub fn given(&self) -> bool {
-        self.file.is_some() || self.formula.is_some()
+        self.file.is_some() || self.formula.is_some() || self.formula_flag.is_some()
     }
 
     /// The formula text and its name in diagnostics (`<formula>`, `<stdin>` or the path).
     pub fn read(&self) -> Result<(String, String), Failure> {
-        match (&self.file, self.formula.as_deref()) {
+        match (
+            &self.file,
+            self.formula.as_deref().or(self.formula_flag.as_deref()),
+        ) {
             (Some(path), _) => Ok((formula_text(&path.read_text()?), path.name())),
             (None, Some(arg)) => read_formula_arg(arg, "<formula>"),
             (None, None) => Err(Failure::usage(
-                "no formula given (FORMULA, `-` or --file PATH)",
+                "no formula given (FORMULA, `-`, --formula FORMULA or --file PATH)",
             )),
         }
     }

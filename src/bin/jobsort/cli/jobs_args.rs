@@ -52,9 +52,12 @@ pub struct JobsArgs {
     /// and the others listed with why not).
     #[arg(long)]
     pub all: bool,
-    /// Skip bad records of a trace or site log given as `--jobs` (an SWF file's lines, a
-    /// sacct dump's or a PBS accounting log's records), counted per reason and reported,
-    /// instead of stopping at the first (as `sim --lenient`)
+    /// Read inputs as their scheduler does where that differs from what they say, with
+    /// warnings: bad records of a trace or site log given as `--jobs` (an SWF file's lines, a
+    /// sacct dump's or a PBS accounting log's records) skipped and counted per reason, as
+    /// `sim --lenient` does; the resource_group and usage file read as PBS does (bad lines
+    /// and records skipped, long lines split, big shares wrapped), as `fairshare --lenient`
+    /// does
     #[arg(long)]
     pub lenient: bool,
     #[command(flatten)]

@@ -65,7 +65,7 @@ impl InputArgs {
             }
             _ if !self.formula.given() => {
                 return Err(Failure::usage(
-                    "no formula given (FORMULA, `-`, --file PATH, or a site's \
+                    "no formula given (FORMULA, `-`, --formula FORMULA, --file PATH, or a site's \
                      job_sort_formula with --qmgr FILE or --pbs-home DIR)",
                 ));
             }
@@ -85,7 +85,10 @@ impl InputArgs {
                 }
             }
         }
-        let fairshare = self.fairshare.with_site(site.as_ref(), &mut explained)?;
+        // `--lenient` reads the fairshare files as PBS does too (one spelling for leniency).
+        let mut fairshare = self.fairshare.clone();
+        fairshare.fairshare_lenient |= self.jobs.lenient;
+        let fairshare = fairshare.with_site(site.as_ref(), &mut explained)?;
         Ok(Resolved {
             source,
             name,

@@ -60,6 +60,14 @@ pub struct Args {
     /// line `set server job_sort_formula="..."` is accepted.
     #[arg(long = "formula", allow_hyphen_values = true, value_parser = FormulaValue)]
     pub formulas: Vec<String>,
+    /// Formulas as arguments, as `check`, `eval` and `rank` take one (the same as
+    /// `--formula`; one that starts with `-` goes as `--formula=-walltime`). They come first,
+    /// then the `--formula`s, then the `--file`s.
+    #[arg(value_name = "FORMULA", value_parser = FormulaValue)]
+    pub formula_args: Vec<String>,
+    /// Read a formula (or a qmgr line setting it) from a file (repeatable; `-` for stdin).
+    #[arg(long = "file", value_name = "PATH")]
+    pub formula_files: Vec<InputPath>,
     #[command(flatten)]
     pub catalog: CatalogArgs,
     #[command(flatten)]
@@ -611,7 +619,11 @@ fn plot_format(p: &Path) -> Result<(&Path, bool), Failure> {
 pub fn run(args: Args, out: &mut Out) -> Outcome {
     // Checked before simulating, so a bad name does not cost a whole run.
     let plot = args.plot.as_deref().map(plot_format).transpose()?;
-    one_stdin(std::iter::once(Some(&args.trace)).chain(args.site.inputs()))?;
+    one_stdin(
+        std::iter::once(Some(&args.trace))
+            .chain(args.site.inputs())
+            .chain(args.formula_files.iter().map(Some)),
+    )?;
     let site = args.site.read()?;
     let slurm = match &args.slurm_conf {
         Some(path) => Some(SlurmConf::load(path).map_err(Failure::invalid)?),
@@ -648,9 +660,17 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     }
     // Each formula's text, name in diagnostics, and where it came from.
     let mut sources: Vec<(String, String, Origin)> = Vec::new();
+    for f in &args.formula_args {
+        let (text, name) = read_formula_arg(f, "FORMULA")?;
+        sources.push((text, name, Origin::Flag("FORMULA".into())));
+    }
     for f in &args.formulas {
         let (text, name) = read_formula_arg(f, "--formula")?;
         sources.push((text, name, Origin::Flag("--formula".into())));
+    }
+    for path in &args.formula_files {
+        let text = jobsort::formula::check::formula_text(&path.read_text()?);
+        sources.push((text, path.name(), Origin::Flag("--file".into())));
     }
     if sources.is_empty()
         && let Some(f) = site.as_ref().and_then(PbsSite::formula)
