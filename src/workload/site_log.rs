@@ -152,24 +152,18 @@ impl Census {
         if nodes == 0 || self.allocations.is_empty() {
             return (MachineHint::default(), None);
         }
-        // Every node's cores in use over time: ends before starts at the same second.
-        let mut events: Vec<(i64, i64, u32)> = Vec::with_capacity(2 * self.nodes.len());
+        let mut usage: Vec<Held> = Vec::with_capacity(self.nodes.len());
         let mut from = 0;
-        for &(start, end, per_node, to) in &self.allocations {
-            for &n in &self.nodes[from..to] {
-                events.push((start, per_node as i64, n));
-                events.push((end, -(per_node as i64), n));
-            }
+        for &(start, end, cores, to) in &self.allocations {
+            usage.extend(self.nodes[from..to].iter().map(|&host| Held {
+                start,
+                end,
+                host,
+                cores,
+            }));
             from = to;
         }
-        events.sort_unstable();
-        let mut in_use = vec![0i64; nodes];
-        let mut most = 0i64;
-        for (_, delta, n) in events {
-            let u = &mut in_use[n as usize];
-            *u += delta;
-            most = most.max(*u);
-        }
+        let most = peak_cores(usage);
         let cores = most.clamp(1, u32::MAX as i64) as u32;
         let nodes = nodes.min(u32::MAX as usize) as u32;
         let note = format!(
@@ -211,6 +205,49 @@ where
     }
 }
 
+/// Cores held on one host from `start` to `end`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Held {
+    pub(crate) start: i64,
+    pub(crate) end: i64,
+    pub(crate) host: u32,
+    pub(crate) cores: u32,
+}
+
+/// The most cores in use at once on one host: the one rule every site log's reader sizes its
+/// cluster by (PBS accounting logs, and [`Census`] for sacct and Flux). A job ending frees its cores for one
+/// starting at that second; a job that starts and ends in the same second holds its cores
+/// with the others starting then. The holdings sorted in place by host and start, and each
+/// host's ends sorted in a scratch list of that host's size, merged with its starts: no heap
+/// of open holdings and no list of every end (`docs/perf.md`, "A quiet machine").
+pub(crate) fn peak_cores(mut usage: Vec<Held>) -> i64 {
+    usage.sort_unstable_by_key(|h| (h.host, h.start));
+    let mut peak = 0i64;
+    // A host's ends: the second, whether the holding began in it, the cores.
+    let mut ends: Vec<(i64, bool, i64)> = Vec::new();
+    for host in usage.chunk_by(|a, b| a.host == b.host) {
+        ends.clear();
+        ends.extend(
+            host.iter()
+                .map(|h| (h.end, h.end == h.start, i64::from(h.cores))),
+        );
+        ends.sort_unstable();
+        let (mut in_use, mut k) = (0i64, 0);
+        for h in host {
+            // Ends before this second, and the ones in it of holdings that began earlier.
+            while let Some(&(e, zero, cores)) = ends.get(k)
+                && (e, zero) < (h.start, true)
+            {
+                in_use -= cores;
+                k += 1;
+            }
+            in_use += i64::from(h.cores);
+            peak = peak.max(in_use);
+        }
+    }
+    peak
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -224,6 +261,17 @@ mod tests {
         assert_eq!(report, LoadReport::default());
         reject(bad, ReadOptions { lenient: true }, "f", &mut report).unwrap();
         assert_eq!(report.dropped["bad record: unparsable time"], 1);
+    }
+
+    /// sacct's and Flux's census sizes the cluster by the rule the PBS reader uses
+    /// ([`peak_cores`]): a job that ran 0 seconds holds its cores in its second, beside a job
+    /// running then (the census's own sweep counted its end before its start: 4, not 7).
+    #[test]
+    fn the_census_counts_a_job_of_no_length_as_the_pbs_reader_does() {
+        let mut c = Census::default();
+        c.hosts("n1", (0, 10), 4).unwrap();
+        c.hosts("n1", (5, 5), 3).unwrap();
+        assert_eq!(c.machine("NodeList").0.cores, Some(7));
     }
 
     #[test]

@@ -66,6 +66,7 @@ pub use request::{parse_exec_host, parse_exec_vnode, parse_nodes, parse_place, p
 
 pub(crate) use record::looks_like_record;
 
+use super::site_log::{Held, peak_cores};
 use super::{
     Horizon, JobField, LoadReport, MachineHint, ReadOptions, Workload, WorkloadError, hex, is_gzip,
 };
@@ -84,48 +85,6 @@ struct ToWorkload {
     /// The cores of every kept job on each of its hosts, from its start to its end.
     usage: Vec<Held>,
     selects: Selects,
-}
-
-/// Cores held on one host from `start` to `end`.
-#[derive(Debug, Clone, Copy)]
-struct Held {
-    start: i64,
-    end: i64,
-    host: u32,
-    cores: u32,
-}
-
-/// The most cores in use at once on one host. A job ending frees its cores for one
-/// starting at that second; a job that starts and ends in the same second holds its cores
-/// with the others starting then. The holdings sorted in place by host and start, and each
-/// host's ends sorted in a scratch list of that host's size, merged with its starts: no heap
-/// of open holdings and no list of every end (`docs/perf.md`, "A quiet machine").
-fn peak_cores(mut usage: Vec<Held>) -> i64 {
-    usage.sort_unstable_by_key(|h| (h.host, h.start));
-    let mut peak = 0i64;
-    // A host's ends: the second, whether the holding began in it, the cores.
-    let mut ends: Vec<(i64, bool, i64)> = Vec::new();
-    for host in usage.chunk_by(|a, b| a.host == b.host) {
-        ends.clear();
-        ends.extend(
-            host.iter()
-                .map(|h| (h.end, h.end == h.start, i64::from(h.cores))),
-        );
-        ends.sort_unstable();
-        let (mut in_use, mut k) = (0i64, 0);
-        for h in host {
-            // Ends before this second, and the ones in it of holdings that began earlier.
-            while let Some(&(e, zero, cores)) = ends.get(k)
-                && (e, zero) < (h.start, true)
-            {
-                in_use -= cores;
-                k += 1;
-            }
-            in_use += i64::from(h.cores);
-            peak = peak.max(in_use);
-        }
-    }
-    peak
 }
 
 impl JobSink for ToWorkload {
