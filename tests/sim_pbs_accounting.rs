@@ -4,7 +4,7 @@
 //! them), the real XDMoD sample (`../shared/data/samples/`), and bad data strict and lenient.
 
 use jobsort::sim::workload::pbs_accounting::{
-    ArrayRole, Chunk, Fate, HostCores, Place, select_request,
+    ArrayRole, Chunk, Fate, HostCores, PlaceSpec, select_request,
 };
 use jobsort::sim::workload::{
     LoadReport, MachineHint, Name, PbsJob, ReadOptions, Request, SimJob, parse_pbs_accounting,
@@ -289,7 +289,7 @@ fn a_job_keeps_what_a_sim_job_has_no_field_for() {
     );
     assert_eq!(
         j100.place().unwrap(),
-        Some(Place {
+        Some(PlaceSpec {
             arrangement: Some("scatter".into()),
             sharing: None,
             group: None

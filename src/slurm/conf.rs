@@ -1104,9 +1104,10 @@ fn parse_scheduler_parameters(value: &str) -> Result<SchedulerParameters, String
     Ok(p)
 }
 
-/// The cluster a `slurm.conf` describes, for the simulator: its nodes, all of one size.
+/// The nodes a `slurm.conf` describes when they are all of one size (nodes of several sizes
+/// are node types: [`SlurmConf::node_types`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Machine {
+pub struct UniformNodes {
     pub nodes: u32,
     /// CPUs per node (`CPUs=`, else boards × sockets × cores × threads).
     pub cpus: u32,
@@ -1115,10 +1116,10 @@ pub struct Machine {
 }
 
 impl SlurmConf {
-    /// The machine of the `NodeName` lines (`None` without one). The simulator's nodes are
-    /// all alike: nodes of different CPU counts are an error that names each size, as
-    /// heterogeneous node types are not simulated yet.
-    pub fn machine(&self) -> Result<Option<Machine>, ConfError> {
+    /// The nodes of the `NodeName` lines when they are all of one size (`None` without a
+    /// line): nodes of different CPU counts are an error that names each size, and are node
+    /// types instead ([`SlurmConf::node_types`]).
+    pub fn machine(&self) -> Result<Option<UniformNodes>, ConfError> {
         let Some(first) = self.nodes.first() else {
             return Ok(None);
         };
@@ -1139,8 +1140,7 @@ impl SlurmConf {
                 file: first.at.file.clone(),
                 line: first.at.line,
                 message: format!(
-                    "nodes of different sizes: {}; heterogeneous node types are not \
-                     simulated yet: give --nodes and --cores for one size",
+                    "nodes of different sizes: {}: not one node size (they are node types)",
                     each.join(", ")
                 ),
             });
@@ -1150,7 +1150,7 @@ impl SlurmConf {
             line: first.at.line,
             message: "more nodes than the simulator holds".into(),
         })?;
-        Ok(Some(Machine {
+        Ok(Some(UniformNodes {
             nodes,
             cpus: first.cpus,
             at: first.at.clone(),
@@ -1361,8 +1361,7 @@ mod tests {
         assert_eq!(
             c.machine().unwrap_err().to_string(),
             "s.conf:1: nodes of different sizes: 3 with 32 CPUs (line 1), 2 with 64 CPUs \
-             (line 2); heterogeneous node types are not simulated yet: give --nodes \
-             and --cores for one size"
+             (line 2): not one node size (they are node types)"
         );
         assert_eq!(SlurmConf::parse("", "s.conf").unwrap().machine(), Ok(None));
         let c = SlurmConf::parse("SchedulerType=sched/gang\n", "s.conf").unwrap();

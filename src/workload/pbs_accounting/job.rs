@@ -3,7 +3,7 @@
 
 use super::record::same;
 use super::request::{
-    Chunk, HostCores, NodeSpec, Place, each_exec_host, each_exec_vnode, parse_exec_host,
+    Chunk, HostCores, NodeSpec, PlaceSpec, each_exec_host, each_exec_vnode, parse_exec_host,
     parse_exec_vnode, parse_nodes, parse_place, parse_select, select_request, select_shape,
 };
 use crate::input::units::{digits, parse_plain_number, parse_size, parse_time};
@@ -119,7 +119,7 @@ impl PbsJob {
     }
 
     /// `Resource_List.place`, parsed.
-    pub fn place(&self) -> Result<Option<Place>, String> {
+    pub fn place(&self) -> Result<Option<PlaceSpec>, String> {
         self.parsed("place", parse_place)
     }
 
@@ -407,7 +407,7 @@ struct SharedSelect {
     /// [`select_shape`]: the chunks in all and whether they are alike.
     shape: Result<(u32, bool), String>,
     /// [`parse_place`], when there is a `place`.
-    place: Option<Result<Place, String>>,
+    place: Option<Result<PlaceSpec, String>>,
     /// [`select_request`]: the chunks as the simulator places them.
     parsed: Result<Arc<Select>, String>,
 }

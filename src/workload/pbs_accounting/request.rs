@@ -18,7 +18,7 @@ pub struct Chunk {
 /// `place=arrangement[:sharing][:group=resource]`, each part as written; a part not given is
 /// `None` (PBS's defaults are `free` and `shared`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Place {
+pub struct PlaceSpec {
     /// `free`, `pack`, `scatter` or `vscatter`.
     pub arrangement: Option<String>,
     /// `excl`, `shared` or `exclhost`.
@@ -116,8 +116,8 @@ fn each_chunk<'a>(s: &'a str, mut chunk: impl FnMut(u32, Resources<'a>)) -> Resu
 }
 
 /// Parse a `place` specification.
-pub fn parse_place(s: &str) -> Result<Place, String> {
-    let mut p = Place::default();
+pub fn parse_place(s: &str) -> Result<PlaceSpec, String> {
+    let mut p = PlaceSpec::default();
     for part in s.split(':') {
         let slot = match part {
             "free" | "pack" | "scatter" | "vscatter" => &mut p.arrangement,
@@ -406,7 +406,7 @@ mod tests {
         assert!(parse_select("2:ncpus").is_err());
         assert_eq!(
             parse_place("scatter:excl").unwrap(),
-            Place {
+            PlaceSpec {
                 arrangement: Some("scatter".into()),
                 sharing: Some("excl".into()),
                 group: None
