@@ -6,6 +6,7 @@
 //! fairshare usage in simulated time ([`share`]: the tree of `crate::fairshare::pbs` with
 //! usage accrued and decayed as a simulation runs).
 
+pub mod order;
 pub mod qmgr;
 pub mod sched_config;
 pub mod share;

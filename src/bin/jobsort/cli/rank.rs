@@ -209,23 +209,15 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
             top: None,
             ..options
         };
-        let mut ranked = rank(&p.evaluation.values, ties, &all);
-        let never = |i: usize| zero_shares.get(i) == Some(&true);
-        ranked.sort_by_key(|r| {
-            (
-                queue_tiers.as_ref().map_or(0, |t| t[r.index]),
-                never(r.index),
-            )
-        });
-        for r in &mut ranked {
-            if never(r.index) {
-                r.runnable = false;
-            }
-        }
-        if let Some(priorities) = &round_robin {
-            let queue = |i: usize| p.jobs.queue(i).unwrap_or("");
-            ranked = round_robin_order(ranked, priorities, &queue, &never);
-        }
+        let queues: Vec<&str> = (0..p.jobs.len())
+            .map(|i| p.jobs.queue(i).unwrap_or(""))
+            .collect();
+        let mut ranked = jobsort::pbs::order::queue_order(
+            rank(&p.evaluation.values, ties, &all),
+            queue_tiers.as_deref(),
+            &zero_shares,
+            round_robin.as_ref().map(|r| (r, queues.as_slice())),
+        );
         ranked.truncate(args.top.unwrap_or(usize::MAX));
         ranked
     } else {
@@ -346,55 +338,6 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     out.flush()?;
     p.report_errors();
     Ok(ExitCode::SUCCESS)
-}
-
-/// PBS `round_robin` (`fifo.cpp: next_job`): the queues grouped by `Priority`, higher first
-/// (`queue_list`); within a group one job from each queue in turn (queues here by name; PBS
-/// keeps the server's order), a queue that has no job left skipped, until the group is done.
-/// Each queue's jobs in `ranked`'s order; the jobs that never run (`find_runnable_resresv_ind`
-/// skips them) after all the others, in that order.
-fn round_robin_order<'q>(
-    ranked: Vec<Ranked>,
-    priorities: &BTreeMap<String, i64>,
-    queue: &dyn Fn(usize) -> &'q str,
-    never: &dyn Fn(usize) -> bool,
-) -> Vec<Ranked> {
-    let mut by_queue: BTreeMap<(std::cmp::Reverse<i64>, &str), std::collections::VecDeque<Ranked>> =
-        BTreeMap::new();
-    let mut last = Vec::new();
-    for r in ranked {
-        if never(r.index) {
-            last.push(r);
-            continue;
-        }
-        let q = queue(r.index);
-        let p = priorities.get(q).copied().unwrap_or(0);
-        by_queue
-            .entry((std::cmp::Reverse(p), q))
-            .or_default()
-            .push_back(r);
-    }
-    let mut out = Vec::new();
-    let mut levels: Vec<Vec<std::collections::VecDeque<Ranked>>> = Vec::new();
-    let mut level = None;
-    for ((p, _), jobs) in by_queue {
-        if level != Some(p) {
-            levels.push(Vec::new());
-            level = Some(p);
-        }
-        if let Some(l) = levels.last_mut() {
-            l.push(jobs);
-        }
-    }
-    for mut queues in levels {
-        while queues.iter().any(|q| !q.is_empty()) {
-            for q in &mut queues {
-                out.extend(q.pop_front());
-            }
-        }
-    }
-    out.extend(last);
-    out
 }
 
 /// One `--explain` cell: a term's value (`None`: its evaluation failed), or sprio's text.
