@@ -148,6 +148,46 @@ fn easy_reserves_for_the_top_job_of_the_top_queue() {
     assert_eq!(starts(&cfg(Policy::Easy, q1), None), [0, 10, 15, 20, 10]);
 }
 
+/// PBS `round_robin` (`fifo.cpp` `next_job`: taken before `by_queue`): the queues of one
+/// Priority give one job each in turn, a higher Priority's queues first. q1 and q2 both at 5,
+/// FCFS within each: at 10 the order is 2 (q1), 3 (q2), 5 (q1), 4 (q2): 2 and 3 start, 5
+/// does not fit and strict ordering stops; at 15 (2 and 3 end) the order is 5, 4: 5 starts,
+/// 4 (4 cores) waits for it (20). With q2 above q1 each level is one queue: by_queue's order.
+/// A recording carries it and verifies; reconciling FCFS against it agrees fully.
+#[test]
+fn round_robin_takes_one_job_from_each_queue_of_a_priority_in_turn() {
+    let rr = order(QueueOrderKind::PbsRoundRobin, &[("q1", 5), ("q2", 5)]);
+    assert_eq!(
+        starts(&cfg(Policy::Strict, rr.clone()), None),
+        [0, 10, 10, 20, 15]
+    );
+    let levels = order(QueueOrderKind::PbsRoundRobin, &[("q1", 0), ("q2", 10)]);
+    assert_eq!(
+        starts(&cfg(Policy::Strict, levels), None),
+        [0, 20, 10, 15, 20]
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("rr.jsonl");
+    let opts = RunOptions {
+        record: Some(&p),
+        record_queue: true,
+        ..Default::default()
+    };
+    simulate(&workload(), &cfg(Policy::Strict, rr), None, &opts).unwrap();
+    let text = std::fs::read_to_string(&p).unwrap();
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .contains(r#""kind":"pbs_round_robin""#)
+    );
+    let rec = parse_recording(&text, "rr.jsonl").unwrap();
+    let v = verify(&rec, None).unwrap();
+    assert_eq!((v.mismatches, v.input_mismatches), (0, 0));
+    let r = reconcile(&rec, None).unwrap();
+    assert!(r.per_round.iter().all(|x| x.instead.is_empty()), "{r:?}");
+}
+
 /// A recording with a queue order names it in its header, verifies without mismatch, and
 /// reconciliation ranks the recorded queue with it; without one the header has no such field.
 #[test]

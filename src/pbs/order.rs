@@ -69,6 +69,17 @@ fn round_robin_order<'q>(
             l.push(jobs);
         }
     }
+    out.extend(interleave(levels));
+    out.extend(last);
+    out
+}
+
+/// `round_robin`'s turns (`next_job`): the levels one after another (queues of one
+/// `Priority`, higher first), and within a level one item from each queue in turn, a queue
+/// that has none left skipped, until the level is done. The one definition of the turns:
+/// `rank` and the simulator (its tiered order) both take them.
+pub fn interleave<T>(levels: Vec<Vec<std::collections::VecDeque<T>>>) -> Vec<T> {
+    let mut out = Vec::with_capacity(levels.iter().flatten().map(|q| q.len()).sum());
     for mut queues in levels {
         while queues.iter().any(|q| !q.is_empty()) {
             for q in &mut queues {
@@ -76,6 +87,5 @@ fn round_robin_order<'q>(
             }
         }
     }
-    out.extend(last);
     out
 }

@@ -7,7 +7,7 @@ use crate::rank::{self, TieBreak};
 use crate::sim::inputs::Source;
 use crate::sim::priority::Priority;
 use crate::sim::record::{RecDecision, RecEvent, RecRound, Recording};
-use crate::sim::scheduler::{Plan, Policy, tiered_top_into};
+use crate::sim::scheduler::{Plan, Policy, tiered_turns_into};
 use crate::workload::{Request, SimJob};
 use std::collections::HashMap;
 
@@ -89,6 +89,10 @@ pub fn reconcile(
     let leaves = setup.leaves();
     // Queue tiers before the formula, as the simulator ranks (`tiered_top_into`).
     let tiers = config.queue_order.as_ref().map(|o| o.tiers(&jobs));
+    let tier_levels = config.queue_order.as_ref().and_then(|o| {
+        let queues: Vec<&str> = jobs.iter().map(|j| j.queue.as_str()).collect();
+        o.round_robin_levels(&queues)
+    });
     let mut tier_keys = Vec::new();
     let mut state = vec![State::Unsubmitted; jobs.len()];
     let mut ever_dispatched = vec![false; jobs.len()];
@@ -179,7 +183,8 @@ pub fn reconcile(
             Some(tiers) => {
                 let mut out = Vec::new();
                 let tier_of = |k: usize| tiers[queued[k]];
-                tiered_top_into(&values, tier_of, None, &mut tier_keys, &mut out);
+                let levels = tier_levels.as_deref();
+                tiered_turns_into(&values, tier_of, levels, None, &mut tier_keys, &mut out);
                 out.into_iter().map(|k| k as usize).collect()
             }
             None => rank::order(&values, TieBreak::default(), None),

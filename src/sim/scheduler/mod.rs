@@ -40,7 +40,7 @@ mod types;
 
 pub use types::{
     Decision, Event, EventKind, PendReason, Policy, QueueOrder, QueueOrderKind, QueuePoint, Round,
-    SimConfig, SimError, SimOutcome, SlurmBackfill, tiered_top_into,
+    SimConfig, SimError, SimOutcome, SlurmBackfill, tiered_top_into, tiered_turns_into,
 };
 
 use crate::flux::limit::Admission;
@@ -171,6 +171,10 @@ impl<'a> Simulator<'a> {
         // Queue tiers rank before the formula: the groups' heads are not the top jobs then.
         // Slurm's factors are not the binder's fixed inputs the head path analyses.
         let tiers = config.queue_order.as_ref().map(|o| o.tiers(jobs));
+        let tier_levels = config.queue_order.as_ref().and_then(|o| {
+            let queues: Vec<&str> = jobs.iter().map(|j| j.queue.as_str()).collect();
+            o.round_robin_levels(&queues)
+        });
         let by_heads = config.policy == Policy::Strict
             && config.threshold.is_none()
             && limits.is_none()
@@ -228,6 +232,7 @@ impl<'a> Simulator<'a> {
             order: Vec::new(),
             rank_keys: Vec::new(),
             tiers,
+            tier_levels,
             tier_keys: Vec::new(),
             hashing: false,
             full: true,
@@ -510,14 +515,15 @@ impl<'a> Simulator<'a> {
     /// Rank the queue into `order` (positions in `queue`) by [`crate::rank`]'s order: value
     /// descending, then position, which is submit order; with `top = Some(k)` only the first
     /// `k`. With queue tiers ([`SimConfig::queue_order`]) the tier comes first
-    /// ([`tiered_top_into`]).
+    /// ([`tiered_turns_into`], with `round_robin`'s turns when it is on).
     fn rank(&mut self, top: Option<usize>) {
         if let Some(tiers) = &self.tiers {
             let queue = &self.queue;
             let tier_of = |k: usize| tiers[queue[k] as usize];
-            tiered_top_into(
+            tiered_turns_into(
                 &self.values,
                 tier_of,
+                self.tier_levels.as_deref(),
                 top,
                 &mut self.tier_keys,
                 &mut self.order,

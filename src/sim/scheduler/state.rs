@@ -81,6 +81,8 @@ pub struct Simulator<'a> {
     /// Each job's queue tier ([`super::QueueOrder::tiers`]), when queues order first, and
     /// scratch keys to rank by it.
     pub(super) tiers: Option<Vec<u32>>,
+    /// With `round_robin`, each tier's turn group ([`super::QueueOrder::round_robin_levels`]).
+    pub(super) tier_levels: Option<Vec<u32>>,
     pub(super) tier_keys: Vec<(u32, JobKey)>,
     pub(super) hashing: bool,
     /// Record every decision and the ranked queue (else only dispatches, and rounds where

@@ -59,6 +59,12 @@ pub enum QueueOrderKind {
     /// preempt → has a reservation → partition PriorityTier → job priority → submit time").
     /// A partition the configuration does not list has the default tier, 1.
     Slurm,
+    /// PBS `round_robin` (`fifo.cpp` `next_job`, which takes it before `by_queue`): the queues
+    /// grouped by `Priority`, higher first, and within a group one job from each queue in
+    /// turn (queues by name; PBS keeps the server's order), each queue in the formula's
+    /// order ([`crate::pbs::order::interleave`]).
+    #[serde(rename = "pbs_round_robin")]
+    PbsRoundRobin,
 }
 
 /// Queue or partition priorities, ordered before the formula's order.
@@ -75,21 +81,30 @@ impl QueueOrder {
     /// `PriorityTier`, 1).
     pub fn unlisted(&self) -> i64 {
         match self.kind {
-            QueueOrderKind::Pbs => 0,
+            QueueOrderKind::Pbs | QueueOrderKind::PbsRoundRobin => 0,
             QueueOrderKind::Slurm => 1,
         }
     }
 
-    /// Each job's tier: 0 is taken first. PBS: one tier per queue, by priority (high
-    /// first), then name; Slurm: one tier per distinct `PriorityTier`, high first.
-    pub fn tiers(&self, jobs: &[SimJob]) -> Vec<u32> {
-        let queues: Vec<&str> = jobs.iter().map(|j| j.queue.as_str()).collect();
-        self.tiers_of(&queues)
+    /// With `round_robin`, each tier's turn group (the queues of one `Priority`, numbered from
+    /// 0, higher first), by tier; `None` for the other kinds.
+    pub fn round_robin_levels(&self, job_queues: &[&str]) -> Option<Vec<u32>> {
+        if self.kind != QueueOrderKind::PbsRoundRobin {
+            return None;
+        }
+        let queues = self.queues(job_queues);
+        let mut levels = Vec::with_capacity(queues.len());
+        let mut level = 0;
+        for (i, &(p, _)) in queues.iter().enumerate() {
+            level += u32::from(i > 0 && p != queues[i - 1].0);
+            levels.push(level);
+        }
+        Some(levels)
     }
 
-    /// [`QueueOrder::tiers`] of jobs given by their queues' names.
-    pub fn tiers_of(&self, job_queues: &[&str]) -> Vec<u32> {
-        // The queues that matter, once each: those listed and those the jobs are in.
+    /// The queues that matter, once each, in tier order: those listed and those the jobs are
+    /// in, by priority (high first), then name.
+    fn queues<'a>(&'a self, job_queues: &[&'a str]) -> Vec<(i64, &'a str)> {
         let mut queues: Vec<(i64, &str)> = self
             .priorities
             .iter()
@@ -103,11 +118,24 @@ impl QueueOrder {
         );
         queues.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
         queues.dedup();
+        queues
+    }
+
+    /// Each job's tier: 0 is taken first. PBS: one tier per queue, by priority (high
+    /// first), then name; Slurm: one tier per distinct `PriorityTier`, high first.
+    pub fn tiers(&self, jobs: &[SimJob]) -> Vec<u32> {
+        let queues: Vec<&str> = jobs.iter().map(|j| j.queue.as_str()).collect();
+        self.tiers_of(&queues)
+    }
+
+    /// [`QueueOrder::tiers`] of jobs given by their queues' names.
+    pub fn tiers_of(&self, job_queues: &[&str]) -> Vec<u32> {
+        let queues = self.queues(job_queues);
         let mut tier: BTreeMap<&str, u32> = BTreeMap::new();
         let mut t = 0;
         for (i, &(p, q)) in queues.iter().enumerate() {
             let next = match self.kind {
-                QueueOrderKind::Pbs => i > 0,
+                QueueOrderKind::Pbs | QueueOrderKind::PbsRoundRobin => i > 0,
                 QueueOrderKind::Slurm => i > 0 && p != queues[i - 1].0,
             };
             t += u32::from(next);
@@ -128,7 +156,43 @@ pub fn tiered_top_into(
     keys: &mut Vec<(u32, JobKey)>,
     out: &mut Vec<u32>,
 ) {
+    tiered_turns_into(values, tier_of, None, top, keys, out)
+}
+
+/// [`tiered_top_into`], with `round_robin`'s turns when `levels` gives each tier's turn group
+/// ([`QueueOrder::round_robin_levels`]): within a group, one job of each tier (queue) in
+/// turn, each tier in the tiered order ([`crate::pbs::order::interleave`]).
+pub fn tiered_turns_into(
+    values: &[f64],
+    tier_of: impl Fn(usize) -> u32,
+    levels: Option<&[u32]>,
+    top: Option<usize>,
+    keys: &mut Vec<(u32, JobKey)>,
+    out: &mut Vec<u32>,
+) {
     let n = values.len().min(u32::MAX as usize);
+    if let Some(levels) = levels {
+        tiered_top_into(values, tier_of, None, keys, out);
+        let mut turns: Vec<Vec<std::collections::VecDeque<u32>>> = Vec::new();
+        let mut last: Option<(u32, u32)> = None;
+        for (&(tier, _), &position) in keys.iter().zip(out.iter()) {
+            let level = levels.get(tier as usize).copied().unwrap_or(u32::MAX);
+            match last {
+                Some((l, t)) if l == level && t == tier => {}
+                Some((l, _)) if l == level => turns.last_mut().into_iter().for_each(|g| {
+                    g.push(std::collections::VecDeque::new());
+                }),
+                _ => turns.push(vec![std::collections::VecDeque::new()]),
+            }
+            last = Some((level, tier));
+            if let Some(q) = turns.last_mut().and_then(|g| g.last_mut()) {
+                q.push_back(position);
+            }
+        }
+        *out = crate::pbs::order::interleave(turns);
+        out.truncate(top.unwrap_or(n));
+        return;
+    }
     let k = top.unwrap_or(n).min(n);
     keys.clear();
     out.clear();

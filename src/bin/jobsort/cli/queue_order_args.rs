@@ -47,14 +47,12 @@ impl QueueOrderArgs {
     }
 
     /// The queue order from the flags and the site (PBS files or a slurm.conf), each setting
-    /// in `explained`; `None` when queues do not order jobs (also when the site's
-    /// `round_robin` is on, which `rank` models with [`QueueOrderArgs::priorities`] and the
-    /// simulator does not: `round_robin_modelled` says which the explanation tells).
+    /// in `explained`; `None` when queues do not order jobs. The site's `round_robin` comes
+    /// before `by_queue`, as in PBS.
     pub(super) fn resolve(
         &self,
         site: Option<&PbsSite>,
         slurm: Option<&SlurmConf>,
-        round_robin_modelled: bool,
         explained: &mut Explained,
     ) -> Result<Option<QueueOrder>, Failure> {
         if slurm.is_some() || !self.partition_tiers.is_empty() {
@@ -94,15 +92,14 @@ impl QueueOrderArgs {
             // `fifo.cpp: next_job` takes round_robin before by_queue.
             explained.add(
                 "round_robin",
-                if round_robin_modelled {
-                    "true (one job from each queue of a Priority in turn, higher Priority \
-                     first; by_queue does not apply)"
-                } else {
-                    "true (not simulated: one job from each queue in turn; the queues are not \
-                     ordered)"
-                },
+                "true (one job from each queue of a Priority in turn, higher Priority first; \
+                 by_queue does not apply)",
                 &rr.origin,
             );
+            return Ok(Some(QueueOrder {
+                kind: QueueOrderKind::PbsRoundRobin,
+                priorities: self.priorities(site)?,
+            }));
         }
         if site.is_none() && !flagged && self.by_queue.is_none() {
             return Ok(None);

@@ -109,7 +109,7 @@ fn site_settings(
         (None, None) => Setting::default_value(true),
     };
     explained.add_setting("fairshare_enforce_no_shares", &enforce);
-    let queue_order = args.queue_order.resolve(site, None, true, explained)?;
+    let queue_order = args.queue_order.resolve(site, None, explained)?;
     let round_robin = match site
         .and_then(|s| s.sched_config.as_ref())
         .and_then(|c| c.round_robin.as_ref())

@@ -181,7 +181,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
                 .config(site.as_ref(), &mut Explained::default())?;
             let queue_order =
                 args.queue_order
-                    .resolve(site.as_ref(), None, false, &mut Explained::default())?;
+                    .resolve(site.as_ref(), None, &mut Explained::default())?;
             let config = SimConfig {
                 policy,
                 nodes,

@@ -761,9 +761,9 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         let flag = Origin::Flag("--queue-priority".into());
         queue_priorities.insert(q.clone(), Setting::new(*p as f64, flag));
     }
-    let queue_order =
-        args.queue_order
-            .resolve(site.as_ref(), slurm.as_ref(), false, &mut explained)?;
+    let queue_order = args
+        .queue_order
+        .resolve(site.as_ref(), slurm.as_ref(), &mut explained)?;
     for (q, p) in &queue_priorities {
         explained.add(&format!("queue {q} Priority"), p.value, &p.origin);
     }
