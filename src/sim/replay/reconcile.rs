@@ -49,7 +49,8 @@ pub struct ReconcileReport {
     pub mean_kendall_tau: Option<f64>,
     /// Fraction of recorded dispatches the other formula would also have started that round.
     pub agreement: Option<f64>,
-    /// Total jobs it would have started instead.
+    /// Jobs it would have started instead of the recorded ones, each counted once however
+    /// many rounds it was one (a round's list is in `per_round`).
     pub instead_total: u64,
     /// Rounds where the recorded dispatches took more cores than were free.
     pub overcommitted_rounds: u64,
@@ -96,6 +97,8 @@ pub fn reconcile(
     let mut tier_keys = Vec::new();
     let mut state = vec![State::Unsubmitted; jobs.len()];
     let mut ever_dispatched = vec![false; jobs.len()];
+    // The jobs counted in `instead_total`: a job counts once, not once a round.
+    let mut ever_instead = vec![false; jobs.len()];
     let mut charged: i64 = 0;
     // Incremental views of `state` (ordered by submit order).
     let mut queue_set: std::collections::BTreeSet<usize> = Default::default();
@@ -263,7 +266,12 @@ pub fn reconcile(
                 }
             }
         }
-        report.instead_total += instead.len() as u64;
+        for &i in would.iter().filter(|i| !rec_set.contains(i)) {
+            if !ever_instead[i] {
+                ever_instead[i] = true;
+                report.instead_total += 1;
+            }
+        }
         report.per_round.push(RoundReconcile {
             round: r.round,
             time: t,
