@@ -770,3 +770,33 @@ fn formulas_and_leniency_are_spelled_alike_everywhere() {
         assert_eq!(code(&out), Some(0), "{lenient}: {}", stderr(&out));
     }
 }
+
+/// Messages that said too little or the wrong thing: a formula the shell split gets a tip to
+/// quote it; `replay` of a file that is no recording says so (not what its JSON lacks);
+/// slurm.conf that cannot be read is `file: cannot read`, not `file:0:`; `fairshare`'s
+/// errors carry the command's prefix before pbsfs's words.
+#[test]
+fn messages_say_what_is_wrong() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = jobsort(["check", "ncpus", "*", "2"]);
+    assert_eq!(code(&out), Some(2));
+    stderr_has(&out, "tip: a formula with spaces or `*` goes in quotes");
+    let q = write(dir.path(), "q.json", "{\n  \"Jobs\": {}\n}\n");
+    let out = jobsort(["replay", &q, "--verify"]);
+    assert_eq!(code(&out), Some(1));
+    stderr_has(&out, "q.json:1: not a jobsort recording");
+    let missing = dir.path().join("missing.conf");
+    let out = jobsort(["slurm-formula", missing.to_str().unwrap()]);
+    assert_eq!(code(&out), Some(1));
+    stderr_has(&out, "missing.conf: cannot read");
+    assert!(!stderr(&out).contains("missing.conf:0"), "{}", stderr(&out));
+    let rg = repo_file("examples/resource_group");
+    let out = jobsort(["fairshare", "--resource-group", &rg, "-g", "erin"]);
+    assert_eq!(
+        (code(&out), stderr(&out)),
+        (
+            Some(1),
+            "jobsort fairshare: Fairshare Entity erin does not exist.\n".to_string()
+        )
+    );
+}

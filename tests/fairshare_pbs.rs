@@ -279,7 +279,7 @@ fn man_page_example_g_and_t() {
         format!("{:.3}", suzy["fairshare_factor"].as_f64().unwrap()),
         "0.382"
     );
-    // errors as pbsfs words them
+    // errors as pbsfs words them, after the command's prefix
     let (code, _, err) = run([
         "fairshare",
         "--resource-group",
@@ -291,7 +291,10 @@ fn man_page_example_g_and_t() {
     ]);
     assert_eq!(
         (code, err.as_str()),
-        (1, "Fairshare Entity nobody does not exist.\n")
+        (
+            1,
+            "jobsort fairshare: Fairshare Entity nobody does not exist.\n"
+        )
     );
     let (code, _, err) = run([
         "fairshare",
@@ -303,7 +306,10 @@ fn man_page_example_g_and_t() {
     ]);
     assert_eq!(
         (code, err.as_str()),
-        (1, "Fairshare Entity ghost does not exist.\n")
+        (
+            1,
+            "jobsort fairshare: Fairshare Entity ghost does not exist.\n"
+        )
     );
 }
 

@@ -572,6 +572,18 @@ impl<R: std::io::BufRead> RecordingReader<R> {
         }
         let first = utf8(&buf, 0).map_err(err)?;
         let offset = buf.len() as u64 + 1;
+        // A first line that is no JSON object with a `format` is no recording at all (a job
+        // file, a trace): say so, not what its JSON lacks.
+        let format = serde_json::from_str::<serde_json::Value>(first)
+            .ok()
+            .and_then(|v| v.get("format").and_then(|f| f.as_str().map(str::to_string)));
+        if format.is_none() {
+            return Err(err(
+                "not a jobsort recording (its first line is no recording header: `jobsort sim \
+                 --record FILE` writes one)"
+                    .into(),
+            ));
+        }
         let header: Header =
             serde_json::from_str(first).map_err(|e| err(format!("bad header: {e}")))?;
         if header.format != FORMAT {

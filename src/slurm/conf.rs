@@ -26,9 +26,10 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-/// An error in a `slurm.conf`, with where it is: `file:line: message` (line 0: the file).
+/// An error in a `slurm.conf`, with where it is: `file:line: message`, or `file: message` for
+/// the file as a whole (line 0: it cannot be read, say).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{file}:{line}: {message}")]
+#[error("{file}{}: {message}", if *line == 0 { String::new() } else { format!(":{line}") })]
 pub struct ConfError {
     pub file: String,
     pub line: usize,

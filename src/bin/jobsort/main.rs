@@ -39,7 +39,13 @@ fn main() -> ExitCode {
         .and_then(|mut matches| cli::Cli::from_arg_matches_mut(&mut matches))
         .unwrap_or_else(|e| {
             cli::remove_stdin_copies();
-            e.format(&mut command).exit()
+            let e = e.format(&mut command);
+            if let Some(tip) = cli::formula_args::unquoted_formula_tip(&e) {
+                let _ = e.print();
+                eprintln!("\n{tip}");
+                std::process::exit(e.exit_code());
+            }
+            e.exit()
         });
     let code = cli::run(cli);
     cli::remove_stdin_copies();

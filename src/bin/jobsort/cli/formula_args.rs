@@ -430,3 +430,29 @@ mod tests {
         assert_eq!(flag_like("ncpus"), None);
     }
 }
+
+/// A tip for a parse error that a formula the shell split makes: `jobsort check ncpus * 2`
+/// gives clap the words `ncpus`, `*` (or, expanded by the shell, the names of the files here)
+/// and `2`, and clap finds an argument too many. `None` for any other error.
+pub fn unquoted_formula_tip(e: &clap::Error) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() != ErrorKind::UnknownArgument {
+        return None;
+    }
+    let Some(ContextValue::String(arg)) = e.get(ContextKind::InvalidArg) else {
+        return None;
+    };
+    // Only where a formula is a positional argument (`check`, `eval`, `rank`, `sim`).
+    let takes_formula = matches!(
+        e.get(ContextKind::Usage),
+        Some(ContextValue::StyledStr(usage)) if usage.to_string().contains("FORMULA")
+    );
+    if arg.starts_with('-') || !takes_formula {
+        return None;
+    }
+    Some(
+        "tip: a formula with spaces or `*` goes in quotes, as one argument (the shell splits it, \
+         and turns `*` into the names of the files here): jobsort check 'ncpus * 2'"
+            .to_string(),
+    )
+}

@@ -20,8 +20,9 @@ macro_rules! emitln {
     };
 }
 
-/// Print `msg` on stderr and give exit code 1 (bad input).
+/// Print `msg` on stderr with the command's prefix (`jobsort fairshare: Fairshare Entity erin
+/// does not exist.`: pbsfs's words after it) and give exit code 1 (bad input).
 pub(super) fn fail(msg: impl std::fmt::Display) -> ExitCode {
-    eprintln!("{msg}");
+    crate::cli::report::error(&msg.to_string());
     ExitCode::from(crate::cli::EXIT_INVALID)
 }
