@@ -419,7 +419,10 @@ fn bad_inputs_fail_with_location_and_exit_1() {
         let (code, out, err) = run(["fairshare", "--resource-group", &rgs]);
         assert_eq!(code, 1, "{text}");
         assert!(out.is_empty());
-        assert!(err.starts_with(&format!("{rgs}{want}")), "{err}");
+        assert!(
+            err.starts_with(&format!("jobsort fairshare: {rgs}{want}")),
+            "{err}"
+        );
         // --lenient: PBS's skip-and-warn
         let (code, out, err) = run(["fairshare", "--resource-group", &rgs, "--lenient"]);
         assert_eq!(code, 0, "{err}");
