@@ -291,7 +291,7 @@ pub fn parse_squeue_json(
         set("min_nodes", int("node_count")?);
         set("time_limit", int("time_limit")?);
         set("accrue_time", int("accrue_time")?);
-        set("nice", int("nice")?);
+        set("nice", int("nice")?.map(unwrap_nice));
         let qos = text_of("qos").unwrap_or_default();
         set(
             "qos_priority",
@@ -315,6 +315,18 @@ pub fn parse_squeue_json(
         out.jobs.push(job);
     }
     Ok(out)
+}
+
+/// The nice value `squeue --json` (openapi v0.0.38) writes: `job->nice - NICE_OFFSET`
+/// computed in uint32 (`openapi/v0.0.38/jobs.c: _dump_job_info`), so `--nice=-500` is
+/// written 4294966796. Slurm's nice is within ±(NICE_OFFSET − 3) (`slurm_opt.c: arg_set_nice`),
+/// so a value of 2^31 or more is a wrapped negative one: 2^32 is taken off.
+pub fn unwrap_nice(n: i64) -> i64 {
+    if (0x8000_0000..=0xffff_ffff).contains(&n) {
+        n - 0x1_0000_0000
+    } else {
+        n
+    }
 }
 
 /// `cpu=4,mem=2000M,node=1,billing=4,gres/gpu=2` (`slurmdb_make_tres_string_from_simple`
@@ -438,6 +450,21 @@ mod tests {
         assert_eq!(ids, ["1", "3", "4", "7"]);
         let all = parse_squeue_json(text, "q", &BTreeMap::new(), SqueueJobs::All).unwrap();
         assert_eq!((all.jobs.len(), all.not_ranked.len()), (8, 0));
+    }
+
+    #[test]
+    fn negative_nice_unwrapped() {
+        // openapi/v0.0.38/jobs.c, _dump_job_info: `job->nice - NICE_OFFSET` on the uint32
+        // nice, so `--nice=-500` is printed 4294967296 - 500 = 4294966796; sprio shows -500
+        // (priority_multifactor.c, _get_priority_internal: `(int64_t) nice - NICE_OFFSET`).
+        let text = r#"{"jobs": [
+          {"job_id": 1, "job_state": "PENDING", "nice": 4294966796},
+          {"job_id": 2, "job_state": "PENDING", "nice": 500},
+          {"job_id": 3, "job_state": "PENDING", "nice": 2147483645}
+        ]}"#;
+        let read = parse_squeue_json(text, "q", &BTreeMap::new(), SqueueJobs::All).unwrap();
+        let nice: Vec<i64> = read.jobs.iter().map(|j| job_inputs(j).nice).collect();
+        assert_eq!(nice, [-500, 500, 2147483645]);
     }
 
     #[test]
