@@ -4,7 +4,8 @@
 //!
 //! Job fields (job files and `squeue --json` alike): `accrue_time` (Unix seconds),
 //! `min_nodes` (else `nodect`), `ncpus`, `time_limit` (minutes; else `walltime` in seconds,
-//! rounded up to minutes), `qos_priority`, `assoc` (the normalised association factor),
+//! rounded up to minutes; 0 or missing: the partition's MaxTime, as NO_VAL is),
+//! `qos_priority`, `assoc` (the normalised association factor),
 //! `fairshare` (else `fairshare_factor` from `--fairshare-tree`), `nice`, `site`, `mem`
 //! (kilobytes, as job files read sizes), `gres_NAME` (a count); the partition is the job's
 //! `queue`/`partition`. A factor column (`age`, `jobsize`, `tres_cpu`, ...) a job already has
@@ -57,9 +58,14 @@ pub fn job_inputs(job: &Job) -> JobInputs {
     };
     let ncpus = v("ncpus").map_or(0, uint);
     let min_nodes = v("min_nodes").or(v("nodect")).map_or(1, uint);
-    let time_limit = v("time_limit")
-        .map(uint)
-        .or_else(|| v("walltime").map(|s| uint((s / 60.0).ceil())));
+    // A job's time limit is never 0 in slurmctld (`slurm_opt.c: arg_set_time_limit` makes
+    // `--time=0` INFINITE), and a job file's missing cell reads as 0: both are NO_VAL, the
+    // partition's MaxTime (`set_priority_factors`).
+    let time_limit = v("time_limit").map(uint).filter(|&t| t != 0).or_else(|| {
+        v("walltime")
+            .map(|s| uint((s / 60.0).ceil()))
+            .filter(|&t| t != 0)
+    });
     let mut tres = vec![
         ("cpu".to_string(), u64::from(ncpus)),
         ("node".to_string(), u64::from(min_nodes)),
@@ -465,6 +471,41 @@ mod tests {
         let read = parse_squeue_json(text, "q", &BTreeMap::new(), SqueueJobs::All).unwrap();
         let nice: Vec<i64> = read.jobs.iter().map(|j| job_inputs(j).nice).collect();
         assert_eq!(nice, [-500, 500, 2147483645]);
+    }
+
+    #[test]
+    fn a_missing_time_limit_is_the_partitions() {
+        // A job file where one job gives no time_limit: the set reads its cell as 0, which
+        // is no limit Slurm stores (slurm_opt.c, arg_set_time_limit: 0 is INFINITE), so it
+        // is NO_VAL and set_priority_factors (priority_multifactor.c) divides by the
+        // partition's MaxTime: SMALL_RELATIVE_TO_TIME with PriorityFavorSmall on 4 nodes of
+        // 16 CPUs, MaxTime=2-0 (2880 min), 1 node, 4 CPUs: 1 - (max(1*64/4, 4) / 2880) / 64.
+        let conf = crate::slurm::conf::SlurmConf::parse(
+            "PriorityType=priority/multifactor\nPriorityWeightJobSize=1000\n\
+             PriorityFlags=SMALL_RELATIVE_TO_TIME\nPriorityFavorSmall=YES\n\
+             NodeName=n[1-4] CPUs=16\nPartitionName=batch Nodes=ALL MaxTime=2-0\n",
+            "slurm.conf",
+        )
+        .unwrap();
+        let m = Multifactor::from_conf(&conf, 0);
+        let set: crate::jobs::JobSet = [
+            Job::new("1").with("ncpus", 4.0).with("time_limit", 60.0),
+            Job::new("2").with("ncpus", 4.0),
+        ]
+        .into_iter()
+        .map(|mut j| {
+            j.queue = Some("batch".into());
+            j
+        })
+        .collect();
+        let rows = set.rows();
+        let f: Vec<f64> = rows
+            .iter()
+            .map(|j| m.factors(&job_inputs(j), 0).jobsize)
+            .collect();
+        assert_eq!(job_inputs(&rows[1]).time_limit, None);
+        assert_eq!(f[0], 1.0 - 16.0 / 60.0 / 64.0);
+        assert_eq!(f[1], 1.0 - 16.0 / 2880.0 / 64.0);
     }
 
     #[test]
