@@ -194,7 +194,13 @@ fn not_listed_because(
             } else {
                 ("begin_time", "begin time")
             };
-            let begin = job.get(field).and_then(slurm_number);
+            // 22.05's openapi v0.0.38 writes `details->begin_time` as `eligible_time`
+            // (`job_mgr.c: pack_job`); `begin_time` is newer data parsers' name.
+            let (field, begin) = match job.get(field) {
+                None if !accrue_always => ("eligible_time", job.get("eligible_time")),
+                b => (field, b),
+            };
+            let begin = begin.and_then(slurm_number);
             if priority == Some(0) {
                 Some(match reason {
                     Some(r) => format!("held ({r}): priority 0"),
@@ -238,7 +244,7 @@ fn slurm_number(v: &serde_json::Value) -> Option<i64> {
 /// `account`, `partition`, `qos`, `accrue_time`, `submit_time`, `cpus` (`min_cpus` for a
 /// pending job) and `max_cpus` (0 when unset: `job_mgr.c: pack_job`), `node_count`,
 /// `time_limit` (minutes, `null` for the partition's), `nice`, `tres_req_str`; for which are
-/// listed, `job_state`, `priority`, `begin_time` and `state_reason`.
+/// listed, `job_state`, `priority`, `begin_time` (22.05: `eligible_time`) and `state_reason`.
 pub fn parse_squeue_json(
     text: &str,
     file: &str,
@@ -456,6 +462,40 @@ mod tests {
         assert_eq!(ids, ["1", "3", "4", "7"]);
         let all = parse_squeue_json(text, "q", &BTreeMap::new(), SqueueJobs::All).unwrap();
         assert_eq!((all.jobs.len(), all.not_ranked.len()), (8, 0));
+    }
+
+    #[test]
+    fn eligible_time_is_the_begin_time_of_22_05() {
+        // Slurm 22.05's squeue --json has no begin_time: details->begin_time is written as
+        // eligible_time (job_mgr.c pack_job; openapi/v0.0.38 jobs.c _dump_job_info). sprio
+        // skips a job whose begin time is in the future (--begin) or unset (a dependency
+        // not yet satisfied: job_independent sets it when the job becomes independent):
+        // priority_multifactor.c, priority_p_get_priority_factors_list, the `use_time` check.
+        let text = r#"{"jobs": [
+          {"job_id": 1, "job_state": "PENDING", "priority": 10, "eligible_time": 900},
+          {"job_id": 2, "job_state": "PENDING", "priority": 10, "eligible_time": 5000},
+          {"job_id": 3, "job_state": "PENDING", "priority": 10, "eligible_time": 0,
+           "state_reason": "Dependency"}
+        ]}"#;
+        let which = SqueueJobs::Sprio {
+            now: 1000,
+            accrue_always: false,
+        };
+        let read = parse_squeue_json(text, "q", &BTreeMap::new(), which).unwrap();
+        let ids: Vec<&str> = read.jobs.iter().map(|j| j.id.as_str()).collect();
+        assert_eq!(ids, ["1"]);
+        let not: Vec<(&str, &str)> = read
+            .not_ranked
+            .iter()
+            .map(|n| (n.id.as_str(), n.reason.as_str()))
+            .collect();
+        assert_eq!(
+            not,
+            [
+                ("2", "waiting for its begin time"),
+                ("3", "not eligible yet: eligible_time unset"),
+            ]
+        );
     }
 
     #[test]
