@@ -162,6 +162,9 @@ pub enum SqueueJobs {
     Sprio {
         now: i64,
         accrue_always: bool,
+        /// `PriorityFlags=CALCULATE_RUNNING`: jobs in any state pass the state check, and
+        /// running ones are ranked with their priority as it is recomputed.
+        calculate_running: bool,
     },
 }
 
@@ -171,6 +174,7 @@ fn not_listed_because(
     job: &serde_json::Value,
     now: i64,
     accrue_always: bool,
+    calculate_running: bool,
 ) -> (String, Option<String>) {
     let state = match job.get("job_state") {
         Some(serde_json::Value::String(s)) => s.clone(),
@@ -186,8 +190,16 @@ fn not_listed_because(
         .get("state_reason")
         .and_then(|r| r.as_str())
         .filter(|r| !r.is_empty() && *r != "None");
+    // CALCULATE_RUNNING: running and suspended jobs are listed too (their priority is
+    // recomputed by `decay_apply_weighted_factors`); a finished one is listed by sprio with
+    // the factors of its last calculation, which squeue does not show.
+    let listed_state = match base {
+        "PENDING" => true,
+        "RUNNING" | "SUSPENDED" => calculate_running,
+        _ => false,
+    };
     let why = match base {
-        "PENDING" => {
+        _ if listed_state => {
             let priority = job.get("priority").and_then(slurm_number);
             let (field, what) = if accrue_always {
                 ("submit_time", "submit time")
@@ -215,6 +227,16 @@ fn not_listed_because(
             }
         }
         "RUNNING" => Some("running".into()),
+        "COMPLETING" | "COMPLETED" | "CANCELLED" | "FAILED" | "TIMEOUT" | "PREEMPTED"
+        | "NODE_FAIL" | "OUT_OF_MEMORY" | "BOOT_FAIL" | "DEADLINE"
+            if calculate_running =>
+        {
+            Some(format!(
+                "{}: under CALCULATE_RUNNING sprio lists it with the factors of its last \
+                 calculation, which squeue --json does not show",
+                base.to_ascii_lowercase()
+            ))
+        }
         "SUSPENDED" => Some("suspended".into()),
         "COMPLETING" => Some("completing".into()),
         "" => Some("no job_state".into()),
@@ -275,8 +297,13 @@ pub fn parse_squeue_json(
         };
         let text_of = |field: &str| j.get(field).and_then(|x| x.as_str()).map(str::to_string);
         let id = int("job_id")?.ok_or_else(|| at("job_id", "missing"))?;
-        if let SqueueJobs::Sprio { now, accrue_always } = which
-            && let (state, Some(reason)) = not_listed_because(j, now, accrue_always)
+        if let SqueueJobs::Sprio {
+            now,
+            accrue_always,
+            calculate_running,
+        } = which
+            && let (state, Some(reason)) =
+                not_listed_because(j, now, accrue_always, calculate_running)
         {
             out.not_ranked.push(NotRanked {
                 id: id.to_string(),
@@ -295,8 +322,17 @@ pub fn parse_squeue_json(
                 job.values.insert(name.to_string(), v as f64);
             }
         };
+        // A started job (listed under CALCULATE_RUNNING) has its `total_cpus` (squeue's
+        // `cpus`) and allocated TRES, which set_priority_factors prefers to the request.
+        let started = matches!(
+            j.get("job_state").and_then(|s| match s {
+                serde_json::Value::Array(a) => a.first().and_then(|x| x.as_str()),
+                other => other.as_str(),
+            }),
+            Some("RUNNING" | "SUSPENDED")
+        );
         let cpus = match int("max_cpus")? {
-            Some(m) if m > 0 => Some(m),
+            Some(m) if m > 0 && !started => Some(m),
             _ => int("cpus")?,
         };
         set("ncpus", cpus);
@@ -309,8 +345,12 @@ pub fn parse_squeue_json(
             "qos_priority",
             Some(i64::from(*qos_priority.get(&qos).unwrap_or(&0))),
         );
-        if let Some(tres) = text_of("tres_req_str") {
-            for (name, count) in parse_tres_str(&tres).map_err(|m| at("tres_req_str", &m))? {
+        let tres_field = match text_of("tres_alloc_str") {
+            Some(a) if started && !a.is_empty() => "tres_alloc_str",
+            _ => "tres_req_str",
+        };
+        if let Some(tres) = text_of(tres_field) {
+            for (name, count) in parse_tres_str(&tres).map_err(|m| at(tres_field, &m))? {
                 match name.as_str() {
                     "mem" => {
                         job.values.insert("mem".into(), count as f64 * 1024.0);
@@ -391,6 +431,7 @@ mod tests {
             SqueueJobs::Sprio {
                 now: 1_700_000_100,
                 accrue_always: false,
+                calculate_running: false,
             },
         )
         .unwrap();
@@ -435,6 +476,7 @@ mod tests {
         let sprio = |accrue_always| SqueueJobs::Sprio {
             now: 1000,
             accrue_always,
+            calculate_running: false,
         };
         let read = parse_squeue_json(text, "q", &BTreeMap::new(), sprio(false)).unwrap();
         let ids: Vec<&str> = read.jobs.iter().map(|j| j.id.as_str()).collect();
@@ -465,6 +507,42 @@ mod tests {
     }
 
     #[test]
+    fn calculate_running_lists_running_jobs() {
+        // priority_multifactor.c, priority_p_get_priority_factors_list: `if (!(flags &
+        // PRIORITY_FLAGS_CALCULATE_RUNNING) && !IS_JOB_PENDING(job_ptr)) continue;`, and
+        // decay_apply_weighted_factors recomputes a running job's priority under the flag;
+        // set_priority_factors takes total_cpus and tres_alloc_cnt once they are set.
+        let text = r#"{"jobs": [
+          {"job_id": 1, "job_state": "PENDING", "priority": 10, "eligible_time": 900,
+           "cpus": 2, "max_cpus": 0, "tres_req_str": "cpu=2,gres/gpu=1"},
+          {"job_id": 2, "job_state": "RUNNING", "priority": 10, "eligible_time": 900,
+           "cpus": 8, "max_cpus": 12, "tres_req_str": "cpu=4,gres/gpu=1",
+           "tres_alloc_str": "cpu=8,gres/gpu=2"},
+          {"job_id": 3, "job_state": "COMPLETED", "priority": 10, "eligible_time": 900}
+        ]}"#;
+        let which = |calculate_running| SqueueJobs::Sprio {
+            now: 1000,
+            accrue_always: false,
+            calculate_running,
+        };
+        let read = parse_squeue_json(text, "q", &BTreeMap::new(), which(true)).unwrap();
+        let ids: Vec<&str> = read.jobs.iter().map(|j| j.id.as_str()).collect();
+        assert_eq!(ids, ["1", "2"]);
+        let run = job_inputs(&read.jobs[1]);
+        assert_eq!(run.cpus, 8);
+        assert!(run.tres.contains(&("gres/gpu".to_string(), 2)));
+        assert_eq!(read.not_ranked[0].id, "3");
+        assert!(
+            read.not_ranked[0]
+                .reason
+                .starts_with("completed: under CALCULATE_RUNNING")
+        );
+        let read = parse_squeue_json(text, "q", &BTreeMap::new(), which(false)).unwrap();
+        let ids: Vec<&str> = read.jobs.iter().map(|j| j.id.as_str()).collect();
+        assert_eq!(ids, ["1"]);
+    }
+
+    #[test]
     fn eligible_time_is_the_begin_time_of_22_05() {
         // Slurm 22.05's squeue --json has no begin_time: details->begin_time is written as
         // eligible_time (job_mgr.c pack_job; openapi/v0.0.38 jobs.c _dump_job_info). sprio
@@ -480,6 +558,7 @@ mod tests {
         let which = SqueueJobs::Sprio {
             now: 1000,
             accrue_always: false,
+            calculate_running: false,
         };
         let read = parse_squeue_json(text, "q", &BTreeMap::new(), which).unwrap();
         let ids: Vec<&str> = read.jobs.iter().map(|j| j.id.as_str()).collect();

@@ -116,15 +116,17 @@ impl SlurmJobArgs {
                 let qos: BTreeMap<String, u32> = self.qos.iter().cloned().collect();
                 // The rows are kept: a field a job does not give (a time limit of `null`:
                 // the partition's) is not a 0 to the factors.
-                let accrue_always = scheduler_args
+                let flags = scheduler_args
                     .slurm_conf()?
-                    .is_some_and(|c| c.priority.flags.accrue_always);
+                    .map(|c| c.priority.flags)
+                    .unwrap_or_default();
                 let which = if jobs.all {
                     SqueueJobs::All
                 } else {
                     SqueueJobs::Sprio {
                         now: self.now(),
-                        accrue_always,
+                        accrue_always: flags.accrue_always,
+                        calculate_running: flags.calculate_running,
                     }
                 };
                 let read = parse_squeue_json(&text, &jobs.jobs.name(), &qos, which)
