@@ -232,3 +232,55 @@ fn flux_formula_gives_mf_priority() {
     let (code, _, err) = run(["flux-formula", "--weights", "age=1"]);
     assert_eq!(code, 2, "{err}");
 }
+
+#[test]
+fn rank_takes_partition_tiers_first() {
+    // job_scheduler.c, sort_job_queue2: a job in a partition of a higher PriorityTier is
+    // considered before any job of a lower tier, whatever their priorities; within a tier,
+    // by priority. Job 2 (short, 6406) is first under short's PriorityTier=2, then jobs 3
+    // (10794) and 1 (9228) of batch (tier 1) by priority.
+    let dir = tempfile::tempdir().unwrap();
+    let tiered = CONF.replace(
+        "PartitionName=short Nodes=n[01-02] PriorityJobFactor=3",
+        "PartitionName=short Nodes=n[01-02] PriorityJobFactor=3 PriorityTier=2",
+    );
+    let conf = write(dir.path(), "slurm.conf", &tiered);
+    let jobs = write(dir.path(), "jobs.csv", JOBS);
+    let order = |top: Option<&str>| -> Vec<(String, f64)> {
+        let mut a = vec![
+            "rank",
+            FORMULA,
+            "--slurm-conf",
+            &conf,
+            "--jobs",
+            &jobs,
+            "--now",
+            "1700050000",
+            "--qos",
+            "normal=10",
+            "--qos",
+            "high=20",
+            "--format",
+            "json",
+        ];
+        if let Some(k) = top {
+            a.extend(["--top", k]);
+        }
+        json(&jobsort(a))["order"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| {
+                (
+                    j["id"].as_str().unwrap().to_string(),
+                    j["value"].as_f64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let want = [("2", 6406.0), ("3", 10794.0), ("1", 9228.0)]
+        .map(|(i, v)| (i.to_string(), v))
+        .to_vec();
+    assert_eq!(order(None), want);
+    assert_eq!(order(Some("1")), want[..1]);
+}

@@ -68,6 +68,9 @@ pub struct Factors {
 pub struct PartitionPrio {
     pub name: String,
     pub priority_job_factor: u16,
+    /// `PriorityTier`: the scheduler orders jobs by it before their priority
+    /// (`job_scheduler.c: sort_job_queue2`).
+    pub priority_tier: u16,
     /// `norm_priority` (`slurmctld/read_config.c: _reset_part_prio`).
     pub norm_priority: f64,
     pub max_time: Minutes,
@@ -187,6 +190,7 @@ impl Multifactor {
                 PartitionPrio {
                     name: part.name.clone(),
                     priority_job_factor: part.priority_job_factor,
+                    priority_tier: part.priority_tier,
                     norm_priority: if part_max == 0 {
                         0.0
                     } else {

@@ -1,7 +1,8 @@
 //! `jobsort rank FORMULA --jobs FILE`: jobs in the order PBS would consider them — formula
 //! value descending, ties by submission order then id — with `--threshold`, `--top` and
-//! `--explain`. Under `--scheduler slurm --slurm-conf`, `--explain` shows sprio's breakdown
-//! (`sprio -l`: each weighted factor `%.0f`, SITE and NICE, the non-zero TRES).
+//! `--explain`. Under `--scheduler slurm --slurm-conf`, partitions' `PriorityTier` first
+//! (higher first), as Slurm's scheduler sorts its queue, and `--explain` shows sprio's
+//! breakdown (`sprio -l`: each weighted factor `%.0f`, SITE and NICE, the non-zero TRES).
 //!
 //! Of `qstat -f -F json` and `squeue --json` output only the jobs the scheduler sorts are
 //! ranked (unless `--all`); the others follow the ranking with why (CSV: on stderr; JSON:
@@ -96,6 +97,18 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         site_settings(&args, p.resolved.site.as_ref(), &mut Explained::default())?;
     // Each term compiled like the formula (same engine and `--compat`), over the same columns;
     // under Slurm with its slurm.conf, sprio's weighted factors instead.
+    // Slurm's scheduler takes partitions' PriorityTier before the priority
+    // (`job_scheduler.c: sort_job_queue2`): each job's tier, when the tiers differ.
+    let tiers: Option<Vec<u16>> = p.slurm.as_ref().and_then(|view| {
+        let tier = |i: usize| {
+            p.jobs
+                .queue(i)
+                .and_then(|q| view.multifactor.partition(q))
+                .map_or(0, |part| part.priority_tier)
+        };
+        let tiers: Vec<u16> = (0..p.jobs.len()).map(tier).collect();
+        tiers.iter().any(|&t| t != tiers[0]).then_some(tiers)
+    });
     let sprio_view = p.slurm.take().filter(|_| args.explain);
     let sprio = sprio_view.as_ref();
     let explanation = (args.explain && sprio.is_none()).then(|| Explanation::new(&p.compiled));
@@ -114,7 +127,8 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     };
     let options = RankOptions {
         threshold,
-        top: args.top,
+        // With tiers the whole order is needed before the first K are taken.
+        top: if tiers.is_some() { None } else { args.top },
     };
     let ranked = if fair_share {
         let ranks = match &p.fairshare {
@@ -143,6 +157,17 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         }
     } else {
         rank(&p.evaluation.values, ties, &options)
+    };
+
+    let ranked = match &tiers {
+        Some(tiers) => {
+            // A stable sort keeps the value order (and its tie-breaks) within a tier.
+            let mut ranked = ranked;
+            ranked.sort_by_key(|r| std::cmp::Reverse(tiers[r.index]));
+            ranked.truncate(args.top.unwrap_or(usize::MAX));
+            ranked
+        }
+        None => ranked,
     };
 
     let source = p.compiled.source();
