@@ -284,3 +284,56 @@ fn rank_takes_partition_tiers_first() {
     assert_eq!(order(None), want);
     assert_eq!(order(Some("1")), want[..1]);
 }
+
+#[test]
+fn incr_only_priority_does_not_fall_below_squeues() {
+    // priority_multifactor.c, decay_apply_weighted_factors: under INCR_ONLY slurmctld keeps
+    // the stored priority unless the new one is higher. Job 41 of squeue_json_jobs computes
+    // 4290 at this time: stored 5000 stays 5000, stored 4000 becomes 4290.
+    let dir = tempfile::tempdir().unwrap();
+    let conf = write(
+        dir.path(),
+        "slurm.conf",
+        &format!("{CONF}PriorityFlags=INCR_ONLY\n"),
+    );
+    let job = |id: u32, priority: u32| {
+        format!(
+            r#"{{"job_id": {id}, "job_state": "PENDING", "partition": "short", "qos": "high",
+               "accrue_time": 1700000000, "submit_time": 1699999000, "cpus": 4,
+               "max_cpus": 0, "node_count": 1, "time_limit": 60, "nice": 0,
+               "priority": {priority},
+               "tres_req_str": "cpu=4,mem=1000M,node=1,billing=4,gres/gpu=2"}}"#
+        )
+    };
+    let squeue = write(
+        dir.path(),
+        "squeue.json",
+        &format!(
+            r#"{{"meta": {{}}, "jobs": [{}, {}]}}"#,
+            job(41, 5000),
+            job(43, 4000)
+        ),
+    );
+    let (code, formula, err) = run(["slurm-formula", &conf]);
+    assert_eq!(code, 0, "{err}");
+    let formula = formula.trim_end();
+    assert!(
+        formula.starts_with("max(stored_priority, trunc("),
+        "{formula}"
+    );
+    let v = json(&jobsort([
+        "eval",
+        formula,
+        "--slurm-conf",
+        &conf,
+        "--jobs",
+        &squeue,
+        "--qos",
+        "high=20",
+        "--now",
+        "1700043200",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(values(&v), [5000.0, 4290.0]);
+}

@@ -11,7 +11,7 @@
 //! `queue`/`partition`. A factor column (`age`, `jobsize`, `tres_cpu`, ...) a job already has
 //! is its value, not recomputed.
 
-use super::multifactor::{Factors, JobInputs, Multifactor};
+use super::multifactor::{Factors, JobInputs, Multifactor, STORED_PRIORITY};
 use crate::catalog::{Catalog, ResourceType};
 use crate::jobs::Job;
 use crate::jobs::load::NotRanked;
@@ -119,6 +119,10 @@ pub fn fill_factors(jobs: &mut [Job], m: &Multifactor, now: i64) -> Vec<Factors>
             let computed = m.factors(&job_inputs(job), now);
             for (name, value) in factor_columns(m, &computed) {
                 job.values.entry(name).or_insert(value);
+            }
+            if m.incr_only {
+                // Not known: 0, below every priority.
+                job.values.entry(STORED_PRIORITY.into()).or_insert(0.0);
             }
             let v = |name: &str| job.values[name];
             Factors {
@@ -340,6 +344,11 @@ pub fn parse_squeue_json(
         set("time_limit", int("time_limit")?);
         set("accrue_time", int("accrue_time")?);
         set("nice", int("nice")?.map(unwrap_nice));
+        // The priority slurmctld stores now, which INCR_ONLY's does not fall below.
+        set(
+            STORED_PRIORITY,
+            j.get("priority").and_then(slurm_number).filter(|&p| p > 0),
+        );
         let qos = text_of("qos").unwrap_or_default();
         set(
             "qos_priority",

@@ -11,6 +11,10 @@ use crate::catalog::Catalog;
 /// `NICE_OFFSET` (`slurm/slurm.h`): nice and site factors are stored with it added.
 pub const NICE_OFFSET: i64 = 0x8000_0000;
 
+/// The column of the priority slurmctld stored before (`squeue --json`'s `priority`), which
+/// the priority under `PriorityFlags=INCR_ONLY` does not fall below.
+pub const STORED_PRIORITY: &str = "stored_priority";
+
 /// `FLOAT_MULT` (`src/common/pack.c`): `packdouble` sends `val * FLOAT_MULT` and
 /// `unpackdouble` divides it back, so sprio sees each weighted factor after that round trip.
 const FLOAT_MULT: f64 = 1_000_000.0;
@@ -101,6 +105,10 @@ pub struct Multifactor {
     pub no_normal_part: bool,
     pub no_normal_qos: bool,
     pub no_normal_tres: bool,
+    /// `PriorityFlags=INCR_ONLY`: the stored priority never decreases
+    /// (`decay_apply_weighted_factors`); [`Multifactor::formula`] is then the larger of the
+    /// priority computed now and the stored one (the `stored_priority` column).
+    pub incr_only: bool,
     /// `node_record_count`.
     pub node_count: u32,
     /// `cluster_cpus`: the sum of the nodes' CPUs.
@@ -209,6 +217,7 @@ impl Multifactor {
             no_normal_part: p.flags.no_normal_part,
             no_normal_qos: p.flags.no_normal_qos,
             no_normal_tres: p.flags.no_normal_tres,
+            incr_only: p.flags.incr_only,
             node_count: conf.nodes.len() as u32,
             cluster_cpus: conf.nodes.iter().map(|n| n.cpus).sum(),
             max_qos_priority,
@@ -234,6 +243,9 @@ impl Multifactor {
         let mut c = Catalog::slurm();
         for col in self.tres_columns() {
             c.add_slurm_tres(&col, !self.no_normal_tres);
+        }
+        if self.incr_only {
+            c.add_resource(STORED_PRIORITY, crate::catalog::ResourceType::Long);
         }
         c
     }
@@ -431,10 +443,23 @@ impl Multifactor {
         }
     }
 
+    /// The priority slurmctld stores as a formula: [`Multifactor::formula_computed`], and
+    /// under `INCR_ONLY` the larger of it and `stored_priority` (the priority stored before:
+    /// `decay_apply_weighted_factors` keeps `job_ptr->priority` when the new one is not
+    /// higher; 0 when not known).
+    pub fn formula(&self) -> String {
+        let computed = self.formula_computed();
+        if self.incr_only {
+            format!("max({STORED_PRIORITY}, {computed})")
+        } else {
+            computed
+        }
+    }
+
     /// The weighted sum as a formula in the Slurm catalog, in `_get_priority_internal`'s
     /// order of additions (zero weights left out: adding 0.0 changes no sum), with its clamps
     /// and truncation, so its value is [`Multifactor::priority`] bit for bit.
-    pub fn formula(&self) -> String {
+    pub fn formula_computed(&self) -> String {
         let term = |w: u32, name: &str| (w != 0).then(|| format!("{w} * {name}"));
         let mut terms: Vec<String> = [
             term(self.weights.age, "age"),
@@ -661,6 +686,37 @@ mod tests {
         for (f, v) in jobs.iter().zip(values) {
             assert_eq!(v, f64::from(m.priority(f)), "{f:?}");
         }
+    }
+
+    #[test]
+    fn incr_only_keeps_the_stored_priority() {
+        // priority_multifactor.c, decay_apply_weighted_factors: `if (((flags &
+        // PRIORITY_FLAGS_INCR_ONLY) == 0) || (job_ptr->priority < new_prio))
+        // job_ptr->priority = new_prio;` — the stored priority is the larger one.
+        let m = Multifactor::from_conf(
+            &conf("PriorityWeightAge=1000\nPriorityFlags=INCR_ONLY\nPriorityMaxAge=1-0\n"),
+            0,
+        );
+        let text = m.formula();
+        assert_eq!(
+            text,
+            "max(stored_priority, trunc(min(4294967295, max(1, 1000 * age + site - nice))))"
+        );
+        let formula = Formula::compile(&text, &m.catalog()).unwrap();
+        // Age 0.5 → 500: a stored 700 stays; a stored 300 (or none, 0) becomes 500.
+        let table = JobTable::new(3)
+            .with_column("age", vec![0.5, 0.5, 0.5])
+            .unwrap()
+            .with_column("stored_priority", vec![700.0, 300.0, 0.0])
+            .unwrap()
+            .with_column("site", vec![0.0; 3])
+            .unwrap()
+            .with_column("nice", vec![0.0; 3])
+            .unwrap();
+        assert_eq!(formula.evaluate(&table).values, [700.0, 500.0, 500.0]);
+        // Without the flag the priority is the one computed now.
+        let plain = Multifactor::from_conf(&conf("PriorityWeightAge=1000\n"), 0);
+        assert!(!plain.formula().contains("stored_priority"));
     }
 
     #[test]
