@@ -206,6 +206,14 @@ pub struct NodeConf {
     pub threads_per_core: u32,
     /// `RealMemory=` in MB (default 1).
     pub real_memory: u64,
+    /// `CoreSpecCount=`: cores kept for the system (default 0).
+    pub core_spec_count: u32,
+    /// `CPUSpecList=` as written (its CPUs are not counted out: see `cpus_efctv`).
+    pub cpu_spec_list: Option<String>,
+    /// The CPUs slurmctld counts for the cluster and partitions (`cpus_efctv`,
+    /// `node_conf.c`): `cpus − CoreSpecCount × tpc`, where `tpc` (the threads a core
+    /// schedules) is 1 when the node has at least as many cores as CPUs, else ThreadsPerCore.
+    pub cpus_efctv: u32,
     pub gres: Vec<Gres>,
     pub weight: u32,
     pub state: Option<String>,
@@ -964,6 +972,15 @@ fn node_conf(f: &Record, at: &Location) -> Result<NodeConf, String> {
         None => Vec::new(),
         Some(v) => parse_gres(v)?,
     };
+    let core_spec_count = num("CoreSpecCount", 0)?;
+    // node_conf.c: `tpc` is 1 when the node schedules cores (no more CPUs than cores), else
+    // its threads per core; cpus_efctv = cpus - core_spec_cnt * tpc.
+    let tpc = if sockets.saturating_mul(cores) >= cpus {
+        1
+    } else {
+        threads
+    };
+    let cpus_efctv = cpus.saturating_sub(core_spec_count.saturating_mul(tpc));
     Ok(NodeConf {
         name: String::new(),
         cpus,
@@ -972,6 +989,9 @@ fn node_conf(f: &Record, at: &Location) -> Result<NodeConf, String> {
         cores_per_socket: cores,
         threads_per_core: threads,
         real_memory,
+        core_spec_count,
+        cpu_spec_list: f.get("CPUSpecList").cloned(),
+        cpus_efctv,
         gres,
         weight: num("Weight", 1)?,
         state: f.get("State").cloned(),

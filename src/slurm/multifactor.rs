@@ -149,6 +149,24 @@ pub fn tres_order(name: &str, accounting_storage_tres: Option<&str>) -> usize {
         .map_or(usize::MAX, |i| BUILTIN.len() + i)
 }
 
+/// What of `conf` the multifactor factors here do not follow, each naming its setting and
+/// where: the caller warns (or refuses) with them.
+pub fn not_modelled(conf: &SlurmConf) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for n in &conf.nodes {
+        if n.cpu_spec_list.is_some() && seen.insert((n.at.file.clone(), n.at.line)) {
+            out.push(format!(
+                "{}:{}: CPUSpecList is not modelled: its CPUs are not taken out of the \
+                 cluster's and partitions' CPU counts (cpus_efctv), so job size and TRES \
+                 factors may differ from Slurm's (CoreSpecCount is)",
+                n.at.file, n.at.line
+            ));
+        }
+    }
+    out
+}
+
 impl Multifactor {
     /// From a `slurm.conf` and the largest QOS priority (QOS live in the accounting
     /// database, not in slurm.conf: `sacctmgr show qos format=name,priority`).
@@ -175,7 +193,11 @@ impl Multifactor {
                     .map(|(name, _)| {
                         let name = name.to_ascii_lowercase();
                         match name.as_str() {
-                            "cpu" | "billing" => nodes.iter().map(|n| u64::from(n.cpus)).sum(),
+                            // _calc_part_tres sums the nodes' TRES, whose CPUs are
+                            // cpus_efctv (controller.c: set_cluster_tres).
+                            "cpu" | "billing" => {
+                                nodes.iter().map(|n| u64::from(n.cpus_efctv)).sum()
+                            }
                             "mem" => nodes.iter().map(|n| n.real_memory).sum(),
                             "node" => nodes.len() as u64,
                             other => match other.strip_prefix("gres/") {
@@ -219,7 +241,8 @@ impl Multifactor {
             no_normal_tres: p.flags.no_normal_tres,
             incr_only: p.flags.incr_only,
             node_count: conf.nodes.len() as u32,
-            cluster_cpus: conf.nodes.iter().map(|n| n.cpus).sum(),
+            // controller.c, set_cluster_tres: `cluster_cpus += node_ptr->cpus_efctv`.
+            cluster_cpus: conf.nodes.iter().map(|n| n.cpus_efctv).sum(),
             max_qos_priority,
             partitions,
         }
@@ -542,6 +565,49 @@ mod tests {
         assert_eq!(m.factors(&job, 999_000).age, 0.0);
         // 250 + 187.5 + 300 + 250 = 987.5, truncated.
         assert_eq!(m.priority(&f), 987);
+    }
+
+    #[test]
+    fn core_specialisation_counts_effective_cpus() {
+        // node_conf.c: cpus_efctv = cpus - core_spec_cnt * tpc (tpc = ThreadsPerCore when the
+        // node has more CPUs than cores, else 1); controller.c set_cluster_tres sums
+        // cpus_efctv into cluster_cpus and the nodes' TRES cpu, which _calc_part_tres sums per
+        // partition. Four nodes of 2 sockets × 5 cores × 2 threads = 20 CPUs, CoreSpecCount=2:
+        // 20 - 2·2 = 16 each, 64 in all (80 without it).
+        let text = "PriorityType=priority/multifactor\nPriorityWeightJobSize=1000\n\
+                    PriorityWeightTRES=CPU=1000\n\
+                    NodeName=n[1-4] Sockets=2 CoresPerSocket=5 ThreadsPerCore=2 \
+                    CoreSpecCount=2\nPartitionName=batch Nodes=ALL\n";
+        let conf = SlurmConf::parse(text, "slurm.conf").unwrap();
+        assert_eq!((conf.nodes[0].cpus, conf.nodes[0].cpus_efctv), (20, 16));
+        let m = Multifactor::from_conf(&conf, 0);
+        assert_eq!(m.cluster_cpus, 64);
+        let job = JobInputs {
+            partition: Some("batch".into()),
+            min_nodes: 1,
+            cpus: 2,
+            tres: vec![("cpu".into(), 2)],
+            ..JobInputs::default()
+        };
+        let f = m.factors(&job, 0);
+        // (1/4 + 2/64) / 2 = 0.140625 (0.1375 over 80 CPUs); cpu 2/64.
+        assert_eq!(f.jobsize, (0.25 + 2.0 / 64.0) / 2.0);
+        assert_eq!(f.tres, [2.0 / 64.0]);
+        // A node that schedules cores (CPUs = cores): one CPU per specialised core.
+        let cores = SlurmConf::parse(
+            "NodeName=a CPUs=10 Sockets=2 CoresPerSocket=5 ThreadsPerCore=2 CoreSpecCount=3\n",
+            "slurm.conf",
+        )
+        .unwrap();
+        assert_eq!(cores.nodes[0].cpus_efctv, 7);
+        // CPUSpecList is not counted out: said, naming the line.
+        let list = SlurmConf::parse("NodeName=a CPUs=8 CPUSpecList=0,1\n", "s.conf").unwrap();
+        let w = not_modelled(&list);
+        assert_eq!(w.len(), 1);
+        assert!(
+            w[0].starts_with("s.conf:1: CPUSpecList is not modelled"),
+            "{w:?}"
+        );
     }
 
     #[test]

@@ -12,7 +12,7 @@ use jobsort::flux::mf_priority::{QueueFactorJob, QueueFactorSource, queue_factor
 use jobsort::jobs::load::NotRanked;
 use jobsort::jobs::{Job, JobSet};
 use jobsort::slurm::jobs::{SqueueJobs, fill_factors, loading_catalog, parse_squeue_json};
-use jobsort::slurm::multifactor::{Factors, Multifactor};
+use jobsort::slurm::multifactor::{Factors, Multifactor, not_modelled};
 use std::collections::BTreeMap;
 
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -240,6 +240,9 @@ impl SlurmJobArgs {
                          weights (priority/multifactor does)",
                 conf.priority.priority_type
             ));
+        }
+        for w in not_modelled(&conf) {
+            warn(&w);
         }
         let jobs_max = jobs
             .iter()
