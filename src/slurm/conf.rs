@@ -235,6 +235,9 @@ pub struct PartitionConf {
     pub default: bool,
     pub state: Option<String>,
     pub qos: Option<String>,
+    /// `TRESBillingWeights=`: the weights of the billing TRES (units applied: memory per
+    /// MB), as written.
+    pub billing_weights: Option<Vec<(String, f64)>>,
     pub at: Location,
 }
 
@@ -1051,6 +1054,13 @@ fn partition_conf(
         default,
         state: f.get("State").cloned(),
         qos: f.get("QOS").cloned(),
+        billing_weights: match f.get("TRESBillingWeights") {
+            None => None,
+            Some(v) => Some(
+                parse_tres_weights(v)
+                    .map_err(|m| format!("bad value \"{v}\" for TRESBillingWeights: {m}"))?,
+            ),
+        },
         at: at.clone(),
     })
 }
@@ -1065,11 +1075,36 @@ pub fn parse_tres_weights(value: &str) -> Result<Vec<(String, f64)>, String> {
             let (name, w) = item
                 .split_once('=')
                 .ok_or_else(|| format!("`{item}` is not TRES=WEIGHT"))?;
-            let w: f64 = w
-                .trim()
+            let w = w.trim();
+            // `_tres_weight_item`: strtod, then a unit after the number divides the weight by
+            // it in the TRES's base unit (memory counts in MB: `Mem=0.25G` is 0.25 per GB,
+            // 0.25/1024 per MB; `get_convert_unit_val`).
+            let split = w
+                .find(|c: char| c.is_ascii_alphabetic() && !matches!(c, 'e' | 'E'))
+                .unwrap_or(w.len());
+            let (number, unit) = w.split_at(split);
+            let mut weight: f64 = number
                 .parse()
                 .map_err(|_| format!("`{w}` is not a number in `{item}`"))?;
-            Ok((name.trim().to_string(), w))
+            if let Some(u) = unit.chars().next() {
+                const UNITS: &str = "KMGTP";
+                let Some(power) = UNITS.find(u.to_ascii_uppercase()) else {
+                    return Err(format!(
+                        "`{unit}` is not a unit (K, M, G, T, P) in `{item}`"
+                    ));
+                };
+                // The base unit: MB for memory, none for the others.
+                let base = if name.trim().eq_ignore_ascii_case("mem") {
+                    1
+                } else {
+                    -1
+                };
+                let steps = power as i32 - base;
+                if steps > 0 {
+                    weight /= 1024f64.powi(steps);
+                }
+            }
+            Ok((name.trim().to_string(), weight))
         })
         .collect()
 }

@@ -27,6 +27,7 @@ pub const RAW_FIELDS: &[(&str, ResourceType)] = &[
     ("walltime", ResourceType::Time),
     ("qos_priority", ResourceType::Long),
     ("fairshare_factor", ResourceType::Float),
+    ("billing", ResourceType::Long),
     ("mem", ResourceType::Size),
 ];
 
@@ -69,8 +70,12 @@ pub fn job_inputs(job: &Job) -> JobInputs {
     let mut tres = vec![
         ("cpu".to_string(), u64::from(ncpus)),
         ("node".to_string(), u64::from(min_nodes)),
-        ("billing".to_string(), u64::from(ncpus)),
     ];
+    // slurmctld's billing TRES (`squeue`'s `tres_req_str`); else the factors compute it from
+    // the partition's TRESBillingWeights.
+    if let Some(b) = v("billing").filter(|&b| b > 0.0) {
+        tres.push(("billing".into(), b as u64));
+    }
     if let Some(kb) = v("mem") {
         tres.push(("mem".into(), (kb / 1024.0).max(0.0) as u64));
     }
@@ -364,6 +369,9 @@ pub fn parse_squeue_json(
                     "mem" => {
                         job.values.insert("mem".into(), count as f64 * 1024.0);
                     }
+                    "billing" => {
+                        job.values.insert("billing".into(), count as f64);
+                    }
                     other => {
                         if let Some(g) = other.strip_prefix("gres/") {
                             job.values
@@ -453,6 +461,8 @@ mod tests {
         assert_eq!(a.accrue_time, Some(1_700_000_000));
         assert!(a.tres.contains(&("mem".to_string(), 2048)));
         assert!(a.tres.contains(&("gres/gpu".to_string(), 2)));
+        // slurmctld's billing TRES as squeue gives it (tres_req_cnt[TRES_ARRAY_BILLING]).
+        assert!(a.tres.contains(&("billing".to_string(), 4)));
         // max_cpus, when set, is the count job size uses (set_priority_factors).
         let b = job_inputs(&jobs[1]);
         assert_eq!((b.cpus, b.min_nodes, b.time_limit), (6, 2, None));

@@ -80,6 +80,8 @@ pub struct PartitionPrio {
     pub max_time: Minutes,
     /// `part_ptr->tres_cnt` for the TRES of `PriorityWeightTRES`, in its order.
     pub tres_totals: Vec<u64>,
+    /// `TRESBillingWeights`, in slurmctld's TRES order.
+    pub billing_weights: Option<Vec<(String, f64)>>,
 }
 
 /// One row of `sprio`: the weighted factors as sprio receives them, and its PRIORITY.
@@ -109,6 +111,9 @@ pub struct Multifactor {
     /// (`decay_apply_weighted_factors`); [`Multifactor::formula`] is then the larger of the
     /// priority computed now and the stored one (the `stored_priority` column).
     pub incr_only: bool,
+    /// `PriorityFlags=MAX_TRES`: billing is the largest weighted node TRES (cpu, mem, node,
+    /// GRES) plus the sum of the others ([`tres_weighted`]).
+    pub max_tres: bool,
     /// `node_record_count`.
     pub node_count: u32,
     /// `cluster_cpus`: the sum of the nodes' CPUs.
@@ -149,10 +154,78 @@ pub fn tres_order(name: &str, accounting_storage_tres: Option<&str>) -> usize {
         .map_or(usize::MAX, |i| BUILTIN.len() + i)
 }
 
+/// A partition's total of one TRES (`_calc_part_tres`: the sum of its nodes' `tres_cnt`):
+/// `cpu` the nodes' `cpus_efctv`, `mem` their RealMemory (MB), `node` their count, `gres/NAME`
+/// (or `gres/NAME:TYPE`) their Gres; other TRES 0.
+fn part_count(nodes: &[&crate::slurm::conf::NodeConf], name: &str) -> u64 {
+    let name = name.to_ascii_lowercase();
+    match name.as_str() {
+        "cpu" => nodes.iter().map(|n| u64::from(n.cpus_efctv)).sum(),
+        "mem" => nodes.iter().map(|n| n.real_memory).sum(),
+        "node" => nodes.len() as u64,
+        other => match other.strip_prefix("gres/") {
+            Some(g) => nodes
+                .iter()
+                .flat_map(|n| &n.gres)
+                .filter(|x| {
+                    x.name.eq_ignore_ascii_case(g)
+                        || x.kind
+                            .as_ref()
+                            .is_some_and(|k| format!("{}:{k}", x.name).eq_ignore_ascii_case(g))
+                })
+                .map(|x| x.count)
+                .sum(),
+            None => 0,
+        },
+    }
+}
+
+/// `assoc_mgr_tres_weighted` (`src/common/assoc_mgr.c`): each TRES count times its billing
+/// weight, in slurmctld's TRES order (`weights` sorted so), `billing` itself skipped; under
+/// `MAX_TRES` the node TRES (cpu, mem, node, any `gres/`) give their largest, the others their
+/// sum, and billing is that largest plus the sum; without it, the sum of all.
+pub fn tres_weighted(
+    count: impl Fn(&str) -> u64,
+    weights: &[(String, f64)],
+    max_tres: bool,
+) -> f64 {
+    let (mut node, mut global) = (0.0f64, 0.0f64);
+    for (name, w) in weights {
+        let lower = name.to_ascii_lowercase();
+        if lower == "billing" {
+            continue;
+        }
+        let value = count(&lower) as f64 * w;
+        let node_tres =
+            matches!(lower.as_str(), "cpu" | "mem" | "node") || lower.starts_with("gres/");
+        if max_tres && node_tres {
+            node = node.max(value);
+        } else {
+            global += value;
+        }
+    }
+    node + global
+}
+
 /// What of `conf` the multifactor factors here do not follow, each naming its setting and
 /// where: the caller warns (or refuses) with them.
 pub fn not_modelled(conf: &SlurmConf) -> Vec<String> {
     let mut out = Vec::new();
+    for part in &conf.partitions {
+        for (name, _) in part.billing_weights.iter().flatten() {
+            let lower = name.to_ascii_lowercase();
+            if !matches!(lower.as_str(), "cpu" | "mem" | "node" | "billing")
+                && !lower.starts_with("gres/")
+            {
+                out.push(format!(
+                    "{}:{}: TRESBillingWeights of partition {}: the TRES {name} is counted \
+                     as 0 (only cpu, mem, node and gres/ TRES are counted), so its billing \
+                     may differ from Slurm's",
+                    part.at.file, part.at.line, part.name
+                ));
+            }
+        }
+    }
     let mut seen = std::collections::BTreeSet::new();
     for n in &conf.nodes {
         if n.cpu_spec_list.is_some() && seen.insert((n.at.file.clone(), n.at.line)) {
@@ -172,10 +245,9 @@ impl Multifactor {
     /// database, not in slurm.conf: `sacctmgr show qos format=name,priority`).
     pub fn from_conf(conf: &SlurmConf, max_qos_priority: u32) -> Multifactor {
         let p = &conf.priority;
+        let ast = conf.accounting_storage_tres.as_deref();
         let mut weights = p.weights.clone();
-        weights
-            .tres
-            .sort_by_key(|(name, _)| tres_order(name, conf.accounting_storage_tres.as_deref()));
+        weights.tres.sort_by_key(|(name, _)| tres_order(name, ast));
         let part_max = conf
             .partitions
             .iter()
@@ -187,33 +259,26 @@ impl Multifactor {
             .iter()
             .map(|part| {
                 let nodes: Vec<_> = part.nodes.iter().filter_map(|n| conf.node(n)).collect();
+                let billing_weights = part.billing_weights.as_ref().map(|w| {
+                    let mut w = w.clone();
+                    w.sort_by_key(|(name, _)| tres_order(name, ast));
+                    w
+                });
+                // partition_mgr.c, _calc_part_tres: the billing total is the partition's
+                // TRES weighted by its TRESBillingWeights (assoc_mgr_tres_weighted, into the
+                // uint64 tres_cnt), its CPUs without them.
+                let billing = match &billing_weights {
+                    Some(w) => tres_weighted(|n| part_count(&nodes, n), w, p.flags.max_tres) as u64,
+                    None => part_count(&nodes, "cpu"),
+                };
                 let tres_totals = weights
                     .tres
                     .iter()
                     .map(|(name, _)| {
-                        let name = name.to_ascii_lowercase();
-                        match name.as_str() {
-                            // _calc_part_tres sums the nodes' TRES, whose CPUs are
-                            // cpus_efctv (controller.c: set_cluster_tres).
-                            "cpu" | "billing" => {
-                                nodes.iter().map(|n| u64::from(n.cpus_efctv)).sum()
-                            }
-                            "mem" => nodes.iter().map(|n| n.real_memory).sum(),
-                            "node" => nodes.len() as u64,
-                            other => match other.strip_prefix("gres/") {
-                                Some(g) => nodes
-                                    .iter()
-                                    .flat_map(|n| &n.gres)
-                                    .filter(|x| {
-                                        x.name.eq_ignore_ascii_case(g)
-                                            || x.kind.as_ref().is_some_and(|k| {
-                                                format!("{}:{k}", x.name).eq_ignore_ascii_case(g)
-                                            })
-                                    })
-                                    .map(|x| x.count)
-                                    .sum(),
-                                None => 0,
-                            },
+                        if name.eq_ignore_ascii_case("billing") {
+                            billing
+                        } else {
+                            part_count(&nodes, name)
                         }
                     })
                     .collect();
@@ -228,6 +293,7 @@ impl Multifactor {
                     },
                     max_time: part.max_time,
                     tres_totals,
+                    billing_weights,
                 }
             })
             .collect();
@@ -240,6 +306,7 @@ impl Multifactor {
             no_normal_qos: p.flags.no_normal_qos,
             no_normal_tres: p.flags.no_normal_tres,
             incr_only: p.flags.incr_only,
+            max_tres: p.flags.max_tres,
             node_count: conf.nodes.len() as u32,
             // controller.c, set_cluster_tres: `cluster_cpus += node_ptr->cpus_efctv`.
             cluster_cpus: conf.nodes.iter().map(|n| n.cpus_efctv).sum(),
@@ -314,17 +381,32 @@ impl Multifactor {
                 f64::from(job.qos_priority) / f64::from(self.max_qos_priority)
             };
         }
+        let count = |name: &str| {
+            job.tres
+                .iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case(name))
+                .map(|&(_, v)| v)
+        };
+        // The job's billing TRES when not given (squeue gives slurmctld's): its TRES weighted
+        // by its partition's TRESBillingWeights into the uint64 tres_req_cnt, its CPUs
+        // without them (assoc_mgr_tres_weighted).
+        let billing = count("billing").unwrap_or_else(|| {
+            match part.and_then(|p| p.billing_weights.as_ref()) {
+                Some(w) => tres_weighted(|n| count(n).unwrap_or(0), w, self.max_tres) as u64,
+                None => count("cpu").unwrap_or(0),
+            }
+        });
         f.tres = self
             .weights
             .tres
             .iter()
             .enumerate()
             .map(|(i, (name, _))| {
-                let value = job
-                    .tres
-                    .iter()
-                    .find(|(n, _)| n.eq_ignore_ascii_case(name))
-                    .map_or(0, |&(_, v)| v);
+                let value = if name.eq_ignore_ascii_case("billing") {
+                    billing
+                } else {
+                    count(name).unwrap_or(0)
+                };
                 let total = part
                     .and_then(|p| p.tres_totals.get(i).copied())
                     .unwrap_or(0);
@@ -608,6 +690,54 @@ mod tests {
             w[0].starts_with("s.conf:1: CPUSpecList is not modelled"),
             "{w:?}"
         );
+    }
+
+    #[test]
+    fn billing_tres_weighted_as_slurmctld() {
+        // partition_mgr.c _calc_part_tres: the partition's billing total is
+        // assoc_mgr_tres_weighted (assoc_mgr.c) of its TRES with its TRESBillingWeights, into
+        // the uint64 tres_cnt; the job's billing likewise from its TRES. `Mem=0.25G` is 0.25
+        // per GB (_tres_weight_item: the weight divided by the unit in MB, 1024).
+        // Partition: 64 CPUs·1 + 256000 MB·0.25/1024 (62.5) + 16 GPUs·2 (32) = 158.5 → 158.
+        // Job (8 CPUs, 32000 MB, 2 GPUs): 8 + 7.8125 + 4 = 19.8125 → 19; factor 19/158.
+        let weights = "PriorityWeightTRES=billing=1000\nAccountingStorageTRES=gres/gpu\n";
+        let billing = "TRESBillingWeights=CPU=1.0,Mem=0.25G,GRES/gpu=2.0";
+        let text = |flags: &str| {
+            format!(
+                "PriorityType=priority/multifactor\n{weights}{flags}\
+                 NodeName=n[1-4] CPUs=16 RealMemory=64000 Gres=gpu:4\n\
+                 PartitionName=batch Nodes=ALL {billing}\n\
+                 PartitionName=plain Nodes=ALL\n"
+            )
+        };
+        let job = |part: &str| JobInputs {
+            partition: Some(part.into()),
+            tres: vec![
+                ("cpu".into(), 8),
+                ("mem".into(), 32000),
+                ("gres/gpu".into(), 2),
+            ],
+            ..JobInputs::default()
+        };
+        let m = Multifactor::from_conf(&SlurmConf::parse(&text(""), "s").unwrap(), 0);
+        assert_eq!(m.partition("batch").unwrap().tres_totals, [158]);
+        let f = m.factors(&job("batch"), 0);
+        assert_eq!(f.tres, [19.0 / 158.0]);
+        // Without weights billing is the CPU count (the job's 8 of the partition's 64).
+        assert_eq!(m.factors(&job("plain"), 0).tres, [8.0 / 64.0]);
+        // A billing slurmctld gave (squeue's tres_req_str) is used as given.
+        let mut given = job("batch");
+        given.tres.push(("billing".into(), 40));
+        assert_eq!(m.factors(&given, 0).tres, [40.0 / 158.0]);
+        // MAX_TRES: the largest of the node TRES (cpu, mem, node, GRES) plus the rest:
+        // partition max(64, 62.5, 32) = 64, job max(8, 7.8125, 4) = 8.
+        let m = Multifactor::from_conf(
+            &SlurmConf::parse(&text("PriorityFlags=MAX_TRES\n"), "s").unwrap(),
+            0,
+        );
+        assert_eq!(m.partition("batch").unwrap().tres_totals, [64]);
+        assert_eq!(m.factors(&job("batch"), 0).tres, [8.0 / 64.0]);
+        assert_eq!(m.priority(&m.factors(&job("batch"), 0)), 125);
     }
 
     #[test]
