@@ -337,3 +337,60 @@ fn incr_only_priority_does_not_fall_below_squeues() {
     ]));
     assert_eq!(values(&v), [5000.0, 4290.0]);
 }
+
+#[test]
+fn depth_oblivious_fairshare_under_its_slurm_conf() {
+    // priority_multifactor.c, _depth_oblivious_set_usage_efctv (hand-worked in
+    // fairshare::slurm's test): A → u1 (usage 30), u2 (10); B → u3 (60). sshare in this mode
+    // prints like classic (NormUsage, no LevelFS); under PriorityFlags=DEPTH_OBLIVIOUS the
+    // factors are u1 2^(-0.2395925/.25) → 5146, u2 2^-.4 → 7578, u3 2^-1.2 → 4352 (classic
+    // gives u1 .3 + (.4 - .3)·.5 = .35: 2^-1.4 → 3789, u2 .1 + (.4 - .1)·.5 = .25: 2^-1 → 5000).
+    let dir = tempfile::tempdir().unwrap();
+    let conf = |flags: &str| {
+        format!(
+            "PriorityType=priority/multifactor\nPriorityWeightFairshare=10000\n{flags}\
+             NodeName=n1 CPUs=4\nPartitionName=batch Nodes=ALL Default=YES\n"
+        )
+    };
+    let oblivious = write(
+        dir.path(),
+        "do.conf",
+        &conf("PriorityFlags=DEPTH_OBLIVIOUS\n"),
+    );
+    let classic = write(
+        dir.path(),
+        "classic.conf",
+        &conf("PriorityFlags=NO_FAIR_TREE\n"),
+    );
+    let sshare = write(
+        dir.path(),
+        "sshare.txt",
+        "Account|User|RawShares|NormShares|RawUsage|NormUsage|EffectvUsage|FairShare\n\
+         root||||100|||\n A||1||40|||\n  A|u1|1||30|||\n  A|u2|1||10|||\n B||1||60|||\n\
+         \x20 B|u3|1||60|||\n",
+    );
+    let jobs = write(
+        dir.path(),
+        "jobs.csv",
+        "id,queue,user,account,ncpus\n1,batch,u1,A,1\n2,batch,u2,A,1\n3,batch,u3,B,1\n",
+    );
+    let formula = "trunc(min(4294967295, max(1, 10000 * fairshare + site - nice)))";
+    let eval = |conf: &str| {
+        values(&json(&jobsort([
+            "eval",
+            formula,
+            "--slurm-conf",
+            conf,
+            "--jobs",
+            &jobs,
+            "--fairshare-tree",
+            &sshare,
+            "--now",
+            "0",
+            "--format",
+            "json",
+        ])))
+    };
+    assert_eq!(eval(&oblivious), [5146.0, 7578.0, 4352.0]);
+    assert_eq!(eval(&classic), [3789.0, 5000.0, 4352.0]);
+}

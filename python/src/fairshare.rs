@@ -51,7 +51,7 @@ impl TreeSpec {
             None => None,
             Some(s) => Some(Algorithm::parse(s).ok_or_else(|| {
                 PyValueError::new_err(format!(
-                    "algorithm: `{s}` is not pbs, slurm-classic, slurm-fairtree or flux"
+                    "algorithm: `{s}` is not pbs, slurm-classic, slurm-depth-oblivious, slurm-fairtree or flux"
                 ))
             })?),
         };

@@ -7,6 +7,7 @@ use super::jobs_args::JobsArgs;
 use super::report::{Failure, warn};
 use jobsort::Catalog;
 use jobsort::catalog::Scheduler;
+use jobsort::fairshare::Algorithm;
 use jobsort::fairshare::inputs::Fairshare;
 use jobsort::flux::mf_priority::{QueueFactorJob, QueueFactorSource, queue_factors};
 use jobsort::jobs::load::NotRanked;
@@ -199,9 +200,26 @@ impl SlurmJobArgs {
         tree: Option<&Fairshare>,
     ) -> Result<Option<SlurmView>, Failure> {
         let scheduler = scheduler_args.scheduler();
+        let depth_oblivious_values;
         if scheduler == Scheduler::Slurm
-            && let Some(Fairshare::Shares { tree, values, .. }) = tree
+            && let Some(Fairshare::Shares {
+                tree,
+                values,
+                algorithm,
+            }) = tree
         {
+            // sshare prints DEPTH_OBLIVIOUS's values like classic ones (no LevelFS): under a
+            // slurm.conf with the flag, a tree read as classic is computed as Slurm does then
+            // (_depth_oblivious_set_usage_efctv).
+            let depth_oblivious = scheduler_args
+                .slurm_conf()?
+                .is_some_and(|c| c.priority.flags.depth_oblivious);
+            let values = if depth_oblivious && *algorithm == Algorithm::SlurmClassic {
+                depth_oblivious_values = jobsort::fairshare::slurm::depth_oblivious(tree, 1.0);
+                &depth_oblivious_values
+            } else {
+                values
+            };
             for job in jobs.iter_mut() {
                 if let (Some(a), Some(u)) = (&job.account, &job.user)
                     && let Some(i) = tree.find(&format!("{a}/{u}"))
