@@ -381,7 +381,30 @@ pub fn parse_squeue_json(
                 }
             }
         }
-        out.jobs.push(job);
+        // A job submitted to several partitions (`"partition": "batch,short"`) has one
+        // priority per partition (`_get_priority_internal`: priority_array) and sprio lists
+        // one row per partition (`_filter_job`), each with that partition's factor and TRES
+        // totals; the scheduler queues it once per partition. One row each, same id.
+        let parts: Vec<String> = job
+            .queue
+            .as_deref()
+            .map(|q| {
+                q.split(',')
+                    .map(str::trim)
+                    .filter(|p| !p.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
+        if parts.len() > 1 {
+            for part in parts {
+                let mut row = job.clone();
+                row.queue = Some(part);
+                out.jobs.push(row);
+            }
+        } else {
+            out.jobs.push(job);
+        }
     }
     Ok(out)
 }
@@ -559,6 +582,44 @@ mod tests {
         let read = parse_squeue_json(text, "q", &BTreeMap::new(), which(false)).unwrap();
         let ids: Vec<&str> = read.jobs.iter().map(|j| j.id.as_str()).collect();
         assert_eq!(ids, ["1"]);
+    }
+
+    #[test]
+    fn a_job_in_two_partitions_is_a_row_in_each() {
+        // priority_multifactor.c: _get_priority_internal keeps one priority per partition
+        // of part_ptr_list (priority_array), and _filter_job gives sprio one row per
+        // partition, its PARTITION factor that partition's.
+        let text = r#"{"jobs": [
+          {"job_id": 5, "job_state": "PENDING", "partition": "batch,short", "cpus": 4,
+           "node_count": 1, "tres_req_str": "cpu=4,node=1,billing=4"},
+          {"job_id": 6, "job_state": "PENDING", "partition": "batch", "cpus": 1}
+        ]}"#;
+        let read = parse_squeue_json(text, "q", &BTreeMap::new(), SqueueJobs::All).unwrap();
+        let rows: Vec<(&str, &str)> = read
+            .jobs
+            .iter()
+            .map(|j| (j.id.as_str(), j.queue.as_deref().unwrap()))
+            .collect();
+        assert_eq!(rows, [("5", "batch"), ("5", "short"), ("6", "batch")]);
+        // Each row's factors are its partition's: short's PriorityJobFactor 3 of 10 and
+        // 4 CPUs of its 32; batch's 10/10 and 4 of 64.
+        let conf = crate::slurm::conf::SlurmConf::parse(
+            "PriorityWeightPartition=1000\nPriorityWeightTRES=CPU=1000\n\
+             NodeName=n[1-4] CPUs=16\n\
+             PartitionName=batch Nodes=ALL PriorityJobFactor=10\n\
+             PartitionName=short Nodes=n[1-2] PriorityJobFactor=3\n",
+            "slurm.conf",
+        )
+        .unwrap();
+        let m = Multifactor::from_conf(&conf, 0);
+        let f: Vec<(f64, Vec<f64>)> = read.jobs[..2]
+            .iter()
+            .map(|j| {
+                let f = m.factors(&job_inputs(j), 0);
+                (f.partition, f.tres)
+            })
+            .collect();
+        assert_eq!(f, [(1.0, vec![4.0 / 64.0]), (0.3, vec![4.0 / 32.0])]);
     }
 
     #[test]
