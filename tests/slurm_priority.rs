@@ -394,3 +394,62 @@ fn depth_oblivious_fairshare_under_its_slurm_conf() {
     assert_eq!(eval(&oblivious), [5146.0, 7578.0, 4352.0]);
     assert_eq!(eval(&classic), [3789.0, 5000.0, 4352.0]);
 }
+
+#[test]
+fn association_priorities_from_sacctmgr() {
+    // assoc_mgr.c, _set_assoc_norm_priority: the assoc factor is the association's priority
+    // over the largest one's (2000): ann in phys 500 → 0.25, weighted 2000 → 500. Job 41 of
+    // squeue_json_jobs is 4290.625 without it: 4790.625 → 4790.
+    let dir = tempfile::tempdir().unwrap();
+    let conf = write(
+        dir.path(),
+        "slurm.conf",
+        &format!("{CONF}PriorityWeightAssoc=2000\n"),
+    );
+    let squeue = write(
+        dir.path(),
+        "squeue.json",
+        r#"{"meta": {}, "jobs": [
+              {"job_id": 41, "job_state": "PENDING", "user_name": "ann", "account": "phys",
+               "partition": "short", "qos": "high", "accrue_time": 1700000000,
+               "submit_time": 1699999000, "cpus": 4, "max_cpus": 0, "node_count": 1,
+               "time_limit": 60, "nice": 0, "tres_req_str": "cpu=4,mem=1000M,node=1,billing=4,gres/gpu=2"}
+            ]}"#,
+    );
+    let assoc = write(
+        dir.path(),
+        "assoc.txt",
+        "Cluster|Account|User|Partition|Priority\n\
+         demo|root|||\ndemo|phys|||1000\ndemo|phys|ann||500\ndemo|bio|||2000\n",
+    );
+    let formula = FORMULA.replace("1000 * age +", "1000 * age + 2000 * assoc +");
+    let eval = |extra: &[&str]| {
+        let mut a = vec![
+            "eval",
+            &formula,
+            "--slurm-conf",
+            &conf,
+            "--jobs",
+            &squeue,
+            "--qos",
+            "high=20",
+            "--now",
+            "1700043200",
+            "--format",
+            "json",
+        ];
+        a.extend(extra);
+        run(a)
+    };
+    let (code, out, err) = eval(&["--associations", &assoc]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(values(&serde_json::from_str(&out).unwrap()), [4790.0]);
+    // Without the associations the factor is 0, and said.
+    let (code, out, err) = eval(&[]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(values(&serde_json::from_str(&out).unwrap()), [4290.0]);
+    assert!(
+        err.contains("PriorityWeightAssoc is set but no --associations"),
+        "{err}"
+    );
+}

@@ -12,6 +12,8 @@ use jobsort::fairshare::inputs::Fairshare;
 use jobsort::flux::mf_priority::{QueueFactorJob, QueueFactorSource, queue_factors};
 use jobsort::jobs::load::NotRanked;
 use jobsort::jobs::{Job, JobSet};
+use jobsort::slurm::assoc::AssocPriorities;
+use jobsort::slurm::conf::SlurmConf;
 use jobsort::slurm::jobs::{SqueueJobs, fill_factors, loading_catalog, parse_squeue_json};
 use jobsort::slurm::multifactor::{Factors, Multifactor, not_modelled};
 use std::collections::BTreeMap;
@@ -23,6 +25,13 @@ pub struct SlurmJobArgs {
     /// their QOS's priority. Repeatable.
     #[arg(long = "qos", value_name = "NAME=PRIORITY", value_parser = qos_arg)]
     pub qos: Vec<(String, u32)>,
+    /// Slurm: the associations' priorities, `sacctmgr show assoc -P
+    /// format=cluster,account,user,partition,parentname,priority` output: each job's assoc
+    /// factor is its association's (account, user and partition, else account and user)
+    /// priority over the largest (raw under PriorityFlags=NO_NORMAL_ASSOC). A job's own
+    /// `assoc` wins.
+    #[arg(long, value_name = "FILE")]
+    pub associations: Option<std::path::PathBuf>,
     /// Slurm: the time (Unix seconds) the age factor is computed at (default: now).
     #[arg(long, value_name = "SECONDS")]
     pub now: Option<i64>,
@@ -262,6 +271,7 @@ impl SlurmJobArgs {
         for w in not_modelled(&conf) {
             warn(&w);
         }
+        self.assoc_factors(&conf, jobs)?;
         let jobs_max = jobs
             .iter()
             .filter_map(|j| j.values.get("qos_priority"))
@@ -284,6 +294,55 @@ impl SlurmJobArgs {
 }
 
 impl SlurmJobArgs {
+    /// Slurm: each job's `assoc` factor from `--associations` (a job's own kept); without it
+    /// and with `PriorityWeightAssoc` set, a warning that the factor is 0.
+    fn assoc_factors(&self, conf: &SlurmConf, jobs: &mut [Job]) -> Result<(), Failure> {
+        let Some(path) = &self.associations else {
+            if conf.priority.weights.assoc != 0
+                && jobs.iter().any(|j| !j.values.contains_key("assoc"))
+            {
+                warn(
+                    "PriorityWeightAssoc is set but no --associations (sacctmgr show assoc -P) \
+                     is given: the assoc factor of every job without an `assoc` is 0",
+                );
+            }
+            return Ok(());
+        };
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Failure::invalid(format!("{}: {e}", path.display())))?;
+        let assoc = AssocPriorities::parse(
+            &text,
+            &path.display().to_string(),
+            conf.cluster_name.as_deref(),
+        )
+        .map_err(Failure::invalid)?;
+        let no_normal = conf.priority.flags.no_normal_assoc;
+        let mut missing = Vec::new();
+        for job in jobs.iter_mut() {
+            if job.values.contains_key("assoc") {
+                continue;
+            }
+            let (Some(a), Some(u)) = (&job.account, &job.user) else {
+                missing.push(job.id.clone());
+                continue;
+            };
+            match assoc.factor(a, u, job.queue.as_deref(), no_normal) {
+                Some(f) => {
+                    job.values.insert("assoc".into(), f);
+                }
+                None => missing.push(job.id.clone()),
+            }
+        }
+        if !missing.is_empty() {
+            warn(&format!(
+                "{}: no association for job(s) {} (account and user): their assoc factor is 0",
+                path.display(),
+                missing.join(", ")
+            ));
+        }
+        Ok(())
+    }
+
     /// flux: every job's `queue_factor` as `mf_priority` uses it ([`queue_factors`]).
     fn flux_queue_factors(&self, jobs: &mut [Job]) {
         if !jobs.iter().any(|j| j.values.contains_key("queue_factor")) {
