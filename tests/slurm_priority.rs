@@ -232,3 +232,224 @@ fn flux_formula_gives_mf_priority() {
     let (code, _, err) = run(["flux-formula", "--weights", "age=1"]);
     assert_eq!(code, 2, "{err}");
 }
+
+#[test]
+fn rank_takes_partition_tiers_first() {
+    // job_scheduler.c, sort_job_queue2: a job in a partition of a higher PriorityTier is
+    // considered before any job of a lower tier, whatever their priorities; within a tier,
+    // by priority. Job 2 (short, 6406) is first under short's PriorityTier=2, then jobs 3
+    // (10794) and 1 (9228) of batch (tier 1) by priority.
+    let dir = tempfile::tempdir().unwrap();
+    let tiered = CONF.replace(
+        "PartitionName=short Nodes=n[01-02] PriorityJobFactor=3",
+        "PartitionName=short Nodes=n[01-02] PriorityJobFactor=3 PriorityTier=2",
+    );
+    let conf = write(dir.path(), "slurm.conf", &tiered);
+    let jobs = write(dir.path(), "jobs.csv", JOBS);
+    let order = |top: Option<&str>| -> Vec<(String, f64)> {
+        let mut a = vec![
+            "rank",
+            FORMULA,
+            "--slurm-conf",
+            &conf,
+            "--jobs",
+            &jobs,
+            "--now",
+            "1700050000",
+            "--qos",
+            "normal=10",
+            "--qos",
+            "high=20",
+            "--format",
+            "json",
+        ];
+        if let Some(k) = top {
+            a.extend(["--top", k]);
+        }
+        json(&jobsort(a))["order"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| {
+                (
+                    j["id"].as_str().unwrap().to_string(),
+                    j["value"].as_f64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let want = [("2", 6406.0), ("3", 10794.0), ("1", 9228.0)]
+        .map(|(i, v)| (i.to_string(), v))
+        .to_vec();
+    assert_eq!(order(None), want);
+    assert_eq!(order(Some("1")), want[..1]);
+}
+
+#[test]
+fn incr_only_priority_does_not_fall_below_squeues() {
+    // priority_multifactor.c, decay_apply_weighted_factors: under INCR_ONLY slurmctld keeps
+    // the stored priority unless the new one is higher. Job 41 of squeue_json_jobs computes
+    // 4290 at this time: stored 5000 stays 5000, stored 4000 becomes 4290.
+    let dir = tempfile::tempdir().unwrap();
+    let conf = write(
+        dir.path(),
+        "slurm.conf",
+        &format!("{CONF}PriorityFlags=INCR_ONLY\n"),
+    );
+    let job = |id: u32, priority: u32| {
+        format!(
+            r#"{{"job_id": {id}, "job_state": "PENDING", "partition": "short", "qos": "high",
+               "accrue_time": 1700000000, "submit_time": 1699999000, "cpus": 4,
+               "max_cpus": 0, "node_count": 1, "time_limit": 60, "nice": 0,
+               "priority": {priority},
+               "tres_req_str": "cpu=4,mem=1000M,node=1,billing=4,gres/gpu=2"}}"#
+        )
+    };
+    let squeue = write(
+        dir.path(),
+        "squeue.json",
+        &format!(
+            r#"{{"meta": {{}}, "jobs": [{}, {}]}}"#,
+            job(41, 5000),
+            job(43, 4000)
+        ),
+    );
+    let (code, formula, err) = run(["slurm-formula", &conf]);
+    assert_eq!(code, 0, "{err}");
+    let formula = formula.trim_end();
+    assert!(
+        formula.starts_with("max(stored_priority, trunc("),
+        "{formula}"
+    );
+    let v = json(&jobsort([
+        "eval",
+        formula,
+        "--slurm-conf",
+        &conf,
+        "--jobs",
+        &squeue,
+        "--qos",
+        "high=20",
+        "--now",
+        "1700043200",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(values(&v), [5000.0, 4290.0]);
+}
+
+#[test]
+fn depth_oblivious_fairshare_under_its_slurm_conf() {
+    // priority_multifactor.c, _depth_oblivious_set_usage_efctv (hand-worked in
+    // fairshare::slurm's test): A → u1 (usage 30), u2 (10); B → u3 (60). sshare in this mode
+    // prints like classic (NormUsage, no LevelFS); under PriorityFlags=DEPTH_OBLIVIOUS the
+    // factors are u1 2^(-0.2395925/.25) → 5146, u2 2^-.4 → 7578, u3 2^-1.2 → 4352 (classic
+    // gives u1 .3 + (.4 - .3)·.5 = .35: 2^-1.4 → 3789, u2 .1 + (.4 - .1)·.5 = .25: 2^-1 → 5000).
+    let dir = tempfile::tempdir().unwrap();
+    let conf = |flags: &str| {
+        format!(
+            "PriorityType=priority/multifactor\nPriorityWeightFairshare=10000\n{flags}\
+             NodeName=n1 CPUs=4\nPartitionName=batch Nodes=ALL Default=YES\n"
+        )
+    };
+    let oblivious = write(
+        dir.path(),
+        "do.conf",
+        &conf("PriorityFlags=DEPTH_OBLIVIOUS\n"),
+    );
+    let classic = write(
+        dir.path(),
+        "classic.conf",
+        &conf("PriorityFlags=NO_FAIR_TREE\n"),
+    );
+    let sshare = write(
+        dir.path(),
+        "sshare.txt",
+        "Account|User|RawShares|NormShares|RawUsage|NormUsage|EffectvUsage|FairShare\n\
+         root||||100|||\n A||1||40|||\n  A|u1|1||30|||\n  A|u2|1||10|||\n B||1||60|||\n\
+         \x20 B|u3|1||60|||\n",
+    );
+    let jobs = write(
+        dir.path(),
+        "jobs.csv",
+        "id,queue,user,account,ncpus\n1,batch,u1,A,1\n2,batch,u2,A,1\n3,batch,u3,B,1\n",
+    );
+    let formula = "trunc(min(4294967295, max(1, 10000 * fairshare + site - nice)))";
+    let eval = |conf: &str| {
+        values(&json(&jobsort([
+            "eval",
+            formula,
+            "--slurm-conf",
+            conf,
+            "--jobs",
+            &jobs,
+            "--fairshare-tree",
+            &sshare,
+            "--now",
+            "0",
+            "--format",
+            "json",
+        ])))
+    };
+    assert_eq!(eval(&oblivious), [5146.0, 7578.0, 4352.0]);
+    assert_eq!(eval(&classic), [3789.0, 5000.0, 4352.0]);
+}
+
+#[test]
+fn association_priorities_from_sacctmgr() {
+    // assoc_mgr.c, _set_assoc_norm_priority: the assoc factor is the association's priority
+    // over the largest one's (2000): ann in phys 500 → 0.25, weighted 2000 → 500. Job 41 of
+    // squeue_json_jobs is 4290.625 without it: 4790.625 → 4790.
+    let dir = tempfile::tempdir().unwrap();
+    let conf = write(
+        dir.path(),
+        "slurm.conf",
+        &format!("{CONF}PriorityWeightAssoc=2000\n"),
+    );
+    let squeue = write(
+        dir.path(),
+        "squeue.json",
+        r#"{"meta": {}, "jobs": [
+              {"job_id": 41, "job_state": "PENDING", "user_name": "ann", "account": "phys",
+               "partition": "short", "qos": "high", "accrue_time": 1700000000,
+               "submit_time": 1699999000, "cpus": 4, "max_cpus": 0, "node_count": 1,
+               "time_limit": 60, "nice": 0, "tres_req_str": "cpu=4,mem=1000M,node=1,billing=4,gres/gpu=2"}
+            ]}"#,
+    );
+    let assoc = write(
+        dir.path(),
+        "assoc.txt",
+        "Cluster|Account|User|Partition|Priority\n\
+         demo|root|||\ndemo|phys|||1000\ndemo|phys|ann||500\ndemo|bio|||2000\n",
+    );
+    let formula = FORMULA.replace("1000 * age +", "1000 * age + 2000 * assoc +");
+    let eval = |extra: &[&str]| {
+        let mut a = vec![
+            "eval",
+            &formula,
+            "--slurm-conf",
+            &conf,
+            "--jobs",
+            &squeue,
+            "--qos",
+            "high=20",
+            "--now",
+            "1700043200",
+            "--format",
+            "json",
+        ];
+        a.extend(extra);
+        run(a)
+    };
+    let (code, out, err) = eval(&["--associations", &assoc]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(values(&serde_json::from_str(&out).unwrap()), [4790.0]);
+    // Without the associations the factor is 0, and said.
+    let (code, out, err) = eval(&[]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(values(&serde_json::from_str(&out).unwrap()), [4290.0]);
+    assert!(
+        err.contains("PriorityWeightAssoc is set but no --associations"),
+        "{err}"
+    );
+}

@@ -132,7 +132,7 @@ F2='# second formula: favour small jobs, scaled
 S2=2.5
 printf '%s\n' "$F1" >"$formula_file"
 export SLURM_CONF="$work/slurm.conf"
-write_conf() { # scale [extra priority settings]
+write_conf() { # scale [extra priority settings] [extra node settings] [extra batch partition settings]
     cat >"$SLURM_CONF" <<EOF
 ClusterName=jobsorte2e
 SlurmctldHost=$host(127.0.0.1)
@@ -174,8 +174,8 @@ AccountingStoragePass=$work/munge/sock
 CommunicationParameters=NoInAddrAny
 JobCompType=jobcomp/none
 JobAcctGatherType=jobacct_gather/none
-NodeName=$host NodeAddr=127.0.0.1 CPUs=16 RealMemory=64000 Gres=gpu:4 State=UNKNOWN
-PartitionName=batch Nodes=$host Default=YES MaxTime=INFINITE State=DOWN PriorityJobFactor=10
+NodeName=$host NodeAddr=127.0.0.1 CPUs=16 RealMemory=64000 Gres=gpu:4 State=UNKNOWN ${3:-}
+PartitionName=batch Nodes=$host Default=YES MaxTime=INFINITE State=DOWN PriorityJobFactor=10 ${4:-}
 PartitionName=short Nodes=$host MaxTime=120 State=DOWN PriorityJobFactor=3
 EOF
     printf 'NodeName=%s Name=gpu Count=4\n' "$host" >"$work/gres.conf"
@@ -317,7 +317,8 @@ check "site factors follow formula 2 (scale $S2) after reconfigure" wait_until 1
 # --- 7. a bad formula: reported, controller up, site factors 0 -----------------------------
 printf 'ncpus * (walltime +\n' >"$formula_file"
 timeout 60 scontrol reconfigure
-check "a bad formula is reported in slurmctld's log" wait_until 30 grep -q "site_factor/jobsort: the formula does not compile" "$work/slurmctld.log"
+# The compiler's message, not an empty "()": the diagnostics calls clear the last error.
+check "a bad formula is reported in slurmctld's log" wait_until 30 grep -q "site_factor/jobsort: the formula does not compile (jobsort_compile_with: " "$work/slurmctld.log"
 check "slurmctld is still up" timeout 60 scontrol ping
 all_zero() { [ -n "$(timeout 60 sprio -h -o '%S')" ] && ! timeout 60 sprio -h -o '%S' | grep -qv '^ *0$'; }
 check "every site factor is 0 under a bad formula" wait_until 150 all_zero
@@ -385,6 +386,22 @@ PriorityFavorSmall=YES
 PriorityFlags=SMALL_RELATIVE_TO_TIME"
 timeout 60 scontrol reconfigure
 check "the same with PriorityFavorSmall and SMALL_RELATIVE_TO_TIME" wait_until 150 multifactor_matches
+# The billing TRES: batch's TRESBillingWeights weigh its total and each job's billing
+# (assoc_mgr_tres_weighted; memory per GB), summed, then under MAX_TRES the largest node TRES.
+billing="$(printf '%s\n' "$weights" | sed 's|^PriorityWeightTRES=.*|PriorityWeightTRES=CPU=100,Mem=50,GRES/gpu=300,billing=700|')
+PriorityWeightJobSize=2000"
+write_conf 1 "$billing" "" "TRESBillingWeights=CPU=1.0,Mem=0.25G,GRES/gpu=2.0"
+timeout 60 scontrol reconfigure
+check "the same with TRESBillingWeights on batch" wait_until 150 multifactor_matches
+write_conf 1 "$billing
+PriorityFlags=MAX_TRES" "" "TRESBillingWeights=CPU=1.0,Mem=0.25G,GRES/gpu=2.0"
+timeout 60 scontrol reconfigure
+check "the same with PriorityFlags=MAX_TRES" wait_until 150 multifactor_matches
+# Core specialisation: the cluster's and partitions' CPUs are the node's cpus_efctv (16 - 2).
+write_conf 1 "$weights
+PriorityWeightJobSize=2000" "CoreSpecCount=2"
+timeout 60 scontrol reconfigure
+check "the same with CoreSpecCount=2 on the node" wait_until 150 multifactor_matches
 
 grep "site_factor/jobsort" "$work/slurmctld.log" | sed 's/^/  log: /' | tail -8
 say "$passed passed, $failed failed"

@@ -254,6 +254,7 @@ static void _load(void)
 	JobsortDiagnostics *diags = NULL;
 	JobsortFormula *f = NULL;
 	input_t *b = NULL;
+	char *why = NULL;
 	size_t n = 0;
 
 	slurm_mutex_lock(&state_lock);
@@ -270,10 +271,15 @@ static void _load(void)
 		goto done;
 	}
 	f = jobsort_compile_with(text, cat, flags, &diags);
+	/*
+	 * Every jobsort call clears the thread's last error, the diagnostic accessors
+	 * _log_diagnostics calls included: keep the compiler's message before them.
+	 */
+	why = f ? NULL : xstrdup(jobsort_last_error());
 	_log_diagnostics(diags, text);
 	if (!f) {
 		error("%s: the formula does not compile (%s); every site factor is 0",
-		      plugin_type, jobsort_last_error());
+		      plugin_type, why);
 		goto done;
 	}
 	if (jobsort_column_count(f, &n) != JOBSORT_STATUS_OK)
@@ -311,6 +317,7 @@ done:
 	slurm_mutex_unlock(&state_lock);
 	jobsort_diagnostics_free(diags);
 	jobsort_catalog_free(cat);
+	xfree(why);
 	xfree(text);
 }
 

@@ -51,7 +51,7 @@ impl TreeSpec {
             "algorithm",
             self.algorithm.as_deref(),
             Algorithm::parse,
-            "pbs, slurm-classic, slurm-fairtree or flux",
+            "pbs, slurm-classic, slurm-depth-oblivious, slurm-fairtree or flux",
         )?;
         let source = TreeSource {
             resource_group: self.resource_group.clone(),

@@ -78,6 +78,7 @@ pub fn compute(
 ) -> Result<Vec<NodeValues>, String> {
     Ok(match algorithm {
         Algorithm::SlurmClassic => slurm::classic(tree, damp),
+        Algorithm::SlurmDepthOblivious => slurm::depth_oblivious(tree, damp),
         Algorithm::SlurmFairTree => slurm::fair_tree(tree),
         Algorithm::Flux => flux::weighted_tree(tree),
         Algorithm::Pbs => {

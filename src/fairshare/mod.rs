@@ -70,6 +70,9 @@ pub enum Algorithm {
     Pbs,
     /// Slurm classic (`PriorityFlags=NO_FAIR_TREE`).
     SlurmClassic,
+    /// Slurm `PriorityFlags=DEPTH_OBLIVIOUS` (classic shares, depth-oblivious effective
+    /// usage).
+    SlurmDepthOblivious,
     /// Slurm Fair Tree (rank/N; ties as Slurm's code, no merging of tied accounts).
     SlurmFairTree,
     /// flux-accounting weighted tree (tied banks merged).
@@ -77,11 +80,12 @@ pub enum Algorithm {
 }
 
 impl Algorithm {
-    /// Parse `pbs`, `slurm-classic`, `slurm-fairtree`, `flux`.
+    /// Parse `pbs`, `slurm-classic`, `slurm-depth-oblivious`, `slurm-fairtree`, `flux`.
     pub fn parse(s: &str) -> Option<Algorithm> {
         Some(match s {
             "pbs" => Algorithm::Pbs,
             "slurm-classic" => Algorithm::SlurmClassic,
+            "slurm-depth-oblivious" => Algorithm::SlurmDepthOblivious,
             "slurm-fairtree" => Algorithm::SlurmFairTree,
             "flux" => Algorithm::Flux,
             _ => return None,
@@ -92,6 +96,7 @@ impl Algorithm {
         match self {
             Algorithm::Pbs => "pbs",
             Algorithm::SlurmClassic => "slurm-classic",
+            Algorithm::SlurmDepthOblivious => "slurm-depth-oblivious",
             Algorithm::SlurmFairTree => "slurm-fairtree",
             Algorithm::Flux => "flux",
         }

@@ -91,6 +91,21 @@ fn classic_shares(t: &ShareTree, l: &FsLayout) -> Vec<f64> {
 
 /// Slurm classic fairshare with `FairShareDampeningFactor = damp`.
 pub fn classic(t: &ShareTree, damp: f64) -> Vec<NodeValues> {
+    non_fair_tree(t, damp, false)
+}
+
+/// Slurm's `PriorityFlags=DEPTH_OBLIVIOUS` fairshare: classic shares and factor
+/// (`2^(-UE/S)`), with each association's effective usage from
+/// `_depth_oblivious_set_usage_efctv` (`priority_multifactor.c`): `R_p · r_l^k · S`, where
+/// `R_p = UE_parent / S_parent`, `r_l = (U / S) / r_s`, `r_s` the parent's children's
+/// normalised usage (those not `FairShare=parent`) over `S_parent`, and `k = 1` unless
+/// `ln R_p · ln r_l < 0`, then `1 / (1 + (5 ln R_p)^2)`; the normalised usage when any of `S`,
+/// `S_parent`, `UE_parent`, `U` is 0.
+pub fn depth_oblivious(t: &ShareTree, damp: f64) -> Vec<NodeValues> {
+    non_fair_tree(t, damp, true)
+}
+
+fn non_fair_tree(t: &ShareTree, damp: f64, depth_oblivious: bool) -> Vec<NodeValues> {
     let l = layout(t);
     let s = classic_shares(t, &l);
     let n = t.nodes.len();
@@ -105,6 +120,9 @@ pub fn classic(t: &ShareTree, damp: f64) -> Vec<NodeValues> {
         } else {
             match t.nodes[i].shares {
                 Shares::Parent => ue[p],
+                Shares::Value(_) if depth_oblivious => {
+                    depth_oblivious_usage(t, &l, &s, &ue, i, p, un)
+                }
                 Shares::Value(v) => {
                     let level = l.level_shares[p];
                     if level == 0.0 {
@@ -137,6 +155,36 @@ pub fn classic(t: &ShareTree, damp: f64) -> Vec<NodeValues> {
         };
     }
     out
+}
+
+/// `_depth_oblivious_set_usage_efctv` for association `i` under fs parent `p` (not the root),
+/// of normalised usage `un`, with the shares `s` and the effective usage `ue` computed so far.
+fn depth_oblivious_usage(
+    t: &ShareTree,
+    l: &FsLayout,
+    s: &[f64],
+    ue: &[f64],
+    i: usize,
+    p: usize,
+    un: f64,
+) -> f64 {
+    const F: f64 = 5.0;
+    if s[i] == 0.0 || s[p] == 0.0 || ue[p] == 0.0 || un == 0.0 {
+        return un;
+    }
+    let ratio_p = ue[p] / s[p];
+    let ratio_s = l.fs_children[p]
+        .iter()
+        .filter(|&&c| t.nodes[c].shares != Shares::Parent)
+        .fold(0.0, |sum, &c| sum + norm_usage(t, c))
+        / s[p];
+    let ratio_l = (un / s[i]) / ratio_s;
+    let k = if ratio_p == 0.0 || ratio_l == 0.0 || ratio_p.ln() * ratio_l.ln() >= 0.0 {
+        1.0
+    } else {
+        1.0 / (1.0 + (F * ratio_p.ln()).powi(2))
+    };
+    ratio_p * ratio_l.powf(k) * s[i]
 }
 
 /// Slurm Fair Tree: LevelFS per node and `rank / N` per user, N = all user associations.
@@ -258,6 +306,45 @@ fn calc_tree_fs(t: &ShareTree, l: &FsLayout, lf: &[f64], big_n: usize, fs: &mut 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// priority_multifactor.c, _depth_oblivious_set_usage_efctv (22.05), by hand: root → A,
+    /// B (1 share each); A → u1, u2; B → u3 (1 share each); usage u1 30, u2 10, u3 60.
+    /// S: A .5, B .5, u1 .25, u2 .25, u3 .5; U: A .4, u1 .3, u2 .1, u3 .6; UE(A) = .4,
+    /// UE(B) = .6 (children of the root: their normalised usage).
+    /// u1: R_p = .4/.5 = .8, r_s = (.3 + .1)/.5 = .8, r_l = (.3/.25)/.8 = 1.5;
+    ///     ln .8 · ln 1.5 < 0: k = 1/(1 + (5 ln .8)^2) = 0.4454688; UE = .8 · 1.5^k · .25
+    ///     = 0.2395925; classic would give .3 + (.4 − .3)·.5 = .35.
+    /// u2: r_l = (.1/.25)/.8 = .5, ln .8 · ln .5 > 0: k = 1; UE = .8 · .5 · .25 = .1.
+    /// u3: R_p = 1.2, r_l = (.6/.5)/1.2 = 1, ln 1 = 0: k = 1; UE = 1.2 · .5 = .6.
+    #[test]
+    fn depth_oblivious_effective_usage() {
+        let mut t = ShareTree::new(1.0);
+        t.add("A", "root", Shares::Value(1.0), 0.0, false, None)
+            .unwrap();
+        t.add("B", "root", Shares::Value(1.0), 0.0, false, None)
+            .unwrap();
+        t.add("u1", "A", Shares::Value(1.0), 30.0, true, None)
+            .unwrap();
+        t.add("u2", "A", Shares::Value(1.0), 10.0, true, None)
+            .unwrap();
+        t.add("u3", "B", Shares::Value(1.0), 60.0, true, None)
+            .unwrap();
+        t.finish();
+        let v = depth_oblivious(&t, 1.0);
+        let ue = |n: &str| v[t.find(n).unwrap()].effective_usage.unwrap();
+        let fs = |n: &str| v[t.find(n).unwrap()].fairshare_factor.unwrap();
+        let close = |a: f64, b: f64| assert!((a - b).abs() < 1e-7, "{a} vs {b}");
+        close(ue("A"), 0.4);
+        close(ue("u1"), 0.2395925);
+        close(ue("u2"), 0.1);
+        close(ue("u3"), 0.6);
+        close(fs("u1"), 2f64.powf(-0.2395925 / 0.25));
+        close(fs("u2"), 2f64.powf(-0.4));
+        close(fs("u3"), 2f64.powf(-1.2));
+        // Classic differs on u1: 2^(-.35/.25).
+        let c = classic(&t, 1.0);
+        close(c[t.find("u1").unwrap()].effective_usage.unwrap(), 0.35);
+    }
 
     /// Derived (slurm-derived-fairtree-tied-accounts in the reference): two sibling accounts
     /// with equal LevelFS. Slurm's code gives b1 = 0.75; merging would give 1.0.

@@ -207,6 +207,14 @@ pub struct NodeConf {
     pub threads_per_core: u32,
     /// `RealMemory=` in MB (default 1).
     pub real_memory: u64,
+    /// `CoreSpecCount=`: cores kept for the system (default 0).
+    pub core_spec_count: u32,
+    /// `CPUSpecList=` as written (its CPUs are not counted out: see `cpus_efctv`).
+    pub cpu_spec_list: Option<String>,
+    /// The CPUs slurmctld counts for the cluster and partitions (`cpus_efctv`,
+    /// `node_conf.c`): `cpus − CoreSpecCount × tpc`, where `tpc` (the threads a core
+    /// schedules) is 1 when the node has at least as many cores as CPUs, else ThreadsPerCore.
+    pub cpus_efctv: u32,
     pub gres: Vec<Gres>,
     pub weight: u32,
     pub state: Option<String>,
@@ -228,6 +236,9 @@ pub struct PartitionConf {
     pub default: bool,
     pub state: Option<String>,
     pub qos: Option<String>,
+    /// `TRESBillingWeights=`: the weights of the billing TRES (units applied: memory per
+    /// MB), as written.
+    pub billing_weights: Option<Vec<(String, f64)>>,
     pub at: Location,
 }
 
@@ -965,6 +976,15 @@ fn node_conf(f: &Record, at: &Location) -> Result<NodeConf, String> {
         None => Vec::new(),
         Some(v) => parse_gres(v)?,
     };
+    let core_spec_count = num("CoreSpecCount", 0)?;
+    // node_conf.c: `tpc` is 1 when the node schedules cores (no more CPUs than cores), else
+    // its threads per core; cpus_efctv = cpus - core_spec_cnt * tpc.
+    let tpc = if sockets.saturating_mul(cores) >= cpus {
+        1
+    } else {
+        threads
+    };
+    let cpus_efctv = cpus.saturating_sub(core_spec_count.saturating_mul(tpc));
     Ok(NodeConf {
         name: String::new(),
         cpus,
@@ -973,6 +993,9 @@ fn node_conf(f: &Record, at: &Location) -> Result<NodeConf, String> {
         cores_per_socket: cores,
         threads_per_core: threads,
         real_memory,
+        core_spec_count,
+        cpu_spec_list: f.get("CPUSpecList").cloned(),
+        cpus_efctv,
         gres,
         weight: num("Weight", 1)?,
         state: f.get("State").cloned(),
@@ -1032,6 +1055,13 @@ fn partition_conf(
         default,
         state: f.get("State").cloned(),
         qos: f.get("QOS").cloned(),
+        billing_weights: match f.get("TRESBillingWeights") {
+            None => None,
+            Some(v) => Some(
+                parse_tres_weights(v)
+                    .map_err(|m| format!("bad value \"{v}\" for TRESBillingWeights: {m}"))?,
+            ),
+        },
         at: at.clone(),
     })
 }
@@ -1046,11 +1076,36 @@ pub fn parse_tres_weights(value: &str) -> Result<Vec<(String, f64)>, String> {
             let (name, w) = item
                 .split_once('=')
                 .ok_or_else(|| format!("`{item}` is not TRES=WEIGHT"))?;
-            let w: f64 = w
-                .trim()
+            let w = w.trim();
+            // `_tres_weight_item`: strtod, then a unit after the number divides the weight by
+            // it in the TRES's base unit (memory counts in MB: `Mem=0.25G` is 0.25 per GB,
+            // 0.25/1024 per MB; `get_convert_unit_val`).
+            let split = w
+                .find(|c: char| c.is_ascii_alphabetic() && !matches!(c, 'e' | 'E'))
+                .unwrap_or(w.len());
+            let (number, unit) = w.split_at(split);
+            let mut weight: f64 = number
                 .parse()
                 .map_err(|_| format!("`{w}` is not a number in `{item}`"))?;
-            Ok((name.trim().to_string(), w))
+            if let Some(u) = unit.chars().next() {
+                const UNITS: &str = "KMGTP";
+                let Some(power) = UNITS.find(u.to_ascii_uppercase()) else {
+                    return Err(format!(
+                        "`{unit}` is not a unit (K, M, G, T, P) in `{item}`"
+                    ));
+                };
+                // The base unit: MB for memory, none for the others.
+                let base = if name.trim().eq_ignore_ascii_case("mem") {
+                    1
+                } else {
+                    -1
+                };
+                let steps = power as i32 - base;
+                if steps > 0 {
+                    weight /= 1024f64.powi(steps);
+                }
+            }
+            Ok((name.trim().to_string(), weight))
         })
         .collect()
 }

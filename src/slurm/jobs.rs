@@ -4,13 +4,14 @@
 //!
 //! Job fields (job files and `squeue --json` alike): `accrue_time` (Unix seconds),
 //! `min_nodes` (else `nodect`), `ncpus`, `time_limit` (minutes; else `walltime` in seconds,
-//! rounded up to minutes), `qos_priority`, `assoc` (the normalised association factor),
+//! rounded up to minutes; 0 or missing: the partition's MaxTime, as NO_VAL is),
+//! `qos_priority`, `assoc` (the normalised association factor),
 //! `fairshare` (else `fairshare_factor` from `--fairshare-tree`), `nice`, `site`, `mem`
 //! (kilobytes, as job files read sizes), `gres_NAME` (a count); the partition is the job's
 //! `queue`/`partition`. A factor column (`age`, `jobsize`, `tres_cpu`, ...) a job already has
 //! is its value, not recomputed.
 
-use super::multifactor::{Factors, JobInputs, Multifactor};
+use super::multifactor::{Factors, JobInputs, Multifactor, STORED_PRIORITY};
 use crate::catalog::{Catalog, ResourceType};
 use crate::jobs::Job;
 use crate::jobs::load::NotRanked;
@@ -26,6 +27,7 @@ pub const RAW_FIELDS: &[(&str, ResourceType)] = &[
     ("walltime", ResourceType::Time),
     ("qos_priority", ResourceType::Long),
     ("fairshare_factor", ResourceType::Float),
+    ("billing", ResourceType::Long),
     ("mem", ResourceType::Size),
 ];
 
@@ -57,14 +59,23 @@ pub fn job_inputs(job: &Job) -> JobInputs {
     };
     let ncpus = v("ncpus").map_or(0, uint);
     let min_nodes = v("min_nodes").or(v("nodect")).map_or(1, uint);
-    let time_limit = v("time_limit")
-        .map(uint)
-        .or_else(|| v("walltime").map(|s| uint((s / 60.0).ceil())));
+    // A job's time limit is never 0 in slurmctld (`slurm_opt.c: arg_set_time_limit` makes
+    // `--time=0` INFINITE), and a job file's missing cell reads as 0: both are NO_VAL, the
+    // partition's MaxTime (`set_priority_factors`).
+    let time_limit = v("time_limit").map(uint).filter(|&t| t != 0).or_else(|| {
+        v("walltime")
+            .map(|s| uint((s / 60.0).ceil()))
+            .filter(|&t| t != 0)
+    });
     let mut tres = vec![
         ("cpu".to_string(), u64::from(ncpus)),
         ("node".to_string(), u64::from(min_nodes)),
-        ("billing".to_string(), u64::from(ncpus)),
     ];
+    // slurmctld's billing TRES (`squeue`'s `tres_req_str`); else the factors compute it from
+    // the partition's TRESBillingWeights.
+    if let Some(b) = v("billing").filter(|&b| b > 0.0) {
+        tres.push(("billing".into(), b as u64));
+    }
     if let Some(kb) = v("mem") {
         tres.push(("mem".into(), (kb / 1024.0).max(0.0) as u64));
     }
@@ -114,6 +125,10 @@ pub fn fill_factors(jobs: &mut [Job], m: &Multifactor, now: i64) -> Vec<Factors>
             for (name, value) in factor_columns(m, &computed) {
                 job.values.entry(name).or_insert(value);
             }
+            if m.incr_only {
+                // Not known: 0, below every priority.
+                job.values.entry(STORED_PRIORITY.into()).or_insert(0.0);
+            }
             let v = |name: &str| job.values[name];
             Factors {
                 age: v("age"),
@@ -156,6 +171,9 @@ pub enum SqueueJobs {
     Sprio {
         now: i64,
         accrue_always: bool,
+        /// `PriorityFlags=CALCULATE_RUNNING`: jobs in any state pass the state check, and
+        /// running ones are ranked with their priority as it is recomputed.
+        calculate_running: bool,
     },
 }
 
@@ -165,6 +183,7 @@ fn not_listed_because(
     job: &serde_json::Value,
     now: i64,
     accrue_always: bool,
+    calculate_running: bool,
 ) -> (String, Option<String>) {
     let state = match job.get("job_state") {
         Some(serde_json::Value::String(s)) => s.clone(),
@@ -180,15 +199,29 @@ fn not_listed_because(
         .get("state_reason")
         .and_then(|r| r.as_str())
         .filter(|r| !r.is_empty() && *r != "None");
+    // CALCULATE_RUNNING: running and suspended jobs are listed too (their priority is
+    // recomputed by `decay_apply_weighted_factors`); a finished one is listed by sprio with
+    // the factors of its last calculation, which squeue does not show.
+    let listed_state = match base {
+        "PENDING" => true,
+        "RUNNING" | "SUSPENDED" => calculate_running,
+        _ => false,
+    };
     let why = match base {
-        "PENDING" => {
+        _ if listed_state => {
             let priority = job.get("priority").and_then(slurm_number);
             let (field, what) = if accrue_always {
                 ("submit_time", "submit time")
             } else {
                 ("begin_time", "begin time")
             };
-            let begin = job.get(field).and_then(slurm_number);
+            // 22.05's openapi v0.0.38 writes `details->begin_time` as `eligible_time`
+            // (`job_mgr.c: pack_job`); `begin_time` is newer data parsers' name.
+            let (field, begin) = match job.get(field) {
+                None if !accrue_always => ("eligible_time", job.get("eligible_time")),
+                b => (field, b),
+            };
+            let begin = begin.and_then(slurm_number);
             if priority == Some(0) {
                 Some(match reason {
                     Some(r) => format!("held ({r}): priority 0"),
@@ -203,6 +236,16 @@ fn not_listed_because(
             }
         }
         "RUNNING" => Some("running".into()),
+        "COMPLETING" | "COMPLETED" | "CANCELLED" | "FAILED" | "TIMEOUT" | "PREEMPTED"
+        | "NODE_FAIL" | "OUT_OF_MEMORY" | "BOOT_FAIL" | "DEADLINE"
+            if calculate_running =>
+        {
+            Some(format!(
+                "{}: under CALCULATE_RUNNING sprio lists it with the factors of its last \
+                 calculation, which squeue --json does not show",
+                base.to_ascii_lowercase()
+            ))
+        }
         "SUSPENDED" => Some("suspended".into()),
         "COMPLETING" => Some("completing".into()),
         "" => Some("no job_state".into()),
@@ -232,7 +275,7 @@ fn slurm_number(v: &serde_json::Value) -> Option<i64> {
 /// `account`, `partition`, `qos`, `accrue_time`, `submit_time`, `cpus` (`min_cpus` for a
 /// pending job) and `max_cpus` (0 when unset: `job_mgr.c: pack_job`), `node_count`,
 /// `time_limit` (minutes, `null` for the partition's), `nice`, `tres_req_str`; for which are
-/// listed, `job_state`, `priority`, `begin_time` and `state_reason`.
+/// listed, `job_state`, `priority`, `begin_time` (22.05: `eligible_time`) and `state_reason`.
 pub fn parse_squeue_json(
     text: &str,
     file: &str,
@@ -263,8 +306,13 @@ pub fn parse_squeue_json(
         };
         let text_of = |field: &str| j.get(field).and_then(|x| x.as_str()).map(str::to_string);
         let id = int("job_id")?.ok_or_else(|| at("job_id", "missing"))?;
-        if let SqueueJobs::Sprio { now, accrue_always } = which
-            && let (state, Some(reason)) = not_listed_because(j, now, accrue_always)
+        if let SqueueJobs::Sprio {
+            now,
+            accrue_always,
+            calculate_running,
+        } = which
+            && let (state, Some(reason)) =
+                not_listed_because(j, now, accrue_always, calculate_running)
         {
             out.not_ranked.push(NotRanked {
                 id: id.to_string(),
@@ -283,25 +331,46 @@ pub fn parse_squeue_json(
                 job.values.insert(name.to_string(), v as f64);
             }
         };
+        // A started job (listed under CALCULATE_RUNNING) has its `total_cpus` (squeue's
+        // `cpus`) and allocated TRES, which set_priority_factors prefers to the request.
+        let started = matches!(
+            j.get("job_state").and_then(|s| match s {
+                serde_json::Value::Array(a) => a.first().and_then(|x| x.as_str()),
+                other => other.as_str(),
+            }),
+            Some("RUNNING" | "SUSPENDED")
+        );
         let cpus = match int("max_cpus")? {
-            Some(m) if m > 0 => Some(m),
+            Some(m) if m > 0 && !started => Some(m),
             _ => int("cpus")?,
         };
         set("ncpus", cpus);
         set("min_nodes", int("node_count")?);
         set("time_limit", int("time_limit")?);
         set("accrue_time", int("accrue_time")?);
-        set("nice", int("nice")?);
+        set("nice", int("nice")?.map(unwrap_nice));
+        // The priority slurmctld stores now, which INCR_ONLY's does not fall below.
+        set(
+            STORED_PRIORITY,
+            j.get("priority").and_then(slurm_number).filter(|&p| p > 0),
+        );
         let qos = text_of("qos").unwrap_or_default();
         set(
             "qos_priority",
             Some(i64::from(*qos_priority.get(&qos).unwrap_or(&0))),
         );
-        if let Some(tres) = text_of("tres_req_str") {
-            for (name, count) in parse_tres_str(&tres).map_err(|m| at("tres_req_str", &m))? {
+        let tres_field = match text_of("tres_alloc_str") {
+            Some(a) if started && !a.is_empty() => "tres_alloc_str",
+            _ => "tres_req_str",
+        };
+        if let Some(tres) = text_of(tres_field) {
+            for (name, count) in parse_tres_str(&tres).map_err(|m| at(tres_field, &m))? {
                 match name.as_str() {
                     "mem" => {
                         job.values.insert("mem".into(), count as f64 * 1024.0);
+                    }
+                    "billing" => {
+                        job.values.insert("billing".into(), count as f64);
                     }
                     other => {
                         if let Some(g) = other.strip_prefix("gres/") {
@@ -312,9 +381,44 @@ pub fn parse_squeue_json(
                 }
             }
         }
-        out.jobs.push(job);
+        // A job submitted to several partitions (`"partition": "batch,short"`) has one
+        // priority per partition (`_get_priority_internal`: priority_array) and sprio lists
+        // one row per partition (`_filter_job`), each with that partition's factor and TRES
+        // totals; the scheduler queues it once per partition. One row each, same id.
+        let parts: Vec<String> = job
+            .queue
+            .as_deref()
+            .map(|q| {
+                q.split(',')
+                    .map(str::trim)
+                    .filter(|p| !p.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
+        if parts.len() > 1 {
+            for part in parts {
+                let mut row = job.clone();
+                row.queue = Some(part);
+                out.jobs.push(row);
+            }
+        } else {
+            out.jobs.push(job);
+        }
     }
     Ok(out)
+}
+
+/// The nice value `squeue --json` (openapi v0.0.38) writes: `job->nice - NICE_OFFSET`
+/// computed in uint32 (`openapi/v0.0.38/jobs.c: _dump_job_info`), so `--nice=-500` is
+/// written 4294966796. Slurm's nice is within ±(NICE_OFFSET − 3) (`slurm_opt.c: arg_set_nice`),
+/// so a value of 2^31 or more is a wrapped negative one: 2^32 is taken off.
+pub fn unwrap_nice(n: i64) -> i64 {
+    if (0x8000_0000..=0xffff_ffff).contains(&n) {
+        n - 0x1_0000_0000
+    } else {
+        n
+    }
 }
 
 /// `cpu=4,mem=2000M,node=1,billing=4,gres/gpu=2` (`slurmdb_make_tres_string_from_simple`
@@ -367,6 +471,7 @@ mod tests {
             SqueueJobs::Sprio {
                 now: 1_700_000_100,
                 accrue_always: false,
+                calculate_running: false,
             },
         )
         .unwrap();
@@ -379,6 +484,8 @@ mod tests {
         assert_eq!(a.accrue_time, Some(1_700_000_000));
         assert!(a.tres.contains(&("mem".to_string(), 2048)));
         assert!(a.tres.contains(&("gres/gpu".to_string(), 2)));
+        // slurmctld's billing TRES as squeue gives it (tres_req_cnt[TRES_ARRAY_BILLING]).
+        assert!(a.tres.contains(&("billing".to_string(), 4)));
         // max_cpus, when set, is the count job size uses (set_priority_factors).
         let b = job_inputs(&jobs[1]);
         assert_eq!((b.cpus, b.min_nodes, b.time_limit), (6, 2, None));
@@ -411,6 +518,7 @@ mod tests {
         let sprio = |accrue_always| SqueueJobs::Sprio {
             now: 1000,
             accrue_always,
+            calculate_running: false,
         };
         let read = parse_squeue_json(text, "q", &BTreeMap::new(), sprio(false)).unwrap();
         let ids: Vec<&str> = read.jobs.iter().map(|j| j.id.as_str()).collect();
@@ -438,6 +546,165 @@ mod tests {
         assert_eq!(ids, ["1", "3", "4", "7"]);
         let all = parse_squeue_json(text, "q", &BTreeMap::new(), SqueueJobs::All).unwrap();
         assert_eq!((all.jobs.len(), all.not_ranked.len()), (8, 0));
+    }
+
+    #[test]
+    fn calculate_running_lists_running_jobs() {
+        // priority_multifactor.c, priority_p_get_priority_factors_list: `if (!(flags &
+        // PRIORITY_FLAGS_CALCULATE_RUNNING) && !IS_JOB_PENDING(job_ptr)) continue;`, and
+        // decay_apply_weighted_factors recomputes a running job's priority under the flag;
+        // set_priority_factors takes total_cpus and tres_alloc_cnt once they are set.
+        let text = r#"{"jobs": [
+          {"job_id": 1, "job_state": "PENDING", "priority": 10, "eligible_time": 900,
+           "cpus": 2, "max_cpus": 0, "tres_req_str": "cpu=2,gres/gpu=1"},
+          {"job_id": 2, "job_state": "RUNNING", "priority": 10, "eligible_time": 900,
+           "cpus": 8, "max_cpus": 12, "tres_req_str": "cpu=4,gres/gpu=1",
+           "tres_alloc_str": "cpu=8,gres/gpu=2"},
+          {"job_id": 3, "job_state": "COMPLETED", "priority": 10, "eligible_time": 900}
+        ]}"#;
+        let which = |calculate_running| SqueueJobs::Sprio {
+            now: 1000,
+            accrue_always: false,
+            calculate_running,
+        };
+        let read = parse_squeue_json(text, "q", &BTreeMap::new(), which(true)).unwrap();
+        let ids: Vec<&str> = read.jobs.iter().map(|j| j.id.as_str()).collect();
+        assert_eq!(ids, ["1", "2"]);
+        let run = job_inputs(&read.jobs[1]);
+        assert_eq!(run.cpus, 8);
+        assert!(run.tres.contains(&("gres/gpu".to_string(), 2)));
+        assert_eq!(read.not_ranked[0].id, "3");
+        assert!(
+            read.not_ranked[0]
+                .reason
+                .starts_with("completed: under CALCULATE_RUNNING")
+        );
+        let read = parse_squeue_json(text, "q", &BTreeMap::new(), which(false)).unwrap();
+        let ids: Vec<&str> = read.jobs.iter().map(|j| j.id.as_str()).collect();
+        assert_eq!(ids, ["1"]);
+    }
+
+    #[test]
+    fn a_job_in_two_partitions_is_a_row_in_each() {
+        // priority_multifactor.c: _get_priority_internal keeps one priority per partition
+        // of part_ptr_list (priority_array), and _filter_job gives sprio one row per
+        // partition, its PARTITION factor that partition's.
+        let text = r#"{"jobs": [
+          {"job_id": 5, "job_state": "PENDING", "partition": "batch,short", "cpus": 4,
+           "node_count": 1, "tres_req_str": "cpu=4,node=1,billing=4"},
+          {"job_id": 6, "job_state": "PENDING", "partition": "batch", "cpus": 1}
+        ]}"#;
+        let read = parse_squeue_json(text, "q", &BTreeMap::new(), SqueueJobs::All).unwrap();
+        let rows: Vec<(&str, &str)> = read
+            .jobs
+            .iter()
+            .map(|j| (j.id.as_str(), j.queue.as_deref().unwrap()))
+            .collect();
+        assert_eq!(rows, [("5", "batch"), ("5", "short"), ("6", "batch")]);
+        // Each row's factors are its partition's: short's PriorityJobFactor 3 of 10 and
+        // 4 CPUs of its 32; batch's 10/10 and 4 of 64.
+        let conf = crate::slurm::conf::SlurmConf::parse(
+            "PriorityWeightPartition=1000\nPriorityWeightTRES=CPU=1000\n\
+             NodeName=n[1-4] CPUs=16\n\
+             PartitionName=batch Nodes=ALL PriorityJobFactor=10\n\
+             PartitionName=short Nodes=n[1-2] PriorityJobFactor=3\n",
+            "slurm.conf",
+        )
+        .unwrap();
+        let m = Multifactor::from_conf(&conf, 0);
+        let f: Vec<(f64, Vec<f64>)> = read.jobs[..2]
+            .iter()
+            .map(|j| {
+                let f = m.factors(&job_inputs(j), 0);
+                (f.partition, f.tres)
+            })
+            .collect();
+        assert_eq!(f, [(1.0, vec![4.0 / 64.0]), (0.3, vec![4.0 / 32.0])]);
+    }
+
+    #[test]
+    fn eligible_time_is_the_begin_time_of_22_05() {
+        // Slurm 22.05's squeue --json has no begin_time: details->begin_time is written as
+        // eligible_time (job_mgr.c pack_job; openapi/v0.0.38 jobs.c _dump_job_info). sprio
+        // skips a job whose begin time is in the future (--begin) or unset (a dependency
+        // not yet satisfied: job_independent sets it when the job becomes independent):
+        // priority_multifactor.c, priority_p_get_priority_factors_list, the `use_time` check.
+        let text = r#"{"jobs": [
+          {"job_id": 1, "job_state": "PENDING", "priority": 10, "eligible_time": 900},
+          {"job_id": 2, "job_state": "PENDING", "priority": 10, "eligible_time": 5000},
+          {"job_id": 3, "job_state": "PENDING", "priority": 10, "eligible_time": 0,
+           "state_reason": "Dependency"}
+        ]}"#;
+        let which = SqueueJobs::Sprio {
+            now: 1000,
+            accrue_always: false,
+            calculate_running: false,
+        };
+        let read = parse_squeue_json(text, "q", &BTreeMap::new(), which).unwrap();
+        let ids: Vec<&str> = read.jobs.iter().map(|j| j.id.as_str()).collect();
+        assert_eq!(ids, ["1"]);
+        let not: Vec<(&str, &str)> = read
+            .not_ranked
+            .iter()
+            .map(|n| (n.id.as_str(), n.reason.as_str()))
+            .collect();
+        assert_eq!(
+            not,
+            [
+                ("2", "waiting for its begin time"),
+                ("3", "not eligible yet: eligible_time unset"),
+            ]
+        );
+    }
+
+    #[test]
+    fn negative_nice_unwrapped() {
+        // openapi/v0.0.38/jobs.c, _dump_job_info: `job->nice - NICE_OFFSET` on the uint32
+        // nice, so `--nice=-500` is printed 4294967296 - 500 = 4294966796; sprio shows -500
+        // (priority_multifactor.c, _get_priority_internal: `(int64_t) nice - NICE_OFFSET`).
+        let text = r#"{"jobs": [
+          {"job_id": 1, "job_state": "PENDING", "nice": 4294966796},
+          {"job_id": 2, "job_state": "PENDING", "nice": 500},
+          {"job_id": 3, "job_state": "PENDING", "nice": 2147483645}
+        ]}"#;
+        let read = parse_squeue_json(text, "q", &BTreeMap::new(), SqueueJobs::All).unwrap();
+        let nice: Vec<i64> = read.jobs.iter().map(|j| job_inputs(j).nice).collect();
+        assert_eq!(nice, [-500, 500, 2147483645]);
+    }
+
+    #[test]
+    fn a_missing_time_limit_is_the_partitions() {
+        // A job file where one job gives no time_limit: the set reads its cell as 0, which
+        // is no limit Slurm stores (slurm_opt.c, arg_set_time_limit: 0 is INFINITE), so it
+        // is NO_VAL and set_priority_factors (priority_multifactor.c) divides by the
+        // partition's MaxTime: SMALL_RELATIVE_TO_TIME with PriorityFavorSmall on 4 nodes of
+        // 16 CPUs, MaxTime=2-0 (2880 min), 1 node, 4 CPUs: 1 - (max(1*64/4, 4) / 2880) / 64.
+        let conf = crate::slurm::conf::SlurmConf::parse(
+            "PriorityType=priority/multifactor\nPriorityWeightJobSize=1000\n\
+             PriorityFlags=SMALL_RELATIVE_TO_TIME\nPriorityFavorSmall=YES\n\
+             NodeName=n[1-4] CPUs=16\nPartitionName=batch Nodes=ALL MaxTime=2-0\n",
+            "slurm.conf",
+        )
+        .unwrap();
+        let m = Multifactor::from_conf(&conf, 0);
+        let set: crate::jobs::JobSet = [
+            Job::new("1").with("ncpus", 4.0).with("time_limit", 60.0),
+            Job::new("2").with("ncpus", 4.0),
+        ]
+        .into_iter()
+        .map(|mut j| {
+            j.queue = Some("batch".into());
+            j
+        })
+        .collect();
+        let rows = set.rows();
+        let f: Vec<f64> = rows
+            .iter()
+            .map(|j| m.factors(&job_inputs(j), 0).jobsize)
+            .collect();
+        assert_eq!(job_inputs(&rows[1]).time_limit, None);
+        assert_eq!(f[0], 1.0 - 16.0 / 60.0 / 64.0);
+        assert_eq!(f[1], 1.0 - 16.0 / 2880.0 / 64.0);
     }
 
     #[test]

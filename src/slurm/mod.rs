@@ -5,10 +5,12 @@
 //! - [`multifactor`]: `priority/multifactor`'s factors, integer priority and sprio view, and
 //!   the slurm.conf weights as a formula in the Slurm catalog
 //!   ([`Catalog::slurm`](crate::catalog::Catalog::slurm)).
+//! - [`assoc`]: association priorities from `sacctmgr show assoc -P`, the assoc factor.
 //! - [`jobs`]: `squeue --json` and job-file fields as multifactor inputs; factor columns.
 //! - [`share`]: the association tree's usage and each job's multifactor priority in
 //!   simulated time.
 
+pub mod assoc;
 pub mod conf;
 pub mod jobs;
 pub mod multifactor;

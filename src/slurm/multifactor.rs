@@ -11,6 +11,10 @@ use crate::catalog::Catalog;
 /// `NICE_OFFSET` (`slurm/slurm.h`): nice and site factors are stored with it added.
 pub const NICE_OFFSET: i64 = 0x8000_0000;
 
+/// The column of the priority slurmctld stored before (`squeue --json`'s `priority`), which
+/// the priority under `PriorityFlags=INCR_ONLY` does not fall below.
+pub const STORED_PRIORITY: &str = "stored_priority";
+
 /// `FLOAT_MULT` (`src/common/pack.c`): `packdouble` sends `val * FLOAT_MULT` and
 /// `unpackdouble` divides it back, so sprio sees each weighted factor after that round trip.
 const FLOAT_MULT: f64 = 1_000_000.0;
@@ -68,11 +72,16 @@ pub struct Factors {
 pub struct PartitionPrio {
     pub name: String,
     pub priority_job_factor: u16,
+    /// `PriorityTier`: the scheduler orders jobs by it before their priority
+    /// (`job_scheduler.c: sort_job_queue2`).
+    pub priority_tier: u16,
     /// `norm_priority` (`slurmctld/read_config.c: _reset_part_prio`).
     pub norm_priority: f64,
     pub max_time: Minutes,
     /// `part_ptr->tres_cnt` for the TRES of `PriorityWeightTRES`, in its order.
     pub tres_totals: Vec<u64>,
+    /// `TRESBillingWeights`, in slurmctld's TRES order.
+    pub billing_weights: Option<Vec<(String, f64)>>,
 }
 
 /// One row of `sprio`: the weighted factors as sprio receives them, and its PRIORITY.
@@ -98,6 +107,13 @@ pub struct Multifactor {
     pub no_normal_part: bool,
     pub no_normal_qos: bool,
     pub no_normal_tres: bool,
+    /// `PriorityFlags=INCR_ONLY`: the stored priority never decreases
+    /// (`decay_apply_weighted_factors`); [`Multifactor::formula`] is then the larger of the
+    /// priority computed now and the stored one (the `stored_priority` column).
+    pub incr_only: bool,
+    /// `PriorityFlags=MAX_TRES`: billing is the largest weighted node TRES (cpu, mem, node,
+    /// GRES) plus the sum of the others ([`tres_weighted`]).
+    pub max_tres: bool,
     /// `node_record_count`.
     pub node_count: u32,
     /// `cluster_cpus`: the sum of the nodes' CPUs.
@@ -138,15 +154,100 @@ pub fn tres_order(name: &str, accounting_storage_tres: Option<&str>) -> usize {
         .map_or(usize::MAX, |i| BUILTIN.len() + i)
 }
 
+/// A partition's total of one TRES (`_calc_part_tres`: the sum of its nodes' `tres_cnt`):
+/// `cpu` the nodes' `cpus_efctv`, `mem` their RealMemory (MB), `node` their count, `gres/NAME`
+/// (or `gres/NAME:TYPE`) their Gres; other TRES 0.
+fn part_count(nodes: &[&crate::slurm::conf::NodeConf], name: &str) -> u64 {
+    let name = name.to_ascii_lowercase();
+    match name.as_str() {
+        "cpu" => nodes.iter().map(|n| u64::from(n.cpus_efctv)).sum(),
+        "mem" => nodes.iter().map(|n| n.real_memory).sum(),
+        "node" => nodes.len() as u64,
+        other => match other.strip_prefix("gres/") {
+            Some(g) => nodes
+                .iter()
+                .flat_map(|n| &n.gres)
+                .filter(|x| {
+                    x.name.eq_ignore_ascii_case(g)
+                        || x.kind
+                            .as_ref()
+                            .is_some_and(|k| format!("{}:{k}", x.name).eq_ignore_ascii_case(g))
+                })
+                .map(|x| x.count)
+                .sum(),
+            None => 0,
+        },
+    }
+}
+
+/// `assoc_mgr_tres_weighted` (`src/common/assoc_mgr.c`): each TRES count times its billing
+/// weight, in slurmctld's TRES order (`weights` sorted so), `billing` itself skipped; under
+/// `MAX_TRES` the node TRES (cpu, mem, node, any `gres/`) give their largest, the others their
+/// sum, and billing is that largest plus the sum; without it, the sum of all.
+pub fn tres_weighted(
+    count: impl Fn(&str) -> u64,
+    weights: &[(String, f64)],
+    max_tres: bool,
+) -> f64 {
+    let (mut node, mut global) = (0.0f64, 0.0f64);
+    for (name, w) in weights {
+        let lower = name.to_ascii_lowercase();
+        if lower == "billing" {
+            continue;
+        }
+        let value = count(&lower) as f64 * w;
+        let node_tres =
+            matches!(lower.as_str(), "cpu" | "mem" | "node") || lower.starts_with("gres/");
+        if max_tres && node_tres {
+            node = node.max(value);
+        } else {
+            global += value;
+        }
+    }
+    node + global
+}
+
+/// What of `conf` the multifactor factors here do not follow, each naming its setting and
+/// where: the caller warns (or refuses) with them.
+pub fn not_modelled(conf: &SlurmConf) -> Vec<String> {
+    let mut out = Vec::new();
+    for part in &conf.partitions {
+        for (name, _) in part.billing_weights.iter().flatten() {
+            let lower = name.to_ascii_lowercase();
+            if !matches!(lower.as_str(), "cpu" | "mem" | "node" | "billing")
+                && !lower.starts_with("gres/")
+            {
+                out.push(format!(
+                    "{}:{}: TRESBillingWeights of partition {}: the TRES {name} is counted \
+                     as 0 (only cpu, mem, node and gres/ TRES are counted), so its billing \
+                     may differ from Slurm's",
+                    part.at.file, part.at.line, part.name
+                ));
+            }
+        }
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for n in &conf.nodes {
+        if n.cpu_spec_list.is_some() && seen.insert((n.at.file.clone(), n.at.line)) {
+            out.push(format!(
+                "{}:{}: CPUSpecList is not modelled: its CPUs are not taken out of the \
+                 cluster's and partitions' CPU counts (cpus_efctv), so job size and TRES \
+                 factors may differ from Slurm's (CoreSpecCount is)",
+                n.at.file, n.at.line
+            ));
+        }
+    }
+    out
+}
+
 impl Multifactor {
     /// From a `slurm.conf` and the largest QOS priority (QOS live in the accounting
     /// database, not in slurm.conf: `sacctmgr show qos format=name,priority`).
     pub fn from_conf(conf: &SlurmConf, max_qos_priority: u32) -> Multifactor {
         let p = &conf.priority;
+        let ast = conf.accounting_storage_tres.as_deref();
         let mut weights = p.weights.clone();
-        weights
-            .tres
-            .sort_by_key(|(name, _)| tres_order(name, conf.accounting_storage_tres.as_deref()));
+        weights.tres.sort_by_key(|(name, _)| tres_order(name, ast));
         let part_max = conf
             .partitions
             .iter()
@@ -158,35 +259,33 @@ impl Multifactor {
             .iter()
             .map(|part| {
                 let nodes: Vec<_> = part.nodes.iter().filter_map(|n| conf.node(n)).collect();
+                let billing_weights = part.billing_weights.as_ref().map(|w| {
+                    let mut w = w.clone();
+                    w.sort_by_key(|(name, _)| tres_order(name, ast));
+                    w
+                });
+                // partition_mgr.c, _calc_part_tres: the billing total is the partition's
+                // TRES weighted by its TRESBillingWeights (assoc_mgr_tres_weighted, into the
+                // uint64 tres_cnt), its CPUs without them.
+                let billing = match &billing_weights {
+                    Some(w) => tres_weighted(|n| part_count(&nodes, n), w, p.flags.max_tres) as u64,
+                    None => part_count(&nodes, "cpu"),
+                };
                 let tres_totals = weights
                     .tres
                     .iter()
                     .map(|(name, _)| {
-                        let name = name.to_ascii_lowercase();
-                        match name.as_str() {
-                            "cpu" | "billing" => nodes.iter().map(|n| u64::from(n.cpus)).sum(),
-                            "mem" => nodes.iter().map(|n| n.real_memory).sum(),
-                            "node" => nodes.len() as u64,
-                            other => match other.strip_prefix("gres/") {
-                                Some(g) => nodes
-                                    .iter()
-                                    .flat_map(|n| &n.gres)
-                                    .filter(|x| {
-                                        x.name.eq_ignore_ascii_case(g)
-                                            || x.kind.as_ref().is_some_and(|k| {
-                                                format!("{}:{k}", x.name).eq_ignore_ascii_case(g)
-                                            })
-                                    })
-                                    .map(|x| x.count)
-                                    .sum(),
-                                None => 0,
-                            },
+                        if name.eq_ignore_ascii_case("billing") {
+                            billing
+                        } else {
+                            part_count(&nodes, name)
                         }
                     })
                     .collect();
                 PartitionPrio {
                     name: part.name.clone(),
                     priority_job_factor: part.priority_job_factor,
+                    priority_tier: part.priority_tier,
                     norm_priority: if part_max == 0 {
                         0.0
                     } else {
@@ -194,6 +293,7 @@ impl Multifactor {
                     },
                     max_time: part.max_time,
                     tres_totals,
+                    billing_weights,
                 }
             })
             .collect();
@@ -205,8 +305,11 @@ impl Multifactor {
             no_normal_part: p.flags.no_normal_part,
             no_normal_qos: p.flags.no_normal_qos,
             no_normal_tres: p.flags.no_normal_tres,
+            incr_only: p.flags.incr_only,
+            max_tres: p.flags.max_tres,
             node_count: conf.nodes.len() as u32,
-            cluster_cpus: conf.nodes.iter().map(|n| n.cpus).sum(),
+            // controller.c, set_cluster_tres: `cluster_cpus += node_ptr->cpus_efctv`.
+            cluster_cpus: conf.nodes.iter().map(|n| n.cpus_efctv).sum(),
             max_qos_priority,
             partitions,
         }
@@ -230,6 +333,9 @@ impl Multifactor {
         let mut c = Catalog::slurm();
         for col in self.tres_columns() {
             c.add_slurm_tres(&col, !self.no_normal_tres);
+        }
+        if self.incr_only {
+            c.add_resource(STORED_PRIORITY, crate::catalog::ResourceType::Long);
         }
         c
     }
@@ -275,17 +381,32 @@ impl Multifactor {
                 f64::from(job.qos_priority) / f64::from(self.max_qos_priority)
             };
         }
+        let count = |name: &str| {
+            job.tres
+                .iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case(name))
+                .map(|&(_, v)| v)
+        };
+        // The job's billing TRES when not given (squeue gives slurmctld's): its TRES weighted
+        // by its partition's TRESBillingWeights into the uint64 tres_req_cnt, its CPUs
+        // without them (assoc_mgr_tres_weighted).
+        let billing = count("billing").unwrap_or_else(|| {
+            match part.and_then(|p| p.billing_weights.as_ref()) {
+                Some(w) => tres_weighted(|n| count(n).unwrap_or(0), w, self.max_tres) as u64,
+                None => count("cpu").unwrap_or(0),
+            }
+        });
         f.tres = self
             .weights
             .tres
             .iter()
             .enumerate()
             .map(|(i, (name, _))| {
-                let value = job
-                    .tres
-                    .iter()
-                    .find(|(n, _)| n.eq_ignore_ascii_case(name))
-                    .map_or(0, |&(_, v)| v);
+                let value = if name.eq_ignore_ascii_case("billing") {
+                    billing
+                } else {
+                    count(name).unwrap_or(0)
+                };
                 let total = part
                     .and_then(|p| p.tres_totals.get(i).copied())
                     .unwrap_or(0);
@@ -427,10 +548,23 @@ impl Multifactor {
         }
     }
 
+    /// The priority slurmctld stores as a formula: [`Multifactor::formula_computed`], and
+    /// under `INCR_ONLY` the larger of it and `stored_priority` (the priority stored before:
+    /// `decay_apply_weighted_factors` keeps `job_ptr->priority` when the new one is not
+    /// higher; 0 when not known).
+    pub fn formula(&self) -> String {
+        let computed = self.formula_computed();
+        if self.incr_only {
+            format!("max({STORED_PRIORITY}, {computed})")
+        } else {
+            computed
+        }
+    }
+
     /// The weighted sum as a formula in the Slurm catalog, in `_get_priority_internal`'s
     /// order of additions (zero weights left out: adding 0.0 changes no sum), with its clamps
     /// and truncation, so its value is [`Multifactor::priority`] bit for bit.
-    pub fn formula(&self) -> String {
+    pub fn formula_computed(&self) -> String {
         let term = |w: u32, name: &str| (w != 0).then(|| format!("{w} * {name}"));
         let mut terms: Vec<String> = [
             term(self.weights.age, "age"),
@@ -513,6 +647,97 @@ mod tests {
         assert_eq!(m.factors(&job, 999_000).age, 0.0);
         // 250 + 187.5 + 300 + 250 = 987.5, truncated.
         assert_eq!(m.priority(&f), 987);
+    }
+
+    #[test]
+    fn core_specialisation_counts_effective_cpus() {
+        // node_conf.c: cpus_efctv = cpus - core_spec_cnt * tpc (tpc = ThreadsPerCore when the
+        // node has more CPUs than cores, else 1); controller.c set_cluster_tres sums
+        // cpus_efctv into cluster_cpus and the nodes' TRES cpu, which _calc_part_tres sums per
+        // partition. Four nodes of 2 sockets × 5 cores × 2 threads = 20 CPUs, CoreSpecCount=2:
+        // 20 - 2·2 = 16 each, 64 in all (80 without it).
+        let text = "PriorityType=priority/multifactor\nPriorityWeightJobSize=1000\n\
+                    PriorityWeightTRES=CPU=1000\n\
+                    NodeName=n[1-4] Sockets=2 CoresPerSocket=5 ThreadsPerCore=2 \
+                    CoreSpecCount=2\nPartitionName=batch Nodes=ALL\n";
+        let conf = SlurmConf::parse(text, "slurm.conf").unwrap();
+        assert_eq!((conf.nodes[0].cpus, conf.nodes[0].cpus_efctv), (20, 16));
+        let m = Multifactor::from_conf(&conf, 0);
+        assert_eq!(m.cluster_cpus, 64);
+        let job = JobInputs {
+            partition: Some("batch".into()),
+            min_nodes: 1,
+            cpus: 2,
+            tres: vec![("cpu".into(), 2)],
+            ..JobInputs::default()
+        };
+        let f = m.factors(&job, 0);
+        // (1/4 + 2/64) / 2 = 0.140625 (0.1375 over 80 CPUs); cpu 2/64.
+        assert_eq!(f.jobsize, (0.25 + 2.0 / 64.0) / 2.0);
+        assert_eq!(f.tres, [2.0 / 64.0]);
+        // A node that schedules cores (CPUs = cores): one CPU per specialised core.
+        let cores = SlurmConf::parse(
+            "NodeName=a CPUs=10 Sockets=2 CoresPerSocket=5 ThreadsPerCore=2 CoreSpecCount=3\n",
+            "slurm.conf",
+        )
+        .unwrap();
+        assert_eq!(cores.nodes[0].cpus_efctv, 7);
+        // CPUSpecList is not counted out: said, naming the line.
+        let list = SlurmConf::parse("NodeName=a CPUs=8 CPUSpecList=0,1\n", "s.conf").unwrap();
+        let w = not_modelled(&list);
+        assert_eq!(w.len(), 1);
+        assert!(
+            w[0].starts_with("s.conf:1: CPUSpecList is not modelled"),
+            "{w:?}"
+        );
+    }
+
+    #[test]
+    fn billing_tres_weighted_as_slurmctld() {
+        // partition_mgr.c _calc_part_tres: the partition's billing total is
+        // assoc_mgr_tres_weighted (assoc_mgr.c) of its TRES with its TRESBillingWeights, into
+        // the uint64 tres_cnt; the job's billing likewise from its TRES. `Mem=0.25G` is 0.25
+        // per GB (_tres_weight_item: the weight divided by the unit in MB, 1024).
+        // Partition: 64 CPUs·1 + 256000 MB·0.25/1024 (62.5) + 16 GPUs·2 (32) = 158.5 → 158.
+        // Job (8 CPUs, 32000 MB, 2 GPUs): 8 + 7.8125 + 4 = 19.8125 → 19; factor 19/158.
+        let weights = "PriorityWeightTRES=billing=1000\nAccountingStorageTRES=gres/gpu\n";
+        let billing = "TRESBillingWeights=CPU=1.0,Mem=0.25G,GRES/gpu=2.0";
+        let text = |flags: &str| {
+            format!(
+                "PriorityType=priority/multifactor\n{weights}{flags}\
+                 NodeName=n[1-4] CPUs=16 RealMemory=64000 Gres=gpu:4\n\
+                 PartitionName=batch Nodes=ALL {billing}\n\
+                 PartitionName=plain Nodes=ALL\n"
+            )
+        };
+        let job = |part: &str| JobInputs {
+            partition: Some(part.into()),
+            tres: vec![
+                ("cpu".into(), 8),
+                ("mem".into(), 32000),
+                ("gres/gpu".into(), 2),
+            ],
+            ..JobInputs::default()
+        };
+        let m = Multifactor::from_conf(&SlurmConf::parse(&text(""), "s").unwrap(), 0);
+        assert_eq!(m.partition("batch").unwrap().tres_totals, [158]);
+        let f = m.factors(&job("batch"), 0);
+        assert_eq!(f.tres, [19.0 / 158.0]);
+        // Without weights billing is the CPU count (the job's 8 of the partition's 64).
+        assert_eq!(m.factors(&job("plain"), 0).tres, [8.0 / 64.0]);
+        // A billing slurmctld gave (squeue's tres_req_str) is used as given.
+        let mut given = job("batch");
+        given.tres.push(("billing".into(), 40));
+        assert_eq!(m.factors(&given, 0).tres, [40.0 / 158.0]);
+        // MAX_TRES: the largest of the node TRES (cpu, mem, node, GRES) plus the rest:
+        // partition max(64, 62.5, 32) = 64, job max(8, 7.8125, 4) = 8.
+        let m = Multifactor::from_conf(
+            &SlurmConf::parse(&text("PriorityFlags=MAX_TRES\n"), "s").unwrap(),
+            0,
+        );
+        assert_eq!(m.partition("batch").unwrap().tres_totals, [64]);
+        assert_eq!(m.factors(&job("batch"), 0).tres, [8.0 / 64.0]);
+        assert_eq!(m.priority(&m.factors(&job("batch"), 0)), 125);
     }
 
     #[test]
@@ -657,6 +882,37 @@ mod tests {
         for (f, v) in jobs.iter().zip(values) {
             assert_eq!(v, f64::from(m.priority(f)), "{f:?}");
         }
+    }
+
+    #[test]
+    fn incr_only_keeps_the_stored_priority() {
+        // priority_multifactor.c, decay_apply_weighted_factors: `if (((flags &
+        // PRIORITY_FLAGS_INCR_ONLY) == 0) || (job_ptr->priority < new_prio))
+        // job_ptr->priority = new_prio;` — the stored priority is the larger one.
+        let m = Multifactor::from_conf(
+            &conf("PriorityWeightAge=1000\nPriorityFlags=INCR_ONLY\nPriorityMaxAge=1-0\n"),
+            0,
+        );
+        let text = m.formula();
+        assert_eq!(
+            text,
+            "max(stored_priority, trunc(min(4294967295, max(1, 1000 * age + site - nice))))"
+        );
+        let formula = Formula::compile(&text, &m.catalog()).unwrap();
+        // Age 0.5 → 500: a stored 700 stays; a stored 300 (or none, 0) becomes 500.
+        let table = JobTable::new(3)
+            .with_column("age", vec![0.5, 0.5, 0.5])
+            .unwrap()
+            .with_column("stored_priority", vec![700.0, 300.0, 0.0])
+            .unwrap()
+            .with_column("site", vec![0.0; 3])
+            .unwrap()
+            .with_column("nice", vec![0.0; 3])
+            .unwrap();
+        assert_eq!(formula.evaluate(&table).values, [700.0, 500.0, 500.0]);
+        // Without the flag the priority is the one computed now.
+        let plain = Multifactor::from_conf(&conf("PriorityWeightAge=1000\n"), 0);
+        assert!(!plain.formula().contains("stored_priority"));
     }
 
     #[test]

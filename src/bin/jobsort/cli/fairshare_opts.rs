@@ -29,7 +29,7 @@ pub struct FairshareOpts {
     /// `sshare -a -l -P` output, or a flux-accounting database (detected by content).
     #[arg(long, value_name = "FILE", value_parser = crate::cli::input::path_or_stdin)]
     pub fairshare_tree: Option<PathBuf>,
-    /// slurm-classic, slurm-fairtree (default for --fairshare-tree; for sshare output, the
+    /// slurm-classic, slurm-depth-oblivious, slurm-fairtree (default for --fairshare-tree; for sshare output, the
     /// controller's mode as the capture shows it) or flux (default for a flux database); pbs
     /// with --resource-group.
     #[arg(long = "algorithm", value_name = "ALGORITHM")]
@@ -143,7 +143,7 @@ impl FairshareOpts {
         let algorithm = match &self.fairshare_algorithm {
             None => None,
             Some(s) => Some(Algorithm::parse(s).ok_or_else(|| {
-                format!("unknown --algorithm `{s}` (pbs, slurm-classic, slurm-fairtree, flux)")
+                format!("unknown --algorithm `{s}` (pbs, slurm-classic, slurm-depth-oblivious, slurm-fairtree, flux)")
             })?),
         };
         let source = TreeSource {

@@ -1,7 +1,8 @@
 //! `jobsort rank FORMULA --jobs FILE`: jobs in the order PBS would consider them — formula
 //! value descending, ties by submission order then the id's sequence number — with `--threshold`, `--top` and
-//! `--explain`. Under `--scheduler slurm --slurm-conf`, `--explain` shows sprio's breakdown
-//! (`sprio -l`: each weighted factor `%.0f`, SITE and NICE, the non-zero TRES).
+//! `--explain`. Under `--scheduler slurm --slurm-conf`, partitions' `PriorityTier` first
+//! (higher first), as Slurm's scheduler sorts its queue, and `--explain` shows sprio's
+//! breakdown (`sprio -l`: each weighted factor `%.0f`, SITE and NICE, the non-zero TRES).
 //!
 //! Of `qstat -f -F json` and `squeue --json` output only the jobs the scheduler sorts are
 //! ranked (unless `--all`); the others follow the ranking with why (CSV: on stderr; JSON:
@@ -21,7 +22,7 @@ use jobsort::formula::explain::Explanation;
 use jobsort::jobs::units::value_json;
 use jobsort::pbs::{Origin, PbsSite, Setting};
 use jobsort::rank::{RankOptions, Ranked, Threshold, TieBreak, rank};
-use jobsort::sim::scheduler::QueueOrder;
+use jobsort::sim::scheduler::{QueueOrder, QueueOrderKind};
 use jobsort::sim::settings;
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -144,6 +145,28 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     } = site_settings(&args, p.resolved.site.as_ref(), &mut Explained::default())?;
     // Each term compiled like the formula (same engine and `--compat`), over the same columns;
     // under Slurm with its slurm.conf, sprio's weighted factors instead.
+    // Slurm's scheduler takes partitions' PriorityTier before the priority
+    // (`job_scheduler.c: sort_job_queue2`): each job's tier, when the tiers differ.
+    // The tiers are the simulator's (`QueueOrder`, Slurm's kind: one tier per PriorityTier,
+    // higher first, a partition slurm.conf does not list at the default 1): one definition.
+    let tiers: Option<Vec<u32>> = p.slurm.as_ref().and_then(|view| {
+        let queues: Vec<&str> = (0..p.jobs.len())
+            .map(|i| p.jobs.queue(i).unwrap_or(""))
+            .collect();
+        let priorities = queues
+            .iter()
+            .filter_map(|q| {
+                let part = view.multifactor.partition(q)?;
+                Some((q.to_string(), i64::from(part.priority_tier)))
+            })
+            .collect();
+        let order = QueueOrder {
+            kind: QueueOrderKind::Slurm,
+            priorities,
+        };
+        let tiers = order.tiers_of(&queues);
+        tiers.iter().any(|&t| t != tiers[0]).then_some(tiers)
+    });
     let sprio_view = p.slurm.take().filter(|_| args.explain);
     let sprio = sprio_view.as_ref();
     let explanation = (args.explain && sprio.is_none()).then(|| Explanation::new(&p.compiled));
@@ -162,7 +185,8 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     };
     let options = RankOptions {
         threshold,
-        top: args.top,
+        // With tiers the whole order is needed before the first K are taken.
+        top: if tiers.is_some() { None } else { args.top },
     };
     // With fair_share and fairshare_enforce_no_shares: the jobs PBS never runs.
     let mut zero_shares: Vec<bool> = Vec::new();
@@ -222,6 +246,17 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         ranked
     } else {
         rank(&p.evaluation.values, ties, &options)
+    };
+
+    let ranked = match &tiers {
+        Some(tiers) => {
+            // A stable sort keeps the value order (and its tie-breaks) within a tier.
+            let mut ranked = ranked;
+            ranked.sort_by_key(|r| tiers[r.index]);
+            ranked.truncate(args.top.unwrap_or(usize::MAX));
+            ranked
+        }
+        None => ranked,
     };
 
     let source = p.compiled.source();

@@ -693,7 +693,8 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
             let decay = DecaySettings::of(conf).map_err(Failure::invalid)?;
             let max_qos = args.qos.iter().map(|&(_, p)| p).max().unwrap_or(0);
             let m = Multifactor::from_conf(conf, max_qos);
-            let text = m.formula();
+            // INCR_ONLY is not simulated (see the explanation): the priority computed now.
+            let text = m.formula_computed();
             let at = conf
                 .settings
                 .get("PriorityType")

@@ -7,12 +7,15 @@ use super::jobs_args::JobsArgs;
 use super::report::{Failure, warn};
 use jobsort::Catalog;
 use jobsort::catalog::Scheduler;
+use jobsort::fairshare::Algorithm;
 use jobsort::fairshare::inputs::Fairshare;
 use jobsort::flux::mf_priority::{QueueFactorJob, QueueFactorSource, queue_factors};
 use jobsort::jobs::load::NotRanked;
 use jobsort::jobs::{Job, JobSet};
+use jobsort::slurm::assoc::AssocPriorities;
+use jobsort::slurm::conf::SlurmConf;
 use jobsort::slurm::jobs::{SqueueJobs, fill_factors, loading_catalog, parse_squeue_json};
-use jobsort::slurm::multifactor::{Factors, Multifactor};
+use jobsort::slurm::multifactor::{Factors, Multifactor, not_modelled};
 use std::collections::BTreeMap;
 
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -22,6 +25,13 @@ pub struct SlurmJobArgs {
     /// their QOS's priority. Repeatable.
     #[arg(long = "qos", value_name = "NAME=PRIORITY", value_parser = qos_arg)]
     pub qos: Vec<(String, u32)>,
+    /// Slurm: the associations' priorities, `sacctmgr show assoc -P
+    /// format=cluster,account,user,partition,parentname,priority` output: each job's assoc
+    /// factor is its association's (account, user and partition, else account and user)
+    /// priority over the largest (raw under PriorityFlags=NO_NORMAL_ASSOC). A job's own
+    /// `assoc` wins.
+    #[arg(long, value_name = "FILE")]
+    pub associations: Option<std::path::PathBuf>,
     /// Slurm: the time (Unix seconds) the age factor is computed at (default: now).
     #[arg(long, value_name = "SECONDS")]
     pub now: Option<i64>,
@@ -116,15 +126,17 @@ impl SlurmJobArgs {
                 let qos: BTreeMap<String, u32> = self.qos.iter().cloned().collect();
                 // The rows are kept: a field a job does not give (a time limit of `null`:
                 // the partition's) is not a 0 to the factors.
-                let accrue_always = scheduler_args
+                let flags = scheduler_args
                     .slurm_conf()?
-                    .is_some_and(|c| c.priority.flags.accrue_always);
+                    .map(|c| c.priority.flags)
+                    .unwrap_or_default();
                 let which = if jobs.all {
                     SqueueJobs::All
                 } else {
                     SqueueJobs::Sprio {
                         now: self.now(),
-                        accrue_always,
+                        accrue_always: flags.accrue_always,
+                        calculate_running: flags.calculate_running,
                     }
                 };
                 let read = parse_squeue_json(&text, &jobs.jobs.name(), &qos, which)
@@ -197,9 +209,26 @@ impl SlurmJobArgs {
         tree: Option<&Fairshare>,
     ) -> Result<Option<SlurmView>, Failure> {
         let scheduler = scheduler_args.scheduler();
+        let depth_oblivious_values;
         if scheduler == Scheduler::Slurm
-            && let Some(Fairshare::Shares { tree, values, .. }) = tree
+            && let Some(Fairshare::Shares {
+                tree,
+                values,
+                algorithm,
+            }) = tree
         {
+            // sshare prints DEPTH_OBLIVIOUS's values like classic ones (no LevelFS): under a
+            // slurm.conf with the flag, a tree read as classic is computed as Slurm does then
+            // (_depth_oblivious_set_usage_efctv).
+            let depth_oblivious = scheduler_args
+                .slurm_conf()?
+                .is_some_and(|c| c.priority.flags.depth_oblivious);
+            let values = if depth_oblivious && *algorithm == Algorithm::SlurmClassic {
+                depth_oblivious_values = jobsort::fairshare::slurm::depth_oblivious(tree, 1.0);
+                &depth_oblivious_values
+            } else {
+                values
+            };
             for job in jobs.iter_mut() {
                 if let (Some(a), Some(u)) = (&job.account, &job.user)
                     && let Some(i) = tree.find(&format!("{a}/{u}"))
@@ -239,6 +268,10 @@ impl SlurmJobArgs {
                 conf.priority.priority_type
             ));
         }
+        for w in not_modelled(&conf) {
+            warn(&w);
+        }
+        self.assoc_factors(&conf, jobs)?;
         let jobs_max = jobs
             .iter()
             .filter_map(|j| j.values.get("qos_priority"))
@@ -261,6 +294,55 @@ impl SlurmJobArgs {
 }
 
 impl SlurmJobArgs {
+    /// Slurm: each job's `assoc` factor from `--associations` (a job's own kept); without it
+    /// and with `PriorityWeightAssoc` set, a warning that the factor is 0.
+    fn assoc_factors(&self, conf: &SlurmConf, jobs: &mut [Job]) -> Result<(), Failure> {
+        let Some(path) = &self.associations else {
+            if conf.priority.weights.assoc != 0
+                && jobs.iter().any(|j| !j.values.contains_key("assoc"))
+            {
+                warn(
+                    "PriorityWeightAssoc is set but no --associations (sacctmgr show assoc -P) \
+                     is given: the assoc factor of every job without an `assoc` is 0",
+                );
+            }
+            return Ok(());
+        };
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Failure::invalid(format!("{}: {e}", path.display())))?;
+        let assoc = AssocPriorities::parse(
+            &text,
+            &path.display().to_string(),
+            conf.cluster_name.as_deref(),
+        )
+        .map_err(Failure::invalid)?;
+        let no_normal = conf.priority.flags.no_normal_assoc;
+        let mut missing = Vec::new();
+        for job in jobs.iter_mut() {
+            if job.values.contains_key("assoc") {
+                continue;
+            }
+            let (Some(a), Some(u)) = (&job.account, &job.user) else {
+                missing.push(job.id.clone());
+                continue;
+            };
+            match assoc.factor(a, u, job.queue.as_deref(), no_normal) {
+                Some(f) => {
+                    job.values.insert("assoc".into(), f);
+                }
+                None => missing.push(job.id.clone()),
+            }
+        }
+        if !missing.is_empty() {
+            warn(&format!(
+                "{}: no association for job(s) {} (account and user): their assoc factor is 0",
+                path.display(),
+                missing.join(", ")
+            ));
+        }
+        Ok(())
+    }
+
     /// flux: every job's `queue_factor` as `mf_priority` uses it ([`queue_factors`]).
     fn flux_queue_factors(&self, jobs: &mut [Job]) {
         if !jobs.iter().any(|j| j.values.contains_key("queue_factor")) {

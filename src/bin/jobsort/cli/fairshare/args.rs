@@ -34,7 +34,7 @@ pub struct Opts {
     /// flux-accounting SQLite database.
     #[arg(long, value_name = "PATH", value_parser = crate::cli::input::path_or_stdin)]
     pub(super) flux_db: Option<PathBuf>,
-    /// pbs (default for --resource-group), slurm-classic, slurm-fairtree (default for
+    /// pbs (default for --resource-group), slurm-classic, slurm-depth-oblivious, slurm-fairtree (default for
     /// --fairshare-tree; for --sshare, the controller's mode as the capture shows it), flux
     /// (default for --flux-db).
     #[arg(long, value_name = "ALGORITHM")]

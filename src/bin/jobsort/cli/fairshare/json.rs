@@ -141,7 +141,7 @@ pub(super) fn share_tree_json(t: &ShareTree, v: &[NodeValues], alg: Algorithm) -
             );
             let opt = |x: Option<f64>| x.map(num).unwrap_or(Value::Null);
             match alg {
-                Algorithm::SlurmClassic => {
+                Algorithm::SlurmClassic | Algorithm::SlurmDepthOblivious => {
                     o.insert("norm_shares".into(), opt(v[i].norm_shares));
                     o.insert("norm_usage".into(), opt(v[i].norm_usage));
                     o.insert("effective_usage".into(), opt(v[i].effective_usage));

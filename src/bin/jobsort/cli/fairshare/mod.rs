@@ -28,7 +28,9 @@ pub fn run(args: Args, out: &mut Out) -> ExitCode {
         Some(s) => match Algorithm::parse(s) {
             Some(x) => Some(x),
             None => {
-                eprintln!("unknown --algorithm `{s}` (pbs, slurm-classic, slurm-fairtree, flux)");
+                eprintln!(
+                    "unknown --algorithm `{s}` (pbs, slurm-classic, slurm-depth-oblivious, slurm-fairtree, flux)"
+                );
                 return ExitCode::from(super::EXIT_USAGE);
             }
         },
