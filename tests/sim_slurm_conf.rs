@@ -320,3 +320,51 @@ fn multifactor_priority_from_slurm_conf_orders_the_simulation() {
     args.extend(qos);
     assert_eq!(sim(&args)["runs"][0]["metrics"]["mean_wait"], 600.0);
 }
+
+/// Nodes of one CPU count but different memory or GPUs (`Gres=gpu:a100:4`, memory consumable
+/// under `CR_Core_Memory`) are node types with their memory and GPUs: they were "4 nodes x 64
+/// cores", memory and GPUs dropped without a word, and `--explain-config` named the trace as
+/// where the nodes came from.
+#[test]
+fn nodes_alike_in_cpus_but_not_in_memory_or_gpus_are_node_types() {
+    let dir = tempfile::tempdir().unwrap();
+    let conf = common::cli::write(
+        dir.path(),
+        "slurm.conf",
+        "NodeName=a[1-2] CPUs=64 RealMemory=256000\n\
+         NodeName=g[1-2] CPUs=64 RealMemory=512000 Gres=gpu:a100:4\n\
+         PartitionName=batch Nodes=ALL Default=YES\n\
+         SelectTypeParameters=CR_Core_Memory\n",
+    );
+    let trace = common::cli::write(
+        dir.path(),
+        "t.swf",
+        "1 0 0 10 2 -1 -1 2 20 -1 1 1 1 -1 1 -1 -1 -1\n",
+    );
+    let out = common::cli::jobsort(["sim", "--trace", &trace, "--slurm-conf", &conf]);
+    assert_eq!(
+        common::cli::code(&out),
+        Some(0),
+        "{}",
+        common::cli::stderr(&out)
+    );
+    let text = format!("{}{}", common::cli::stdout(&out), common::cli::stderr(&out));
+    assert!(
+        text.contains(
+            "machine 4 nodes: 2 x (ncpus=64 mem=262144000kb ngpus=0) + 2 x (ncpus=64 \
+             mem=524288000kb ngpus=4)"
+        ),
+        "{text}"
+    );
+    let out = common::cli::jobsort([
+        "sim",
+        "--trace",
+        &trace,
+        "--slurm-conf",
+        &conf,
+        "--explain-config",
+    ]);
+    let text = common::cli::stdout(&out);
+    let nodes = text.lines().find(|l| l.starts_with("nodes ")).unwrap();
+    assert!(nodes.trim_end().ends_with("slurm.conf:1"), "{nodes}");
+}

@@ -1172,13 +1172,30 @@ pub struct UniformNodes {
 }
 
 impl SlurmConf {
-    /// The nodes of the `NodeName` lines when they are all of one size (`None` without a
-    /// line): nodes of different CPU counts are an error that names each size, and are node
-    /// types instead ([`SlurmConf::node_types`]).
+    /// The nodes of the `NodeName` lines when they are all of one size and CPUs are all they
+    /// count (`None` without a line): nodes of different CPU counts, and nodes with GRES or
+    /// consumable memory, are an error that says so, and are node types instead
+    /// ([`SlurmConf::node_types`]).
     pub fn machine(&self) -> Result<Option<UniformNodes>, ConfError> {
         let Some(first) = self.nodes.first() else {
             return Ok(None);
         };
+        // Nodes with GRES, or memory that jobs consume: more than CPUs to count, so node
+        // types even when all are alike (counting CPUs alone dropped them without a word).
+        let more = if self.nodes.iter().any(|n| !n.gres.is_empty()) {
+            Some("GRES")
+        } else if self.memory_is_consumable() {
+            Some("memory (SelectTypeParameters)")
+        } else {
+            None
+        };
+        if let Some(what) = more {
+            return Err(ConfError {
+                file: first.at.file.clone(),
+                line: first.at.line,
+                message: format!("nodes with {what}: not CPUs alone (they are node types)"),
+            });
+        }
         // Each size: its CPU count, how many nodes, the first line giving it.
         let mut sizes: Vec<(u32, u32, &Location)> = Vec::new();
         for n in &self.nodes {

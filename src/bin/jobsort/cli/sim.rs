@@ -810,7 +810,13 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
                 machine_from = m.at.to_string();
             }
             Ok(None) => {}
-            Err(_) => machine = conf.node_types().map_err(Failure::invalid)?,
+            Err(_) => {
+                // Nodes of several sizes, or with GRES or consumable memory: node types.
+                machine = conf.node_types().map_err(Failure::invalid)?;
+                if let Some(first) = conf.nodes.first() {
+                    machine_from = first.at.to_string();
+                }
+            }
         }
     }
     // A PBS site's nodes (`qmgr -c 'print node @default'` in --qmgr): their
