@@ -453,3 +453,56 @@ fn association_priorities_from_sacctmgr() {
         "{err}"
     );
 }
+
+/// `rank` and `eval` with a slurm.conf of PriorityType=priority/multifactor and no formula
+/// rank by Slurm's multifactor priority, as Slurm does and as `sim --slurm-conf` does (it was
+/// "no formula given"): the values are those of the formula `slurm-formula` prints. With no
+/// association tree the fairshare factor is 0 for every job; where its weight is the largest
+/// that is a warning.
+#[test]
+fn a_multifactor_slurm_conf_ranks_without_a_formula() {
+    let dir = tempfile::tempdir().unwrap();
+    let conf = write(dir.path(), "slurm.conf", CONF);
+    let jobs = write(dir.path(), "jobs.csv", JOBS);
+    let common = [
+        "--slurm-conf",
+        &conf,
+        "--jobs",
+        &jobs,
+        "--now",
+        "1700050000",
+    ];
+    let by_default = jobsort(["rank", "--format", "json"].iter().chain(common.iter()));
+    assert_eq!(
+        by_default.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&by_default.stderr)
+    );
+    let printed = jobsort(["slurm-formula", conf.as_str()]);
+    let formula = String::from_utf8(printed.stdout).unwrap();
+    let explicit = jobsort(
+        ["rank", formula.trim(), "--format", "json"]
+            .iter()
+            .chain(common.iter()),
+    );
+    assert_eq!(json(&by_default)["order"], json(&explicit)["order"]);
+    // CONF's largest weight is PriorityWeightFairshare; JOBS give `fairshare` columns, so no
+    // warning; without them the factor is 0 for every job and the order is another's.
+    let bare = write(
+        dir.path(),
+        "bare.csv",
+        "id,queue,user,accrue_time,ncpus,nodect,walltime\n1,batch,ann,1700000000,16,1,3600\n",
+    );
+    let out = jobsort(["rank", "--slurm-conf", &conf, "--jobs", &bare]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(
+            "the fairshare factor is 0 for every job while PriorityWeightFairshare (10000) is the largest weight"
+        ),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let quiet = jobsort(["rank", "--format", "json"].iter().chain(common.iter()));
+    assert!(!String::from_utf8_lossy(&quiet.stderr).contains("fairshare factor is 0"));
+}

@@ -1284,6 +1284,14 @@ impl SlurmConf {
             })
     }
 
+    /// Whether slurm.conf asks for `priority/multifactor` (then its weights rank the jobs
+    /// when no formula is given, in `rank`, `eval` and `sim` alike).
+    pub fn is_multifactor(&self) -> bool {
+        self.priority
+            .priority_type
+            .eq_ignore_ascii_case("priority/multifactor")
+    }
+
     /// Whether `SelectTypeParameters` makes memory a consumable resource (`CR_Memory` or a
     /// `CR_*_Memory`, in any case, among its comma-separated options).
     pub fn memory_is_consumable(&self) -> bool {

@@ -13,6 +13,8 @@ use jobsort::catalog::{Input, Keyword};
 use jobsort::jobs::JobSet;
 use jobsort::jobs::load::NotRanked;
 use jobsort::pbs::{Origin, PbsSite};
+use jobsort::sim::settings::slurm_origin;
+use jobsort::slurm::multifactor::Multifactor;
 use jobsort::{Catalog, CompiledFormula, Evaluation};
 
 /// The inputs `eval` and `rank` share: the formula, the jobs, the fairshare tree, and how to
@@ -63,10 +65,25 @@ impl InputArgs {
                 explained.add("job_sort_formula", &f.value, &f.origin);
                 (f.value.clone(), format!("job_sort_formula at {}", f.origin))
             }
+            // slurm.conf's multifactor priority ranks when no formula is given, as Slurm
+            // ranks (and as `sim --slurm-conf` does).
+            _ if !self.formula.given()
+                && let Some(conf) = self.formula.scheduler.slurm_conf()?
+                && conf.is_multifactor() =>
+            {
+                let text = Multifactor::from_conf(&conf, 0).formula();
+                let at = conf
+                    .settings
+                    .get("PriorityType")
+                    .map_or(Origin::Default, |(_, at)| slurm_origin(at.clone()));
+                explained.add("priority", format!("{text} (Slurm multifactor)"), &at);
+                (text, "slurm.conf multifactor".to_string())
+            }
             _ if !self.formula.given() => {
                 return Err(Failure::usage(
-                    "no formula given (FORMULA, `-`, --formula FORMULA, --file PATH, or a site's \
-                     job_sort_formula with --qmgr FILE or --pbs-home DIR)",
+                    "no formula given (FORMULA, `-`, --formula FORMULA, --file PATH, a site's \
+                     job_sort_formula with --qmgr FILE or --pbs-home DIR, or a slurm.conf of \
+                     PriorityType=priority/multifactor)",
                 ));
             }
             _ => {
@@ -152,6 +169,9 @@ impl Prepared {
             warn(&warning);
         }
         let slurm = slurm.fill(&formula.scheduler, &mut jobs, rows, tree.as_ref())?;
+        if let Some(view) = &slurm {
+            warn_fairshare_unknown(view, tree.is_some());
+        }
         if !jobs.is_empty() {
             check_absent_inputs(&compiled, &absent_inputs(&compiled, &jobs), ties)?;
         }
@@ -267,4 +287,28 @@ pub fn quoted(names: &[&str]) -> String {
         Some((last, [])) => last.clone(),
         Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
     }
+}
+
+/// Slurm's fairshare factor is 0 for every job when no association tree gives it (an `sshare`
+/// capture or a tree), and when its weight is the largest that silently decides the order by
+/// the other factors: say so.
+fn warn_fairshare_unknown(view: &SlurmView, tree_given: bool) {
+    let w = &view.multifactor.weights;
+    let largest = [w.age, w.assoc, w.job_size, w.partition, w.qos]
+        .into_iter()
+        .max()
+        .unwrap_or(0);
+    if tree_given
+        || w.fairshare == 0
+        || w.fairshare < largest
+        || view.factors.iter().any(|f| f.fairshare != 0.0)
+    {
+        return;
+    }
+    warn(&format!(
+        "the fairshare factor is 0 for every job while PriorityWeightFairshare ({}) is the \
+         largest weight: give the association tree (--fairshare-tree with `sshare -a -l -P` \
+         output) for Slurm's order",
+        w.fairshare
+    ));
 }

@@ -343,13 +343,6 @@ fn explain_slurm_backfill(
     }
 }
 
-/// Whether slurm.conf asks for `priority/multifactor`.
-fn is_multifactor(conf: &SlurmConf) -> bool {
-    conf.priority
-        .priority_type
-        .eq_ignore_ascii_case("priority/multifactor")
-}
-
 /// The slurm.conf settings Slurm uses that the simulation does not, as rows that say so;
 /// `multifactor`: the decay settings when its multifactor priority ranks the jobs.
 fn explain_unsimulated_slurm(
@@ -388,7 +381,7 @@ fn explain_unsimulated_slurm(
             d.half_life,
             d.calc_period
         )
-    } else if is_multifactor(conf) {
+    } else if conf.is_multifactor() {
         "not simulated: --formula ranks the jobs".to_string()
     } else {
         "not simulated: jobs are ordered by --formula, else first come, first served".to_string()
@@ -689,7 +682,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     }
     // slurm.conf's multifactor priority ranks unless a formula is given (flags win).
     let multifactor = match &slurm {
-        Some(conf) if is_multifactor(conf) && sources.is_empty() => {
+        Some(conf) if conf.is_multifactor() && sources.is_empty() => {
             let decay = DecaySettings::of(conf).map_err(Failure::invalid)?;
             let max_qos = args.qos.iter().map(|&(_, p)| p).max().unwrap_or(0);
             let m = Multifactor::from_conf(conf, max_qos);
@@ -716,7 +709,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
             );
             Some((m, decay))
         }
-        Some(conf) if is_multifactor(conf) => {
+        Some(conf) if conf.is_multifactor() => {
             note("--formula ranks the jobs: slurm.conf's multifactor priority is not simulated");
             None
         }
