@@ -160,6 +160,8 @@ pub enum Disagreement {
     JobOnUnknownNode { job: String, node: String },
     /// A node lists a job as running on it that is not among the running jobs.
     NodeListsJobNotRunning { node: String, job: String },
+    /// A node lists a running job that, by its own allocation, does not hold the node.
+    NodeListsJobElsewhere { node: String, job: String },
     /// A reservation holds a node the node list lacks.
     ReservationOnUnknownNode { reservation: String, node: String },
     /// A node has more of a resource assigned than available.
@@ -182,6 +184,9 @@ impl fmt::Display for Disagreement {
                 f,
                 "node `{node}` lists job {job}, which is not among the running jobs"
             ),
+            Disagreement::NodeListsJobElsewhere { node, job } => {
+                write!(f, "node `{node}` lists job {job}, which does not hold it")
+            }
             Disagreement::ReservationOnUnknownNode { reservation, node } => write!(
                 f,
                 "reservation {reservation} holds node `{node}`, which the node list lacks"
@@ -382,8 +387,8 @@ impl Snapshot {
     pub fn check(&self) -> Vec<Disagreement> {
         let nodes: std::collections::HashSet<&str> =
             self.nodes.iter().map(|n| n.name.as_str()).collect();
-        let running: std::collections::HashSet<&str> =
-            self.running.iter().map(|j| j.id.as_str()).collect();
+        let running: std::collections::HashMap<&str, &RunningJob> =
+            self.running.iter().map(|j| (j.id.as_str(), j)).collect();
         let mut out = Vec::new();
         for j in &self.running {
             for h in &j.held {
@@ -397,11 +402,19 @@ impl Snapshot {
         }
         for n in &self.nodes {
             for job in &n.jobs {
-                if !running.contains(job.as_str()) {
-                    out.push(Disagreement::NodeListsJobNotRunning {
+                match running.get(job.as_str()) {
+                    None => out.push(Disagreement::NodeListsJobNotRunning {
                         node: n.name.clone(),
                         job: job.clone(),
-                    });
+                    }),
+                    // A job whose allocation the capture does not give holds nodes unknown.
+                    Some(j) if !j.held.is_empty() && !j.held.iter().any(|h| h.node == n.name) => {
+                        out.push(Disagreement::NodeListsJobElsewhere {
+                            node: n.name.clone(),
+                            job: job.clone(),
+                        })
+                    }
+                    Some(_) => {}
                 }
             }
         }
@@ -545,9 +558,9 @@ mod tests {
     fn check_finds_each_disagreement() {
         let mut s = Snapshot::new(Scheduler::Slurm);
         let mut a = node("a", NodeState::Busy, [8, 0, 0], [9, 0, 0]);
-        a.jobs = vec!["1".into(), "7".into()];
+        a.jobs = vec!["1".into(), "7".into(), "2".into()];
         s.nodes = vec![a];
-        s.running = vec![job("1", 0, None, &["a", "zz"])];
+        s.running = vec![job("1", 0, None, &["a", "zz"]), job("2", 0, None, &["b"])];
         s.reservations = vec![Reservation {
             id: "R1".into(),
             name: None,
@@ -561,7 +574,9 @@ mod tests {
             found,
             [
                 "running job 1 is on node `zz`, which the node list lacks",
+                "running job 2 is on node `b`, which the node list lacks",
                 "node `a` lists job 7, which is not among the running jobs",
+                "node `a` lists job 2, which does not hold it",
                 "reservation R1 holds node `q`, which the node list lacks",
                 "node `a` has 9 ncpus assigned of 8 available",
             ]
