@@ -204,6 +204,32 @@ pub fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+/// The proleptic Gregorian date of a day count from 1970-01-01 (Howard Hinnant's
+/// `civil_from_days`, the inverse of [`days_from_civil`]): `(year, month, day)`.
+pub fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = if z >= 0 { z } else { z - 146_096 } / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(month <= 2), month, day)
+}
+
+/// Unix seconds as an ISO 8601 UTC time: `2025-12-01T10:00:00Z`.
+pub fn utc_text(t: i64) -> String {
+    let (days, secs) = (t.div_euclid(86_400), t.rem_euclid(86_400));
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -415,5 +441,21 @@ mod tests {
         assert_eq!(parse_ctime("Thu Jan  1 00:00:10 1970"), Some(10.0));
         assert_eq!(parse_ctime("Mon Nov 30 01:00:00 2026"), Some(1796000400.0));
         assert_eq!(parse_ctime("yesterday"), None);
+    }
+
+    #[test]
+    fn utc_texts_invert_days_from_civil() {
+        assert_eq!(utc_text(0), "1970-01-01T00:00:00Z");
+        assert_eq!(utc_text(1_764_583_200), "2025-12-01T10:00:00Z");
+        assert_eq!(utc_text(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(utc_text(-1), "1969-12-31T23:59:59Z");
+        for days in [-800_000, -1, 0, 59, 60, 11_016, 20_000, 2_932_896] {
+            let (y, m, d) = civil_from_days(days);
+            assert_eq!(days_from_civil(y, m, d), days);
+        }
+        assert_eq!(
+            parse_ctime("Mon Dec  1 10:00:00 2025"),
+            Some(1_764_583_200.0)
+        );
     }
 }

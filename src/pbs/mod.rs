@@ -4,12 +4,14 @@
 //! (`resource_group`, `usage`, `holidays`). [`PbsSite`] holds them and turns them into the
 //! settings a simulation or a ranking uses, each with where it came from ([`Origin`]). PBS's
 //! fairshare usage in simulated time ([`share`]: the tree of `crate::fairshare::pbs` with
-//! usage accrued and decayed as a simulation runs).
+//! usage accrued and decayed as a simulation runs). A site's state at one instant from
+//! `pbsnodes`, `qstat` and `pbs_rstat` outputs ([`snapshot`]).
 
 pub mod order;
 pub mod qmgr;
 pub mod sched_config;
 pub mod share;
+pub mod snapshot;
 
 pub use qmgr::{Qmgr, QmgrError, parse_qmgr};
 pub use sched_config::{SchedConfig, parse_sched_config};

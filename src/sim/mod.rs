@@ -13,7 +13,8 @@
 //! - [`replay`]: `--verify` and reconciliation;
 //! - [`metrics`], [`plot`]: SPEC §5.5 metrics and SVG plots; [`fidelity`]: a run against the
 //!   trace's recorded schedule;
-//! - [`run`]: one-call helpers that tie them together.
+//! - [`run`]: one-call helpers that tie them together;
+//! - [`snapshot`]: a site's state at one instant from a folder of any scheduler's captures.
 //!
 //! Architecture invariant: same jobs + same settings + same formula ⇒ the same rounds and a
 //! byte-identical recording.
@@ -32,6 +33,7 @@ pub mod run;
 pub mod scheduler;
 pub mod settings;
 pub mod setup;
+pub mod snapshot;
 
 /// Each scheduler's model in simulated time lives in its folder; here under the names the
 /// simulator's users know.

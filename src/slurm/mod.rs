@@ -9,9 +9,12 @@
 //! - [`jobs`]: `squeue --json` and job-file fields as multifactor inputs; factor columns.
 //! - [`share`]: the association tree's usage and each job's multifactor priority in
 //!   simulated time.
+//! - [`snapshot`]: the site's state at one instant from `squeue`, `scontrol show nodes` and
+//!   `scontrol show reservation` JSON (openapi/v0.0.38 and data_parser/v0.0.40+).
 
 pub mod assoc;
 pub mod conf;
 pub mod jobs;
 pub mod multifactor;
 pub mod share;
+pub mod snapshot;

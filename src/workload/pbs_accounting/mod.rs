@@ -61,7 +61,9 @@ mod request;
 use job::Selects;
 pub use job::{ArrayRole, Fate, PbsJob, Where};
 pub use request::select_request;
-pub use request::{Chunk, HostCores, NodeSpec, PlaceSpec, each_exec_host, each_exec_vnode};
+pub use request::{
+    Chunk, HostCores, NodeSpec, PlaceSpec, each_exec_host, each_exec_vnode, each_exec_vnode_piece,
+};
 pub use request::{parse_exec_host, parse_exec_vnode, parse_nodes, parse_place, parse_select};
 
 pub(crate) use record::looks_like_record;

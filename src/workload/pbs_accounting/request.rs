@@ -252,7 +252,27 @@ pub fn parse_exec_vnode(s: &str) -> Result<Vec<HostCores>, String> {
 
 /// [`parse_exec_vnode`]'s pieces one by one (host, cores), a host possibly more than once.
 pub fn each_exec_vnode(s: &str, mut held: impl FnMut(&str, u32)) -> Result<(), String> {
+    each_exec_vnode_piece(s, |vnode, resources| {
+        let mut cores = 0;
+        for &(r, v) in resources {
+            if r == "ncpus" {
+                cores = whole(v, "ncpus")?;
+            }
+        }
+        held(host_of(vnode), cores);
+        Ok(())
+    })
+}
+
+/// `exec_vnode`'s (or a reservation's `resv_nodes`') pieces one by one: the vnode as written
+/// (`host[2]` stays itself) and its `resource=value` pairs in their written order, a vnode
+/// possibly more than once. `piece` may refuse a value; its error is the walk's.
+pub fn each_exec_vnode_piece(
+    s: &str,
+    mut piece: impl FnMut(&str, &[(&str, &str)]) -> Result<(), String>,
+) -> Result<(), String> {
     let mut rest = s;
+    let mut resources = Vec::new();
     while !rest.is_empty() {
         let inner = rest.strip_prefix('(').and_then(|r| {
             find_byte(r.as_bytes(), b')').map(|close| (&r[..close], &r[close + 1..]))
@@ -260,19 +280,17 @@ pub fn each_exec_vnode(s: &str, mut held: impl FnMut(&str, u32)) -> Result<(), S
         let Some((chunk, after)) = inner else {
             return Err(format!("`{rest}` is not a `(vnode:resource=value)` chunk"));
         };
-        for piece in split_on(chunk, b'+') {
-            let mut it = split_on(piece, b':');
+        for part in split_on(chunk, b'+') {
+            let mut it = split_on(part, b':');
             let vnode = it.next().unwrap_or_default();
             if vnode.is_empty() {
                 return Err(format!("`({chunk})` has a piece without a vnode"));
             }
-            let mut cores = 0;
-            for r in it {
-                if let Some(n) = r.strip_prefix("ncpus=") {
-                    cores = whole(n, "ncpus")?;
-                }
-            }
-            held(host_of(vnode), cores);
+            resources.clear();
+            // A part without `=` is passed with an empty value, for the caller to judge
+            // (the accounting reader has always passed over it).
+            resources.extend(it.map(|r| r.split_once('=').unwrap_or((r, ""))));
+            piece(vnode, &resources)?;
         }
         rest = match after.strip_prefix('+') {
             Some(r) if !r.is_empty() => r,
@@ -502,5 +520,30 @@ mod tests {
         );
         assert!(parse_exec_host("c1").is_err());
         assert!(parse_exec_host("c1/3-1").is_err());
+    }
+
+    #[test]
+    fn exec_vnode_pieces_keep_the_vnode_and_every_resource() {
+        // doc/man1/pbs_job_attributes.7B, exec_vnode: `(vnode:res=value...)+...`, a chunk
+        // over several vnodes `(a:..+b:..)`; a reservation's resv_nodes has the same form.
+        let mut seen = Vec::new();
+        each_exec_vnode_piece(
+            "(n1[0]:ncpus=2:mem=1gb+n1[1]:ncpus=2)+(n2:ngpus=1)",
+            |vn, res| {
+                seen.push(format!("{vn} {res:?}"));
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            seen,
+            [
+                r#"n1[0] [("ncpus", "2"), ("mem", "1gb")]"#,
+                r#"n1[1] [("ncpus", "2")]"#,
+                r#"n2 [("ngpus", "1")]"#
+            ]
+        );
+        let refused = each_exec_vnode_piece("(n1:ncpus=x)", |_, _| Err("no".into()));
+        assert_eq!(refused, Err("no".to_string()));
     }
 }

@@ -29,6 +29,7 @@ mod schedule_args;
 mod sim;
 mod site_args;
 mod slurm_args;
+mod snapshot;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -62,6 +63,8 @@ pub enum Command {
     Sim(sim::Args),
     /// Replay a recording: verify it or reconcile another formula against it.
     Replay(replay::Args),
+    /// Say what a snapshot of a site holds: nodes, running jobs, reservations, what is missing.
+    Snapshot(snapshot::Args),
     /// Print a slurm.conf's multifactor priority as a formula (Slurm catalog) and check it.
     SlurmFormula(priority_formula::SlurmArgs),
     /// Print flux-accounting's mf_priority priority as a formula (flux catalog) and check it.
@@ -79,6 +82,7 @@ impl Command {
             Command::Limits(_) => "limits",
             Command::Sim(_) => "sim",
             Command::Replay(_) => "replay",
+            Command::Snapshot(_) => "snapshot",
             Command::SlurmFormula(_) => "slurm-formula",
             Command::FluxFormula(_) => "flux-formula",
         }
@@ -99,6 +103,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Limits(a) => limits::run(a, out),
         Command::Sim(a) => sim::run(a, out),
         Command::Replay(a) => replay::run(a, out),
+        Command::Snapshot(a) => snapshot::run(a, out),
         Command::SlurmFormula(a) => priority_formula::run_slurm(a, out),
         Command::FluxFormula(a) => priority_formula::run_flux(a, out),
     };

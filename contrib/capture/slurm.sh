@@ -1,0 +1,49 @@
+#!/bin/sh
+# Capture a Slurm site's state at this instant into a snapshot folder that
+# `jobsort snapshot` (and every jobsort reader of snapshots) reads. Read-only: squeue and
+# scontrol show only query slurmctld; no root is needed (PrivateData in slurm.conf may hide
+# other users' jobs or reservations from a plain user: capture as an operator then).
+#
+#   contrib/capture/slurm.sh DIR
+#
+# Files (contrib/capture/README.md says what each gives):
+#   squeue.json        squeue --all --json
+#   nodes.json         scontrol show nodes --json
+#   reservations.json  scontrol show reservation --json
+#   slurm.conf         a copy of the controller's slurm.conf (SLURM_CONF of scontrol show config)
+# A command that fails leaves no file (never a partial one); jobsort then says what the
+# snapshot lacks.
+set -u
+out=${1:?usage: slurm.sh DIR}
+mkdir -p "$out" || exit 1
+
+status=0
+capture() { # capture FILE COMMAND...
+  file=$1
+  shift
+  if "$@" >"$out/$file.part" 2>"$out/$file.err"; then
+    mv "$out/$file.part" "$out/$file"
+    rm -f "$out/$file.err"
+  else
+    echo "slurm.sh: note: '$*' failed; $file left out: $(cat "$out/$file.err")" >&2
+    rm -f "$out/$file.part" "$out/$file.err"
+    status=1
+  fi
+}
+
+# Nodes first, then jobs: a job that starts between the two is then on nodes already listed.
+capture nodes.json scontrol show nodes --json
+capture squeue.json squeue --all --json
+capture reservations.json scontrol show reservation --json
+
+conf=$(scontrol show config 2>/dev/null | sed -n 's/^SLURM_CONF *= *//p' | head -n 1)
+conf=${conf:-${SLURM_CONF:-/etc/slurm/slurm.conf}}
+if [ -r "$conf" ]; then
+  cp "$conf" "$out/slurm.conf" || status=1
+  if grep -qi '^[[:space:]]*include' "$out/slurm.conf"; then
+    echo "slurm.sh: note: slurm.conf has Include lines; copy the files they name next to it" >&2
+  fi
+else
+  echo "slurm.sh: note: $conf is not readable here; slurm.conf left out" >&2
+fi
+exit $status

@@ -1,0 +1,678 @@
+//! A Slurm site's state at one instant from its commands' outputs, a folder of:
+//!
+//! | file | made by | gives |
+//! |---|---|---|
+//! | `squeue.json` | `squeue --all --json` | every job: `job_state`; the running ones' `start_time`, `time_limit`, `nodes`, `tres_alloc_str`, user, group, account, partition |
+//! | `nodes.json` | `scontrol show nodes --json` | each node: `state` (and `state_flags`), `cpus`, `real_memory`, `alloc_cpus`, `alloc_memory`, `tres`, `tres_used` |
+//! | `reservations.json` | `scontrol show reservation --json` | reservations: `name`, `start_time`, `end_time`, `node_list` |
+//! | `slurm.conf` | a copy of the site's slurm.conf | the configuration ([`super::conf::SlurmConf`]) |
+//!
+//! Two shapes are read. Slurm 22.05's `openapi/v0.0.38` (`src/plugins/openapi/v0.0.38/`:
+//! `jobs.c: dump_job_info`, `nodes.c: _dump_node`, `reservations.c: _dump_res`) writes plain
+//! numbers, `null` for an unset or infinite one, a node's `state` as one lower-case word
+//! (`node_state_base_string`) with its flags in `state_flags`, and a job's `job_state` as one
+//! word. The `data_parser/v0.0.40` and later plugins (Slurm 23.11 on; `slurmrestd(8)`'s
+//! examples) write many numbers as `{"set": true, "infinite": false, "number": N}`, a
+//! node's `state` and a job's `job_state` as lists of upper-case words (base state first,
+//! then flags), and give the capture's `last_update`. Every such number object is first
+//! made the plain number it stands for (`null` when unset or infinite), so both shapes are
+//! then read alike; jobs go through [`super::jobs::parse_squeue_json`], the one `squeue
+//! --json` reader, and only what it does not keep (state, start, nodes, allocation, group)
+//! is read here. A field of a shape neither plugin writes is an error that names the
+//! plugin the file says it came from (`meta.plugin`).
+//!
+//! Sizes: memory is in MB (`real_memory`, `alloc_memory`, `mem=` of a TRES string) and
+//! becomes KB; `gres/gpu` becomes `ngpus`, another `gres/NAME` the resource `NAME`.
+
+use super::conf::SlurmConf;
+use super::jobs::{SqueueJobs, parse_squeue_json, parse_tres_str};
+use crate::input::hostlist::expand_hostlist;
+use crate::model::snapshot::{
+    Held, Node, NodeState, Reservation, RunningJob, Scheduler, Snapshot, SnapshotError,
+};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// `squeue --all --json`.
+pub const SQUEUE: &str = "squeue.json";
+/// `scontrol show nodes --json`.
+pub const NODES: &str = "nodes.json";
+/// `scontrol show reservation --json`.
+pub const RESERVATIONS: &str = "reservations.json";
+/// A copy of slurm.conf.
+pub const SLURM_CONF: &str = "slurm.conf";
+
+/// The files of a Slurm snapshot, in the order they are read.
+pub const FILES: [&str; 4] = [NODES, SQUEUE, RESERVATIONS, SLURM_CONF];
+
+/// A Slurm snapshot: the state, and slurm.conf when the folder holds it.
+#[derive(Debug, Clone)]
+pub struct SlurmSnapshot {
+    pub snapshot: Snapshot,
+    pub conf: Option<SlurmConf>,
+}
+
+fn read_text(path: &Path) -> Result<Option<String>, SnapshotError> {
+    if !path.is_file() {
+        return Ok(None);
+    }
+    std::fs::read_to_string(path)
+        .map(Some)
+        .map_err(|e| SnapshotError::new(&path.display().to_string(), None, e.to_string()))
+}
+
+/// Read a Slurm snapshot folder (module docs). A missing file is a missing part of the
+/// snapshot; a folder with neither `nodes.json` nor `squeue.json` is an error.
+pub fn read_slurm_snapshot(dir: &Path) -> Result<SlurmSnapshot, SnapshotError> {
+    let mut snap = Snapshot::new(Scheduler::Slurm);
+    let name = |f: &str| dir.join(f).display().to_string();
+    let nodes = read_text(&dir.join(NODES))?;
+    let jobs = read_text(&dir.join(SQUEUE))?;
+    if nodes.is_none() && jobs.is_none() {
+        return Err(SnapshotError::new(
+            &dir.display().to_string(),
+            None,
+            format!("not a Slurm snapshot: neither {NODES} nor {SQUEUE} is there"),
+        ));
+    }
+    match &nodes {
+        Some(text) => parse_nodes(text, &name(NODES), &mut snap)?,
+        None => snap.lacks(
+            format!("{NODES} (scontrol show nodes --json)"),
+            "no node list: nodes, their resources and states are unknown, and running jobs' \
+             nodes cannot be checked",
+        ),
+    }
+    match &jobs {
+        Some(text) => parse_squeue(text, &name(SQUEUE), &mut snap)?,
+        None => snap.lacks(
+            format!("{SQUEUE} (squeue --all --json)"),
+            "no jobs: running jobs and their planned ends are unknown (nodes' allocated CPUs \
+             still say what is busy), and no job is known to be waiting",
+        ),
+    }
+    match read_text(&dir.join(RESERVATIONS))? {
+        Some(text) => parse_reservations(&text, &name(RESERVATIONS), &mut snap)?,
+        None => snap.lacks(
+            format!("{RESERVATIONS} (scontrol show reservation --json)"),
+            "reservations unknown: no node is known to be held for a future window",
+        ),
+    }
+    let conf_path = dir.join(SLURM_CONF);
+    let conf = if conf_path.is_file() {
+        Some(SlurmConf::load(&conf_path).map_err(|e| {
+            SnapshotError::new(&conf_path.display().to_string(), None, e.to_string())
+        })?)
+    } else {
+        snap.lacks(
+            format!("{SLURM_CONF} (a copy of the site's slurm.conf)"),
+            "the configuration (priority weights, partitions, scheduler) is Slurm's defaults",
+        );
+        None
+    };
+    if snap.taken_at.is_none() {
+        snap.lacks(
+            "capture time",
+            "no file gives it (openapi/v0.0.38 writes no `last_update`): the instant of the \
+             snapshot must be given",
+        );
+    }
+    snap.finish();
+    Ok(SlurmSnapshot {
+        snapshot: snap,
+        conf,
+    })
+}
+
+/// Each `{"set": .., "infinite": .., "number": N}` of the data_parser plugins made the
+/// plain number it stands for: `N` when set and finite, else `null` (as openapi/v0.0.38
+/// writes an unset or infinite number).
+pub fn plain_numbers(v: Value) -> Value {
+    match v {
+        Value::Object(o) => {
+            let is_number_object = o.contains_key("number")
+                && o.contains_key("set")
+                && o.keys()
+                    .all(|k| matches!(k.as_str(), "set" | "infinite" | "number"));
+            if is_number_object {
+                let set = o.get("set").and_then(Value::as_bool).unwrap_or(true);
+                let infinite = o.get("infinite").and_then(Value::as_bool).unwrap_or(false);
+                if set && !infinite {
+                    o.get("number").cloned().unwrap_or(Value::Null)
+                } else {
+                    Value::Null
+                }
+            } else {
+                Value::Object(o.into_iter().map(|(k, v)| (k, plain_numbers(v))).collect())
+            }
+        }
+        Value::Array(a) => Value::Array(a.into_iter().map(plain_numbers).collect()),
+        other => other,
+    }
+}
+
+/// Which plugin wrote a document, as its `meta` says (`openapi/v0.0.38`,
+/// `data_parser/v0.0.40`), with the Slurm release when given.
+fn plugin(doc: &Value) -> String {
+    let meta = doc.get("meta");
+    let p = meta.and_then(|m| m.get("plugin"));
+    let of = |k: &str| {
+        p.and_then(|p| p.get(k))
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+    };
+    let mut name = of("data_parser")
+        .or(of("type"))
+        .unwrap_or("an unnamed plugin")
+        .to_string();
+    if let Some(r) = meta
+        .and_then(|m| m.get("Slurm"))
+        .and_then(|s| s.get("release"))
+        .and_then(Value::as_str)
+    {
+        name.push_str(&format!(", Slurm {r}"));
+    }
+    name
+}
+
+fn parse_doc(text: &str, file: &str) -> Result<Value, SnapshotError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let doc: Value = serde_json::from_str(text).map_err(|e| {
+        SnapshotError::at_line(
+            file,
+            e.line(),
+            format!("invalid JSON (column {}): {e}", e.column()),
+        )
+    })?;
+    Ok(plain_numbers(doc))
+}
+
+fn unrecognised(file: &str, path: String, what: &str, doc: &Value) -> SnapshotError {
+    SnapshotError::at_path(
+        file,
+        path,
+        format!(
+            "{what}: a shape neither openapi/v0.0.38 nor data_parser/v0.0.40+ writes (this \
+             file says it is from {})",
+            plugin(doc)
+        ),
+    )
+}
+
+/// Words of a state: a string (`"idle"`, `"MIXED+DRAIN"`) or a list of strings, upper-cased.
+fn state_words(v: &Value) -> Option<Vec<String>> {
+    match v {
+        Value::String(s) => Some(
+            s.split(['+', ',', ' '])
+                .filter(|w| !w.is_empty())
+                .map(|w| w.to_ascii_uppercase())
+                .collect(),
+        ),
+        Value::Array(a) => a
+            .iter()
+            .map(|w| w.as_str().map(|s| s.to_ascii_uppercase()))
+            .collect(),
+        _ => None,
+    }
+}
+
+/// A Slurm node state (base state and flags, `slurm.h`'s `NODE_STATE_*`, as
+/// `node_state_base_string`/`node_state_flag_string_single` name them) as a [`NodeState`].
+fn node_state(words: &[String]) -> Result<NodeState, String> {
+    let Some(base) = words.first() else {
+        return Err("no state".into());
+    };
+    let mut state = match base.as_str() {
+        "IDLE" => NodeState::Free,
+        "ALLOCATED" | "MIXED" => NodeState::Busy,
+        "DOWN" | "ERROR" | "UNKNOWN" => NodeState::Down,
+        // Not yet in service.
+        "FUTURE" => NodeState::Offline,
+        other => {
+            return Err(format!(
+                "`{other}` is no Slurm node base state (IDLE, ALLOCATED, MIXED, DOWN, ERROR, \
+                 FUTURE, UNKNOWN)"
+            ));
+        }
+    };
+    for flag in &words[1..] {
+        let s = match flag.as_str() {
+            "DRAIN" | "DRAINING" | "DRAINED" => NodeState::Offline,
+            "FAIL" | "FAILING" | "NOT_RESPONDING" => NodeState::Down,
+            "RESERVED" | "MAINTENANCE" | "MAINT" => NodeState::Reserved,
+            // COMPLETING, CLOUD, POWERED_DOWN (Slurm powers it up for a job), REBOOT_*,
+            // PLANNED, DYNAMIC_*...: the node still takes jobs.
+            _ => continue,
+        };
+        state = state.max(s);
+    }
+    Ok(state)
+}
+
+/// Add a TRES string's GRES counts (`gres/gpu=2`; typed `gres/gpu:a100=2` is part of the
+/// untyped count and skipped) to `out`.
+fn add_gres(snap: &mut Snapshot, tres: &str, out: &mut Vec<u64>) -> Result<(), String> {
+    for (name, count) in parse_tres_str(tres)? {
+        if let Some(g) = name.strip_prefix("gres/")
+            && !g.contains(':')
+        {
+            let r = if g == "gpu" { "ngpus" } else { g };
+            let i = snap.resource(r);
+            Snapshot::set(out, i, count);
+        }
+    }
+    Ok(())
+}
+
+/// Read `scontrol show nodes --json` into `snap`'s nodes.
+pub fn parse_nodes(text: &str, file: &str, snap: &mut Snapshot) -> Result<(), SnapshotError> {
+    let doc = parse_doc(text, file)?;
+    if let Some(t) = doc.get("last_update").and_then(Value::as_i64) {
+        snap.taken_at.get_or_insert(t);
+    }
+    let nodes = doc.get("nodes").and_then(Value::as_array).ok_or_else(|| {
+        SnapshotError::at_path(
+            file,
+            "$",
+            "no `nodes` array (expected `scontrol show nodes --json` output; `sinfo --json` \
+             is not read)",
+        )
+    })?;
+    for (i, n) in nodes.iter().enumerate() {
+        let at = format!("$.nodes[{i}]");
+        let field = |k: &str| n.get(k).filter(|v| !v.is_null());
+        let name = field("name")
+            .and_then(Value::as_str)
+            .ok_or_else(|| SnapshotError::at_path(file, format!("{at}.name"), "missing"))?
+            .to_string();
+        let count = |k: &str| -> Result<u64, SnapshotError> {
+            match field(k) {
+                None => Ok(0),
+                Some(v) => v
+                    .as_u64()
+                    .ok_or_else(|| unrecognised(file, format!("{at}.{k}"), "not a count", &doc)),
+            }
+        };
+        let mut available = snap.zeros();
+        let mut assigned = snap.zeros();
+        available[0] = count("cpus")?;
+        available[1] = count("real_memory")? * 1024;
+        assigned[0] = count("alloc_cpus")?;
+        assigned[1] = count("alloc_memory")? * 1024;
+        for (key, out) in [("tres", &mut available), ("tres_used", &mut assigned)] {
+            if let Some(t) = field(key).and_then(Value::as_str) {
+                add_gres(snap, t, out)
+                    .map_err(|m| SnapshotError::at_path(file, format!("{at}.{key}"), m))?;
+            }
+        }
+        let mut words = field("state")
+            .and_then(state_words)
+            .ok_or_else(|| unrecognised(file, format!("{at}.state"), "not a node state", &doc))?;
+        if let Some(flags) = field("state_flags").and_then(state_words) {
+            words.extend(flags);
+        }
+        let state = node_state(&words)
+            .map_err(|m| SnapshotError::at_path(file, format!("{at}.state"), m))?;
+        snap.nodes.push(Node {
+            name,
+            state,
+            state_text: words.join("+"),
+            available,
+            assigned,
+            jobs: Vec::new(),
+        });
+    }
+    Ok(())
+}
+
+/// Read `squeue --json` into `snap`: running jobs (`RUNNING`, `CONFIGURING`) with their
+/// nodes and allocation, pending ones by id, the others by id and state.
+pub fn parse_squeue(text: &str, file: &str, snap: &mut Snapshot) -> Result<(), SnapshotError> {
+    let doc = parse_doc(text, file)?;
+    if let Some(t) = doc.get("last_update").and_then(Value::as_i64) {
+        snap.taken_at = Some(t);
+    }
+    // The one squeue reader, on the plain-number form of the document.
+    let rows = parse_squeue_json(&doc.to_string(), file, &BTreeMap::new(), SqueueJobs::All)
+        .map_err(|e| {
+            // Its messages start with the job's path (`jobs[3].cpus: ...`).
+            let m = format!("{} ({})", e.message, plugin(&doc));
+            match m.split_once(": ").filter(|(p, _)| p.starts_with("jobs[")) {
+                Some((path, rest)) => SnapshotError::at_path(file, format!("$.{path}"), rest),
+                None => SnapshotError::new(file, None, m),
+            }
+        })?
+        .jobs;
+    let jobs = doc
+        .get("jobs")
+        .and_then(Value::as_array)
+        .map_or(&[][..], |a| a);
+    for (i, (row, j)) in rows.into_iter().zip(jobs).enumerate() {
+        let at = format!("$.jobs[{i}]");
+        let field = |k: &str| j.get(k).filter(|v| !v.is_null());
+        let words = field("job_state").and_then(state_words).ok_or_else(|| {
+            unrecognised(file, format!("{at}.job_state"), "not a job state", &doc)
+        })?;
+        let base = words.first().map_or("", String::as_str);
+        match base {
+            "PENDING" => snap.pending.push(row.id),
+            "RUNNING" | "CONFIGURING" => {
+                let start = field("start_time").and_then(Value::as_i64).ok_or_else(|| {
+                    SnapshotError::at_path(file, format!("{at}.start_time"), "missing")
+                })?;
+                let held = match field("nodes").and_then(Value::as_str) {
+                    Some(list) if !list.is_empty() => expand_hostlist(list)
+                        .map_err(|m| SnapshotError::at_path(file, format!("{at}.nodes"), m))?
+                        .into_iter()
+                        .map(|node| Held {
+                            node,
+                            amounts: Vec::new(),
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                let mut total = snap.zeros();
+                if let Some(t) = field("tres_alloc_str").and_then(Value::as_str) {
+                    let bad =
+                        |m: String| SnapshotError::at_path(file, format!("{at}.tres_alloc_str"), m);
+                    for (name, count) in parse_tres_str(t).map_err(bad)? {
+                        match name.as_str() {
+                            "cpu" => total[0] = count,
+                            "mem" => total[1] = count * 1024,
+                            _ => {}
+                        }
+                    }
+                    add_gres(snap, t, &mut total).map_err(bad)?;
+                } else if let Some(c) = row.values.get("ncpus") {
+                    total[0] = *c as u64;
+                }
+                snap.running.push(RunningJob {
+                    id: row.id,
+                    user: row.user,
+                    group: field("group_name")
+                        .and_then(Value::as_str)
+                        .map(str::to_string),
+                    account: row.account,
+                    queue: row.queue,
+                    start,
+                    // Minutes; none for a job without a limit (`null`: INFINITE).
+                    walltime: row.values.get("time_limit").map(|m| *m as i64 * 60),
+                    held,
+                    total,
+                });
+            }
+            _ => snap.other_jobs.push((row.id, words.join(","))),
+        }
+    }
+    Ok(())
+}
+
+/// Read `scontrol show reservation --json` into `snap`'s reservations.
+pub fn parse_reservations(
+    text: &str,
+    file: &str,
+    snap: &mut Snapshot,
+) -> Result<(), SnapshotError> {
+    let doc = parse_doc(text, file)?;
+    let list = doc
+        .get("reservations")
+        .and_then(Value::as_array)
+        .ok_or_else(|| {
+            SnapshotError::at_path(
+                file,
+                "$",
+                "no `reservations` array (expected `scontrol show reservation --json` output)",
+            )
+        })?;
+    for (i, r) in list.iter().enumerate() {
+        let at = format!("$.reservations[{i}]");
+        let field = |k: &str| r.get(k).filter(|v| !v.is_null());
+        let name = field("name")
+            .and_then(Value::as_str)
+            .ok_or_else(|| SnapshotError::at_path(file, format!("{at}.name"), "missing"))?;
+        let time = |k: &str| {
+            field(k)
+                .and_then(Value::as_i64)
+                .ok_or_else(|| SnapshotError::at_path(file, format!("{at}.{k}"), "missing"))
+        };
+        let nodes = match field("node_list").and_then(Value::as_str) {
+            Some(l) if !l.is_empty() => expand_hostlist(l)
+                .map_err(|m| SnapshotError::at_path(file, format!("{at}.node_list"), m))?,
+            _ => Vec::new(),
+        };
+        snap.reservations.push(Reservation {
+            id: name.to_string(),
+            name: Some(name.to_string()),
+            start: time("start_time")?,
+            end: time("end_time")?,
+            nodes,
+            state: None,
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Built from the documented formats (the Slurm e2e's live controller is not reachable
+    // from unit tests): Slurm 22.05's openapi/v0.0.38, src/plugins/openapi/v0.0.38/nodes.c
+    // `_dump_node` (state a lower-case base word, state_flags a list, alloc_cpus and
+    // alloc_memory, tres and tres_used), jobs.c `dump_job_info` (job_state a word,
+    // start_time and time_limit plain, time_limit null when INFINITE, nodes a host list,
+    // tres_alloc_str), reservations.c `_dump_res`.
+    const NODES_38: &str = r#"{"meta":{"plugin":{"type":"openapi/v0.0.38","name":"REST v0.0.38"}},
+"nodes":[
+ {"name":"c1","state":"mixed","state_flags":[],"cpus":32,"real_memory":128000,"alloc_cpus":8,
+  "alloc_memory":16000,"idle_cpus":24,"tres":"cpu=32,mem=125G,billing=32,gres/gpu=4",
+  "tres_used":"cpu=8,mem=16000M,gres/gpu=1","gres":"gpu:4","gres_used":"gpu:1(IDX:0)"},
+ {"name":"c2","state":"idle","state_flags":["DRAIN"],"cpus":32,"real_memory":128000,
+  "alloc_cpus":0,"alloc_memory":0,"tres":"cpu=32,mem=125G,billing=32","tres_used":null},
+ {"name":"c3","state":"idle","state_flags":["RESERVED"],"cpus":32,"real_memory":128000,
+  "alloc_cpus":0,"alloc_memory":0,"tres":"cpu=32,mem=125G,billing=32","tres_used":null},
+ {"name":"c4","state":"down","state_flags":["NOT_RESPONDING"],"cpus":32,"real_memory":128000,
+  "alloc_cpus":0,"alloc_memory":0,"tres":"cpu=32,mem=125G,billing=32","tres_used":null}
+]}"#;
+
+    const SQUEUE_38: &str = r#"{"meta":{"plugin":{"type":"openapi/v0.0.38"}},
+"jobs":[
+ {"job_id":11,"job_state":"RUNNING","user_name":"ann","account":"phys","partition":"batch",
+  "group_id":100,"start_time":1764583200,"time_limit":120,"nodes":"c1","node_count":1,
+  "cpus":8,"tres_alloc_str":"cpu=8,mem=16000M,node=1,billing=8,gres/gpu=1"},
+ {"job_id":12,"job_state":"PENDING","user_name":"bob","partition":"batch","time_limit":null,
+  "cpus":64,"node_count":2,"start_time":0},
+ {"job_id":13,"job_state":"SUSPENDED","user_name":"cid","cpus":1}
+]}"#;
+
+    const RESV_38: &str = r#"{"meta":{"plugin":{"type":"openapi/v0.0.38"}},
+"reservations":[{"name":"maint","flags":["MAINT","SPEC_NODES"],"node_list":"c[3-4]",
+ "node_count":2,"start_time":1764590400,"end_time":1764604800,"users":"root"}]}"#;
+
+    // The same site as data_parser/v0.0.40+ writes it (slurmrestd(8)'s examples: state a
+    // list, numbers as {"set","infinite","number"}, last_update).
+    const NODES_40: &str = r#"{"meta":{"plugin":{"type":"","data_parser":"data_parser/v0.0.40"},
+ "Slurm":{"release":"23.11.4"}},
+"last_update":{"set":true,"infinite":false,"number":1764590400},
+"nodes":[
+ {"name":"c1","state":["MIXED"],"cpus":32,"real_memory":128000,"alloc_cpus":8,
+  "alloc_memory":16000,"alloc_idle_cpus":24,"tres":"cpu=32,mem=125G,billing=32,gres/gpu=4",
+  "tres_used":"cpu=8,mem=16000M,gres/gpu=1"},
+ {"name":"c2","state":["IDLE","DRAIN"],"cpus":32,"real_memory":128000,"alloc_cpus":0,
+  "alloc_memory":0,"tres":"cpu=32,mem=125G,billing=32","tres_used":""},
+ {"name":"c3","state":["IDLE","RESERVED"],"cpus":32,"real_memory":128000,"alloc_cpus":0,
+  "alloc_memory":0,"tres":"cpu=32,mem=125G,billing=32","tres_used":""},
+ {"name":"c4","state":["DOWN","NOT_RESPONDING"],"cpus":32,"real_memory":128000,
+  "alloc_cpus":0,"alloc_memory":0,"tres":"cpu=32,mem=125G,billing=32","tres_used":""}
+]}"#;
+
+    const SQUEUE_40: &str = r#"{"meta":{"plugin":{"data_parser":"data_parser/v0.0.40"}},
+"last_update":{"set":true,"infinite":false,"number":1764590400},
+"jobs":[
+ {"job_id":11,"job_state":["RUNNING"],"user_name":"ann","account":"phys","partition":"batch",
+  "group_name":"physics","start_time":{"set":true,"infinite":false,"number":1764583200},
+  "time_limit":{"set":true,"infinite":false,"number":120},"nodes":"c1",
+  "node_count":{"set":true,"infinite":false,"number":1},
+  "cpus":{"set":true,"infinite":false,"number":8},
+  "tres_alloc_str":"cpu=8,mem=16000M,node=1,billing=8,gres/gpu=1"},
+ {"job_id":12,"job_state":["PENDING"],"user_name":"bob","partition":"batch",
+  "time_limit":{"set":false,"infinite":true,"number":0},
+  "cpus":{"set":true,"infinite":false,"number":64},
+  "start_time":{"set":true,"infinite":false,"number":0}},
+ {"job_id":13,"job_state":["SUSPENDED"],"user_name":"cid",
+  "cpus":{"set":true,"infinite":false,"number":1}}
+]}"#;
+
+    const RESV_40: &str = r#"{"meta":{"plugin":{"data_parser":"data_parser/v0.0.40"}},
+"reservations":[{"name":"maint","flags":["MAINT","SPEC_NODES"],"node_list":"c[3-4]",
+ "node_count":2,"start_time":{"set":true,"infinite":false,"number":1764590400},
+ "end_time":{"set":true,"infinite":false,"number":1764604800},"users":"root"}]}"#;
+
+    fn dir(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let d = tempfile::tempdir().unwrap();
+        for (n, t) in files {
+            std::fs::write(d.path().join(n), t).unwrap();
+        }
+        d
+    }
+
+    #[test]
+    fn both_shapes_read_to_the_same_snapshot() {
+        let old = dir(&[
+            (NODES, NODES_38),
+            (SQUEUE, SQUEUE_38),
+            (RESERVATIONS, RESV_38),
+        ]);
+        let new = dir(&[
+            (NODES, NODES_40),
+            (SQUEUE, SQUEUE_40),
+            (RESERVATIONS, RESV_40),
+        ]);
+        let a = read_slurm_snapshot(old.path()).unwrap().snapshot;
+        let b = read_slurm_snapshot(new.path()).unwrap().snapshot;
+        for s in [&a, &b] {
+            let states: Vec<NodeState> = s.nodes.iter().map(|n| n.state).collect();
+            assert_eq!(
+                states,
+                [
+                    NodeState::Busy,
+                    NodeState::Offline,
+                    NodeState::Reserved,
+                    NodeState::Down
+                ]
+            );
+            let c1 = &s.nodes[0];
+            assert_eq!(c1.available[..3], [32, 128_000 * 1024, 4]);
+            assert_eq!(c1.assigned[..3], [8, 16_000 * 1024, 1]);
+            let j = &s.running[0];
+            assert_eq!((j.id.as_str(), j.user.as_deref()), ("11", Some("ann")));
+            assert_eq!(j.queue.as_deref(), Some("batch"));
+            assert_eq!(j.planned_end(), Some(1_764_583_200 + 120 * 60));
+            assert_eq!(j.held[0].node, "c1");
+            assert_eq!(j.total[..3], [8, 16_000 * 1024, 1]);
+            assert_eq!(s.pending, ["12"]);
+            assert_eq!(s.other_jobs, [("13".to_string(), "SUSPENDED".to_string())]);
+            let r = &s.reservations[0];
+            assert_eq!((r.start, r.end), (1_764_590_400, 1_764_604_800));
+            assert_eq!(r.nodes, ["c3", "c4"]);
+            assert_eq!(s.check(), []);
+        }
+        // Only data_parser writes the capture time and group names.
+        assert_eq!((a.taken_at, b.taken_at), (None, Some(1_764_590_400)));
+        assert_eq!(b.running[0].group.as_deref(), Some("physics"));
+        assert!(a.missing.iter().any(|m| m.part == "capture time"));
+        assert!(!b.missing.iter().any(|m| m.part == "capture time"));
+    }
+
+    #[test]
+    fn unset_and_infinite_numbers_are_null() {
+        let v: Value = serde_json::from_str(
+            r#"{"a":{"set":false,"infinite":false,"number":5},
+                "b":{"set":true,"infinite":true,"number":0},
+                "c":[{"set":true,"infinite":false,"number":7}],
+                "d":{"number":1,"other":2}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            plain_numbers(v).to_string(),
+            r#"{"a":null,"b":null,"c":[7],"d":{"number":1,"other":2}}"#
+        );
+    }
+
+    #[test]
+    fn a_shape_not_recognised_names_the_plugin_and_the_path() {
+        let mut s = Snapshot::new(Scheduler::Slurm);
+        let odd = NODES_40.replace(
+            r#""cpus":32,"real_memory":128000,"alloc_cpus":8"#,
+            r#""cpus":"many","real_memory":128000,"alloc_cpus":8"#,
+        );
+        let e = parse_nodes(&odd, "nodes.json", &mut s).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "nodes.json: $.nodes[0].cpus: not a count: a shape neither openapi/v0.0.38 nor \
+             data_parser/v0.0.40+ writes (this file says it is from data_parser/v0.0.40, \
+             Slurm 23.11.4)"
+        );
+        let odd = NODES_40.replace(r#"["IDLE","DRAIN"]"#, r#"["SIDEWAYS"]"#);
+        let e = parse_nodes(&odd, "nodes.json", &mut s).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("nodes.json: $.nodes[1].state: `SIDEWAYS` is no Slurm node base"),
+            "{e}"
+        );
+        let e = parse_squeue(
+            &SQUEUE_38.replace("\"nodes\":\"c1\"", "\"nodes\":\"c[1-\""),
+            "squeue.json",
+            &mut s,
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().starts_with("squeue.json: $.jobs[0].nodes: "),
+            "{e}"
+        );
+        let e = parse_squeue(
+            &SQUEUE_38.replace("\"cpus\":8,", "\"cpus\":\"eight\","),
+            "squeue.json",
+            &mut s,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "squeue.json: $.jobs[0].cpus: expected an integer (openapi/v0.0.38)"
+        );
+        let e = parse_reservations(
+            &RESV_38.replace("\"end_time\":1764604800,", ""),
+            "r.json",
+            &mut s,
+        )
+        .unwrap_err();
+        assert_eq!(e.to_string(), "r.json: $.reservations[0].end_time: missing");
+    }
+
+    #[test]
+    fn a_running_job_on_a_node_the_list_lacks_is_found() {
+        let d = dir(&[
+            (NODES, NODES_38),
+            (
+                SQUEUE,
+                &SQUEUE_38.replace("\"nodes\":\"c1\"", "\"nodes\":\"c[1,9]\""),
+            ),
+        ]);
+        let s = read_slurm_snapshot(d.path()).unwrap().snapshot;
+        let found: Vec<String> = s.check().iter().map(|d| d.to_string()).collect();
+        assert_eq!(
+            found,
+            ["running job 11 is on node `c9`, which the node list lacks"]
+        );
+        let parts: Vec<&str> = s.missing.iter().map(|m| m.part.as_str()).collect();
+        assert_eq!(
+            parts,
+            [
+                "reservations.json (scontrol show reservation --json)",
+                "slurm.conf (a copy of the site's slurm.conf)",
+                "capture time"
+            ]
+        );
+    }
+}

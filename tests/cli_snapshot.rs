@@ -1,0 +1,288 @@
+//! `jobsort snapshot DIR` on PBS and Slurm snapshot folders, and the capture scripts of
+//! `contrib/capture/` run against stand-in commands.
+//!
+//! The captures in `tests/data/snapshot/` are built from the schedulers' documented formats,
+//! not taken on a live site: `pbs/` as OpenPBS writes `pbsnodes -av -F json`
+//! (`src/cmds/pbsnodes.c: encode_to_json`), `qstat -f -t -F json` and `pbs_rstat -f`
+//! (`src/cmds/pbs_rstat.c: display_single_reservation`); `slurm/` as Slurm 23.11's
+//! `data_parser/v0.0.40` writes `scontrol show nodes --json`, `squeue --json` and
+//! `scontrol show reservation --json` (numbers as `{"set","infinite","number"}`, states as
+//! lists; the shapes `slurmrestd(8)`'s examples show).
+
+mod common;
+
+use common::cli::{code, jobsort, json, repo_file, stderr, stdout};
+use std::path::Path;
+
+fn copy_dir(from: &str, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(repo_file(from)).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+    }
+}
+
+#[test]
+fn a_pbs_snapshot_says_what_it_holds() {
+    let dir = repo_file("tests/data/snapshot/pbs");
+    let out = jobsort(["snapshot", &dir]);
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    for line in [
+        "PBS snapshot taken at 2025-12-01T12:00:00Z",
+        "nodes: 5 (free 1, busy 2, reserved 1, offline 0, down 1)",
+        "ncpus             24         10          14          16",
+        "running jobs: 2",
+        // Soonest planned end first: stime + Resource_List.walltime.
+        "102.srv  bob   gpu        1      2  2025-12-01T11:00:00Z  00:30:00  2025-12-01T11:30:00Z",
+        "101.srv  ann   workq      1      8  2025-12-01T10:00:00Z  02:00:00  2025-12-01T12:00:00Z",
+        "pending jobs: 1",
+        "other jobs: 1 (H 1)",
+        "R5.srv  maint   2025-12-01T11:00:00Z  2025-12-01T15:00:00Z  n4",
+        "missing: 2",
+        "disagreements: 0",
+    ] {
+        assert!(text.contains(line), "no `{line}` in\n{text}");
+    }
+    let out = jobsort(["snapshot", &dir, "--format", "json"]);
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    let v = json(&out);
+    assert_eq!(v["scheduler"], "PBS");
+    assert_eq!(v["taken_at"], 1_764_590_400);
+    assert_eq!(v["nodes_by_state"]["busy"], 2);
+    assert_eq!(v["totals"]["free"]["ncpus"], 14);
+    assert_eq!(v["totals"]["free"]["mem"], 46_137_344);
+    assert_eq!(v["running"][0]["id"], "101.srv");
+    assert_eq!(v["running"][0]["planned_end"], 1_764_590_400);
+    assert_eq!(v["running"][0]["nodes"][0], "n1");
+    assert_eq!(v["pending"][0], "103.srv");
+    assert_eq!(v["reservations"][1]["nodes"][0], "n5");
+    assert_eq!(v["missing"].as_array().unwrap().len(), 2);
+    assert_eq!(v["disagreements"].as_array().unwrap().len(), 0);
+}
+
+#[test]
+fn a_slurm_snapshot_says_what_it_holds() {
+    let dir = repo_file("tests/data/snapshot/slurm");
+    let out = jobsort(["snapshot", &dir, "--format", "json"]);
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    let v = json(&out);
+    assert_eq!(v["scheduler"], "Slurm");
+    assert_eq!(v["taken_at"], 1_764_590_400);
+    let by = &v["nodes_by_state"];
+    assert_eq!(
+        (&by["busy"], &by["offline"], &by["reserved"], &by["down"]),
+        (&1.into(), &1.into(), &1.into(), &1.into())
+    );
+    assert_eq!(v["nodes"][1]["state_text"], "IDLE+DRAIN");
+    assert_eq!(v["totals"]["assigned"]["ngpus"], 1);
+    assert_eq!(v["running"][0]["planned_end"], 1_764_583_200 + 7200);
+    assert_eq!(v["running"][0]["group"], "physics");
+    assert_eq!(
+        v["reservations"][0]["nodes"],
+        serde_json::json!(["c3", "c4"])
+    );
+    assert_eq!(
+        v["missing"][0]["part"],
+        "slurm.conf (a copy of the site's slurm.conf)"
+    );
+}
+
+#[test]
+fn disagreeing_parts_are_warned_and_counted_or_refused_with_strict() {
+    let tmp = tempfile::tempdir().unwrap();
+    let snap = tmp.path().join("snap");
+    copy_dir("tests/data/snapshot/pbs", &snap);
+    let qstat = std::fs::read_to_string(snap.join("qstat.json")).unwrap();
+    std::fs::write(
+        snap.join("qstat.json"),
+        qstat.replace("(n2:ncpus=2:ngpus=1)", "(n7:ncpus=2:ngpus=1)"),
+    )
+    .unwrap();
+    let s = snap.to_str().unwrap();
+    let out = jobsort(["snapshot", s]);
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "jobsort snapshot: warning: {s}: running job 102.srv is on node `n7`, which the \
+             node list lacks\njobsort snapshot: warning: {s}: node `n2` lists job 102.srv, \
+             which does not hold it\n"
+        )
+    );
+    assert!(
+        stdout(&out).contains("disagreements: 2\n"),
+        "{}",
+        stdout(&out)
+    );
+    let out = jobsort(["snapshot", s, "--strict"]);
+    assert_eq!(code(&out), Some(1));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "jobsort snapshot: {s}: the snapshot's parts disagree: running job 102.srv is on \
+             node `n7`, which the node list lacks (and 1 more)\n"
+        )
+    );
+}
+
+#[test]
+fn bad_captures_are_errors_that_say_where() {
+    let tmp = tempfile::tempdir().unwrap();
+    let snap = tmp.path().join("snap");
+    copy_dir("tests/data/snapshot/slurm", &snap);
+    let nodes = std::fs::read_to_string(snap.join("nodes.json")).unwrap();
+    std::fs::write(
+        snap.join("nodes.json"),
+        nodes.replace("\"MIXED\"", "\"WOBBLY\""),
+    )
+    .unwrap();
+    let out = jobsort(["snapshot", snap.to_str().unwrap()]);
+    assert_eq!(code(&out), Some(1));
+    let file = snap.join("nodes.json");
+    assert!(
+        stderr(&out).starts_with(&format!(
+            "jobsort snapshot: {}: $.nodes[0].state: `WOBBLY` is no Slurm node base state",
+            file.display()
+        )),
+        "{}",
+        stderr(&out)
+    );
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let out = jobsort(["snapshot", empty.to_str().unwrap()]);
+    assert_eq!(code(&out), Some(1));
+    assert!(stderr(&out).contains(": no snapshot here: expected PBS's pbsnodes.json"));
+}
+
+/// Write an executable shell script `name` into `dir`.
+fn stub(dir: &Path, name: &str, body: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    let p = dir.join(name);
+    std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+fn run_script(script: &str, bin: &Path, out: &Path) -> std::process::Output {
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    std::process::Command::new("sh")
+        .arg(repo_file(script))
+        .arg(out)
+        .env("PATH", path)
+        .env_remove("TZ")
+        .env_remove("PBS_HOME")
+        .env("PBS_CONF_FILE", "/nonexistent")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn pbs_sh_captures_what_the_reader_reads_and_leaves_out_what_fails() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bin = tmp.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let data = repo_file("tests/data/snapshot/pbs");
+    let tz = tmp.path().join("tz");
+    stub(
+        &bin,
+        "pbsnodes",
+        &format!("[ \"$*\" = '-av -F json' ] || exit 2\ncat {data}/pbsnodes.json"),
+    );
+    stub(
+        &bin,
+        "qstat",
+        &format!(
+            "[ \"$*\" = '-f -t -F json' ] || exit 2\necho \"$TZ\" > {}\ncat {data}/qstat.json",
+            tz.display()
+        ),
+    );
+    stub(
+        &bin,
+        "pbs_rstat",
+        &format!("[ \"$*\" = '-f' ] || exit 2\ncat {data}/pbs_rstat.txt"),
+    );
+    stub(
+        &bin,
+        "qmgr",
+        "echo 'qmgr: cannot connect to server' >&2; printf 'half'; exit 1",
+    );
+    let snap = tmp.path().join("snap");
+    let out = run_script("contrib/capture/pbs.sh", &bin, &snap);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("pbs.sh: note: 'qmgr -c print server' failed; qmgr.txt left out: qmgr: cannot connect to server"),
+        "{err}"
+    );
+    // qstat and pbs_rstat print local time: the script runs them in UTC.
+    assert_eq!(std::fs::read_to_string(&tz).unwrap(), "UTC\n");
+    let mut files: Vec<String> = std::fs::read_dir(&snap)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        ["pbs_rstat.txt", "pbsnodes.json", "qstat.json"],
+        "no partial qmgr.txt"
+    );
+    let read = jobsort(["snapshot", snap.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(code(&read), Some(0), "{}", stderr(&read));
+    let v = json(&read);
+    assert_eq!(v["running"].as_array().unwrap().len(), 2);
+    assert_eq!(v["missing"][0]["part"], "qmgr.txt (qmgr -c 'print server')");
+}
+
+#[test]
+fn slurm_sh_captures_what_the_reader_reads_with_slurm_conf() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bin = tmp.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let data = repo_file("tests/data/snapshot/slurm");
+    let conf = tmp.path().join("etc-slurm.conf");
+    std::fs::write(
+        &conf,
+        "ClusterName=t\nNodeName=c[1-4] CPUs=32 RealMemory=128000\nPartitionName=batch Nodes=ALL Default=YES\n",
+    )
+    .unwrap();
+    stub(
+        &bin,
+        "scontrol",
+        &format!(
+            "case \"$*\" in\n\
+             'show nodes --json') cat {data}/nodes.json ;;\n\
+             'show reservation --json') cat {data}/reservations.json ;;\n\
+             'show config') echo 'SLURM_CONF              = {}' ;;\n\
+             *) exit 2 ;;\nesac",
+            conf.display()
+        ),
+    );
+    stub(
+        &bin,
+        "squeue",
+        &format!("[ \"$*\" = '--all --json' ] || exit 2\ncat {data}/squeue.json"),
+    );
+    let snap = tmp.path().join("snap");
+    let out = run_script("contrib/capture/slurm.sh", &bin, &snap);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let read = jobsort(["snapshot", snap.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(code(&read), Some(0), "{}", stderr(&read));
+    let v = json(&read);
+    assert_eq!(v["scheduler"], "Slurm");
+    assert_eq!(v["missing"], serde_json::json!([]));
+    assert_eq!(v["pending"], serde_json::json!(["12"]));
+}
