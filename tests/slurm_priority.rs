@@ -506,3 +506,35 @@ fn a_multifactor_slurm_conf_ranks_without_a_formula() {
     let quiet = jobsort(["rank", "--format", "json"].iter().chain(common.iter()));
     assert!(!String::from_utf8_lossy(&quiet.stderr).contains("fairshare factor is 0"));
 }
+
+/// `squeue --json` of Slurm 23.02 and later (data_parser v0.0.40+: numbers as
+/// `{"set": true, "infinite": false, "number": N}`) is read as 22.05's openapi v0.0.38 is
+/// (it was refused: `jobs[1].cpus: expected an integer`).
+#[test]
+fn squeue_json_of_data_parser_v0_0_40_is_read() {
+    let squeue = common::cli::repo_file("tests/data/snapshot/slurm/squeue.json");
+    let out = jobsort([
+        "rank",
+        "jobsize",
+        "--scheduler",
+        "slurm",
+        "--jobs",
+        &squeue,
+        "--all",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ids: Vec<String> = json(&out)["order"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids.len(), 3, "{ids:?}");
+}

@@ -15,6 +15,7 @@ use super::multifactor::{Factors, JobInputs, Multifactor, STORED_PRIORITY};
 use crate::catalog::{Catalog, ResourceType};
 use crate::jobs::Job;
 use crate::jobs::load::NotRanked;
+use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// The raw fields above, with the types the job loaders read them as.
@@ -268,6 +269,57 @@ fn slurm_number(v: &serde_json::Value) -> Option<i64> {
     }
 }
 
+/// Each `{"set": .., "infinite": .., "number": N}` of the data_parser plugins made the
+/// plain number it stands for: `N` when set and finite, else `null` (as openapi/v0.0.38
+/// writes an unset or infinite number).
+pub fn plain_numbers(v: Value) -> Value {
+    match v {
+        Value::Object(o) => {
+            let is_number_object = o.contains_key("number")
+                && o.contains_key("set")
+                && o.keys()
+                    .all(|k| matches!(k.as_str(), "set" | "infinite" | "number"));
+            if is_number_object {
+                let set = o.get("set").and_then(Value::as_bool).unwrap_or(true);
+                let infinite = o.get("infinite").and_then(Value::as_bool).unwrap_or(false);
+                if set && !infinite {
+                    o.get("number").cloned().unwrap_or(Value::Null)
+                } else {
+                    Value::Null
+                }
+            } else {
+                Value::Object(o.into_iter().map(|(k, v)| (k, plain_numbers(v))).collect())
+            }
+        }
+        Value::Array(a) => Value::Array(a.into_iter().map(plain_numbers).collect()),
+        other => other,
+    }
+}
+
+/// Which plugin wrote a document, as its `meta` says (`openapi/v0.0.38`,
+/// `data_parser/v0.0.40`), with the Slurm release when given.
+pub fn plugin(doc: &Value) -> String {
+    let meta = doc.get("meta");
+    let p = meta.and_then(|m| m.get("plugin"));
+    let of = |k: &str| {
+        p.and_then(|p| p.get(k))
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+    };
+    let mut name = of("data_parser")
+        .or(of("type"))
+        .unwrap_or("an unnamed plugin")
+        .to_string();
+    if let Some(r) = meta
+        .and_then(|m| m.get("Slurm"))
+        .and_then(|s| s.get("release"))
+        .and_then(Value::as_str)
+    {
+        name.push_str(&format!(", Slurm {r}"));
+    }
+    name
+}
+
 /// The jobs of `squeue --json` output (`{"jobs": [...]}`): every one, or those `sprio` lists
 /// (see [`SqueueJobs`]) and the others as [`NotRanked`].
 /// Each job's QOS name is looked up in `qos_priority` (`sacctmgr show qos
@@ -288,10 +340,15 @@ pub fn parse_squeue_json(
     };
     let doc: serde_json::Value =
         serde_json::from_str(text).map_err(|e| err(format!("not JSON: {e}")))?;
-    let jobs = doc
-        .get("jobs")
-        .and_then(|j| j.as_array())
-        .ok_or_else(|| err("no `jobs` array (expected `squeue --json` output)".into()))?;
+    // Slurm 23.02 and later (data_parser v0.0.40+) write numbers as objects: made plain, the
+    // document reads as 22.05's openapi v0.0.38 does.
+    let doc = plain_numbers(doc);
+    let jobs = doc.get("jobs").and_then(|j| j.as_array()).ok_or_else(|| {
+        err(format!(
+            "no `jobs` array (expected `squeue --json` output; this one is of {})",
+            plugin(&doc)
+        ))
+    })?;
     let mut out = Squeue::default();
     for (i, j) in jobs.iter().enumerate() {
         let at = |field: &str, m: &str| err(format!("jobs[{i}].{field}: {m}"));

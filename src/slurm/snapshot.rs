@@ -25,7 +25,7 @@
 //! becomes KB; `gres/gpu` becomes `ngpus`, another `gres/NAME` the resource `NAME`.
 
 use super::conf::SlurmConf;
-use super::jobs::{SqueueJobs, parse_squeue_json, parse_tres_str};
+use super::jobs::{SqueueJobs, parse_squeue_json, parse_tres_str, plain_numbers, plugin};
 use crate::input::hostlist::expand_hostlist;
 use crate::model::snapshot::{
     Held, Node, NodeState, Reservation, RunningJob, Scheduler, Snapshot, SnapshotError,
@@ -123,57 +123,6 @@ pub fn read_slurm_snapshot(dir: &Path) -> Result<SlurmSnapshot, SnapshotError> {
         snapshot: snap,
         conf,
     })
-}
-
-/// Each `{"set": .., "infinite": .., "number": N}` of the data_parser plugins made the
-/// plain number it stands for: `N` when set and finite, else `null` (as openapi/v0.0.38
-/// writes an unset or infinite number).
-pub fn plain_numbers(v: Value) -> Value {
-    match v {
-        Value::Object(o) => {
-            let is_number_object = o.contains_key("number")
-                && o.contains_key("set")
-                && o.keys()
-                    .all(|k| matches!(k.as_str(), "set" | "infinite" | "number"));
-            if is_number_object {
-                let set = o.get("set").and_then(Value::as_bool).unwrap_or(true);
-                let infinite = o.get("infinite").and_then(Value::as_bool).unwrap_or(false);
-                if set && !infinite {
-                    o.get("number").cloned().unwrap_or(Value::Null)
-                } else {
-                    Value::Null
-                }
-            } else {
-                Value::Object(o.into_iter().map(|(k, v)| (k, plain_numbers(v))).collect())
-            }
-        }
-        Value::Array(a) => Value::Array(a.into_iter().map(plain_numbers).collect()),
-        other => other,
-    }
-}
-
-/// Which plugin wrote a document, as its `meta` says (`openapi/v0.0.38`,
-/// `data_parser/v0.0.40`), with the Slurm release when given.
-fn plugin(doc: &Value) -> String {
-    let meta = doc.get("meta");
-    let p = meta.and_then(|m| m.get("plugin"));
-    let of = |k: &str| {
-        p.and_then(|p| p.get(k))
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-    };
-    let mut name = of("data_parser")
-        .or(of("type"))
-        .unwrap_or("an unnamed plugin")
-        .to_string();
-    if let Some(r) = meta
-        .and_then(|m| m.get("Slurm"))
-        .and_then(|s| s.get("release"))
-        .and_then(Value::as_str)
-    {
-        name.push_str(&format!(", Slurm {r}"));
-    }
-    name
 }
 
 fn parse_doc(text: &str, file: &str) -> Result<Value, SnapshotError> {
