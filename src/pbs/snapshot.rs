@@ -317,7 +317,8 @@ fn text_field(job: &serde_json::Map<String, Value>, key: &str) -> Option<String>
 
 /// Read `qstat -f -t -F json` into `snap`: running jobs (state `R`, and `E`, exiting, which
 /// still holds its nodes) with what they hold, pending ones (`Q`, and array parents `B` with
-/// subjobs still queued) by id, the others by id and state.
+/// subjobs still queued when the file does not list their subjobs) by id, the others by id
+/// and state.
 pub fn parse_qstat(text: &str, file: &str, snap: &mut Snapshot) -> Result<(), SnapshotError> {
     let doc = parse_json(text, file)?;
     if let Some(t) = timestamp(&doc) {
@@ -337,6 +338,7 @@ pub fn parse_qstat(text: &str, file: &str, snap: &mut Snapshot) -> Result<(), Sn
     let jobs = jobs
         .as_object()
         .ok_or_else(|| SnapshotError::at_path(file, "$.Jobs", "expected an object"))?;
+    let mut subjobs_of = std::collections::HashSet::new();
     for (id, attrs) in jobs {
         let at = path_key("$.Jobs", id);
         let job = attrs
@@ -355,6 +357,22 @@ pub fn parse_qstat(text: &str, file: &str, snap: &mut Snapshot) -> Result<(), Sn
             }
             _ => snap.other_jobs.push((id.clone(), state)),
         }
+        if let Some(parent) = text_field(job, "array_id") {
+            subjobs_of.insert(parent);
+        }
+    }
+    // With `-t` an array's queued subjobs are listed one by one: they are what waits, and
+    // their parent (state B) is not counted again. Without `-t` the parent stands for them.
+    let before = snap.pending.len();
+    snap.pending
+        .retain(|id| !(subjobs_of.contains(id) && id.contains("[]")));
+    let parents_dropped = before - snap.pending.len();
+    if parents_dropped > 0 {
+        snap.other_jobs.extend(
+            jobs.iter()
+                .filter(|(id, _)| subjobs_of.contains(*id) && id.contains("[]"))
+                .map(|(id, _)| (id.clone(), "B".to_string())),
+        );
     }
     Ok(())
 }
@@ -778,6 +796,25 @@ resv_nodes = (n5:ncpus=4)+(n5:ncpus=4)
                 .starts_with("pbs_rstat.txt:7: reserve_start: `soon`"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn an_arrays_queued_subjobs_wait_and_its_parent_stands_for_them_only_without_t() {
+        // qstat -t lists subjobs (`104[4].srv`, with `array_id`) beside their parent
+        // (`104[]`, state B, `array_indices_remaining`); without -t only the parent.
+        let with_t = r#"{"timestamp":1,"pbs_version":"23.06.06","pbs_server":"srv","Jobs":{
+          "104[].srv":{"job_state":"B","array":"True","array_indices_remaining":"4-5"},
+          "104[4].srv":{"job_state":"Q","array_id":"104[].srv"},
+          "104[5].srv":{"job_state":"Q","array_id":"104[].srv"}}}"#;
+        let mut s = Snapshot::new(Scheduler::Pbs);
+        parse_qstat(with_t, "qstat.json", &mut s).unwrap();
+        assert_eq!(s.pending, ["104[4].srv", "104[5].srv"]);
+        assert_eq!(s.other_jobs, [("104[].srv".to_string(), "B".to_string())]);
+        let without_t = r#"{"timestamp":1,"pbs_version":"23.06.06","pbs_server":"srv","Jobs":{
+          "104[].srv":{"job_state":"B","array":"True","array_indices_remaining":"4-5"}}}"#;
+        let mut s = Snapshot::new(Scheduler::Pbs);
+        parse_qstat(without_t, "qstat.json", &mut s).unwrap();
+        assert_eq!(s.pending, ["104[].srv"]);
     }
 
     #[test]
