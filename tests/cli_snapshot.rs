@@ -55,6 +55,7 @@ fn a_pbs_snapshot_says_what_it_holds() {
     assert_eq!(v["totals"]["free"]["mem"], 46_137_344);
     assert_eq!(v["running"][0]["id"], "101.srv");
     assert_eq!(v["running"][0]["planned_end"], 1_764_590_400);
+    assert_eq!(v["running"][0]["elapsed"], 40 * 60); // resources_used.walltime
     assert_eq!(v["running"][0]["nodes"][0], "n1");
     assert_eq!(v["pending"][0], "103.srv");
     assert_eq!(v["reservations"][1]["nodes"][0], "n5");
@@ -308,6 +309,7 @@ fn a_flux_snapshot_says_what_it_holds() {
     assert_eq!(v["totals"]["assigned"]["ngpus"], 1);
     // The allocation's expiration is the planned end.
     assert_eq!(v["running"][0]["planned_end"], 1_764_586_800);
+    assert_eq!(v["running"][0]["elapsed"], 1500); // runtime
     assert_eq!(v["pending"], serde_json::json!(["fA1b3", "fA1b4"]));
     assert_eq!(v["missing"], serde_json::json!([]));
 }

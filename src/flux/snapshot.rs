@@ -5,7 +5,7 @@
 //! | `resource.json` | `flux resource R` | every broker rank's cores and GPUs (the scheduler view, RFC 20 R version 1) and its host |
 //! | `resource_allocated.json` | `flux resource R -s allocated` | the cores and GPUs allocated to jobs, per rank |
 //! | `resource_down.json` | `flux resource R -s down` | the ranks unavailable for use (drained, offline, torpid: the scheduler view does not tell them apart) |
-//! | `jobs.json` | `flux jobs -A --json` | every active job: `state`; a running one's `t_run`, `expiration`, `duration`, `nodelist`, `ncores`, `username`, `queue`, `bank` |
+//! | `jobs.json` | `flux jobs -A --json` | every active job: `state`; a running one's `t_run`, `expiration`, `duration`, `runtime`, `nodelist`, `ncores`, `username`, `queue`, `bank` |
 //! | `taken_at.txt` | `date +%s` | the capture time (no Flux output gives one) |
 //!
 //! Formats: R is RFC 20 (`{"version": 1, "execution": {"R_lite": [{"rank": IDSET,
@@ -309,6 +309,7 @@ pub fn parse_jobs(text: &str, file: &str, snap: &mut Snapshot) -> Result<(), Sna
                     walltime,
                     held,
                     total,
+                    elapsed: num("runtime").map(|r| r.round() as i64),
                 });
             }
             _ => snap.other_jobs.push((id, state)),
@@ -338,7 +339,7 @@ mod tests {
       {"id":1234,"jobid":"fA1b2","userid":1001,"username":"ann","urgency":16,"priority":16,
        "state":"RUN","status":"RUN","queue":"batch","bank":"phys","ntasks":4,"ncores":4,
        "nnodes":1,"ranks":"0","nodelist":"fx0","duration":3600.0,"t_submit":1764580000.1,
-       "t_run":1764583200.4,"expiration":1764586800.4},
+       "t_run":1764583200.4,"expiration":1764586800.4,"runtime":1500.2},
       {"id":1235,"jobid":"fA1b3","username":"bob","state":"SCHED","ntasks":16,
        "duration":0.0,"t_submit":1764585000.0},
       {"id":1236,"jobid":"fA1b4","username":"cid","state":"DEPEND","t_submit":1764585001.0}
@@ -383,6 +384,7 @@ mod tests {
         assert_eq!(j.account.as_deref(), Some("phys"));
         assert_eq!(j.planned_end(), Some(1_764_586_800));
         assert_eq!(j.held[0].node, "fx0");
+        assert_eq!(j.elapsed, Some(1500));
         assert_eq!(s.pending, ["fA1b3", "fA1b4"]);
         assert!(s.missing.is_empty(), "{:?}", s.missing);
         assert_eq!(s.check(), []);

@@ -316,7 +316,8 @@ fn text_field(job: &serde_json::Map<String, Value>, key: &str) -> Option<String>
 }
 
 /// Read `qstat -f -t -F json` into `snap`: running jobs (state `R`, and `E`, exiting, which
-/// still holds its nodes) with what they hold, pending ones (`Q`, and array parents `B` with
+/// still holds its nodes) with what they hold and how long they have run
+/// (`resources_used.walltime`), pending ones (`Q`, and array parents `B` with
 /// subjobs still queued when the file does not list their subjobs) by id, the others by id
 /// and state.
 pub fn parse_qstat(text: &str, file: &str, snap: &mut Snapshot) -> Result<(), SnapshotError> {
@@ -448,6 +449,15 @@ fn running_job(
             }
         }
     }
+    let used_at = path_key(&path_key(at, "resources_used"), "walltime");
+    let elapsed = match job.get("resources_used").and_then(|u| u.get("walltime")) {
+        None => None,
+        Some(Value::Number(n)) => n.as_f64().map(|s| s as i64),
+        Some(Value::String(s)) => {
+            Some(parse_time(s).map_err(|m| SnapshotError::at_path(file, &used_at, m))? as i64)
+        }
+        Some(_) => return Err(SnapshotError::at_path(file, used_at, "expected a time")),
+    };
     Ok(RunningJob {
         id: id.to_string(),
         user,
@@ -458,6 +468,7 @@ fn running_job(
         walltime,
         held,
         total,
+        elapsed,
     })
 }
 
@@ -697,9 +708,11 @@ resv_nodes = (n5:ncpus=4)+(n5:ncpus=4)
         assert_eq!(a.start, 1_764_583_200); // 2025-12-01T10:00:00Z
         assert_eq!(a.planned_end(), Some(1_764_583_200 + 7200));
         assert_eq!(a.held[0].node, "n1");
+        assert_eq!(a.elapsed, Some(40 * 60)); // resources_used.walltime
         assert_eq!(a.total[..3], [8, 4 * 1024 * 1024, 0]);
         let b = &s.running[1];
         assert_eq!((b.user.as_deref(), b.total[2]), (Some("bob"), 1));
+        assert_eq!(b.elapsed, None);
         assert_eq!(s.pending, ["103.srv"]);
         assert_eq!(s.other_jobs, [("104.srv".to_string(), "H".to_string())]);
         // Reservations: times read as UTC, nodes from resv_nodes once each.
