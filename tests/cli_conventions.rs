@@ -47,7 +47,8 @@ fn a_closed_stdout_pipe_ends_every_subcommand_quietly() {
     let events = repo_file("examples/limit_events.jsonl");
     let rg = repo_file("examples/resource_group");
     let usage = repo_file("examples/usage.json");
-    let runs: [&[&str]; 11] = [
+    let snapshot = repo_file("tests/data/snapshot/pbs");
+    let runs: [&[&str]; 13] = [
         &["rank", "ncpus", "--jobs", &jobs],
         &["rank", "ncpus", "--jobs", &jobs, "--format", "csv"],
         &["eval", "ncpus", "--jobs", &jobs, "--format", "json"],
@@ -60,6 +61,8 @@ fn a_closed_stdout_pipe_ends_every_subcommand_quietly() {
         &["replay", rec, "--verify"],
         &["replay", rec, "--formula", "-walltime", "--per-round"],
         &["limits", "--config", &limits, "--events", &events],
+        &["snapshot", &snapshot],
+        &["snapshot", &snapshot, "--format", "json"],
         &["fairshare", "--resource-group", &rg, "--usage", &usage],
         &[
             "fairshare",
@@ -98,6 +101,16 @@ fn bad_input_exits_1_usage_exits_2_with_one_prefix() {
     let out = jobsort(["replay", "--trace", &kth(), "--verify"]);
     assert_eq!(code(&out), Some(2));
     stderr_starts(&out, "jobsort replay: --verify needs");
+    let out = jobsort(["snapshot", "/nonexistent/snap"]);
+    assert_eq!(code(&out), Some(1));
+    stderr_starts(&out, "jobsort snapshot: /nonexistent/snap: not a folder");
+    let out = jobsort([
+        "snapshot",
+        &dir.path().display().to_string(),
+        "--format",
+        "yaml",
+    ]);
+    assert_eq!(code(&out), Some(2));
 }
 
 #[test]
@@ -435,7 +448,15 @@ fn format_json_is_json_and_help_stays_in_the_repository() {
     ]));
     let help = String::from_utf8(jobsort(["limits", "--help"]).stdout).unwrap();
     assert!(help.contains("JSON Lines"), "{help}");
-    for cmd in ["check", "eval", "rank", "sim", "replay", "limits"] {
+    json(&jobsort([
+        "snapshot",
+        &repo_file("tests/data/snapshot/slurm"),
+        "--format",
+        "json",
+    ]));
+    for cmd in [
+        "check", "eval", "rank", "sim", "replay", "limits", "snapshot",
+    ] {
         let help = String::from_utf8(jobsort([cmd, "--help"]).stdout).unwrap();
         assert!(
             !help.contains("SPEC"),

@@ -7,7 +7,8 @@
 //! (`src/cmds/pbs_rstat.c: display_single_reservation`); `slurm/` as Slurm 23.11's
 //! `data_parser/v0.0.40` writes `scontrol show nodes --json`, `squeue --json` and
 //! `scontrol show reservation --json` (numbers as `{"set","infinite","number"}`, states as
-//! lists; the shapes `slurmrestd(8)`'s examples show).
+//! lists; the shapes `slurmrestd(8)`'s examples show); `flux/` as flux-core writes
+//! `flux resource R` (RFC 20) and `flux jobs --json`.
 
 mod common;
 
@@ -54,6 +55,7 @@ fn a_pbs_snapshot_says_what_it_holds() {
     assert_eq!(v["totals"]["free"]["mem"], 46_137_344);
     assert_eq!(v["running"][0]["id"], "101.srv");
     assert_eq!(v["running"][0]["planned_end"], 1_764_590_400);
+    assert_eq!(v["running"][0]["elapsed"], 40 * 60); // resources_used.walltime
     assert_eq!(v["running"][0]["nodes"][0], "n1");
     assert_eq!(v["pending"][0], "103.srv");
     assert_eq!(v["reservations"][1]["nodes"][0], "n5");
@@ -152,7 +154,11 @@ fn bad_captures_are_errors_that_say_where() {
     std::fs::create_dir(&empty).unwrap();
     let out = jobsort(["snapshot", empty.to_str().unwrap()]);
     assert_eq!(code(&out), Some(1));
-    assert!(stderr(&out).contains(": no snapshot here: expected PBS's pbsnodes.json"));
+    assert!(
+        stderr(&out).contains(": no snapshot here: expected PBS's pbsnodes.json"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// Write an executable shell script `name` into `dir`.
@@ -285,4 +291,64 @@ fn slurm_sh_captures_what_the_reader_reads_with_slurm_conf() {
     assert_eq!(v["scheduler"], "Slurm");
     assert_eq!(v["missing"], serde_json::json!([]));
     assert_eq!(v["pending"], serde_json::json!(["12"]));
+}
+
+#[test]
+fn a_flux_snapshot_says_what_it_holds() {
+    // tests/data/snapshot/flux: `flux resource R` (RFC 20 R version 1) for all, allocated
+    // and down resources, `flux jobs -A --json` (JobInfo.to_dict), built from flux-core's
+    // doc/man1/flux-resource.rst and flux-jobs.rst.
+    let dir = repo_file("tests/data/snapshot/flux");
+    let out = jobsort(["snapshot", &dir, "--format", "json"]);
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    let v = json(&out);
+    assert_eq!(v["scheduler"], "Flux");
+    assert_eq!(v["taken_at"], 1_764_590_400);
+    assert_eq!(v["nodes_by_state"]["down"], 1);
+    assert_eq!(v["totals"]["free"]["ncpus"], 20);
+    assert_eq!(v["totals"]["assigned"]["ngpus"], 1);
+    // The allocation's expiration is the planned end.
+    assert_eq!(v["running"][0]["planned_end"], 1_764_586_800);
+    assert_eq!(v["running"][0]["elapsed"], 1500); // runtime
+    assert_eq!(v["pending"], serde_json::json!(["fA1b3", "fA1b4"]));
+    assert_eq!(v["missing"], serde_json::json!([]));
+}
+
+#[test]
+fn flux_sh_captures_what_the_reader_reads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bin = tmp.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let data = repo_file("tests/data/snapshot/flux");
+    stub(
+        &bin,
+        "flux",
+        &format!(
+            "case \"$*\" in\n\
+             'resource R') cat {data}/resource.json ;;\n\
+             'resource R -s allocated') cat {data}/resource_allocated.json ;;\n\
+             'resource R -s down') cat {data}/resource_down.json ;;\n\
+             'jobs -A --json') cat {data}/jobs.json ;;\n\
+             *) exit 2 ;;\nesac"
+        ),
+    );
+    let snap = tmp.path().join("snap");
+    let out = run_script("contrib/capture/flux.sh", &bin, &snap);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let read = jobsort(["snapshot", snap.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(code(&read), Some(0), "{}", stderr(&read));
+    let v = json(&read);
+    assert_eq!(v["scheduler"], "Flux");
+    assert_eq!(v["running"][0]["id"], "fA1b2");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    let taken = v["taken_at"].as_i64().unwrap();
+    assert!((now - taken).abs() < 600, "taken_at {taken}, now {now}");
 }

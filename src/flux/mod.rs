@@ -1,7 +1,9 @@
 //! flux-accounting's rules as jobsort models them: `mf_priority`'s priority and its formula in
 //! the flux catalog ([`mf_priority`]), its limit engine (submit, run, end, holds and releases,
-//! limit updates: [`limits`]), and those limits in simulated time ([`limit`]).
+//! limit updates: [`limits`]), those limits in simulated time ([`limit`]), and an
+//! instance's state at one instant from `flux resource R` and `flux jobs --json` ([`snapshot`]).
 
 pub mod limit;
 pub mod limits;
 pub mod mf_priority;
+pub mod snapshot;

@@ -114,6 +114,10 @@ pub struct RunningJob {
     pub held: Vec<Held>,
     /// What the job holds in all, over [`Snapshot::resources`].
     pub total: Vec<u64>,
+    /// How long it has run, as the scheduler counts it (PBS `resources_used.walltime`, Flux
+    /// `runtime`), when the capture says: less than the capture time minus the start for a
+    /// job that was suspended a while.
+    pub elapsed: Option<i64>,
 }
 
 impl RunningJob {
@@ -526,6 +530,7 @@ mod tests {
                 })
                 .collect(),
             total: vec![4, 0, 0],
+            elapsed: None,
         }
     }
 

@@ -316,8 +316,10 @@ fn text_field(job: &serde_json::Map<String, Value>, key: &str) -> Option<String>
 }
 
 /// Read `qstat -f -t -F json` into `snap`: running jobs (state `R`, and `E`, exiting, which
-/// still holds its nodes) with what they hold, pending ones (`Q`, and array parents `B` with
-/// subjobs still queued) by id, the others by id and state.
+/// still holds its nodes) with what they hold and how long they have run
+/// (`resources_used.walltime`), pending ones (`Q`, and array parents `B` with
+/// subjobs still queued when the file does not list their subjobs) by id, the others by id
+/// and state.
 pub fn parse_qstat(text: &str, file: &str, snap: &mut Snapshot) -> Result<(), SnapshotError> {
     let doc = parse_json(text, file)?;
     if let Some(t) = timestamp(&doc) {
@@ -337,6 +339,7 @@ pub fn parse_qstat(text: &str, file: &str, snap: &mut Snapshot) -> Result<(), Sn
     let jobs = jobs
         .as_object()
         .ok_or_else(|| SnapshotError::at_path(file, "$.Jobs", "expected an object"))?;
+    let mut subjobs_of = std::collections::HashSet::new();
     for (id, attrs) in jobs {
         let at = path_key("$.Jobs", id);
         let job = attrs
@@ -355,6 +358,22 @@ pub fn parse_qstat(text: &str, file: &str, snap: &mut Snapshot) -> Result<(), Sn
             }
             _ => snap.other_jobs.push((id.clone(), state)),
         }
+        if let Some(parent) = text_field(job, "array_id") {
+            subjobs_of.insert(parent);
+        }
+    }
+    // With `-t` an array's queued subjobs are listed one by one: they are what waits, and
+    // their parent (state B) is not counted again. Without `-t` the parent stands for them.
+    let before = snap.pending.len();
+    snap.pending
+        .retain(|id| !(subjobs_of.contains(id) && id.contains("[]")));
+    let parents_dropped = before - snap.pending.len();
+    if parents_dropped > 0 {
+        snap.other_jobs.extend(
+            jobs.iter()
+                .filter(|(id, _)| subjobs_of.contains(*id) && id.contains("[]"))
+                .map(|(id, _)| (id.clone(), "B".to_string())),
+        );
     }
     Ok(())
 }
@@ -430,6 +449,15 @@ fn running_job(
             }
         }
     }
+    let used_at = path_key(&path_key(at, "resources_used"), "walltime");
+    let elapsed = match job.get("resources_used").and_then(|u| u.get("walltime")) {
+        None => None,
+        Some(Value::Number(n)) => n.as_f64().map(|s| s as i64),
+        Some(Value::String(s)) => {
+            Some(parse_time(s).map_err(|m| SnapshotError::at_path(file, &used_at, m))? as i64)
+        }
+        Some(_) => return Err(SnapshotError::at_path(file, used_at, "expected a time")),
+    };
     Ok(RunningJob {
         id: id.to_string(),
         user,
@@ -440,6 +468,7 @@ fn running_job(
         walltime,
         held,
         total,
+        elapsed,
     })
 }
 
@@ -679,9 +708,11 @@ resv_nodes = (n5:ncpus=4)+(n5:ncpus=4)
         assert_eq!(a.start, 1_764_583_200); // 2025-12-01T10:00:00Z
         assert_eq!(a.planned_end(), Some(1_764_583_200 + 7200));
         assert_eq!(a.held[0].node, "n1");
+        assert_eq!(a.elapsed, Some(40 * 60)); // resources_used.walltime
         assert_eq!(a.total[..3], [8, 4 * 1024 * 1024, 0]);
         let b = &s.running[1];
         assert_eq!((b.user.as_deref(), b.total[2]), (Some("bob"), 1));
+        assert_eq!(b.elapsed, None);
         assert_eq!(s.pending, ["103.srv"]);
         assert_eq!(s.other_jobs, [("104.srv".to_string(), "H".to_string())]);
         // Reservations: times read as UTC, nodes from resv_nodes once each.
@@ -778,6 +809,25 @@ resv_nodes = (n5:ncpus=4)+(n5:ncpus=4)
                 .starts_with("pbs_rstat.txt:7: reserve_start: `soon`"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn an_arrays_queued_subjobs_wait_and_its_parent_stands_for_them_only_without_t() {
+        // qstat -t lists subjobs (`104[4].srv`, with `array_id`) beside their parent
+        // (`104[]`, state B, `array_indices_remaining`); without -t only the parent.
+        let with_t = r#"{"timestamp":1,"pbs_version":"23.06.06","pbs_server":"srv","Jobs":{
+          "104[].srv":{"job_state":"B","array":"True","array_indices_remaining":"4-5"},
+          "104[4].srv":{"job_state":"Q","array_id":"104[].srv"},
+          "104[5].srv":{"job_state":"Q","array_id":"104[].srv"}}}"#;
+        let mut s = Snapshot::new(Scheduler::Pbs);
+        parse_qstat(with_t, "qstat.json", &mut s).unwrap();
+        assert_eq!(s.pending, ["104[4].srv", "104[5].srv"]);
+        assert_eq!(s.other_jobs, [("104[].srv".to_string(), "B".to_string())]);
+        let without_t = r#"{"timestamp":1,"pbs_version":"23.06.06","pbs_server":"srv","Jobs":{
+          "104[].srv":{"job_state":"B","array":"True","array_indices_remaining":"4-5"}}}"#;
+        let mut s = Snapshot::new(Scheduler::Pbs);
+        parse_qstat(without_t, "qstat.json", &mut s).unwrap();
+        assert_eq!(s.pending, ["104[].srv"]);
     }
 
     #[test]

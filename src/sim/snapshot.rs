@@ -1,9 +1,10 @@
 //! One loader for a snapshot folder, whichever scheduler made it: which scheduler's captures
 //! the folder holds (by file names, confirmed by content), read by that scheduler's reader
-//! (`pbs::snapshot`, `slurm::snapshot`), and the parts checked against each other
+//! (`pbs::snapshot`, `slurm::snapshot`, `flux::snapshot`), and the parts checked against each other
 //! ([`Snapshot::check`]). A disagreement (a running job on a node the node list lacks) is
 //! counted and kept with the snapshot, or with `strict` an error; never dropped.
 
+use crate::flux::snapshot as flux;
 use crate::model::snapshot::{Disagreement, Scheduler, Snapshot, SnapshotError};
 use crate::pbs::PbsSite;
 use crate::pbs::snapshot as pbs;
@@ -17,6 +18,8 @@ pub enum SiteConfig {
     Pbs(PbsSite),
     /// slurm.conf, when the folder holds it.
     Slurm(Option<SlurmConf>),
+    /// A Flux snapshot holds no configuration.
+    Flux,
 }
 
 /// A loaded snapshot, its configuration and the disagreements between its parts.
@@ -27,57 +30,92 @@ pub struct LoadedSnapshot {
     pub disagreements: Vec<Disagreement>,
 }
 
-/// Which scheduler's captures `dir` holds: a PBS file name (`pbsnodes.json`, `qstat.json`,
-/// `pbs_rstat.txt`) or a Slurm one (`nodes.json`, `squeue.json`, `reservations.json`), not
-/// both; a JSON capture whose content is the other scheduler's is an error.
+/// The capture files that tell each scheduler's snapshot.
+const NAMES: [(Scheduler, &[&str]); 3] = [
+    (Scheduler::Pbs, &[pbs::PBSNODES, pbs::QSTAT, pbs::RSTAT]),
+    (
+        Scheduler::Slurm,
+        &[slurm::NODES, slurm::SQUEUE, slurm::RESERVATIONS],
+    ),
+    (
+        Scheduler::Flux,
+        &[flux::RESOURCE, flux::JOBS, flux::ALLOCATED, flux::DOWN],
+    ),
+];
+
+/// What a scheduler's JSON captures hold that the others' do not: PBS names its version
+/// (`pbs_version`), Slurm its plugin (`meta`), Flux's R its `execution` and its job lists
+/// `t_submit`.
+fn content_says(head: &str) -> Option<Scheduler> {
+    if head.contains("\"pbs_version\"") {
+        Some(Scheduler::Pbs)
+    } else if head.contains("\"meta\"") {
+        Some(Scheduler::Slurm)
+    } else if head.contains("\"execution\"") || head.contains("\"t_submit\"") {
+        Some(Scheduler::Flux)
+    } else {
+        None
+    }
+}
+
+/// Which scheduler's captures `dir` holds, by the names of the files there: PBS's
+/// (`pbsnodes.json`, `qstat.json`, `pbs_rstat.txt`), Slurm's (`nodes.json`, `squeue.json`,
+/// `reservations.json`) or Flux's (`resource.json`, `jobs.json`, `resource_allocated.json`,
+/// `resource_down.json`), of one scheduler only; a JSON capture whose content is another
+/// scheduler's output is an error.
 pub fn detect(dir: &Path) -> Result<Scheduler, SnapshotError> {
-    let here = |f: &str| dir.join(f).is_file();
-    let pbs_files: Vec<&str> = [pbs::PBSNODES, pbs::QSTAT, pbs::RSTAT]
-        .into_iter()
-        .filter(|f| here(f))
-        .collect();
-    let slurm_files: Vec<&str> = [slurm::NODES, slurm::SQUEUE, slurm::RESERVATIONS]
-        .into_iter()
-        .filter(|f| here(f))
-        .collect();
     let d = dir.display().to_string();
     if !dir.is_dir() {
         return Err(SnapshotError::new(&d, None, "not a folder"));
     }
-    let which = match (pbs_files.is_empty(), slurm_files.is_empty()) {
-        (false, true) => Scheduler::Pbs,
-        (true, false) => Scheduler::Slurm,
-        (false, false) => {
+    let found: Vec<(Scheduler, Vec<&str>)> = NAMES
+        .iter()
+        .map(|(s, names)| {
+            let here: Vec<&str> = names
+                .iter()
+                .copied()
+                .filter(|f| dir.join(f).is_file())
+                .collect();
+            (*s, here)
+        })
+        .filter(|(_, here)| !here.is_empty())
+        .collect();
+    let which = match found.as_slice() {
+        [(s, _)] => *s,
+        [] => {
+            let expected: Vec<String> = NAMES
+                .iter()
+                .map(|(s, names)| format!("{}'s {}", s.name(), names.join(", ")))
+                .collect();
             return Err(SnapshotError::new(
                 &d,
                 None,
                 format!(
-                    "holds captures of two schedulers: PBS's {} and Slurm's {}",
-                    pbs_files.join(", "),
-                    slurm_files.join(", ")
+                    "no snapshot here: expected {} (contrib/capture/ makes them)",
+                    expected.join(", or ")
                 ),
             ));
         }
-        (true, true) => {
+        several => {
+            let list: Vec<String> = several
+                .iter()
+                .map(|(s, here)| format!("{}'s {}", s.name(), here.join(", ")))
+                .collect();
             return Err(SnapshotError::new(
                 &d,
                 None,
                 format!(
-                    "no snapshot here: expected PBS's {} or Slurm's {} (contrib/capture/ \
-                     makes them)",
-                    [pbs::PBSNODES, pbs::QSTAT, pbs::RSTAT].join(", "),
-                    [slurm::NODES, slurm::SQUEUE, slurm::RESERVATIONS].join(", ")
+                    "holds captures of several schedulers: {}",
+                    list.join(" and ")
                 ),
             ));
         }
     };
-    // Content: PBS's JSON names its version (`pbs_version`); Slurm's has `meta` (and no
-    // `pbs_version`).
-    let json_files: &[&str] = match which {
-        Scheduler::Pbs => &[pbs::PBSNODES, pbs::QSTAT],
-        _ => &[slurm::NODES, slurm::SQUEUE, slurm::RESERVATIONS],
-    };
-    for f in json_files {
+    let names = NAMES
+        .iter()
+        .find(|(s, _)| *s == which)
+        .map_or(&[][..], |n| n.1);
+    for f in names.iter().filter(|f| f.ends_with(".json")) {
         let path = dir.join(f);
         let Ok(text) = std::fs::read_to_string(&path) else {
             continue;
@@ -86,21 +124,14 @@ pub fn detect(dir: &Path) -> Result<Scheduler, SnapshotError> {
         while !text.is_char_boundary(n) {
             n -= 1;
         }
-        let head = &text[..n];
-        let pbs_like = head.contains("\"pbs_version\"");
-        let slurm_like = head.contains("\"meta\"") && !pbs_like;
-        let wrong = match which {
-            Scheduler::Pbs => slurm_like,
-            _ => pbs_like,
-        };
-        if wrong {
-            let other = if pbs_like { "PBS" } else { "Slurm" };
+        if let Some(other) = content_says(&text[..n]).filter(|o| *o != which) {
             return Err(SnapshotError::new(
                 &path.display().to_string(),
                 None,
                 format!(
-                    "its name is {}'s but its content is {other}'s output",
-                    which.name()
+                    "its name is {}'s but its content is {}'s output",
+                    which.name(),
+                    other.name()
                 ),
             ));
         }
@@ -120,13 +151,7 @@ pub fn load_snapshot(dir: &Path, strict: bool) -> Result<LoadedSnapshot, Snapsho
             let s = slurm::read_slurm_snapshot(dir)?;
             (s.snapshot, SiteConfig::Slurm(s.conf))
         }
-        Scheduler::Flux => {
-            return Err(SnapshotError::new(
-                &dir.display().to_string(),
-                None,
-                "Flux snapshots are not read yet",
-            ));
-        }
+        Scheduler::Flux => (flux::read_flux_snapshot(dir)?, SiteConfig::Flux),
     };
     let disagreements = snapshot.check();
     if strict && let Some(first) = disagreements.first() {
@@ -172,6 +197,10 @@ mod tests {
       "nodes":[{"name":"c1","state":"idle","state_flags":[],"cpus":4,"real_memory":1000,
         "alloc_cpus":0,"alloc_memory":0}]}"#;
 
+    // flux resource R (RFC 20 R version 1, flux-core doc/man1/flux-resource.rst).
+    const FLUX_R: &str = r#"{"version":1,"execution":{"R_lite":[{"rank":"0",
+      "children":{"core":"0-3"}}],"starttime":0,"expiration":0,"nodelist":["f0"]}}"#;
+
     #[test]
     fn the_scheduler_is_told_by_file_names_and_confirmed_by_content() {
         let p = dir(&[("pbsnodes.json", PBSNODES)]);
@@ -181,7 +210,17 @@ mod tests {
         let both = dir(&[("pbsnodes.json", PBSNODES), ("nodes.json", SLURM_NODES)]);
         let e = detect(both.path()).unwrap_err();
         assert!(
-            e.message.starts_with("holds captures of two schedulers"),
+            e.message
+                .starts_with("holds captures of several schedulers"),
+            "{e}"
+        );
+        let f = dir(&[("resource.json", FLUX_R)]);
+        assert_eq!(detect(f.path()).unwrap(), Scheduler::Flux);
+        let misnamed = dir(&[("resource.json", SLURM_NODES)]);
+        let e = detect(misnamed.path()).unwrap_err();
+        assert!(
+            e.message
+                .ends_with("its name is Flux's but its content is Slurm's output"),
             "{e}"
         );
         let misnamed = dir(&[("qstat.json", SLURM_NODES)]);

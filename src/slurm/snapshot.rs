@@ -349,6 +349,7 @@ pub fn parse_squeue(text: &str, file: &str, snap: &mut Snapshot) -> Result<(), S
                     walltime: row.values.get("time_limit").map(|m| *m as i64 * 60),
                     held,
                     total,
+                    elapsed: None,
                 });
             }
             _ => snap.other_jobs.push((row.id, words.join(","))),

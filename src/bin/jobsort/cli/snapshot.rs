@@ -226,6 +226,7 @@ fn to_json(l: &LoadedSnapshot) -> Value {
             "start": j.start,
             "walltime": j.walltime,
             "planned_end": j.planned_end(),
+            "elapsed": j.elapsed,
             "nodes": j.held.iter().map(|h| h.node.clone()).collect::<Vec<_>>(),
             "total": vector(s, &j.total),
         })).collect::<Vec<_>>(),
