@@ -20,7 +20,7 @@
 
 use crate::input::hostlist::{expand_hostlist, for_each_id};
 use crate::model::snapshot::{
-    Held, Node, NodeState, RunningJob, Scheduler, Snapshot, SnapshotError,
+    Held, Node, NodeState, RunningJob, Scheduler, Snapshot, SnapshotError, read_part,
 };
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -39,15 +39,6 @@ pub const TAKEN_AT: &str = "taken_at.txt";
 
 /// The files of a Flux snapshot, in the order they are read.
 pub const FILES: [&str; 5] = [RESOURCE, ALLOCATED, DOWN, JOBS, TAKEN_AT];
-
-fn read_text(path: &Path) -> Result<Option<String>, SnapshotError> {
-    if !path.is_file() {
-        return Ok(None);
-    }
-    std::fs::read_to_string(path)
-        .map(Some)
-        .map_err(|e| SnapshotError::new(&path.display().to_string(), None, e.to_string()))
-}
 
 fn parse_json(text: &str, file: &str) -> Result<Value, SnapshotError> {
     serde_json::from_str(text.strip_prefix('\u{feff}').unwrap_or(text)).map_err(|e| {
@@ -148,8 +139,8 @@ fn parse_r(text: &str, file: &str) -> Result<Ranks, SnapshotError> {
 pub fn read_flux_snapshot(dir: &Path) -> Result<Snapshot, SnapshotError> {
     let mut snap = Snapshot::new(Scheduler::Flux);
     let name = |f: &str| dir.join(f).display().to_string();
-    let all = read_text(&dir.join(RESOURCE))?;
-    let jobs = read_text(&dir.join(JOBS))?;
+    let all = read_part(&dir.join(RESOURCE))?;
+    let jobs = read_part(&dir.join(JOBS))?;
     if all.is_none() && jobs.is_none() {
         return Err(SnapshotError::new(
             &dir.display().to_string(),
@@ -157,7 +148,7 @@ pub fn read_flux_snapshot(dir: &Path) -> Result<Snapshot, SnapshotError> {
             format!("not a Flux snapshot: neither {RESOURCE} nor {JOBS} is there"),
         ));
     }
-    if let Some(text) = read_text(&dir.join(TAKEN_AT))? {
+    if let Some(text) = read_part(&dir.join(TAKEN_AT))? {
         let t = text.trim();
         snap.taken_at = Some(t.parse().map_err(|_| {
             SnapshotError::at_line(&name(TAKEN_AT), 1, format!("`{t}` is not Unix seconds"))
@@ -171,7 +162,7 @@ pub fn read_flux_snapshot(dir: &Path) -> Result<Snapshot, SnapshotError> {
     match &all {
         Some(text) => {
             let all = parse_r(text, &name(RESOURCE))?;
-            let allocated = match read_text(&dir.join(ALLOCATED))? {
+            let allocated = match read_part(&dir.join(ALLOCATED))? {
                 Some(t) => Some(parse_r(&t, &name(ALLOCATED))?),
                 None => {
                     snap.lacks(
@@ -182,7 +173,7 @@ pub fn read_flux_snapshot(dir: &Path) -> Result<Snapshot, SnapshotError> {
                     None
                 }
             };
-            let down = match read_text(&dir.join(DOWN))? {
+            let down = match read_part(&dir.join(DOWN))? {
                 Some(t) => Some(parse_r(&t, &name(DOWN))?),
                 None => {
                     snap.lacks(

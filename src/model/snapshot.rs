@@ -224,6 +224,18 @@ pub struct SnapshotError {
     pub message: String,
 }
 
+/// A capture file's text, `None` when the folder does not hold it (a missing part, not an
+/// error); a file that is there but cannot be read is an error naming it. Every scheduler's
+/// snapshot reader reads its parts through this.
+pub fn read_part(path: &std::path::Path) -> Result<Option<String>, SnapshotError> {
+    if !path.is_file() {
+        return Ok(None);
+    }
+    std::fs::read_to_string(path)
+        .map(Some)
+        .map_err(|e| SnapshotError::new(&path.display().to_string(), None, e.to_string()))
+}
+
 impl SnapshotError {
     pub fn new(file: &str, at: Option<At>, message: impl Into<String>) -> SnapshotError {
         SnapshotError {

@@ -29,6 +29,7 @@ use super::PbsSite;
 use crate::input::units::{parse_ctime, parse_size, parse_time};
 use crate::model::snapshot::{
     Held, Node, NodeState, Reservation, RunningJob, Scheduler, Snapshot, SnapshotError, path_key,
+    read_part,
 };
 use crate::workload::pbs_accounting::each_exec_vnode_piece;
 use serde_json::Value;
@@ -55,15 +56,6 @@ pub struct PbsSnapshot {
     pub site: PbsSite,
 }
 
-fn read_text(path: &Path) -> Result<Option<String>, SnapshotError> {
-    if !path.is_file() {
-        return Ok(None);
-    }
-    std::fs::read_to_string(path)
-        .map(Some)
-        .map_err(|e| SnapshotError::new(&path.display().to_string(), None, e.to_string()))
-}
-
 /// Read a PBS snapshot folder (module docs). A missing file is a [`Missing`] part of the
 /// snapshot; a folder with neither `pbsnodes.json` nor `qstat.json` is an error.
 ///
@@ -71,8 +63,8 @@ fn read_text(path: &Path) -> Result<Option<String>, SnapshotError> {
 pub fn read_pbs_snapshot(dir: &Path) -> Result<PbsSnapshot, SnapshotError> {
     let mut snap = Snapshot::new(Scheduler::Pbs);
     let name = |f: &str| dir.join(f).display().to_string();
-    let nodes = read_text(&dir.join(PBSNODES))?;
-    let jobs = read_text(&dir.join(QSTAT))?;
+    let nodes = read_part(&dir.join(PBSNODES))?;
+    let jobs = read_part(&dir.join(QSTAT))?;
     if nodes.is_none() && jobs.is_none() {
         return Err(SnapshotError::new(
             &dir.display().to_string(),
@@ -96,7 +88,7 @@ pub fn read_pbs_snapshot(dir: &Path) -> Result<PbsSnapshot, SnapshotError> {
              resources still say what is busy), and no job is known to be waiting",
         ),
     }
-    match read_text(&dir.join(RSTAT))? {
+    match read_part(&dir.join(RSTAT))? {
         Some(text) => parse_rstat(&text, &name(RSTAT), &mut snap)?,
         None => snap.lacks(
             format!("{RSTAT} (pbs_rstat -f)"),

@@ -28,7 +28,7 @@ use super::conf::SlurmConf;
 use super::jobs::{SqueueJobs, parse_squeue_json, parse_tres_str, plain_numbers, plugin};
 use crate::input::hostlist::expand_hostlist;
 use crate::model::snapshot::{
-    Held, Node, NodeState, Reservation, RunningJob, Scheduler, Snapshot, SnapshotError,
+    Held, Node, NodeState, Reservation, RunningJob, Scheduler, Snapshot, SnapshotError, read_part,
 };
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -53,22 +53,13 @@ pub struct SlurmSnapshot {
     pub conf: Option<SlurmConf>,
 }
 
-fn read_text(path: &Path) -> Result<Option<String>, SnapshotError> {
-    if !path.is_file() {
-        return Ok(None);
-    }
-    std::fs::read_to_string(path)
-        .map(Some)
-        .map_err(|e| SnapshotError::new(&path.display().to_string(), None, e.to_string()))
-}
-
 /// Read a Slurm snapshot folder (module docs). A missing file is a missing part of the
 /// snapshot; a folder with neither `nodes.json` nor `squeue.json` is an error.
 pub fn read_slurm_snapshot(dir: &Path) -> Result<SlurmSnapshot, SnapshotError> {
     let mut snap = Snapshot::new(Scheduler::Slurm);
     let name = |f: &str| dir.join(f).display().to_string();
-    let nodes = read_text(&dir.join(NODES))?;
-    let jobs = read_text(&dir.join(SQUEUE))?;
+    let nodes = read_part(&dir.join(NODES))?;
+    let jobs = read_part(&dir.join(SQUEUE))?;
     if nodes.is_none() && jobs.is_none() {
         return Err(SnapshotError::new(
             &dir.display().to_string(),
@@ -92,7 +83,7 @@ pub fn read_slurm_snapshot(dir: &Path) -> Result<SlurmSnapshot, SnapshotError> {
              still say what is busy), and no job is known to be waiting",
         ),
     }
-    match read_text(&dir.join(RESERVATIONS))? {
+    match read_part(&dir.join(RESERVATIONS))? {
         Some(text) => parse_reservations(&text, &name(RESERVATIONS), &mut snap)?,
         None => snap.lacks(
             format!("{RESERVATIONS} (scontrol show reservation --json)"),
