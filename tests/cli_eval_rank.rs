@@ -706,3 +706,28 @@ fn zero_share_jobs_are_never_runnable_under_fair_share() {
         stdout(&out)
     );
 }
+
+/// A job file that is a pipe (`--jobs <(zcat trace.gz)`, `--jobs /dev/stdin`) is read once, as
+/// a stream: its start told the format and was then lost when the file was opened again (a
+/// JSON job list read as no jobs, an SWF trace from its ninth kilobyte on).
+#[test]
+fn a_job_file_that_is_a_pipe_is_read_once() {
+    let json_jobs = r#"[{"id": "a", "ncpus": 2}, {"id": "b", "ncpus": 8}]"#;
+    let swf = "; Version: 2.2\n1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\n\
+               2 10 5 50 8 -1 -1 8 60 -1 1 4 2 -1 1 -1 -1 -1\n";
+    for (input, want) in [(json_jobs, ["b", "a"]), (swf, ["2", "1"])] {
+        let out = common::cli::jobsort_stdin(
+            ["rank", "ncpus", "--jobs", "/dev/stdin", "--format", "json"],
+            input.as_bytes(),
+        );
+        assert_eq!(common::cli::code(&out), Some(0), "{}", stderr(&out));
+        let v = json(&out);
+        let got: Vec<&str> = v["order"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(got, want);
+    }
+}

@@ -51,8 +51,9 @@ pub enum JobRowsError {
 /// How much of an input's start [`detect`] sees.
 const HEAD: usize = 64 << 10;
 
-/// The rows of a file (a directory: PBS accounting logs). `columns`: the numeric columns to
-/// keep (all when `None`); `options`: how a trace or site log is read.
+/// The rows of a file (a directory: PBS accounting logs; a pipe is read as a stream, once).
+/// `columns`: the numeric columns to keep (all when `None`); `options`: how a trace or site
+/// log is read.
 pub fn load_job_rows(
     path: &Path,
     format: RowsFormat,
@@ -78,6 +79,11 @@ pub fn load_job_rows(
                 path: name.clone(),
                 source: e,
             })?;
+            // A pipe (`--jobs <(zcat trace.gz)`) gives its bytes once: read it as a stream,
+            // not its start here and then the file again.
+            if !file.metadata().is_ok_and(|m| m.is_file()) {
+                return read_job_rows(file, &name, format, catalog, columns, options);
+            }
             let mut reader = BufReader::with_capacity(HEAD, file);
             let head = reader.fill_buf().map_err(|e| JobFileError::Io {
                 path: name.clone(),
