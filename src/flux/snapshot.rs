@@ -19,6 +19,7 @@
 //! limit (0 unlimited). Flux's R holds no memory: a Flux snapshot's nodes have none.
 
 use crate::input::hostlist::{expand_hostlist, for_each_id};
+use crate::model::snapshot::read_nodes_and_jobs;
 use crate::model::snapshot::{
     Held, Node, NodeState, RunningJob, Scheduler, Snapshot, SnapshotError, read_part,
 };
@@ -139,15 +140,7 @@ fn parse_r(text: &str, file: &str) -> Result<Ranks, SnapshotError> {
 pub fn read_flux_snapshot(dir: &Path) -> Result<Snapshot, SnapshotError> {
     let mut snap = Snapshot::new(Scheduler::Flux);
     let name = |f: &str| dir.join(f).display().to_string();
-    let all = read_part(&dir.join(RESOURCE))?;
-    let jobs = read_part(&dir.join(JOBS))?;
-    if all.is_none() && jobs.is_none() {
-        return Err(SnapshotError::new(
-            &dir.display().to_string(),
-            None,
-            format!("not a Flux snapshot: neither {RESOURCE} nor {JOBS} is there"),
-        ));
-    }
+    let (all, jobs) = read_nodes_and_jobs(dir, Scheduler::Flux, RESOURCE, JOBS)?;
     if let Some(text) = read_part(&dir.join(TAKEN_AT))? {
         let t = text.trim();
         snap.taken_at = Some(t.parse().map_err(|_| {

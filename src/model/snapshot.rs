@@ -236,6 +236,29 @@ pub fn read_part(path: &std::path::Path) -> Result<Option<String>, SnapshotError
         .map_err(|e| SnapshotError::new(&path.display().to_string(), None, e.to_string()))
 }
 
+/// The two parts a snapshot folder cannot do without both of: its node list (`nodes`) and
+/// its job list (`jobs`), each `None` when the folder lacks it; a folder with neither is no
+/// `scheduler` snapshot, an error that says so.
+pub fn read_nodes_and_jobs(
+    dir: &std::path::Path,
+    scheduler: Scheduler,
+    nodes: &str,
+    jobs: &str,
+) -> Result<(Option<String>, Option<String>), SnapshotError> {
+    let (n, j) = (read_part(&dir.join(nodes))?, read_part(&dir.join(jobs))?);
+    if n.is_none() && j.is_none() {
+        return Err(SnapshotError::new(
+            &dir.display().to_string(),
+            None,
+            format!(
+                "not a {} snapshot: neither {nodes} nor {jobs} is there",
+                scheduler.name()
+            ),
+        ));
+    }
+    Ok((n, j))
+}
+
 impl SnapshotError {
     pub fn new(file: &str, at: Option<At>, message: impl Into<String>) -> SnapshotError {
         SnapshotError {

@@ -27,6 +27,7 @@
 
 use super::PbsSite;
 use crate::input::units::{parse_ctime, parse_size, parse_time};
+use crate::model::snapshot::read_nodes_and_jobs;
 use crate::model::snapshot::{
     Held, Node, NodeState, Reservation, RunningJob, Scheduler, Snapshot, SnapshotError, path_key,
     read_part,
@@ -63,15 +64,7 @@ pub struct PbsSnapshot {
 pub fn read_pbs_snapshot(dir: &Path) -> Result<PbsSnapshot, SnapshotError> {
     let mut snap = Snapshot::new(Scheduler::Pbs);
     let name = |f: &str| dir.join(f).display().to_string();
-    let nodes = read_part(&dir.join(PBSNODES))?;
-    let jobs = read_part(&dir.join(QSTAT))?;
-    if nodes.is_none() && jobs.is_none() {
-        return Err(SnapshotError::new(
-            &dir.display().to_string(),
-            None,
-            format!("not a PBS snapshot: neither {PBSNODES} nor {QSTAT} is there"),
-        ));
-    }
+    let (nodes, jobs) = read_nodes_and_jobs(dir, Scheduler::Pbs, PBSNODES, QSTAT)?;
     match &nodes {
         Some(text) => parse_pbsnodes(text, &name(PBSNODES), &mut snap)?,
         None => snap.lacks(

@@ -27,6 +27,7 @@
 use super::conf::SlurmConf;
 use super::jobs::{SqueueJobs, parse_squeue_json, parse_tres_str, plain_numbers, plugin};
 use crate::input::hostlist::expand_hostlist;
+use crate::model::snapshot::read_nodes_and_jobs;
 use crate::model::snapshot::{
     Held, Node, NodeState, Reservation, RunningJob, Scheduler, Snapshot, SnapshotError, read_part,
 };
@@ -58,15 +59,7 @@ pub struct SlurmSnapshot {
 pub fn read_slurm_snapshot(dir: &Path) -> Result<SlurmSnapshot, SnapshotError> {
     let mut snap = Snapshot::new(Scheduler::Slurm);
     let name = |f: &str| dir.join(f).display().to_string();
-    let nodes = read_part(&dir.join(NODES))?;
-    let jobs = read_part(&dir.join(SQUEUE))?;
-    if nodes.is_none() && jobs.is_none() {
-        return Err(SnapshotError::new(
-            &dir.display().to_string(),
-            None,
-            format!("not a Slurm snapshot: neither {NODES} nor {SQUEUE} is there"),
-        ));
-    }
+    let (nodes, jobs) = read_nodes_and_jobs(dir, Scheduler::Slurm, NODES, SQUEUE)?;
     match &nodes {
         Some(text) => parse_nodes(text, &name(NODES), &mut snap)?,
         None => snap.lacks(
