@@ -56,6 +56,7 @@
 pub mod catalog;
 pub mod fairshare;
 pub mod flux;
+pub mod forecast;
 pub mod formula;
 pub mod input;
 pub mod jobs;

@@ -475,6 +475,8 @@ const LAYERS: &[&[&str]] = &[
     &["pbs", "slurm", "flux"],
     // Simulation, recording, replay, metrics.
     &["sim"],
+    // A site's snapshot run forward: why each job waits and when it starts.
+    &["forecast"],
 ];
 
 /// The layer of a top-level module (its index in [`LAYERS`]).

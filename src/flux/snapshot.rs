@@ -19,9 +19,11 @@
 //! limit (0 unlimited). Flux's R holds no memory: a Flux snapshot's nodes have none.
 
 use crate::input::hostlist::{expand_hostlist, for_each_id};
+use crate::model::place::{Arrangement, Place, Sharing};
 use crate::model::snapshot::read_nodes_and_jobs;
 use crate::model::snapshot::{
-    Held, Node, NodeState, RunningJob, Scheduler, Snapshot, SnapshotError, read_part,
+    Ask, Held, Hold, Node, NodeState, PendingJob, RunningJob, Scheduler, Snapshot, SnapshotError,
+    read_part,
 };
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -232,6 +234,7 @@ fn add_nodes(snap: &mut Snapshot, all: &Ranks, allocated: Option<&Ranks>, down: 
             available,
             assigned,
             jobs: Vec::new(),
+            partitions: Vec::new(),
         });
     }
 }
@@ -258,7 +261,64 @@ pub fn parse_jobs(text: &str, file: &str, snap: &mut Snapshot) -> Result<(), Sna
         let state = text("state")
             .ok_or_else(|| SnapshotError::at_path(file, format!("{at}.state"), "missing"))?;
         match state.as_str() {
-            "NEW" | "DEPEND" | "PRIORITY" | "SCHED" => snap.pending.push(id),
+            "NEW" | "DEPEND" | "PRIORITY" | "SCHED" => {
+                // nnodes × cores per node when it names nodes, else cores anywhere; GPUs
+                // with them (`flux jobs` fields: nnodes, ncores, ngpus, duration).
+                let cores = num("ncores").map_or(1, |c| c.max(1.0) as u64);
+                let gpus = num("ngpus").map_or(0, |g| g.max(0.0) as u64);
+                let nodes = num("nnodes").map_or(0, |n| n.max(0.0) as u64);
+                let mut per = snap.zeros();
+                let (count, place) = if nodes > 0 {
+                    per[0] = cores.div_ceil(nodes);
+                    per[2] = gpus.div_ceil(nodes);
+                    (nodes as u32, Arrangement::Scatter)
+                } else {
+                    per[0] = cores;
+                    per[2] = gpus;
+                    (1, Arrangement::Pack)
+                };
+                let urgency = num("urgency");
+                let hold = if state == "DEPEND" {
+                    Some(Hold::Dependency(
+                        j.get("dependencies")
+                            .and_then(Value::as_array)
+                            .map(|d| {
+                                d.iter()
+                                    .filter_map(Value::as_str)
+                                    .collect::<Vec<_>>()
+                                    .join(",")
+                            })
+                            .filter(|d| !d.is_empty())
+                            .unwrap_or_else(|| "a dependency".into()),
+                    ))
+                } else if urgency == Some(0.0) {
+                    // flux job urgency 0: held (`flux-job(1)`, FLUX_JOB_URGENCY_HOLD).
+                    Some(Hold::Held("urgency 0 (held)".into()))
+                } else {
+                    None
+                };
+                snap.pending.push(PendingJob {
+                    id,
+                    user: text("username"),
+                    group: None,
+                    account: text("bank"),
+                    queue: text("queue").into_iter().collect(),
+                    submit: num("t_submit").map(|t| t.round() as i64),
+                    walltime: num("duration")
+                        .filter(|d| *d > 0.0)
+                        .map(|d| d.round() as i64),
+                    ask: Ask {
+                        parts: vec![(count, per)],
+                        place: Place {
+                            arrangement: place,
+                            sharing: Sharing::Shared,
+                        },
+                    },
+                    priority: num("priority"),
+                    reason: None,
+                    hold,
+                });
+            }
             "RUN" | "CLEANUP" => {
                 let start = num("t_run").ok_or_else(|| {
                     SnapshotError::at_path(file, format!("{at}.t_run"), "missing")
@@ -369,7 +429,8 @@ mod tests {
         assert_eq!(j.planned_end(), Some(1_764_586_800));
         assert_eq!(j.held[0].node, "fx0");
         assert_eq!(j.elapsed, Some(1500));
-        assert_eq!(s.pending, ["fA1b3", "fA1b4"]);
+        let ids: Vec<&str> = s.pending.iter().map(|j| j.id.as_str()).collect();
+        assert_eq!(ids, ["fA1b3", "fA1b4"]);
         assert!(s.missing.is_empty(), "{:?}", s.missing);
         assert_eq!(s.check(), []);
     }

@@ -13,6 +13,7 @@
 //! on a node the node list lacks), each a [`Disagreement`] the loader counts or refuses.
 
 use super::machine::{MEM, Machine, NCPUS, NGPUS, TypeSpec};
+use super::place::Place;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -88,6 +89,8 @@ pub struct Node {
     pub assigned: Vec<u64>,
     /// The jobs the node lists as running on it, in its order.
     pub jobs: Vec<String>,
+    /// The partitions (Slurm) or queues (PBS vnode `queue`) the node serves; empty: every one.
+    pub partitions: Vec<String>,
 }
 
 /// What a running job holds on one node; `amounts` is empty when the capture says only
@@ -125,6 +128,61 @@ impl RunningJob {
     pub fn planned_end(&self) -> Option<i64> {
         self.walltime.map(|w| self.start.saturating_add(w))
     }
+}
+
+/// What a waiting job asks for: `count` chunks of `amounts` (over [`Snapshot::resources`])
+/// per `+` part, arranged by `place` — PBS's `select`/`place` as written; Slurm's nodes ×
+/// (CPUs, memory, GRES per node), or CPUs anywhere when it names no node count; Flux's
+/// nodes × cores.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ask {
+    pub parts: Vec<(u32, Vec<u64>)>,
+    pub place: Place,
+}
+
+impl Ask {
+    /// The whole request of resource `i`: every chunk's amount times its count.
+    pub fn total(&self, i: usize) -> u64 {
+        self.parts
+            .iter()
+            .map(|(n, a)| u64::from(*n).saturating_mul(a.get(i).copied().unwrap_or(0)))
+            .fold(0, u64::saturating_add)
+    }
+}
+
+/// A job waiting to run at the instant of the snapshot, with what it asks and the words the
+/// scheduler gives it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingJob {
+    pub id: String,
+    pub user: Option<String>,
+    pub group: Option<String>,
+    pub account: Option<String>,
+    /// The queue (PBS) or partition (Slurm; several when submitted to several, in order).
+    pub queue: Vec<String>,
+    /// Unix seconds (PBS `qtime`, Slurm `submit_time`, Flux `t_submit`).
+    pub submit: Option<i64>,
+    /// The requested walltime in seconds; `None` when the capture gives none.
+    pub walltime: Option<i64>,
+    pub ask: Ask,
+    /// The priority the scheduler computed (Slurm's `priority`, Flux's), when it shows it.
+    pub priority: Option<f64>,
+    /// Why the scheduler says it waits, in its words (PBS `comment`, Slurm `state_reason`).
+    pub reason: Option<String>,
+    /// What keeps the scheduler from considering it at all, when something does.
+    pub hold: Option<Hold>,
+}
+
+/// Why a waiting job is not considered by the scheduler now.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "kind", content = "what", rename_all = "snake_case")]
+pub enum Hold {
+    /// Held by a user, an operator or the system (the scheduler's words).
+    Held(String),
+    /// Waiting for other jobs (the dependency as written).
+    Dependency(String),
+    /// Not to start before this time (PBS `Execution_Time`, Slurm `begin_time`).
+    BeginTime(i64),
 }
 
 /// A reservation: nodes held for a window (PBS advance and standing reservations' current
@@ -300,7 +358,7 @@ pub fn path_key(path: &str, key: &str) -> String {
 }
 
 /// A site at one instant.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Snapshot {
     pub scheduler: Scheduler,
     /// Unix seconds, when a capture says (pbsnodes' and qstat's `timestamp`, Slurm's
@@ -311,8 +369,8 @@ pub struct Snapshot {
     pub resources: Vec<String>,
     pub nodes: Vec<Node>,
     pub running: Vec<RunningJob>,
-    /// The ids of the jobs waiting to run, in the capture's order.
-    pub pending: Vec<String>,
+    /// The jobs waiting to run, in the capture's order.
+    pub pending: Vec<PendingJob>,
     /// Jobs neither running nor pending (held, suspended, exiting...): id and state as written.
     pub other_jobs: Vec<(String, String)>,
     pub reservations: Vec<Reservation>,
@@ -373,6 +431,11 @@ impl Snapshot {
         for node in &mut self.nodes {
             node.available.resize(n, 0);
             node.assigned.resize(n, 0);
+        }
+        for job in &mut self.pending {
+            for (_, a) in &mut job.ask.parts {
+                a.resize(n, 0);
+            }
         }
         for job in &mut self.running {
             job.total.resize(n, 0);
@@ -545,6 +608,7 @@ mod tests {
             available: avail.to_vec(),
             assigned: assigned.to_vec(),
             jobs: Vec::new(),
+            partitions: Vec::new(),
         }
     }
 

@@ -27,12 +27,13 @@
 
 use super::PbsSite;
 use crate::input::units::{parse_ctime, parse_size, parse_time};
+use crate::model::place::Place;
 use crate::model::snapshot::read_nodes_and_jobs;
 use crate::model::snapshot::{
-    Held, Node, NodeState, Reservation, RunningJob, Scheduler, Snapshot, SnapshotError, path_key,
-    read_part,
+    Ask, Held, Hold, Node, NodeState, PendingJob, Reservation, RunningJob, Scheduler, Snapshot,
+    SnapshotError, path_key, read_part,
 };
-use crate::workload::pbs_accounting::each_exec_vnode_piece;
+use crate::workload::pbs_accounting::{each_exec_vnode_piece, select_request};
 use serde_json::Value;
 use std::path::Path;
 
@@ -287,6 +288,7 @@ pub fn parse_pbsnodes(text: &str, file: &str, snap: &mut Snapshot) -> Result<(),
             available,
             assigned,
             jobs,
+            partitions: text_field_value(obj.get("queue")).into_iter().collect(),
         });
     }
     Ok(())
@@ -337,9 +339,13 @@ pub fn parse_qstat(text: &str, file: &str, snap: &mut Snapshot) -> Result<(), Sn
                 let run = running_job(id, job, file, &at, snap)?;
                 snap.running.push(run);
             }
-            "Q" => snap.pending.push(id.clone()),
+            "Q" | "H" | "W" => {
+                let p = pending_job(id, job, &state, file, &at, snap)?;
+                snap.pending.push(p);
+            }
             "B" if text_field(job, "array_indices_remaining").is_some_and(|r| r != "-") => {
-                snap.pending.push(id.clone())
+                let p = pending_job(id, job, &state, file, &at, snap)?;
+                snap.pending.push(p);
             }
             _ => snap.other_jobs.push((id.clone(), state)),
         }
@@ -351,7 +357,7 @@ pub fn parse_qstat(text: &str, file: &str, snap: &mut Snapshot) -> Result<(), Sn
     // their parent (state B) is not counted again. Without `-t` the parent stands for them.
     let before = snap.pending.len();
     snap.pending
-        .retain(|id| !(subjobs_of.contains(id) && id.contains("[]")));
+        .retain(|j| !(subjobs_of.contains(&j.id) && j.id.contains("[]")));
     let parents_dropped = before - snap.pending.len();
     if parents_dropped > 0 {
         snap.other_jobs.extend(
@@ -361,6 +367,150 @@ pub fn parse_qstat(text: &str, file: &str, snap: &mut Snapshot) -> Result<(), Sn
         );
     }
     Ok(())
+}
+
+fn text_field_value(v: Option<&Value>) -> Option<String> {
+    match v? {
+        Value::String(s) if !s.is_empty() => Some(s.clone()),
+        _ => None,
+    }
+}
+
+/// A time qstat prints: `ctime` text (`Mon Dec  1 10:00:00 2025`) or a number.
+fn time_field(
+    job: &serde_json::Map<String, Value>,
+    key: &str,
+    file: &str,
+    at: &str,
+) -> Result<Option<i64>, SnapshotError> {
+    match job.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => Ok(n.as_f64().map(|x| x as i64)),
+        Some(Value::String(s)) => parse_plain_or_ctime(s).map(Some).ok_or_else(|| {
+            SnapshotError::at_path(
+                file,
+                path_key(at, key),
+                format!("`{s}` is not a time (expected `Mon Nov 30 01:00:00 2026`)"),
+            )
+        }),
+        Some(_) => Err(SnapshotError::at_path(
+            file,
+            path_key(at, key),
+            "expected a time",
+        )),
+    }
+}
+
+/// A waiting job (`Q`; `H` held, `W` waiting for its `Execution_Time`; an array parent):
+/// its request (`Resource_List.select` and `place` as written, else `ncpus`, `mem`,
+/// `ngpus` and the other consumables as one chunk, or `nodect` chunks under `place=scatter`),
+/// its walltime, `qtime`, the scheduler's `comment`, and what holds it (`Hold_Types`,
+/// `Execution_Time`, `depend`).
+fn pending_job(
+    id: &str,
+    job: &serde_json::Map<String, Value>,
+    state: &str,
+    file: &str,
+    at: &str,
+    snap: &mut Snapshot,
+) -> Result<PendingJob, SnapshotError> {
+    let list = job.get("Resource_List").and_then(Value::as_object);
+    let list_at = path_key(at, "Resource_List");
+    let walltime = match list.and_then(|l| l.get("walltime")) {
+        None => None,
+        Some(Value::Number(n)) => n.as_f64().map(|s| s as i64),
+        Some(Value::String(s)) => Some(
+            parse_time(s)
+                .map_err(|m| SnapshotError::at_path(file, path_key(&list_at, "walltime"), m))?
+                as i64,
+        ),
+        Some(_) => {
+            return Err(SnapshotError::at_path(
+                file,
+                path_key(&list_at, "walltime"),
+                "expected a time",
+            ));
+        }
+    };
+    let text_of = |k: &str| list.and_then(|l| text_field(l, k));
+    let ask = match text_of("select") {
+        Some(select) => {
+            let sel = select_request(&select, text_of("place").as_deref())
+                .map_err(|m| SnapshotError::at_path(file, path_key(&list_at, "select"), m))?;
+            let parts = sel
+                .parts
+                .iter()
+                .map(|p| {
+                    let mut v = snap.zeros();
+                    for (r, a) in &p.resources {
+                        let i = snap.resource(r);
+                        Snapshot::set(&mut v, i, *a);
+                    }
+                    (p.count, v)
+                })
+                .collect();
+            Ask {
+                parts,
+                place: sel.place,
+            }
+        }
+        None => {
+            let mut v = snap.zeros();
+            v[0] = 1;
+            for (r, x) in list.into_iter().flatten() {
+                if matches!(r.as_str(), "nodect" | "walltime" | "select" | "place") {
+                    continue;
+                }
+                if let Some(a) = amount(r, x)
+                    && (r == "ncpus" || r == "mem" || r == "ngpus" || snap.resources.contains(r))
+                {
+                    let i = snap.resource(r);
+                    Snapshot::set(&mut v, i, a);
+                }
+            }
+            let place = match text_of("place") {
+                Some(p) => {
+                    select_request("1:ncpus=1", Some(&p))
+                        .map_err(|m| SnapshotError::at_path(file, path_key(&list_at, "place"), m))?
+                        .place
+                }
+                None => Place::default(),
+            };
+            Ask {
+                parts: vec![(1, v)],
+                place,
+            }
+        }
+    };
+    // PBS holds a job on a dependency with the system hold `s` (`depend`, qsub(1B)).
+    let depend = text_field(job, "depend");
+    let hold = match state {
+        "H" => match (text_field(job, "Hold_Types"), depend) {
+            (Some(t), Some(d)) if t.contains('s') => Some(Hold::Dependency(d)),
+            (Some(t), _) => Some(Hold::Held(format!("Hold_Types = {t}"))),
+            (None, _) => Some(Hold::Held("held".to_string())),
+        },
+        "W" => Some(match time_field(job, "Execution_Time", file, at)? {
+            Some(t) => Hold::BeginTime(t),
+            None => Hold::Held("waiting (W) with no Execution_Time".to_string()),
+        }),
+        _ => None,
+    };
+    Ok(PendingJob {
+        id: id.to_string(),
+        user: text_field(job, "euser").or_else(|| {
+            text_field(job, "Job_Owner").map(|o| o.split('@').next().unwrap_or(&o).to_string())
+        }),
+        group: text_field(job, "egroup"),
+        account: text_field(job, "Account_Name").or_else(|| text_field(job, "project")),
+        queue: text_field(job, "queue").into_iter().collect(),
+        submit: time_field(job, "qtime", file, at)?,
+        walltime,
+        ask,
+        priority: None,
+        reason: text_field(job, "comment"),
+        hold,
+    })
 }
 
 fn running_job(
@@ -698,8 +848,18 @@ resv_nodes = (n5:ncpus=4)+(n5:ncpus=4)
         let b = &s.running[1];
         assert_eq!((b.user.as_deref(), b.total[2]), (Some("bob"), 1));
         assert_eq!(b.elapsed, None);
-        assert_eq!(s.pending, ["103.srv"]);
-        assert_eq!(s.other_jobs, [("104.srv".to_string(), "H".to_string())]);
+        let ids: Vec<&str> = s.pending.iter().map(|j| j.id.as_str()).collect();
+        assert_eq!(ids, ["103.srv", "104.srv"]);
+        assert!(s.other_jobs.is_empty());
+        // A waiting job's request, and a held one's hold (qstat(1B) `Hold_Types`).
+        let q = &s.pending[0];
+        assert_eq!((q.ask.parts.len(), q.ask.parts[0].0), (1, 1));
+        assert_eq!(q.ask.parts[0].1[0], 16);
+        assert_eq!((q.walltime, q.hold.as_ref()), (Some(3600), None));
+        assert_eq!(
+            s.pending[1].hold,
+            Some(Hold::Held("Hold_Types = u".to_string()))
+        );
         // Reservations: times read as UTC, nodes from resv_nodes once each.
         assert_eq!(s.reservations.len(), 2);
         let r = &s.reservations[0];
@@ -806,13 +966,15 @@ resv_nodes = (n5:ncpus=4)+(n5:ncpus=4)
           "104[5].srv":{"job_state":"Q","array_id":"104[].srv"}}}"#;
         let mut s = Snapshot::new(Scheduler::Pbs);
         parse_qstat(with_t, "qstat.json", &mut s).unwrap();
-        assert_eq!(s.pending, ["104[4].srv", "104[5].srv"]);
+        let ids: Vec<&str> = s.pending.iter().map(|j| j.id.as_str()).collect();
+        assert_eq!(ids, ["104[4].srv", "104[5].srv"]);
         assert_eq!(s.other_jobs, [("104[].srv".to_string(), "B".to_string())]);
         let without_t = r#"{"timestamp":1,"pbs_version":"23.06.06","pbs_server":"srv","Jobs":{
           "104[].srv":{"job_state":"B","array":"True","array_indices_remaining":"4-5"}}}"#;
         let mut s = Snapshot::new(Scheduler::Pbs);
         parse_qstat(without_t, "qstat.json", &mut s).unwrap();
-        assert_eq!(s.pending, ["104[].srv"]);
+        assert_eq!(s.pending.len(), 1);
+        assert_eq!(s.pending[0].id, "104[].srv");
     }
 
     #[test]

@@ -27,9 +27,11 @@
 use super::conf::SlurmConf;
 use super::jobs::{SqueueJobs, parse_squeue_json, parse_tres_str, plain_numbers, plugin};
 use crate::input::hostlist::expand_hostlist;
+use crate::model::place::{Arrangement, Place, Sharing};
 use crate::model::snapshot::read_nodes_and_jobs;
 use crate::model::snapshot::{
-    Held, Node, NodeState, Reservation, RunningJob, Scheduler, Snapshot, SnapshotError, read_part,
+    Ask, Held, Hold, Node, NodeState, PendingJob, Reservation, RunningJob, Scheduler, Snapshot,
+    SnapshotError, read_part,
 };
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -254,6 +256,19 @@ pub fn parse_nodes(text: &str, file: &str, snap: &mut Snapshot) -> Result<(), Sn
             available,
             assigned,
             jobs: Vec::new(),
+            partitions: match field("partitions") {
+                Some(Value::Array(a)) => a
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect(),
+                Some(Value::String(s)) => s
+                    .split(',')
+                    .filter(|p| !p.is_empty())
+                    .map(str::to_string)
+                    .collect(),
+                _ => Vec::new(),
+            },
         });
     }
     Ok(())
@@ -281,7 +296,13 @@ pub fn parse_squeue(text: &str, file: &str, snap: &mut Snapshot) -> Result<(), S
         .get("jobs")
         .and_then(Value::as_array)
         .map_or(&[][..], |a| a);
-    for (i, (row, j)) in rows.into_iter().zip(jobs).enumerate() {
+    // A job queued in several partitions is one row per partition: its first row stands for it.
+    let mut rows = rows.into_iter().peekable();
+    for (i, j) in jobs.iter().enumerate() {
+        let Some(row) = rows.next() else { break };
+        while rows.peek().is_some_and(|r| r.id == row.id) {
+            rows.next();
+        }
         let at = format!("$.jobs[{i}]");
         let field = |k: &str| j.get(k).filter(|v| !v.is_null());
         let words = field("job_state").and_then(state_words).ok_or_else(|| {
@@ -289,7 +310,10 @@ pub fn parse_squeue(text: &str, file: &str, snap: &mut Snapshot) -> Result<(), S
         })?;
         let base = words.first().map_or("", String::as_str);
         match base {
-            "PENDING" => snap.pending.push(row.id),
+            "PENDING" => {
+                let p = pending_job(row, j, &at, file, snap)?;
+                snap.pending.push(p);
+            }
             "RUNNING" | "CONFIGURING" => {
                 let start = field("start_time").and_then(Value::as_i64).ok_or_else(|| {
                     SnapshotError::at_path(file, format!("{at}.start_time"), "missing")
@@ -340,6 +364,123 @@ pub fn parse_squeue(text: &str, file: &str, snap: &mut Snapshot) -> Result<(), S
         }
     }
     Ok(())
+}
+
+/// A pending job of `squeue --json`: its request as nodes × (CPUs, memory, GRES) per node
+/// when it names a node count (`node_count`; CPUs `cpus`, memory and GRES from
+/// `tres_req_str`, each spread evenly), the scheduler's `priority` and `state_reason`, and
+/// what holds it: priority 0 (held: `JobHeldUser`, `JobHeldAdmin`), `Dependency`, a
+/// `begin_time` in the future.
+fn pending_job(
+    row: crate::jobs::Job,
+    j: &Value,
+    at: &str,
+    file: &str,
+    snap: &mut Snapshot,
+) -> Result<PendingJob, SnapshotError> {
+    let field = |k: &str| j.get(k).filter(|v| !v.is_null());
+    let mut total = snap.zeros();
+    total[0] = row.values.get("ncpus").map_or(1, |c| (*c as u64).max(1));
+    if let Some(t) = field("tres_req_str").and_then(Value::as_str) {
+        let bad = |m: String| SnapshotError::at_path(file, format!("{at}.tres_req_str"), m);
+        for (name, count) in parse_tres_str(t).map_err(bad)? {
+            match name.as_str() {
+                "cpu" => total[0] = total[0].max(count),
+                "mem" => total[1] = count * 1024,
+                _ => {}
+            }
+        }
+        add_gres(snap, t, &mut total).map_err(bad)?;
+    }
+    total.resize(snap.resources.len(), 0);
+    let nodes = row.values.get("min_nodes").map_or(0, |n| *n as u64);
+    let exclusive = matches!(
+        field("shared").and_then(Value::as_str),
+        Some("none" | "exclusive")
+    ) || field("exclusive").and_then(Value::as_bool) == Some(true);
+    let place = Place {
+        arrangement: if nodes > 0 {
+            Arrangement::Scatter
+        } else {
+            Arrangement::Free
+        },
+        sharing: if exclusive {
+            Sharing::Excl
+        } else {
+            Sharing::Shared
+        },
+    };
+    let ask = if nodes > 0 {
+        let per: Vec<u64> = total.iter().map(|t| t.div_ceil(nodes)).collect();
+        Ask {
+            parts: vec![(nodes as u32, per)],
+            place,
+        }
+    } else {
+        // CPUs anywhere, memory and GRES with the first.
+        let mut one = snap.zeros();
+        one[0] = 1;
+        let mut parts = vec![(total[0] as u32, one)];
+        let mut rest = total.clone();
+        rest[0] = 0;
+        if rest.iter().any(|&x| x > 0) {
+            parts[0].0 -= 1;
+            rest[0] = 1;
+            parts.insert(0, (1, rest));
+        }
+        parts.retain(|(n, _)| *n > 0);
+        Ask { parts, place }
+    };
+    let priority = field("priority").and_then(Value::as_f64);
+    let reason = field("state_reason")
+        .and_then(Value::as_str)
+        .filter(|r| !r.is_empty() && *r != "None")
+        .map(str::to_string);
+    let begin = field("begin_time")
+        .or_else(|| field("eligible_time"))
+        .and_then(Value::as_i64);
+    let hold = if priority == Some(0.0) {
+        Some(Hold::Held(reason.clone().unwrap_or_else(|| "held".into())))
+    } else if reason.as_deref() == Some("Dependency")
+        || reason.as_deref() == Some("DependencyNeverSatisfied")
+    {
+        Some(Hold::Dependency(
+            field("dependency")
+                .and_then(Value::as_str)
+                .filter(|d| !d.is_empty())
+                .unwrap_or("a dependency")
+                .to_string(),
+        ))
+    } else {
+        match (begin, snap.taken_at) {
+            (Some(b), Some(now)) if b > now => Some(Hold::BeginTime(b)),
+            _ => None,
+        }
+    };
+    let queue = row
+        .queue
+        .as_deref()
+        .unwrap_or_default()
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(str::to_string)
+        .collect();
+    Ok(PendingJob {
+        id: row.id,
+        user: row.user,
+        group: field("group_name")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        account: row.account,
+        queue,
+        submit: row.submit.map(|s| s as i64),
+        walltime: row.values.get("time_limit").map(|m| *m as i64 * 60),
+        ask,
+        priority,
+        reason,
+        hold,
+    })
 }
 
 /// Read `scontrol show reservation --json` into `snap`'s reservations.
@@ -505,7 +646,11 @@ mod tests {
             assert_eq!(j.planned_end(), Some(1_764_583_200 + 120 * 60));
             assert_eq!(j.held[0].node, "c1");
             assert_eq!(j.total[..3], [8, 16_000 * 1024, 1]);
-            assert_eq!(s.pending, ["12"]);
+            assert_eq!(s.pending.len(), 1);
+            assert_eq!(s.pending[0].id, "12");
+            // 64 CPUs, no node count: CPUs anywhere; no time limit (INFINITE).
+            assert_eq!(s.pending[0].ask.total(0), 64);
+            assert_eq!(s.pending[0].walltime, None);
             assert_eq!(s.other_jobs, [("13".to_string(), "SUSPENDED".to_string())]);
             let r = &s.reservations[0];
             assert_eq!((r.start, r.end), (1_764_590_400, 1_764_604_800));

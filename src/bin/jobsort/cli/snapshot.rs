@@ -230,7 +230,7 @@ fn to_json(l: &LoadedSnapshot) -> Value {
             "nodes": j.held.iter().map(|h| h.node.clone()).collect::<Vec<_>>(),
             "total": vector(s, &j.total),
         })).collect::<Vec<_>>(),
-        "pending": s.pending,
+        "pending": s.pending.iter().map(|j| j.id.clone()).collect::<Vec<_>>(),
         "other_jobs": s.other_jobs.iter()
             .map(|(id, st)| json!({"id": id, "state": st}))
             .collect::<Vec<_>>(),

@@ -1,0 +1,148 @@
+//! How long jobs really run, learned from a site's history: each user's share of the
+//! walltime they ask for.
+//!
+//! Jobs end before their walltime — most of them long before — and a scheduler plans with
+//! the walltime, so a forecast that assumes full walltimes is late. The model here is the
+//! simplest that uses what a site's accounting gives: for each user, the **median** of
+//! `run time / requested walltime` over their finished jobs that gave a walltime (at least
+//! [`MIN_JOBS`] of them; else every user's jobs together). A waiting job is predicted to
+//! run that share of its walltime (at least a minute, at most the walltime). A running job
+//! is predicted to end at its start plus that share of its walltime; one that has already
+//! run past that is predicted to end halfway through what its walltime leaves.
+//!
+//! [`RuntimeModel::fit`] says how well the model predicts the history it was learned from
+//! (median absolute error, in seconds and relative), so a site can judge it.
+
+use super::plan::Runtimes;
+use crate::model::snapshot::{PendingJob, Snapshot};
+use crate::workload::Workload;
+use std::collections::HashMap;
+
+/// A user needs this many finished jobs with a walltime for a ratio of their own.
+pub const MIN_JOBS: usize = 5;
+
+/// Each user's median run-time share of the walltime.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct RuntimeModel {
+    /// By user name.
+    pub users: HashMap<String, f64>,
+    /// Every job's median: for users with too few jobs.
+    pub overall: f64,
+    /// Jobs it was learned from (finished, with a walltime).
+    pub jobs: usize,
+}
+
+/// How well a model predicts the jobs it was learned from.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Fit {
+    pub jobs: usize,
+    /// Median |predicted − actual run time|, seconds, with the model and with full walltimes.
+    pub median_error: f64,
+    pub median_error_walltime: f64,
+    /// Share of jobs predicted within 10 minutes, with the model and with full walltimes.
+    pub within_10_min: f64,
+    pub within_10_min_walltime: f64,
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return 1.0;
+    }
+    v.sort_by(f64::total_cmp);
+    let m = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[m]
+    } else {
+        (v[m - 1] + v[m]) / 2.0
+    }
+}
+
+impl RuntimeModel {
+    /// Learn from a workload's finished jobs that gave a walltime.
+    pub fn learn(history: &Workload) -> RuntimeModel {
+        let mut by_user: HashMap<&str, Vec<f64>> = HashMap::new();
+        let mut all = Vec::new();
+        for j in &history.jobs {
+            if !j.walltime_given() || j.walltime <= 0 {
+                continue;
+            }
+            let ratio = (j.run as f64 / j.walltime as f64).clamp(0.0, 1.0);
+            by_user.entry(j.user.as_str()).or_default().push(ratio);
+            all.push(ratio);
+        }
+        let jobs = all.len();
+        let overall = median(&mut all);
+        let users = by_user
+            .into_iter()
+            .filter(|(_, v)| v.len() >= MIN_JOBS)
+            .map(|(u, mut v)| (u.to_string(), median(&mut v)))
+            .collect();
+        RuntimeModel {
+            users,
+            overall,
+            jobs,
+        }
+    }
+
+    /// The share of its walltime a job of `user` runs.
+    pub fn ratio(&self, user: Option<&str>) -> f64 {
+        user.and_then(|u| self.users.get(u))
+            .copied()
+            .unwrap_or(self.overall)
+    }
+
+    /// A run time for a job of `user` asking `walltime`: its share, at least a minute, at
+    /// most the walltime.
+    pub fn predict(&self, user: Option<&str>, walltime: i64) -> i64 {
+        ((self.ratio(user) * walltime as f64).round() as i64)
+            .max(60)
+            .min(walltime)
+    }
+
+    /// How well it predicts `history`'s jobs.
+    pub fn fit(&self, history: &Workload) -> Fit {
+        let mut e = Vec::new();
+        let mut ew = Vec::new();
+        for j in &history.jobs {
+            if !j.walltime_given() || j.walltime <= 0 {
+                continue;
+            }
+            let p = self.predict(Some(j.user.as_str()), j.walltime);
+            e.push((p - j.run).abs() as f64);
+            ew.push((j.walltime - j.run).abs() as f64);
+        }
+        let within = |v: &[f64]| {
+            if v.is_empty() {
+                0.0
+            } else {
+                v.iter().filter(|&&x| x <= 600.0).count() as f64 / v.len() as f64
+            }
+        };
+        let (w1, w2) = (within(&e), within(&ew));
+        Fit {
+            jobs: e.len(),
+            median_error: if e.is_empty() { 0.0 } else { median(&mut e) },
+            median_error_walltime: if ew.is_empty() { 0.0 } else { median(&mut ew) },
+            within_10_min: w1,
+            within_10_min_walltime: w2,
+        }
+    }
+}
+
+impl Runtimes for RuntimeModel {
+    fn running_end(&self, snap: &Snapshot, i: usize, now: i64) -> Option<i64> {
+        let job = &snap.running[i];
+        let end = job.planned_end()?;
+        let w = job.walltime?;
+        let predicted = job.start + self.predict(job.user.as_deref(), w);
+        Some(if predicted > now {
+            predicted
+        } else {
+            now + (end - now).max(0) / 2
+        })
+    }
+
+    fn run_time(&self, job: &PendingJob, walltime: i64) -> i64 {
+        self.predict(job.user.as_deref(), walltime)
+    }
+}
