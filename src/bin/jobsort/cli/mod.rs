@@ -21,6 +21,7 @@ mod limits;
 mod output;
 mod prepared;
 mod priority_formula;
+mod queue;
 mod queue_order_args;
 mod rank;
 mod replay;
@@ -30,6 +31,7 @@ mod sim;
 mod site_args;
 mod slurm_args;
 mod snapshot;
+mod why;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -65,6 +67,10 @@ pub enum Command {
     Replay(replay::Args),
     /// Say what a snapshot of a site holds: nodes, running jobs, reservations, what is missing.
     Snapshot(snapshot::Args),
+    /// Why is a job not running, and when will it start? From a snapshot of the site.
+    Why(why::WhyArgs),
+    /// When each waiting job of a snapshot starts, and what holds it now.
+    Forecast(why::ForecastArgs),
     /// Print a slurm.conf's multifactor priority as a formula (Slurm catalog) and check it.
     SlurmFormula(priority_formula::SlurmArgs),
     /// Print flux-accounting's mf_priority priority as a formula (flux catalog) and check it.
@@ -83,6 +89,8 @@ impl Command {
             Command::Sim(_) => "sim",
             Command::Replay(_) => "replay",
             Command::Snapshot(_) => "snapshot",
+            Command::Why(_) => "why",
+            Command::Forecast(_) => "forecast",
             Command::SlurmFormula(_) => "slurm-formula",
             Command::FluxFormula(_) => "flux-formula",
         }
@@ -104,6 +112,8 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Sim(a) => sim::run(a, out),
         Command::Replay(a) => replay::run(a, out),
         Command::Snapshot(a) => snapshot::run(a, out),
+        Command::Why(a) => why::run_why(a, out),
+        Command::Forecast(a) => why::run_forecast(a, out),
         Command::SlurmFormula(a) => priority_formula::run_slurm(a, out),
         Command::FluxFormula(a) => priority_formula::run_flux(a, out),
     };

@@ -1,0 +1,303 @@
+//! The queue of a snapshot as `why` and `forecast` see it: the snapshot loaded, its waiting
+//! jobs in the site's priority order with each one's value and terms, the plan forward
+//! (`jobsort::forecast`), and the runtime model from the site's history.
+//!
+//! The order is `rank`'s, run on the snapshot's own job capture and configuration (one
+//! definition of the site's priority): PBS's formula (the snapshot's `qmgr.txt` /
+//! `sched_config`, or `--formula`) with its terms; Slurm's and Flux's priority as the capture
+//! shows it, with sprio's factors when the folder holds a multifactor slurm.conf; a formula
+//! given with `--formula` orders every scheduler's queue.
+
+use super::output::Out;
+use super::report::{Failure, warn};
+use jobsort::forecast::{self, Forecast, RuntimeModel};
+use jobsort::model::policy::Policy;
+use jobsort::model::snapshot::Scheduler;
+use jobsort::sim::snapshot::{LoadedSnapshot, load_snapshot};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// The flags `why` and `forecast` share.
+#[derive(clap::Args, Debug)]
+pub struct QueueArgs {
+    /// The snapshot folder (contrib/capture/pbs.sh, slurm.sh or flux.sh make one).
+    #[arg(long, value_name = "DIR")]
+    pub snapshot: PathBuf,
+    /// Order the queue by this formula instead of the site's priority (PBS keywords; with a
+    /// Slurm or Flux snapshot, that scheduler's catalog).
+    #[arg(long, value_name = "FORMULA", allow_hyphen_values = true)]
+    pub formula: Option<String>,
+    /// The site's history (PBS accounting logs, a sacct dump, a Flux job list, SWF): a second
+    /// forecast with run times learned from it (each user's median share of the walltime).
+    #[arg(long, value_name = "FILE", value_parser = crate::cli::input::path_or_stdin)]
+    pub history: Option<PathBuf>,
+    /// The dispatch policy to plan with instead of the site's (strict, easy, fill,
+    /// conservative, slurm or backfill:N).
+    #[arg(long, value_name = "POLICY", value_parser = policy_arg)]
+    pub policy: Option<Policy>,
+    /// Refuse a snapshot whose parts disagree instead of counting the disagreements.
+    #[arg(long)]
+    pub strict: bool,
+}
+
+fn policy_arg(s: &str) -> Result<Policy, String> {
+    Policy::parse(s).ok_or_else(|| format!("`{s}` is not a policy ({})", Policy::NAMES))
+}
+
+/// One waiting job's priority as the order has it.
+#[derive(Debug, Clone, Default)]
+pub struct Priority {
+    /// The value the order sorts by (the formula's; Slurm's and Flux's own).
+    pub value: Option<f64>,
+    /// Its terms, named (the formula's top-level terms, or sprio's factors), as text.
+    pub terms: Vec<(String, String)>,
+    /// jobsort's own value when the order is the scheduler's (Slurm multifactor): to compare.
+    pub computed: Option<f64>,
+}
+
+/// The queue, planned.
+pub struct Queue {
+    pub loaded: LoadedSnapshot,
+    /// Indices into the snapshot's pending jobs, in priority order.
+    pub order: Vec<usize>,
+    /// By pending index.
+    pub priority: Vec<Priority>,
+    /// What ordered it, for the reader.
+    pub ordered_by: String,
+    pub forecast: Forecast,
+    pub model: Option<RuntimeModel>,
+    pub model_fit: Option<forecast::Fit>,
+}
+
+/// Run `rank` on the snapshot's jobs with `extra` flags and read its JSON: (id, value,
+/// terms) in rank order.
+fn rank_json(
+    extra: &[String],
+) -> Result<Vec<(String, Option<f64>, Vec<(String, String)>)>, Failure> {
+    use clap::Parser;
+    #[derive(clap::Parser)]
+    struct Wrap {
+        #[command(flatten)]
+        args: super::rank::Args,
+    }
+    let mut argv = vec![
+        "rank".to_string(),
+        "--explain".into(),
+        "--format".into(),
+        "json".into(),
+    ];
+    argv.extend(extra.iter().cloned());
+    let wrap = Wrap::try_parse_from(&argv).map_err(|e| Failure::usage(e.to_string().trim()))?;
+    let mut buf: Vec<u8> = Vec::new();
+    super::rank::run(wrap.args, &mut buf as &mut Out)?;
+    let doc: serde_json::Value = serde_json::from_slice(&buf)
+        .map_err(|e| Failure::invalid(format!("rank's output is not JSON: {e}")))?;
+    let text = |v: &serde_json::Value| match v {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Null => "error".into(),
+        other => other.to_string(),
+    };
+    Ok(doc["order"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|r| {
+                    let terms = r["terms"]
+                        .as_array()
+                        .map(|t| {
+                            t.iter()
+                                .map(|t| (text(&t["term"]), text(&t["value"])))
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    (text(&r["id"]), r["value"].as_f64(), terms)
+                })
+                .collect()
+        })
+        .unwrap_or_default())
+}
+
+fn file_in(dir: &Path, name: &str) -> Option<String> {
+    let p = dir.join(name);
+    p.is_file().then(|| p.display().to_string())
+}
+
+impl QueueArgs {
+    /// Load, order and plan.
+    pub fn load(&self) -> Result<Queue, Failure> {
+        let loaded = load_snapshot(&self.snapshot, self.strict).map_err(Failure::invalid)?;
+        for d in &loaded.disagreements {
+            warn(&format!("{}: {d}", self.snapshot.display()));
+        }
+        let snap = &loaded.snapshot;
+        let dir = &self.snapshot;
+        let mut priority = vec![Priority::default(); snap.pending.len()];
+        let index: HashMap<&str, usize> = snap
+            .pending
+            .iter()
+            .enumerate()
+            .map(|(i, j)| (j.id.as_str(), i))
+            .collect();
+        let mut flags: Vec<String> = Vec::new();
+        let jobs_file = match snap.scheduler {
+            Scheduler::Pbs => file_in(dir, jobsort::pbs::snapshot::QSTAT),
+            Scheduler::Slurm => file_in(dir, jobsort::slurm::snapshot::SQUEUE),
+            Scheduler::Flux => file_in(dir, jobsort::flux::snapshot::JOBS),
+        };
+        let (order, ordered_by) = match (&jobs_file, snap.scheduler) {
+            (None, _) => (
+                (0..snap.pending.len()).collect(),
+                "capture order (the folder holds no job list)".to_string(),
+            ),
+            (Some(jobs), Scheduler::Pbs) => {
+                flags.extend(["--jobs".into(), jobs.clone()]);
+                for (flag, f) in [
+                    ("--qmgr", jobsort::pbs::snapshot::QMGR),
+                    ("--sched-config", jobsort::pbs::snapshot::SCHED_CONFIG),
+                ] {
+                    if let Some(p) = file_in(dir, f) {
+                        flags.extend([flag.to_string(), p]);
+                    }
+                }
+                if let Some(f) = &self.formula {
+                    flags.extend(["--formula".into(), f.clone()]);
+                }
+                let has_formula = self.formula.is_some()
+                    || match &loaded.config {
+                        jobsort::sim::snapshot::SiteConfig::Pbs(site) => site.formula().is_some(),
+                        _ => false,
+                    };
+                if has_formula {
+                    let ranked = rank_json(&flags)?;
+                    for (id, value, terms) in &ranked {
+                        if let Some(&i) = index.get(id.as_str()) {
+                            priority[i].value = *value;
+                            priority[i].terms = terms.clone();
+                        }
+                    }
+                    let by = match &self.formula {
+                        Some(f) => format!("the formula `{f}`"),
+                        None => "the site's job_sort_formula".to_string(),
+                    };
+                    (
+                        forecast::order_of_ids(snap, ranked.iter().map(|r| r.0.as_str())),
+                        by,
+                    )
+                } else {
+                    // PBS without a job_sort_formula sorts by its job_sort_key, by default
+                    // none: submission order.
+                    let mut order: Vec<usize> = (0..snap.pending.len()).collect();
+                    order.sort_by_key(|&i| (snap.pending[i].submit.unwrap_or(i64::MAX), i));
+                    (
+                        order,
+                        "submission order (the snapshot holds no job_sort_formula: add \
+                         qmgr.txt or sched_config, or give --formula)"
+                            .to_string(),
+                    )
+                }
+            }
+            (Some(jobs), sched) => {
+                let name = if sched == Scheduler::Slurm {
+                    "slurm"
+                } else {
+                    "flux"
+                };
+                if let Some(f) = &self.formula {
+                    flags.extend([
+                        "--jobs".into(),
+                        jobs.clone(),
+                        "--scheduler".into(),
+                        name.into(),
+                        "--formula".into(),
+                        f.clone(),
+                    ]);
+                    let ranked = rank_json(&flags)?;
+                    for (id, value, terms) in &ranked {
+                        if let Some(&i) = index.get(id.as_str()) {
+                            priority[i].value = *value;
+                            priority[i].terms = terms.clone();
+                        }
+                    }
+                    (
+                        forecast::order_of_ids(snap, ranked.iter().map(|r| r.0.as_str())),
+                        format!("the formula `{f}`"),
+                    )
+                } else {
+                    for (i, j) in snap.pending.iter().enumerate() {
+                        priority[i].value = j.priority;
+                    }
+                    // sprio's factors from the folder's multifactor slurm.conf.
+                    let conf = file_in(dir, "slurm.conf");
+                    let multifactor = matches!(&loaded.config,
+                        jobsort::sim::snapshot::SiteConfig::Slurm(Some(c)) if c.is_multifactor());
+                    if let (Some(conf), true) = (conf, multifactor) {
+                        let f = [
+                            "--jobs".to_string(),
+                            jobs.clone(),
+                            "--slurm-conf".into(),
+                            conf,
+                        ];
+                        match rank_json(&f) {
+                            Ok(ranked) => {
+                                for (id, value, terms) in ranked {
+                                    if let Some(&i) = index.get(id.as_str())
+                                        && priority[i].terms.is_empty()
+                                    {
+                                        priority[i].terms = terms;
+                                        priority[i].computed = value;
+                                    }
+                                }
+                            }
+                            Err(Failure::Invalid(m) | Failure::Usage(m)) => {
+                                warn(&format!("no factors: {m}"))
+                            }
+                            Err(e) => return Err(e),
+                        }
+                    }
+                    match forecast::captured_order(snap) {
+                        Some(o) => (
+                            o,
+                            format!("{}'s own priority, as captured", snap.scheduler.name()),
+                        ),
+                        None => {
+                            let mut order: Vec<usize> = (0..snap.pending.len()).collect();
+                            order.sort_by_key(|&i| (snap.pending[i].submit.unwrap_or(i64::MAX), i));
+                            (
+                                order,
+                                "submission order (the capture shows no priority)".to_string(),
+                            )
+                        }
+                    }
+                }
+            }
+        };
+        let (model, model_fit) = match &self.history {
+            Some(path) => {
+                let w = jobsort::workload::load_workload(path)
+                    .map_err(|e| Failure::invalid(format!("--history: {e}")))?;
+                let m = RuntimeModel::learn(&w);
+                if m.jobs == 0 {
+                    return Err(Failure::invalid(format!(
+                        "--history {}: no finished job with a requested walltime to learn \
+                         run times from",
+                        path.display()
+                    )));
+                }
+                let fit = m.fit(&w);
+                (Some(m), Some(fit))
+            }
+            None => (None, None),
+        };
+        let forecast = forecast::forecast(&loaded, &order, self.policy, model.as_ref())
+            .map_err(Failure::invalid)?;
+        Ok(Queue {
+            loaded,
+            order,
+            priority,
+            ordered_by,
+            forecast,
+            model,
+            model_fit,
+        })
+    }
+}

@@ -1,0 +1,526 @@
+//! `jobsort why JOBID... --snapshot DIR`: for each job, one screen — its rank and priority
+//! term by term, what holds it now (in plain words and the scheduler's own), and when it
+//! starts: as the scheduler plans (full walltimes, nothing new arrives) and, with
+//! `--history`, with run times learned from the site's history.
+//!
+//! `jobsort forecast --snapshot DIR`: the same forecast for the whole queue, as a table, CSV
+//! or JSON.
+
+use super::output::{Out, write_csv, write_json, write_table};
+use super::queue::{Queue, QueueArgs};
+use super::report::{Failure, Outcome};
+use jobsort::forecast::{Blocked, JobPlan, Plan};
+use jobsort::input::units::utc_text;
+use jobsort::model::snapshot::Hold;
+use serde_json::{Value, json};
+use std::process::ExitCode;
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WhyFormat {
+    /// One screen per job.
+    Text,
+    /// One JSON document.
+    Json,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct WhyArgs {
+    /// The jobs to explain (as the scheduler names them: `1234.server`, `1234`, `fA1b3`).
+    #[arg(value_name = "JOBID", required = true)]
+    pub jobs: Vec<String>,
+    #[command(flatten)]
+    pub queue: QueueArgs,
+    /// Output: one screen per job, or one JSON document.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: WhyFormat,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ForecastFormat {
+    /// An aligned table.
+    Table,
+    /// CSV with a header row.
+    Csv,
+    /// One JSON document.
+    Json,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ForecastArgs {
+    #[command(flatten)]
+    pub queue: QueueArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: ForecastFormat,
+}
+
+/// A duration as a person reads it: `2 h 05 min`, `45 min`, `30 s`.
+fn span(s: i64) -> String {
+    let s = s.max(0);
+    if s >= 86_400 {
+        format!("{} d {} h", s / 86_400, s % 86_400 / 3600)
+    } else if s >= 3600 {
+        format!("{} h {:02} min", s / 3600, s % 3600 / 60)
+    } else if s >= 60 {
+        format!("{} min", s / 60)
+    } else {
+        format!("{s} s")
+    }
+}
+
+/// What holds a job, in plain words.
+pub fn plain(b: &Blocked, q: &Queue) -> String {
+    let unit = |r: &str| if r == "mem" { "kb" } else { "" };
+    match b {
+        Blocked::Nothing => "nothing: it fits on free nodes now and should start at the \
+                             scheduler's next cycle"
+            .into(),
+        Blocked::Resources {
+            short,
+            nodes_fit,
+            nodes_eligible,
+        } => {
+            let what: Vec<String> = short
+                .iter()
+                .map(|s| {
+                    format!(
+                        "{} {}{u} asked, {}{u} free",
+                        s.resource,
+                        s.asked,
+                        s.free,
+                        u = unit(&s.resource)
+                    )
+                })
+                .collect();
+            if what.is_empty() {
+                format!(
+                    "not enough free resources in the shape it asks for ({nodes_fit} of its \
+                     {nodes_eligible} eligible nodes could take one of its chunks now)"
+                )
+            } else {
+                format!(
+                    "not enough free resources: {} ({nodes_fit} of its {nodes_eligible} \
+                     eligible nodes could take one of its chunks now)",
+                    what.join("; ")
+                )
+            }
+        }
+        Blocked::Reservation { job, at } => format!(
+            "it would fit now, but would run into the start the scheduler holds for \
+             higher-priority job {job} at {} ({} from now)",
+            utc_text(*at),
+            span(at - q.forecast.walltime.now)
+        ),
+        Blocked::AdvanceReservation { id, at } => format!(
+            "it would fit now, but would run into reservation {id} from {}",
+            utc_text(*at)
+        ),
+        Blocked::Order { behind } => {
+            format!("strict order: job {behind}, ahead of it, cannot start, and no job passes it")
+        }
+        Blocked::NeverFits { why } => format!("it can never start as asked: {why}"),
+        Blocked::Hold { hold } => match hold {
+            Hold::Held(w) => format!("held ({w}): the scheduler does not consider it"),
+            Hold::Dependency(d) => format!("waiting for its dependency ({d})"),
+            Hold::BeginTime(t) => format!("not to start before {}", utc_text(*t)),
+        },
+    }
+}
+
+/// What holds a job, in a table cell: the kind and its main figure.
+fn short(b: &Blocked) -> String {
+    match b {
+        Blocked::Resources { short, .. } => match short.first() {
+            Some(s) => format!("resources: {} {}>{} free", s.resource, s.asked, s.free),
+            None => "resources: shape".into(),
+        },
+        Blocked::Reservation { job, .. } => format!("window of {job}"),
+        Blocked::AdvanceReservation { id, .. } => format!("reservation {id}"),
+        Blocked::Order { behind } => format!("behind {behind}"),
+        Blocked::Hold { hold } => match hold {
+            Hold::Held(_) => "held".into(),
+            Hold::Dependency(_) => "dependency".into(),
+            Hold::BeginTime(_) => "begin time".into(),
+        },
+        other => kind(other).replace('_', " "),
+    }
+}
+
+fn kind(b: &Blocked) -> &'static str {
+    match b {
+        Blocked::Nothing => "none",
+        Blocked::Resources { .. } => "resources",
+        Blocked::Reservation { .. } => "reservation",
+        Blocked::AdvanceReservation { .. } => "advance_reservation",
+        Blocked::Order { .. } => "order",
+        Blocked::NeverFits { .. } => "never_fits",
+        Blocked::Hold { .. } => "hold",
+    }
+}
+
+/// The plan's answer for pending job `index`.
+fn job_in(plan: &Plan, index: usize) -> &JobPlan {
+    plan.jobs
+        .iter()
+        .find(|j| j.index == index)
+        .expect("every waiting job is planned")
+}
+
+fn start_text(j: &JobPlan, now: i64) -> String {
+    match j.start {
+        Some(s) if s <= now => "now (at the next scheduling cycle)".to_string(),
+        Some(s) => format!("{} (in {})", utc_text(s), span(s - now)),
+        None => "not within the next 30 days, as things stand".to_string(),
+    }
+}
+
+fn value_text(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".into(), super::output::show_value)
+}
+
+fn job_json(q: &Queue, index: usize) -> Value {
+    let s = &q.loaded.snapshot;
+    let job = &s.pending[index];
+    let w = job_in(&q.forecast.walltime, index);
+    let p = &q.priority[index];
+    let m = q.forecast.model.as_ref().map(|m| job_in(m, index));
+    let ahead = (w.rank > 1).then(|| s.pending[q.order[w.rank - 2]].id.clone());
+    json!({
+        "id": job.id,
+        "user": job.user,
+        "queue": job.queue,
+        "rank": w.rank,
+        "of": q.order.len(),
+        "value": p.value,
+        "computed_value": p.computed,
+        "terms": p.terms.iter().map(|(t, v)| json!({"term": t, "value": v})).collect::<Vec<_>>(),
+        "ahead": ahead,
+        "blocked": w.blocked,
+        "blocked_kind": kind(&w.blocked),
+        "plain": plain(&w.blocked, q),
+        "scheduler_says": job.reason,
+        "planned_at": w.planned_at,
+        "start": w.start,
+        "end": w.end,
+        "nodes": w.nodes,
+        "model_start": m.and_then(|m| m.start),
+        "model_end": m.and_then(|m| m.end),
+        "walltime": job.walltime,
+        "submit": job.submit,
+    })
+}
+
+fn header_json(q: &Queue) -> Value {
+    json!({
+        "scheduler": q.loaded.snapshot.scheduler.name(),
+        "taken_at": q.forecast.walltime.now,
+        "policy": q.forecast.policy.name(),
+        "ordered_by": q.ordered_by,
+        "assumption": "running jobs use their full walltime and nothing new arrives",
+        "model": q.model.as_ref().map(|m| json!({
+            "what": "each user's median share of the walltime their jobs ran, from --history",
+            "jobs": m.jobs,
+            "users": m.users.len(),
+            "overall_ratio": m.overall,
+            "fit": q.model_fit,
+        })),
+        "missing": q.loaded.snapshot.missing.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
+    })
+}
+
+/// The term that separates a job from the one just ahead: the term whose difference is the
+/// largest share of the gap between their values.
+fn separating_term(q: &Queue, a: usize, b: usize) -> Option<String> {
+    let (pa, pb) = (&q.priority[a], &q.priority[b]);
+    let num = |s: &str| s.parse::<f64>().ok();
+    pa.terms
+        .iter()
+        .zip(&pb.terms)
+        .filter_map(|((t, x), (_, y))| Some((t, num(x)?, num(y)?)))
+        .filter(|(_, x, y)| x != y)
+        .max_by(|l, r| (l.1 - l.2).abs().total_cmp(&(r.1 - r.2).abs()))
+        .map(|(t, x, y)| {
+            format!(
+                "{t}: {} vs {} for the job ahead",
+                super::output::show_value(x),
+                super::output::show_value(y)
+            )
+        })
+}
+
+pub fn run_why(args: WhyArgs, out: &mut Out) -> Outcome {
+    let q = args.queue.load()?;
+    let s = &q.loaded.snapshot;
+    let mut found = Vec::new();
+    for id in &args.jobs {
+        // The id as written, else the id before the server suffix (`1234` for `1234.srv`).
+        let i = s.pending.iter().position(|j| &j.id == id).or_else(|| {
+            s.pending
+                .iter()
+                .position(|j| j.id.split('.').next() == Some(id.as_str()))
+        });
+        match i {
+            Some(i) => found.push(Ok(i)),
+            None => {
+                let running = s
+                    .running
+                    .iter()
+                    .find(|j| &j.id == id || j.id.split('.').next() == Some(id.as_str()));
+                let other = s
+                    .other_jobs
+                    .iter()
+                    .find(|(j, _)| j == id || j.split('.').next() == Some(id.as_str()));
+                found.push(Err(match (running, other) {
+                    (Some(r), _) => format!(
+                        "job {} is running since {}{}",
+                        r.id,
+                        utc_text(r.start),
+                        r.planned_end()
+                            .map(|e| format!(", until {} at the latest", utc_text(e)))
+                            .unwrap_or_default()
+                    ),
+                    (_, Some((j, st))) => format!("job {j} is not waiting: its state is {st}"),
+                    _ => format!(
+                        "job {id} is not in the snapshot ({} waiting, {} running)",
+                        s.pending.len(),
+                        s.running.len()
+                    ),
+                }));
+            }
+        }
+    }
+    let missing = found.iter().filter(|f| f.is_err()).count();
+    match args.format {
+        WhyFormat::Json => {
+            let jobs: Vec<Value> = found
+                .iter()
+                .zip(&args.jobs)
+                .map(|(f, id)| match f {
+                    Ok(i) => job_json(&q, *i),
+                    Err(m) => json!({"id": id, "error": m}),
+                })
+                .collect();
+            let mut doc = header_json(&q);
+            doc["jobs"] = Value::Array(jobs);
+            write_json(out, &doc, true)?;
+        }
+        WhyFormat::Text => {
+            let now = q.forecast.walltime.now;
+            for (k, f) in found.iter().enumerate() {
+                if k > 0 {
+                    writeln!(out)?;
+                }
+                let i = match f {
+                    Ok(i) => *i,
+                    Err(m) => {
+                        writeln!(out, "{m}")?;
+                        continue;
+                    }
+                };
+                let job = &s.pending[i];
+                let w = job_in(&q.forecast.walltime, i);
+                let p = &q.priority[i];
+                writeln!(
+                    out,
+                    "job {} ({}{}): waiting, rank {} of {} ({} snapshot at {})",
+                    job.id,
+                    job.user.as_deref().unwrap_or("unknown user"),
+                    if job.queue.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", {}", job.queue.join(","))
+                    },
+                    w.rank,
+                    q.order.len(),
+                    s.scheduler.name(),
+                    utc_text(now)
+                )?;
+                writeln!(
+                    out,
+                    "\npriority: {} ({})",
+                    value_text(p.value),
+                    q.ordered_by
+                )?;
+                if let (Some(c), Some(v)) = (p.computed, p.value)
+                    && (c - v).abs() > 0.5
+                {
+                    writeln!(
+                        out,
+                        "  jobsort computes {} from slurm.conf: the factors below are its",
+                        super::output::show_value(c)
+                    )?;
+                }
+                for (t, v) in &p.terms {
+                    writeln!(out, "  {v:>12}  {t}")?;
+                }
+                if w.rank > 1 {
+                    let a = q.order[w.rank - 2];
+                    let ahead = &s.pending[a];
+                    write!(
+                        out,
+                        "  just ahead: {} at {}",
+                        ahead.id,
+                        value_text(q.priority[a].value)
+                    )?;
+                    match separating_term(&q, i, a) {
+                        Some(t) => writeln!(out, "; the term that separates them: {t}")?,
+                        None => writeln!(out)?,
+                    }
+                }
+                writeln!(out, "\nwhat holds it now: {}", plain(&w.blocked, &q))?;
+                if let Some(r) = &job.reason {
+                    writeln!(out, "  {} says: {r}", s.scheduler.name())?;
+                }
+                if let Some(at) = w.planned_at {
+                    writeln!(
+                        out,
+                        "  it is a top job: the scheduler holds nodes for it from {}",
+                        utc_text(at)
+                    )?;
+                }
+                writeln!(out, "\nforecast start: {}", start_text(w, now))?;
+                if !w.nodes.is_empty() {
+                    writeln!(out, "  on {}", w.nodes.join(", "))?;
+                }
+                writeln!(
+                    out,
+                    "  assuming running jobs use their full walltime and nothing new arrives \
+                     ({} policy)",
+                    q.forecast.policy.name()
+                )?;
+                if let (Some(m), Some(model)) = (&q.forecast.model, &q.model) {
+                    let mj = job_in(m, i);
+                    writeln!(
+                        out,
+                        "with run times from the site's history: {}",
+                        start_text(mj, now)
+                    )?;
+                    writeln!(
+                        out,
+                        "  each user's median share of the walltime their jobs ran ({} jobs; \
+                         {:.0}% overall)",
+                        model.jobs,
+                        model.overall * 100.0
+                    )?;
+                }
+            }
+            for m in &s.missing {
+                super::report::note(&format!("{}: {m}", args.queue.snapshot.display()));
+            }
+        }
+    }
+    Ok(if missing > 0 {
+        ExitCode::from(super::report::EXIT_INVALID)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+pub fn run_forecast(args: ForecastArgs, out: &mut Out) -> Outcome {
+    let q = args.queue.load()?;
+    let s = &q.loaded.snapshot;
+    let now = q.forecast.walltime.now;
+    let rows = q.order.len();
+    let model = q.forecast.model.is_some();
+    let row = |r: usize, iso: bool| -> Vec<String> {
+        let i = q.order[r];
+        let job = &s.pending[i];
+        let w = job_in(&q.forecast.walltime, i);
+        let t = |x: Option<i64>| match x {
+            None => "-".to_string(),
+            Some(x) if iso => utc_text(x),
+            Some(x) => format!("+{}", span(x - now)),
+        };
+        let mut v = vec![
+            w.rank.to_string(),
+            job.id.clone(),
+            job.user.clone().unwrap_or_else(|| "-".into()),
+            value_text(q.priority[i].value),
+            t(w.start),
+        ];
+        if model {
+            let m = job_in(q.forecast.model.as_ref().unwrap(), i);
+            v.push(t(m.start));
+        }
+        v.push(if w.planned_at.is_some() {
+            format!("{} (top job)", short(&w.blocked))
+        } else {
+            short(&w.blocked)
+        });
+        v.push(w.nodes.len().to_string());
+        v
+    };
+    let mut header = vec!["rank", "id", "user", "priority", "start"];
+    if model {
+        header.push("start (history)");
+    }
+    header.extend(["held by", "nodes"]);
+    match args.format {
+        ForecastFormat::Json => {
+            let mut doc = header_json(&q);
+            doc["jobs"] = Value::Array(q.order.iter().map(|&i| job_json(&q, i)).collect());
+            // What a picture of the plan needs besides: the nodes, the running jobs and the
+            // reservations.
+            doc["nodes"] = s
+                .nodes
+                .iter()
+                .map(|n| json!({"name": n.name, "state": n.state.name(), "state_text": n.state_text}))
+                .collect();
+            let model_ends = q.forecast.model.as_ref().map(|m| &m.running_ends);
+            doc["running"] = s
+                .running
+                .iter()
+                .enumerate()
+                .map(|(k, j)| {
+                    json!({
+                        "id": j.id,
+                        "user": j.user,
+                        "queue": j.queue,
+                        "start": j.start,
+                        "planned_end": j.planned_end(),
+                        "model_end": model_ends.and_then(|e| e[k]),
+                        "nodes": j.held.iter().map(|h| h.node.clone()).collect::<Vec<_>>(),
+                    })
+                })
+                .collect();
+            doc["reservations"] = s
+                .reservations
+                .iter()
+                .map(|r| json!({"id": r.id, "name": r.name, "start": r.start, "end": r.end, "nodes": r.nodes}))
+                .collect();
+            write_json(out, &doc, true)?;
+        }
+        ForecastFormat::Csv => write_csv(out, &header, rows, |r| row(r, true))?,
+        ForecastFormat::Table => {
+            writeln!(
+                out,
+                "{} snapshot at {}: {} waiting, {} running; {} policy; ordered by {}",
+                s.scheduler.name(),
+                utc_text(now),
+                s.pending.len(),
+                s.running.len(),
+                q.forecast.policy.name(),
+                q.ordered_by
+            )?;
+            writeln!(
+                out,
+                "starts assume running jobs use their full walltime and nothing new arrives{}\n",
+                if model {
+                    "; `start (history)` uses run times learned from --history"
+                } else {
+                    ""
+                }
+            )?;
+            let mut right = vec![true, false, false, true, false];
+            if model {
+                right.push(false);
+            }
+            right.extend([false, true]);
+            write_table(out, &header, &right, rows, |r| row(r, false))?;
+        }
+    }
+    if let Err(e) = out.flush() {
+        return Err(Failure::Output(e));
+    }
+    Ok(ExitCode::SUCCESS)
+}
