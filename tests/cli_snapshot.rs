@@ -37,8 +37,8 @@ fn a_pbs_snapshot_says_what_it_holds() {
         // Soonest planned end first: stime + Resource_List.walltime.
         "102.srv  bob   gpu        1      2  2025-12-01T11:00:00Z  00:30:00  2025-12-01T11:30:00Z",
         "101.srv  ann   workq      1      8  2025-12-01T10:00:00Z  02:00:00  2025-12-01T12:00:00Z",
-        "pending jobs: 1",
-        "other jobs: 1 (H 1)",
+        // 104.srv is held (H, Hold_Types u): waiting, but not considered.
+        "pending jobs: 2 (1 held: a hold, a dependency, a begin time or a limit)",
         "R5.srv  maint   2025-12-01T11:00:00Z  2025-12-01T15:00:00Z  n4",
         "missing: 2",
         "disagreements: 0",
@@ -351,4 +351,200 @@ fn flux_sh_captures_what_the_reader_reads() {
         .as_secs() as i64;
     let taken = v["taken_at"].as_i64().unwrap();
     assert!((now - taken).abs() < 600, "taken_at {taken}, now {now}");
+}
+
+// `jobsort why` and `jobsort forecast` on hand-worked snapshots (tests/data/why/), one per
+// scheduler, each built from the documented formats as above. The answers were worked by
+// hand first; the comments give the working.
+
+const T0: i64 = 1_764_590_400; // 2025-12-01T12:00:00Z, the capture's instant.
+
+fn forecast_json(dir: &str, extra: &[&str]) -> serde_json::Value {
+    let dir = repo_file(dir);
+    let mut args = vec!["forecast", "--snapshot", dir.as_str(), "--format", "json"];
+    args.extend(extra);
+    let out = jobsort(args);
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    json(&out)
+}
+
+fn starts(v: &serde_json::Value, key: &str) -> Vec<(String, Option<i64>)> {
+    v["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            (
+                j["id"].as_str().unwrap().to_string(),
+                j[key].as_i64().map(|s| s - T0),
+            )
+        })
+        .collect()
+}
+
+fn pairs(p: &[(&str, Option<i64>)]) -> Vec<(String, Option<i64>)> {
+    p.iter().map(|(i, s)| (i.to_string(), *s)).collect()
+}
+
+/// PBS, strict_ordering with backfill_depth 1 (EASY), formula `ncpus * 2 + walltime / 3600`.
+/// Three 8-core nodes: 201 holds n1 until 13:00, 202 half of n2 until 12:30, n3 is free.
+/// 301 (2 chunks of 8, scatter; 34.0) is the top job: n2 and n3 are both whole at 12:30.
+/// 302 (4 cores, 1 h; 9.0) fits on n2 or n3 now but would run into 301's window: it waits,
+/// and takes n1 at 13:00. 303 (2 cores, 20 min; 4.33) ends before 12:30: backfilled now.
+/// 304 is held (Hold_Types u).
+#[test]
+fn why_and_forecast_on_a_pbs_snapshot() {
+    let v = forecast_json("tests/data/why/pbs", &[]);
+    assert_eq!(v["policy"], "easy");
+    assert_eq!(v["ordered_by"], "the site's job_sort_formula");
+    assert_eq!(
+        starts(&v, "start"),
+        pairs(&[
+            ("301.srv", Some(1800)),
+            ("302.srv", Some(3600)),
+            ("303.srv", Some(0)),
+            ("304.srv", None)
+        ])
+    );
+    let j = &v["jobs"];
+    assert_eq!(j[0]["value"], 34.0);
+    assert_eq!(j[0]["planned_at"], T0 + 1800);
+    assert_eq!(j[0]["nodes"], serde_json::json!(["n2", "n3"]));
+    assert_eq!(j[0]["blocked"]["short"][0]["asked"], 16);
+    assert_eq!(j[0]["blocked"]["short"][0]["free"], 12);
+    assert_eq!(j[1]["blocked"]["kind"], "reservation");
+    assert_eq!(j[1]["blocked"]["job"], "301.srv");
+    assert_eq!(j[1]["terms"][0]["term"], "ncpus * 2");
+    assert_eq!(j[1]["terms"][0]["value"], "8.0");
+    assert_eq!(j[2]["blocked_kind"], "none");
+    assert_eq!(j[3]["blocked"]["hold"]["kind"], "held");
+    // The running jobs and nodes a picture needs; n1's slots (`201.srv/0`) name job 201.
+    assert_eq!(v["running"][0]["planned_end"], T0 + 3600);
+    assert_eq!(v["nodes"].as_array().unwrap().len(), 3);
+
+    let dir = repo_file("tests/data/why/pbs");
+    let out = jobsort(["why", "302", "--snapshot", &dir]);
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("warning"), "{}", stderr(&out));
+    let text = stdout(&out);
+    for line in [
+        "job 302.srv (dan, workq): waiting, rank 2 of 4",
+        "priority: 9.0 (the site's job_sort_formula)",
+        "         8.0  ncpus * 2",
+        "just ahead: 301.srv at 34.0; the term that separates them: ncpus * 2: 8.0 vs 32.0",
+        "would run into the start the scheduler holds for higher-priority job 301.srv at \
+         2025-12-01T12:30:00Z",
+        "PBS says: Not Running: Job would conflict with reservation or top job",
+        "forecast start: 2025-12-01T13:00:00Z (in 1 h 00 min)",
+        "  on n1",
+    ] {
+        assert!(text.contains(line), "no `{line}` in\n{text}");
+    }
+}
+
+/// With a history where every user's jobs ran half their walltime: 201 (started 11:00, 2 h)
+/// should have ended at 12:00, so it ends halfway through what is left, 12:30; 202 (11:30,
+/// 1 h) at 12:15; 303 runs 10 min. n2 and n3 are whole at 12:15: 301 starts then, and 302
+/// takes n1 at 12:30. The first forecast is unchanged.
+#[test]
+fn a_history_gives_a_second_forecast_from_run_times() {
+    let v = forecast_json(
+        "tests/data/why/pbs",
+        &["--history", &repo_file("tests/data/why/history.json")],
+    );
+    assert_eq!(
+        starts(&v, "model_start"),
+        pairs(&[
+            ("301.srv", Some(900)),
+            ("302.srv", Some(1800)),
+            ("303.srv", Some(0)),
+            ("304.srv", None)
+        ])
+    );
+    assert_eq!(starts(&v, "start")[0].1, Some(1800));
+    assert_eq!(v["model"]["jobs"], 15);
+    assert_eq!(v["model"]["overall_ratio"], 0.5);
+    assert_eq!(v["running"][0]["model_end"], T0 + 1800);
+}
+
+/// Slurm, sched/backfill (every tested job gets a planned start). Nodes c1–c3 of 16 CPUs in
+/// `batch`: job 11 holds c1 until 13:00, job 12 half of c2 until 12:30; d1 serves only
+/// `debug`. 21 (2 nodes × 16, priority 5000) starts when c2 is whole, 12:30, on c2 and c3 —
+/// not on d1, another partition. 22 (8 CPUs, 1 h) would run into 21's start: it takes c1 at
+/// 13:00. 23 (4 CPUs, 20 min) ends before 12:30: backfilled now. 24 is held (priority 0,
+/// JobHeldUser), 25 waits for its dependency.
+#[test]
+fn why_and_forecast_on_a_slurm_snapshot() {
+    let v = forecast_json("tests/data/why/slurm", &[]);
+    assert_eq!(v["policy"], "slurm");
+    assert_eq!(
+        starts(&v, "start"),
+        pairs(&[
+            ("21", Some(1800)),
+            ("22", Some(3600)),
+            ("23", Some(0)),
+            ("25", None),
+            ("24", None)
+        ])
+    );
+    let j = &v["jobs"];
+    assert_eq!(j[0]["nodes"], serde_json::json!(["c2", "c3"]));
+    assert_eq!(j[0]["scheduler_says"], "Resources");
+    assert_eq!(j[1]["blocked"]["job"], "21");
+    assert_eq!(j[3]["blocked"]["hold"]["kind"], "dependency");
+    assert_eq!(j[3]["blocked"]["hold"]["what"], "afterok:11(unfulfilled)");
+    assert_eq!(j[4]["blocked"]["hold"]["what"], "JobHeldUser");
+    let dir = repo_file("tests/data/why/slurm");
+    let out = jobsort(["why", "21", "--snapshot", &dir]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("Slurm says: Resources (it waits for resources to become free)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("not enough free resources: ncpus 32 asked, 24 free"),
+        "{text}"
+    );
+}
+
+/// Flux, fluxion's default `fcfs`: no job passes the first that cannot start. f1 holds fx0
+/// until 12:30, f2 half of fx1 until 12:10. f3 (2 nodes × 8 cores) starts at 12:10 on fx1
+/// and fx2; f4 (2 cores) fits now but waits behind f3, and then for fx0 at 12:30. f5 has
+/// urgency 0: held.
+#[test]
+fn why_and_forecast_on_a_flux_snapshot() {
+    let v = forecast_json("tests/data/why/flux", &[]);
+    assert_eq!(v["policy"], "strict");
+    assert_eq!(
+        starts(&v, "start"),
+        pairs(&[("f3", Some(600)), ("f4", Some(1800)), ("f5", None)])
+    );
+    assert_eq!(v["jobs"][1]["blocked"]["kind"], "order");
+    assert_eq!(v["jobs"][1]["blocked"]["behind"], "f3");
+    assert_eq!(v["jobs"][2]["blocked"]["hold"]["kind"], "held");
+}
+
+#[test]
+fn why_names_jobs_that_are_not_waiting_and_fails_for_unknown_ones() {
+    let dir = repo_file("tests/data/why/pbs");
+    let out = jobsort(["why", "201.srv", "nope", "--snapshot", &dir]);
+    assert_eq!(code(&out), Some(1));
+    let text = stdout(&out);
+    assert!(
+        text.contains("job 201.srv is running since 2025-12-01T11:00:00Z, until 2025-12-01T13:00:00Z at the latest"),
+        "{text}"
+    );
+    assert!(
+        text.contains("job nope is not in the snapshot (4 waiting, 2 running)"),
+        "{text}"
+    );
+    let out = jobsort(["why", "1", "--snapshot", "/nonexistent"]);
+    assert_eq!(code(&out), Some(1));
+    assert!(
+        stderr(&out).contains("/nonexistent: not a folder"),
+        "{}",
+        stderr(&out)
+    );
+    let out = jobsort(["forecast", "--snapshot", &dir, "--policy", "bogus"]);
+    assert_eq!(code(&out), Some(2));
 }

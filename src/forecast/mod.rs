@@ -20,8 +20,9 @@ use crate::sim::snapshot::{LoadedSnapshot, SiteConfig};
 /// The dispatch policy the site's configuration in the snapshot gives: slurm.conf's
 /// scheduler (`sched/backfill` with its `SchedulerParameters`, `sched/builtin` strict), the
 /// PBS site's `strict_ordering` and `backfill_depth` (PBS's defaults without its files), and
-/// for Flux its scheduler's default queue policy, `fcfs` (flux-sched `qmanager`: strict
-/// order, no backfill). Without slurm.conf, Slurm's defaults (`sched/backfill`).
+/// for Flux its scheduler's default queue policy, `fcfs`: strict order, no backfill
+/// (flux-sched `doc/man5/flux-config-sched-fluxion-qmanager.rst`: "The default is
+/// \"fcfs\""). Without slurm.conf, Slurm's defaults (`sched/backfill`).
 pub fn site_policy(loaded: &LoadedSnapshot) -> Result<Policy, String> {
     match &loaded.config {
         SiteConfig::Pbs(site) => sim_policy(None, None, None, Some(site))

@@ -183,6 +183,10 @@ pub enum Hold {
     Dependency(String),
     /// Not to start before this time (PBS `Execution_Time`, Slurm `begin_time`).
     BeginTime(i64),
+    /// A limit the scheduler reports holds it (its words: Slurm's `AssocGrpCpuLimit`, PBS's
+    /// "Not Running: User has reached server running job limit."). jobsort does not model
+    /// PBS's and Slurm's limits yet: such a job is not planned.
+    Limit(String),
 }
 
 /// A reservation: nodes held for a window (PBS advance and standing reservations' current

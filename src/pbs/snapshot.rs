@@ -233,19 +233,25 @@ pub fn parse_pbsnodes(text: &str, file: &str, snap: &mut Snapshot) -> Result<(),
         }
         let jobs = match obj.get("jobs") {
             None => Vec::new(),
-            Some(Value::Array(a)) => a
-                .iter()
-                .enumerate()
-                .map(|(i, j)| {
-                    j.as_str().map(str::to_string).ok_or_else(|| {
+            // Each entry a job id, or a job's slot (`1.srv/0`, as the node's `jobs` attribute
+            // holds them): one id per job, in order.
+            Some(Value::Array(a)) => {
+                let mut v: Vec<String> = Vec::new();
+                for (i, j) in a.iter().enumerate() {
+                    let slot = j.as_str().ok_or_else(|| {
                         SnapshotError::at_path(
                             file,
                             format!("{}[{i}]", path_key(&at, "jobs")),
                             "expected a job id",
                         )
-                    })
-                })
-                .collect::<Result<_, _>>()?,
+                    })?;
+                    let id = slot.split('/').next().unwrap_or(slot).trim();
+                    if !v.iter().any(|j| j == id) {
+                        v.push(id.to_string());
+                    }
+                }
+                v
+            }
             // Older pbsnodes: `"1.srv/0, 1.srv/1, 2.srv/0"`.
             Some(Value::String(s)) => {
                 let mut v: Vec<String> = Vec::new();
@@ -494,7 +500,11 @@ fn pending_job(
             Some(t) => Hold::BeginTime(t),
             None => Hold::Held("waiting (W) with no Execution_Time".to_string()),
         }),
-        _ => None,
+        // The scheduler's comment on a job a limit holds back (`check.cpp`, `limits.cpp`:
+        // "Not Running: User has reached server running job limit." and the like).
+        _ => text_field(job, "comment")
+            .filter(|c| c.starts_with("Not Running") && c.to_ascii_lowercase().contains("limit"))
+            .map(Hold::Limit),
     };
     Ok(PendingJob {
         id: id.to_string(),

@@ -16,5 +16,6 @@ pub mod assoc;
 pub mod conf;
 pub mod jobs;
 pub mod multifactor;
+pub mod reasons;
 pub mod share;
 pub mod snapshot;

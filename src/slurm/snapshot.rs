@@ -451,6 +451,11 @@ fn pending_job(
                 .unwrap_or("a dependency")
                 .to_string(),
         ))
+    } else if let Some(r) = reason
+        .as_deref()
+        .filter(|r| super::reasons::limit(r).is_some())
+    {
+        Some(Hold::Limit(r.to_string()))
     } else {
         match (begin, snap.taken_at) {
             (Some(b), Some(now)) if b > now => Some(Hold::BeginTime(b)),

@@ -135,7 +135,16 @@ fn text(l: &LoadedSnapshot, out: &mut Out) -> std::io::Result<()> {
             },
         )?;
     }
-    writeln!(out, "\npending jobs: {}", s.pending.len())?;
+    let held = s.pending.iter().filter(|j| j.hold.is_some()).count();
+    if held > 0 {
+        writeln!(
+            out,
+            "\npending jobs: {} ({held} held: a hold, a dependency, a begin time or a limit)",
+            s.pending.len()
+        )?;
+    } else {
+        writeln!(out, "\npending jobs: {}", s.pending.len())?;
+    }
     if !s.other_jobs.is_empty() {
         let mut counts: Vec<(String, usize)> = Vec::new();
         for (_, st) in &s.other_jobs {

@@ -11,7 +11,7 @@ use super::queue::{Queue, QueueArgs};
 use super::report::{Failure, Outcome};
 use jobsort::forecast::{Blocked, JobPlan, Plan};
 use jobsort::input::units::utc_text;
-use jobsort::model::snapshot::Hold;
+use jobsort::model::snapshot::{Hold, Scheduler};
 use serde_json::{Value, json};
 use std::process::ExitCode;
 
@@ -123,6 +123,9 @@ pub fn plain(b: &Blocked, q: &Queue) -> String {
             Hold::Held(w) => format!("held ({w}): the scheduler does not consider it"),
             Hold::Dependency(d) => format!("waiting for its dependency ({d})"),
             Hold::BeginTime(t) => format!("not to start before {}", utc_text(*t)),
+            Hold::Limit(l) => format!(
+                "a limit holds it ({l}); jobsort does not model this scheduler's limits yet, so                  it gives no start"
+            ),
         },
     }
 }
@@ -141,6 +144,7 @@ fn short(b: &Blocked) -> String {
             Hold::Held(_) => "held".into(),
             Hold::Dependency(_) => "dependency".into(),
             Hold::BeginTime(_) => "begin time".into(),
+            Hold::Limit(_) => "limit".into(),
         },
         other => kind(other).replace('_', " "),
     }
@@ -155,6 +159,14 @@ fn kind(b: &Blocked) -> &'static str {
         Blocked::Order { .. } => "order",
         Blocked::NeverFits { .. } => "never_fits",
         Blocked::Hold { .. } => "hold",
+    }
+}
+
+/// The scheduler's own reason in plain words, where jobsort knows it (Slurm's reason codes).
+fn says_plain(scheduler: Scheduler, reason: &str) -> Option<String> {
+    match scheduler {
+        Scheduler::Slurm => jobsort::slurm::reasons::plain(reason),
+        _ => None,
     }
 }
 
@@ -199,6 +211,7 @@ fn job_json(q: &Queue, index: usize) -> Value {
         "blocked_kind": kind(&w.blocked),
         "plain": plain(&w.blocked, q),
         "scheduler_says": job.reason,
+        "scheduler_says_plain": job.reason.as_deref().and_then(|r| says_plain(s.scheduler, r)),
         "planned_at": w.planned_at,
         "start": w.start,
         "end": w.end,
@@ -369,7 +382,10 @@ pub fn run_why(args: WhyArgs, out: &mut Out) -> Outcome {
                 }
                 writeln!(out, "\nwhat holds it now: {}", plain(&w.blocked, &q))?;
                 if let Some(r) = &job.reason {
-                    writeln!(out, "  {} says: {r}", s.scheduler.name())?;
+                    match says_plain(s.scheduler, r) {
+                        Some(p) => writeln!(out, "  {} says: {r} ({p})", s.scheduler.name())?,
+                        None => writeln!(out, "  {} says: {r}", s.scheduler.name())?,
+                    }
                 }
                 if let Some(at) = w.planned_at {
                     writeln!(
