@@ -54,6 +54,11 @@ pub struct PlanOptions {
     pub default_walltime: Option<i64>,
     /// How far ahead to plan, in seconds from the snapshot.
     pub horizon: i64,
+    /// Plan every window again at every event, as a scheduler does, even when no job ended
+    /// before its walltime (the windows cannot move then). For tests: the plan must not
+    /// change.
+    #[doc(hidden)]
+    pub always_replan: bool,
 }
 
 impl Default for PlanOptions {
@@ -62,6 +67,7 @@ impl Default for PlanOptions {
             policy: Policy::Easy,
             default_walltime: None,
             horizon: 30 * 86_400,
+            always_replan: false,
         }
     }
 }
@@ -117,6 +123,8 @@ pub struct JobPlan {
     pub end: Option<i64>,
     /// The nodes it starts on.
     pub nodes: Vec<String>,
+    /// What it takes of each of them, over the snapshot's resources.
+    pub amounts: Vec<Vec<u64>>,
 }
 
 /// The plan of a whole queue.
@@ -141,45 +149,173 @@ struct Alloc {
     amounts: Vec<u64>,
     /// The whole node (exclusive jobs, advance reservations).
     whole: bool,
-    /// Which: a running or started job (`Job`), a window planned this cycle (`Plan`), an
-    /// advance reservation (`Resv`).
     owner: Owner,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Whose an allocation is: a running job (index in the snapshot), a job the plan started or a
+/// window planned for it (index in the order), an advance reservation, or what a node has
+/// assigned beyond the jobs it lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Owner {
     Running(usize),
     Started(usize),
     Plan(usize),
     Resv(usize),
+    Unlisted,
 }
 
+impl Owner {
+    /// Whether it holds its nodes from the instant it is added (a job), rather than from a
+    /// later start (a planned window, a reservation).
+    fn is_job(self) -> bool {
+        matches!(
+            self,
+            Owner::Running(_) | Owner::Started(_) | Owner::Unlisted
+        )
+    }
+}
+
+/// The nodes and what occupies them, with what is in use at the current instant `t` kept up
+/// to date as jobs start and end (the plan asks "what is free now" of every node each cycle).
 struct Nodes<'a> {
     snap: &'a Snapshot,
-    /// Per node: taken jobs at all.
+    r: usize,
+    /// Whether each node takes jobs at all.
     usable: Vec<bool>,
     allocs: Vec<Vec<Alloc>>,
+    /// The current instant.
+    t: i64,
+    /// Per node (`r` each): what its jobs use now.
+    now: Vec<u64>,
+    /// Per node: exclusive jobs on it now, and whether a reservation's window holds it now.
+    excl_now: Vec<u32>,
+    resv_now: Vec<bool>,
+    /// Per node: allocations that start after `t` (windows, reservations ahead).
+    ahead: Vec<u32>,
+    /// The nodes each owner holds.
+    held: std::collections::HashMap<Owner, Vec<usize>>,
 }
 
-impl Nodes<'_> {
-    /// The most of each resource used on node `n` during `[from, to)`, and whether anything
-    /// whole-node overlaps.
-    fn used(&self, n: usize, from: i64, to: i64, out: &mut [u64]) -> (bool, bool) {
+impl<'a> Nodes<'a> {
+    fn new(snap: &'a Snapshot, usable: Vec<bool>, t: i64) -> Self {
+        let n = snap.nodes.len();
+        let r = snap.resources.len();
+        Nodes {
+            snap,
+            r,
+            usable,
+            allocs: vec![Vec::new(); n],
+            t,
+            now: vec![0; n * r],
+            excl_now: vec![0; n],
+            resv_now: vec![false; n],
+            ahead: vec![0; n],
+            held: std::collections::HashMap::new(),
+        }
+    }
+
+    fn add(&mut self, n: usize, a: Alloc) {
+        if a.owner.is_job() {
+            let now = &mut self.now[n * self.r..(n + 1) * self.r];
+            for (x, y) in now.iter_mut().zip(&a.amounts) {
+                *x = x.saturating_add(*y);
+            }
+            if a.whole {
+                self.excl_now[n] += 1;
+            }
+        } else if a.start > self.t {
+            self.ahead[n] += 1;
+        }
+        self.held.entry(a.owner).or_default().push(n);
+        self.allocs[n].push(a);
+    }
+
+    /// Take away everything `owner` holds.
+    fn remove(&mut self, owner: Owner) {
+        let Some(nodes) = self.held.remove(&owner) else {
+            return;
+        };
+        for n in nodes {
+            let (mut i, t, r) = (0, self.t, self.r);
+            while i < self.allocs[n].len() {
+                if self.allocs[n][i].owner != owner {
+                    i += 1;
+                    continue;
+                }
+                let a = self.allocs[n].swap_remove(i);
+                if owner.is_job() {
+                    let now = &mut self.now[n * r..(n + 1) * r];
+                    for (x, y) in now.iter_mut().zip(&a.amounts) {
+                        *x = x.saturating_sub(*y);
+                    }
+                    if a.whole {
+                        self.excl_now[n] -= 1;
+                    }
+                } else if a.start > t {
+                    self.ahead[n] -= 1;
+                }
+            }
+        }
+    }
+
+    /// Move the current instant to `t`: reservations' windows open and close.
+    fn advance(&mut self, t: i64) {
+        self.t = t;
+        for (k, resv) in self.snap.reservations.iter().enumerate() {
+            let Some(nodes) = self.held.get(&Owner::Resv(k)) else {
+                continue;
+            };
+            let open = resv.start <= t && t < resv.end;
+            for &n in nodes {
+                self.resv_now[n] = open;
+                self.ahead[n] = self.allocs[n]
+                    .iter()
+                    .filter(|a| !a.owner.is_job() && a.start > t)
+                    .count() as u32;
+            }
+        }
+    }
+
+    /// Whether node `n` has anything on it now, and whether something takes it whole.
+    fn occupied_now(&self, n: usize) -> (bool, bool) {
+        let whole = self.excl_now[n] > 0 || self.resv_now[n];
+        let any = whole
+            || self.now[n * self.r..(n + 1) * self.r]
+                .iter()
+                .any(|&x| x > 0);
+        (whole, any)
+    }
+
+    /// The most of each resource used on node `n` during `[from, to)` (into `out`), whether
+    /// anything takes it whole then, and whether anything is on it then.
+    fn used(&self, n: usize, from: i64, to: i64, out: &mut [u64], now_only: bool) -> (bool, bool) {
+        let r = self.r;
+        if from == self.t && (self.ahead[n] == 0 || now_only) {
+            out.copy_from_slice(&self.now[n * r..(n + 1) * r]);
+            let (whole, any) = self.occupied_now(n);
+            return (whole, any);
+        }
         out.iter_mut().for_each(|x| *x = 0);
         let allocs = &self.allocs[n];
         let mut whole = false;
         let mut any = false;
         // The usage is constant between the starts of allocations: its most over the window
         // is at `from` or at a start inside it.
-        let mut points: Vec<i64> = vec![from];
-        points.extend(
+        let mut at = [0u64; 16];
+        let mut big = Vec::new();
+        let at: &mut [u64] = if r <= 16 {
+            &mut at[..r]
+        } else {
+            big.resize(r, 0);
+            &mut big
+        };
+        let points = std::iter::once(from).chain(
             allocs
                 .iter()
                 .map(|a| a.start)
                 .filter(|&s| s > from && s < to),
         );
-        let mut at = vec![0u64; out.len()];
-        for &p in &points {
+        for p in points {
             at.iter_mut().for_each(|x| *x = 0);
             for a in allocs.iter().filter(|a| a.start <= p && a.planned_end > p) {
                 any = true;
@@ -188,7 +324,7 @@ impl Nodes<'_> {
                     *x = x.saturating_add(*y);
                 }
             }
-            for (o, x) in out.iter_mut().zip(&at) {
+            for (o, x) in out.iter_mut().zip(at.iter()) {
                 *o = (*o).max(*x);
             }
         }
@@ -196,7 +332,7 @@ impl Nodes<'_> {
     }
 }
 
-/// Where a job's chunks go, or why not.
+/// Where a job's chunks go on `eligible` nodes for `[from, to)`, or `None`.
 fn place(
     nodes: &Nodes<'_>,
     eligible: &[usize],
@@ -204,31 +340,37 @@ fn place(
     from: i64,
     to: i64,
 ) -> Option<Vec<(usize, Vec<u64>)>> {
-    let r = nodes.snap.resources.len();
-    let mut free: Vec<(usize, Vec<u64>)> = Vec::with_capacity(eligible.len());
-    let mut used = vec![0u64; r];
+    place_as(nodes, eligible, ask, from, to, false)
+}
+
+/// [`place`]; with `now_only`, at the current instant ignoring what starts later (windows,
+/// reservations ahead).
+fn place_as(
+    nodes: &Nodes<'_>,
+    eligible: &[usize],
+    ask: &Ask,
+    from: i64,
+    to: i64,
+    now_only: bool,
+) -> Option<Vec<(usize, Vec<u64>)>> {
+    let r = nodes.r;
     let excl = ask.place.sharing != Sharing::Shared;
-    for &n in eligible {
-        let (whole, any) = nodes.used(n, from, to, &mut used);
+    let mut used = vec![0u64; r];
+    let covers = |f: &[u64], a: &[u64]| f.iter().zip(a).all(|(x, y)| x >= y);
+    // Each eligible node's free amounts over the window, as the scan reaches it.
+    let free_of = |n: usize, used: &mut Vec<u64>| -> Option<Vec<u64>> {
+        let (whole, any) = nodes.used(n, from, to, used, now_only);
         if whole || (excl && any) {
-            continue;
+            return None;
         }
         let cap = &nodes.snap.nodes[n].available;
-        let f: Vec<u64> = (0..r)
-            .map(|i| cap.get(i).copied().unwrap_or(0).saturating_sub(used[i]))
-            .collect();
-        free.push((n, f));
-    }
-    let covers = |f: &[u64], a: &[u64]| f.iter().zip(a).all(|(x, y)| x >= y);
-    let take = |f: &mut [u64], a: &[u64]| f.iter_mut().zip(a).for_each(|(x, y)| *x -= *y);
-    let mut out: Vec<(usize, Vec<u64>)> = Vec::new();
-    let add = |out: &mut Vec<(usize, Vec<u64>)>, n: usize, a: &[u64]| match out
-        .iter_mut()
-        .find(|(m, _)| *m == n)
-    {
-        Some((_, v)) => v.iter_mut().zip(a).for_each(|(x, y)| *x += *y),
-        None => out.push((n, a.to_vec())),
+        Some(
+            (0..r)
+                .map(|i| cap.get(i).copied().unwrap_or(0).saturating_sub(used[i]))
+                .collect(),
+        )
     };
+    let mut out: Vec<(usize, Vec<u64>)> = Vec::new();
     match ask.place.arrangement {
         Arrangement::Pack => {
             let mut sum = vec![0u64; r];
@@ -237,41 +379,54 @@ fn place(
                     *s = s.saturating_add(x.saturating_mul(u64::from(*c)));
                 }
             }
-            let (n, _) = free.iter().find(|(_, f)| covers(f, &sum))?;
-            out.push((*n, sum));
+            let n = eligible
+                .iter()
+                .copied()
+                .find(|&n| free_of(n, &mut used).is_some_and(|f| covers(&f, &sum)))?;
+            out.push((n, sum));
         }
         Arrangement::Scatter | Arrangement::VScatter => {
-            let mut k = 0;
+            let mut nodes_iter = eligible.iter().copied();
             for (c, a) in &ask.parts {
                 for _ in 0..*c {
-                    while k < free.len() && !covers(&free[k].1, a) {
-                        k += 1;
-                    }
-                    let (n, _) = free.get(k)?;
-                    out.push((*n, a.clone()));
-                    k += 1;
+                    let n = nodes_iter
+                        .by_ref()
+                        .find(|&n| free_of(n, &mut used).is_some_and(|f| covers(&f, a)))?;
+                    out.push((n, a.clone()));
                 }
             }
         }
         Arrangement::Free => {
+            // Nodes met so far, with what is still free on them.
+            let mut seen: Vec<(usize, Vec<u64>)> = Vec::new();
+            let mut next = 0;
             for (c, a) in &ask.parts {
                 let mut left = *c;
-                for (n, f) in free.iter_mut() {
-                    while left > 0 && covers(f, a) {
-                        take(f, a);
-                        add(&mut out, *n, a);
-                        left -= 1;
-                        if a.iter().all(|&x| x == 0) {
-                            // A chunk of nothing fits everywhere: one node holds them all.
-                            left = 0;
+                let nothing = a.iter().all(|&x| x == 0);
+                let mut k = 0;
+                while left > 0 {
+                    if k == seen.len() {
+                        // Reach the next node that takes jobs now.
+                        loop {
+                            let n = *eligible.get(next)?;
+                            next += 1;
+                            if let Some(f) = free_of(n, &mut used) {
+                                seen.push((n, f));
+                                break;
+                            }
                         }
                     }
-                    if left == 0 {
-                        break;
+                    let (n, f) = &mut seen[k];
+                    while left > 0 && covers(f, a) {
+                        f.iter_mut().zip(a).for_each(|(x, y)| *x -= *y);
+                        match out.iter_mut().find(|(m, _)| m == n) {
+                            Some((_, v)) => v.iter_mut().zip(a).for_each(|(x, y)| *x += *y),
+                            None => out.push((*n, a.clone())),
+                        }
+                        // A chunk of nothing fits everywhere: one node holds them all.
+                        left = if nothing { 0 } else { left - 1 };
                     }
-                }
-                if left > 0 {
-                    return None;
+                    k += 1;
                 }
             }
         }
@@ -294,51 +449,49 @@ pub fn plan(
     options: &PlanOptions,
     runtimes: &dyn Runtimes,
 ) -> Plan {
+    use std::cmp::Reverse;
+    use std::collections::{BinaryHeap, HashMap};
     let n_nodes = snap.nodes.len();
     let r = snap.resources.len();
     let horizon = now.saturating_add(options.horizon);
     let forever = horizon.saturating_add(1);
-    let index: std::collections::HashMap<&str, usize> = snap
+    let index: HashMap<&str, usize> = snap
         .nodes
         .iter()
         .enumerate()
         .map(|(i, n)| (n.name.as_str(), i))
         .collect();
-    let mut nodes = Nodes {
-        snap,
-        usable: snap.nodes.iter().map(|n| n.state.takes_jobs()).collect(),
-        allocs: vec![Vec::new(); n_nodes],
-    };
-    // Nodes held for a reservation with no window known: out for the whole plan.
-    let in_resv: std::collections::HashSet<usize> = snap
-        .reservations
-        .iter()
-        .flat_map(|r| {
-            r.nodes
-                .iter()
-                .filter_map(|n| index.get(n.as_str()).copied())
-        })
-        .collect();
-    for (i, node) in snap.nodes.iter().enumerate() {
-        if node.state == crate::model::snapshot::NodeState::Reserved && in_resv.contains(&i) {
-            nodes.usable[i] = true;
-        }
-    }
-    for (k, resv) in snap.reservations.iter().enumerate() {
+    let mut usable: Vec<bool> = snap.nodes.iter().map(|n| n.state.takes_jobs()).collect();
+    // A node held for a reservation whose window is known takes jobs outside the window;
+    // one held for a reservation the capture does not list is out for the whole plan.
+    for resv in &snap.reservations {
         for n in resv.nodes.iter().filter_map(|n| index.get(n.as_str())) {
-            nodes.allocs[*n].push(Alloc {
-                start: resv.start,
-                planned_end: resv.end,
-                amounts: vec![0; r],
-                whole: true,
-                owner: Owner::Resv(k),
-            });
+            if snap.nodes[*n].state == crate::model::snapshot::NodeState::Reserved {
+                usable[*n] = true;
+            }
         }
     }
+    let mut nodes = Nodes::new(snap, usable, now);
+    for (k, resv) in snap.reservations.iter().enumerate() {
+        for &n in resv.nodes.iter().filter_map(|n| index.get(n.as_str())) {
+            nodes.add(
+                n,
+                Alloc {
+                    start: resv.start,
+                    planned_end: resv.end,
+                    amounts: vec![0; r],
+                    whole: true,
+                    owner: Owner::Resv(k),
+                },
+            );
+        }
+    }
+    nodes.advance(now);
+    // Every job holding nodes, by its real end (soonest first).
+    let mut ends: BinaryHeap<Reverse<(i64, usize)>> = BinaryHeap::new();
+    let mut end_owner: Vec<(Owner, i64)> = Vec::new();
     // Running jobs: what they hold until their planned end (forever without a walltime).
     let mut running_ends: Vec<Option<i64>> = Vec::with_capacity(snap.running.len());
-    // (actual end, node, owner) of every job holding nodes.
-    let mut ends: Vec<(i64, Owner)> = Vec::new();
     for (k, job) in snap.running.iter().enumerate() {
         let planned = job.planned_end().unwrap_or(forever).max(now + 1);
         let actual = runtimes
@@ -346,7 +499,8 @@ pub fn plan(
             .unwrap_or(forever)
             .clamp(now + 1, planned);
         running_ends.push((actual <= horizon).then_some(actual));
-        ends.push((actual, Owner::Running(k)));
+        ends.push(Reverse((actual, end_owner.len())));
+        end_owner.push((Owner::Running(k), planned));
         let held: Vec<(usize, Vec<u64>)> = job
             .held
             .iter()
@@ -360,26 +514,22 @@ pub fn plan(
             } else {
                 job.total.iter().map(|t| t.div_ceil(count)).collect()
             };
-            nodes.allocs[n].push(Alloc {
-                start: job.start.min(now),
-                planned_end: planned,
-                amounts,
-                whole: false,
-                owner: Owner::Running(k),
-            });
+            nodes.add(
+                n,
+                Alloc {
+                    start: job.start.min(now),
+                    planned_end: planned,
+                    amounts,
+                    whole: false,
+                    owner: Owner::Running(k),
+                },
+            );
         }
     }
     // Nodes whose assigned resources are more than their listed jobs hold (jobs the capture
     // does not list, or a node list without jobs): that much stays busy for the plan.
     for (n, node) in snap.nodes.iter().enumerate() {
-        let mut held = vec![0u64; r];
-        for a in &nodes.allocs[n] {
-            if matches!(a.owner, Owner::Running(_)) {
-                for (x, y) in held.iter_mut().zip(&a.amounts) {
-                    *x += *y;
-                }
-            }
-        }
+        let held = &nodes.now[n * r..(n + 1) * r];
         let extra: Vec<u64> = (0..r)
             .map(|i| {
                 node.assigned
@@ -390,31 +540,42 @@ pub fn plan(
             })
             .collect();
         if extra.iter().any(|&x| x > 0) {
-            nodes.allocs[n].push(Alloc {
-                start: now,
-                planned_end: forever,
-                amounts: extra,
-                whole: false,
-                owner: Owner::Running(usize::MAX),
-            });
+            nodes.add(
+                n,
+                Alloc {
+                    start: now,
+                    planned_end: forever,
+                    amounts: extra,
+                    whole: false,
+                    owner: Owner::Unlisted,
+                },
+            );
         }
     }
 
-    let eligible: Vec<Vec<usize>> = order
+    // The nodes each job may run on: usable, serving its queue or partition. Jobs of the
+    // same queues share one list.
+    let mut lists: Vec<Vec<usize>> = Vec::new();
+    let mut list_of_queues: HashMap<&[String], usize> = HashMap::new();
+    let eligible_of: Vec<usize> = order
         .iter()
         .map(|&j| {
-            let job = &snap.pending[j];
-            (0..n_nodes)
-                .filter(|&n| nodes.usable[n])
-                .filter(|&n| {
-                    let parts = &snap.nodes[n].partitions;
-                    parts.is_empty()
-                        || job.queue.is_empty()
-                        || job.queue.iter().any(|q| parts.contains(q))
-                })
-                .collect()
+            let q = snap.pending[j].queue.as_slice();
+            *list_of_queues.entry(q).or_insert_with(|| {
+                lists.push(
+                    (0..n_nodes)
+                        .filter(|&n| nodes.usable[n])
+                        .filter(|&n| {
+                            let parts = &snap.nodes[n].partitions;
+                            parts.is_empty() || q.is_empty() || q.iter().any(|x| parts.contains(x))
+                        })
+                        .collect(),
+                );
+                lists.len() - 1
+            })
         })
         .collect();
+    let eligible = |k: usize| -> &[usize] { &lists[eligible_of[k]] };
     let walltime = |j: usize| -> i64 {
         snap.pending[j]
             .walltime
@@ -434,6 +595,7 @@ pub fn plan(
             start: None,
             end: None,
             nodes: Vec::new(),
+            amounts: Vec::new(),
         })
         .collect();
     // Jobs never considered: held ones, and those no eligible node holds even empty.
@@ -444,7 +606,7 @@ pub fn plan(
             out[k].blocked = Blocked::Hold { hold: h.clone() };
             continue;
         }
-        if let Some(why) = never_fits(snap, &eligible[k], &job.ask) {
+        if let Some(why) = never_fits(snap, eligible(k), &job.ask) {
             out[k].blocked = Blocked::NeverFits { why };
             continue;
         }
@@ -459,40 +621,65 @@ pub fn plan(
         p => (p.depth().map(|d| d as usize), None),
     };
     let strict = options.policy == Policy::Strict;
+    // The planned start of each job with a window (by order index).
+    let mut planned: Vec<Option<i64>> = vec![None; order.len()];
     let mut t = now;
     let mut first = true;
     let mut cycles = 0;
     let mut used = vec![0u64; r];
+    let total_cap: Vec<u64> = (0..r)
+        .map(|i| {
+            (0..n_nodes)
+                .filter(|&n| nodes.usable[n])
+                .map(|n| snap.nodes[n].available.get(i).copied().unwrap_or(0))
+                .sum()
+        })
+        .collect();
     loop {
         cycles += 1;
-        // Ends up to t free their nodes.
-        let done: Vec<Owner> = ends
-            .iter()
-            .filter(|(e, _)| *e <= t)
-            .map(|(_, o)| *o)
-            .collect();
-        if !done.is_empty() {
-            ends.retain(|(e, _)| *e > t);
-            for allocs in nodes.allocs.iter_mut() {
-                allocs.retain(|a| !done.contains(&a.owner));
+        nodes.advance(t);
+        // Jobs that end by t free their nodes; one that ends before its planned end moves
+        // every planned window (the scheduler plans again).
+        let mut early = false;
+        while let Some(&Reverse((e, i))) = ends.peek() {
+            if e > t {
+                break;
             }
+            ends.pop();
+            let (owner, planned_end) = end_owner[i];
+            early |= e < planned_end;
+            nodes.remove(owner);
         }
-        for allocs in nodes.allocs.iter_mut() {
-            allocs.retain(|a| a.planned_end > t || !matches!(a.owner, Owner::Resv(_)));
-        }
-        // What is free now over every node that takes jobs: a job asking more of a
-        // resource cannot start this cycle, whatever its nodes (a quick no before placing).
-        let mut free_now = vec![0u64; r];
-        for n in (0..n_nodes).filter(|&n| nodes.usable[n]) {
-            let (whole, _) = nodes.used(n, t, t + 1, &mut used);
-            if !whole {
-                let cap = &snap.nodes[n].available;
-                for i in 0..r {
-                    free_now[i] += cap.get(i).copied().unwrap_or(0).saturating_sub(used[i]);
+        if early || options.always_replan {
+            for (k, p) in planned.iter_mut().enumerate() {
+                if p.take().is_some() {
+                    nodes.remove(Owner::Plan(k));
                 }
             }
         }
-        let mut planned = 0usize;
+        // Windows that open now: their jobs start in this cycle.
+        for &k in &waiting {
+            if planned[k] == Some(t) {
+                planned[k] = None;
+                nodes.remove(Owner::Plan(k));
+            }
+        }
+        // What is free now over every node that takes jobs: a job asking more of a
+        // resource cannot start this cycle, whatever its nodes (a quick no before placing).
+        let mut free_now = total_cap.clone();
+        for n in (0..n_nodes).filter(|&n| nodes.usable[n]) {
+            let (whole, _) = nodes.occupied_now(n);
+            let cap = &snap.nodes[n].available;
+            for i in 0..r {
+                let u = if whole {
+                    cap.get(i).copied().unwrap_or(0)
+                } else {
+                    nodes.now[n * r + i].min(cap.get(i).copied().unwrap_or(0))
+                };
+                free_now[i] = free_now[i].saturating_sub(u);
+            }
+        }
+        let mut reserved = 0usize;
         let mut held_up: Option<usize> = None;
         let mut still: Vec<usize> = Vec::new();
         for &k in &waiting {
@@ -508,96 +695,86 @@ pub fn plan(
                 still.push(k);
                 continue;
             }
-            let may = (0..r).all(|i| job.ask.total(i) <= free_now[i]);
+            let may = planned[k].is_none() && (0..r).all(|i| job.ask.total(i) <= free_now[i]);
             if may
-                && let Some(placed) = place(&nodes, &eligible[k], &job.ask, t, t.saturating_add(w))
+                && let Some(placed) = place(&nodes, eligible(k), &job.ask, t, t.saturating_add(w))
             {
-                for (_, amounts) in &placed {
-                    for i in 0..r {
-                        free_now[i] = free_now[i].saturating_sub(amounts[i]);
-                    }
-                }
                 let run = runtimes.run_time(job, w).clamp(1, w);
                 let end = t.saturating_add(run);
                 for (n, amounts) in &placed {
-                    nodes.allocs[*n].push(Alloc {
-                        start: t,
-                        planned_end: t.saturating_add(w),
-                        amounts: amounts.clone(),
-                        whole: job.ask.place.sharing != Sharing::Shared,
-                        owner: Owner::Started(k),
-                    });
+                    for i in 0..r {
+                        free_now[i] = free_now[i].saturating_sub(amounts[i]);
+                    }
+                    nodes.add(
+                        *n,
+                        Alloc {
+                            start: t,
+                            planned_end: t.saturating_add(w),
+                            amounts: amounts.clone(),
+                            whole: job.ask.place.sharing != Sharing::Shared,
+                            owner: Owner::Started(k),
+                        },
+                    );
                 }
-                ends.push((end, Owner::Started(k)));
+                ends.push(Reverse((end, end_owner.len())));
+                end_owner.push((Owner::Started(k), t.saturating_add(w)));
                 out[k].start = Some(t);
                 out[k].end = Some(end);
                 out[k].nodes = placed
                     .iter()
                     .map(|(n, _)| snap.nodes[*n].name.clone())
                     .collect();
+                out[k].amounts = placed.into_iter().map(|(_, a)| a).collect();
                 continue;
             }
             if first {
-                out[k].blocked = why_now(&nodes, &eligible[k], &job.ask, t, w, &mut used, &|k| {
+                out[k].blocked = why_now(&nodes, eligible(k), &job.ask, t, w, &mut used, &|k| {
                     snap.pending[order[k]].id.clone()
                 });
             }
             still.push(k);
-            if depth.is_none_or(|d| planned < d) {
-                // Its earliest start on the plan: at an end or a window's close.
-                let mut times: Vec<i64> = nodes
-                    .allocs
-                    .iter()
-                    .flatten()
-                    .map(|a| a.planned_end)
-                    .filter(|&e| e > t && e <= horizon)
-                    .collect();
-                times.sort_unstable();
-                times.dedup();
-                let at = times.into_iter().find_map(|s| {
-                    place(&nodes, &eligible[k], &job.ask, s, s.saturating_add(w)).map(|p| (s, p))
-                });
-                if let Some((s, placed)) = at
+            if planned[k].is_some() {
+                reserved += 1;
+            } else if depth.is_none_or(|d| reserved < d) {
+                if let Some((s, placed)) = earliest(&nodes, eligible(k), &job.ask, t, w, horizon)
                     && window.is_none_or(|win| s < t.saturating_add(win))
                 {
                     for (n, amounts) in placed {
-                        nodes.allocs[n].push(Alloc {
-                            start: s,
-                            planned_end: s.saturating_add(w),
-                            amounts,
-                            whole: job.ask.place.sharing != Sharing::Shared,
-                            owner: Owner::Plan(k),
-                        });
+                        nodes.add(
+                            n,
+                            Alloc {
+                                start: s,
+                                planned_end: s.saturating_add(w),
+                                amounts,
+                                whole: job.ask.place.sharing != Sharing::Shared,
+                                owner: Owner::Plan(k),
+                            },
+                        );
                     }
+                    planned[k] = Some(s);
                     if first {
                         out[k].planned_at = Some(s);
                     }
                 }
-                planned += 1;
+                reserved += 1;
             }
             if strict {
                 held_up = Some(k);
             }
-        }
-        // The windows planned this cycle are replanned the next.
-        for allocs in nodes.allocs.iter_mut() {
-            allocs.retain(|a| !matches!(a.owner, Owner::Plan(_)));
         }
         waiting = still;
         first = false;
         if waiting.is_empty() {
             break;
         }
-        // Next event: an end, a reservation's window opening or closing.
+        // Next event: an end, a planned window opening, a reservation's window opening or
+        // closing.
         let next = ends
-            .iter()
-            .map(|(e, _)| *e)
-            .chain(
-                snap.reservations
-                    .iter()
-                    .flat_map(|r| [r.start, r.end])
-                    .filter(|&x| x > t),
-            )
+            .peek()
+            .map(|Reverse((e, _))| *e)
+            .into_iter()
+            .chain(planned.iter().flatten().copied())
+            .chain(snap.reservations.iter().flat_map(|r| [r.start, r.end]))
             .filter(|&x| x > t)
             .min();
         match next {
@@ -611,6 +788,71 @@ pub fn plan(
         running_ends,
         cycles,
     }
+}
+
+/// A job's earliest start on the plan after `t` (at a planned end, when nodes free), and
+/// where: the candidates are the planned ends of what its eligible nodes hold; one where what
+/// is in use on them in all leaves too little of a resource is passed over before placing.
+fn earliest(
+    nodes: &Nodes<'_>,
+    eligible: &[usize],
+    ask: &Ask,
+    t: i64,
+    w: i64,
+    horizon: i64,
+) -> Option<(i64, Vec<(usize, Vec<u64>)>)> {
+    let r = nodes.r;
+    let snap = nodes.snap;
+    // (time, amounts, +1 start / -1 end) of every allocation on the eligible nodes.
+    let mut times: Vec<i64> = Vec::new();
+    let mut deltas: Vec<(i64, usize, usize, bool)> = Vec::new();
+    let mut cap = vec![0u64; r];
+    for &n in eligible {
+        for i in 0..r {
+            cap[i] += snap.nodes[n].available.get(i).copied().unwrap_or(0);
+        }
+        for (ai, a) in nodes.allocs[n].iter().enumerate() {
+            if a.planned_end > t && a.planned_end <= horizon {
+                times.push(a.planned_end);
+            }
+            if a.planned_end > t {
+                deltas.push((a.start.max(t), n, ai, true));
+                deltas.push((a.planned_end, n, ai, false));
+            }
+        }
+    }
+    times.sort_unstable();
+    times.dedup();
+    deltas.sort_unstable_by_key(|d| (d.0, !d.3));
+    let need: Vec<u64> = (0..r).map(|i| ask.total(i)).collect();
+    let mut in_use = vec![0i128; r];
+    let mut d = 0;
+    for s in times {
+        // In use at s over the eligible nodes: a lower bound of what the window sees.
+        while d < deltas.len() && deltas[d].0 <= s {
+            let (_, n, ai, on) = deltas[d];
+            let a = &nodes.allocs[n][ai];
+            let amount = |i: usize| {
+                if a.whole {
+                    snap.nodes[n].available.get(i).copied().unwrap_or(0)
+                } else {
+                    a.amounts.get(i).copied().unwrap_or(0)
+                }
+            };
+            for (i, u) in in_use.iter_mut().enumerate() {
+                *u += if on { 1 } else { -1 } * amount(i) as i128;
+            }
+            d += 1;
+        }
+        let short = (0..r).any(|i| (cap[i] as i128 - in_use[i].max(0)) < need[i] as i128);
+        if short {
+            continue;
+        }
+        if let Some(p) = place(nodes, eligible, ask, s, s.saturating_add(w)) {
+            return Some((s, p));
+        }
+    }
+    None
 }
 
 /// Why a job that does not fit now waits: the window of a higher job or a reservation that
@@ -632,7 +874,7 @@ fn why_now(
     let mut blockers: Vec<(i64, Owner)> = Vec::new();
     let chunk = ask.parts.first().map(|(_, a)| a.as_slice()).unwrap_or(&[]);
     for &n in eligible {
-        let (whole, _) = nodes.used(n, t, t + 1, used);
+        let (whole, _) = nodes.used(n, t, t + 1, used, true);
         let cap = &snap.nodes[n].available;
         let f: Vec<u64> = (0..r)
             .map(|i| cap.get(i).copied().unwrap_or(0).saturating_sub(used[i]))
@@ -652,16 +894,7 @@ fn why_now(
         }
     }
     // Does it fit now if nothing ahead is planned? Then what ahead stops it.
-    let now_only = Nodes {
-        snap,
-        usable: nodes.usable.clone(),
-        allocs: nodes
-            .allocs
-            .iter()
-            .map(|v| v.iter().filter(|a| a.start <= t).cloned().collect())
-            .collect(),
-    };
-    if place(&now_only, eligible, ask, t, t + 1).is_some() {
+    if place_as(nodes, eligible, ask, t, t + 1, true).is_some() {
         blockers.sort_by_key(|(s, _)| *s);
         for (s, o) in blockers {
             match o {
@@ -703,11 +936,7 @@ fn never_fits(snap: &Snapshot, eligible: &[usize], ask: &Ask) -> Option<String> 
     if eligible.is_empty() {
         return Some("no node that takes jobs serves its queue or partition".into());
     }
-    let empty = Nodes {
-        snap,
-        usable: vec![true; snap.nodes.len()],
-        allocs: vec![Vec::new(); snap.nodes.len()],
-    };
+    let empty = Nodes::new(snap, vec![true; snap.nodes.len()], 0);
     if place(&empty, eligible, ask, 0, 1).is_some() {
         return None;
     }
@@ -953,5 +1182,129 @@ mod tests {
         );
         assert_eq!(p.jobs[0].start, Some(NOW + 3600));
         assert_eq!(p.jobs[0].nodes, ["n1"]);
+    }
+
+    fn arb_site() -> impl proptest::strategy::Strategy<Value = (Snapshot, Policy)> {
+        use proptest::prelude::*;
+        let node_shape = (prop_oneof![Just(4u64), Just(8)], 0u64..3);
+        let nodes = prop::collection::vec(node_shape, 1..6);
+        let run = (0usize..6, 1u64..9, 1i64..4000, 1i64..7200);
+        let ask = (
+            1u32..5,
+            1u64..9,
+            0u64..2,
+            prop_oneof![
+                Just(Arrangement::Free),
+                Just(Arrangement::Pack),
+                Just(Arrangement::Scatter)
+            ],
+            any::<bool>(),
+            1i64..5000,
+        );
+        let policy = prop_oneof![
+            Just(Policy::Strict),
+            Just(Policy::Easy),
+            Just(Policy::Fill),
+            Just(Policy::Backfill(2)),
+            Just(Policy::Conservative),
+            Just(Policy::Slurm(Default::default())),
+        ];
+        (
+            nodes,
+            prop::collection::vec(run, 0..8),
+            prop::collection::vec(ask, 1..12),
+            policy,
+        )
+            .prop_map(|(nodes, runs, asks, policy)| {
+                let mut s = Snapshot::new(Scheduler::Slurm);
+                s.taken_at = Some(NOW);
+                for (i, (cpus, gpus)) in nodes.iter().enumerate() {
+                    let mut n = node(&format!("n{i}"));
+                    n.available = vec![*cpus, 0, *gpus];
+                    s.nodes.push(n);
+                }
+                let mut free: Vec<u64> = nodes.iter().map(|n| n.0).collect();
+                for (k, (at, cpus, elapsed, wall)) in runs.into_iter().enumerate() {
+                    let n = at % nodes.len();
+                    let cpus = cpus.min(free[n]);
+                    if cpus == 0 {
+                        continue;
+                    }
+                    free[n] -= cpus;
+                    s.running.push(running(
+                        &format!("r{k}"),
+                        &format!("n{n}"),
+                        cpus,
+                        NOW - elapsed,
+                        elapsed + wall,
+                    ));
+                }
+                for (k, (count, cpus, gpus, arrangement, excl, wall)) in
+                    asks.into_iter().enumerate()
+                {
+                    let mut j = waiting(&format!("j{k}"), 1, wall);
+                    j.ask = Ask {
+                        parts: vec![(count, vec![cpus, 0, gpus])],
+                        place: Place {
+                            arrangement,
+                            sharing: if excl { Sharing::Excl } else { Sharing::Shared },
+                        },
+                    };
+                    s.pending.push(j);
+                }
+                (s, policy)
+            })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+        // Planning every window again at every event gives the same starts as keeping the
+        // windows while no job ends early; no node ever holds more than it has; every job
+        // the machine can hold starts.
+        #[test]
+        fn plans_are_kept_exactly_and_never_overcommit((s, policy) in arb_site()) {
+            let order: Vec<usize> = (0..s.pending.len()).collect();
+            let options = PlanOptions { policy, ..PlanOptions::default() };
+            let kept = plan(&s, &order, NOW, &options, &FullWalltime);
+            let again = plan(&s, &order, NOW, &PlanOptions { always_replan: true, ..options }, &FullWalltime);
+            let st = |p: &Plan| p.jobs.iter().map(|j| j.start).collect::<Vec<_>>();
+            proptest::prop_assert_eq!(st(&kept), st(&again));
+            // Intervals per node: running jobs and started ones.
+            let mut spans: Vec<(usize, i64, i64, Vec<u64>, bool)> = Vec::new();
+            for r in &s.running {
+                let n = s.nodes.iter().position(|x| x.name == r.held[0].node).unwrap();
+                spans.push((n, NOW, r.planned_end().unwrap().max(NOW + 1), r.held[0].amounts.clone(), false));
+            }
+            for j in &kept.jobs {
+                let job = &s.pending[j.index];
+                match j.start {
+                    Some(st) => {
+                        proptest::prop_assert!(st >= NOW);
+                        for (name, a) in j.nodes.iter().zip(&j.amounts) {
+                            let n = s.nodes.iter().position(|x| &x.name == name).unwrap();
+                            spans.push((n, st, j.end.unwrap(), a.clone(), job.ask.place.sharing != Sharing::Shared));
+                        }
+                    }
+                    None => proptest::prop_assert!(
+                        matches!(j.blocked, Blocked::NeverFits { .. }),
+                        "{} never starts: {:?}", job.id, j.blocked
+                    ),
+                }
+            }
+            for (n, node) in s.nodes.iter().enumerate() {
+                let mine: Vec<_> = spans.iter().filter(|x| x.0 == n).collect();
+                for p in mine.iter().map(|x| x.1) {
+                    let on: Vec<_> = mine.iter().filter(|x| x.1 <= p && p < x.2).collect();
+                    for i in 0..3 {
+                        let sum: u64 = on.iter().map(|x| x.3[i]).sum();
+                        proptest::prop_assert!(sum <= node.available[i], "node {} over at {}", n, p);
+                    }
+                    if on.iter().any(|x| x.4) {
+                        proptest::prop_assert_eq!(on.len(), 1, "an exclusive job shares node {}", n);
+                    }
+                }
+            }
+        }
     }
 }
