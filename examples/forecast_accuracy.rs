@@ -132,11 +132,11 @@ fn main() {
     }
 
     println!(
-        "| Trace | Policy | Size | Full walltime: n | median s | p90 s | bias s | ≤ 10 min \
+        "| Trace | Policy | Size | Wait left: median s | Full walltime: n | median s | p90 s | bias s | ≤ 10 min \
          | ≤ 1 h | no forecast | Model: n | median s | p90 s | bias s | ≤ 10 min | ≤ 1 h \
          | no forecast |"
     );
-    println!("|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
+    println!("|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
     for r in &runs {
         let name = r.name.trim_end_matches(".gz").trim_end_matches(".swf");
         for c in std::iter::once(&r.report.all).chain(&r.report.classes) {
@@ -144,9 +144,14 @@ fn main() {
                 continue;
             }
             println!(
-                "| {name} | {} | {} | {} | {} |",
+                "| {name} | {} | {} | {} | {} | {} |",
                 policy_name(r.policy),
                 c.label,
+                if c.now.compared == 0 {
+                    String::new()
+                } else {
+                    format!("{:.0}", c.now.median)
+                },
                 cells(&c.walltime),
                 cells(&c.model)
             );

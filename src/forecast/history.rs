@@ -44,7 +44,8 @@
 //! by the given policy twice: with full walltimes ([`FullWalltime`]) and with a
 //! [`RuntimeModel`] learned only from the jobs that had ended by the instant ([`learned_by`]:
 //! recorded start plus run at or before it, so nothing later leaks in). Each waiting job's forecast start is
-//! compared with its recorded start. A job waiting at several instants is counted at each
+//! compared with its recorded start, and so is the baseline forecast "it starts now" (its
+//! error is the wait the job had left). A job waiting at several instants is counted at each
 //! (the statistics are over (instant, job) pairs, as a user asking at each instant would
 //! see them).
 
@@ -388,6 +389,9 @@ pub struct ClassErrors {
     pub walltime: Errors,
     /// Run times from the model learned up to the instant.
     pub model: Errors,
+    /// The baseline a forecast has to beat: "it starts now", whose error is the wait the job
+    /// had left.
+    pub now: Errors,
 }
 
 /// What [`accuracy`] found.
@@ -426,8 +430,8 @@ pub fn accuracy(
 ) -> AccuracyReport {
     let classes = SizeClasses::new(nodes, cores_per_node);
     let k = classes.labels.len();
-    // Signed errors per class, per assumption (walltime, model).
-    let mut errors: Vec<[Vec<Option<i64>>; 2]> = vec![[Vec::new(), Vec::new()]; k];
+    // Signed errors per class, per assumption (walltime, model, now).
+    let mut errors: Vec<[Vec<Option<i64>>; 3]> = vec![[Vec::new(), Vec::new(), Vec::new()]; k];
     let mut report = AccuracyReport {
         policy,
         instants: instants.len(),
@@ -442,6 +446,7 @@ pub fn accuracy(
             label: "all".into(),
             walltime: Errors::default(),
             model: Errors::default(),
+            now: Errors::default(),
         },
         classes: Vec::new(),
     };
@@ -469,18 +474,22 @@ pub fn accuracy(
                 let j = &w.jobs[h.pending_jobs[jp.index]];
                 let c = classes.of(j.request.total_cores(), j.request.node_count());
                 let recorded = h.recorded_starts[jp.index];
-                if a == 0 && jp.start == Some(t) {
-                    report.fit_now += 1;
-                    report.fit_now_waited += usize::from(recorded > t + 600);
+                if a == 0 {
+                    errors[c][2].push(Some(t - recorded));
+                    if jp.start == Some(t) {
+                        report.fit_now += 1;
+                        report.fit_now_waited += usize::from(recorded > t + 600);
+                    }
                 }
                 errors[c][a].push(jp.start.map(|s| s - recorded));
             }
         }
     }
-    let all: [Vec<Option<i64>>; 2] =
-        [0, 1].map(|a| errors.iter().flat_map(|e| e[a].iter().copied()).collect());
+    let all: [Vec<Option<i64>>; 3] =
+        [0, 1, 2].map(|a| errors.iter().flat_map(|e| e[a].iter().copied()).collect());
     report.all.walltime = Errors::of(&all[0]);
     report.all.model = Errors::of(&all[1]);
+    report.all.now = Errors::of(&all[2]);
     report.classes = classes
         .labels
         .iter()
@@ -489,6 +498,7 @@ pub fn accuracy(
             label: label.clone(),
             walltime: Errors::of(&e[0]),
             model: Errors::of(&e[1]),
+            now: Errors::of(&e[2]),
         })
         .collect();
     report
@@ -640,6 +650,8 @@ mod tests {
         assert_eq!((wt.within_10_min, wt.within_1_h), (1.0, 1.0));
         let m = r.all.model;
         assert_eq!((m.compared, m.median, m.p90), (2, 5.0, 9.0));
+        // J4 had 50 s left to wait, J5 100 s.
+        assert_eq!((r.all.now.median, r.all.now.median_signed), (75.0, -75.0));
         let labels: Vec<&str> = r.classes.iter().map(|c| c.label.as_str()).collect();
         assert_eq!(labels, ["1 core", "2 cores (≤ 1 node)", "> 1 node"]);
         // J4 (4 cores) and J5 (2 nodes) are both larger than a node.
