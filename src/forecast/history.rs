@@ -62,7 +62,8 @@ use crate::workload::{SimJob, Workload};
 /// The state of a recorded schedule at one instant, with each waiting job's recorded start.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HistorySnapshot {
-    /// Nodes `n0`, `n1`, ...; running and waiting jobs by their trace ids, in trace order.
+    /// Nodes `n0`, `n1`, ...; jobs by their trace ids, the running ones in start order, the
+    /// waiting ones in trace order. Its scheduler says PBS: the plan does not read it.
     pub snapshot: Snapshot,
     /// Per running job of the snapshot: its index in the workload.
     pub running_jobs: Vec<usize>,
