@@ -5,7 +5,12 @@
 //!
 //! The order the jobs are taken in is the caller's: the site's priority (PBS's formula as
 //! `rank` computes it; Slurm's and Flux's as the capture shows it, [`captured_order`]).
+//!
+//! How good the forecasts are is measured on traces that recorded their schedule
+//! ([`history`]): the state at past instants rebuilt from the record, planned forward, and
+//! each waiting job's forecast set against the start it had.
 
+pub mod history;
 pub mod plan;
 pub mod runtime;
 

@@ -15,7 +15,7 @@
 
 use super::plan::Runtimes;
 use crate::model::snapshot::{PendingJob, Snapshot};
-use crate::workload::Workload;
+use crate::workload::{SimJob, Workload};
 use std::collections::HashMap;
 
 /// A user needs this many finished jobs with a walltime for a ratio of their own.
@@ -60,9 +60,15 @@ fn median(v: &mut [f64]) -> f64 {
 impl RuntimeModel {
     /// Learn from a workload's finished jobs that gave a walltime.
     pub fn learn(history: &Workload) -> RuntimeModel {
+        RuntimeModel::learn_from(&history.jobs)
+    }
+
+    /// Learn from these finished jobs, those that gave a walltime (a part of a history: the
+    /// jobs that had ended by some instant, for a forecast made then).
+    pub fn learn_from<'a>(jobs: impl IntoIterator<Item = &'a SimJob>) -> RuntimeModel {
         let mut by_user: HashMap<&str, Vec<f64>> = HashMap::new();
         let mut all = Vec::new();
-        for j in &history.jobs {
+        for j in jobs {
             if !j.walltime_given() || j.walltime <= 0 {
                 continue;
             }
