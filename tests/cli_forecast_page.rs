@@ -294,3 +294,26 @@ fn the_json_holds_the_fairshare_tree_or_says_why_not() {
         assert_eq!(doc["fairshare"]["entities"], serde_json::json!([]));
     }
 }
+
+#[test]
+fn with_history_the_page_adds_the_history_starts_and_ends() {
+    let out = jobsort([
+        "forecast",
+        "--snapshot",
+        &repo_file(SITE),
+        "--history",
+        &common::cli::kth(),
+        "--format",
+        "html",
+    ]);
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    let page = stdout(&out);
+    assert!(page.contains("<th>start by the history</th>"));
+    assert!(page.contains("<th>median wait by the history</th>"));
+    assert!(page.contains("<dt>history model</dt>"));
+    assert!(page.contains("says a running job ends"), "the chart's key");
+    assert!(
+        page.contains(" UTC by the history; on "),
+        "a running bar's tip"
+    );
+}

@@ -122,6 +122,8 @@ struct Bar {
     tip: String,
     /// The queue table's row, for a link from the page.
     row: Option<usize>,
+    /// With `--history`: when the history says a running job ends.
+    hint: Option<i64>,
 }
 
 /// One row of the chart: one node, or nodes with the same occupancy.
@@ -151,6 +153,8 @@ struct Chart {
     rows: Vec<Row>,
     /// Lines under the chart: what it leaves out.
     notes: Vec<String>,
+    /// A forecast with `--history`: its hints are drawn.
+    history: bool,
     title: String,
 }
 
@@ -192,6 +196,7 @@ fn gather(doc: &Value) -> Chart {
             user,
             tip,
             row: None,
+            hint: int_of(r, "model_end"),
         });
     }
     for j in list(doc, "jobs") {
@@ -223,6 +228,7 @@ fn gather(doc: &Value) -> Chart {
             user,
             tip,
             row: rank,
+            hint: None,
         });
     }
     // The time span: the snapshot to the last end of a job; reservations that begin
@@ -352,6 +358,7 @@ fn gather(doc: &Value) -> Chart {
         resvs,
         rows,
         notes,
+        history: doc.get("model").is_some_and(|m| !m.is_null()),
         title,
     }
 }
@@ -443,7 +450,7 @@ pub fn gantt_svg(doc: &Value, inline: bool) -> String {
     };
     let legend_top = top + rows_h + 16.0;
     let keys_top = legend_top + legend_rows as f64 * 20.0 + 6.0;
-    let notes_top = keys_top + 26.0;
+    let notes_top = keys_top + if c.history { 46.0 } else { 26.0 };
     let height = notes_top + c.notes.len() as f64 * 16.0 + 8.0;
     let mut s = String::new();
     let _ = write!(
@@ -612,6 +619,21 @@ pub fn gantt_svg(doc: &Value, inline: bool) -> String {
                     esc(&bar.id)
                 );
             }
+            // The history's word on where a running job ends. (Where a waiting job starts by
+            // it is the table's: a mark outside the job's bar would sit on another's.)
+            match bar.hint {
+                Some(t) if c.history && t >= c.t0 && t < bar.end => {
+                    let xh = x(t);
+                    let _ = write!(
+                        s,
+                        "<line x1=\"{xh:.1}\" y1=\"{:.1}\" x2=\"{xh:.1}\" y2=\"{:.1}\" \
+                         stroke=\"#111\" stroke-width=\"2.5\"/>",
+                        by - 1.0,
+                        by + bh + 1.0
+                    );
+                }
+                _ => {}
+            }
             let _ = write!(s, "</g>{close}");
         }
         y += h;
@@ -682,6 +704,22 @@ pub fn gantt_svg(doc: &Value, inline: bool) -> String {
         LEFT + 640.0,
         ky + 11.0,
     );
+    if c.history {
+        let ky = ky + 20.0;
+        let _ = write!(
+            s,
+            "<line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"#111\" \
+             stroke-width=\"2.5\"/><text x=\"{:.1}\" y=\"{:.1}\" fill=\"#222\">where the \
+             history (--history) says a running job ends; the table has each waiting job's \
+             start by it</text>",
+            LEFT + 17.0,
+            ky,
+            LEFT + 17.0,
+            ky + 14.0,
+            LEFT + 40.0,
+            ky + 11.0,
+        );
+    }
     for (k, n) in c.notes.iter().enumerate() {
         let _ = write!(
             s,
