@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Checks on the forecast page as Chromium rendered it (contrib/browser/check_page.sh).
 
-    check_page.py FORECAST.json DOM.html SCREENSHOT.png
+    check_page.py FORECAST.json DOM.html SCREENSHOT.png CHROMIUM.log
 
 FORECAST.json is `jobsort forecast --format json` of the snapshot the page was made from;
 DOM.html is what `chromium --dump-dom` printed for the page opened with
-`#sort-queue-table-1-desc` (sort by id, descending); SCREENSHOT.png is its screenshot.
+`#sort-queue-table-1-desc` (sort by id, descending); SCREENSHOT.png is its screenshot;
+CHROMIUM.log is Chromium's stderr for the DOM run (--enable-logging=stderr), with the
+page's console messages.
 Python's standard library only: html.parser for the DOM, zlib and struct for the PNG.
 """
 
@@ -131,7 +133,7 @@ def png_pixels(path):
 
 
 def main():
-    forecast_path, dom_path, shot_path = sys.argv[1:4]
+    forecast_path, dom_path, shot_path, log_path = sys.argv[1:5]
     with open(forecast_path) as f:
         doc = json.load(f)
     with open(dom_path, encoding="utf-8") as f:
@@ -201,6 +203,9 @@ def main():
         f"{dom.tags.count('script')} script elements",
     )
     check("the chart is there (inline <svg>)", "svg" in dom.tags and "rect" in dom.tags)
+    with open(log_path, encoding="utf-8", errors="replace") as f:
+        console = [line.strip() for line in f if ":CONSOLE" in line]
+    check("the console is silent (no script error)", not console, "; ".join(console[:3]))
 
     # The screenshot is not blank.
     try:

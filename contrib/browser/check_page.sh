@@ -6,7 +6,8 @@
 #   - the DOM Chromium dumps (--dump-dom, after the page's script ran) has the queue table
 #     with one row per waiting job, each with the id, rank and priority value
 #     `forecast --format json` gives; the sort script ran (its marker) and sorted the table
-#     by the column the link asked for; the hostile user name is text, not an element;
+#     by the column the link asked for; the hostile user name is text, not an element; the
+#     console shows no message (an error in the script would be one);
 #   - the screenshot (--screenshot) is not blank: many colours, a good share of it not white.
 # Run as root when Chromium is missing (CI is). It skips, loudly, only when the package
 # archive cannot be reached. KEEP=1 keeps the page, the DOM and the screenshot.
@@ -66,7 +67,8 @@ flags=(--headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-
        --hide-scrollbars --user-data-dir="$work/profile" --window-size=1280,1600)
 url="file://$work/page.html#sort-queue-table-1-desc"
 t0=$(date +%s)
-timeout 120 "$browser" "${flags[@]}" --dump-dom "$url" >"$work/dom.html" 2>"$work/chromium.err" || {
+timeout 120 "$browser" "${flags[@]}" --enable-logging=stderr --v=0 --dump-dom "$url" \
+    >"$work/dom.html" 2>"$work/chromium.err" || {
     cat "$work/chromium.err" >&2; say "FAILED: chromium --dump-dom"; exit 1; }
 timeout 120 "$browser" "${flags[@]}" --screenshot="$work/shot.png" "file://$work/page.html" \
     >/dev/null 2>>"$work/chromium.err" || {
@@ -74,6 +76,7 @@ timeout 120 "$browser" "${flags[@]}" --screenshot="$work/shot.png" "file://$work
 t1=$(date +%s)
 say "chromium took $((t1 - t0)) s for the DOM and the screenshot"
 status=0
-python3 "$here/check_page.py" "$work/forecast.json" "$work/dom.html" "$work/shot.png" || status=1
+python3 "$here/check_page.py" "$work/forecast.json" "$work/dom.html" "$work/shot.png" \
+    "$work/chromium.err" || status=1
 say "done in $(($(date +%s) - started)) s"
 exit $status
