@@ -13,6 +13,8 @@
 #   pbs_rstat.txt  pbs_rstat -f
 #   qmgr.txt       qmgr -c 'print server'
 #   sched_config   a copy of PBS_HOME/sched_priv/sched_config
+#   resource_group a copy of PBS_HOME/sched_priv/resource_group (the fairshare tree)
+#   usage          a copy of PBS_HOME/sched_priv/usage (the fairshare usage)
 # A command that fails leaves no file (never a partial one); jobsort then says what the
 # snapshot lacks.
 set -u
@@ -45,9 +47,14 @@ home=${PBS_HOME:-}
 if [ -z "$home" ] && [ -r "${PBS_CONF_FILE:-/etc/pbs.conf}" ]; then
   home=$(sed -n 's/^PBS_HOME=//p' "${PBS_CONF_FILE:-/etc/pbs.conf}" | tail -n 1)
 fi
-if [ -n "$home" ] && [ -r "$home/sched_priv/sched_config" ]; then
-  cp "$home/sched_priv/sched_config" "$out/sched_config" || status=1
-else
-  echo "pbs.sh: note: PBS_HOME/sched_priv/sched_config is not readable here; left out" >&2
-fi
+for f in sched_config resource_group usage; do
+  if [ -n "$home" ] && [ -r "$home/sched_priv/$f" ]; then
+    if ! { cp "$home/sched_priv/$f" "$out/$f.part" && mv "$out/$f.part" "$out/$f"; }; then
+      rm -f "$out/$f.part"
+      status=1
+    fi
+  else
+    echo "pbs.sh: note: PBS_HOME/sched_priv/$f is not readable here; left out" >&2
+  fi
+done
 exit $status

@@ -47,6 +47,11 @@ pub const RSTAT: &str = "pbs_rstat.txt";
 pub const QMGR: &str = "qmgr.txt";
 /// A copy of `PBS_HOME/sched_priv/sched_config`.
 pub const SCHED_CONFIG: &str = "sched_config";
+/// A copy of `PBS_HOME/sched_priv/resource_group`: the fairshare tree (optional; read by
+/// `why`, `forecast` and their page, not by the snapshot's reader).
+pub const RESOURCE_GROUP: &str = "resource_group";
+/// A copy of `PBS_HOME/sched_priv/usage`: the fairshare usage, beside `resource_group`.
+pub const USAGE: &str = "usage";
 
 /// The files of a PBS snapshot, in the order they are read.
 pub const FILES: [&str; 5] = [PBSNODES, QSTAT, RSTAT, QMGR, SCHED_CONFIG];

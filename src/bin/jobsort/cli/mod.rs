@@ -19,6 +19,7 @@ pub use input::remove_stdin_copies;
 mod jobs_args;
 mod limits;
 mod output;
+mod page;
 mod prepared;
 mod priority_formula;
 mod queue;

@@ -159,6 +159,14 @@ impl QueueArgs {
                         flags.extend([flag.to_string(), p]);
                     }
                 }
+                // The fairshare tree, when the folder holds copies of the site's
+                // sched_priv/resource_group (and usage): the formula's fairshare terms.
+                if let Some(rg) = file_in(dir, jobsort::pbs::snapshot::RESOURCE_GROUP) {
+                    flags.extend(["--resource-group".into(), rg]);
+                    if let Some(u) = file_in(dir, jobsort::pbs::snapshot::USAGE) {
+                        flags.extend(["--usage".into(), u]);
+                    }
+                }
                 if let Some(f) = &self.formula {
                     flags.extend(["--formula".into(), f.clone()]);
                 }

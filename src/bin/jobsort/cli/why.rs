@@ -6,13 +6,20 @@
 //! `jobsort forecast --snapshot DIR`: the same forecast for the whole queue, as a table, CSV
 //! or JSON.
 
-use super::output::{Out, write_csv, write_json, write_table};
+use super::fairshare::json::pbs_entities;
+use super::output::{Out, span, write_csv, write_file_atomic, write_json, write_table};
+use super::page;
 use super::queue::{Queue, QueueArgs};
-use super::report::{Failure, Outcome};
+use super::report::{Failure, Outcome, note};
+use jobsort::fairshare::inputs::load_pbs;
+use jobsort::fairshare::pbs::ParseOptions;
 use jobsort::forecast::{Blocked, JobPlan, Plan};
 use jobsort::input::units::utc_text;
 use jobsort::model::snapshot::{Hold, Scheduler};
+use jobsort::sim::settings::site_unknown_shares;
+use jobsort::sim::snapshot::SiteConfig;
 use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,6 +50,10 @@ pub enum ForecastFormat {
     Csv,
     /// One JSON document.
     Json,
+    /// One static HTML page (inline CSS and SVG, no network): the header, the queue as a
+    /// sortable table, a Gantt chart of nodes × time, each user's expected wait, the
+    /// fairshare tree.
+    Html,
 }
 
 #[derive(clap::Args, Debug)]
@@ -52,19 +63,24 @@ pub struct ForecastArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: ForecastFormat,
+    /// Write the output to FILE instead of stdout, atomically (a temporary file in FILE's
+    /// folder, renamed over it): a web server publishing FILE never serves half a page.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Also write the Gantt chart of the forecast (nodes × time) to FILE.svg or FILE.png.
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
 }
 
-/// A duration as a person reads it: `2 h 05 min`, `45 min`, `30 s`.
-fn span(s: i64) -> String {
-    let s = s.max(0);
-    if s >= 86_400 {
-        format!("{} d {} h", s / 86_400, s % 86_400 / 3600)
-    } else if s >= 3600 {
-        format!("{} h {:02} min", s / 3600, s % 3600 / 60)
-    } else if s >= 60 {
-        format!("{} min", s / 60)
-    } else {
-        format!("{s} s")
+/// The `--plot` file and whether it is a PNG (`.png`) rather than an SVG (`.svg`).
+fn plot_format(p: &Path) -> Result<bool, Failure> {
+    match p.extension().and_then(|e| e.to_str()) {
+        Some(e) if e.eq_ignore_ascii_case("svg") => Ok(false),
+        Some(e) if e.eq_ignore_ascii_case("png") => Ok(true),
+        _ => Err(Failure::usage(format!(
+            "{}: --plot writes FILE.svg or FILE.png",
+            p.display()
+        ))),
     }
 }
 
@@ -432,8 +448,126 @@ pub fn run_why(args: WhyArgs, out: &mut Out) -> Outcome {
     })
 }
 
+/// `forecast --format json`'s document: the header, the waiting jobs in order, and what a
+/// picture of the plan needs besides (the nodes, the running jobs, the reservations, the
+/// fairshare tree). The page (`--format html`) and the chart (`--plot`) are drawn from it.
+fn forecast_json(q: &Queue, dir: &Path) -> Value {
+    let s = &q.loaded.snapshot;
+    let mut doc = header_json(q);
+    doc["jobs"] = Value::Array(q.order.iter().map(|&i| job_json(q, i)).collect());
+    doc["nodes"] = s
+        .nodes
+        .iter()
+        .map(|n| json!({"name": n.name, "state": n.state.name(), "state_text": n.state_text}))
+        .collect();
+    let model_ends = q.forecast.model.as_ref().map(|m| &m.running_ends);
+    doc["running"] = s
+        .running
+        .iter()
+        .enumerate()
+        .map(|(k, j)| {
+            json!({
+                "id": j.id,
+                "user": j.user,
+                "queue": j.queue,
+                "start": j.start,
+                "planned_end": j.planned_end(),
+                "model_end": model_ends.and_then(|e| e[k]),
+                "nodes": j.held.iter().map(|h| h.node.clone()).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    doc["reservations"] = s
+        .reservations
+        .iter()
+        .map(|r| json!({"id": r.id, "name": r.name, "start": r.start, "end": r.end, "nodes": r.nodes}))
+        .collect();
+    doc["fairshare"] = fairshare_json(q, dir);
+    doc
+}
+
+/// The site's fairshare tree when the snapshot folder holds its files (PBS: copies of
+/// `sched_priv/resource_group` and `usage`, the tree the formula's fairshare terms came
+/// from), as `fairshare --format json` prints its entities; else a note of what is missing.
+fn fairshare_json(q: &Queue, dir: &Path) -> Value {
+    use jobsort::pbs::snapshot::{RESOURCE_GROUP, USAGE};
+    let note = |n: String| json!({"algorithm": null, "files": [], "entities": [], "note": n});
+    let SiteConfig::Pbs(site) = &q.loaded.config else {
+        return note(format!(
+            "a {} snapshot holds no fairshare data ({}): no tree to show",
+            q.loaded.snapshot.scheduler.name(),
+            match q.loaded.snapshot.scheduler {
+                Scheduler::Slurm => "sshare's output is not part of one",
+                _ => "flux-accounting's database is not part of one",
+            }
+        ));
+    };
+    let rg = dir.join(RESOURCE_GROUP);
+    if !rg.is_file() {
+        return note(format!(
+            "the snapshot holds no {RESOURCE_GROUP} (a copy of \
+             PBS_HOME/sched_priv/{RESOURCE_GROUP}, with {USAGE} beside it; \
+             contrib/capture/pbs.sh copies them when it can read them): no tree to show"
+        ));
+    }
+    let usage = dir.join(USAGE);
+    let usage = usage.is_file().then_some(usage);
+    let unknown_shares = site_unknown_shares(site.sched_config.as_ref(), i32::MAX)
+        .ok()
+        .flatten()
+        .map_or(0, |s| s.value);
+    let opts = ParseOptions {
+        unknown_shares,
+        lenient: false,
+    };
+    match load_pbs(&rg, usage.as_deref(), &opts, false) {
+        Ok((tree, _)) => {
+            let mut files = vec![RESOURCE_GROUP];
+            if usage.is_some() {
+                files.push(USAGE);
+            }
+            json!({
+                "algorithm": "pbs",
+                "files": files,
+                "entities": pbs_entities(&tree, None),
+                "note": usage.is_none().then(|| format!("no {USAGE} beside {RESOURCE_GROUP}: every usage is PBS's starting 1")),
+            })
+        }
+        Err(e) => note(format!("the fairshare tree cannot be read: {e}")),
+    }
+}
+
 pub fn run_forecast(args: ForecastArgs, out: &mut Out) -> Outcome {
+    // Checked before planning, so a bad name does not cost a whole run.
+    let png = args.plot.as_deref().map(plot_format).transpose()?;
     let q = args.queue.load()?;
+    let dir = args.queue.snapshot.as_path();
+    let drawn =
+        args.plot.is_some() || matches!(args.format, ForecastFormat::Json | ForecastFormat::Html);
+    let doc = if drawn {
+        forecast_json(&q, dir)
+    } else {
+        Value::Null
+    };
+    if let (Some(p), Some(png)) = (&args.plot, png) {
+        let svg = page::gantt_svg(&doc, false);
+        let bytes = if png {
+            jobsort::sim::plot::render_png(&svg)
+                .map_err(|e| Failure::invalid(format!("plot: {e}")))?
+        } else {
+            svg.into_bytes()
+        };
+        write_file_atomic(p, &bytes)
+            .map_err(|e| Failure::invalid(format!("{}: cannot write: {e}", p.display())))?;
+        note(&format!("plot written to {}", p.display()));
+    }
+    // With --output, everything goes to a buffer, written at the end in one rename.
+    let mut buffer: Vec<u8> = Vec::new();
+    let out: &mut Out = if args.output.is_some() {
+        &mut buffer
+    } else {
+        out
+    };
     let s = &q.loaded.snapshot;
     let now = q.forecast.walltime.now;
     let rows = q.order.len();
@@ -472,40 +606,8 @@ pub fn run_forecast(args: ForecastArgs, out: &mut Out) -> Outcome {
     }
     header.extend(["held by", "nodes"]);
     match args.format {
-        ForecastFormat::Json => {
-            let mut doc = header_json(&q);
-            doc["jobs"] = Value::Array(q.order.iter().map(|&i| job_json(&q, i)).collect());
-            // What a picture of the plan needs besides: the nodes, the running jobs and the
-            // reservations.
-            doc["nodes"] = s
-                .nodes
-                .iter()
-                .map(|n| json!({"name": n.name, "state": n.state.name(), "state_text": n.state_text}))
-                .collect();
-            let model_ends = q.forecast.model.as_ref().map(|m| &m.running_ends);
-            doc["running"] = s
-                .running
-                .iter()
-                .enumerate()
-                .map(|(k, j)| {
-                    json!({
-                        "id": j.id,
-                        "user": j.user,
-                        "queue": j.queue,
-                        "start": j.start,
-                        "planned_end": j.planned_end(),
-                        "model_end": model_ends.and_then(|e| e[k]),
-                        "nodes": j.held.iter().map(|h| h.node.clone()).collect::<Vec<_>>(),
-                    })
-                })
-                .collect();
-            doc["reservations"] = s
-                .reservations
-                .iter()
-                .map(|r| json!({"id": r.id, "name": r.name, "start": r.start, "end": r.end, "nodes": r.nodes}))
-                .collect();
-            write_json(out, &doc, true)?;
-        }
+        ForecastFormat::Json => write_json(out, &doc, true)?,
+        ForecastFormat::Html => out.write_all(page::page(&doc).as_bytes())?,
         ForecastFormat::Csv => write_csv(out, &header, rows, |r| row(r, true))?,
         ForecastFormat::Table => {
             writeln!(
@@ -537,6 +639,10 @@ pub fn run_forecast(args: ForecastArgs, out: &mut Out) -> Outcome {
     }
     if let Err(e) = out.flush() {
         return Err(Failure::Output(e));
+    }
+    if let Some(p) = &args.output {
+        write_file_atomic(p, &buffer)
+            .map_err(|e| Failure::invalid(format!("{}: cannot write: {e}", p.display())))?;
     }
     Ok(ExitCode::SUCCESS)
 }

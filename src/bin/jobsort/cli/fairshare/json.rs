@@ -25,12 +25,18 @@ fn num(x: f64) -> Value {
 
 /// `--format json` for the PBS tree: every node in `pbsfs -p` order (or one node).
 pub(super) fn pbs_json(t: &PbsTree, only: Option<usize>) -> String {
+    serde_json::to_string_pretty(&json!({ "entities": pbs_entities(t, only) })).unwrap_or_default()
+        + "\n"
+}
+
+/// The PBS tree's nodes as JSON objects, in `pbsfs -p` order (or one node): what
+/// `fairshare --format json` and `forecast --format json` print.
+pub(crate) fn pbs_entities(t: &PbsTree, only: Option<usize>) -> Vec<Value> {
     let ids: Vec<usize> = match only {
         Some(i) => vec![i],
         None => t.preorder().into_iter().map(|(i, _)| i).collect(),
     };
-    let ents: Vec<Value> = ids
-        .into_iter()
+    ids.into_iter()
         .map(|i| {
             let n = t.node(i);
             let parent = match n.parent {
@@ -50,8 +56,7 @@ pub(super) fn pbs_json(t: &PbsTree, only: Option<usize>) -> String {
                 "unknown": n.parent == Some(1) && n.name != UNKNOWN_NAME,
             })
         })
-        .collect();
-    serde_json::to_string_pretty(&json!({ "entities": ents })).unwrap_or_default() + "\n"
+        .collect()
 }
 
 /// `-t --format json`: the tree as nested objects `{"name", "id", "shares", "children"}` in

@@ -10,7 +10,7 @@
 #[macro_use]
 mod exit;
 mod args;
-mod json;
+pub(crate) mod json;
 mod pbs;
 mod pbsfs;
 mod share_tree;
