@@ -130,7 +130,13 @@ pub fn site(nodes: usize, running: usize, pending: usize) -> Snapshot {
 }
 
 fn bench(c: &mut Criterion) {
-    let s = site(5_000, 4_000, 10_000);
+    // FORECAST_SIZE=nodes,running,pending to try other sizes.
+    let size: Vec<usize> = std::env::var("FORECAST_SIZE")
+        .ok()
+        .map(|v| v.split(',').filter_map(|x| x.parse().ok()).collect())
+        .filter(|v: &Vec<usize>| v.len() == 3)
+        .unwrap_or_else(|| vec![5_000, 4_000, 10_000]);
+    let s = site(size[0], size[1], size[2]);
     let order: Vec<usize> = (0..s.pending.len()).collect();
     let mut g = c.benchmark_group("forecast");
     g.sample_size(10).measurement_time(Duration::from_secs(20));

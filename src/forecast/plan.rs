@@ -194,6 +194,10 @@ struct Nodes<'a> {
     ahead: Vec<u32>,
     /// The nodes each owner holds.
     held: std::collections::HashMap<Owner, Vec<usize>>,
+    /// Per node (`r` each): what of it counts as in use now for the sum below (its capacity
+    /// when something takes it whole), and that sum over the nodes that take jobs.
+    counted: Vec<u64>,
+    in_use: Vec<u64>,
 }
 
 impl<'a> Nodes<'a> {
@@ -211,7 +215,34 @@ impl<'a> Nodes<'a> {
             resv_now: vec![false; n],
             ahead: vec![0; n],
             held: std::collections::HashMap::new(),
+            counted: vec![0; n * r],
+            in_use: vec![0; r],
         }
+    }
+
+    /// Bring node `n`'s share of [`Nodes::in_use`] up to date.
+    fn recount(&mut self, n: usize) {
+        if !self.usable[n] {
+            return;
+        }
+        let r = self.r;
+        let (whole, _) = self.occupied_now(n);
+        let cap = &self.snap.nodes[n].available;
+        for i in 0..r {
+            let c = cap.get(i).copied().unwrap_or(0);
+            let u = if whole { c } else { self.now[n * r + i].min(c) };
+            let old = std::mem::replace(&mut self.counted[n * r + i], u);
+            self.in_use[i] = self.in_use[i] - old + u;
+        }
+    }
+
+    /// What is free now over every node that takes jobs.
+    fn free_now(&self, total: &[u64]) -> Vec<u64> {
+        total
+            .iter()
+            .zip(&self.in_use)
+            .map(|(t, u)| t.saturating_sub(*u))
+            .collect()
     }
 
     fn add(&mut self, n: usize, a: Alloc) {
@@ -226,8 +257,12 @@ impl<'a> Nodes<'a> {
         } else if a.start > self.t {
             self.ahead[n] += 1;
         }
+        let job = a.owner.is_job();
         self.held.entry(a.owner).or_default().push(n);
         self.allocs[n].push(a);
+        if job {
+            self.recount(n);
+        }
     }
 
     /// Take away everything `owner` holds.
@@ -255,6 +290,9 @@ impl<'a> Nodes<'a> {
                     self.ahead[n] -= 1;
                 }
             }
+            if owner.is_job() {
+                self.recount(n);
+            }
         }
     }
 
@@ -266,12 +304,13 @@ impl<'a> Nodes<'a> {
                 continue;
             };
             let open = resv.start <= t && t < resv.end;
-            for &n in nodes {
+            for n in nodes.clone() {
                 self.resv_now[n] = open;
                 self.ahead[n] = self.allocs[n]
                     .iter()
                     .filter(|a| !a.owner.is_job() && a.start > t)
                     .count() as u32;
+                self.recount(n);
             }
         }
     }
@@ -284,6 +323,36 @@ impl<'a> Nodes<'a> {
                 .iter()
                 .any(|&x| x > 0);
         (whole, any)
+    }
+
+    /// Whether node `n` has `need` free at instant `p` (nothing takes it whole then).
+    fn room_at(&self, n: usize, p: i64, need: &[u64]) -> bool {
+        let r = self.r;
+        let cap = &self.snap.nodes[n].available;
+        if p == self.t {
+            if self.excl_now[n] > 0 || self.resv_now[n] {
+                return false;
+            }
+            let now = &self.now[n * r..(n + 1) * r];
+            return (0..r)
+                .all(|i| cap.get(i).copied().unwrap_or(0).saturating_sub(now[i]) >= need[i]);
+        }
+        let mut at = [0u64; 16];
+        if r > 16 {
+            return true;
+        }
+        for a in self.allocs[n]
+            .iter()
+            .filter(|a| a.start <= p && a.planned_end > p)
+        {
+            if a.whole {
+                return false;
+            }
+            for (x, y) in at.iter_mut().zip(&a.amounts) {
+                *x = x.saturating_add(*y);
+            }
+        }
+        (0..r).all(|i| cap.get(i).copied().unwrap_or(0).saturating_sub(at[i]) >= need[i])
     }
 
     /// The most of each resource used on node `n` during `[from, to)` (into `out`), whether
@@ -357,18 +426,36 @@ fn place_as(
     let excl = ask.place.sharing != Sharing::Shared;
     let mut used = vec![0u64; r];
     let covers = |f: &[u64], a: &[u64]| f.iter().zip(a).all(|(x, y)| x >= y);
-    // Each eligible node's free amounts over the window, as the scan reaches it.
-    let free_of = |n: usize, used: &mut Vec<u64>| -> Option<Vec<u64>> {
+    // The smallest chunk in each resource: a node whose capacity lacks it holds no chunk.
+    let smallest: Vec<u64> = (0..r)
+        .map(|i| {
+            ask.parts
+                .iter()
+                .map(|(_, a)| a.get(i).copied().unwrap_or(0))
+                .min()
+                .unwrap_or(0)
+        })
+        .collect();
+    // Each eligible node's free amounts over the window (into `used`), as the scan reaches
+    // it; `false` when it takes none of the job.
+    let free_of = |n: usize, used: &mut Vec<u64>| -> bool {
+        let cap = &nodes.snap.nodes[n].available;
+        if !covers(cap, &smallest) {
+            return false;
+        }
+        // What it has free at `from` bounds what it has over the window: a node without
+        // room for the smallest chunk then is passed over before the window is looked at.
+        if !nodes.room_at(n, from, &smallest) {
+            return false;
+        }
         let (whole, any) = nodes.used(n, from, to, used, now_only);
         if whole || (excl && any) {
-            return None;
+            return false;
         }
-        let cap = &nodes.snap.nodes[n].available;
-        Some(
-            (0..r)
-                .map(|i| cap.get(i).copied().unwrap_or(0).saturating_sub(used[i]))
-                .collect(),
-        )
+        for (i, u) in used.iter_mut().enumerate() {
+            *u = cap.get(i).copied().unwrap_or(0).saturating_sub(*u);
+        }
+        true
     };
     let mut out: Vec<(usize, Vec<u64>)> = Vec::new();
     match ask.place.arrangement {
@@ -382,7 +469,7 @@ fn place_as(
             let n = eligible
                 .iter()
                 .copied()
-                .find(|&n| free_of(n, &mut used).is_some_and(|f| covers(&f, &sum)))?;
+                .find(|&n| free_of(n, &mut used) && covers(&used, &sum))?;
             out.push((n, sum));
         }
         Arrangement::Scatter | Arrangement::VScatter => {
@@ -391,7 +478,7 @@ fn place_as(
                 for _ in 0..*c {
                     let n = nodes_iter
                         .by_ref()
-                        .find(|&n| free_of(n, &mut used).is_some_and(|f| covers(&f, a)))?;
+                        .find(|&n| free_of(n, &mut used) && covers(&used, a))?;
                     out.push((n, a.clone()));
                 }
             }
@@ -410,8 +497,8 @@ fn place_as(
                         loop {
                             let n = *eligible.get(next)?;
                             next += 1;
-                            if let Some(f) = free_of(n, &mut used) {
-                                seen.push((n, f));
+                            if free_of(n, &mut used) && covers(&used, &smallest) {
+                                seen.push((n, used.clone()));
                                 break;
                             }
                         }
@@ -621,6 +708,16 @@ pub fn plan(
         p => (p.depth().map(|d| d as usize), None),
     };
     let strict = options.policy == Policy::Strict;
+    // The least any waiting job asks of each resource.
+    let least: Vec<u64> = (0..r)
+        .map(|i| {
+            waiting
+                .iter()
+                .map(|&k| snap.pending[order[k]].ask.total(i))
+                .min()
+                .unwrap_or(0)
+        })
+        .collect();
     // The planned start of each job with a window (by order index).
     let mut planned: Vec<Option<i64>> = vec![None; order.len()];
     let mut t = now;
@@ -666,28 +763,24 @@ pub fn plan(
         }
         // What is free now over every node that takes jobs: a job asking more of a
         // resource cannot start this cycle, whatever its nodes (a quick no before placing).
-        let mut free_now = total_cap.clone();
-        for n in (0..n_nodes).filter(|&n| nodes.usable[n]) {
-            let (whole, _) = nodes.occupied_now(n);
-            let cap = &snap.nodes[n].available;
-            for i in 0..r {
-                let u = if whole {
-                    cap.get(i).copied().unwrap_or(0)
-                } else {
-                    nodes.now[n * r + i].min(cap.get(i).copied().unwrap_or(0))
-                };
-                free_now[i] = free_now[i].saturating_sub(u);
-            }
-        }
+        let mut free_now = nodes.free_now(&total_cap);
+        // Shapes that did not fit this cycle: a job asking as much or more of the same
+        // chunks, for as long or longer, on the same nodes, does not fit either (the cycle
+        // only fills the nodes further).
+        let mut failed: HashMap<(usize, &Ask), Vec<i64>> = HashMap::new();
         let mut reserved = 0usize;
         let mut held_up: Option<usize> = None;
         let mut still: Vec<usize> = Vec::new();
-        for &k in &waiting {
+        for (pos, &k) in waiting.iter().enumerate() {
             let j = order[k];
             let job = &snap.pending[j];
             let w = walltime(j);
             if let Some(b) = held_up {
-                if first {
+                if !first {
+                    still.extend_from_slice(&waiting[pos..]);
+                    break;
+                }
+                {
                     out[k].blocked = Blocked::Order {
                         behind: snap.pending[order[b]].id.clone(),
                     };
@@ -695,7 +788,21 @@ pub fn plan(
                 still.push(k);
                 continue;
             }
-            let may = planned[k].is_none() && (0..r).all(|i| job.ask.total(i) <= free_now[i]);
+            // Past the windows it must plan, with no room left for any job, the rest of the
+            // queue waits for the next event.
+            if !first
+                && depth.is_some_and(|d| reserved >= d)
+                && (0..r).any(|i| free_now[i] < least[i])
+            {
+                still.extend_from_slice(&waiting[pos..]);
+                break;
+            }
+            let key = (eligible_of[k], &job.ask);
+            let may = planned[k].is_none()
+                && (0..r).all(|i| job.ask.total(i) <= free_now[i])
+                && !failed
+                    .get(&key)
+                    .is_some_and(|ws| ws.iter().any(|&f| f <= w));
             if may
                 && let Some(placed) = place(&nodes, eligible(k), &job.ask, t, t.saturating_add(w))
             {
@@ -726,6 +833,9 @@ pub fn plan(
                     .collect();
                 out[k].amounts = placed.into_iter().map(|(_, a)| a).collect();
                 continue;
+            }
+            if may {
+                failed.entry(key).or_default().push(w);
             }
             if first {
                 out[k].blocked = why_now(&nodes, eligible(k), &job.ask, t, w, &mut used, &|k| {
@@ -823,7 +933,8 @@ fn earliest(
     }
     times.sort_unstable();
     times.dedup();
-    deltas.sort_unstable_by_key(|d| (d.0, !d.3));
+    // Ends before starts at one instant: a window may open as another closes.
+    deltas.sort_unstable_by_key(|d| (d.0, d.3));
     let need: Vec<u64> = (0..r).map(|i| ask.total(i)).collect();
     let mut in_use = vec![0i128; r];
     let mut d = 0;
@@ -844,8 +955,32 @@ fn earliest(
             }
             d += 1;
         }
-        let short = (0..r).any(|i| (cap[i] as i128 - in_use[i].max(0)) < need[i] as i128);
-        if short {
+        let short = |u: &[i128]| (0..r).any(|i| (cap[i] as i128 - u[i].max(0)) < need[i] as i128);
+        if short(&in_use) {
+            continue;
+        }
+        // What is in use at each start inside the window: the window needs room at all.
+        let mut ahead = in_use.clone();
+        let mut blocked = false;
+        for &(at, n, ai, on) in &deltas[d..] {
+            if at >= s.saturating_add(w) {
+                break;
+            }
+            let a = &nodes.allocs[n][ai];
+            for (i, u) in ahead.iter_mut().enumerate() {
+                let x = if a.whole {
+                    snap.nodes[n].available.get(i).copied().unwrap_or(0)
+                } else {
+                    a.amounts.get(i).copied().unwrap_or(0)
+                } as i128;
+                *u += if on { x } else { -x };
+            }
+            if on && short(&ahead) {
+                blocked = true;
+                break;
+            }
+        }
+        if blocked {
             continue;
         }
         if let Some(p) = place(nodes, eligible, ask, s, s.saturating_add(w)) {

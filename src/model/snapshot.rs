@@ -134,7 +134,7 @@ impl RunningJob {
 /// per `+` part, arranged by `place` — PBS's `select`/`place` as written; Slurm's nodes ×
 /// (CPUs, memory, GRES per node), or CPUs anywhere when it names no node count; Flux's
 /// nodes × cores.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Ask {
     pub parts: Vec<(u32, Vec<u64>)>,
     pub place: Place,
