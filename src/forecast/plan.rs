@@ -198,13 +198,16 @@ struct Nodes<'a> {
     /// when something takes it whole), and that sum over the nodes that take jobs.
     counted: Vec<u64>,
     in_use: Vec<u64>,
+    /// The nodes that take jobs with a core free now and nothing taking them whole: the only
+    /// ones a job starting now can use (every chunk asks a core).
+    open: std::collections::BTreeSet<usize>,
 }
 
 impl<'a> Nodes<'a> {
     fn new(snap: &'a Snapshot, usable: Vec<bool>, t: i64) -> Self {
         let n = snap.nodes.len();
         let r = snap.resources.len();
-        Nodes {
+        let mut nodes = Nodes {
             snap,
             r,
             usable,
@@ -217,7 +220,12 @@ impl<'a> Nodes<'a> {
             held: std::collections::HashMap::new(),
             counted: vec![0; n * r],
             in_use: vec![0; r],
-        }
+            open: (0..n)
+                .filter(|&i| snap.nodes[i].available.first().is_some_and(|&c| c > 0))
+                .collect(),
+        };
+        nodes.open.retain(|&i| nodes.usable[i]);
+        nodes
     }
 
     /// Bring node `n`'s share of [`Nodes::in_use`] up to date.
@@ -233,6 +241,12 @@ impl<'a> Nodes<'a> {
             let u = if whole { c } else { self.now[n * r + i].min(c) };
             let old = std::mem::replace(&mut self.counted[n * r + i], u);
             self.in_use[i] = self.in_use[i] - old + u;
+        }
+        let cores = self.snap.nodes[n].available.first().copied().unwrap_or(0);
+        if !whole && self.counted[n * r] < cores {
+            self.open.insert(n);
+        } else {
+            self.open.remove(&n);
         }
     }
 
@@ -423,11 +437,27 @@ fn place_as(
     now_only: bool,
 ) -> Option<Vec<(usize, Vec<u64>)>> {
     let r = nodes.r;
-    let excl = ask.place.sharing != Sharing::Shared;
-    let mut used = vec![0u64; r];
-    let covers = |f: &[u64], a: &[u64]| f.iter().zip(a).all(|(x, y)| x >= y);
-    // The smallest chunk in each resource: a node whose capacity lacks it holds no chunk.
-    let smallest: Vec<u64> = (0..r)
+    let smallest = smallest_chunk(ask, r);
+    // Starting now, only the nodes with a core free can take a chunk: scan those when they
+    // are fewer (node order kept: both lists ascend).
+    if from == nodes.t
+        && smallest.first().is_some_and(|&c| c >= 1)
+        && nodes.open.len() < eligible.len()
+    {
+        let open_only: Vec<usize> = nodes
+            .open
+            .iter()
+            .copied()
+            .filter(|n| eligible.binary_search(n).is_ok())
+            .collect();
+        return place_scan(nodes, &open_only, ask, from, to, now_only);
+    }
+    place_scan(nodes, eligible, ask, from, to, now_only)
+}
+
+/// The smallest chunk in each resource: a node whose capacity lacks it holds no chunk.
+fn smallest_chunk(ask: &Ask, r: usize) -> Vec<u64> {
+    (0..r)
         .map(|i| {
             ask.parts
                 .iter()
@@ -435,7 +465,23 @@ fn place_as(
                 .min()
                 .unwrap_or(0)
         })
-        .collect();
+        .collect()
+}
+
+/// [`place_as`] over the nodes of `eligible`, in its order.
+fn place_scan(
+    nodes: &Nodes<'_>,
+    eligible: &[usize],
+    ask: &Ask,
+    from: i64,
+    to: i64,
+    now_only: bool,
+) -> Option<Vec<(usize, Vec<u64>)>> {
+    let r = nodes.r;
+    let excl = ask.place.sharing != Sharing::Shared;
+    let mut used = vec![0u64; r];
+    let covers = |f: &[u64], a: &[u64]| f.iter().zip(a).all(|(x, y)| x >= y);
+    let smallest = smallest_chunk(ask, r);
     // Each eligible node's free amounts over the window (into `used`), as the scan reaches
     // it; `false` when it takes none of the job.
     let free_of = |n: usize, used: &mut Vec<u64>| -> bool {
@@ -938,10 +984,21 @@ fn earliest(
     let need: Vec<u64> = (0..r).map(|i| ask.total(i)).collect();
     let mut in_use = vec![0i128; r];
     let mut d = 0;
+    // The eligible nodes with room for the job's smallest chunk at the candidate start,
+    // kept as the sweep passes starts and ends: only they can take a chunk then.
+    let smallest = smallest_chunk(ask, r);
+    let mut roomy: std::collections::BTreeSet<usize> = eligible
+        .iter()
+        .copied()
+        .filter(|&n| covers_cap(snap, n, &smallest) && nodes.room_at(n, t, &smallest))
+        .collect();
+    let mut touched: Vec<usize> = Vec::new();
     for s in times {
         // In use at s over the eligible nodes: a lower bound of what the window sees.
+        touched.clear();
         while d < deltas.len() && deltas[d].0 <= s {
             let (_, n, ai, on) = deltas[d];
+            touched.push(n);
             let a = &nodes.allocs[n][ai];
             let amount = |i: usize| {
                 if a.whole {
@@ -954,6 +1011,13 @@ fn earliest(
                 *u += if on { 1 } else { -1 } * amount(i) as i128;
             }
             d += 1;
+        }
+        for &n in &touched {
+            if covers_cap(snap, n, &smallest) && nodes.room_at(n, s, &smallest) {
+                roomy.insert(n);
+            } else {
+                roomy.remove(&n);
+            }
         }
         let short = |u: &[i128]| (0..r).any(|i| (cap[i] as i128 - u[i].max(0)) < need[i] as i128);
         if short(&in_use) {
@@ -983,11 +1047,20 @@ fn earliest(
         if blocked {
             continue;
         }
-        if let Some(p) = place(nodes, eligible, ask, s, s.saturating_add(w)) {
+        let scan: Vec<usize> = roomy.iter().copied().collect();
+        if let Some(p) = place_scan(nodes, &scan, ask, s, s.saturating_add(w), false) {
             return Some((s, p));
         }
     }
     None
+}
+
+/// Whether node `n`'s capacity holds `need`.
+fn covers_cap(snap: &Snapshot, n: usize, need: &[u64]) -> bool {
+    let cap = &snap.nodes[n].available;
+    need.iter()
+        .enumerate()
+        .all(|(i, x)| cap.get(i).copied().unwrap_or(0) >= *x)
 }
 
 /// Why a job that does not fit now waits: the window of a higher job or a reservation that
