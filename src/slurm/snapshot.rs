@@ -4,8 +4,20 @@
 //! |---|---|---|
 //! | `squeue.json` | `squeue --all --json` | every job: `job_state`; the running ones' `start_time`, `time_limit`, `nodes`, `tres_alloc_str`, user, group, account, partition |
 //! | `nodes.json` | `scontrol show nodes --json` | each node: `state` (and `state_flags`), `cpus`, `real_memory`, `alloc_cpus`, `alloc_memory`, `tres`, `tres_used` |
+//! | `sinfo.json` | `sinfo --json` of Slurm 22.05, read when `nodes.json` is not there | the same |
 //! | `reservations.json` | `scontrol show reservation --json` | reservations: `name`, `start_time`, `end_time`, `node_list` |
 //! | `slurm.conf` | a copy of the site's slurm.conf | the configuration ([`super::conf::SlurmConf`]) |
+//! | `taken_at.txt` | `date +%s` | the capture time, when no JSON file gives one |
+//!
+//! Slurm 22.05's `scontrol` has no `--json` (it came with 23.02); its `sinfo --json` writes
+//! the node list of `openapi/v0.0.38`, the document slurmrestd's `GET /slurm/v0.0.38/nodes/`
+//! returns (22.05 `src/sinfo/data.c: dump_data` calls that plugin's handler,
+//! `src/plugins/openapi/v0.0.38/nodes.c: _op_handler_nodes`, one `_dump_node` per node), so
+//! `sinfo.json` is read as `nodes.json` is. Later `sinfo --json` lists node groups per
+//! partition under `sinfo` (`data_parser`'s `OPENAPI_SINFO_RESP`) and is not read: capture
+//! `scontrol show nodes --json` there. 22.05's outputs name no capture time
+//! (`openapi/v0.0.38` writes no `last_update`): `taken_at.txt` gives it; a `last_update` in
+//! `squeue.json` (data_parser) wins over it.
 //!
 //! Two shapes are read. Slurm 22.05's `openapi/v0.0.38` (`src/plugins/openapi/v0.0.38/`:
 //! `jobs.c: dump_job_info`, `nodes.c: _dump_node`, `reservations.c: _dump_res`) writes plain
@@ -41,13 +53,17 @@ use std::path::Path;
 pub const SQUEUE: &str = "squeue.json";
 /// `scontrol show nodes --json`.
 pub const NODES: &str = "nodes.json";
+/// `sinfo --json` of Slurm 22.05 (the same node list), when `nodes.json` is not there.
+pub const SINFO: &str = "sinfo.json";
 /// `scontrol show reservation --json`.
 pub const RESERVATIONS: &str = "reservations.json";
 /// A copy of slurm.conf.
 pub const SLURM_CONF: &str = "slurm.conf";
+/// `date +%s` at the capture.
+pub const TAKEN_AT: &str = "taken_at.txt";
 
 /// The files of a Slurm snapshot, in the order they are read.
-pub const FILES: [&str; 4] = [NODES, SQUEUE, RESERVATIONS, SLURM_CONF];
+pub const FILES: [&str; 6] = [TAKEN_AT, NODES, SINFO, SQUEUE, RESERVATIONS, SLURM_CONF];
 
 /// A Slurm snapshot: the state, and slurm.conf when the folder holds it.
 #[derive(Debug, Clone)]
@@ -57,15 +73,27 @@ pub struct SlurmSnapshot {
 }
 
 /// Read a Slurm snapshot folder (module docs). A missing file is a missing part of the
-/// snapshot; a folder with neither `nodes.json` nor `squeue.json` is an error.
+/// snapshot; a folder with neither a node list (`nodes.json`, else `sinfo.json`) nor
+/// `squeue.json` is an error.
 pub fn read_slurm_snapshot(dir: &Path) -> Result<SlurmSnapshot, SnapshotError> {
     let mut snap = Snapshot::new(Scheduler::Slurm);
     let name = |f: &str| dir.join(f).display().to_string();
-    let (nodes, jobs) = read_nodes_and_jobs(dir, Scheduler::Slurm, NODES, SQUEUE)?;
+    if let Some(text) = read_part(&dir.join(TAKEN_AT))? {
+        let t = text.trim();
+        snap.taken_at = Some(t.parse().map_err(|_| {
+            SnapshotError::at_line(&name(TAKEN_AT), 1, format!("`{t}` is not Unix seconds"))
+        })?);
+    }
+    let nodes_file = if !dir.join(NODES).is_file() && dir.join(SINFO).is_file() {
+        SINFO
+    } else {
+        NODES
+    };
+    let (nodes, jobs) = read_nodes_and_jobs(dir, Scheduler::Slurm, nodes_file, SQUEUE)?;
     match &nodes {
-        Some(text) => parse_nodes(text, &name(NODES), &mut snap)?,
+        Some(text) => parse_nodes(text, &name(nodes_file), &mut snap)?,
         None => snap.lacks(
-            format!("{NODES} (scontrol show nodes --json)"),
+            format!("{NODES} (scontrol show nodes --json; on Slurm 22.05 {SINFO}, sinfo --json)"),
             "no node list: nodes, their resources and states are unknown, and running jobs' \
              nodes cannot be checked",
         ),
@@ -100,8 +128,10 @@ pub fn read_slurm_snapshot(dir: &Path) -> Result<SlurmSnapshot, SnapshotError> {
     if snap.taken_at.is_none() {
         snap.lacks(
             "capture time",
-            "no file gives it (openapi/v0.0.38 writes no `last_update`): the instant of the \
-             snapshot must be given",
+            format!(
+                "no file gives it (openapi/v0.0.38 writes no `last_update`, and there is no \
+                 {TAKEN_AT}): the instant of the snapshot must be given"
+            ),
         );
     }
     snap.finish();
@@ -207,12 +237,15 @@ pub fn parse_nodes(text: &str, file: &str, snap: &mut Snapshot) -> Result<(), Sn
         snap.taken_at.get_or_insert(t);
     }
     let nodes = doc.get("nodes").and_then(Value::as_array).ok_or_else(|| {
-        SnapshotError::at_path(
-            file,
-            "$",
-            "no `nodes` array (expected `scontrol show nodes --json` output; `sinfo --json` \
-             is not read)",
-        )
+        let m = if doc.get("sinfo").is_some() {
+            "no `nodes` array: this is the `sinfo --json` of a Slurm later than 22.05 (node \
+             groups per partition, under `sinfo`), which is not read; capture `scontrol show \
+             nodes --json` (nodes.json) there"
+        } else {
+            "no `nodes` array (expected `scontrol show nodes --json` output, or Slurm 22.05's \
+             `sinfo --json`)"
+        };
+        SnapshotError::at_path(file, "$", m)
     })?;
     for (i, n) in nodes.iter().enumerate() {
         let at = format!("$.nodes[{i}]");
@@ -727,6 +760,42 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(e.to_string(), "r.json: $.reservations[0].end_time: missing");
+    }
+
+    // A capture of a live Slurm 22.05 (the end-to-end test's controller: three slurmds of
+    // 8 CPUs, partitions batch on fc[1-3] and short on fc[2-3]) made by
+    // contrib/capture/slurm.sh, whose scontrol has no --json: the nodes are `sinfo --json`'s,
+    // the time `date +%s`'s.
+    #[test]
+    fn a_live_22_05_capture_reads_its_nodes_from_sinfo_and_its_time_from_taken_at() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/snapshot/slurm-22.05");
+        let read = read_slurm_snapshot(&dir).unwrap();
+        let s = &read.snapshot;
+        assert_eq!(s.taken_at, Some(1_796_551_830));
+        let nodes: Vec<(&str, NodeState, u64, u64)> = s
+            .nodes
+            .iter()
+            .map(|n| (n.name.as_str(), n.state, n.available[0], n.assigned[0]))
+            .collect();
+        assert_eq!(
+            nodes,
+            [
+                ("fc1", NodeState::Busy, 8, 8),
+                ("fc2", NodeState::Busy, 8, 8),
+                ("fc3", NodeState::Busy, 8, 7)
+            ]
+        );
+        assert_eq!(s.nodes[0].available[1], 8000 * 1024);
+        assert_eq!(s.nodes[0].partitions, ["batch"]);
+        assert_eq!(s.nodes[2].partitions, ["batch", "short"]);
+        assert_eq!((s.running.len(), s.pending.len()), (7, 19));
+        assert_eq!(s.check(), []);
+        let missing: Vec<&str> = s.missing.iter().map(|m| m.part.as_str()).collect();
+        assert_eq!(
+            missing,
+            ["reservations.json (scontrol show reservation --json)"]
+        );
+        assert!(read.conf.is_some());
     }
 
     #[test]
