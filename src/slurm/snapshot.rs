@@ -399,11 +399,19 @@ pub fn parse_squeue(text: &str, file: &str, snap: &mut Snapshot) -> Result<(), S
     Ok(())
 }
 
-/// A pending job of `squeue --json`: its request as nodes × (CPUs, memory, GRES) per node
-/// when it names a node count (`node_count`; CPUs `cpus`, memory and GRES from
-/// `tres_req_str`, each spread evenly), the scheduler's `priority` and `state_reason`, and
-/// what holds it: priority 0 (held: `JobHeldUser`, `JobHeldAdmin`), `Dependency`, a
-/// `begin_time` in the future.
+/// A pending job of `squeue --json`: its request (CPUs `cpus`, memory and GRES from
+/// `tres_req_str`), the scheduler's `priority` and `state_reason`, and what holds it:
+/// priority 0 (held: `JobHeldUser`, `JobHeldAdmin`), `Dependency`, a `begin_time` in the
+/// future.
+///
+/// The request is nodes × (CPUs, memory, GRES) per node, each spread evenly, when the job
+/// fixed its node count (`-N`: `max_nodes` set; the count is `node=` of `tres_req_str`, the
+/// job's `details->min_nodes` as `job_set_req_tres` writes it); else its CPUs anywhere, each
+/// with its `memory_per_cpu` when the memory is per CPU, the rest of the memory and the GRES
+/// with the first. A pending job's `node_count` is not its request: it is the number of
+/// nodes Slurm last guessed it would take (`node_cnt_wag`, set by `select_nodes` at each
+/// attempt, 22.05 `node_scheduler.c`; packed as the job's node count by `job_mgr.c:
+/// _pack_default_job_details`), so 12 CPUs on 8-CPU nodes show 2 where Slurm places 8 + 4.
 fn pending_job(
     row: crate::jobs::Job,
     j: &Value,
@@ -414,19 +422,24 @@ fn pending_job(
     let field = |k: &str| j.get(k).filter(|v| !v.is_null());
     let mut total = snap.zeros();
     total[0] = row.values.get("ncpus").map_or(1, |c| (*c as u64).max(1));
+    let mut min_nodes = row.values.get("min_nodes").map_or(1, |n| *n as u64);
     if let Some(t) = field("tres_req_str").and_then(Value::as_str) {
         let bad = |m: String| SnapshotError::at_path(file, format!("{at}.tres_req_str"), m);
         for (name, count) in parse_tres_str(t).map_err(bad)? {
             match name.as_str() {
                 "cpu" => total[0] = total[0].max(count),
                 "mem" => total[1] = count * 1024,
+                "node" => min_nodes = count,
                 _ => {}
             }
         }
         add_gres(snap, t, &mut total).map_err(bad)?;
     }
     total.resize(snap.resources.len(), 0);
-    let nodes = row.values.get("min_nodes").map_or(0, |n| *n as u64);
+    let fixed = field("max_nodes")
+        .and_then(Value::as_u64)
+        .is_some_and(|m| m > 0);
+    let nodes = if fixed { min_nodes.max(1) } else { 0 };
     let exclusive = matches!(
         field("shared").and_then(Value::as_str),
         Some("none" | "exclusive")
@@ -450,15 +463,25 @@ fn pending_job(
             place,
         }
     } else {
-        // CPUs anywhere, memory and GRES with the first.
+        // CPUs anywhere, each with its memory when that is per CPU; the rest of the memory
+        // and the GRES with the first.
         let mut one = snap.zeros();
         one[0] = 1;
-        let mut parts = vec![(total[0] as u32, one)];
         let mut rest = total.clone();
         rest[0] = 0;
+        if let Some(m) = field("memory_per_cpu")
+            .and_then(Value::as_u64)
+            .map(|m| m * 1024)
+            .filter(|&m| m > 0 && m.saturating_mul(total[0]) == total[1])
+        {
+            one[1] = m;
+            rest[1] = 0;
+        }
+        let mut parts = vec![(total[0] as u32, one.clone())];
         if rest.iter().any(|&x| x > 0) {
             parts[0].0 -= 1;
             rest[0] = 1;
+            rest[1] += one[1];
             parts.insert(0, (1, rest));
         }
         parts.retain(|(n, _)| *n > 0);
@@ -762,6 +785,38 @@ mod tests {
         assert_eq!(e.to_string(), "r.json: $.reservations[0].end_time: missing");
     }
 
+    // A pending job's `node_count` is the number of nodes Slurm last guessed it would take
+    // (`node_cnt_wag`, set by `select_nodes` at each attempt: 22.05 node_scheduler.c, packed
+    // as the job's node count by job_mgr.c `_pack_default_job_details`), not what it asks:
+    // 12 CPUs with no node count on 8-CPU nodes show `node_count: 2` and `node=1` in
+    // `tres_req_str` (details->min_nodes, `job_set_req_tres`). Slurm places its CPUs
+    // anywhere (8 + 4); a job given `-N 2` (`max_nodes` 2) has one part per node.
+    #[test]
+    fn a_pending_job_without_a_node_count_asks_cpus_anywhere() {
+        let text = r#"{"meta":{"plugin":{"type":"openapi/v0.0.38"}},
+"jobs":[
+ {"job_id":1005,"job_state":"PENDING","partition":"batch","cpus":12,"node_count":2,
+  "max_nodes":0,"memory_per_cpu":100,"memory_per_node":null,"time_limit":1,
+  "tres_req_str":"cpu=12,mem=1200M,node=1,billing=12"},
+ {"job_id":1006,"job_state":"PENDING","partition":"batch","cpus":12,"node_count":2,
+  "max_nodes":2,"memory_per_cpu":100,"memory_per_node":null,"time_limit":1,
+  "tres_req_str":"cpu=12,mem=1200M,node=2,billing=12"}
+]}"#;
+        let mut s = Snapshot::new(Scheduler::Slurm);
+        parse_squeue(text, "squeue.json", &mut s).unwrap();
+        // (count, CPUs and memory of each part)
+        let parts = |a: &Ask| -> Vec<(u32, Vec<u64>)> {
+            a.parts.iter().map(|(n, p)| (*n, p[..2].to_vec())).collect()
+        };
+        let free = &s.pending[0].ask;
+        assert_eq!(free.place.arrangement, Arrangement::Free);
+        // Twelve CPUs, each with its 100 MB.
+        assert_eq!(parts(free), [(12, vec![1, 100 * 1024])]);
+        let two = &s.pending[1].ask;
+        assert_eq!(two.place.arrangement, Arrangement::Scatter);
+        assert_eq!(parts(two), [(2, vec![6, 600 * 1024])]);
+    }
+
     // A capture of a live Slurm 22.05 (the end-to-end test's controller: three slurmds of
     // 8 CPUs, partitions batch on fc[1-3] and short on fc[2-3]) made by
     // contrib/capture/slurm.sh, whose scontrol has no --json: the nodes are `sinfo --json`'s,
@@ -795,6 +850,10 @@ mod tests {
             missing,
             ["reservations.json (scontrol show reservation --json)"]
         );
+        // 12 CPUs without a node count, Slurm's guess of 2 nodes in node_count: anywhere.
+        let big = s.pending.iter().find(|j| j.id == "1013").unwrap();
+        assert_eq!(big.ask.place.arrangement, Arrangement::Free);
+        assert_eq!(big.ask.total(0), 12);
         assert!(read.conf.is_some());
     }
 
