@@ -459,6 +459,10 @@ pub fn plan(
         p => (p.depth().map(|d| d as usize), None),
     };
     let strict = options.policy == Policy::Strict;
+    // Slurm's backfill holds a planned job's nodes whole for its window (`backfill.c:
+    // _add_reservation` takes the nodes out of its map of free nodes); PBS holds the
+    // resources the job's chunks take.
+    let whole_windows = matches!(options.policy, Policy::Slurm(_));
     let mut t = now;
     let mut first = true;
     let mut cycles = 0;
@@ -565,7 +569,7 @@ pub fn plan(
                             start: s,
                             planned_end: s.saturating_add(w),
                             amounts,
-                            whole: job.ask.place.sharing != Sharing::Shared,
+                            whole: whole_windows || job.ask.place.sharing != Sharing::Shared,
                             owner: Owner::Plan(k),
                         });
                     }
@@ -922,6 +926,50 @@ mod tests {
             }
         );
         assert_eq!((p.jobs[1].start, p.jobs[2].start), (None, None));
+    }
+
+    // Slurm's backfill holds a blocked job's nodes whole for its window: it takes them out of
+    // its map of free nodes (22.05 backfill.c: `_attempt_backfill` calls `_add_reservation`
+    // with the job's node bitmap, which `bit_and`s them out of `node_space` from its start to
+    // its end), and a lower job may only use nodes free in that map for its whole time limit.
+    // Two 8-core nodes: R1 holds n1 until +600, R2 2 cores of n2 for 2 h. A (12 cores anywhere,
+    // 1 h) waits for n1 and plans n1 and 4 cores of n2 from +600. B (2 cores, 2 h) fits on
+    // n2's 6 free cores now, and the cores would last through A's window (2 + 4 + 2 = 8), but
+    // n2 is A's from +600: B waits. Once A runs it holds its cores only, and B takes n2's
+    // last 2 at +600.
+    #[test]
+    fn slurm_backfill_holds_a_planned_jobs_nodes_whole() {
+        let mut s = site();
+        s.running = vec![
+            running("R1", "n1", 8, NOW - 600, 1200),
+            running("R2", "n2", 2, NOW - 600, 7800),
+        ];
+        s.pending = vec![waiting("A", 12, 3600), waiting("B", 2, 7200)];
+        let slurm = Policy::Slurm(crate::model::policy::SlurmBackfill::default());
+        let p = plan(
+            &s,
+            &[0, 1],
+            NOW,
+            &PlanOptions {
+                policy: slurm,
+                ..PlanOptions::default()
+            },
+            &FullWalltime,
+        );
+        assert_eq!(p.jobs[0].planned_at, Some(NOW + 600));
+        assert_eq!(p.jobs[0].start, Some(NOW + 600));
+        assert_eq!(
+            p.jobs[1].blocked,
+            Blocked::Reservation {
+                job: "A".into(),
+                at: NOW + 600
+            }
+        );
+        assert_eq!(p.jobs[1].start, Some(NOW + 600));
+        assert_eq!(p.jobs[1].nodes, ["n2"]);
+        // EASY backfill as PBS runs it holds only the cores: B starts now on n2.
+        let p = plan(&s, &[0, 1], NOW, &PlanOptions::default(), &FullWalltime);
+        assert_eq!(p.jobs[1].start, Some(NOW));
     }
 
     // A down node takes nothing; an advance reservation's window blocks what would run into it.
