@@ -2,7 +2,7 @@
 //!
 //! | file | made by | gives |
 //! |---|---|---|
-//! | `squeue.json` | `squeue --all --json` | every job: `job_state`; the running ones' `start_time`, `time_limit`, `nodes`, `tres_alloc_str`, user, group, account, partition |
+//! | `squeue.json` | `squeue --all --json` | every job: `job_state`; the running ones' `start_time`, `time_limit`, `nodes`, `tres_alloc_str` (with 22.05's `job_resources`, what each node holds), user, group, account, partition |
 //! | `nodes.json` | `scontrol show nodes --json` | each node: `state` (and `state_flags`), `cpus`, `real_memory`, `alloc_cpus`, `alloc_memory`, `tres`, `tres_used` |
 //! | `sinfo.json` | `sinfo --json` of Slurm 22.05, read when `nodes.json` is not there | the same |
 //! | `reservations.json` | `scontrol show reservation --json` | reservations: `name`, `start_time`, `end_time`, `node_list` |
@@ -377,6 +377,12 @@ pub fn parse_squeue(text: &str, file: &str, snap: &mut Snapshot) -> Result<(), S
                 } else if let Some(c) = row.values.get("ncpus") {
                     total[0] = *c as u64;
                 }
+                let mut held = held;
+                if let Some(each) = allocated_per_node(j, &held, &total) {
+                    for (h, a) in held.iter_mut().zip(each) {
+                        h.amounts = a;
+                    }
+                }
                 snap.running.push(RunningJob {
                     id: row.id,
                     user: row.user,
@@ -397,6 +403,55 @@ pub fn parse_squeue(text: &str, file: &str, snap: &mut Snapshot) -> Result<(), S
         }
     }
     Ok(())
+}
+
+/// What a running job holds on each of its nodes, from 22.05's `job_resources` (openapi
+/// v0.0.38 `jobs.c: _dump_nodes_res`): per node (`allocated_nodes[].nodename`) the cores
+/// allocated, by socket, and `memory_allocated` (MB). The job's CPUs (`total`) are shared in
+/// proportion to the cores (exactly the cores when a core is a CPU), its GRES evenly. `None`
+/// when the capture has no such list for every one of `held`'s nodes (later shapes, or a
+/// job not yet placed): the plan then spreads the job's total evenly.
+fn allocated_per_node(j: &Value, held: &[Held], total: &[u64]) -> Option<Vec<Vec<u64>>> {
+    let list = j.get("job_resources")?.get("allocated_nodes")?.as_array()?;
+    let n = held.len();
+    let (mut cores, mut mem) = (vec![0u64; n], vec![None; n]);
+    for a in list {
+        let name = a.get("nodename")?.as_str()?;
+        let i = held.iter().position(|h| h.node == name)?;
+        cores[i] = a
+            .get("sockets")?
+            .as_object()?
+            .values()
+            .map(|s| {
+                s.get("cores")
+                    .and_then(Value::as_object)
+                    .map_or(0, |c| c.len()) as u64
+            })
+            .sum();
+        mem[i] = a.get("memory_allocated").and_then(Value::as_u64);
+    }
+    let sum: u64 = cores.iter().sum();
+    if n < 2 || cores.contains(&0) {
+        return None;
+    }
+    // CPUs in proportion to the cores; what rounding leaves, to the largest remainders.
+    let mut cpus: Vec<u64> = cores.iter().map(|c| total[0] * c / sum).collect();
+    let mut by_rest: Vec<usize> = (0..n).collect();
+    by_rest.sort_by_key(|&i| std::cmp::Reverse(total[0] * cores[i] % sum));
+    let left = total[0] - cpus.iter().sum::<u64>();
+    for &i in by_rest.iter().take(left as usize) {
+        cpus[i] += 1;
+    }
+    Some(
+        (0..n)
+            .map(|i| {
+                let mut a: Vec<u64> = total.iter().map(|t| t.div_ceil(n as u64)).collect();
+                a[0] = cpus[i];
+                a[1] = mem[i].map_or(a[1], |m| m * 1024);
+                a
+            })
+            .collect(),
+    )
 }
 
 /// A pending job of `squeue --json`: its request (CPUs `cpus`, memory and GRES from
@@ -815,6 +870,42 @@ mod tests {
         let two = &s.pending[1].ask;
         assert_eq!(two.place.arrangement, Arrangement::Scatter);
         assert_eq!(parts(two), [(2, vec![6, 600 * 1024])]);
+    }
+
+    // A running job on several nodes holds what Slurm allocated on each: 22.05's
+    // `job_resources.allocated_nodes` (openapi/v0.0.38 jobs.c `_dump_nodes_res`) lists each
+    // node's allocated cores by socket and its `memory_allocated`. 12 CPUs on two 8-CPU
+    // nodes are 8 + 4, not 6 + 6: an even split would leave 2 of fc1's CPUs unaccounted for
+    // (held by no job the plan can end) and 2 of fc2's held twice.
+    #[test]
+    fn a_running_jobs_cpus_and_memory_on_each_node_are_its_allocation() {
+        let core = |n: usize| -> String {
+            let cores: Vec<String> = (0..n).map(|c| format!("\"{c}\":\"allocated\"")).collect();
+            format!("{{\"0\":{{\"cores\":{{{}}}}}}}", cores.join(","))
+        };
+        let text = format!(
+            r#"{{"meta":{{"plugin":{{"type":"openapi/v0.0.38"}}}},
+"jobs":[{{"job_id":1013,"job_state":"RUNNING","partition":"batch","cpus":12,"node_count":2,
+  "start_time":1000,"time_limit":1,"nodes":"fc[1-2]",
+  "tres_alloc_str":"cpu=12,mem=1200M,node=2,billing=12",
+  "job_resources":{{"nodes":"fc[1-2]","allocated_cpus":12,"allocated_hosts":2,
+   "allocated_nodes":[
+    {{"sockets":{},"nodename":"fc1","cpus_used":0,"memory_used":0,"memory_allocated":800}},
+    {{"sockets":{},"nodename":"fc2","cpus_used":0,"memory_used":0,"memory_allocated":400}}]}}}}]}}"#,
+            core(8),
+            core(4)
+        );
+        let mut s = Snapshot::new(Scheduler::Slurm);
+        parse_squeue(&text, "squeue.json", &mut s).unwrap();
+        let held: Vec<(&str, Vec<u64>)> = s.running[0]
+            .held
+            .iter()
+            .map(|h| (h.node.as_str(), h.amounts[..2].to_vec()))
+            .collect();
+        assert_eq!(
+            held,
+            [("fc1", vec![8, 800 * 1024]), ("fc2", vec![4, 400 * 1024])]
+        );
     }
 
     // A capture of a live Slurm 22.05 (the end-to-end test's controller: three slurmds of
