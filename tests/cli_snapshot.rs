@@ -548,3 +548,99 @@ fn why_names_jobs_that_are_not_waiting_and_fails_for_unknown_ones() {
     let out = jobsort(["forecast", "--snapshot", &dir, "--policy", "bogus"]);
     assert_eq!(code(&out), Some(2));
 }
+
+/// Slurm 22.05: scontrol has no --json, so slurm.sh takes the node list from `sinfo --json`
+/// (`sinfo.json`) and the time from `date +%s`; the reservations are left out. The stand-ins
+/// print a capture of the end-to-end test's live 22.05 controller
+/// (`tests/data/snapshot/slurm-22.05`) and scontrol's own refusal.
+#[test]
+fn slurm_sh_on_22_05_takes_the_nodes_from_sinfo() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bin = tmp.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let data = repo_file("tests/data/snapshot/slurm-22.05");
+    stub(
+        &bin,
+        "scontrol",
+        &format!(
+            "case \"$*\" in\n\
+             *--json*) echo \"scontrol: unrecognized option '--json'\" >&2; \
+             echo 'Try \"scontrol --help\" for more information' >&2; exit 1 ;;\n\
+             'show config') echo 'SLURM_CONF              = {data}/slurm.conf' ;;\n\
+             *) exit 2 ;;\nesac"
+        ),
+    );
+    stub(
+        &bin,
+        "sinfo",
+        &format!("[ \"$*\" = '--json' ] || exit 2\ncat {data}/sinfo.json"),
+    );
+    stub(
+        &bin,
+        "squeue",
+        &format!("[ \"$*\" = '--all --json' ] || exit 2\ncat {data}/squeue.json"),
+    );
+    let snap = tmp.path().join("snap");
+    let out = run_script("contrib/capture/slurm.sh", &bin, &snap);
+    let err = String::from_utf8_lossy(&out.stderr);
+    // The reservations could not be had: the script says so and exits 1.
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("'scontrol show nodes --json' failed (scontrol: unrecognized option '--json'); taking sinfo --json"),
+        "{err}"
+    );
+    let mut files: Vec<String> = std::fs::read_dir(&snap)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        ["sinfo.json", "slurm.conf", "squeue.json", "taken_at.txt"]
+    );
+    let read = jobsort([
+        "snapshot",
+        snap.to_str().unwrap(),
+        "--strict",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code(&read), Some(0), "{}", stderr(&read));
+    let v = json(&read);
+    assert_eq!(v["scheduler"], "Slurm");
+    assert_eq!(v["nodes"].as_array().unwrap().len(), 3);
+    assert_eq!(v["pending"].as_array().unwrap().len(), 19);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    let taken = v["taken_at"].as_i64().unwrap();
+    assert!((now - taken).abs() < 600, "taken_at {taken}, now {now}");
+    assert_eq!(
+        v["missing"],
+        serde_json::json!([{
+            "part": "reservations.json (scontrol show reservation --json)",
+            "changes": "reservations unknown: no node is known to be held for a future window"
+        }])
+    );
+}
+
+/// `jobsort forecast` on that capture: a start for every pending job, ordered by the
+/// captured priority, planned by slurm.conf's backfill.
+#[test]
+fn forecast_of_a_live_22_05_capture() {
+    let dir = repo_file("tests/data/snapshot/slurm-22.05");
+    let out = jobsort(["forecast", "--snapshot", &dir, "--format", "json"]);
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    let v = json(&out);
+    assert_eq!(v["taken_at"], 1_796_551_830);
+    assert_eq!(v["policy"], "slurm");
+    let jobs = v["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 19);
+    for j in jobs {
+        assert!(j["start"].as_i64().is_some(), "no start: {j}");
+    }
+    // The top job: 12 CPUs, the highest priority.
+    assert_eq!(jobs[0]["id"], "1013");
+    assert_eq!(jobs[0]["blocked_kind"], "resources");
+}

@@ -7,9 +7,12 @@
 #   contrib/capture/slurm.sh DIR
 #
 # Files (contrib/capture/README.md says what each gives):
+#   taken_at.txt       date +%s (Slurm 22.05's JSON names no capture time)
+#   nodes.json         scontrol show nodes --json (Slurm 23.02 and later)
+#   sinfo.json         sinfo --json, in place of nodes.json where scontrol has no --json
+#                      (Slurm 22.05: the same node list, openapi/v0.0.38)
 #   squeue.json        squeue --all --json
-#   nodes.json         scontrol show nodes --json
-#   reservations.json  scontrol show reservation --json
+#   reservations.json  scontrol show reservation --json (none on 22.05)
 #   slurm.conf         a copy of the controller's slurm.conf (SLURM_CONF of scontrol show config)
 # A command that fails leaves no file (never a partial one); jobsort then says what the
 # snapshot lacks.
@@ -31,8 +34,18 @@ capture() { # capture FILE COMMAND...
   fi
 }
 
+capture taken_at.txt date +%s
 # Nodes first, then jobs: a job that starts between the two is then on nodes already listed.
-capture nodes.json scontrol show nodes --json
+# Slurm 22.05's scontrol has no --json; its sinfo --json is the node list (later sinfo
+# --json lists node groups per partition, and there scontrol has --json).
+if scontrol show nodes --json >"$out/nodes.json.part" 2>"$out/nodes.json.err"; then
+  mv "$out/nodes.json.part" "$out/nodes.json"
+  rm -f "$out/nodes.json.err"
+else
+  echo "slurm.sh: note: 'scontrol show nodes --json' failed ($(head -n 1 "$out/nodes.json.err")); taking sinfo --json" >&2
+  rm -f "$out/nodes.json.part" "$out/nodes.json.err"
+  capture sinfo.json sinfo --json
+fi
 capture squeue.json squeue --all --json
 capture reservations.json scontrol show reservation --json
 

@@ -15,7 +15,11 @@
 #   4. with non-zero PriorityWeightAge/FairShare/JobSize/Partition/QOS/TRES (two partitions,
 #      a QOS with a priority, jobs of several sizes), `jobsort rank --scheduler slurm
 #      --explain` over the same jobs (`squeue --json`, fairshare from `sshare`) gives each
-#      job sprio's PRIORITY and every weighted factor column exactly.
+#      job sprio's PRIORITY and every weighted factor column exactly;
+#   5. on three nodes with backfill and a stream of short real jobs, a snapshot made by
+#      contrib/capture/slurm.sh loads with every node and pending job, and `jobsort forecast`
+#      gives each pending job a start; its error against the real starts is printed beside
+#      squeue --start's (reported, not checked).
 # Every daemon it started is stopped by pid. Run as root (CI is). It skips, loudly, only when
 # the package archive cannot be reached.
 #
@@ -132,8 +136,8 @@ F2='# second formula: favour small jobs, scaled
 S2=2.5
 printf '%s\n' "$F1" >"$formula_file"
 export SLURM_CONF="$work/slurm.conf"
-write_conf() { # scale [extra priority settings] [extra node settings] [extra batch partition settings]
-    cat >"$SLURM_CONF" <<EOF
+common_conf() { # the settings every slurm.conf here shares
+    cat <<EOF
 ClusterName=jobsorte2e
 SlurmctldHost=$host(127.0.0.1)
 SlurmUser=root
@@ -142,26 +146,16 @@ AuthType=auth/munge
 AuthInfo=socket=$work/munge/sock
 CredType=cred/munge
 StateSaveLocation=$work/state
-SlurmdSpoolDir=$work/spool
 SlurmctldPidFile=$work/slurmctld.pid
-SlurmdPidFile=$work/slurmd.pid
 SlurmctldLogFile=$work/slurmctld.log
-SlurmdLogFile=$work/slurmd.log
 SlurmctldPort=$ctld_port
-SlurmdPort=$slurmd_port
 SlurmdParameters=config_overrides
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU_Memory
-GresTypes=gpu
 MailProg=/bin/true
 MpiDefault=none
-PriorityType=priority/multifactor
-PriorityCalcPeriod=1
-PrioritySiteFactorPlugin=site_factor/jobsort
-PrioritySiteFactorParameters=file=$formula_file,scale=$1
-${2:-}
 PluginDir=/usr/lib/x86_64-linux-gnu/slurm-wlm:$work/plugins
 AccountingStorageType=accounting_storage/slurmdbd
 AccountingStorageHost=127.0.0.1
@@ -174,10 +168,27 @@ AccountingStoragePass=$work/munge/sock
 CommunicationParameters=NoInAddrAny
 JobCompType=jobcomp/none
 JobAcctGatherType=jobacct_gather/none
+EOF
+}
+write_conf() { # scale [extra priority settings] [extra node settings] [extra batch partition settings]
+    {
+        common_conf
+        cat <<EOF
+SlurmdSpoolDir=$work/spool
+SlurmdPidFile=$work/slurmd.pid
+SlurmdLogFile=$work/slurmd.log
+SlurmdPort=$slurmd_port
+GresTypes=gpu
+PriorityType=priority/multifactor
+PriorityCalcPeriod=1
+PrioritySiteFactorPlugin=site_factor/jobsort
+PrioritySiteFactorParameters=file=$formula_file,scale=$1
+${2:-}
 NodeName=$host NodeAddr=127.0.0.1 CPUs=16 RealMemory=64000 Gres=gpu:4 State=UNKNOWN ${3:-}
 PartitionName=batch Nodes=$host Default=YES MaxTime=INFINITE State=DOWN PriorityJobFactor=10 ${4:-}
 PartitionName=short Nodes=$host MaxTime=120 State=DOWN PriorityJobFactor=3
 EOF
+    } >"$SLURM_CONF"
     printf 'NodeName=%s Name=gpu Count=4\n' "$host" >"$work/gres.conf"
 }
 write_conf "$S1"
@@ -402,6 +413,184 @@ write_conf 1 "$weights
 PriorityWeightJobSize=2000" "CoreSpecCount=2"
 timeout 60 scontrol reconfigure
 check "the same with CoreSpecCount=2 on the node" wait_until 150 multifactor_matches
+
+# --- 9. forecast of the live queue, beside squeue --start ----------------------------------
+# Three nodes of 8 CPUs (three slurmds on this host: Debian builds Slurm with
+# --enable-multiple-slurmd), two partitions, backfill every second, and a fixed stream of
+# short real jobs (`sleep`, 5-50 s, time limits of 1-3 minutes, 1-12 CPUs) that contend for
+# the CPUs, after a few earlier ones that ran to their end. At one instant: `squeue --start`,
+# a snapshot (contrib/capture/slurm.sh), and the jobs finished so far (sacct: the history
+# `jobsort forecast --history` learns run times from). Once every job has started, each
+# one's real start (sacct). For every job pending at the capture, jobsort's forecast (time
+# limits; run times from the history), squeue's estimate, and the same plan as jobsort's with
+# each job's real run time (examples/forecast_known_runtimes.rs: the planner's own error) are
+# set against it in a table. Checked: the snapshot loads with every node and pending job, and
+# the forecast gives a start for each pending job. How near the forecasts come is reported,
+# never checked: it depends on the machine's timing.
+fc_t0=$(date +%s)
+fc=$work/forecast
+mkdir -p "$fc"
+(cd "$root" && cargo build --locked --example forecast_known_runtimes >"$fc/build.log" 2>&1) \
+    || cat "$fc/build.log"
+known_runtimes="${CARGO_TARGET_DIR:-$root/target}/debug/examples/forecast_known_runtimes"
+timeout 60 scancel -u root || true
+old_daemons="$(cat "$work/slurmctld.pid") $(cat "$work/slurmd.pid")"
+for p in $old_daemons; do kill "$p" 2>/dev/null || true; done
+for p in $old_daemons; do
+    for _ in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+done
+live=()
+for p in "${pids[@]}"; do case " $old_daemons " in *" $p "*) ;; *) live+=("$p") ;; esac; done
+pids=("${live[@]}")
+fc_ports=("$(free_port)" "$(free_port)" "$(free_port)")
+{
+    common_conf
+    cat <<EOF
+SlurmdSpoolDir=$work/spool/%n
+SlurmdPidFile=$work/slurmd-%n.pid
+SlurmdLogFile=$work/slurmd-%n.log
+# job ids not used before in this cluster's accounting (slurmctld -c starts over)
+FirstJobId=1000
+SchedulerType=sched/backfill
+SchedulerParameters=bf_interval=1,bf_resolution=1
+DefMemPerCPU=100
+PriorityType=priority/multifactor
+PriorityWeightJobSize=1000
+PriorityWeightPartition=500
+NodeName=fc1 NodeHostname=$host NodeAddr=127.0.0.1 Port=${fc_ports[0]} CPUs=8 RealMemory=8000 State=UNKNOWN
+NodeName=fc2 NodeHostname=$host NodeAddr=127.0.0.1 Port=${fc_ports[1]} CPUs=8 RealMemory=8000 State=UNKNOWN
+NodeName=fc3 NodeHostname=$host NodeAddr=127.0.0.1 Port=${fc_ports[2]} CPUs=8 RealMemory=8000 State=UNKNOWN
+PartitionName=batch Nodes=fc[1-3] Default=YES MaxTime=10 State=UP PriorityJobFactor=1
+PartitionName=short Nodes=fc[2-3] MaxTime=3 State=UP PriorityJobFactor=2
+EOF
+} >"$SLURM_CONF"
+: >"$work/gres.conf"
+slurmctld -c -i
+for _ in $(seq 100); do [ -s "$work/slurmctld.pid" ] && kill -0 "$(cat "$work/slurmctld.pid")" 2>/dev/null && break; sleep 0.1; done
+pids+=("$(cat "$work/slurmctld.pid")")
+for n in fc1 fc2 fc3; do
+    slurmd -N "$n"
+    for _ in $(seq 100); do [ -s "$work/slurmd-$n.pid" ] && break; sleep 0.1; done
+    pids+=("$(cat "$work/slurmd-$n.pid")")
+done
+nodes_idle() { [ "$(timeout 10 sinfo -h -N -t idle -o %N | sort -u | wc -l)" = 3 ]; }
+wait_until 60 nodes_idle >/dev/null || say "the three nodes are not idle: $(sinfo -h -N -o '%N %T' | tr '\n' ' ')"
+fc_sbatch() { # CPUs:sleep seconds:time limit in minutes:partition; prints the job id
+    local cpus secs limit part id
+    IFS=: read -r cpus secs limit part <<<"$1"
+    id=$(timeout 60 sbatch --parsable --chdir="$work/out" -o /dev/null -n "$cpus" -t "$limit" \
+        -p "$part" --wrap "sleep $secs") || return 1
+    printf '%s,%s\n' "$id" "$secs" >>"$fc/runtimes.csv" # how long it runs, known here
+    printf '%s\n' "$id"
+}
+# The site's history: earlier jobs, run to their end before the stream.
+for j in 1:4:1:batch 2:8:1:batch 1:12:2:batch 2:6:1:short 1:10:2:batch 1:3:1:short \
+    2:12:1:batch 1:7:2:batch; do
+    fc_sbatch "$j" >>"$fc/history-ids.txt"
+done
+history_done() { [ -z "$(timeout 10 squeue -h -o %i)" ]; }
+wait_until 60 history_done >/dev/null || true
+# The stream, submitted in this order.
+fc_jobs="4:30:1:batch 8:20:1:batch 2:40:2:batch 1:10:1:short 6:25:1:batch 12:15:1:batch
+3:35:2:short 2:5:1:batch 4:30:1:batch 1:20:3:batch 8:15:2:batch 2:15:1:short 1:50:1:batch
+6:10:1:batch 3:20:2:batch 12:10:1:batch 2:25:3:short 4:10:1:batch 1:35:1:batch 2:25:2:batch
+6:15:1:short 1:5:1:batch 4:25:2:batch 8:10:1:batch 2:30:1:batch 1:15:2:short 3:10:1:batch
+2:20:1:batch"
+fc_submit=$(date +%s)
+for j in $fc_jobs; do
+    fc_sbatch "$j" >>"$fc/ids.txt"
+done
+# The capture: a quarter of a minute into the stream, when the first short jobs have ended.
+sleep $(( fc_submit + 15 - $(date +%s) > 0 ? fc_submit + 15 - $(date +%s) : 0 ))
+SLURM_TIME_FORMAT=%s timeout 60 squeue --start -h -o '%i %S' >"$fc/squeue-start.txt"
+"$root/contrib/capture/slurm.sh" "$fc/snap" 2>&1 | sed 's/^/  /' || true
+TZ=UTC timeout 60 sacct -a -X -P -S "$(date -u -d "@$fc_t0" +%Y-%m-%dT%H:%M:%S)" \
+    -o jobid,submit,start,end,state,timelimit,nnodes,ncpus,reqtres,alloctres,user,group,account,partition \
+    >"$fc/history.txt"
+timeout 60 squeue -h -t PD -o %i | sort -n >"$fc/pending.txt"
+say "captured: $(wc -l <"$fc/pending.txt") jobs pending of $(wc -l <"$fc/ids.txt"), $(grep -c '|COMPLETED|' "$fc/history.txt") finished"
+forecast_args=(forecast --snapshot "$fc/snap" --format json)
+grep -q '|COMPLETED|' "$fc/history.txt" && forecast_args+=(--history "$fc/history.txt")
+"$jobsort" "${forecast_args[@]}" >"$fc/forecast.json" 2>"$fc/forecast.err" || cat "$fc/forecast.err"
+# The same plan with each job's real run time (its sleep): what is left is the planner's error.
+"$known_runtimes" "$fc/snap" "$fc/runtimes.csv" >"$fc/known.txt" || true
+# Every job started (the longest wait is about a minute and a half).
+none_pending() { [ -z "$(timeout 10 squeue -h -t PD -o %i)" ]; }
+wait_until 150 none_pending >/dev/null || say "jobs still pending: $(squeue -h -t PD -o %i | tr '\n' ' ')"
+all_started_in_sacct() {
+    SLURM_TIME_FORMAT=%s timeout 10 sacct -X -P -n -o jobid,start -j "$(paste -sd, "$fc/ids.txt")" >"$fc/starts.txt"
+    ! grep -q '|Unknown$' "$fc/starts.txt"
+}
+wait_until 30 all_started_in_sacct >/dev/null || true
+timeout 60 scancel -u root || true
+forecast_loads() {
+    "$jobsort" snapshot "$fc/snap" --strict --format json >"$fc/snap.json" 2>"$fc/snap.err" \
+        || { cat "$fc/snap.err"; return 1; }
+    python3 - "$fc/snap.json" "$fc/forecast.json" <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+f = json.load(open(sys.argv[2]))
+pending = sorted(s["pending"], key=int)
+planned = {j["id"]: j for j in f["jobs"]}
+no_start = [i for i in pending if planned.get(i, {}).get("start") is None]
+print("  snapshot:", len(s["nodes"]), "nodes", s["nodes_by_state"], "pending", len(pending),
+      "missing", [m["part"] for m in s["missing"]])
+ok = len(s["nodes"]) == 3 and len(pending) > 0 and not no_start
+if no_start:
+    print("  no forecast start for:", no_start)
+sys.exit(0 if ok else 1)
+EOF
+}
+check "a snapshot of the live queue loads and jobsort forecasts a start for every pending job" forecast_loads
+python3 - "$fc" <<'EOF' || true
+import json, os, sys
+d = sys.argv[1]
+f = json.load(open(os.path.join(d, "forecast.json")))
+now = f["taken_at"]
+pending = json.load(open(os.path.join(d, "snap.json")))["pending"]
+actual = {}
+for line in open(os.path.join(d, "starts.txt")):
+    i, _, t = line.strip().partition("|")
+    if t.isdigit():
+        actual[i] = int(t)
+known = {}
+for line in open(os.path.join(d, "known.txt")):
+    i, t = line.split()
+    known[i] = int(t) if t.isdigit() else None
+est = {}
+for line in open(os.path.join(d, "squeue-start.txt")):
+    i, t = line.split()
+    est[i] = int(t) if t.isdigit() else None
+jobs = {j["id"]: j for j in f["jobs"]}
+ids = [i for i in pending if i in actual]
+rows = [("jobsort, time limits", {i: jobs.get(i, {}).get("start") for i in ids})]
+if f.get("model"):
+    rows.append(("jobsort, history", {i: jobs.get(i, {}).get("model_start") for i in ids}))
+rows.append(("squeue --start", {i: est.get(i) for i in ids}))
+rows.append(("jobsort, real run times", {i: known.get(i) for i in ids}))
+print(f"  {len(ids)} jobs pending at the capture compared ({len(pending) - len(ids)} never started);"
+      f" |forecast - real start| in seconds over the jobs with a forecast, shares of all")
+print(f"  {'':24} {'compared':>8} {'N/A':>4} {'median':>7} {'p90':>5} {'<=10 s':>7} {'<=60 s':>7}")
+for name, got in rows:
+    err = sorted(abs(got[i] - actual[i]) for i in ids if got[i] is not None)
+    na = sum(1 for i in ids if got[i] is None)
+    med = err[(len(err) - 1) // 2] if err else None
+    p90 = err[max(0, -(-9 * len(err) // 10) - 1)] if err else None
+    share = lambda s: f"{100 * sum(1 for e in err if e <= s) / len(ids):.0f} %" if ids else "-"
+    print(f"  {name:24} {len(ids):>8} {na:>4} {med if med is not None else '-':>7} "
+          f"{p90 if p90 is not None else '-':>5} {share(10):>7} {share(60):>7}")
+print("  (real run times: each job's sleep, known to the test and to no forecast; the rest of"
+      " that error is the planner's)")
+print("  per job, seconds after the capture: real start, jobsort (limits, history), squeue,"
+      " jobsort with real run times")
+for i in sorted(ids, key=int):
+    j = jobs.get(i, {})
+    off = lambda t: "-" if t is None else str(t - now)
+    print(f"    {i} (limit {j.get('walltime')} s): real {off(actual[i])}, jobsort {off(j.get('start'))}, "
+          f"{off(j.get('model_start'))}, squeue {off(est.get(i))}, {off(known.get(i))}")
+EOF
+for _ in $(seq 100); do [ -z "$(timeout 10 squeue -h -o %i)" ] && break; sleep 0.2; done
+say "the forecast step took $(( $(date +%s) - fc_t0 )) s"
 
 grep "site_factor/jobsort" "$work/slurmctld.log" | sed 's/^/  log: /' | tail -8
 say "$passed passed, $failed failed"

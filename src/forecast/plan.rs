@@ -766,6 +766,10 @@ pub fn plan(
         .collect();
     // The planned start of each job with a window (by order index).
     let mut planned: Vec<Option<i64>> = vec![None; order.len()];
+    // Slurm's backfill holds a planned job's nodes whole for its window (`backfill.c:
+    // _add_reservation` takes the nodes out of its map of free nodes); PBS holds the
+    // resources the job's chunks take.
+    let whole_windows = matches!(options.policy, Policy::Slurm(_));
     let mut t = now;
     let mut first = true;
     let mut cycles = 0;
@@ -793,7 +797,11 @@ pub fn plan(
             early |= e < planned_end;
             nodes.remove(owner);
         }
-        if early || options.always_replan {
+        // Under Slurm's rule a window holds its nodes whole, and the job that starts in it
+        // holds only what it takes: the nodes it leaves let lower windows move, so they are
+        // planned again.
+        let opening = whole_windows && waiting.iter().any(|&k| planned[k] == Some(t));
+        if early || opening || options.always_replan {
             for (k, p) in planned.iter_mut().enumerate() {
                 if p.take().is_some() {
                     nodes.remove(Owner::Plan(k));
@@ -902,7 +910,7 @@ pub fn plan(
                                 start: s,
                                 planned_end: s.saturating_add(w),
                                 amounts,
-                                whole: job.ask.place.sharing != Sharing::Shared,
+                                whole: whole_windows || job.ask.place.sharing != Sharing::Shared,
                                 owner: Owner::Plan(k),
                             },
                         );
@@ -1000,13 +1008,10 @@ fn earliest(
             let (_, n, ai, on) = deltas[d];
             touched.push(n);
             let a = &nodes.allocs[n][ai];
-            let amount = |i: usize| {
-                if a.whole {
-                    snap.nodes[n].available.get(i).copied().unwrap_or(0)
-                } else {
-                    a.amounts.get(i).copied().unwrap_or(0)
-                }
-            };
+            // What it takes itself (a window that holds its nodes whole counts only its
+            // chunks: the node's other jobs are counted already, and the sum must stay a
+            // lower bound of what is in use).
+            let amount = |i: usize| a.amounts.get(i).copied().unwrap_or(0);
             for (i, u) in in_use.iter_mut().enumerate() {
                 *u += if on { 1 } else { -1 } * amount(i) as i128;
             }
@@ -1032,11 +1037,7 @@ fn earliest(
             }
             let a = &nodes.allocs[n][ai];
             for (i, u) in ahead.iter_mut().enumerate() {
-                let x = if a.whole {
-                    snap.nodes[n].available.get(i).copied().unwrap_or(0)
-                } else {
-                    a.amounts.get(i).copied().unwrap_or(0)
-                } as i128;
+                let x = a.amounts.get(i).copied().unwrap_or(0) as i128;
                 *u += if on { x } else { -x };
             }
             if on && short(&ahead) {
@@ -1361,6 +1362,50 @@ mod tests {
         assert_eq!((p.jobs[1].start, p.jobs[2].start), (None, None));
     }
 
+    // Slurm's backfill holds a blocked job's nodes whole for its window: it takes them out of
+    // its map of free nodes (22.05 backfill.c: `_attempt_backfill` calls `_add_reservation`
+    // with the job's node bitmap, which `bit_and`s them out of `node_space` from its start to
+    // its end), and a lower job may only use nodes free in that map for its whole time limit.
+    // Two 8-core nodes: R1 holds n1 until +600, R2 2 cores of n2 for 2 h. A (12 cores anywhere,
+    // 1 h) waits for n1 and plans n1 and 4 cores of n2 from +600. B (2 cores, 2 h) fits on
+    // n2's 6 free cores now, and the cores would last through A's window (2 + 4 + 2 = 8), but
+    // n2 is A's from +600: B waits. Once A runs it holds its cores only, and B takes n2's
+    // last 2 at +600.
+    #[test]
+    fn slurm_backfill_holds_a_planned_jobs_nodes_whole() {
+        let mut s = site();
+        s.running = vec![
+            running("R1", "n1", 8, NOW - 600, 1200),
+            running("R2", "n2", 2, NOW - 600, 7800),
+        ];
+        s.pending = vec![waiting("A", 12, 3600), waiting("B", 2, 7200)];
+        let slurm = Policy::Slurm(crate::model::policy::SlurmBackfill::default());
+        let p = plan(
+            &s,
+            &[0, 1],
+            NOW,
+            &PlanOptions {
+                policy: slurm,
+                ..PlanOptions::default()
+            },
+            &FullWalltime,
+        );
+        assert_eq!(p.jobs[0].planned_at, Some(NOW + 600));
+        assert_eq!(p.jobs[0].start, Some(NOW + 600));
+        assert_eq!(
+            p.jobs[1].blocked,
+            Blocked::Reservation {
+                job: "A".into(),
+                at: NOW + 600
+            }
+        );
+        assert_eq!(p.jobs[1].start, Some(NOW + 600));
+        assert_eq!(p.jobs[1].nodes, ["n2"]);
+        // EASY backfill as PBS runs it holds only the cores: B starts now on n2.
+        let p = plan(&s, &[0, 1], NOW, &PlanOptions::default(), &FullWalltime);
+        assert_eq!(p.jobs[1].start, Some(NOW));
+    }
+
     // A down node takes nothing; an advance reservation's window blocks what would run into it.
     #[test]
     fn down_nodes_and_advance_reservations_hold_their_nodes() {
@@ -1390,6 +1435,41 @@ mod tests {
         );
         assert_eq!(p.jobs[0].start, Some(NOW + 3600));
         assert_eq!(p.jobs[0].nodes, ["n1"]);
+    }
+
+    // Found by the property test: under Slurm's whole-node windows, a window planned for a
+    // lower job at the instant a running job ends must open then, kept or planned again.
+    // n0 (4 cores) is free of r3 at +1; j0 (4 × (2 cores, 1 GPU)) plans n1–n4 whole from +654,
+    // when r2 leaves n1 room; j1 (1 core, 655 s) plans n0 from +1 and starts then.
+    #[test]
+    fn a_window_opening_as_a_job_ends_opens_under_whole_node_windows() {
+        let mut s = Snapshot::new(Scheduler::Slurm);
+        s.taken_at = Some(NOW);
+        for (i, gpus) in [0, 1, 1, 1, 1].into_iter().enumerate() {
+            let mut n = node(&format!("n{i}"));
+            n.available = vec![4, 0, gpus];
+            s.nodes.push(n);
+        }
+        s.running = vec![
+            running("r0", "n1", 2, NOW - 1, 2771),
+            running("r1", "n0", 2, NOW - 1, 3251),
+            running("r2", "n1", 1, NOW - 1, 655),
+            running("r3", "n0", 2, NOW - 1, 2),
+        ];
+        let mut j0 = waiting("j0", 4, 1);
+        j0.ask.parts = vec![(4, vec![2, 0, 1])];
+        s.pending = vec![j0, waiting("j1", 1, 655)];
+        let slurm = Policy::Slurm(crate::model::policy::SlurmBackfill::default());
+        for always_replan in [false, true] {
+            let options = PlanOptions {
+                policy: slurm,
+                always_replan,
+                ..PlanOptions::default()
+            };
+            let p = plan(&s, &[0, 1], NOW, &options, &FullWalltime);
+            let st: Vec<_> = p.jobs.iter().map(|j| j.start.map(|t| t - NOW)).collect();
+            assert_eq!(st, [Some(654), Some(1)], "always_replan {always_replan}");
+        }
     }
 
     fn arb_site() -> impl proptest::strategy::Strategy<Value = (Snapshot, Policy)> {

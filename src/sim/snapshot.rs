@@ -35,7 +35,12 @@ const NAMES: [(Scheduler, &[&str]); 3] = [
     (Scheduler::Pbs, &[pbs::PBSNODES, pbs::QSTAT, pbs::RSTAT]),
     (
         Scheduler::Slurm,
-        &[slurm::NODES, slurm::SQUEUE, slurm::RESERVATIONS],
+        &[
+            slurm::NODES,
+            slurm::SINFO,
+            slurm::SQUEUE,
+            slurm::RESERVATIONS,
+        ],
     ),
     (
         Scheduler::Flux,
@@ -59,10 +64,10 @@ fn content_says(head: &str) -> Option<Scheduler> {
 }
 
 /// Which scheduler's captures `dir` holds, by the names of the files there: PBS's
-/// (`pbsnodes.json`, `qstat.json`, `pbs_rstat.txt`), Slurm's (`nodes.json`, `squeue.json`,
-/// `reservations.json`) or Flux's (`resource.json`, `jobs.json`, `resource_allocated.json`,
-/// `resource_down.json`), of one scheduler only; a JSON capture whose content is another
-/// scheduler's output is an error.
+/// (`pbsnodes.json`, `qstat.json`, `pbs_rstat.txt`), Slurm's (`nodes.json` or `sinfo.json`,
+/// `squeue.json`, `reservations.json`) or Flux's (`resource.json`, `jobs.json`,
+/// `resource_allocated.json`, `resource_down.json`), of one scheduler only; a JSON capture
+/// whose content is another scheduler's output is an error.
 pub fn detect(dir: &Path) -> Result<Scheduler, SnapshotError> {
     let d = dir.display().to_string();
     if !dir.is_dir() {

@@ -326,7 +326,8 @@ pub fn plugin(doc: &Value) -> String {
 /// format=name,priority`); a QOS not in it has priority 0. Fields: `job_id`, `user_name`,
 /// `account`, `partition`, `qos`, `accrue_time`, `submit_time`, `cpus` (`min_cpus` for a
 /// pending job) and `max_cpus` (0 when unset: `job_mgr.c: pack_job`), `node_count`,
-/// `time_limit` (minutes, `null` for the partition's), `nice`, `tres_req_str`; for which are
+/// `time_limit` (minutes, `null` for the partition's), `nice`, `tres_req_str` (its `node=` is
+/// a pending job's node count: its `node_count` is Slurm's guess); for which are
 /// listed, `job_state`, `priority`, `begin_time` (22.05: `eligible_time`) and `state_reason`.
 pub fn parse_squeue_json(
     text: &str,
@@ -402,7 +403,21 @@ pub fn parse_squeue_json(
             _ => int("cpus")?,
         };
         set("ncpus", cpus);
-        set("min_nodes", int("node_count")?);
+        // A pending job's `node_count` is the nodes Slurm last guessed it would take
+        // (`node_cnt_wag`); job size counts its `details->min_nodes`, which `tres_req_str`
+        // gives as `node=` (`job_set_req_tres`).
+        let req_nodes = if started {
+            None
+        } else {
+            text_of("tres_req_str").and_then(|t| {
+                parse_tres_str(&t)
+                    .ok()?
+                    .into_iter()
+                    .find(|(n, _)| n == "node")
+                    .map(|(_, c)| c as i64)
+            })
+        };
+        set("min_nodes", req_nodes.or(int("node_count")?));
         set("time_limit", int("time_limit")?);
         set("accrue_time", int("accrue_time")?);
         set("nice", int("nice")?.map(unwrap_nice));
@@ -554,6 +569,24 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(e.to_string(), "q: jobs[0].job_id: missing");
+    }
+
+    // A pending job's `node_count` is Slurm's guess of the nodes it will take
+    // (`node_cnt_wag`, set at each attempt by node_scheduler.c `select_nodes`), while job size
+    // counts its `details->min_nodes` (priority_multifactor.c `_get_priority_internal`), which
+    // `tres_req_str` gives as `node=` (job_mgr.c `job_set_req_tres`). 12 CPUs on 8-CPU nodes,
+    // no -N: node_count 2, node=1, and sprio's job size is that of one node.
+    #[test]
+    fn a_pending_jobs_nodes_are_its_minimum_not_slurms_guess() {
+        let text = r#"{"jobs": [
+          {"job_id": 1005, "job_state": "PENDING", "partition": "batch", "cpus": 12,
+           "max_cpus": 0, "node_count": 2, "time_limit": 1,
+           "tres_req_str": "cpu=12,mem=1200M,node=1,billing=12"}
+        ]}"#;
+        let read = parse_squeue_json(text, "squeue.json", &BTreeMap::new(), SqueueJobs::All)
+            .unwrap()
+            .jobs;
+        assert_eq!(job_inputs(&read[0]).min_nodes, 1);
     }
 
     #[test]

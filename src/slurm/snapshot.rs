@@ -2,10 +2,22 @@
 //!
 //! | file | made by | gives |
 //! |---|---|---|
-//! | `squeue.json` | `squeue --all --json` | every job: `job_state`; the running ones' `start_time`, `time_limit`, `nodes`, `tres_alloc_str`, user, group, account, partition |
+//! | `squeue.json` | `squeue --all --json` | every job: `job_state`; the running ones' `start_time`, `time_limit`, `nodes`, `tres_alloc_str` (with 22.05's `job_resources`, what each node holds), user, group, account, partition |
 //! | `nodes.json` | `scontrol show nodes --json` | each node: `state` (and `state_flags`), `cpus`, `real_memory`, `alloc_cpus`, `alloc_memory`, `tres`, `tres_used` |
+//! | `sinfo.json` | `sinfo --json` of Slurm 22.05, read when `nodes.json` is not there | the same |
 //! | `reservations.json` | `scontrol show reservation --json` | reservations: `name`, `start_time`, `end_time`, `node_list` |
 //! | `slurm.conf` | a copy of the site's slurm.conf | the configuration ([`super::conf::SlurmConf`]) |
+//! | `taken_at.txt` | `date +%s` | the capture time, when no JSON file gives one |
+//!
+//! Slurm 22.05's `scontrol` has no `--json` (it came with 23.02); its `sinfo --json` writes
+//! the node list of `openapi/v0.0.38`, the document slurmrestd's `GET /slurm/v0.0.38/nodes/`
+//! returns (22.05 `src/sinfo/data.c: dump_data` calls that plugin's handler,
+//! `src/plugins/openapi/v0.0.38/nodes.c: _op_handler_nodes`, one `_dump_node` per node), so
+//! `sinfo.json` is read as `nodes.json` is. Later `sinfo --json` lists node groups per
+//! partition under `sinfo` (`data_parser`'s `OPENAPI_SINFO_RESP`) and is not read: capture
+//! `scontrol show nodes --json` there. 22.05's outputs name no capture time
+//! (`openapi/v0.0.38` writes no `last_update`): `taken_at.txt` gives it; a `last_update` in
+//! `squeue.json` (data_parser) wins over it.
 //!
 //! Two shapes are read. Slurm 22.05's `openapi/v0.0.38` (`src/plugins/openapi/v0.0.38/`:
 //! `jobs.c: dump_job_info`, `nodes.c: _dump_node`, `reservations.c: _dump_res`) writes plain
@@ -41,13 +53,17 @@ use std::path::Path;
 pub const SQUEUE: &str = "squeue.json";
 /// `scontrol show nodes --json`.
 pub const NODES: &str = "nodes.json";
+/// `sinfo --json` of Slurm 22.05 (the same node list), when `nodes.json` is not there.
+pub const SINFO: &str = "sinfo.json";
 /// `scontrol show reservation --json`.
 pub const RESERVATIONS: &str = "reservations.json";
 /// A copy of slurm.conf.
 pub const SLURM_CONF: &str = "slurm.conf";
+/// `date +%s` at the capture.
+pub const TAKEN_AT: &str = "taken_at.txt";
 
 /// The files of a Slurm snapshot, in the order they are read.
-pub const FILES: [&str; 4] = [NODES, SQUEUE, RESERVATIONS, SLURM_CONF];
+pub const FILES: [&str; 6] = [TAKEN_AT, NODES, SINFO, SQUEUE, RESERVATIONS, SLURM_CONF];
 
 /// A Slurm snapshot: the state, and slurm.conf when the folder holds it.
 #[derive(Debug, Clone)]
@@ -57,15 +73,27 @@ pub struct SlurmSnapshot {
 }
 
 /// Read a Slurm snapshot folder (module docs). A missing file is a missing part of the
-/// snapshot; a folder with neither `nodes.json` nor `squeue.json` is an error.
+/// snapshot; a folder with neither a node list (`nodes.json`, else `sinfo.json`) nor
+/// `squeue.json` is an error.
 pub fn read_slurm_snapshot(dir: &Path) -> Result<SlurmSnapshot, SnapshotError> {
     let mut snap = Snapshot::new(Scheduler::Slurm);
     let name = |f: &str| dir.join(f).display().to_string();
-    let (nodes, jobs) = read_nodes_and_jobs(dir, Scheduler::Slurm, NODES, SQUEUE)?;
+    if let Some(text) = read_part(&dir.join(TAKEN_AT))? {
+        let t = text.trim();
+        snap.taken_at = Some(t.parse().map_err(|_| {
+            SnapshotError::at_line(&name(TAKEN_AT), 1, format!("`{t}` is not Unix seconds"))
+        })?);
+    }
+    let nodes_file = if !dir.join(NODES).is_file() && dir.join(SINFO).is_file() {
+        SINFO
+    } else {
+        NODES
+    };
+    let (nodes, jobs) = read_nodes_and_jobs(dir, Scheduler::Slurm, nodes_file, SQUEUE)?;
     match &nodes {
-        Some(text) => parse_nodes(text, &name(NODES), &mut snap)?,
+        Some(text) => parse_nodes(text, &name(nodes_file), &mut snap)?,
         None => snap.lacks(
-            format!("{NODES} (scontrol show nodes --json)"),
+            format!("{NODES} (scontrol show nodes --json; on Slurm 22.05 {SINFO}, sinfo --json)"),
             "no node list: nodes, their resources and states are unknown, and running jobs' \
              nodes cannot be checked",
         ),
@@ -100,8 +128,10 @@ pub fn read_slurm_snapshot(dir: &Path) -> Result<SlurmSnapshot, SnapshotError> {
     if snap.taken_at.is_none() {
         snap.lacks(
             "capture time",
-            "no file gives it (openapi/v0.0.38 writes no `last_update`): the instant of the \
-             snapshot must be given",
+            format!(
+                "no file gives it (openapi/v0.0.38 writes no `last_update`, and there is no \
+                 {TAKEN_AT}): the instant of the snapshot must be given"
+            ),
         );
     }
     snap.finish();
@@ -207,12 +237,15 @@ pub fn parse_nodes(text: &str, file: &str, snap: &mut Snapshot) -> Result<(), Sn
         snap.taken_at.get_or_insert(t);
     }
     let nodes = doc.get("nodes").and_then(Value::as_array).ok_or_else(|| {
-        SnapshotError::at_path(
-            file,
-            "$",
-            "no `nodes` array (expected `scontrol show nodes --json` output; `sinfo --json` \
-             is not read)",
-        )
+        let m = if doc.get("sinfo").is_some() {
+            "no `nodes` array: this is the `sinfo --json` of a Slurm later than 22.05 (node \
+             groups per partition, under `sinfo`), which is not read; capture `scontrol show \
+             nodes --json` (nodes.json) there"
+        } else {
+            "no `nodes` array (expected `scontrol show nodes --json` output, or Slurm 22.05's \
+             `sinfo --json`)"
+        };
+        SnapshotError::at_path(file, "$", m)
     })?;
     for (i, n) in nodes.iter().enumerate() {
         let at = format!("$.nodes[{i}]");
@@ -344,6 +377,12 @@ pub fn parse_squeue(text: &str, file: &str, snap: &mut Snapshot) -> Result<(), S
                 } else if let Some(c) = row.values.get("ncpus") {
                     total[0] = *c as u64;
                 }
+                let mut held = held;
+                if let Some(each) = allocated_per_node(j, &held, &total) {
+                    for (h, a) in held.iter_mut().zip(each) {
+                        h.amounts = a;
+                    }
+                }
                 snap.running.push(RunningJob {
                     id: row.id,
                     user: row.user,
@@ -366,11 +405,68 @@ pub fn parse_squeue(text: &str, file: &str, snap: &mut Snapshot) -> Result<(), S
     Ok(())
 }
 
-/// A pending job of `squeue --json`: its request as nodes × (CPUs, memory, GRES) per node
-/// when it names a node count (`node_count`; CPUs `cpus`, memory and GRES from
-/// `tres_req_str`, each spread evenly), the scheduler's `priority` and `state_reason`, and
-/// what holds it: priority 0 (held: `JobHeldUser`, `JobHeldAdmin`), `Dependency`, a
-/// `begin_time` in the future.
+/// What a running job holds on each of its nodes, from 22.05's `job_resources` (openapi
+/// v0.0.38 `jobs.c: _dump_nodes_res`): per node (`allocated_nodes[].nodename`) the cores
+/// allocated, by socket, and `memory_allocated` (MB). The job's CPUs (`total`) are shared in
+/// proportion to the cores (exactly the cores when a core is a CPU), its GRES evenly. `None`
+/// when the capture has no such list for every one of `held`'s nodes (later shapes, or a
+/// job not yet placed): the plan then spreads the job's total evenly.
+fn allocated_per_node(j: &Value, held: &[Held], total: &[u64]) -> Option<Vec<Vec<u64>>> {
+    let list = j.get("job_resources")?.get("allocated_nodes")?.as_array()?;
+    let n = held.len();
+    let (mut cores, mut mem) = (vec![0u64; n], vec![None; n]);
+    for a in list {
+        let name = a.get("nodename")?.as_str()?;
+        let i = held.iter().position(|h| h.node == name)?;
+        cores[i] = a
+            .get("sockets")?
+            .as_object()?
+            .values()
+            .map(|s| {
+                s.get("cores")
+                    .and_then(Value::as_object)
+                    .map_or(0, |c| c.len()) as u64
+            })
+            .sum();
+        mem[i] = a.get("memory_allocated").and_then(Value::as_u64);
+    }
+    let sum: u64 = cores.iter().sum();
+    if n < 2 || cores.contains(&0) {
+        return None;
+    }
+    // CPUs in proportion to the cores; what rounding leaves, to the largest remainders.
+    let mut cpus: Vec<u64> = cores.iter().map(|c| total[0] * c / sum).collect();
+    let mut by_rest: Vec<usize> = (0..n).collect();
+    by_rest.sort_by_key(|&i| std::cmp::Reverse(total[0] * cores[i] % sum));
+    let left = total[0] - cpus.iter().sum::<u64>();
+    for &i in by_rest.iter().take(left as usize) {
+        cpus[i] += 1;
+    }
+    Some(
+        (0..n)
+            .map(|i| {
+                let mut a: Vec<u64> = total.iter().map(|t| t.div_ceil(n as u64)).collect();
+                a[0] = cpus[i];
+                a[1] = mem[i].map_or(a[1], |m| m * 1024);
+                a
+            })
+            .collect(),
+    )
+}
+
+/// A pending job of `squeue --json`: its request (CPUs `cpus`, memory and GRES from
+/// `tres_req_str`), the scheduler's `priority` and `state_reason`, and what holds it:
+/// priority 0 (held: `JobHeldUser`, `JobHeldAdmin`), `Dependency`, a `begin_time` in the
+/// future.
+///
+/// The request is nodes × (CPUs, memory, GRES) per node, each spread evenly, when the job
+/// fixed its node count (`-N`: `max_nodes` set; the count is `node=` of `tres_req_str`, the
+/// job's `details->min_nodes` as `job_set_req_tres` writes it); else its CPUs anywhere, each
+/// with its `memory_per_cpu` when the memory is per CPU, the rest of the memory and the GRES
+/// with the first. A pending job's `node_count` is not its request: it is the number of
+/// nodes Slurm last guessed it would take (`node_cnt_wag`, set by `select_nodes` at each
+/// attempt, 22.05 `node_scheduler.c`; packed as the job's node count by `job_mgr.c:
+/// _pack_default_job_details`), so 12 CPUs on 8-CPU nodes show 2 where Slurm places 8 + 4.
 fn pending_job(
     row: crate::jobs::Job,
     j: &Value,
@@ -381,19 +477,24 @@ fn pending_job(
     let field = |k: &str| j.get(k).filter(|v| !v.is_null());
     let mut total = snap.zeros();
     total[0] = row.values.get("ncpus").map_or(1, |c| (*c as u64).max(1));
+    let mut min_nodes = row.values.get("min_nodes").map_or(1, |n| *n as u64);
     if let Some(t) = field("tres_req_str").and_then(Value::as_str) {
         let bad = |m: String| SnapshotError::at_path(file, format!("{at}.tres_req_str"), m);
         for (name, count) in parse_tres_str(t).map_err(bad)? {
             match name.as_str() {
                 "cpu" => total[0] = total[0].max(count),
                 "mem" => total[1] = count * 1024,
+                "node" => min_nodes = count,
                 _ => {}
             }
         }
         add_gres(snap, t, &mut total).map_err(bad)?;
     }
     total.resize(snap.resources.len(), 0);
-    let nodes = row.values.get("min_nodes").map_or(0, |n| *n as u64);
+    let fixed = field("max_nodes")
+        .and_then(Value::as_u64)
+        .is_some_and(|m| m > 0);
+    let nodes = if fixed { min_nodes.max(1) } else { 0 };
     let exclusive = matches!(
         field("shared").and_then(Value::as_str),
         Some("none" | "exclusive")
@@ -417,15 +518,25 @@ fn pending_job(
             place,
         }
     } else {
-        // CPUs anywhere, memory and GRES with the first.
+        // CPUs anywhere, each with its memory when that is per CPU; the rest of the memory
+        // and the GRES with the first.
         let mut one = snap.zeros();
         one[0] = 1;
-        let mut parts = vec![(total[0] as u32, one)];
         let mut rest = total.clone();
         rest[0] = 0;
+        if let Some(m) = field("memory_per_cpu")
+            .and_then(Value::as_u64)
+            .map(|m| m * 1024)
+            .filter(|&m| m > 0 && m.saturating_mul(total[0]) == total[1])
+        {
+            one[1] = m;
+            rest[1] = 0;
+        }
+        let mut parts = vec![(total[0] as u32, one.clone())];
         if rest.iter().any(|&x| x > 0) {
             parts[0].0 -= 1;
             rest[0] = 1;
+            rest[1] += one[1];
             parts.insert(0, (1, rest));
         }
         parts.retain(|(n, _)| *n > 0);
@@ -732,6 +843,114 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(e.to_string(), "r.json: $.reservations[0].end_time: missing");
+    }
+
+    // A pending job's `node_count` is the number of nodes Slurm last guessed it would take
+    // (`node_cnt_wag`, set by `select_nodes` at each attempt: 22.05 node_scheduler.c, packed
+    // as the job's node count by job_mgr.c `_pack_default_job_details`), not what it asks:
+    // 12 CPUs with no node count on 8-CPU nodes show `node_count: 2` and `node=1` in
+    // `tres_req_str` (details->min_nodes, `job_set_req_tres`). Slurm places its CPUs
+    // anywhere (8 + 4); a job given `-N 2` (`max_nodes` 2) has one part per node.
+    #[test]
+    fn a_pending_job_without_a_node_count_asks_cpus_anywhere() {
+        let text = r#"{"meta":{"plugin":{"type":"openapi/v0.0.38"}},
+"jobs":[
+ {"job_id":1005,"job_state":"PENDING","partition":"batch","cpus":12,"node_count":2,
+  "max_nodes":0,"memory_per_cpu":100,"memory_per_node":null,"time_limit":1,
+  "tres_req_str":"cpu=12,mem=1200M,node=1,billing=12"},
+ {"job_id":1006,"job_state":"PENDING","partition":"batch","cpus":12,"node_count":2,
+  "max_nodes":2,"memory_per_cpu":100,"memory_per_node":null,"time_limit":1,
+  "tres_req_str":"cpu=12,mem=1200M,node=2,billing=12"}
+]}"#;
+        let mut s = Snapshot::new(Scheduler::Slurm);
+        parse_squeue(text, "squeue.json", &mut s).unwrap();
+        // (count, CPUs and memory of each part)
+        let parts = |a: &Ask| -> Vec<(u32, Vec<u64>)> {
+            a.parts.iter().map(|(n, p)| (*n, p[..2].to_vec())).collect()
+        };
+        let free = &s.pending[0].ask;
+        assert_eq!(free.place.arrangement, Arrangement::Free);
+        // Twelve CPUs, each with its 100 MB.
+        assert_eq!(parts(free), [(12, vec![1, 100 * 1024])]);
+        let two = &s.pending[1].ask;
+        assert_eq!(two.place.arrangement, Arrangement::Scatter);
+        assert_eq!(parts(two), [(2, vec![6, 600 * 1024])]);
+    }
+
+    // A running job on several nodes holds what Slurm allocated on each: 22.05's
+    // `job_resources.allocated_nodes` (openapi/v0.0.38 jobs.c `_dump_nodes_res`) lists each
+    // node's allocated cores by socket and its `memory_allocated`. 12 CPUs on two 8-CPU
+    // nodes are 8 + 4, not 6 + 6: an even split would leave 2 of fc1's CPUs unaccounted for
+    // (held by no job the plan can end) and 2 of fc2's held twice.
+    #[test]
+    fn a_running_jobs_cpus_and_memory_on_each_node_are_its_allocation() {
+        let core = |n: usize| -> String {
+            let cores: Vec<String> = (0..n).map(|c| format!("\"{c}\":\"allocated\"")).collect();
+            format!("{{\"0\":{{\"cores\":{{{}}}}}}}", cores.join(","))
+        };
+        let text = format!(
+            r#"{{"meta":{{"plugin":{{"type":"openapi/v0.0.38"}}}},
+"jobs":[{{"job_id":1013,"job_state":"RUNNING","partition":"batch","cpus":12,"node_count":2,
+  "start_time":1000,"time_limit":1,"nodes":"fc[1-2]",
+  "tres_alloc_str":"cpu=12,mem=1200M,node=2,billing=12",
+  "job_resources":{{"nodes":"fc[1-2]","allocated_cpus":12,"allocated_hosts":2,
+   "allocated_nodes":[
+    {{"sockets":{},"nodename":"fc1","cpus_used":0,"memory_used":0,"memory_allocated":800}},
+    {{"sockets":{},"nodename":"fc2","cpus_used":0,"memory_used":0,"memory_allocated":400}}]}}}}]}}"#,
+            core(8),
+            core(4)
+        );
+        let mut s = Snapshot::new(Scheduler::Slurm);
+        parse_squeue(&text, "squeue.json", &mut s).unwrap();
+        let held: Vec<(&str, Vec<u64>)> = s.running[0]
+            .held
+            .iter()
+            .map(|h| (h.node.as_str(), h.amounts[..2].to_vec()))
+            .collect();
+        assert_eq!(
+            held,
+            [("fc1", vec![8, 800 * 1024]), ("fc2", vec![4, 400 * 1024])]
+        );
+    }
+
+    // A capture of a live Slurm 22.05 (the end-to-end test's controller: three slurmds of
+    // 8 CPUs, partitions batch on fc[1-3] and short on fc[2-3]) made by
+    // contrib/capture/slurm.sh, whose scontrol has no --json: the nodes are `sinfo --json`'s,
+    // the time `date +%s`'s.
+    #[test]
+    fn a_live_22_05_capture_reads_its_nodes_from_sinfo_and_its_time_from_taken_at() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/snapshot/slurm-22.05");
+        let read = read_slurm_snapshot(&dir).unwrap();
+        let s = &read.snapshot;
+        assert_eq!(s.taken_at, Some(1_796_551_830));
+        let nodes: Vec<(&str, NodeState, u64, u64)> = s
+            .nodes
+            .iter()
+            .map(|n| (n.name.as_str(), n.state, n.available[0], n.assigned[0]))
+            .collect();
+        assert_eq!(
+            nodes,
+            [
+                ("fc1", NodeState::Busy, 8, 8),
+                ("fc2", NodeState::Busy, 8, 8),
+                ("fc3", NodeState::Busy, 8, 7)
+            ]
+        );
+        assert_eq!(s.nodes[0].available[1], 8000 * 1024);
+        assert_eq!(s.nodes[0].partitions, ["batch"]);
+        assert_eq!(s.nodes[2].partitions, ["batch", "short"]);
+        assert_eq!((s.running.len(), s.pending.len()), (7, 19));
+        assert_eq!(s.check(), []);
+        let missing: Vec<&str> = s.missing.iter().map(|m| m.part.as_str()).collect();
+        assert_eq!(
+            missing,
+            ["reservations.json (scontrol show reservation --json)"]
+        );
+        // 12 CPUs without a node count, Slurm's guess of 2 nodes in node_count: anywhere.
+        let big = s.pending.iter().find(|j| j.id == "1013").unwrap();
+        assert_eq!(big.ask.place.arrangement, Arrangement::Free);
+        assert_eq!(big.ask.total(0), 12);
+        assert!(read.conf.is_some());
     }
 
     #[test]
