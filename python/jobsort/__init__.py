@@ -1,6 +1,7 @@
 """jobsort for Python: PBS ``job_sort_formula`` compiled to native code, evaluated over numpy
 columns or pandas DataFrames; ranking, fairshare trees (PBS, Slurm, flux), trace simulation
-and replay; formula sweeps locally or on Dask.
+and replay; formula sweeps locally or on Dask; when a site's waiting jobs start and why
+(:func:`forecast`, :func:`why`).
 
 Every rule is the Rust library's (the same code the ``jobsort`` command runs): this package
 converts arguments and results. Errors are exceptions: :class:`FormulaError` (a formula that
@@ -42,12 +43,14 @@ __all__ = [
     "check",
     "compile",
     "fairshare",
+    "forecast",
     "load_jobs",
     "load_trace",
     "rank",
     "replay",
     "simulate",
     "sweep",
+    "why",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -614,6 +617,118 @@ def replay(
         _resources(resources), _path(resourcedef), engine, compat,
     )
     return json.loads(text)
+
+
+#: The forecast's times (Unix seconds); :func:`forecast` adds each as a UTC Timestamp, ``_utc``.
+_FORECAST_TIMES = ("planned_at", "start", "end", "model_start", "model_end", "submit")
+
+#: The columns of :func:`forecast`, in order (the seconds' ``_utc`` Timestamps at the end).
+_FORECAST_COLUMNS = (
+    "rank",
+    "of",
+    "id",
+    "user",
+    "queue",
+    "value",
+    "ahead",
+    "blocked_kind",
+    "plain",
+    "blocked",
+    "scheduler_says",
+    "scheduler_says_plain",
+    "planned_at",
+    "start",
+    "end",
+    "nodes",
+    "model_start",
+    "model_end",
+    "walltime",
+    "submit",
+)
+
+
+def forecast(
+    snapshot: PathLike,
+    *,
+    formula: Optional[str] = None,
+    history: Optional[PathLike] = None,
+    policy: Optional[str] = None,
+    strict: bool = False,
+):
+    """When each waiting job of a site's snapshot starts, and what holds it now, as
+    ``jobsort forecast --snapshot DIR`` forecasts it (the library's planner).
+
+    ``snapshot`` is a folder ``contrib/capture/pbs.sh``, ``slurm.sh`` or ``flux.sh`` made.
+    The queue is taken in the site's priority order: PBS's ``job_sort_formula`` (the folder's
+    ``qmgr.txt``/``sched_config``) or ``formula`` evaluated over the folder's job capture
+    (without either: submission order); Slurm's and Flux's priority as captured, or
+    ``formula`` in that scheduler's catalog. It is planned forward by the site's dispatch
+    policy (or ``policy``: ``"strict"``, ``"easy"``, ``"fill"``, ``"conservative"``,
+    ``"slurm"``, ``"backfill:N"``) assuming running jobs use their full walltime and nothing
+    new arrives; with ``history`` (PBS accounting logs, a sacct dump, a Flux job list, SWF)
+    a second plan uses the run times learned from it (each user's median share of the
+    walltime), in ``model_start``/``model_end``. ``strict=True`` refuses a snapshot whose
+    parts disagree (otherwise each disagreement is a warning).
+
+    Returns a DataFrame, one row per waiting job in rank order, with the fields of the CLI's
+    ``--format json`` jobs: ``rank``, ``of``, ``id``, ``user``, ``queue`` (a list),
+    ``value`` (the priority the order sorts by; NaN when the job was not ranked, e.g. held),
+    ``ahead`` (the job just ahead), ``blocked_kind`` (``none``, ``resources``,
+    ``reservation``, ``advance_reservation``, ``order``, ``never_fits``, ``hold``), ``plain``
+    (what holds it, in words), ``blocked`` (the same as a dict), ``scheduler_says`` (and
+    ``scheduler_says_plain``), ``planned_at`` (a top job's window), ``start``, ``end``,
+    ``nodes``, ``model_start``, ``model_end``, ``walltime``, ``submit``. Times are Unix
+    seconds (nullable ``Int64``: ``<NA>`` when none, e.g. no start within 30 days), each
+    beside a UTC Timestamp column ``start_utc``, ``end_utc``, ... (``NaT`` when none).
+    ``df.attrs`` holds the header: ``scheduler``, ``taken_at``, ``policy``, ``ordered_by``,
+    ``assumption``, ``model`` (the history's fit) and ``missing`` (captures the folder lacks).
+
+    Not here, unlike the CLI: each job's ``terms`` and ``computed_value``, and — as the
+    order comes from :func:`jobsort`'s library rather than ``jobsort rank`` — PBS's
+    ``by_queue``/``round_robin`` regrouping and ``fair_share`` tie-break, so a PBS site with
+    several queues of different ``Priority`` under ``by_queue`` is ordered by the formula
+    alone. Raises :class:`InputError` (naming the folder or file) for a folder that is no
+    snapshot or a capture that cannot be read, :class:`ValueError` for a bad ``policy``.
+    The GIL is released while loading and planning.
+
+    >>> df = jobsort.forecast("tests/data/why/pbs")          # doctest: +SKIP
+    >>> df[["rank", "id", "value", "start_utc", "blocked_kind"]]  # doctest: +SKIP
+    """
+    import pandas as pd
+
+    header, jobs = _jobsort.forecast(os.fspath(snapshot), formula, _path(history), policy, strict)
+    df = pd.DataFrame(jobs, columns=list(_FORECAST_COLUMNS))
+    for name in ("rank", "of", "walltime", *_FORECAST_TIMES):
+        df[name] = df[name].astype("Int64")
+    df["value"] = df["value"].astype("float64")
+    for name in _FORECAST_TIMES:
+        df[f"{name}_utc"] = pd.to_datetime(df[name].astype("float64"), unit="s", utc=True)
+    df.attrs.update(header)
+    return df
+
+
+def why(
+    snapshot: PathLike,
+    jobid: str,
+    *,
+    formula: Optional[str] = None,
+    history: Optional[PathLike] = None,
+    policy: Optional[str] = None,
+    strict: bool = False,
+) -> dict:
+    """One waiting job of a snapshot, as ``jobsort why JOBID --snapshot DIR --format json``
+    explains it: its rank and priority, what holds it now (``plain``, ``blocked``, and the
+    scheduler's own words, ``scheduler_says``), and when it starts (``start``, with
+    ``history`` ``model_start``; Unix seconds, ``None`` when not within 30 days).
+
+    ``jobid`` as the scheduler names it (``"1234.server"``, or ``"1234"``). The keywords are
+    :func:`forecast`'s. Returns a dict with the fields of one of :func:`forecast`'s rows
+    (integer seconds, no ``_utc`` columns) and the header's beside them (``scheduler``,
+    ``taken_at``, ``policy``, ``ordered_by``, ``assumption``, ``model``, ``missing``). A job
+    that is not waiting raises :class:`InputError` saying what it is: running since when,
+    in which state, or not in the snapshot.
+    """
+    return _jobsort.why(os.fspath(snapshot), str(jobid), formula, _path(history), policy, strict)
 
 
 from ._sweep import sweep  # noqa: E402  (uses simulate)

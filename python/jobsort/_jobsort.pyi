@@ -146,3 +146,24 @@ def replay_recording(
     engine: str,
     compat: Optional[str],
 ) -> str: ...
+def forecast(
+    snapshot: str,
+    formula: Optional[str] = None,
+    history: Optional[str] = None,
+    policy: Optional[str] = None,
+    strict: bool = False,
+) -> tuple[dict[str, object], list[dict[str, object]]]:
+    """The header of `jobsort forecast --format json` and its waiting jobs in rank order, each
+    a dict with the CLI's field names (less `terms` and `computed_value`)."""
+    ...
+def why(
+    snapshot: str,
+    jobid: str,
+    formula: Optional[str] = None,
+    history: Optional[str] = None,
+    policy: Optional[str] = None,
+    strict: bool = False,
+) -> dict[str, object]:
+    """One waiting job's dict (as in `forecast`) with the header's fields beside it; InputError
+    when the job is not waiting."""
+    ...

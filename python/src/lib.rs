@@ -1,13 +1,14 @@
 //! `jobsort._jobsort`: the native module of the `jobsort` Python package.
 //!
 //! A thin layer over the library: every rule (compiling, evaluating, ranking, fairshare,
-//! simulation, replay) is the library's; this crate converts arguments and results, releases
+//! simulation, replay, forecasts) is the library's; this crate converts arguments and results, releases
 //! the GIL around the work, and turns library errors into Python exceptions. The Python
 //! package (`python/jobsort/`) gives the API its shape (DataFrames, sweeps, Dask).
 
 mod diagnostic;
 mod errors;
 mod fairshare;
+mod forecast;
 mod formula;
 mod sim;
 
@@ -22,6 +23,7 @@ fn _jobsort(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InputError", py.get_type::<errors::InputError>())?;
     formula::register(m)?;
     fairshare::register(m)?;
+    forecast::register(m)?;
     sim::register(m)?;
     Ok(())
 }

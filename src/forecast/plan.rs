@@ -106,6 +106,87 @@ pub enum Blocked {
     Hold { hold: Hold },
 }
 
+impl Blocked {
+    /// Its kind, the `kind` it serializes with: `none`, `resources`, `reservation`,
+    /// `advance_reservation`, `order`, `never_fits`, `hold`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Blocked::Nothing => "none",
+            Blocked::Resources { .. } => "resources",
+            Blocked::Reservation { .. } => "reservation",
+            Blocked::AdvanceReservation { .. } => "advance_reservation",
+            Blocked::Order { .. } => "order",
+            Blocked::NeverFits { .. } => "never_fits",
+            Blocked::Hold { .. } => "hold",
+        }
+    }
+
+    /// What holds the job, in plain words (`jobsort why` prints them); `now` is the
+    /// snapshot's instant, which a reservation's distance is counted from.
+    pub fn plain(&self, now: i64) -> String {
+        use crate::input::units::{span, utc_text};
+        let unit = |r: &str| if r == "mem" { "kb" } else { "" };
+        match self {
+            Blocked::Nothing => "nothing: it fits on free nodes now and should start at the \
+                                 scheduler's next cycle"
+                .into(),
+            Blocked::Resources {
+                short,
+                nodes_fit,
+                nodes_eligible,
+            } => {
+                let what: Vec<String> = short
+                    .iter()
+                    .map(|s| {
+                        format!(
+                            "{} {}{u} asked, {}{u} free",
+                            s.resource,
+                            s.asked,
+                            s.free,
+                            u = unit(&s.resource)
+                        )
+                    })
+                    .collect();
+                if what.is_empty() {
+                    format!(
+                        "not enough free resources in the shape it asks for ({nodes_fit} of \
+                         its {nodes_eligible} eligible nodes could take one of its chunks now)"
+                    )
+                } else {
+                    format!(
+                        "not enough free resources: {} ({nodes_fit} of its {nodes_eligible} \
+                         eligible nodes could take one of its chunks now)",
+                        what.join("; ")
+                    )
+                }
+            }
+            Blocked::Reservation { job, at } => format!(
+                "it would fit now, but would run into the start the scheduler holds for \
+                 higher-priority job {job} at {} ({} from now)",
+                utc_text(*at),
+                span(at - now)
+            ),
+            Blocked::AdvanceReservation { id, at } => format!(
+                "it would fit now, but would run into reservation {id} from {}",
+                utc_text(*at)
+            ),
+            Blocked::Order { behind } => format!(
+                "strict order: job {behind}, ahead of it, cannot start, and no job passes it"
+            ),
+            Blocked::NeverFits { why } => format!("it can never start as asked: {why}"),
+            Blocked::Hold { hold } => match hold {
+                Hold::Held(w) => format!("held ({w}): the scheduler does not consider it"),
+                Hold::Dependency(d) => format!("waiting for its dependency ({d})"),
+                Hold::BeginTime(t) => format!("not to start before {}", utc_text(*t)),
+                Hold::Limit(l) => format!(
+                    "a limit holds it ({l}); jobsort does not model this scheduler's limits \
+                     yet, so it gives no start"
+                ),
+            },
+        }
+    }
+}
+
 /// One waiting job's answer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobPlan {

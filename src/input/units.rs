@@ -230,6 +230,21 @@ pub fn utc_text(t: i64) -> String {
     )
 }
 
+/// A duration as a person reads it: `2 h 05 min`, `45 min`, `30 s`, `3 d 4 h` (a negative
+/// one as `0 s`).
+pub fn span(s: i64) -> String {
+    let s = s.max(0);
+    if s >= 86_400 {
+        format!("{} d {} h", s / 86_400, s % 86_400 / 3600)
+    } else if s >= 3600 {
+        format!("{} h {:02} min", s / 3600, s % 3600 / 60)
+    } else if s >= 60 {
+        format!("{} min", s / 60)
+    } else {
+        format!("{s} s")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -57,19 +57,8 @@ pub fn show_value(v: f64) -> String {
     }
 }
 
-/// A duration as a person reads it: `2 h 05 min`, `45 min`, `30 s`, `3 d 4 h`.
-pub fn span(s: i64) -> String {
-    let s = s.max(0);
-    if s >= 86_400 {
-        format!("{} d {} h", s / 86_400, s % 86_400 / 3600)
-    } else if s >= 3600 {
-        format!("{} h {:02} min", s / 3600, s % 3600 / 60)
-    } else if s >= 60 {
-        format!("{} min", s / 60)
-    } else {
-        format!("{s} s")
-    }
-}
+/// A duration as a person reads it (the library's, which the forecast's words use too).
+pub use jobsort::input::units::span;
 
 /// Write `bytes` to `path` so that a reader (a web server publishing the file) sees the old
 /// file or the new one, never a part: a temporary file in the same folder, synced, then

@@ -84,66 +84,9 @@ fn plot_format(p: &Path) -> Result<bool, Failure> {
     }
 }
 
-/// What holds a job, in plain words.
+/// What holds a job, in plain words (the library's, at the snapshot's instant).
 pub fn plain(b: &Blocked, q: &Queue) -> String {
-    let unit = |r: &str| if r == "mem" { "kb" } else { "" };
-    match b {
-        Blocked::Nothing => "nothing: it fits on free nodes now and should start at the \
-                             scheduler's next cycle"
-            .into(),
-        Blocked::Resources {
-            short,
-            nodes_fit,
-            nodes_eligible,
-        } => {
-            let what: Vec<String> = short
-                .iter()
-                .map(|s| {
-                    format!(
-                        "{} {}{u} asked, {}{u} free",
-                        s.resource,
-                        s.asked,
-                        s.free,
-                        u = unit(&s.resource)
-                    )
-                })
-                .collect();
-            if what.is_empty() {
-                format!(
-                    "not enough free resources in the shape it asks for ({nodes_fit} of its \
-                     {nodes_eligible} eligible nodes could take one of its chunks now)"
-                )
-            } else {
-                format!(
-                    "not enough free resources: {} ({nodes_fit} of its {nodes_eligible} \
-                     eligible nodes could take one of its chunks now)",
-                    what.join("; ")
-                )
-            }
-        }
-        Blocked::Reservation { job, at } => format!(
-            "it would fit now, but would run into the start the scheduler holds for \
-             higher-priority job {job} at {} ({} from now)",
-            utc_text(*at),
-            span(at - q.forecast.walltime.now)
-        ),
-        Blocked::AdvanceReservation { id, at } => format!(
-            "it would fit now, but would run into reservation {id} from {}",
-            utc_text(*at)
-        ),
-        Blocked::Order { behind } => {
-            format!("strict order: job {behind}, ahead of it, cannot start, and no job passes it")
-        }
-        Blocked::NeverFits { why } => format!("it can never start as asked: {why}"),
-        Blocked::Hold { hold } => match hold {
-            Hold::Held(w) => format!("held ({w}): the scheduler does not consider it"),
-            Hold::Dependency(d) => format!("waiting for its dependency ({d})"),
-            Hold::BeginTime(t) => format!("not to start before {}", utc_text(*t)),
-            Hold::Limit(l) => format!(
-                "a limit holds it ({l}); jobsort does not model this scheduler's limits yet, so                  it gives no start"
-            ),
-        },
-    }
+    b.plain(q.forecast.walltime.now)
 }
 
 /// What holds a job, in a table cell: the kind and its main figure.
@@ -162,19 +105,7 @@ fn short(b: &Blocked) -> String {
             Hold::BeginTime(_) => "begin time".into(),
             Hold::Limit(_) => "limit".into(),
         },
-        other => kind(other).replace('_', " "),
-    }
-}
-
-fn kind(b: &Blocked) -> &'static str {
-    match b {
-        Blocked::Nothing => "none",
-        Blocked::Resources { .. } => "resources",
-        Blocked::Reservation { .. } => "reservation",
-        Blocked::AdvanceReservation { .. } => "advance_reservation",
-        Blocked::Order { .. } => "order",
-        Blocked::NeverFits { .. } => "never_fits",
-        Blocked::Hold { .. } => "hold",
+        other => other.kind().replace('_', " "),
     }
 }
 
@@ -224,7 +155,7 @@ fn job_json(q: &Queue, index: usize) -> Value {
         "terms": p.terms.iter().map(|(t, v)| json!({"term": t, "value": v})).collect::<Vec<_>>(),
         "ahead": ahead,
         "blocked": w.blocked,
-        "blocked_kind": kind(&w.blocked),
+        "blocked_kind": w.blocked.kind(),
         "plain": plain(&w.blocked, q),
         "scheduler_says": job.reason,
         "scheduler_says_plain": job.reason.as_deref().and_then(|r| says_plain(s.scheduler, r)),
