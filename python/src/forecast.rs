@@ -5,7 +5,8 @@
 //! names of the CLI's `--format json` jobs.
 
 use crate::errors::input_error;
-use jobsort::forecast::{self as fc, Fit, Forecast, JobPlan, RuntimeModel};
+use jobsort::forecast::report::Document;
+use jobsort::forecast::{self as fc, Fit, Forecast, RuntimeModel};
 use jobsort::input::units::utc_text;
 use jobsort::model::policy::Policy;
 use jobsort::model::snapshot::Scheduler;
@@ -13,8 +14,7 @@ use jobsort::sim::snapshot::{LoadedSnapshot, SiteConfig, load_snapshot};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use serde_json::{Value, json};
-use std::collections::HashMap;
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -129,73 +129,18 @@ fn load(
     ))
 }
 
-/// The plan's answer for each pending index.
-fn by_index(plan: &fc::Plan) -> HashMap<usize, &JobPlan> {
-    plan.jobs.iter().map(|j| (j.index, j)).collect()
-}
-
-/// One waiting job, with the field names of `jobsort forecast --format json`'s jobs (less
-/// `terms` and `computed_value`, which only the CLI's `rank` computes).
-fn job_json(
-    q: &Queue,
-    index: usize,
-    walltime: &HashMap<usize, &JobPlan>,
-    model: Option<&HashMap<usize, &JobPlan>>,
-) -> Value {
-    let s = &q.loaded.snapshot;
-    let job = &s.pending[index];
-    let w = walltime[&index];
-    let m = model.map(|m| m[&index]);
-    let ahead = (w.rank > 1).then(|| s.pending[q.order[w.rank - 2]].id.clone());
-    let says_plain = match s.scheduler {
-        Scheduler::Slurm => job
-            .reason
-            .as_deref()
-            .and_then(jobsort::slurm::reasons::plain),
-        _ => None,
-    };
-    json!({
-        "id": job.id,
-        "user": job.user,
-        "queue": job.queue,
-        "rank": w.rank,
-        "of": q.order.len(),
-        "value": q.values[index],
-        "ahead": ahead,
-        "blocked": w.blocked,
-        "blocked_kind": w.blocked.kind(),
-        "plain": w.blocked.plain(q.forecast.walltime.now),
-        "scheduler_says": job.reason,
-        "scheduler_says_plain": says_plain,
-        "planned_at": w.planned_at,
-        "start": w.start,
-        "end": w.end,
-        "nodes": w.nodes,
-        "model_start": m.and_then(|m| m.start),
-        "model_end": m.and_then(|m| m.end),
-        "walltime": job.walltime,
-        "submit": job.submit,
-    })
-}
-
-/// The header of `jobsort forecast --format json`: the snapshot, the policy, the order, the
-/// assumption, the model.
-fn header_json(q: &Queue) -> Value {
-    json!({
-        "scheduler": q.loaded.snapshot.scheduler.name(),
-        "taken_at": q.forecast.walltime.now,
-        "policy": q.forecast.policy.name(),
-        "ordered_by": q.ordered_by,
-        "assumption": "running jobs use their full walltime and nothing new arrives",
-        "model": q.model.as_ref().map(|(m, fit)| json!({
-            "what": "each user's median share of the walltime their jobs ran, from history",
-            "jobs": m.jobs,
-            "users": m.users.len(),
-            "overall_ratio": m.overall,
-            "fit": fit,
-        })),
-        "missing": q.loaded.snapshot.missing.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
-    })
+/// The library's document of the forecast (`forecast::report`): the field names of
+/// `jobsort forecast --format json` (less `terms` and `computed_value`, which only the CLI's
+/// `rank` computes).
+fn document(q: &Queue) -> Document<'_> {
+    Document {
+        loaded: &q.loaded,
+        forecast: &q.forecast,
+        order: &q.order,
+        ordered_by: &q.ordered_by,
+        values: &q.values,
+        model: q.model.as_ref().map(|(m, f)| (m, f)),
+    }
 }
 
 /// The waiting job `id` names (as written, else the id before the server suffix: `1234` for
@@ -279,7 +224,7 @@ fn warn_all(py: Python<'_>, warnings: &[String]) -> PyResult<()> {
 }
 
 /// `jobsort forecast --snapshot DIR --format json`: the header and the waiting jobs in rank
-/// order, each a dict (see [`job_json`]). The GIL is released while loading and planning.
+/// order, each a dict (see [`document`]). The GIL is released while loading and planning.
 #[pyfunction]
 #[pyo3(signature = (snapshot, formula=None, history=None, policy=None, strict=false))]
 fn forecast<'py>(
@@ -299,14 +244,9 @@ fn forecast<'py>(
             policy,
             strict,
         )?;
-        let walltime = by_index(&q.forecast.walltime);
-        let model = q.forecast.model.as_ref().map(by_index);
-        let jobs: Vec<Value> = q
-            .order
-            .iter()
-            .map(|&i| job_json(&q, i, &walltime, model.as_ref()))
-            .collect();
-        Ok((header_json(&q), jobs, warnings))
+        let doc = document(&q);
+        let jobs: Vec<Value> = q.order.iter().map(|&i| doc.job(i)).collect();
+        Ok((doc.header(), jobs, warnings))
     })?;
     warn_all(py, &warnings)?;
     let list = PyList::empty(py);
@@ -317,7 +257,7 @@ fn forecast<'py>(
 }
 
 /// `jobsort why JOBID --snapshot DIR --format json` for one job: its dict (see
-/// [`job_json`]) with the header's fields beside (`scheduler`, `taken_at`, `policy`,
+/// [`document`]) with the header's fields beside (`scheduler`, `taken_at`, `policy`,
 /// `ordered_by`, `assumption`, `model`, `missing`). A job that is not waiting is an
 /// `InputError` saying what it is (running since when, its state, or not in the snapshot).
 #[pyfunction]
@@ -341,13 +281,10 @@ fn why<'py>(
             strict,
         )?;
         let i = find_waiting(&q, &snapshot, jobid).map_err(Failure::Input)?;
-        let walltime = by_index(&q.forecast.walltime);
-        let model = q.forecast.model.as_ref().map(by_index);
-        let mut doc = header_json(&q);
-        if let (Value::Object(d), Value::Object(j)) =
-            (&mut doc, job_json(&q, i, &walltime, model.as_ref()))
-        {
-            d.extend(j);
+        let d = document(&q);
+        let mut doc = d.header();
+        if let (Value::Object(h), Value::Object(j)) = (&mut doc, d.job(i)) {
+            h.extend(j);
         }
         Ok((doc, warnings))
     })?;

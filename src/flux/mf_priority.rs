@@ -212,6 +212,27 @@ impl FluxWeights {
     }
 }
 
+/// Every job row's `queue_factor` as `mf_priority` uses it ([`queue_factors`] by `source`);
+/// rows without one are left as they are.
+pub fn fill_queue_factors(rows: &mut [crate::jobs::Job], source: QueueFactorSource) {
+    if !rows.iter().any(|j| j.values.contains_key("queue_factor")) {
+        return;
+    }
+    let keys: Vec<QueueFactorJob<'_>> = rows
+        .iter()
+        .map(|j| QueueFactorJob {
+            user: j.user.as_deref(),
+            bank: j.account.as_deref(),
+            submit: j.submit,
+            queue_factor: j.values.get("queue_factor").copied().unwrap_or(0.0),
+        })
+        .collect();
+    let factors = queue_factors(&keys, source);
+    for (job, f) in rows.iter_mut().zip(factors) {
+        job.values.insert("queue_factor".into(), f);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,6 +13,7 @@
 
 pub mod history;
 pub mod plan;
+pub mod report;
 pub mod runtime;
 
 pub use plan::{Blocked, FullWalltime, JobPlan, Plan, PlanOptions, Runtimes, Short, plan};
@@ -20,7 +21,7 @@ pub use runtime::{Fit, RuntimeModel};
 
 use crate::catalog::{Catalog, Input, Keyword};
 use crate::fairshare::inputs::{EntityKind, TreeSource};
-use crate::flux::mf_priority::{QueueFactorJob, QueueFactorSource, queue_factors};
+use crate::flux::mf_priority::{QueueFactorSource, fill_queue_factors};
 use crate::formula::Formula;
 use crate::jobs::JobSet;
 use crate::model::policy::Policy;
@@ -253,7 +254,7 @@ pub fn formula_order(
             }
             let mut rows = jobs.rows();
             fairshare_from_factor(&mut rows);
-            flux_queue_factors(&mut rows);
+            fill_queue_factors(&mut rows, QueueFactorSource::AssociationLastJob);
             rows.into_iter().collect()
         }
     };
@@ -336,28 +337,6 @@ fn fairshare_from_factor(rows: &mut [crate::jobs::Job]) {
         if let Some(f) = job.values.get("fairshare_factor").copied() {
             job.values.entry("fairshare".into()).or_insert(f);
         }
-    }
-}
-
-/// Flux: every job's `queue_factor` as flux-accounting's `mf_priority` uses it, the queue
-/// factor of its association's last submitted job ([`queue_factors`]), as `rank` does by
-/// default.
-fn flux_queue_factors(rows: &mut [crate::jobs::Job]) {
-    if !rows.iter().any(|j| j.values.contains_key("queue_factor")) {
-        return;
-    }
-    let keys: Vec<QueueFactorJob<'_>> = rows
-        .iter()
-        .map(|j| QueueFactorJob {
-            user: j.user.as_deref(),
-            bank: j.account.as_deref(),
-            submit: j.submit,
-            queue_factor: j.values.get("queue_factor").copied().unwrap_or(0.0),
-        })
-        .collect();
-    let factors = queue_factors(&keys, QueueFactorSource::AssociationLastJob);
-    for (job, f) in rows.iter_mut().zip(factors) {
-        job.values.insert("queue_factor".into(), f);
     }
 }
 

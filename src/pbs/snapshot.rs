@@ -380,6 +380,26 @@ pub fn parse_qstat(text: &str, file: &str, snap: &mut Snapshot) -> Result<(), Sn
     Ok(())
 }
 
+/// `Resource_List.walltime`: seconds, or `HH:MM:SS`; `None` when not given.
+fn list_walltime(
+    list: Option<&serde_json::Map<String, Value>>,
+    list_at: &str,
+    file: &str,
+) -> Result<Option<i64>, SnapshotError> {
+    match list.and_then(|l| l.get("walltime")) {
+        None => Ok(None),
+        Some(Value::Number(n)) => Ok(n.as_f64().map(|s| s as i64)),
+        Some(Value::String(s)) => parse_time(s)
+            .map(|t| Some(t as i64))
+            .map_err(|m| SnapshotError::at_path(file, path_key(list_at, "walltime"), m)),
+        Some(_) => Err(SnapshotError::at_path(
+            file,
+            path_key(list_at, "walltime"),
+            "expected a time",
+        )),
+    }
+}
+
 fn text_field_value(v: Option<&Value>) -> Option<String> {
     match v? {
         Value::String(s) if !s.is_empty() => Some(s.clone()),
@@ -427,22 +447,7 @@ fn pending_job(
 ) -> Result<PendingJob, SnapshotError> {
     let list = job.get("Resource_List").and_then(Value::as_object);
     let list_at = path_key(at, "Resource_List");
-    let walltime = match list.and_then(|l| l.get("walltime")) {
-        None => None,
-        Some(Value::Number(n)) => n.as_f64().map(|s| s as i64),
-        Some(Value::String(s)) => Some(
-            parse_time(s)
-                .map_err(|m| SnapshotError::at_path(file, path_key(&list_at, "walltime"), m))?
-                as i64,
-        ),
-        Some(_) => {
-            return Err(SnapshotError::at_path(
-                file,
-                path_key(&list_at, "walltime"),
-                "expected a time",
-            ));
-        }
-    };
+    let walltime = list_walltime(list, &list_at, file)?;
     let text_of = |k: &str| list.and_then(|l| text_field(l, k));
     let ask = match text_of("select") {
         Some(select) => {
@@ -546,22 +551,7 @@ fn running_job(
     })?;
     let list = job.get("Resource_List").and_then(Value::as_object);
     let list_at = path_key(at, "Resource_List");
-    let walltime = match list.and_then(|l| l.get("walltime")) {
-        None => None,
-        Some(Value::Number(n)) => n.as_f64().map(|s| s as i64),
-        Some(Value::String(s)) => Some(
-            parse_time(s)
-                .map_err(|m| SnapshotError::at_path(file, path_key(&list_at, "walltime"), m))?
-                as i64,
-        ),
-        Some(_) => {
-            return Err(SnapshotError::at_path(
-                file,
-                path_key(&list_at, "walltime"),
-                "expected a time",
-            ));
-        }
-    };
+    let walltime = list_walltime(list, &list_at, file)?;
     let user = text_field(job, "euser").or_else(|| {
         text_field(job, "Job_Owner").map(|o| o.split('@').next().unwrap_or(&o).to_string())
     });

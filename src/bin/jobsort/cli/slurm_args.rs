@@ -9,7 +9,7 @@ use jobsort::Catalog;
 use jobsort::catalog::Scheduler;
 use jobsort::fairshare::Algorithm;
 use jobsort::fairshare::inputs::Fairshare;
-use jobsort::flux::mf_priority::{QueueFactorJob, QueueFactorSource, queue_factors};
+use jobsort::flux::mf_priority::QueueFactorSource;
 use jobsort::jobs::load::NotRanked;
 use jobsort::jobs::{Job, JobSet};
 use jobsort::slurm::assoc::AssocPriorities;
@@ -343,28 +343,13 @@ impl SlurmJobArgs {
         Ok(())
     }
 
-    /// flux: every job's `queue_factor` as `mf_priority` uses it ([`queue_factors`]).
+    /// flux: every job's `queue_factor` as `mf_priority` uses it (`fill_queue_factors`).
     fn flux_queue_factors(&self, jobs: &mut [Job]) {
-        if !jobs.iter().any(|j| j.values.contains_key("queue_factor")) {
-            return;
-        }
         let source = match self.flux_queue_factor {
             FluxQueueFactor::Association => QueueFactorSource::AssociationLastJob,
             FluxQueueFactor::Job => QueueFactorSource::Job,
         };
-        let keys: Vec<QueueFactorJob<'_>> = jobs
-            .iter()
-            .map(|j| QueueFactorJob {
-                user: j.user.as_deref(),
-                bank: j.account.as_deref(),
-                submit: j.submit,
-                queue_factor: j.values.get("queue_factor").copied().unwrap_or(0.0),
-            })
-            .collect();
-        let factors = queue_factors(&keys, source);
-        for (job, f) in jobs.iter_mut().zip(factors) {
-            job.values.insert("queue_factor".into(), f);
-        }
+        jobsort::flux::mf_priority::fill_queue_factors(jobs, source);
     }
 }
 

@@ -13,7 +13,8 @@ use super::queue::{Queue, QueueArgs};
 use super::report::{Failure, Outcome, note};
 use jobsort::fairshare::inputs::load_pbs;
 use jobsort::fairshare::pbs::ParseOptions;
-use jobsort::forecast::{Blocked, JobPlan, Plan};
+use jobsort::forecast::report::{Document, job_in, says_plain};
+use jobsort::forecast::{Blocked, JobPlan};
 use jobsort::input::units::utc_text;
 use jobsort::model::snapshot::{Hold, Scheduler};
 use jobsort::sim::settings::site_unknown_shares;
@@ -109,22 +110,6 @@ fn short(b: &Blocked) -> String {
     }
 }
 
-/// The scheduler's own reason in plain words, where jobsort knows it (Slurm's reason codes).
-fn says_plain(scheduler: Scheduler, reason: &str) -> Option<String> {
-    match scheduler {
-        Scheduler::Slurm => jobsort::slurm::reasons::plain(reason),
-        _ => None,
-    }
-}
-
-/// The plan's answer for pending job `index`.
-fn job_in(plan: &Plan, index: usize) -> &JobPlan {
-    plan.jobs
-        .iter()
-        .find(|j| j.index == index)
-        .expect("every waiting job is planned")
-}
-
 fn start_text(j: &JobPlan, now: i64) -> String {
     match j.start {
         Some(s) if s <= now => "now (at the next scheduling cycle)".to_string(),
@@ -137,55 +122,41 @@ fn value_text(v: Option<f64>) -> String {
     v.map_or_else(|| "-".into(), super::output::show_value)
 }
 
+/// The values the order sorts by, by pending index.
+fn values(q: &Queue) -> Vec<Option<f64>> {
+    q.priority.iter().map(|p| p.value).collect()
+}
+
+/// The library's document of the forecast (`forecast::report`), over `values`.
+fn document<'a>(q: &'a Queue, values: &'a [Option<f64>]) -> Document<'a> {
+    Document {
+        loaded: &q.loaded,
+        forecast: &q.forecast,
+        order: &q.order,
+        ordered_by: &q.ordered_by,
+        values,
+        model: q.model.as_ref().zip(q.model_fit.as_ref()),
+    }
+}
+
+/// One waiting job as the library's document has it, with `rank`'s terms and jobsort's own
+/// value beside the scheduler's.
 fn job_json(q: &Queue, index: usize) -> Value {
-    let s = &q.loaded.snapshot;
-    let job = &s.pending[index];
-    let w = job_in(&q.forecast.walltime, index);
+    let values = values(q);
+    let mut v = document(q, &values).job(index);
     let p = &q.priority[index];
-    let m = q.forecast.model.as_ref().map(|m| job_in(m, index));
-    let ahead = (w.rank > 1).then(|| s.pending[q.order[w.rank - 2]].id.clone());
-    json!({
-        "id": job.id,
-        "user": job.user,
-        "queue": job.queue,
-        "rank": w.rank,
-        "of": q.order.len(),
-        "value": p.value,
-        "computed_value": p.computed,
-        "terms": p.terms.iter().map(|(t, v)| json!({"term": t, "value": v})).collect::<Vec<_>>(),
-        "ahead": ahead,
-        "blocked": w.blocked,
-        "blocked_kind": w.blocked.kind(),
-        "plain": plain(&w.blocked, q),
-        "scheduler_says": job.reason,
-        "scheduler_says_plain": job.reason.as_deref().and_then(|r| says_plain(s.scheduler, r)),
-        "planned_at": w.planned_at,
-        "start": w.start,
-        "end": w.end,
-        "nodes": w.nodes,
-        "model_start": m.and_then(|m| m.start),
-        "model_end": m.and_then(|m| m.end),
-        "walltime": job.walltime,
-        "submit": job.submit,
-    })
+    v["computed_value"] = json!(p.computed);
+    v["terms"] = p
+        .terms
+        .iter()
+        .map(|(t, x)| json!({"term": t, "value": x}))
+        .collect();
+    v
 }
 
 fn header_json(q: &Queue) -> Value {
-    json!({
-        "scheduler": q.loaded.snapshot.scheduler.name(),
-        "taken_at": q.forecast.walltime.now,
-        "policy": q.forecast.policy.name(),
-        "ordered_by": q.ordered_by,
-        "assumption": "running jobs use their full walltime and nothing new arrives",
-        "model": q.model.as_ref().map(|m| json!({
-            "what": "each user's median share of the walltime their jobs ran, from --history",
-            "jobs": m.jobs,
-            "users": m.users.len(),
-            "overall_ratio": m.overall,
-            "fit": q.model_fit,
-        })),
-        "missing": q.loaded.snapshot.missing.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
-    })
+    let values = values(q);
+    document(q, &values).header()
 }
 
 /// The term that separates a job from the one just ahead: the term whose difference is the
