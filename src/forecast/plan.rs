@@ -880,10 +880,20 @@ pub fn plan(
         }
         // Under Slurm's rule a window holds its nodes whole, and the job that starts in it
         // holds only what it takes: the nodes it leaves let lower windows move, so they are
-        // planned again.
-        let opening = whole_windows && waiting.iter().any(|&k| planned[k] == Some(t));
-        if early || opening || options.always_replan {
-            for (k, p) in planned.iter_mut().enumerate() {
+        // planned again (from the first that opens: the windows above it were planned
+        // without it, and cannot move for it).
+        let opening = if whole_windows {
+            waiting.iter().copied().find(|&k| planned[k] == Some(t))
+        } else {
+            None
+        };
+        let from = if early || options.always_replan {
+            Some(0)
+        } else {
+            opening
+        };
+        if let Some(from) = from {
+            for (k, p) in planned.iter_mut().enumerate().skip(from) {
                 if p.take().is_some() {
                     nodes.remove(Owner::Plan(k));
                 }
