@@ -7,7 +7,6 @@
 use crate::errors::input_error;
 use jobsort::forecast::report::Document;
 use jobsort::forecast::{self as fc, Fit, Forecast, RuntimeModel};
-use jobsort::input::units::utc_text;
 use jobsort::model::policy::Policy;
 use jobsort::model::snapshot::Scheduler;
 use jobsort::sim::snapshot::{LoadedSnapshot, SiteConfig, load_snapshot};
@@ -143,36 +142,15 @@ fn document(q: &Queue) -> Document<'_> {
     }
 }
 
-/// The waiting job `id` names (as written, else the id before the server suffix: `1234` for
-/// `1234.srv`), or why there is none, in `jobsort why`'s words (the folder named).
+/// The waiting job `id` names, or why there is none, in `jobsort why`'s words
+/// (`forecast::report::find_waiting`), the folder named.
 fn find_waiting(q: &Queue, dir: &Path, id: &str) -> Result<usize, String> {
-    let s = &q.loaded.snapshot;
-    let named = |j: &str| j == id || j.split('.').next() == Some(id);
-    if let Some(i) = s.pending.iter().position(|j| j.id == id) {
-        return Ok(i);
-    }
-    if let Some(i) = s.pending.iter().position(|j| named(&j.id)) {
-        return Ok(i);
-    }
-    if let Some(r) = s.running.iter().find(|j| named(&j.id)) {
-        return Err(format!(
-            "job {} is running since {}{}",
-            r.id,
-            utc_text(r.start),
-            r.planned_end()
-                .map(|e| format!(", until {} at the latest", utc_text(e)))
-                .unwrap_or_default()
-        ));
-    }
-    if let Some((j, st)) = s.other_jobs.iter().find(|(j, _)| named(j)) {
-        return Err(format!("job {j} is not waiting: its state is {st}"));
-    }
-    Err(format!(
-        "job {id} is not in the snapshot {} ({} waiting, {} running)",
-        dir.display(),
-        s.pending.len(),
-        s.running.len()
-    ))
+    jobsort::forecast::report::find_waiting(&q.loaded.snapshot, id).map_err(|m| {
+        match m.strip_prefix(&format!("job {id} is not in the snapshot ")) {
+            Some(rest) => format!("job {id} is not in the snapshot {} {rest}", dir.display()),
+            None => m,
+        }
+    })
 }
 
 fn policy_arg(policy: Option<&str>) -> Result<Option<Policy>, Failure> {

@@ -37,6 +37,38 @@ pub fn says_plain(scheduler: Scheduler, reason: &str) -> Option<String> {
     }
 }
 
+/// The waiting job `id` names (as written, else the id before the server suffix: `1234` for
+/// `1234.srv`), or why there is none, in `jobsort why`'s words: running since when, its
+/// state, or not in the snapshot.
+pub fn find_waiting(snap: &crate::model::snapshot::Snapshot, id: &str) -> Result<usize, String> {
+    use crate::input::units::utc_text;
+    let named = |j: &str| j == id || j.split('.').next() == Some(id);
+    if let Some(i) = snap.pending.iter().position(|j| j.id == id) {
+        return Ok(i);
+    }
+    if let Some(i) = snap.pending.iter().position(|j| named(&j.id)) {
+        return Ok(i);
+    }
+    if let Some(r) = snap.running.iter().find(|j| named(&j.id)) {
+        return Err(format!(
+            "job {} is running since {}{}",
+            r.id,
+            utc_text(r.start),
+            r.planned_end()
+                .map(|e| format!(", until {} at the latest", utc_text(e)))
+                .unwrap_or_default()
+        ));
+    }
+    if let Some((j, st)) = snap.other_jobs.iter().find(|(j, _)| named(j)) {
+        return Err(format!("job {j} is not waiting: its state is {st}"));
+    }
+    Err(format!(
+        "job {id} is not in the snapshot ({} waiting, {} running)",
+        snap.pending.len(),
+        snap.running.len()
+    ))
+}
+
 impl Document<'_> {
     /// The header: the snapshot, the policy, the order, the assumption, the model.
     pub fn header(&self) -> Value {

@@ -13,7 +13,7 @@ use super::queue::{Queue, QueueArgs};
 use super::report::{Failure, Outcome, note};
 use jobsort::fairshare::inputs::load_pbs;
 use jobsort::fairshare::pbs::ParseOptions;
-use jobsort::forecast::report::{Document, job_in, says_plain};
+use jobsort::forecast::report::{Document, find_waiting, job_in, says_plain};
 use jobsort::forecast::{Blocked, JobPlan};
 use jobsort::input::units::utc_text;
 use jobsort::model::snapshot::{Hold, Scheduler};
@@ -184,41 +184,7 @@ pub fn run_why(args: WhyArgs, out: &mut Out) -> Outcome {
     let s = &q.loaded.snapshot;
     let mut found = Vec::new();
     for id in &args.jobs {
-        // The id as written, else the id before the server suffix (`1234` for `1234.srv`).
-        let i = s.pending.iter().position(|j| &j.id == id).or_else(|| {
-            s.pending
-                .iter()
-                .position(|j| j.id.split('.').next() == Some(id.as_str()))
-        });
-        match i {
-            Some(i) => found.push(Ok(i)),
-            None => {
-                let running = s
-                    .running
-                    .iter()
-                    .find(|j| &j.id == id || j.id.split('.').next() == Some(id.as_str()));
-                let other = s
-                    .other_jobs
-                    .iter()
-                    .find(|(j, _)| j == id || j.split('.').next() == Some(id.as_str()));
-                found.push(Err(match (running, other) {
-                    (Some(r), _) => format!(
-                        "job {} is running since {}{}",
-                        r.id,
-                        utc_text(r.start),
-                        r.planned_end()
-                            .map(|e| format!(", until {} at the latest", utc_text(e)))
-                            .unwrap_or_default()
-                    ),
-                    (_, Some((j, st))) => format!("job {j} is not waiting: its state is {st}"),
-                    _ => format!(
-                        "job {id} is not in the snapshot ({} waiting, {} running)",
-                        s.pending.len(),
-                        s.running.len()
-                    ),
-                }));
-            }
-        }
+        found.push(find_waiting(s, id));
     }
     let missing = found.iter().filter(|f| f.is_err()).count();
     match args.format {
