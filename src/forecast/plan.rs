@@ -219,6 +219,16 @@ pub struct Plan {
     pub running_ends: Vec<Option<i64>>,
     /// Scheduling cycles run.
     pub cycles: usize,
+    /// Each pending job's place in `jobs` (by the snapshot's pending index; `usize::MAX` for a
+    /// job the order left out).
+    at: Vec<usize>,
+}
+
+impl Plan {
+    /// The answer for the snapshot's pending job `index` (one the order listed).
+    pub fn job(&self, index: usize) -> &JobPlan {
+        &self.jobs[self.at[index]]
+    }
 }
 
 /// Something occupying part of a node for a window.
@@ -1037,11 +1047,16 @@ pub fn plan(
             _ => break,
         }
     }
+    let mut at = vec![usize::MAX; snap.pending.len()];
+    for (k, &j) in order.iter().enumerate() {
+        at[j] = k;
+    }
     Plan {
         now,
         jobs: out,
         running_ends,
         cycles,
+        at,
     }
 }
 

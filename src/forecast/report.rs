@@ -2,7 +2,7 @@
 //! prints and Python's `jobsort.forecast` returns: one definition for both (the CLI adds
 //! `rank`'s terms to each job).
 
-use super::{Fit, Forecast, JobPlan, Plan, RuntimeModel};
+use super::{Fit, Forecast, RuntimeModel};
 use crate::model::snapshot::Scheduler;
 use crate::sim::snapshot::LoadedSnapshot;
 use serde_json::{Value, json};
@@ -19,14 +19,6 @@ pub struct Document<'a> {
     pub values: &'a [Option<f64>],
     /// The history's run-time model and its fit, when one was given.
     pub model: Option<(&'a RuntimeModel, &'a Fit)>,
-}
-
-/// The plan's answer for pending job `index`.
-pub fn job_in(plan: &Plan, index: usize) -> &JobPlan {
-    plan.jobs
-        .iter()
-        .find(|j| j.index == index)
-        .expect("every waiting job is planned")
 }
 
 /// The scheduler's own reason in plain words, where jobsort knows it (Slurm's reason codes).
@@ -93,8 +85,8 @@ impl Document<'_> {
     pub fn job(&self, index: usize) -> Value {
         let s = &self.loaded.snapshot;
         let job = &s.pending[index];
-        let w = job_in(&self.forecast.walltime, index);
-        let m = self.forecast.model.as_ref().map(|m| job_in(m, index));
+        let w = self.forecast.walltime.job(index);
+        let m = self.forecast.model.as_ref().map(|m| m.job(index));
         let ahead = (w.rank > 1).then(|| s.pending[self.order[w.rank - 2]].id.clone());
         json!({
             "id": job.id,

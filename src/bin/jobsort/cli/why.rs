@@ -13,7 +13,7 @@ use super::queue::{Queue, QueueArgs};
 use super::report::{Failure, Outcome, note};
 use jobsort::fairshare::inputs::load_pbs;
 use jobsort::fairshare::pbs::ParseOptions;
-use jobsort::forecast::report::{Document, find_waiting, job_in, says_plain};
+use jobsort::forecast::report::{Document, find_waiting, says_plain};
 use jobsort::forecast::{Blocked, JobPlan};
 use jobsort::input::units::utc_text;
 use jobsort::model::snapshot::{Hold, Scheduler};
@@ -85,11 +85,6 @@ fn plot_format(p: &Path) -> Result<bool, Failure> {
     }
 }
 
-/// What holds a job, in plain words (the library's, at the snapshot's instant).
-pub fn plain(b: &Blocked, q: &Queue) -> String {
-    b.plain(q.forecast.walltime.now)
-}
-
 /// What holds a job, in a table cell: the kind and its main figure.
 fn short(b: &Blocked) -> String {
     match b {
@@ -141,9 +136,8 @@ fn document<'a>(q: &'a Queue, values: &'a [Option<f64>]) -> Document<'a> {
 
 /// One waiting job as the library's document has it, with `rank`'s terms and jobsort's own
 /// value beside the scheduler's.
-fn job_json(q: &Queue, index: usize) -> Value {
-    let values = values(q);
-    let mut v = document(q, &values).job(index);
+fn job_json(q: &Queue, doc: &Document<'_>, index: usize) -> Value {
+    let mut v = doc.job(index);
     let p = &q.priority[index];
     v["computed_value"] = json!(p.computed);
     v["terms"] = p
@@ -152,11 +146,6 @@ fn job_json(q: &Queue, index: usize) -> Value {
         .map(|(t, x)| json!({"term": t, "value": x}))
         .collect();
     v
-}
-
-fn header_json(q: &Queue) -> Value {
-    let values = values(q);
-    document(q, &values).header()
 }
 
 /// The term that separates a job from the one just ahead: the term whose difference is the
@@ -189,15 +178,17 @@ pub fn run_why(args: WhyArgs, out: &mut Out) -> Outcome {
     let missing = found.iter().filter(|f| f.is_err()).count();
     match args.format {
         WhyFormat::Json => {
+            let values = values(&q);
+            let d = document(&q, &values);
             let jobs: Vec<Value> = found
                 .iter()
                 .zip(&args.jobs)
                 .map(|(f, id)| match f {
-                    Ok(i) => job_json(&q, *i),
+                    Ok(i) => job_json(&q, &d, *i),
                     Err(m) => json!({"id": id, "error": m}),
                 })
                 .collect();
-            let mut doc = header_json(&q);
+            let mut doc = d.header();
             doc["jobs"] = Value::Array(jobs);
             write_json(out, &doc, true)?;
         }
@@ -215,7 +206,7 @@ pub fn run_why(args: WhyArgs, out: &mut Out) -> Outcome {
                     }
                 };
                 let job = &s.pending[i];
-                let w = job_in(&q.forecast.walltime, i);
+                let w = q.forecast.walltime.job(i);
                 let p = &q.priority[i];
                 writeln!(
                     out,
@@ -264,7 +255,7 @@ pub fn run_why(args: WhyArgs, out: &mut Out) -> Outcome {
                         None => writeln!(out)?,
                     }
                 }
-                writeln!(out, "\nwhat holds it now: {}", plain(&w.blocked, &q))?;
+                writeln!(out, "\nwhat holds it now: {}", w.blocked.plain(now))?;
                 if let Some(r) = &job.reason {
                     match says_plain(s.scheduler, r) {
                         Some(p) => writeln!(out, "  {} says: {r} ({p})", s.scheduler.name())?,
@@ -289,7 +280,7 @@ pub fn run_why(args: WhyArgs, out: &mut Out) -> Outcome {
                     q.forecast.policy.name()
                 )?;
                 if let (Some(m), Some(model)) = (&q.forecast.model, &q.model) {
-                    let mj = job_in(m, i);
+                    let mj = m.job(i);
                     writeln!(
                         out,
                         "with run times from the site's history: {}",
@@ -321,8 +312,10 @@ pub fn run_why(args: WhyArgs, out: &mut Out) -> Outcome {
 /// fairshare tree). The page (`--format html`) and the chart (`--plot`) are drawn from it.
 fn forecast_json(q: &Queue, dir: &Path) -> Value {
     let s = &q.loaded.snapshot;
-    let mut doc = header_json(q);
-    doc["jobs"] = Value::Array(q.order.iter().map(|&i| job_json(q, i)).collect());
+    let values = values(q);
+    let d = document(q, &values);
+    let mut doc = d.header();
+    doc["jobs"] = Value::Array(q.order.iter().map(|&i| job_json(q, &d, i)).collect());
     doc["nodes"] = s
         .nodes
         .iter()
@@ -443,7 +436,7 @@ pub fn run_forecast(args: ForecastArgs, out: &mut Out) -> Outcome {
     let row = |r: usize, iso: bool| -> Vec<String> {
         let i = q.order[r];
         let job = &s.pending[i];
-        let w = job_in(&q.forecast.walltime, i);
+        let w = q.forecast.walltime.job(i);
         let t = |x: Option<i64>| match x {
             None => "-".to_string(),
             Some(x) if iso => utc_text(x),
@@ -456,9 +449,8 @@ pub fn run_forecast(args: ForecastArgs, out: &mut Out) -> Outcome {
             value_text(q.priority[i].value),
             t(w.start),
         ];
-        if model {
-            let m = job_in(q.forecast.model.as_ref().unwrap(), i);
-            v.push(t(m.start));
+        if let Some(m) = &q.forecast.model {
+            v.push(t(m.job(i).start));
         }
         v.push(if w.planned_at.is_some() {
             format!("{} (top job)", short(&w.blocked))
