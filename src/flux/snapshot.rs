@@ -302,6 +302,8 @@ pub fn parse_jobs(text: &str, file: &str, snap: &mut Snapshot) -> Result<(), Sna
                     user: text("username"),
                     group: None,
                     account: text("bank"),
+                    project: None,
+                    qos: None,
                     queue: text("queue").into_iter().collect(),
                     submit: num("t_submit").map(|t| t.round() as i64),
                     walltime: num("duration")
@@ -348,6 +350,8 @@ pub fn parse_jobs(text: &str, file: &str, snap: &mut Snapshot) -> Result<(), Sna
                     user: text("username"),
                     group: None,
                     account: text("bank"),
+                    project: None,
+                    qos: None,
                     queue: text("queue"),
                     start,
                     walltime,

@@ -108,6 +108,10 @@ pub struct RunningJob {
     pub user: Option<String>,
     pub group: Option<String>,
     pub account: Option<String>,
+    /// The PBS `project` (PBS's `p:` limits count by it); `None` elsewhere.
+    pub project: Option<String>,
+    /// The Slurm QOS; `None` elsewhere.
+    pub qos: Option<String>,
     /// The queue (PBS) or partition (Slurm).
     pub queue: Option<String>,
     /// Unix seconds.
@@ -158,6 +162,10 @@ pub struct PendingJob {
     pub user: Option<String>,
     pub group: Option<String>,
     pub account: Option<String>,
+    /// The PBS `project` (PBS's `p:` limits count by it); `None` elsewhere.
+    pub project: Option<String>,
+    /// The Slurm QOS; `None` elsewhere.
+    pub qos: Option<String>,
     /// The queue (PBS) or partition (Slurm; several when submitted to several, in order).
     pub queue: Vec<String>,
     /// Unix seconds (PBS `qtime`, Slurm `submit_time`, Flux `t_submit`).

@@ -390,6 +390,8 @@ pub fn parse_squeue(text: &str, file: &str, snap: &mut Snapshot) -> Result<(), S
                         .and_then(Value::as_str)
                         .map(str::to_string),
                     account: row.account,
+                    project: None,
+                    qos: j.get("qos").and_then(Value::as_str).map(str::to_string),
                     queue: row.queue,
                     start,
                     // Minutes; none for a job without a limit (`null`: INFINITE).
@@ -589,6 +591,8 @@ fn pending_job(
             .and_then(Value::as_str)
             .map(str::to_string),
         account: row.account,
+        project: None,
+        qos: field("qos").and_then(Value::as_str).map(str::to_string),
         queue,
         submit: row.submit.map(|s| s as i64),
         walltime: row.values.get("time_limit").map(|m| *m as i64 * 60),
