@@ -630,6 +630,8 @@ mod tests {
             user: None,
             group: None,
             account: None,
+            project: None,
+            qos: None,
             queue: None,
             start,
             walltime,
