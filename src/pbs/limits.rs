@@ -1604,4 +1604,57 @@ mod tests {
             Some("Not Running: Server job limit reached for user ann lee")
         );
     }
+
+    /// A snapshot folder through `read_pbs_snapshot`: `qmgr.txt` sets a server user limit,
+    /// a queue's project ncpus limit and a queue's overall limit (`limits.cpp`,
+    /// `check_server_max_user_run`, `check_queue_max_project_res`, `check_queue_max_run`).
+    #[test]
+    fn a_snapshot_folder_reads_with_its_limits() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/snapshot/pbs_limits");
+        let snap = crate::pbs::snapshot::read_pbs_snapshot(&dir).unwrap();
+        let l = pbs_limits(&snap).unwrap();
+        let s = &snap.snapshot;
+        let reason = |id: &str| {
+            let i = s.pending.iter().position(|j| j.id == id).unwrap();
+            held(&l, i)
+        };
+        assert_eq!(
+            reason("301.srv").as_deref(),
+            Some("Not Running: Server job limit reached for user ann")
+        );
+        assert_eq!(
+            reason("302.srv").as_deref(),
+            Some("Not Running: would exceed project chem's limit on resource ncpus in queue workq")
+        );
+        assert_eq!(
+            reason("303.srv").as_deref(),
+            Some("Not Running: Queue gpu job limit has been reached.")
+        );
+        assert_eq!(reason("304.srv"), None);
+        assert_eq!(
+            reason("305.srv").as_deref(),
+            Some("Not Running: User has reached server running job limit.")
+        );
+        // What the running jobs hold of each cap.
+        let used: Vec<(String, u64, u64)> = l
+            .caps
+            .iter()
+            .zip(l.usage())
+            .map(|(c, u)| (c.reason.clone(), u, c.limit))
+            .collect();
+        assert!(
+            used.contains(&(
+                "Not Running: would exceed project chem's limit on resource ncpus in queue workq"
+                    .into(),
+                24,
+                32
+            ))
+        );
+        assert!(used.contains(&(
+            "Not Running: Server job limit reached for user ann".into(),
+            2,
+            2
+        )));
+    }
 }
