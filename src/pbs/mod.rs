@@ -5,8 +5,12 @@
 //! settings a simulation or a ranking uses, each with where it came from ([`Origin`]). PBS's
 //! fairshare usage in simulated time ([`share`]: the tree of `crate::fairshare::pbs` with
 //! usage accrued and decayed as a simulation runs). A site's state at one instant from
-//! `pbsnodes`, `qstat` and `pbs_rstat` outputs ([`snapshot`]).
+//! `pbsnodes`, `qstat` and `pbs_rstat` outputs ([`snapshot`]). The limits pbs_sched enforces
+//! on running jobs (`max_run`, `max_run_res`, and the old `max_running`, `max_user_run`,
+//! `max_group_run`, `max_user_res`, `max_group_res`) as caps and each job's draws on them,
+//! with the comment pbs_sched writes on a job a cap holds ([`limits`]).
 
+pub mod limits;
 pub mod order;
 pub mod qmgr;
 pub mod sched_config;
