@@ -1,5 +1,5 @@
-//! The association and QOS limits slurmctld enforces on running jobs, as
-//! [`Limits`](crate::model::limits::Limits) of a snapshot: [`slurm_limits`].
+//! The association and QOS limits slurmctld enforces on running jobs, as [`Limits`] of a
+//! snapshot: [`slurm_limits`].
 //!
 //! slurmctld checks a waiting job's limits when its scheduler tries it
 //! (`src/slurmctld/acct_policy.c`): `acct_policy_job_runnable_pre_select` before picking
