@@ -277,6 +277,20 @@ fn slurm_sh_captures_what_the_reader_reads_with_slurm_conf() {
         "squeue",
         &format!("[ \"$*\" = '--all --json' ] || exit 2\ncat {data}/squeue.json"),
     );
+    // sacctmgr prints the tables of tests/data/snapshot/slurm_limits (cluster demo: none
+    // of its associations is this cluster t's).
+    let limits = repo_file("tests/data/snapshot/slurm_limits");
+    stub(
+        &bin,
+        "sacctmgr",
+        &format!(
+            "case \"$*\" in\n\
+             '-P show assoc format=Cluster,Account,User,Partition,ParentName,'*) \
+             cat {limits}/sacctmgr_assoc.txt ;;\n\
+             '-P show qos') cat {limits}/sacctmgr_qos.txt ;;\n\
+             *) exit 2 ;;\nesac"
+        ),
+    );
     let snap = tmp.path().join("snap");
     let out = run_script("contrib/capture/slurm.sh", &bin, &snap);
     assert_eq!(
@@ -580,9 +594,19 @@ fn slurm_sh_on_22_05_takes_the_nodes_from_sinfo() {
         "squeue",
         &format!("[ \"$*\" = '--all --json' ] || exit 2\ncat {data}/squeue.json"),
     );
+    // A site whose slurmdbd does not answer.
+    stub(
+        &bin,
+        "sacctmgr",
+        "echo 'sacctmgr: error: Problem talking to the database: Connection refused' >&2\nexit 1",
+    );
     let snap = tmp.path().join("snap");
     let out = run_script("contrib/capture/slurm.sh", &bin, &snap);
     let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("sacctmgr_qos.txt left out: sacctmgr: error: Problem talking to the database"),
+        "{err}"
+    );
     // The reservations could not be had: the script says so and exits 1.
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
@@ -616,12 +640,23 @@ fn slurm_sh_on_22_05_takes_the_nodes_from_sinfo() {
         .as_secs() as i64;
     let taken = v["taken_at"].as_i64().unwrap();
     assert!((now - taken).abs() < 600, "taken_at {taken}, now {now}");
+    let parts: Vec<&str> = v["missing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["part"].as_str().unwrap())
+        .collect();
     assert_eq!(
-        v["missing"],
-        serde_json::json!([{
-            "part": "reservations.json (scontrol show reservation --json)",
-            "changes": "reservations unknown: no node is known to be held for a future window"
-        }])
+        parts,
+        [
+            "reservations.json (scontrol show reservation --json)",
+            "sacctmgr_assoc.txt (sacctmgr show assoc -P)",
+            "sacctmgr_qos.txt (sacctmgr show qos -P)"
+        ]
+    );
+    assert_eq!(
+        v["missing"][0]["changes"],
+        "reservations unknown: no node is known to be held for a future window"
     );
 }
 

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Capture a Slurm site's state at this instant into a snapshot folder that
 # `jobsort snapshot` (and every jobsort reader of snapshots) reads. Read-only: squeue and
-# scontrol show only query slurmctld; no root is needed (PrivateData in slurm.conf may hide
-# other users' jobs or reservations from a plain user: capture as an operator then).
+# scontrol show only query slurmctld, sacctmgr show only slurmdbd; no root is needed
+# (PrivateData in slurm.conf may hide other users' jobs or reservations from a plain user:
+# capture as an operator then).
 #
 #   contrib/capture/slurm.sh DIR
 #
@@ -14,6 +15,9 @@
 #   squeue.json        squeue --all --json
 #   reservations.json  scontrol show reservation --json (none on 22.05)
 #   slurm.conf         a copy of the controller's slurm.conf (SLURM_CONF of scontrol show config)
+#   sacctmgr_assoc.txt sacctmgr -P show assoc: the default columns and ParentName (the
+#                      associations' tree and limits; slurmdbd must answer)
+#   sacctmgr_qos.txt   sacctmgr -P show qos (each QOS's flags and limits)
 # A command that fails leaves no file (never a partial one); jobsort then says what the
 # snapshot lacks.
 set -u
@@ -48,6 +52,13 @@ else
 fi
 capture squeue.json squeue --all --json
 capture reservations.json scontrol show reservation --json
+
+# The association and QOS limits, from slurmdbd: sacctmgr show assoc's default columns
+# (src/sacctmgr/association_functions.c) with ParentName, which places each account in
+# the tree (without it an account's Grp limits cannot be told to reach its sub-accounts).
+capture sacctmgr_assoc.txt sacctmgr -P show assoc \
+  format=Cluster,Account,User,Partition,ParentName,Share,Priority,GrpJobs,GrpTRES,GrpSubmit,GrpWall,GrpTRESMins,MaxJobs,MaxTRES,MaxTRESPerNode,MaxSubmit,MaxWall,MaxTRESMins,QOS,DefaultQOS,GrpTRESRunMins
+capture sacctmgr_qos.txt sacctmgr -P show qos
 
 conf=$(scontrol show config 2>/dev/null | sed -n 's/^SLURM_CONF *= *//p' | head -n 1)
 conf=${conf:-${SLURM_CONF:-/etc/slurm/slurm.conf}}

@@ -1,25 +1,234 @@
-//! Association priorities from `sacctmgr show assoc -P` (or `-p`): the `Priority` column of
-//! each association, for the assoc factor of Slurm's multifactor priority.
+//! Associations from `sacctmgr show assoc -P` (or `-p`): each association's place in the
+//! tree, its `Priority` (the assoc factor of Slurm's multifactor priority) and the limits
+//! slurmctld enforces on its jobs (`GrpJobs`, `GrpTRES`, `MaxJobs`, `MaxTRES`,
+//! `MaxTRESPerNode`, `MaxWall`: [`super::limits`]).
 //!
 //! slurmctld normalises an association's priority by the largest of all associations
 //! (`assoc_mgr.c: _set_assoc_norm_priority`, `priority_norm = priority /
 //! g_assoc_max_priority`; the raw priority under `PriorityFlags=NO_NORMAL_ASSOC`; 0 when the
 //! largest is 0), and a job's factor is its association's (`set_priority_factors`). A job's
 //! association is the one of its account, user and partition, else of its account and user
-//! without a partition. An association with no `Priority` (an empty cell: sacctmgr's
-//! `WOPLimits` output) takes its parent's — a user's, its account row's; an account's, its
-//! `ParentName` row's when the column is there — as slurmdbd hands unset values down; none
-//! anywhere is 0 (`INFINITE` is 0 in `_set_assoc_norm_priority`).
+//! without a partition.
+//!
+//! The tree: a user's association (with or without a partition) hangs from its account's
+//! row; an account's row from its parent account's, named by the `ParentName` column, else
+//! found through `ID`/`ParentID`, else through `Lineage` (`/root/phys/chem/`: the account
+//! before the last); with none of them (sacctmgr's default columns) every account is taken
+//! to hang from `root` ([`Associations::tree_known`] says so).
+//!
+//! Values handed down: an association with no `Priority`, `MaxJobs`, `MaxWall`, or no
+//! `MaxTRES`/`MaxTRESPerNode` count of a TRES, takes its parent's, and so up the tree, as
+//! slurmdbd hands them down when it lists associations (`as_mysql_assoc.c:
+//! _cluster_get_assocs` fills each from the `get_parent_limits` of its parent unless asked
+//! `without_parent_limits`; the TRES lists are joined going up, the nearest count of a TRES
+//! winning). sacctmgr's default output already shows the values handed down; with
+//! `WOPLimits` the fields are empty and are handed down here. `Grp` limits are not handed
+//! down: each holds at its own association, for the jobs of its whole subtree
+//! (`acct_policy.c` walks `parent_assoc_ptr`). None anywhere is no limit (priority 0:
+//! `INFINITE` is 0 in `_set_assoc_norm_priority`).
 
+pub use super::sacctmgr::SacctmgrError as AssocError;
+use super::sacctmgr::Table;
 use std::collections::BTreeMap;
 
-/// An error in `sacctmgr` output, with the file and line.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{file}:{line}: {message}")]
-pub struct AssocError {
-    pub file: String,
+/// One association as listed: its own values (empty fields are `None` and empty maps), and
+/// its parent's index once the tree is known.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Association {
+    /// Its line in the file.
     pub line: usize,
-    pub message: String,
+    pub account: String,
+    /// Empty for an account's row.
+    pub user: String,
+    /// Empty for an association of every partition.
+    pub partition: String,
+    /// The parent association: an account's row.
+    pub parent: Option<usize>,
+    pub priority: Option<u32>,
+    pub grp_jobs: Option<u64>,
+    /// TRES names (`cpu`, `mem`, `node`, `billing`, `gres/gpu`) and counts, memory in MB.
+    pub grp_tres: BTreeMap<String, u64>,
+    pub max_jobs: Option<u64>,
+    /// `MaxTRES` (per job).
+    pub max_tres: BTreeMap<String, u64>,
+    pub max_tres_per_node: BTreeMap<String, u64>,
+    /// `MaxWall` in minutes.
+    pub max_wall: Option<u32>,
+}
+
+/// An association's `Max*` limits as slurmdbd hands them down.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MaxLimits {
+    pub jobs: Option<u64>,
+    pub tres: BTreeMap<String, u64>,
+    pub tres_per_node: BTreeMap<String, u64>,
+    /// Minutes.
+    pub wall: Option<u32>,
+}
+
+/// The associations of `sacctmgr show assoc -P`, in the file's order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Associations {
+    pub file: String,
+    pub list: Vec<Association>,
+    /// By (account, user, partition); account rows have an empty user and partition.
+    index: BTreeMap<(String, String, String), usize>,
+    /// Whether the file named the accounts' parents (`ParentName`, `ParentID` or
+    /// `Lineage`); without, every account hangs from `root`.
+    pub tree_known: bool,
+}
+
+impl Associations {
+    /// Read `sacctmgr show assoc -P` output: a header with `Account` and `User`; `Cluster`,
+    /// `Partition`, `ParentName`, `ID`, `ParentID`, `Lineage`, `Priority` and the limit
+    /// columns when present (a missing column is an empty one). With `cluster`, rows of
+    /// other clusters are left out.
+    pub fn parse(text: &str, file: &str, cluster: Option<&str>) -> Result<Self, AssocError> {
+        let t = Table::parse(text, file)?;
+        let (Some(ca), Some(cu)) = (t.col("Account"), t.col("User")) else {
+            return Err(t.err(
+                t.header_line,
+                "expected a header with Account|User|... (sacctmgr show assoc -P)",
+            ));
+        };
+        let (cpart, cparent) = (t.col("Partition"), t.col("ParentName"));
+        let (cid, cpid, clin) = (t.col("ID"), t.col("ParentID"), t.col("Lineage"));
+        let mut out = Associations {
+            file: file.to_string(),
+            tree_known: cparent.is_some() || (cid.is_some() && cpid.is_some()) || clin.is_some(),
+            ..Default::default()
+        };
+        // (parent name, parent id, lineage) of each row, and each row's id.
+        let mut links: Vec<(String, String, String)> = Vec::new();
+        let mut by_id: BTreeMap<String, usize> = BTreeMap::new();
+        for row in t.rows_of(cluster) {
+            let priority = match t.get(row, t.col("Priority")) {
+                "" => None,
+                s => Some(s.parse::<u32>().map_err(|_| {
+                    t.err(
+                        row.line,
+                        format!("Priority `{s}` is not a priority (0..4294967295)"),
+                    )
+                })?),
+            };
+            let a = Association {
+                line: row.line,
+                account: t.get(row, Some(ca)).to_string(),
+                user: t.get(row, Some(cu)).to_string(),
+                partition: t.get(row, cpart).to_string(),
+                parent: None,
+                priority,
+                grp_jobs: t.count(row, "GrpJobs")?,
+                grp_tres: t.tres(row, "GrpTRES")?,
+                max_jobs: t.count(row, "MaxJobs")?,
+                max_tres: t.tres(row, "MaxTRES")?,
+                max_tres_per_node: t.tres(row, "MaxTRESPerNode")?,
+                max_wall: t.minutes(row, "MaxWall")?,
+            };
+            let i = out.list.len();
+            let id = t.get(row, cid);
+            if !id.is_empty() {
+                by_id.insert(id.to_string(), i);
+            }
+            links.push((
+                t.get(row, cparent).to_string(),
+                t.get(row, cpid).to_string(),
+                t.get(row, clin).to_string(),
+            ));
+            out.index
+                .insert((a.account.clone(), a.user.clone(), a.partition.clone()), i);
+            out.list.push(a);
+        }
+        let account_row = |out: &Associations, acct: &str| {
+            out.index
+                .get(&(acct.to_string(), String::new(), String::new()))
+                .copied()
+        };
+        for (i, (pname, pid, lineage)) in links.iter().enumerate() {
+            let a = &out.list[i];
+            let parent = if !a.user.is_empty() {
+                account_row(&out, &a.account)
+            } else if a.account == "root" {
+                None
+            } else if !pname.is_empty() {
+                account_row(&out, pname)
+            } else if let Some(&p) = by_id.get(pid.as_str()) {
+                Some(p)
+            } else if !lineage.is_empty() {
+                let path: Vec<&str> = lineage.split('/').filter(|s| !s.is_empty()).collect();
+                match path.len().checked_sub(2) {
+                    Some(k) => account_row(&out, path[k]),
+                    None => account_row(&out, "root"),
+                }
+            } else if out.tree_known {
+                None
+            } else {
+                account_row(&out, "root")
+            };
+            out.list[i].parent = parent.filter(|&p| p != i);
+        }
+        Ok(out)
+    }
+
+    /// The association of a job: its account, user and partition, else its account and
+    /// user.
+    pub fn find(&self, account: &str, user: &str, partition: Option<&str>) -> Option<usize> {
+        let get = |part: &str| {
+            self.index
+                .get(&(account.to_string(), user.to_string(), part.to_string()))
+                .copied()
+        };
+        partition.and_then(get).or_else(|| get(""))
+    }
+
+    /// Association `i` and its ancestors up to the root (a cycle ends the walk).
+    pub fn chain(&self, i: usize) -> Vec<usize> {
+        let mut out = vec![i];
+        let mut at = i;
+        while let Some(p) = self.list[at].parent {
+            if out.contains(&p) {
+                break;
+            }
+            out.push(p);
+            at = p;
+        }
+        out
+    }
+
+    /// `phys`, `phys/ann`, `phys/ann in partition gpu`.
+    pub fn name(&self, i: usize) -> String {
+        let a = &self.list[i];
+        match (a.user.as_str(), a.partition.as_str()) {
+            ("", _) => a.account.clone(),
+            (u, "") => format!("{}/{u}", a.account),
+            (u, p) => format!("{}/{u} in partition {p}", a.account),
+        }
+    }
+
+    /// Association `i`'s `Max*` limits: its own, else the nearest ancestor's
+    /// (`_cluster_get_assocs`), TRES by TRES.
+    pub fn max_limits(&self, i: usize) -> MaxLimits {
+        let mut m = MaxLimits::default();
+        for j in self.chain(i) {
+            let a = &self.list[j];
+            m.jobs = m.jobs.or(a.max_jobs);
+            m.wall = m.wall.or(a.max_wall);
+            for (t, n) in &a.max_tres {
+                m.tres.entry(t.clone()).or_insert(*n);
+            }
+            for (t, n) in &a.max_tres_per_node {
+                m.tres_per_node.entry(t.clone()).or_insert(*n);
+            }
+        }
+        m
+    }
+
+    /// Association `i`'s priority: its own, else the nearest ancestor's.
+    pub fn priority(&self, i: usize) -> Option<u32> {
+        self.chain(i)
+            .into_iter()
+            .find_map(|j| self.list[j].priority)
+    }
 }
 
 /// The associations' priorities, by (account, user, partition); account rows have an empty
@@ -33,110 +242,32 @@ pub struct AssocPriorities {
 
 impl AssocPriorities {
     /// Read `sacctmgr show assoc -P` output (a header with `Account`, `User` and `Priority`;
-    /// `Partition`, `Cluster` and `ParentName` when present). With `cluster`, rows of other
-    /// clusters are left out.
+    /// `Partition`, `Cluster` and the tree's columns when present: [`Associations::parse`]).
+    /// With `cluster`, rows of other clusters are left out.
     pub fn parse(text: &str, file: &str, cluster: Option<&str>) -> Result<Self, AssocError> {
-        let err = |line: usize, message: String| AssocError {
-            file: file.to_string(),
-            line,
-            message,
-        };
-        let mut lines = text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty());
-        let Some((hl, header)) = lines.next() else {
-            return Err(err(0, "empty sacctmgr output".into()));
-        };
-        let trailing = header.ends_with('|');
-        let split = |l: &str| -> Vec<String> {
-            let l = if trailing {
-                l.strip_suffix('|').unwrap_or(l)
-            } else {
-                l
-            };
-            l.split('|').map(|f| f.trim().to_string()).collect()
-        };
-        let cols = split(header);
-        let col = |name: &str| cols.iter().position(|c| c.eq_ignore_ascii_case(name));
-        let (Some(ca), Some(cu), Some(cp)) = (col("Account"), col("User"), col("Priority")) else {
-            return Err(err(
-                hl + 1,
+        let t = Table::parse(text, file)?;
+        if [t.col("Account"), t.col("User"), t.col("Priority")].contains(&None) {
+            return Err(t.err(
+                t.header_line,
                 "expected a header with Account|User|...|Priority \
-                 (sacctmgr show assoc -P format=cluster,account,user,partition,priority)"
-                    .into(),
+                 (sacctmgr show assoc -P format=cluster,account,user,partition,parentname,priority)",
             ));
-        };
-        let (cpart, ccl, cparent) = (col("Partition"), col("Cluster"), col("ParentName"));
-        // (account, user, partition) → own priority (None: unset), and accounts' parents.
-        let mut own: Vec<((String, String, String), Option<u32>)> = Vec::new();
-        let mut parent: BTreeMap<String, String> = BTreeMap::new();
-        for (i, line) in lines {
-            let f = split(line);
-            if f.len() < cols.len() {
-                return Err(err(
-                    i + 1,
-                    format!("{} fields, the header has {}", f.len(), cols.len()),
-                ));
-            }
-            if let (Some(c), Some(want)) = (ccl, cluster)
-                && !f[c].is_empty()
-                && !f[c].eq_ignore_ascii_case(want)
-            {
-                continue;
-            }
-            let key = (
-                f[ca].clone(),
-                f[cu].clone(),
-                cpart.map(|c| f[c].clone()).unwrap_or_default(),
-            );
-            let p = match f[cp].as_str() {
-                "" => None,
-                s => Some(s.parse::<u32>().map_err(|_| {
-                    err(
-                        i + 1,
-                        format!("Priority `{s}` is not a priority (0..4294967295)"),
-                    )
-                })?),
-            };
-            if key.1.is_empty()
-                && let Some(pc) = cparent
-                && !f[pc].is_empty()
-            {
-                parent.insert(key.0.clone(), f[pc].clone());
-            }
-            own.push((key, p));
         }
-        let accounts: BTreeMap<&str, Option<u32>> = own
-            .iter()
-            .filter(|((_, u, part), _)| u.is_empty() && part.is_empty())
-            .map(|((a, _, _), p)| (a.as_str(), *p))
-            .collect();
-        // An account's priority up its parents (a cycle or a missing row ends the walk).
-        let account_priority = |start: &str| -> Option<u32> {
-            let mut a = start.to_string();
-            for _ in 0..64 {
-                if let Some(Some(p)) = accounts.get(a.as_str()) {
-                    return Some(*p);
-                }
-                a = parent.get(&a)?.clone();
-            }
-            None
-        };
+        Ok(Self::from_associations(&Associations::parse(
+            text, file, cluster,
+        )?))
+    }
+
+    /// Each association's priority, handed down where it has none.
+    pub fn from_associations(assoc: &Associations) -> Self {
         let mut out = AssocPriorities::default();
-        for ((a, u, part), p) in &own {
-            let p = p.or_else(|| {
-                if u.is_empty() {
-                    parent.get(a).and_then(|pa| account_priority(pa))
-                } else {
-                    account_priority(a)
-                }
-            });
-            let p = p.unwrap_or(0);
+        for (i, a) in assoc.list.iter().enumerate() {
+            let p = assoc.priority(i).unwrap_or(0);
             out.max = out.max.max(p);
-            out.priority.insert((a.clone(), u.clone(), part.clone()), p);
+            out.priority
+                .insert((a.account.clone(), a.user.clone(), a.partition.clone()), p);
         }
-        Ok(out)
+        out
     }
 
     /// The priority of a job's association: account, user and partition, else account and
@@ -211,5 +342,66 @@ mod tests {
             e.to_string(),
             "a.txt:2: Priority `high` is not a priority (0..4294967295)"
         );
+    }
+
+    /// Max* limits are handed down as slurmdbd does (`as_mysql_assoc.c:
+    /// _cluster_get_assocs`): with `WOPLimits` output, ann's association has no MaxJobs,
+    /// MaxWall or MaxTRES of its own and takes phys's MaxJobs=4 and MaxWall, and the cpu of
+    /// root's MaxTRES beside her own mem; bob keeps his own MaxJobs=1. Grp limits stay where
+    /// they are set.
+    #[test]
+    fn limits_are_read_and_max_limits_handed_down() {
+        let text = "Cluster|Account|User|Partition|ParentName|GrpJobs|GrpTRES|MaxJobs|MaxTRES|\
+                    MaxTRESPerNode|MaxWall\n\
+                    demo|root|||||||cpu=128|gres/gpu=4|\n\
+                    demo|phys|||root|10|cpu=64,mem=500G|4|||2-00:00:00\n\
+                    demo|phys|ann||||||mem=16G||\n\
+                    demo|phys|bob|||||1|||\n";
+        let a = Associations::parse(text, "assoc.txt", Some("demo")).unwrap();
+        assert!(a.tree_known);
+        let ann = a.find("phys", "ann", Some("batch")).unwrap();
+        assert_eq!(a.name(ann), "phys/ann");
+        let chain: Vec<String> = a.chain(ann).into_iter().map(|i| a.name(i)).collect();
+        assert_eq!(chain, ["phys/ann", "phys", "root"]);
+        let phys = a.find("phys", "", None).unwrap();
+        assert_eq!(a.list[phys].grp_jobs, Some(10));
+        assert_eq!(a.list[phys].grp_tres["mem"], 500 * 1024);
+        assert_eq!(a.list[ann].grp_jobs, None);
+        let m = a.max_limits(ann);
+        assert_eq!((m.jobs, m.wall), (Some(4), Some(2 * 1440)));
+        assert_eq!(
+            m.tres,
+            BTreeMap::from([("cpu".to_string(), 128), ("mem".to_string(), 16 * 1024)])
+        );
+        assert_eq!(m.tres_per_node["gres/gpu"], 4);
+        let bob = a.find("phys", "bob", None).unwrap();
+        assert_eq!(a.max_limits(bob).jobs, Some(1));
+        let e = Associations::parse("Account|User|GrpTRES\nphys||cpu=abc\n", "a.txt", None)
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "a.txt:2: GrpTRES `cpu=abc`: `abc` is not a count in `cpu=abc`"
+        );
+    }
+
+    /// The tree from `ID`/`ParentID`, from `Lineage`, and, with neither, every account under
+    /// root.
+    #[test]
+    fn the_tree_comes_from_parent_ids_or_lineage_or_is_flat() {
+        let ids = "Account|User|ID|ParentID\nroot||1|\nphys||2|1\nchem||3|2\nchem|cid|4|3\n";
+        let lineage = "Account|User|Lineage\nroot||/root/\nphys||/root/phys/\n\
+                       chem||/root/phys/chem/\nchem|cid|/root/phys/chem/0-cid/\n";
+        for text in [ids, lineage] {
+            let a = Associations::parse(text, "a.txt", None).unwrap();
+            let cid = a.find("chem", "cid", None).unwrap();
+            let chain: Vec<String> = a.chain(cid).into_iter().map(|i| a.name(i)).collect();
+            assert_eq!(chain, ["chem/cid", "chem", "phys", "root"], "{text}");
+        }
+        let flat = "Account|User\nroot|\nphys|\nchem|\nchem|cid\n";
+        let a = Associations::parse(flat, "a.txt", None).unwrap();
+        assert!(!a.tree_known);
+        let cid = a.find("chem", "cid", None).unwrap();
+        let chain: Vec<String> = a.chain(cid).into_iter().map(|i| a.name(i)).collect();
+        assert_eq!(chain, ["chem/cid", "chem", "root"]);
     }
 }

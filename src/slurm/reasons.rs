@@ -1,7 +1,10 @@
 //! The pending reasons `squeue` prints (`%r`, `state_reason`), in plain words: squeue(1)'s
 //! "JOB REASON CODES" and, for the limits, the names `acct_policy.c` gives
-//! (`WAIT_ASSOC_GRP_CPU` is `AssocGrpCpuLimit`: `src/common/slurm_protocol_defs.c`,
-//! `job_state_reason_string`).
+//! (`WAIT_ASSOC_GRP_CPU` is `AssocGrpCpuLimit`: `job_reason_string` in
+//! `src/common/slurm_protocol_defs.c`, `job_state_reason_string` in later Slurm's
+//! `src/common/job_state_reason.c`). Not every limit's name ends in `Limit` (`AssocGrpGRES`,
+//! `QOSMaxMemoryPerUser`), and the QOS per-account ones have no `QOS` in front
+//! (`MaxJobsPerAccount`, `MaxCpuPerAccount`).
 
 /// A limit a reason names: whose (association or QOS), which kind (`Grp` totals, `Max` per
 /// job/user/account) and what it counts.
@@ -11,21 +14,25 @@ pub struct LimitReason {
     pub level: &'static str,
     /// `Grp...` (the sum over the association's or QOS's jobs) or `Max...`.
     pub group: bool,
-    /// What it limits, as written (`Cpu`, `Jobs`, `Wall`, `CpuMinutes`, `NodePerUser`...).
+    /// What it limits, as written (`Cpu`, `Jobs`, `Wall`, `CpuMinutes`, `NodePerUser`,
+    /// `GRES`, `MemoryPerJob`...).
     pub what: String,
 }
 
-/// Whether a reason is a limit (`AssocGrpCpuLimit`, `QOSMaxJobsPerUserLimit`, ...), and
-/// which.
+/// Whether a reason is a limit (`AssocGrpCpuLimit`, `QOSMaxJobsPerUserLimit`,
+/// `AssocGrpGRES`, `MaxJobsPerAccount`, ...), and which.
 pub fn limit(reason: &str) -> Option<LimitReason> {
     let (level, rest) = if let Some(r) = reason.strip_prefix("Assoc") {
         ("association", r)
     } else if let Some(r) = reason.strip_prefix("QOS") {
         ("QOS", r)
+    } else if reason.starts_with("Max") && reason.ends_with("PerAccount") {
+        // WAIT_QOS_MAX_*_PER_ACCT: a QOS's MaxTRESPA / MaxJobsPA.
+        ("QOS", reason)
     } else {
         return None;
     };
-    let rest = rest.strip_suffix("Limit")?;
+    let rest = rest.strip_suffix("Limit").unwrap_or(rest);
     let (group, what) = if let Some(w) = rest.strip_prefix("Grp") {
         (true, w)
     } else if let Some(w) = rest.strip_prefix("Max") {
@@ -33,6 +40,9 @@ pub fn limit(reason: &str) -> Option<LimitReason> {
     } else {
         return None;
     };
+    if what.is_empty() {
+        return None;
+    }
     Some(LimitReason {
         level,
         group,
@@ -40,19 +50,73 @@ pub fn limit(reason: &str) -> Option<LimitReason> {
     })
 }
 
+/// A TRES in plain words, as a count of it reads: `cpu` CPUs, `mem` memory, `node` nodes,
+/// `billing` billing units, `gres/gpu` GPUs, `gres/NAME` NAME GRES.
+pub fn tres_words(tres: &str) -> String {
+    match tres {
+        "cpu" => "CPUs".into(),
+        "mem" => "memory".into(),
+        "node" => "nodes".into(),
+        "billing" => "billing units".into(),
+        "energy" => "energy".into(),
+        "gres/gpu" => "GPUs".into(),
+        t => match t.strip_prefix("gres/") {
+            Some(g) => format!("{g} GRES"),
+            None => t.to_string(),
+        },
+    }
+}
+
+/// A limit reason's `what` in words and whether it holds each job alone (per job or per
+/// node: the job waits for no other to end).
+fn limit_words(what: &str) -> (String, bool) {
+    let (thing, scope) = ["PerJob", "PerNode", "PerUser", "PerAccount"]
+        .iter()
+        .find_map(|s| what.strip_suffix(s).map(|t| (t, *s)))
+        .unwrap_or((what, ""));
+    let (thing, minutes) = match thing.strip_suffix("RunMinutes") {
+        Some(t) => (t, " of running jobs' remaining minutes"),
+        None => match thing.strip_suffix("Minutes") {
+            Some(t) => (t, "-minutes"),
+            None => (thing, ""),
+        },
+    };
+    let noun = match thing {
+        "Cpu" | "CPU" => tres_words("cpu"),
+        "Mem" | "Memory" => tres_words("mem"),
+        "Node" => tres_words("node"),
+        "Billing" => tres_words("billing"),
+        "Energy" => tres_words("energy"),
+        "GRES" => "GRES".into(),
+        "License" => "licenses".into(),
+        "BB" => "burst buffer".into(),
+        "Jobs" => "running jobs".into(),
+        "SubmitJobs" | "SubmitJob" => "jobs submitted".into(),
+        "Wall" | "WallDuration" => "time limit".into(),
+        other => other.to_string(),
+    };
+    let scope_words = match scope {
+        "PerJob" => " per job",
+        "PerNode" => " per node",
+        "PerUser" => " per user",
+        "PerAccount" => " per account",
+        _ => "",
+    };
+    let alone = matches!(scope, "PerJob" | "PerNode") && minutes.is_empty();
+    (format!("{noun}{minutes}{scope_words}"), alone)
+}
+
 /// A reason in plain words, `None` for one not listed here.
 pub fn plain(reason: &str) -> Option<String> {
     if let Some(l) = limit(reason) {
-        let what = match l.what.as_str() {
-            "Cpu" => "CPUs in use".to_string(),
-            "Mem" => "memory in use".to_string(),
-            "Node" => "nodes in use".to_string(),
-            "Jobs" => "running jobs".to_string(),
-            "SubmitJobs" => "jobs submitted".to_string(),
-            "Wall" => "time limit".to_string(),
-            "CpuMinutes" | "CpuRunMinutes" => "CPU-minutes".to_string(),
-            other => other.to_string(),
-        };
+        let (what, alone) = limit_words(&l.what);
+        if alone {
+            return Some(format!(
+                "a per-job limit: the job asks more than the {}'s limit on {what} allows; it \
+                 cannot start unless the limit is raised",
+                l.level
+            ));
+        }
         return Some(format!(
             "a limit: the {}'s {} on {what} is reached; the job waits until the {}'s usage \
              falls below it",
@@ -109,5 +173,43 @@ mod tests {
         assert_eq!(limit("PartitionTimeLimit"), None);
         assert!(plain("AssocMaxJobsLimit").unwrap().contains("running jobs"));
         assert_eq!(plain("Whatever"), None);
+    }
+
+    /// The names without `Limit` and the QOS per-account ones (`job_reason_string`) are
+    /// limits too; a per-job one says it never clears by waiting.
+    #[test]
+    fn every_limit_name_squeue_prints_is_a_limit() {
+        let l = limit("AssocGrpGRES").unwrap();
+        assert_eq!(
+            (l.level, l.group, l.what.as_str()),
+            ("association", true, "GRES")
+        );
+        let l = limit("MaxJobsPerAccount").unwrap();
+        assert_eq!(
+            (l.level, l.group, l.what.as_str()),
+            ("QOS", false, "JobsPerAccount")
+        );
+        let l = limit("QOSMaxMemoryPerUser").unwrap();
+        assert_eq!(
+            (l.level, l.group, l.what.as_str()),
+            ("QOS", false, "MemoryPerUser")
+        );
+        assert_eq!(limit("MaxMemPerLimit"), None);
+        assert_eq!(limit("QOSUsageThreshold"), None);
+        assert!(
+            plain("QOSMaxCpuPerUserLimit")
+                .unwrap()
+                .contains("on CPUs per user is reached")
+        );
+        assert!(plain("QOSMaxWallDurationPerJobLimit").unwrap().starts_with(
+            "a per-job limit: the job asks more than the QOS's limit on time limit per job"
+        ));
+        assert!(
+            plain("AssocGrpCpuLimit")
+                .unwrap()
+                .contains("on CPUs is reached")
+        );
+        assert_eq!(tres_words("gres/gpu"), "GPUs");
+        assert_eq!(tres_words("gres/fpga"), "fpga GRES");
     }
 }

@@ -7,7 +7,14 @@
 //! | `sinfo.json` | `sinfo --json` of Slurm 22.05, read when `nodes.json` is not there | the same |
 //! | `reservations.json` | `scontrol show reservation --json` | reservations: `name`, `start_time`, `end_time`, `node_list` |
 //! | `slurm.conf` | a copy of the site's slurm.conf | the configuration ([`super::conf::SlurmConf`]) |
+//! | `sacctmgr_assoc.txt` | `sacctmgr show assoc -P` (`slurm.sh` asks its default columns and `ParentName`) | the associations: their tree and limits (`GrpJobs`, `GrpTRES`, `MaxJobs`, `MaxTRES`, `MaxTRESPerNode`, `MaxWall`; [`super::assoc::Associations`]) |
+//! | `sacctmgr_qos.txt` | `sacctmgr show qos -P` | each QOS's flags and limits ([`super::qos::QosList`]) |
 //! | `taken_at.txt` | `date +%s` | the capture time, when no JSON file gives one |
+//!
+//! The two `sacctmgr` tables and each job's `billing` TRES (`tres_alloc_str` of a running
+//! job, `tres_req_str` of a pending one) are kept in [`SlurmSnapshot::accounting`] for
+//! [`super::limits::slurm_limits`]; associations of other clusters than slurm.conf's
+//! `ClusterName` are left out.
 //!
 //! Slurm 22.05's `scontrol` has no `--json` (it came with 23.02); its `sinfo --json` writes
 //! the node list of `openapi/v0.0.38`, the document slurmrestd's `GET /slurm/v0.0.38/nodes/`
@@ -36,8 +43,10 @@
 //! Sizes: memory is in MB (`real_memory`, `alloc_memory`, `mem=` of a TRES string) and
 //! becomes KB; `gres/gpu` becomes `ngpus`, another `gres/NAME` the resource `NAME`.
 
+use super::assoc::Associations;
 use super::conf::SlurmConf;
 use super::jobs::{SqueueJobs, parse_squeue_json, parse_tres_str, plain_numbers, plugin};
+use super::qos::QosList;
 use crate::input::hostlist::expand_hostlist;
 use crate::model::place::{Arrangement, Place, Sharing};
 use crate::model::snapshot::read_nodes_and_jobs;
@@ -59,17 +68,44 @@ pub const SINFO: &str = "sinfo.json";
 pub const RESERVATIONS: &str = "reservations.json";
 /// A copy of slurm.conf.
 pub const SLURM_CONF: &str = "slurm.conf";
+/// `sacctmgr show assoc -P`.
+pub const SACCTMGR_ASSOC: &str = "sacctmgr_assoc.txt";
+/// `sacctmgr show qos -P`.
+pub const SACCTMGR_QOS: &str = "sacctmgr_qos.txt";
 /// `date +%s` at the capture.
 pub const TAKEN_AT: &str = "taken_at.txt";
 
 /// The files of a Slurm snapshot, in the order they are read.
-pub const FILES: [&str; 6] = [TAKEN_AT, NODES, SINFO, SQUEUE, RESERVATIONS, SLURM_CONF];
+pub const FILES: [&str; 8] = [
+    TAKEN_AT,
+    NODES,
+    SINFO,
+    SQUEUE,
+    RESERVATIONS,
+    SLURM_CONF,
+    SACCTMGR_ASSOC,
+    SACCTMGR_QOS,
+];
 
-/// A Slurm snapshot: the state, and slurm.conf when the folder holds it.
+/// A Slurm snapshot: the state, slurm.conf when the folder holds it, and what the limits
+/// need beyond the state.
 #[derive(Debug, Clone)]
 pub struct SlurmSnapshot {
     pub snapshot: Snapshot,
     pub conf: Option<SlurmConf>,
+    pub accounting: Accounting,
+}
+
+/// The association and QOS tables (each `None` when the folder lacks its file: those limits
+/// are unknown), and each job's billing TRES.
+#[derive(Debug, Clone, Default)]
+pub struct Accounting {
+    pub associations: Option<Associations>,
+    pub qos: Option<QosList>,
+    /// `billing=` of each running job's `tres_alloc_str`, in `Snapshot::running` order.
+    pub running_billing: Vec<Option<u64>>,
+    /// `billing=` of each pending job's `tres_req_str`, in `Snapshot::pending` order.
+    pub pending_billing: Vec<Option<u64>>,
 }
 
 /// Read a Slurm snapshot folder (module docs). A missing file is a missing part of the
@@ -98,8 +134,9 @@ pub fn read_slurm_snapshot(dir: &Path) -> Result<SlurmSnapshot, SnapshotError> {
              nodes cannot be checked",
         ),
     }
+    let mut accounting = Accounting::default();
     match &jobs {
-        Some(text) => parse_squeue(text, &name(SQUEUE), &mut snap)?,
+        Some(text) => parse_squeue_with(text, &name(SQUEUE), &mut snap, &mut accounting)?,
         None => snap.lacks(
             format!("{SQUEUE} (squeue --all --json)"),
             "no jobs: running jobs and their planned ends are unknown (nodes' allocated CPUs \
@@ -125,6 +162,43 @@ pub fn read_slurm_snapshot(dir: &Path) -> Result<SlurmSnapshot, SnapshotError> {
         );
         None
     };
+    let cluster = conf.as_ref().and_then(|c| c.cluster_name.as_deref());
+    let sacctmgr_err =
+        |e: super::assoc::AssocError| SnapshotError::at_line(&e.file, e.line, e.message);
+    match read_part(&dir.join(SACCTMGR_ASSOC))? {
+        Some(text) => {
+            let a =
+                Associations::parse(&text, &name(SACCTMGR_ASSOC), cluster).map_err(sacctmgr_err)?;
+            if !a.tree_known
+                && a.list
+                    .iter()
+                    .any(|x| x.user.is_empty() && x.account != "root")
+            {
+                snap.lacks(
+                    format!("the accounts' parents ({SACCTMGR_ASSOC} has no ParentName column)"),
+                    "every account is taken to be directly under root: a parent account's \
+                     GrpJobs and GrpTRES do not reach its sub-accounts' jobs",
+                );
+            }
+            accounting.associations = Some(a);
+        }
+        None => snap.lacks(
+            format!("{SACCTMGR_ASSOC} (sacctmgr show assoc -P)"),
+            "association limits unknown: no association's GrpJobs, GrpTRES, MaxJobs, MaxTRES \
+             or MaxWall is known to hold a job",
+        ),
+    }
+    match read_part(&dir.join(SACCTMGR_QOS))? {
+        Some(text) => {
+            accounting.qos =
+                Some(QosList::parse(&text, &name(SACCTMGR_QOS)).map_err(sacctmgr_err)?);
+        }
+        None => snap.lacks(
+            format!("{SACCTMGR_QOS} (sacctmgr show qos -P)"),
+            "QOS limits unknown: no QOS's GrpJobs, GrpTRES, MaxJobsPU, MaxTRESPU, MaxJobsPA, \
+             MaxTRESPA, MaxTRES or MaxWall is known to hold a job",
+        ),
+    }
     if snap.taken_at.is_none() {
         snap.lacks(
             "capture time",
@@ -138,6 +212,7 @@ pub fn read_slurm_snapshot(dir: &Path) -> Result<SlurmSnapshot, SnapshotError> {
     Ok(SlurmSnapshot {
         snapshot: snap,
         conf,
+        accounting,
     })
 }
 
@@ -310,6 +385,26 @@ pub fn parse_nodes(text: &str, file: &str, snap: &mut Snapshot) -> Result<(), Sn
 /// Read `squeue --json` into `snap`: running jobs (`RUNNING`, `CONFIGURING`) with their
 /// nodes and allocation, pending ones by id, the others by id and state.
 pub fn parse_squeue(text: &str, file: &str, snap: &mut Snapshot) -> Result<(), SnapshotError> {
+    parse_squeue_with(text, file, snap, &mut Accounting::default())
+}
+
+/// The `billing=` count of a job's TRES string, when it names one.
+fn billing(j: &Value, key: &str) -> Option<u64> {
+    let t = j.get(key)?.as_str()?;
+    parse_tres_str(t)
+        .ok()?
+        .into_iter()
+        .find(|(n, _)| n == "billing")
+        .map(|(_, c)| c)
+}
+
+/// [`parse_squeue`], keeping each job's billing TRES in `accounting`.
+fn parse_squeue_with(
+    text: &str,
+    file: &str,
+    snap: &mut Snapshot,
+    accounting: &mut Accounting,
+) -> Result<(), SnapshotError> {
     let doc = parse_doc(text, file)?;
     if let Some(t) = doc.get("last_update").and_then(Value::as_i64) {
         snap.taken_at = Some(t);
@@ -346,6 +441,7 @@ pub fn parse_squeue(text: &str, file: &str, snap: &mut Snapshot) -> Result<(), S
             "PENDING" => {
                 let p = pending_job(row, j, &at, file, snap)?;
                 snap.pending.push(p);
+                accounting.pending_billing.push(billing(j, "tres_req_str"));
             }
             "RUNNING" | "CONFIGURING" => {
                 let start = field("start_time").and_then(Value::as_i64).ok_or_else(|| {
@@ -400,6 +496,9 @@ pub fn parse_squeue(text: &str, file: &str, snap: &mut Snapshot) -> Result<(), S
                     total,
                     elapsed: None,
                 });
+                accounting
+                    .running_billing
+                    .push(billing(j, "tres_alloc_str"));
             }
             _ => snap.other_jobs.push((row.id, words.join(","))),
         }
@@ -946,9 +1045,15 @@ mod tests {
         assert_eq!((s.running.len(), s.pending.len()), (7, 19));
         assert_eq!(s.check(), []);
         let missing: Vec<&str> = s.missing.iter().map(|m| m.part.as_str()).collect();
+        // The end-to-end controller runs slurmdbd, but this capture predates the sacctmgr
+        // tables in slurm.sh.
         assert_eq!(
             missing,
-            ["reservations.json (scontrol show reservation --json)"]
+            [
+                "reservations.json (scontrol show reservation --json)",
+                "sacctmgr_assoc.txt (sacctmgr show assoc -P)",
+                "sacctmgr_qos.txt (sacctmgr show qos -P)"
+            ]
         );
         // 12 CPUs without a node count, Slurm's guess of 2 nodes in node_count: anywhere.
         let big = s.pending.iter().find(|j| j.id == "1013").unwrap();
@@ -978,6 +1083,8 @@ mod tests {
             [
                 "reservations.json (scontrol show reservation --json)",
                 "slurm.conf (a copy of the site's slurm.conf)",
+                "sacctmgr_assoc.txt (sacctmgr show assoc -P)",
+                "sacctmgr_qos.txt (sacctmgr show qos -P)",
                 "capture time"
             ]
         );
