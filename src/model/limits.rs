@@ -50,6 +50,10 @@ pub struct Limits {
     /// Each waiting job's draws in the scheduler's check order, in `Snapshot::pending`
     /// order; or the per-job limit it exceeds.
     pub pending: Vec<Result<Vec<Draw>, Never>>,
+    /// What each waiting job counts toward once it runs, in `Snapshot::pending` order: its
+    /// checks, and any cap it counts toward without being checked against it (a Slurm
+    /// association's limit that the job's QOS overrides still counts the job).
+    pub started: Vec<Vec<Draw>>,
 }
 
 impl Limits {
@@ -59,6 +63,7 @@ impl Limits {
             caps: Vec::new(),
             running: vec![Vec::new(); running],
             pending: (0..pending).map(|_| Ok(Vec::new())).collect(),
+            started: vec![Vec::new(); pending],
         }
     }
 
@@ -101,6 +106,7 @@ mod tests {
                 Draw { cap: 1, amount: 8 },
                 Draw { cap: 0, amount: 1 },
             ])],
+            started: vec![vec![Draw { cap: 1, amount: 8 }, Draw { cap: 0, amount: 1 }]],
         };
         let used = limits.usage();
         assert_eq!(used, [1, 64]);

@@ -1083,10 +1083,16 @@ pub fn limits_for(snapshot: &Snapshot, qmgr: Option<&Qmgr>) -> Result<Limits, Pb
             }
         });
     }
+    // A job counts toward every limit it is checked against.
+    let started = pending
+        .iter()
+        .map(|d| d.as_ref().map_or_else(|_| Vec::new(), Vec::clone))
+        .collect();
     Ok(Limits {
         caps: b.caps,
         running,
         pending,
+        started,
     })
 }
 

@@ -129,7 +129,7 @@ pub fn slurm_limits(snap: &SlurmSnapshot) -> Limits {
         keys: BTreeMap::new(),
         by_entity: BTreeMap::new(),
     };
-    let pending: Vec<Result<Vec<Draw>, Never>> = s
+    let pending_jobs: Vec<Job> = s
         .pending
         .iter()
         .enumerate()
@@ -148,7 +148,7 @@ pub fn slurm_limits(snap: &SlurmSnapshot) -> Limits {
                 tres.insert("billing".into(), *bill);
             }
             let partition = j.queue.first().map(String::as_str);
-            let job = Job {
+            Job {
                 user: j.user.as_deref(),
                 account: j.account.as_deref(),
                 qos: j.qos.clone(),
@@ -157,10 +157,13 @@ pub fn slurm_limits(snap: &SlurmSnapshot) -> Limits {
                 tres,
                 nodes: fixed.then_some(nodes),
                 minutes: j.walltime.map(|w| (w.max(0) as u64).div_ceil(60)),
-            };
-            b.checks(&job)
+            }
         })
         .collect();
+    let pending: Vec<Result<Vec<Draw>, Never>> = pending_jobs.iter().map(|j| b.checks(j)).collect();
+    // Once it runs, a job counts toward every cap of its QOS and association chain, the
+    // ones its QOS overrode for its checks too (`_adjust_limit_usage`).
+    let started = pending_jobs.iter().map(|j| b.usage_of(j)).collect();
     let running = s
         .running
         .iter()
@@ -191,6 +194,7 @@ pub fn slurm_limits(snap: &SlurmSnapshot) -> Limits {
         caps: b.caps,
         running,
         pending,
+        started,
     }
 }
 
