@@ -8,6 +8,7 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use jobsort::forecast::{FullWalltime, PlanOptions, plan};
+use jobsort::model::limits::Limits;
 use jobsort::model::place::{Arrangement, Place, Sharing};
 use jobsort::model::policy::{Policy, SlurmBackfill};
 use jobsort::model::snapshot::{
@@ -142,6 +143,7 @@ fn bench(c: &mut Criterion) {
         .unwrap_or_else(|| vec![5_000, 4_000, 10_000]);
     let s = site(size[0], size[1], size[2]);
     let order: Vec<usize> = (0..s.pending.len()).collect();
+    let limits = Limits::none(s.running.len(), s.pending.len());
     let mut g = c.benchmark_group("forecast");
     g.sample_size(10).measurement_time(Duration::from_secs(20));
     for (name, policy) in [
@@ -154,7 +156,7 @@ fn bench(c: &mut Criterion) {
             ..PlanOptions::default()
         };
         g.bench_function(format!("10k_jobs_5k_nodes_{name}"), |b| {
-            b.iter(|| plan(&s, &order, NOW, &options, &FullWalltime))
+            b.iter(|| plan(&s, &limits, &order, NOW, &options, &FullWalltime))
         });
     }
     g.finish();

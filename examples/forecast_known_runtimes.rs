@@ -66,7 +66,7 @@ fn main() {
         policy,
         ..PlanOptions::default()
     };
-    let p = plan(snap, &order, now, &options, &Known(known));
+    let p = plan(snap, &loaded.limits, &order, now, &options, &Known(known));
     for j in &p.jobs {
         let start = j.start.map_or_else(|| "-".to_string(), |s| s.to_string());
         println!("{} {start}", snap.pending[j.index].id);

@@ -51,6 +51,7 @@
 
 use super::plan::{FullWalltime, PlanOptions, Runtimes, plan};
 use super::runtime::RuntimeModel;
+use crate::model::limits::Limits;
 use crate::model::place::{Arrangement, Place};
 use crate::model::policy::Policy;
 use crate::model::snapshot::{
@@ -474,7 +475,9 @@ pub fn accuracy(
         let model = learned_by(w, t);
         let runtimes: [&dyn Runtimes; 2] = [&FullWalltime, &model];
         for (a, rt) in runtimes.into_iter().enumerate() {
-            let p = plan(&h.snapshot, &order, t, &options, rt);
+            // A recorded schedule says nothing of the limits it ran under.
+            let limits = Limits::unknown(h.snapshot.running.len(), h.snapshot.pending.len());
+            let p = plan(&h.snapshot, &limits, &order, t, &options, rt);
             for jp in &p.jobs {
                 let j = &w.jobs[h.pending_jobs[jp.index]];
                 let c = classes.of(j.request.total_cores(), j.request.node_count());

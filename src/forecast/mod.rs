@@ -386,8 +386,9 @@ pub fn forecast(
         policy,
         ..PlanOptions::default()
     };
-    let walltime = plan(snap, order, now, &options, &FullWalltime);
-    let model = model.map(|m| plan(snap, order, now, &options, m));
+    let limits = &loaded.limits;
+    let walltime = plan(snap, limits, order, now, &options, &FullWalltime);
+    let model = model.map(|m| plan(snap, limits, order, now, &options, m));
     Ok(Forecast {
         policy,
         walltime,

@@ -21,6 +21,7 @@
 //! cluster follows: `free` stacks chunks, `pack` puts the request on one node, `scatter`
 //! one chunk per node, `excl` takes nodes with nothing else on them.
 
+use crate::model::limits::{Draw, Limits};
 use crate::model::place::{Arrangement, Sharing};
 use crate::model::policy::Policy;
 use crate::model::snapshot::{Ask, Hold, PendingJob, Snapshot};
@@ -108,13 +109,20 @@ pub enum Blocked {
     Order { behind: String },
     /// The nodes that can take it do not hold it even empty.
     NeverFits { why: String },
+    /// A limit on running jobs holds it: the scheduler's words (PBS's comment, Slurm's reason
+    /// name) and plain ones. `never`: a per-job limit it exceeds, which no ended job clears.
+    Limit {
+        reason: String,
+        plain: String,
+        never: bool,
+    },
     /// The scheduler does not consider it now.
     Hold { hold: Hold },
 }
 
 impl Blocked {
     /// Its kind, the `kind` it serializes with: `none`, `resources`, `reservation`,
-    /// `advance_reservation`, `order`, `never_fits`, `hold`.
+    /// `advance_reservation`, `order`, `never_fits`, `limit`, `hold`.
     pub fn kind(&self) -> &'static str {
         match self {
             Blocked::Nothing => "none",
@@ -123,6 +131,7 @@ impl Blocked {
             Blocked::AdvanceReservation { .. } => "advance_reservation",
             Blocked::Order { .. } => "order",
             Blocked::NeverFits { .. } => "never_fits",
+            Blocked::Limit { .. } => "limit",
             Blocked::Hold { .. } => "hold",
         }
     }
@@ -180,13 +189,26 @@ impl Blocked {
                 "strict order: job {behind}, ahead of it, cannot start, and no job passes it"
             ),
             Blocked::NeverFits { why } => format!("it can never start as asked: {why}"),
+            Blocked::Limit {
+                reason,
+                plain,
+                never: true,
+            } => format!(
+                "a per-job limit keeps it from ever starting as asked: {plain} (the scheduler \
+                 says: {reason})"
+            ),
+            Blocked::Limit { reason, plain, .. } => format!(
+                "a limit holds it until running jobs that count toward it end: {plain} (the \
+                 scheduler says: {reason})"
+            ),
             Blocked::Hold { hold } => match hold {
                 Hold::Held(w) => format!("held ({w}): the scheduler does not consider it"),
                 Hold::Dependency(d) => format!("waiting for its dependency ({d})"),
                 Hold::BeginTime(t) => format!("not to start before {}", utc_text(*t)),
                 Hold::Limit(l) => format!(
-                    "a limit holds it ({l}); jobsort does not model this scheduler's limits \
-                     yet, so it gives no start"
+                    "a limit holds it ({l}); the snapshot does not hold the scheduler's \
+                     limits (PBS: qmgr.txt; Slurm: sacctmgr_assoc.txt, sacctmgr_qos.txt), so \
+                     jobsort gives no start"
                 ),
             },
         }
@@ -712,6 +734,7 @@ fn place_scan(
 /// them (its priority order). `now` is the snapshot's instant.
 pub fn plan(
     snap: &Snapshot,
+    limits: &Limits,
     order: &[usize],
     now: i64,
     options: &PlanOptions,
@@ -871,8 +894,21 @@ pub fn plan(
     let mut never_of: HashMap<(usize, &Ask), Option<String>> = HashMap::new();
     for (k, &j) in order.iter().enumerate() {
         let job = &snap.pending[j];
-        if let Some(h) = &job.hold {
-            out[k].blocked = Blocked::Hold { hold: h.clone() };
+        match &job.hold {
+            // With the scheduler's limits known, a job it says a limit holds waits for them.
+            Some(Hold::Limit(_)) if limits.known => {}
+            Some(h) => {
+                out[k].blocked = Blocked::Hold { hold: h.clone() };
+                continue;
+            }
+            None => {}
+        }
+        if let Some(Err(never)) = limits.pending.get(j) {
+            out[k].blocked = Blocked::Limit {
+                reason: never.reason.clone(),
+                plain: never.plain.clone(),
+                never: true,
+            };
             continue;
         }
         // Jobs that ask the same on the same nodes share the answer.
@@ -930,6 +966,8 @@ pub fn plan(
     // resources the job's chunks take.
     let whole_windows = matches!(options.policy, Policy::Slurm(_));
     let mut why_of: HashMap<(usize, &Ask, i64), (u64, Blocked)> = HashMap::new();
+    // What the running jobs count toward each limit now.
+    let mut cap_used = limits.usage();
     let mut t = now;
     let mut first = true;
     let mut cycles = 0;
@@ -956,6 +994,15 @@ pub fn plan(
             let (owner, planned_end) = end_owner[i];
             early |= e < planned_end;
             nodes.remove(owner);
+            // What it counted toward the limits is free again.
+            let drew = match owner {
+                Owner::Running(k) => limits.running.get(k),
+                Owner::Started(k) => limits.started.get(order[k]),
+                _ => None,
+            };
+            for d in drew.into_iter().flatten() {
+                cap_used[d.cap] = cap_used[d.cap].saturating_sub(d.amount);
+            }
         }
         // Under Slurm's rule a window holds its nodes whole, and the job that starts in it
         // holds only what it takes: the nodes it leaves let lower windows move, so they are
@@ -1024,6 +1071,24 @@ pub fn plan(
                 still.extend_from_slice(&waiting[pos..]);
                 break;
             }
+            // A limit with no room for it: it waits for jobs that count toward it to end,
+            // with no window (PBS and Slurm plan none for a job a limit holds) and holding
+            // no job behind it.
+            let checks: &[Draw] = match limits.pending.get(j) {
+                Some(Ok(d)) => d,
+                _ => &[],
+            };
+            if let Some(c) = limits.blocking(checks, &cap_used) {
+                if first {
+                    out[k].blocked = Blocked::Limit {
+                        reason: limits.caps[c].reason.clone(),
+                        plain: limits.caps[c].plain.clone(),
+                        never: false,
+                    };
+                }
+                still.push(k);
+                continue;
+            }
             let may = planned[k].is_none()
                 && asks(k).iter().zip(&free_now).all(|(a, f)| a <= f)
                 && !(!options.exhaustive
@@ -1055,6 +1120,9 @@ pub fn plan(
                 }
                 ends.push(Reverse((end, end_owner.len())));
                 end_owner.push((Owner::Started(k), t.saturating_add(w)));
+                for d in limits.started.get(j).into_iter().flatten() {
+                    cap_used[d.cap] = cap_used[d.cap].saturating_add(d.amount);
+                }
                 out[k].start = Some(t);
                 out[k].end = Some(end);
                 out[k].nodes = placed
@@ -1481,7 +1549,12 @@ mod tests {
             policy,
             ..PlanOptions::default()
         };
-        plan(s, &[0, 1, 2], NOW, &options, rt)
+        plan(s, &free(s), &[0, 1, 2], NOW, &options, rt)
+    }
+
+    /// No limits on the site's jobs.
+    fn free(s: &Snapshot) -> Limits {
+        Limits::none(s.running.len(), s.pending.len())
     }
 
     fn starts(p: &Plan) -> Vec<Option<i64>> {
@@ -1519,6 +1592,76 @@ mod tests {
         assert_eq!(p.jobs[2].blocked, Blocked::Nothing);
         assert_eq!(p.jobs[2].nodes, ["n2"]);
         assert_eq!(p.jobs[0].nodes, ["n1", "n2"]);
+    }
+
+    // Worked by hand. User u may run 2 jobs at once, and R1 and R2 are u's: at the snapshot
+    // the cap is full, and every waiting job is held by it (no window is planned for a job
+    // a limit holds). R2 ends at +600: A, first, does not fit (n1 is R1's) and gets its window
+    // at +3600; C fits on n2 but would run into it; B fits before it and starts (+600), the
+    // cap full again. B ends at +900, R1 at +3600: A starts in its window; C, within the cap,
+    // has no cores until A ends (+7200). A fourth job asking more than its per-job limit
+    // never starts.
+    #[test]
+    fn a_limit_holds_a_job_until_jobs_that_count_toward_it_end() {
+        use crate::model::limits::{Cap, Never};
+        let mut s = site();
+        s.pending.push(waiting("D", 1, 60));
+        let one = || vec![Draw { cap: 0, amount: 1 }];
+        let limits = Limits {
+            caps: vec![Cap {
+                reason: "Not Running: User has reached server running job limit.".into(),
+                plain: "user u may run 2 jobs at once on the server".into(),
+                limit: 2,
+            }],
+            running: vec![one(), one()],
+            pending: vec![
+                Ok(one()),
+                Ok(one()),
+                Ok(one()),
+                Err(Never {
+                    reason: "QOSMaxWallDurationPerJobLimit".into(),
+                    plain: "asks 0:01:00; QOS normal allows 0:00:30 per job".into(),
+                }),
+            ],
+            started: vec![one(), one(), one(), Vec::new()],
+            known: true,
+        };
+        let options = PlanOptions {
+            policy: Policy::Easy,
+            ..PlanOptions::default()
+        };
+        let p = plan(&s, &limits, &[0, 1, 2, 3], NOW, &options, &FullWalltime);
+        assert_eq!(starts(&p), [Some(3600), Some(7200), Some(600), None]);
+        for j in &p.jobs[..3] {
+            assert_eq!(
+                j.blocked,
+                Blocked::Limit {
+                    reason: "Not Running: User has reached server running job limit.".into(),
+                    plain: "user u may run 2 jobs at once on the server".into(),
+                    never: false,
+                }
+            );
+            assert_eq!(j.planned_at, None);
+        }
+        assert!(matches!(
+            p.jobs[3].blocked,
+            Blocked::Limit { never: true, .. }
+        ));
+        // Unknown limits: a job the scheduler says a limit holds is not planned.
+        let mut held = site();
+        held.pending[2].hold = Some(Hold::Limit("AssocMaxJobsLimit".into()));
+        let unknown = Limits::unknown(2, 3);
+        let p = plan(&held, &unknown, &[0, 1, 2], NOW, &options, &FullWalltime);
+        assert_eq!(starts(&p)[2], None);
+        let p = plan(
+            &held,
+            &free(&held),
+            &[0, 1, 2],
+            NOW,
+            &options,
+            &FullWalltime,
+        );
+        assert_eq!(starts(&p)[2], Some(0));
     }
 
     // Strict order: nothing passes A. When A ends (+7200) C and B start together on n1.
@@ -1597,6 +1740,7 @@ mod tests {
         let slurm = Policy::Slurm(crate::model::policy::SlurmBackfill::default());
         let p = plan(
             &s,
+            &free(&s),
             &[0, 1],
             NOW,
             &PlanOptions {
@@ -1617,7 +1761,14 @@ mod tests {
         assert_eq!(p.jobs[1].start, Some(NOW + 600));
         assert_eq!(p.jobs[1].nodes, ["n2"]);
         // EASY backfill as PBS runs it holds only the cores: B starts now on n2.
-        let p = plan(&s, &[0, 1], NOW, &PlanOptions::default(), &FullWalltime);
+        let p = plan(
+            &s,
+            &free(&s),
+            &[0, 1],
+            NOW,
+            &PlanOptions::default(),
+            &FullWalltime,
+        );
         assert_eq!(p.jobs[1].start, Some(NOW));
     }
 
@@ -1628,7 +1779,14 @@ mod tests {
         s.nodes[1].state = NodeState::Down;
         s.running.pop();
         s.pending = vec![waiting("D", 4, 3600)];
-        let p = plan(&s, &[0], NOW, &PlanOptions::default(), &FullWalltime);
+        let p = plan(
+            &s,
+            &free(&s),
+            &[0],
+            NOW,
+            &PlanOptions::default(),
+            &FullWalltime,
+        );
         // Only n1, busy until +3600.
         assert_eq!(p.jobs[0].start, Some(NOW + 3600));
         s.nodes[1].state = NodeState::Free;
@@ -1640,7 +1798,14 @@ mod tests {
             nodes: vec!["n2".into()],
             state: None,
         }];
-        let p = plan(&s, &[0], NOW, &PlanOptions::default(), &FullWalltime);
+        let p = plan(
+            &s,
+            &free(&s),
+            &[0],
+            NOW,
+            &PlanOptions::default(),
+            &FullWalltime,
+        );
         assert_eq!(
             p.jobs[0].blocked,
             Blocked::AdvanceReservation {
@@ -1681,7 +1846,7 @@ mod tests {
                 always_replan,
                 ..PlanOptions::default()
             };
-            let p = plan(&s, &[0, 1], NOW, &options, &FullWalltime);
+            let p = plan(&s, &free(&s), &[0, 1], NOW, &options, &FullWalltime);
             let st: Vec<_> = p.jobs.iter().map(|j| j.start.map(|t| t - NOW)).collect();
             assert_eq!(st, [Some(654), Some(1)], "always_replan {always_replan}");
         }
@@ -1770,12 +1935,12 @@ mod tests {
         fn plans_are_kept_exactly_and_never_overcommit((s, policy) in arb_site()) {
             let order: Vec<usize> = (0..s.pending.len()).collect();
             let options = PlanOptions { policy, ..PlanOptions::default() };
-            let kept = plan(&s, &order, NOW, &options, &FullWalltime);
-            let again = plan(&s, &order, NOW, &PlanOptions { always_replan: true, ..options }, &FullWalltime);
+            let kept = plan(&s, &free(&s), &order, NOW, &options, &FullWalltime);
+            let again = plan(&s, &free(&s), &order, NOW, &PlanOptions { always_replan: true, ..options }, &FullWalltime);
             let st = |p: &Plan| p.jobs.iter().map(|j| j.start).collect::<Vec<_>>();
             proptest::prop_assert_eq!(st(&kept), st(&again));
             // The shortcuts change nothing: every job at every cycle, every reason afresh.
-            let every = plan(&s, &order, NOW, &PlanOptions { exhaustive: true, ..options }, &FullWalltime);
+            let every = plan(&s, &free(&s), &order, NOW, &PlanOptions { exhaustive: true, ..options }, &FullWalltime);
             proptest::prop_assert_eq!(&kept.jobs, &every.jobs);
             // Intervals per node: running jobs and started ones.
             let mut spans: Vec<(usize, i64, i64, Vec<u64>, bool)> = Vec::new();

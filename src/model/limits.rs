@@ -54,16 +54,29 @@ pub struct Limits {
     /// checks, and any cap it counts toward without being checked against it (a Slurm
     /// association's limit that the job's QOS overrides still counts the job).
     pub started: Vec<Vec<Draw>>,
+    /// Whether the scheduler's limits are known (its configuration was there): a job the
+    /// scheduler says a limit holds is then planned by these caps; unknown, it is not planned.
+    pub known: bool,
 }
 
 impl Limits {
-    /// No limits for `running` running and `pending` waiting jobs.
-    pub fn none(running: usize, pending: usize) -> Limits {
+    /// Limits unknown (no configuration says them) for `running` running and `pending`
+    /// waiting jobs.
+    pub fn unknown(running: usize, pending: usize) -> Limits {
         Limits {
             caps: Vec::new(),
             running: vec![Vec::new(); running],
             pending: (0..pending).map(|_| Ok(Vec::new())).collect(),
             started: vec![Vec::new(); pending],
+            known: false,
+        }
+    }
+
+    /// No limits, known to be none (the configuration sets none, or does not enforce them).
+    pub fn none(running: usize, pending: usize) -> Limits {
+        Limits {
+            known: true,
+            ..Limits::unknown(running, pending)
         }
     }
 
@@ -107,6 +120,7 @@ mod tests {
                 Draw { cap: 0, amount: 1 },
             ])],
             started: vec![vec![Draw { cap: 1, amount: 8 }, Draw { cap: 0, amount: 1 }]],
+            known: true,
         };
         let used = limits.usage();
         assert_eq!(used, [1, 64]);

@@ -1093,6 +1093,7 @@ pub fn limits_for(snapshot: &Snapshot, qmgr: Option<&Qmgr>) -> Result<Limits, Pb
         running,
         pending,
         started,
+        known: true,
     })
 }
 

@@ -5,6 +5,7 @@
 //! counted and kept with the snapshot, or with `strict` an error; never dropped.
 
 use crate::flux::snapshot as flux;
+use crate::model::limits::Limits;
 use crate::model::snapshot::{Disagreement, Scheduler, Snapshot, SnapshotError};
 use crate::pbs::PbsSite;
 use crate::pbs::snapshot as pbs;
@@ -28,6 +29,10 @@ pub struct LoadedSnapshot {
     pub snapshot: Snapshot,
     pub config: SiteConfig,
     pub disagreements: Vec<Disagreement>,
+    /// The scheduler's limits on running jobs over the snapshot's jobs (`pbs::limits` from
+    /// `qmgr.txt`, `slurm::limits` from the `sacctmgr` tables; unknown for Flux, whose
+    /// snapshot holds no flux-accounting database).
+    pub limits: Limits,
 }
 
 /// The capture files that tell each scheduler's snapshot.
@@ -147,16 +152,27 @@ pub fn detect(dir: &Path) -> Result<Scheduler, SnapshotError> {
 /// Load the snapshot in `dir` (see the module docs). With `strict`, any disagreement
 /// between its parts is an error naming the first and how many there are.
 pub fn load_snapshot(dir: &Path, strict: bool) -> Result<LoadedSnapshot, SnapshotError> {
-    let (snapshot, config) = match detect(dir)? {
+    let (snapshot, config, limits) = match detect(dir)? {
         Scheduler::Pbs => {
             let s = pbs::read_pbs_snapshot(dir)?;
-            (s.snapshot, SiteConfig::Pbs(s.site))
+            let limits = crate::pbs::limits::pbs_limits(&s).map_err(|e| match e.origin {
+                crate::pbs::Origin::File { file, line } => {
+                    SnapshotError::at_line(&file, line, e.message)
+                }
+                other => SnapshotError::new(&other.to_string(), None, e.message),
+            })?;
+            (s.snapshot, SiteConfig::Pbs(s.site), limits)
         }
         Scheduler::Slurm => {
             let s = slurm::read_slurm_snapshot(dir)?;
-            (s.snapshot, SiteConfig::Slurm(s.conf))
+            let limits = crate::slurm::limits::slurm_limits(&s);
+            (s.snapshot, SiteConfig::Slurm(s.conf), limits)
         }
-        Scheduler::Flux => (flux::read_flux_snapshot(dir)?, SiteConfig::Flux),
+        Scheduler::Flux => {
+            let s = flux::read_flux_snapshot(dir)?;
+            let limits = Limits::unknown(s.running.len(), s.pending.len());
+            (s, SiteConfig::Flux, limits)
+        }
     };
     let disagreements = snapshot.check();
     if strict && let Some(first) = disagreements.first() {
@@ -174,6 +190,7 @@ pub fn load_snapshot(dir: &Path, strict: bool) -> Result<LoadedSnapshot, Snapsho
         snapshot,
         config,
         disagreements,
+        limits,
     })
 }
 

@@ -195,6 +195,7 @@ pub fn slurm_limits(snap: &SlurmSnapshot) -> Limits {
         running,
         pending,
         started,
+        known: true,
     }
 }
 
