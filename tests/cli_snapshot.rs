@@ -679,3 +679,106 @@ fn forecast_of_a_live_22_05_capture() {
     assert_eq!(jobs[0]["id"], "1013");
     assert_eq!(jobs[0]["blocked_kind"], "resources");
 }
+
+/// PBS limits (tests/data/snapshot/pbs_limits/qmgr.txt), in submission order at 12:00, node
+/// n07 free: 301 (ann) is held by `max_run [u:ann=2]` — ann runs 201 and 202 — until 202
+/// ends at 12:30; 302 (gus, project chem, 16 CPUs) by workq's `max_run_res.ncpus [p:chem=32]`
+/// — chem runs 24 — until 204's 8 end at 13:00; 303 by gpu's `max_run [o:PBS_ALL=1]` until
+/// 205 ends at 14:00; 304 has no limit and starts now on n07; 305 (fay) by the generic
+/// `[u:PBS_GENERIC=3]` until the first of fay's three ends at 12:40.
+#[test]
+fn why_and_forecast_under_pbs_limits() {
+    let v = forecast_json("tests/data/snapshot/pbs_limits", &[]);
+    assert_eq!(
+        starts(&v, "start"),
+        pairs(&[
+            ("301.srv", Some(1800)),
+            ("302.srv", Some(3600)),
+            ("303.srv", Some(7200)),
+            ("304.srv", Some(0)),
+            ("305.srv", Some(2400)),
+        ])
+    );
+    let j = &v["jobs"];
+    let said: Vec<&str> = [0, 1, 2, 4]
+        .iter()
+        .map(|&i| j[i]["blocked"]["reason"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        said,
+        [
+            "Not Running: Server job limit reached for user ann",
+            "Not Running: would exceed project chem's limit on resource ncpus in queue workq",
+            "Not Running: Queue gpu job limit has been reached.",
+            "Not Running: User has reached server running job limit.",
+        ]
+    );
+    assert_eq!(
+        (
+            &j[1]["blocked"]["used"],
+            &j[1]["blocked"]["asks"],
+            &j[1]["blocked"]["limit"]
+        ),
+        (
+            &serde_json::json!(24),
+            &serde_json::json!(16),
+            &serde_json::json!(32)
+        )
+    );
+    assert_eq!(j[1]["nodes"], serde_json::json!(["n04"]));
+    assert_eq!(j[3]["blocked_kind"], "none");
+    let dir = repo_file("tests/data/snapshot/pbs_limits");
+    let out = jobsort(["why", "302", "--snapshot", &dir]);
+    let text = stdout(&out);
+    assert!(
+        text.contains(
+            "queue workq allows project chem 32 ncpus of running jobs (max_run_res.ncpus \
+             [p:chem=32]"
+        ) && text.contains("24 of 32 taken, it asks 16"),
+        "{text}"
+    );
+}
+
+/// Slurm association and QOS limits (tests/data/snapshot/slurm_limits/sacctmgr_*.txt) at
+/// 12:00: ann's 11 (8 CPUs) ends at 12:00 itself, 18 (8 CPUs, 3 GPUs in partition gpu) at
+/// 13:00. 12 (ann) is held by QOS normal's MaxJobsPU=2 and 14 (bob) by account phys's
+/// GrpTRES=cpu=20 (16 taken, asks 8) until 11 is gone (+1 s, the plan's first instant
+/// after); 15 asks 2 days of QOS normal's MaxWall 1 day: never; 16 asks 2 of partition QOS
+/// gpupart's 4 GPUs (3 taken) until 18 ends; 17 has no limit. Each reason is squeue's.
+#[test]
+fn why_and_forecast_under_slurm_limits() {
+    let v = forecast_json("tests/data/snapshot/slurm_limits", &[]);
+    assert_eq!(
+        starts(&v, "start"),
+        pairs(&[
+            ("12", Some(1)),
+            ("14", Some(1)),
+            ("15", None),
+            ("16", Some(3600)),
+            ("17", Some(0)),
+        ])
+    );
+    let j = &v["jobs"];
+    for i in 0..4 {
+        assert_eq!(j[i]["blocked"]["kind"], "limit");
+        assert_eq!(
+            j[i]["blocked"]["reason"], j[i]["scheduler_says"],
+            "job {}",
+            j[i]["id"]
+        );
+    }
+    assert_eq!(j[2]["blocked"]["never"], true);
+    assert_eq!(j[1]["blocked"]["reason"], "AssocGrpCpuLimit");
+    assert_eq!(
+        (
+            &j[1]["blocked"]["used"],
+            &j[1]["blocked"]["asks"],
+            &j[1]["blocked"]["limit"]
+        ),
+        (
+            &serde_json::json!(16),
+            &serde_json::json!(8),
+            &serde_json::json!(20)
+        )
+    );
+}

@@ -110,10 +110,15 @@ pub enum Blocked {
     /// The nodes that can take it do not hold it even empty.
     NeverFits { why: String },
     /// A limit on running jobs holds it: the scheduler's words (PBS's comment, Slurm's reason
-    /// name) and plain ones. `never`: a per-job limit it exceeds, which no ended job clears.
+    /// name) and plain ones; what the jobs that count toward the limit hold now, what the job
+    /// asks of it and the limit, in the limit's unit (jobs, CPUs, KB...). `never`: a
+    /// per-job limit it exceeds, which no ended job clears (the counts are then 0).
     Limit {
         reason: String,
         plain: String,
+        used: u64,
+        asks: u64,
+        limit: u64,
         never: bool,
     },
     /// The scheduler does not consider it now.
@@ -193,13 +198,21 @@ impl Blocked {
                 reason,
                 plain,
                 never: true,
+                ..
             } => format!(
                 "a per-job limit keeps it from ever starting as asked: {plain} (the scheduler \
                  says: {reason})"
             ),
-            Blocked::Limit { reason, plain, .. } => format!(
-                "a limit holds it until running jobs that count toward it end: {plain} (the \
-                 scheduler says: {reason})"
+            Blocked::Limit {
+                reason,
+                plain,
+                used,
+                asks,
+                limit,
+                ..
+            } => format!(
+                "a limit holds it until running jobs that count toward it end: {plain}; {used} \
+                 of {limit} taken, it asks {asks} (the scheduler says: {reason})"
             ),
             Blocked::Hold { hold } => match hold {
                 Hold::Held(w) => format!("held ({w}): the scheduler does not consider it"),
@@ -907,6 +920,9 @@ pub fn plan(
             out[k].blocked = Blocked::Limit {
                 reason: never.reason.clone(),
                 plain: never.plain.clone(),
+                used: 0,
+                asks: 0,
+                limit: 0,
                 never: true,
             };
             continue;
@@ -1080,9 +1096,13 @@ pub fn plan(
             };
             if let Some(c) = limits.blocking(checks, &cap_used) {
                 if first {
+                    let cap = &limits.caps[c];
                     out[k].blocked = Blocked::Limit {
-                        reason: limits.caps[c].reason.clone(),
-                        plain: limits.caps[c].plain.clone(),
+                        reason: cap.reason.clone(),
+                        plain: cap.plain.clone(),
+                        used: cap_used[c],
+                        asks: checks.iter().filter(|d| d.cap == c).map(|d| d.amount).sum(),
+                        limit: cap.limit,
                         never: false,
                     };
                 }
@@ -1638,6 +1658,9 @@ mod tests {
                 Blocked::Limit {
                     reason: "Not Running: User has reached server running job limit.".into(),
                     plain: "user u may run 2 jobs at once on the server".into(),
+                    used: 2,
+                    asks: 1,
+                    limit: 2,
                     never: false,
                 }
             );
