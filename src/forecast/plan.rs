@@ -1286,8 +1286,33 @@ fn earliest(
     // Ends before starts at one instant: a window may open as another closes.
     deltas.sort_unstable_by_key(|d| (d.0, d.3));
     let need: Vec<u64> = (0..r).map(|i| ask.total(i)).collect();
-    let mut in_use = vec![0i128; r];
-    let mut d = 0;
+    // What is in use over the eligible nodes after each instant where it changes (the
+    // allocations' starts and ends): a step function, `r` values per instant. A window
+    // `[s, s + w)` needs room at every step inside it: the most in use over those steps, a
+    // sliding maximum as the candidates ascend (one deque per resource).
+    let mut at: Vec<i64> = Vec::new();
+    let mut steps: Vec<i128> = Vec::new();
+    {
+        let mut in_use = vec![0i128; r];
+        let mut k = 0;
+        while k < deltas.len() {
+            let x = deltas[k].0;
+            while k < deltas.len() && deltas[k].0 == x {
+                let (_, n, ai, on) = deltas[k];
+                // What it takes itself (a window that holds its nodes whole counts only its
+                // chunks: the node's other jobs are counted already, and the sum must stay a
+                // lower bound of what is in use).
+                let a = &nodes.allocs[n][ai];
+                for (i, u) in in_use.iter_mut().enumerate() {
+                    let v = a.amounts.get(i).copied().unwrap_or(0) as i128;
+                    *u += if on { v } else { -v };
+                }
+                k += 1;
+            }
+            at.push(x);
+            steps.extend(in_use.iter().map(|u| (*u).max(0)));
+        }
+    }
     // The eligible nodes with room for the job's smallest chunk at the candidate start,
     // kept as the sweep passes starts and ends: only they can take a chunk then.
     let smallest = smallest_chunk(ask, r);
@@ -1296,21 +1321,16 @@ fn earliest(
         .copied()
         .filter(|&n| covers_cap(snap, n, &smallest) && nodes.room_at(n, t, &smallest))
         .collect();
+    let mut most: Vec<std::collections::VecDeque<usize>> =
+        vec![std::collections::VecDeque::new(); r];
+    let (mut lo, mut hi) = (0usize, 0usize);
+    let mut d = 0;
     let mut touched: Vec<usize> = Vec::new();
     for s in times {
-        // In use at s over the eligible nodes: a lower bound of what the window sees.
+        // The eligible nodes with room for the smallest chunk at s.
         touched.clear();
         while d < deltas.len() && deltas[d].0 <= s {
-            let (_, n, ai, on) = deltas[d];
-            touched.push(n);
-            let a = &nodes.allocs[n][ai];
-            // What it takes itself (a window that holds its nodes whole counts only its
-            // chunks: the node's other jobs are counted already, and the sum must stay a
-            // lower bound of what is in use).
-            let amount = |i: usize| a.amounts.get(i).copied().unwrap_or(0);
-            for (i, u) in in_use.iter_mut().enumerate() {
-                *u += if on { 1 } else { -1 } * amount(i) as i128;
-            }
+            touched.push(deltas[d].1);
             d += 1;
         }
         for &n in &touched {
@@ -1320,28 +1340,28 @@ fn earliest(
                 roomy.remove(&n);
             }
         }
-        let short = |u: &[i128]| (0..r).any(|i| (cap[i] as i128 - u[i].max(0)) < need[i] as i128);
-        if short(&in_use) {
-            continue;
+        // The steps in [s, s + w): from the last at or before s (what is in use at s).
+        while lo + 1 < at.len() && at[lo + 1] <= s {
+            lo += 1;
         }
-        // What is in use at each start inside the window: the window needs room at all.
-        let mut ahead = in_use.clone();
-        let mut blocked = false;
-        for &(at, n, ai, on) in &deltas[d..] {
-            if at >= s.saturating_add(w) {
-                break;
+        let to = s.saturating_add(w);
+        while hi < at.len() && (hi <= lo || at[hi] < to) {
+            for (i, q) in most.iter_mut().enumerate() {
+                while q.back().is_some_and(|&b| steps[b * r + i] <= steps[hi * r + i]) {
+                    q.pop_back();
+                }
+                q.push_back(hi);
             }
-            let a = &nodes.allocs[n][ai];
-            for (i, u) in ahead.iter_mut().enumerate() {
-                let x = a.amounts.get(i).copied().unwrap_or(0) as i128;
-                *u += if on { x } else { -x };
-            }
-            if on && short(&ahead) {
-                blocked = true;
-                break;
-            }
+            hi += 1;
         }
-        if blocked {
+        let short = most.iter_mut().enumerate().any(|(i, q)| {
+            while q.front().is_some_and(|&f| f < lo) {
+                q.pop_front();
+            }
+            let used = q.front().map_or(0, |&f| steps[f * r + i]);
+            (cap[i] as i128 - used) < need[i] as i128
+        });
+        if short {
             continue;
         }
         let scan = roomy.iter().copied();
