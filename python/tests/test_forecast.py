@@ -106,6 +106,22 @@ def test_why_equals_the_cli(cli_json, name, job):
     assert mine["start"] is not None and mine["model_start"] is not None
 
 
+@pytest.mark.parametrize(
+    "name,job,reason",
+    [
+        ("pbs_limits", "302.srv", "Not Running: would exceed project chem's limit on resource ncpus in queue workq"),
+        ("slurm_limits", "14", "AssocGrpCpuLimit"),
+    ],
+)
+def test_why_a_limit_holds_a_job_as_the_cli_says(cli_json, name, job, reason):
+    folder = REPO / "tests" / "data" / "snapshot" / name
+    doc = cli_json("why", job, "--snapshot", folder, "--format", "json")
+    mine = jobsort.why(folder, job)
+    assert mine["blocked"] == doc["jobs"][0]["blocked"]
+    assert mine["blocked"]["kind"] == "limit" and mine["blocked"]["reason"] == reason
+    assert mine["start"] == doc["jobs"][0]["start"] is not None
+
+
 def test_why_a_job_that_is_not_waiting_raises():
     with pytest.raises(jobsort.InputError, match=r"job 999 is not in the snapshot .*why/pbs \(4 waiting, 2 running\)"):
         jobsort.why(WHY / "pbs", "999")
