@@ -55,7 +55,10 @@ impl Table {
             .enumerate()
             .filter(|(_, l)| !l.trim().is_empty());
         let Some((hl, header)) = lines.next() else {
-            return Err(err(0, "empty sacctmgr output".into()));
+            return Err(err(
+                1,
+                "empty: no header of column titles (sacctmgr -P prints one first)".into(),
+            ));
         };
         let trailing = header.ends_with('|');
         let split = |l: &str| -> Vec<String> {

@@ -95,6 +95,14 @@ fn short(b: &Blocked) -> String {
         Blocked::Reservation { job, .. } => format!("window of {job}"),
         Blocked::AdvanceReservation { id, .. } => format!("reservation {id}"),
         Blocked::Order { behind } => format!("behind {behind}"),
+        Blocked::Limit { reason, never, .. } => {
+            let said = reason.strip_prefix("Not Running: ").unwrap_or(reason);
+            if *never {
+                format!("limit, never: {said}")
+            } else {
+                format!("limit: {said}")
+            }
+        }
         Blocked::Hold { hold } => match hold {
             Hold::Held(_) => "held".into(),
             Hold::Dependency(_) => "dependency".into(),
