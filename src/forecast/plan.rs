@@ -1177,8 +1177,7 @@ pub fn plan(
             if planned[k].is_some() {
                 reserved += 1;
             } else if depth.is_none_or(|d| reserved < d) {
-                if let Some((s, placed)) =
-                    earliest(&nodes, &eligible(k).list, &job.ask, t, w, horizon)
+                if let Some((s, placed)) = earliest(&nodes, eligible(k), &job.ask, t, w, horizon)
                     && window.is_none_or(|win| s < t.saturating_add(win))
                 {
                     for (n, amounts) in placed {
@@ -1255,7 +1254,7 @@ fn shape(list: usize, ask: &Ask) -> Option<(Shape<'_>, u32)> {
 /// is in use on them in all leaves too little of a resource is passed over before placing.
 fn earliest(
     nodes: &Nodes<'_>,
-    eligible: &[usize],
+    eligible: &NodeSet,
     ask: &Ask,
     t: i64,
     w: i64,
@@ -1267,7 +1266,7 @@ fn earliest(
     let mut times: Vec<i64> = Vec::new();
     let mut deltas: Vec<(i64, usize, usize, bool)> = Vec::new();
     let mut cap = vec![0u64; r];
-    for &n in eligible {
+    for &n in &eligible.list {
         for i in 0..r {
             cap[i] += snap.nodes[n].available.get(i).copied().unwrap_or(0);
         }
@@ -1316,11 +1315,20 @@ fn earliest(
     // The eligible nodes with room for the job's smallest chunk at the candidate start,
     // kept as the sweep passes starts and ends: only they can take a chunk then.
     let smallest = smallest_chunk(ask, r);
-    let mut roomy: std::collections::BTreeSet<usize> = eligible
-        .iter()
-        .copied()
-        .filter(|&n| covers_cap(snap, n, &smallest) && nodes.room_at(n, t, &smallest))
-        .collect();
+    let roomy_at_t = |n: &usize| covers_cap(snap, *n, &smallest) && nodes.room_at(*n, t, &smallest);
+    // A chunk asks a core: only the nodes with one free now can have room now.
+    let mut roomy: std::collections::BTreeSet<usize> =
+        if t == nodes.t && smallest.first().is_some_and(|&c| c >= 1) {
+            nodes
+                .open
+                .iter()
+                .copied()
+                .filter(|&n| eligible.member[n])
+                .filter(roomy_at_t)
+                .collect()
+        } else {
+            eligible.list.iter().copied().filter(roomy_at_t).collect()
+        };
     let mut most: Vec<std::collections::VecDeque<usize>> =
         vec![std::collections::VecDeque::new(); r];
     let (mut lo, mut hi) = (0usize, 0usize);
@@ -1347,7 +1355,10 @@ fn earliest(
         let to = s.saturating_add(w);
         while hi < at.len() && (hi <= lo || at[hi] < to) {
             for (i, q) in most.iter_mut().enumerate() {
-                while q.back().is_some_and(|&b| steps[b * r + i] <= steps[hi * r + i]) {
+                while q
+                    .back()
+                    .is_some_and(|&b| steps[b * r + i] <= steps[hi * r + i])
+                {
                     q.pop_back();
                 }
                 q.push_back(hi);
