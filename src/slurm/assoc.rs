@@ -102,15 +102,7 @@ impl Associations {
         let mut links: Vec<(String, String, String)> = Vec::new();
         let mut by_id: BTreeMap<String, usize> = BTreeMap::new();
         for row in t.rows_of(cluster) {
-            let priority = match t.get(row, t.col("Priority")) {
-                "" => None,
-                s => Some(s.parse::<u32>().map_err(|_| {
-                    t.err(
-                        row.line,
-                        format!("Priority `{s}` is not a priority (0..4294967295)"),
-                    )
-                })?),
-            };
+            let priority = t.priority(row)?;
             let a = Association {
                 line: row.line,
                 account: t.get(row, Some(ca)).to_string(),

@@ -65,15 +65,7 @@ impl QosList {
         let cf = t.col("Flags");
         let mut list = Vec::new();
         for row in &t.rows {
-            let priority = match t.get(row, t.col("Priority")) {
-                "" => None,
-                s => Some(s.parse::<u32>().map_err(|_| {
-                    t.err(
-                        row.line,
-                        format!("Priority `{s}` is not a priority (0..4294967295)"),
-                    )
-                })?),
-            };
+            let priority = t.priority(row)?;
             list.push(Qos {
                 line: row.line,
                 name: t.get(row, Some(cn)).to_string(),

@@ -118,6 +118,19 @@ impl Table {
         })
     }
 
+    /// A row's `Priority` (empty: none), as sacctmgr prints a `uint32`.
+    pub fn priority(&self, row: &Row) -> Result<Option<u32>, SacctmgrError> {
+        match self.get(row, self.col("Priority")) {
+            "" => Ok(None),
+            s => s.parse::<u32>().map(Some).map_err(|_| {
+                self.err(
+                    row.line,
+                    format!("Priority `{s}` is not a priority (0..4294967295)"),
+                )
+            }),
+        }
+    }
+
     /// Field `col` of `row` (empty when the column is not there).
     pub fn get<'a>(&self, row: &'a Row, col: Option<usize>) -> &'a str {
         col.map_or("", |c| row.fields[c].as_str())
