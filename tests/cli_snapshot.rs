@@ -782,3 +782,222 @@ fn why_and_forecast_under_slurm_limits() {
         )
     );
 }
+
+/// `rank --snapshot DIR --format json`: (id, reason, limit's used/asks/limit) in order.
+fn rank_reasons(dir: &str, extra: &[&str]) -> (serde_json::Value, Vec<(String, String)>) {
+    let dir = repo_file(dir);
+    let mut args = vec!["rank", "--snapshot", dir.as_str(), "--format", "json"];
+    args.extend(extra);
+    let out = jobsort(args);
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    let v = json(&out);
+    let reasons = v["order"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            (
+                j["id"].as_str().unwrap().to_string(),
+                j["reason"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    (v, reasons)
+}
+
+fn ids(v: &serde_json::Value, list: &str) -> Vec<String> {
+    v[list]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// `rank --snapshot` on the limit snapshots of `why_and_forecast_under_pbs_limits` and
+/// `why_and_forecast_under_slurm_limits`: the queue in the forecast's order, and each job's
+/// reason the limit that holds it now against the running jobs, in the scheduler's words —
+/// the forecast's reasons at the snapshot's instant. 304.srv has no limit and PBS wrote no
+/// comment; 17 has none and keeps what Slurm said of it (`Priority`).
+#[test]
+fn rank_snapshot_gives_each_jobs_limit_in_the_schedulers_words() {
+    let (v, reasons) = rank_reasons("tests/data/snapshot/pbs_limits", &[]);
+    let forecast = forecast_json("tests/data/snapshot/pbs_limits", &[]);
+    assert_eq!(ids(&v, "order"), ids(&forecast, "jobs"));
+    assert_eq!(v["scheduler"], "PBS");
+    let expected = [
+        (
+            "301.srv",
+            "Not Running: Server job limit reached for user ann",
+        ),
+        (
+            "302.srv",
+            "Not Running: would exceed project chem's limit on resource ncpus in queue workq",
+        ),
+        (
+            "303.srv",
+            "Not Running: Queue gpu job limit has been reached.",
+        ),
+        ("304.srv", ""),
+        (
+            "305.srv",
+            "Not Running: User has reached server running job limit.",
+        ),
+    ];
+    let expected: Vec<(String, String)> = expected
+        .iter()
+        .map(|(i, r)| (i.to_string(), r.to_string()))
+        .collect();
+    assert_eq!(reasons, expected);
+    let o = &v["order"];
+    assert_eq!(o[0]["user"], "ann");
+    assert_eq!(o[0]["queue"], serde_json::json!(["workq"]));
+    assert_eq!(
+        (
+            &o[1]["limit"]["used"],
+            &o[1]["limit"]["asks"],
+            &o[1]["limit"]["limit"]
+        ),
+        (
+            &serde_json::json!(24),
+            &serde_json::json!(16),
+            &serde_json::json!(32)
+        )
+    );
+    assert!(
+        o[1]["limit_text"]
+            .as_str()
+            .unwrap()
+            .ends_with("; 24 of 32 taken, it asks 16"),
+        "{}",
+        o[1]
+    );
+    assert_eq!(o[3]["limit"], serde_json::Value::Null);
+    assert_eq!(o[3]["reason"], serde_json::Value::Null);
+
+    let (v, reasons) = rank_reasons("tests/data/snapshot/slurm_limits", &[]);
+    let forecast = forecast_json("tests/data/snapshot/slurm_limits", &[]);
+    assert_eq!(ids(&v, "order"), ids(&forecast, "jobs"));
+    let said: Vec<(&str, &str)> = reasons
+        .iter()
+        .map(|(i, r)| (i.as_str(), r.as_str()))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            ("12", "QOSMaxJobsPerUserLimit"),
+            ("14", "AssocGrpCpuLimit"),
+            ("15", "QOSMaxWallDurationPerJobLimit"),
+            ("16", "QOSGrpGRES"),
+            ("17", "Priority"),
+        ]
+    );
+    // The forecast's reasons, the same words at the same instant.
+    for (i, job) in forecast["jobs"].as_array().unwrap().iter().enumerate() {
+        if job["blocked"]["kind"] == "limit" {
+            assert_eq!(v["order"][i]["limit"], job["blocked"], "job {}", job["id"]);
+        } else {
+            assert_eq!(v["order"][i]["limit"], serde_json::Value::Null);
+        }
+    }
+    let o = &v["order"];
+    assert_eq!(o[2]["limit"]["never"], true);
+    assert_eq!(o[3]["limit"]["used"], 3);
+    assert_eq!(o[4]["scheduler_says"], "Priority");
+
+    // A formula orders it as it orders `forecast --formula`; --top keeps the first K.
+    let (v, _) = rank_reasons(
+        "tests/data/snapshot/pbs_limits",
+        &["--formula", "ncpus", "--top", "2"],
+    );
+    let forecast = forecast_json("tests/data/snapshot/pbs_limits", &["--formula", "ncpus"]);
+    assert_eq!(ids(&v, "order"), ids(&forecast, "jobs")[..2]);
+    assert_eq!(v["ordered_by"], "the formula `ncpus`");
+    assert_eq!(v["order"][0]["terms"][0]["term"], "ncpus");
+}
+
+#[test]
+fn rank_snapshot_table() {
+    let dir = repo_file("tests/data/snapshot/slurm_limits");
+    let out = jobsort(["rank", "--snapshot", &dir]);
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    for line in [
+        "Slurm snapshot at 2025-12-01T12:00:00Z: 5 waiting, 2 running; ordered by submission \
+         order (the capture shows no priority)",
+        "rank  id  user  queue  value  reason                         limit",
+        "   1  12  ann   batch      -  QOSMaxJobsPerUserLimit         QOS normal allows each \
+         user 2 jobs at once (ann); 2 of 2 taken, it asks 1",
+        "   2  14  bob   batch      -  AssocGrpCpuLimit               association phys may \
+         hold 20 CPUs at once across its users and sub-accounts; 16 of 20 taken, it asks 8",
+        "   3  15  cid   batch      -  QOSMaxWallDurationPerJobLimit  asks 2-00:00:00; QOS \
+         normal allows 1-00:00:00 per job; a per-job limit: it never starts as asked",
+        "   4  16  cid   gpu        -  QOSGrpGRES                     QOS gpupart allows its \
+         running jobs 4 GPUs in all; 3 of 4 taken, it asks 2",
+        "   5  17  dan   batch      -  Priority\n",
+    ] {
+        assert!(text.contains(line), "no `{line}` in\n{text}");
+    }
+    // The site's formula with --explain: its terms as columns (CSV).
+    let dir = repo_file("tests/data/why/pbs");
+    let out = jobsort(["rank", "--snapshot", &dir, "--explain", "--format", "csv"]);
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.starts_with(
+            "rank,id,user,queue,value,reason,limit,ncpus * 2,walltime / 3600\n\
+             1,301.srv,cid,workq,34.0,Not Running: Insufficient amount of resource: ncpus \
+             (R: 16 A: 12 T: 24),,32.0,2.0\n"
+        ),
+        "{text}"
+    );
+}
+
+/// A folder that is no snapshot is bad input, as for `why` (exit 1, the same words); a job
+/// file beside a snapshot, or a flag only a job file takes, is a usage error naming both.
+#[test]
+fn rank_snapshot_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = tmp.path().join("nowhere");
+    let missing = missing.to_str().unwrap();
+    let rank = jobsort(["rank", "--snapshot", missing]);
+    let why = jobsort(["why", "1", "--snapshot", missing]);
+    assert_eq!(code(&rank), Some(1));
+    assert_eq!(code(&why), Some(1));
+    assert_eq!(
+        stderr(&rank),
+        format!("jobsort rank: {missing}: not a folder\n")
+    );
+    assert_eq!(
+        stderr(&rank).replace("jobsort rank", "jobsort why"),
+        stderr(&why)
+    );
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let out = jobsort(["rank", "--snapshot", empty.to_str().unwrap()]);
+    assert_eq!(code(&out), Some(1));
+    assert!(
+        stderr(&out).contains(": no snapshot here: expected PBS's pbsnodes.json"),
+        "{}",
+        stderr(&out)
+    );
+    let dir = repo_file("tests/data/snapshot/pbs_limits");
+    let jobs = repo_file("examples/jobs.json");
+    let out = jobsort(["rank", "ncpus", "--snapshot", &dir, "--jobs", &jobs]);
+    assert_eq!(code(&out), Some(2));
+    assert!(
+        stderr(&out).contains("'--snapshot <DIR>' cannot be used with '--jobs <FILE>'"),
+        "{}",
+        stderr(&out)
+    );
+    let out = jobsort(["rank", "--snapshot", &dir, "--threshold", "3"]);
+    assert_eq!(code(&out), Some(2));
+    assert!(
+        stderr(&out).contains("'--snapshot <DIR>' cannot be used with '--threshold <T>'"),
+        "{}",
+        stderr(&out)
+    );
+    let out = jobsort(["rank", "ncpus"]);
+    assert_eq!(code(&out), Some(2));
+    assert!(stderr(&out).contains("--jobs <FILE>"), "{}", stderr(&out));
+}

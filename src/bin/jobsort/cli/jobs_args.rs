@@ -38,8 +38,8 @@ pub struct JobsArgs {
     /// output, or any trace or site log `sim --trace` reads (SWF, sacct -P, PBS accounting
     /// logs or their directory, Flux job lists; plain or gzip), told apart by content.
     /// Fields are described in the README.
-    #[arg(long, value_name = "FILE")]
-    pub jobs: InputPath,
+    #[arg(long, value_name = "FILE", required = true)]
+    pub jobs: Option<InputPath>,
     /// Job file format (default: from the extension and content).
     #[arg(long, value_enum, default_value = "auto", value_name = "FORMAT")]
     pub jobs_format: JobsFormatArg,
@@ -65,6 +65,14 @@ pub struct JobsArgs {
 }
 
 impl JobsArgs {
+    /// The job file. `--jobs` is required wherever these flags are, except by `rank
+    /// --snapshot DIR`, which reads no job file.
+    pub fn path(&self) -> Result<&InputPath, Failure> {
+        self.jobs
+            .as_ref()
+            .ok_or_else(|| Failure::usage("no job file given (--jobs FILE)"))
+    }
+
     /// The jobs of the file, keeping the numeric `columns` (the formula's inputs), whatever
     /// its format: job files as they are, traces and site logs bound as the simulator binds
     /// a job at its submission ([`jobsort::sim::job_rows`]; the jobs their conventions drop
@@ -83,7 +91,8 @@ impl JobsArgs {
             JobsFormatArg::Flux => RowsFormat::Trace(TraceFormat::FluxJobs),
         };
         let options = trace_options(self.lenient, &self.sacct);
-        let rows = match &self.jobs {
+        let path = self.path()?;
+        let rows = match path {
             InputPath::File(path) => load_job_rows(path, format, catalog, columns, &options),
             InputPath::Stdin => {
                 take_stdin()?;
@@ -128,7 +137,7 @@ impl JobsArgs {
         }
         let jobs = file.jobs;
         if jobs.is_empty() {
-            warn(&format!("{}: no jobs read", self.jobs.name()));
+            warn(&format!("{}: no jobs read", path.name()));
         }
         Ok(jobs)
     }

@@ -25,6 +25,7 @@ mod priority_formula;
 mod queue;
 mod queue_order_args;
 mod rank;
+mod rank_snapshot;
 mod replay;
 mod report;
 mod schedule_args;
@@ -56,7 +57,11 @@ pub enum Command {
     Check(check::Args),
     /// Evaluate a formula for every job of a job file.
     Eval(eval::Args),
-    /// Rank the jobs of a job file by a formula.
+    /// Rank the jobs of a job file by a formula, or a snapshot's queue with what holds each job.
+    #[command(
+        override_usage = "jobsort rank [OPTIONS] --jobs <FILE> [FORMULA]\n       \
+            jobsort rank --snapshot <DIR> [FORMULA] [--top <K>] [--explain] [--format <FORMAT>]"
+    )]
     Rank(rank::Args),
     /// Compute and inspect a fairshare tree (pbsfs-compatible for the PBS algorithm).
     Fairshare(fairshare::Args),
@@ -107,7 +112,10 @@ pub fn run(cli: Cli) -> ExitCode {
     let outcome = match cli.command {
         Command::Check(a) => check::run(a, out),
         Command::Eval(a) => eval::run(a, out),
-        Command::Rank(a) => rank::run(a, out),
+        Command::Rank(a) => match a.snapshot.clone() {
+            Some(dir) => rank_snapshot::run(a, &dir, out),
+            None => rank::run(a, out),
+        },
         Command::Fairshare(a) => Ok(fairshare::run(a, out)),
         Command::Limits(a) => limits::run(a, out),
         Command::Sim(a) => sim::run(a, out),

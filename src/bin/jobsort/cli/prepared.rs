@@ -57,7 +57,7 @@ impl InputArgs {
     /// The formula (FORMULA or `--file`, else the site's job_sort_formula), the catalog and
     /// the fairshare options, each flag winning over the site's files.
     pub fn resolve(&self) -> Result<Resolved, Failure> {
-        one_stdin(std::iter::once(Some(&self.jobs.jobs)).chain(self.site.inputs()))?;
+        one_stdin(std::iter::once(self.jobs.jobs.as_ref()).chain(self.site.inputs()))?;
         let site = self.site.read()?;
         let mut explained = Explained::default();
         let (source, name) = match site.as_ref().and_then(PbsSite::formula) {

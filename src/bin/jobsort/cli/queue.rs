@@ -1,6 +1,7 @@
-//! The queue of a snapshot as `why` and `forecast` see it: the snapshot loaded, its waiting
-//! jobs in the site's priority order with each one's value and terms, the plan forward
-//! (`jobsort::forecast`), and the runtime model from the site's history.
+//! The queue of a snapshot as `why`, `forecast` and `rank --snapshot` see it: the snapshot
+//! loaded ([`load`]), its waiting jobs in the site's priority order with each one's value and
+//! terms ([`order`]), the plan forward (`jobsort::forecast`), and the runtime model from the
+//! site's history.
 //!
 //! The order is `rank`'s, run on the snapshot's own job capture and configuration (one
 //! definition of the site's priority): PBS's formula (the snapshot's `qmgr.txt` /
@@ -125,160 +126,12 @@ fn file_in(dir: &Path, name: &str) -> Option<String> {
 impl QueueArgs {
     /// Load, order and plan.
     pub fn load(&self) -> Result<Queue, Failure> {
-        let loaded = load_snapshot(&self.snapshot, self.strict).map_err(Failure::invalid)?;
-        for d in &loaded.disagreements {
-            warn(&format!("{}: {d}", self.snapshot.display()));
-        }
-        let snap = &loaded.snapshot;
-        let dir = &self.snapshot;
-        let mut priority = vec![Priority::default(); snap.pending.len()];
-        let index: HashMap<&str, usize> = snap
-            .pending
-            .iter()
-            .enumerate()
-            .map(|(i, j)| (j.id.as_str(), i))
-            .collect();
-        let mut flags: Vec<String> = Vec::new();
-        let jobs_file = match snap.scheduler {
-            Scheduler::Pbs => file_in(dir, jobsort::pbs::snapshot::QSTAT),
-            Scheduler::Slurm => file_in(dir, jobsort::slurm::snapshot::SQUEUE),
-            Scheduler::Flux => file_in(dir, jobsort::flux::snapshot::JOBS),
-        };
-        let (order, ordered_by) = match (&jobs_file, snap.scheduler) {
-            (None, _) => (
-                (0..snap.pending.len()).collect(),
-                "capture order (the folder holds no job list)".to_string(),
-            ),
-            (Some(jobs), Scheduler::Pbs) => {
-                flags.extend(["--jobs".into(), jobs.clone()]);
-                for (flag, f) in [
-                    ("--qmgr", jobsort::pbs::snapshot::QMGR),
-                    ("--sched-config", jobsort::pbs::snapshot::SCHED_CONFIG),
-                ] {
-                    if let Some(p) = file_in(dir, f) {
-                        flags.extend([flag.to_string(), p]);
-                    }
-                }
-                // The fairshare tree, when the folder holds copies of the site's
-                // sched_priv/resource_group (and usage): the formula's fairshare terms.
-                if let Some(rg) = file_in(dir, jobsort::pbs::snapshot::RESOURCE_GROUP) {
-                    flags.extend(["--resource-group".into(), rg]);
-                    if let Some(u) = file_in(dir, jobsort::pbs::snapshot::USAGE) {
-                        flags.extend(["--usage".into(), u]);
-                    }
-                }
-                if let Some(f) = &self.formula {
-                    flags.extend(["--formula".into(), f.clone()]);
-                }
-                let has_formula = self.formula.is_some()
-                    || match &loaded.config {
-                        jobsort::sim::snapshot::SiteConfig::Pbs(site) => site.formula().is_some(),
-                        _ => false,
-                    };
-                if has_formula {
-                    let ranked = rank_json(&flags)?;
-                    for (id, value, terms) in &ranked {
-                        if let Some(&i) = index.get(id.as_str()) {
-                            priority[i].value = *value;
-                            priority[i].terms = terms.clone();
-                        }
-                    }
-                    let by = match &self.formula {
-                        Some(f) => format!("the formula `{f}`"),
-                        None => "the site's job_sort_formula".to_string(),
-                    };
-                    (
-                        forecast::order_of_ids(snap, ranked.iter().map(|r| r.0.as_str())),
-                        by,
-                    )
-                } else {
-                    // PBS without a job_sort_formula sorts by its job_sort_key, by default
-                    // none: submission order.
-                    let mut order: Vec<usize> = (0..snap.pending.len()).collect();
-                    order.sort_by_key(|&i| (snap.pending[i].submit.unwrap_or(i64::MAX), i));
-                    (
-                        order,
-                        "submission order (the snapshot holds no job_sort_formula: add \
-                         qmgr.txt or sched_config, or give --formula)"
-                            .to_string(),
-                    )
-                }
-            }
-            (Some(jobs), sched) => {
-                let name = if sched == Scheduler::Slurm {
-                    "slurm"
-                } else {
-                    "flux"
-                };
-                if let Some(f) = &self.formula {
-                    flags.extend([
-                        "--jobs".into(),
-                        jobs.clone(),
-                        "--scheduler".into(),
-                        name.into(),
-                        "--formula".into(),
-                        f.clone(),
-                    ]);
-                    let ranked = rank_json(&flags)?;
-                    for (id, value, terms) in &ranked {
-                        if let Some(&i) = index.get(id.as_str()) {
-                            priority[i].value = *value;
-                            priority[i].terms = terms.clone();
-                        }
-                    }
-                    (
-                        forecast::order_of_ids(snap, ranked.iter().map(|r| r.0.as_str())),
-                        format!("the formula `{f}`"),
-                    )
-                } else {
-                    for (i, j) in snap.pending.iter().enumerate() {
-                        priority[i].value = j.priority;
-                    }
-                    // sprio's factors from the folder's multifactor slurm.conf.
-                    let conf = file_in(dir, "slurm.conf");
-                    let multifactor = matches!(&loaded.config,
-                        jobsort::sim::snapshot::SiteConfig::Slurm(Some(c)) if c.is_multifactor());
-                    if let (Some(conf), true) = (conf, multifactor) {
-                        let f = [
-                            "--jobs".to_string(),
-                            jobs.clone(),
-                            "--slurm-conf".into(),
-                            conf,
-                        ];
-                        match rank_json(&f) {
-                            Ok(ranked) => {
-                                for (id, value, terms) in ranked {
-                                    if let Some(&i) = index.get(id.as_str())
-                                        && priority[i].terms.is_empty()
-                                    {
-                                        priority[i].terms = terms;
-                                        priority[i].computed = value;
-                                    }
-                                }
-                            }
-                            Err(Failure::Invalid(m) | Failure::Usage(m)) => {
-                                warn(&format!("no factors: {m}"))
-                            }
-                            Err(e) => return Err(e),
-                        }
-                    }
-                    match forecast::captured_order(snap) {
-                        Some(o) => (
-                            o,
-                            format!("{}'s own priority, as captured", snap.scheduler.name()),
-                        ),
-                        None => {
-                            let mut order: Vec<usize> = (0..snap.pending.len()).collect();
-                            order.sort_by_key(|&i| (snap.pending[i].submit.unwrap_or(i64::MAX), i));
-                            (
-                                order,
-                                "submission order (the capture shows no priority)".to_string(),
-                            )
-                        }
-                    }
-                }
-            }
-        };
+        let loaded = load(&self.snapshot, self.strict)?;
+        let Ordered {
+            order,
+            priority,
+            ordered_by,
+        } = order(&loaded, &self.snapshot, self.formula.as_deref())?;
         let (model, model_fit) = match &self.history {
             Some(path) => {
                 let w = jobsort::workload::load_workload(path)
@@ -308,4 +161,189 @@ impl QueueArgs {
             model_fit,
         })
     }
+}
+
+/// The waiting jobs of a snapshot in the site's priority order.
+pub struct Ordered {
+    /// Indices into the snapshot's pending jobs, in priority order.
+    pub order: Vec<usize>,
+    /// By pending index.
+    pub priority: Vec<Priority>,
+    /// What ordered it, for the reader.
+    pub ordered_by: String,
+}
+
+/// Load the snapshot folder `dir` as `why`, `forecast` and `rank --snapshot` do: an error
+/// reading it is bad input (exit 1); each disagreement between its parts is a warning, or
+/// with `strict` an error.
+pub fn load(dir: &Path, strict: bool) -> Result<LoadedSnapshot, Failure> {
+    let loaded = load_snapshot(dir, strict).map_err(Failure::invalid)?;
+    for d in &loaded.disagreements {
+        warn(&format!("{}: {d}", dir.display()));
+    }
+    Ok(loaded)
+}
+
+/// The waiting jobs of `loaded` (read from `dir`) in the site's priority order, with each
+/// one's value and terms (see the module docs); `formula` orders by that formula instead.
+/// The one order `why`, `forecast` and `rank --snapshot` show.
+pub fn order(
+    loaded: &LoadedSnapshot,
+    dir: &Path,
+    formula: Option<&str>,
+) -> Result<Ordered, Failure> {
+    let snap = &loaded.snapshot;
+    let mut priority = vec![Priority::default(); snap.pending.len()];
+    let index: HashMap<&str, usize> = snap
+        .pending
+        .iter()
+        .enumerate()
+        .map(|(i, j)| (j.id.as_str(), i))
+        .collect();
+    let mut flags: Vec<String> = Vec::new();
+    let jobs_file = match snap.scheduler {
+        Scheduler::Pbs => file_in(dir, jobsort::pbs::snapshot::QSTAT),
+        Scheduler::Slurm => file_in(dir, jobsort::slurm::snapshot::SQUEUE),
+        Scheduler::Flux => file_in(dir, jobsort::flux::snapshot::JOBS),
+    };
+    let (order, ordered_by) = match (&jobs_file, snap.scheduler) {
+        (None, _) => (
+            (0..snap.pending.len()).collect(),
+            "capture order (the folder holds no job list)".to_string(),
+        ),
+        (Some(jobs), Scheduler::Pbs) => {
+            flags.extend(["--jobs".into(), jobs.clone()]);
+            for (flag, f) in [
+                ("--qmgr", jobsort::pbs::snapshot::QMGR),
+                ("--sched-config", jobsort::pbs::snapshot::SCHED_CONFIG),
+            ] {
+                if let Some(p) = file_in(dir, f) {
+                    flags.extend([flag.to_string(), p]);
+                }
+            }
+            // The fairshare tree, when the folder holds copies of the site's
+            // sched_priv/resource_group (and usage): the formula's fairshare terms.
+            if let Some(rg) = file_in(dir, jobsort::pbs::snapshot::RESOURCE_GROUP) {
+                flags.extend(["--resource-group".into(), rg]);
+                if let Some(u) = file_in(dir, jobsort::pbs::snapshot::USAGE) {
+                    flags.extend(["--usage".into(), u]);
+                }
+            }
+            if let Some(f) = formula {
+                flags.extend(["--formula".into(), f.to_string()]);
+            }
+            let has_formula = formula.is_some()
+                || match &loaded.config {
+                    jobsort::sim::snapshot::SiteConfig::Pbs(site) => site.formula().is_some(),
+                    _ => false,
+                };
+            if has_formula {
+                let ranked = rank_json(&flags)?;
+                for (id, value, terms) in &ranked {
+                    if let Some(&i) = index.get(id.as_str()) {
+                        priority[i].value = *value;
+                        priority[i].terms = terms.clone();
+                    }
+                }
+                let by = match formula {
+                    Some(f) => format!("the formula `{f}`"),
+                    None => "the site's job_sort_formula".to_string(),
+                };
+                (
+                    forecast::order_of_ids(snap, ranked.iter().map(|r| r.0.as_str())),
+                    by,
+                )
+            } else {
+                // PBS without a job_sort_formula sorts by its job_sort_key, by default
+                // none: submission order.
+                let mut order: Vec<usize> = (0..snap.pending.len()).collect();
+                order.sort_by_key(|&i| (snap.pending[i].submit.unwrap_or(i64::MAX), i));
+                (
+                    order,
+                    "submission order (the snapshot holds no job_sort_formula: add \
+                         qmgr.txt or sched_config, or give --formula)"
+                        .to_string(),
+                )
+            }
+        }
+        (Some(jobs), sched) => {
+            let name = if sched == Scheduler::Slurm {
+                "slurm"
+            } else {
+                "flux"
+            };
+            if let Some(f) = formula {
+                flags.extend([
+                    "--jobs".into(),
+                    jobs.clone(),
+                    "--scheduler".into(),
+                    name.into(),
+                    "--formula".into(),
+                    f.to_string(),
+                ]);
+                let ranked = rank_json(&flags)?;
+                for (id, value, terms) in &ranked {
+                    if let Some(&i) = index.get(id.as_str()) {
+                        priority[i].value = *value;
+                        priority[i].terms = terms.clone();
+                    }
+                }
+                (
+                    forecast::order_of_ids(snap, ranked.iter().map(|r| r.0.as_str())),
+                    format!("the formula `{f}`"),
+                )
+            } else {
+                for (i, j) in snap.pending.iter().enumerate() {
+                    priority[i].value = j.priority;
+                }
+                // sprio's factors from the folder's multifactor slurm.conf.
+                let conf = file_in(dir, "slurm.conf");
+                let multifactor = matches!(&loaded.config,
+                        jobsort::sim::snapshot::SiteConfig::Slurm(Some(c)) if c.is_multifactor());
+                if let (Some(conf), true) = (conf, multifactor) {
+                    let f = [
+                        "--jobs".to_string(),
+                        jobs.clone(),
+                        "--slurm-conf".into(),
+                        conf,
+                    ];
+                    match rank_json(&f) {
+                        Ok(ranked) => {
+                            for (id, value, terms) in ranked {
+                                if let Some(&i) = index.get(id.as_str())
+                                    && priority[i].terms.is_empty()
+                                {
+                                    priority[i].terms = terms;
+                                    priority[i].computed = value;
+                                }
+                            }
+                        }
+                        Err(Failure::Invalid(m) | Failure::Usage(m)) => {
+                            warn(&format!("no factors: {m}"))
+                        }
+                        Err(e) => return Err(e),
+                    }
+                }
+                match forecast::captured_order(snap) {
+                    Some(o) => (
+                        o,
+                        format!("{}'s own priority, as captured", snap.scheduler.name()),
+                    ),
+                    None => {
+                        let mut order: Vec<usize> = (0..snap.pending.len()).collect();
+                        order.sort_by_key(|&i| (snap.pending[i].submit.unwrap_or(i64::MAX), i));
+                        (
+                            order,
+                            "submission order (the capture shows no priority)".to_string(),
+                        )
+                    }
+                }
+            }
+        }
+    };
+    Ok(Ordered {
+        order,
+        priority,
+        ordered_by,
+    })
 }

@@ -7,6 +7,9 @@
 //! Of `qstat -f -F json` and `squeue --json` output only the jobs the scheduler sorts are
 //! ranked (unless `--all`); the others follow the ranking with why (CSV: on stderr; JSON:
 //! `not_ranked`).
+//!
+//! `rank --snapshot DIR` (instead of `--jobs`) is `rank_snapshot.rs`: the flags are here, so
+//! `rank` has one set of them.
 
 use super::output::{
     Out, OutputFormat, show_value, write_csv, write_json_list, write_not_ranked, write_table,
@@ -25,12 +28,23 @@ use jobsort::rank::{RankOptions, Ranked, Threshold, TieBreak, rank};
 use jobsort::sim::scheduler::{QueueOrder, QueueOrderKind};
 use jobsort::sim::settings;
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
+#[command(
+    mut_arg("jobs", |a| a.required(false).required_unless_present("snapshot")),
+    mut_args(with_snapshot)
+)]
 pub struct Args {
     #[command(flatten)]
     pub input: InputArgs,
+    /// Rank the waiting jobs of a snapshot folder (contrib/capture/ makes one) instead of a
+    /// job file: in the order `why` and `forecast` take them (the site's priority, or
+    /// FORMULA), each with the limit that holds it now in the scheduler's words. Of the other
+    /// flags only FORMULA (--formula, --file), --top, --explain and --format apply.
+    #[arg(long, value_name = "DIR")]
+    pub snapshot: Option<PathBuf>,
     /// Show only the first K jobs (selected without sorting the rest).
     #[arg(long, value_name = "K")]
     pub top: Option<usize>,
@@ -58,6 +72,28 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: OutputFormat,
+}
+
+/// The flags `rank --snapshot` takes; every other flag is a usage error beside it.
+const WITH_SNAPSHOT: [&str; 8] = [
+    "snapshot",
+    "formula",
+    "formula_flag",
+    "file",
+    "top",
+    "explain",
+    "format",
+    "help",
+];
+
+/// Each flag `rank --snapshot` does not take conflicts with `--snapshot` (`--jobs` among
+/// them: the usage error names both).
+fn with_snapshot(a: clap::Arg) -> clap::Arg {
+    if WITH_SNAPSHOT.contains(&a.get_id().as_str()) {
+        a
+    } else {
+        a.conflicts_with("snapshot")
+    }
 }
 
 /// The settings in effect, each flag winning over the site's: the threshold, whether

@@ -118,7 +118,7 @@ impl SlurmJobArgs {
             return jobs.load_sorted(catalog, Some(columns)).map(loaded);
         }
         if catalog.scheduler() == Scheduler::Slurm
-            && let Some(path) = jobs.jobs.file()
+            && let Some(path) = jobs.path()?.file()
         {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| Failure::invalid(format!("{}: {e}", path.display())))?;
@@ -139,7 +139,7 @@ impl SlurmJobArgs {
                         calculate_running: flags.calculate_running,
                     }
                 };
-                let read = parse_squeue_json(&text, &jobs.jobs.name(), &qos, which)
+                let read = parse_squeue_json(&text, &jobs.path()?.name(), &qos, which)
                     .map_err(Failure::invalid)?;
                 return Ok(Loaded {
                     jobs: read.jobs.iter().cloned().collect(),
