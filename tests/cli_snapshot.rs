@@ -781,6 +781,31 @@ fn why_and_forecast_under_slurm_limits() {
             &serde_json::json!(20)
         )
     );
+    // Without the sacctmgr tables the limits are unknown: the jobs squeue says a limit holds
+    // get no start (not a start as if the site set none), and the plain words say why.
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir("tests/data/snapshot/slurm_limits", dir.path());
+    std::fs::remove_file(dir.path().join("sacctmgr_assoc.txt")).unwrap();
+    std::fs::remove_file(dir.path().join("sacctmgr_qos.txt")).unwrap();
+    let d = dir.path().to_str().unwrap();
+    let out = jobsort(["forecast", "--snapshot", d, "--format", "json"]);
+    let v = json(&out);
+    assert_eq!(
+        starts(&v, "start"),
+        pairs(&[
+            ("12", None),
+            ("14", None),
+            ("15", None),
+            ("16", None),
+            ("17", Some(0))
+        ])
+    );
+    assert_eq!(v["jobs"][0]["blocked"]["hold"]["kind"], "limit");
+    let plain = v["jobs"][0]["plain"].as_str().unwrap();
+    assert!(
+        plain.contains("does not hold the scheduler's limits"),
+        "{plain}"
+    );
 }
 
 /// `rank --snapshot DIR --format json`: (id, reason, limit's used/asks/limit) in order.

@@ -978,7 +978,7 @@ fn first_origin(slot: &Slot) -> Option<&Origin> {
 }
 
 /// The limits of a PBS snapshot: its `qmgr.txt`'s hard limits over its running and waiting
-/// jobs (module docs). A snapshot without qmgr output has no limits.
+/// jobs (module docs). A snapshot without qmgr output has unknown limits.
 pub fn pbs_limits(snap: &PbsSnapshot) -> Result<Limits, PbsLimitError> {
     limits_for(&snap.snapshot, snap.site.qmgr.as_ref())
 }
@@ -986,8 +986,12 @@ pub fn pbs_limits(snap: &PbsSnapshot) -> Result<Limits, PbsLimitError> {
 /// [`pbs_limits`] of a snapshot and a site's qmgr output given apart.
 pub fn limits_for(snapshot: &Snapshot, qmgr: Option<&Qmgr>) -> Result<Limits, PbsLimitError> {
     let none = || Limits::none(snapshot.running.len(), snapshot.pending.len());
+    // Without the server's settings the limits are unknown, not absent.
     let Some(q) = qmgr else {
-        return Ok(none());
+        return Ok(Limits::unknown(
+            snapshot.running.len(),
+            snapshot.pending.len(),
+        ));
     };
     let set = read_limits(q)?;
     if set.is_empty() {

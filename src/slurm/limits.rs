@@ -106,8 +106,12 @@ pub fn slurm_limits(snap: &SlurmSnapshot) -> Limits {
                 ["limits", "safe", "all"].contains(&w.trim().to_ascii_lowercase().as_str())
             })
         });
-    if !enforced || (acc.associations.is_none() && acc.qos.is_none()) {
+    if !enforced {
         return Limits::none(s.running.len(), s.pending.len());
+    }
+    // Neither table captured: the limits are unknown, not absent.
+    if acc.associations.is_none() && acc.qos.is_none() {
+        return Limits::unknown(s.running.len(), s.pending.len());
     }
     let tres_of = |i: usize| -> String {
         match s.resources[i].as_str() {
