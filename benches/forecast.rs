@@ -2,12 +2,12 @@
 //! two node types (4,000 × 64 cores / 256 GB; 1,000 × 32 cores / 512 GB / 4 GPUs), 4,000
 //! jobs running, under EASY, Slurm's backfill (500 tested jobs) and strict order.
 //!
-//! `cargo bench --bench forecast` — the time of one whole-queue plan. `why` for one job runs
-//! the same plan (a lower job's backfill can move a job without a reservation), so its time is
-//! the plan's.
+//! `cargo bench --bench forecast` — the time of one whole-queue plan, and of `why` for one
+//! job: the plan run until that job starts (a lower job's backfill can move a job without a
+//! reservation, so the plan up to its start is needed; nothing after it is).
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use jobsort::forecast::{FullWalltime, PlanOptions, plan};
+use jobsort::forecast::{FullWalltime, PlanOptions, plan, plan_for};
 use jobsort::model::limits::Limits;
 use jobsort::model::place::{Arrangement, Place, Sharing};
 use jobsort::model::policy::{Policy, SlurmBackfill};
@@ -157,6 +157,28 @@ fn bench(c: &mut Criterion) {
         };
         g.bench_function(format!("10k_jobs_5k_nodes_{name}"), |b| {
             b.iter(|| plan(&s, &limits, &order, NOW, &options, &FullWalltime))
+        });
+    }
+    // `why` for one job: the plan runs until that job starts (`plan_for`), so its time
+    // depends on how far down the queue it waits — the 100th job, and the 5,000th.
+    let options = PlanOptions {
+        policy: Policy::Easy,
+        ..PlanOptions::default()
+    };
+    for rank in [100usize, 5_000] {
+        let j = order[(rank - 1).min(order.len() - 1)];
+        g.bench_function(format!("why_rank_{rank}_easy"), |b| {
+            b.iter(|| {
+                plan_for(
+                    &s,
+                    &limits,
+                    &order,
+                    NOW,
+                    &options,
+                    &FullWalltime,
+                    Some(&[j]),
+                )
+            })
         });
     }
     g.finish();

@@ -79,13 +79,15 @@ fn ordered_by(loaded: &LoadedSnapshot, dir: &Path, formula: Option<&str>) -> Str
     }
 }
 
-/// Load, order and plan, as `jobsort forecast --snapshot DIR` does (see the module docs).
+/// Load, order and plan, as `jobsort forecast --snapshot DIR` does (see the module docs);
+/// with `only`, until that waiting job has its answer, as `jobsort why` does.
 fn load(
     dir: &Path,
     formula: Option<&str>,
     history: Option<&Path>,
     policy: Option<Policy>,
     strict: bool,
+    only: Option<&str>,
 ) -> Result<(Queue, Vec<String>), Failure> {
     let loaded = load_snapshot(dir, strict).map_err(|e| Failure::Input(e.to_string()))?;
     let warnings: Vec<String> = loaded
@@ -112,8 +114,19 @@ fn load(
         }
         None => None,
     };
-    let planned = fc::forecast(&loaded, &order, policy, model.as_ref().map(|(m, _)| m))
-        .map_err(|e| Failure::Input(format!("{}: {e}", dir.display())))?;
+    let only: Option<Vec<usize>> = only.map(|id| {
+        jobsort::forecast::report::find_waiting(&loaded.snapshot, id)
+            .into_iter()
+            .collect()
+    });
+    let planned = fc::forecast(
+        &loaded,
+        &order,
+        policy,
+        model.as_ref().map(|(m, _)| m),
+        only.as_deref(),
+    )
+    .map_err(|e| Failure::Input(format!("{}: {e}", dir.display())))?;
     let ordered_by = ordered_by(&loaded, dir, formula);
     Ok((
         Queue {
@@ -221,6 +234,7 @@ fn forecast<'py>(
             history.as_deref(),
             policy,
             strict,
+            None,
         )?;
         let doc = document(&q);
         let jobs: Vec<Value> = q.order.iter().map(|&i| doc.job(i)).collect();
@@ -257,6 +271,7 @@ fn why<'py>(
             history.as_deref(),
             policy,
             strict,
+            Some(jobid),
         )?;
         let i = find_waiting(&q, &snapshot, jobid).map_err(Failure::Input)?;
         let d = document(&q);

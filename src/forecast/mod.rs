@@ -16,7 +16,9 @@ pub mod plan;
 pub mod report;
 pub mod runtime;
 
-pub use plan::{Blocked, FullWalltime, JobPlan, Plan, PlanOptions, Runtimes, Short, plan};
+pub use plan::{
+    Blocked, FullWalltime, JobPlan, Plan, PlanOptions, Runtimes, Short, plan, plan_for,
+};
 pub use runtime::{Fit, RuntimeModel};
 
 use crate::catalog::{Catalog, Input, Keyword};
@@ -366,12 +368,15 @@ pub enum ForecastError {
 }
 
 /// Forecast the queue of `loaded` taken in `order`: with `policy` (else the site's,
-/// [`site_policy`]), and with `model`'s run times beside the walltime forecast.
+/// [`site_policy`]), and with `model`'s run times beside the walltime forecast. With `only`
+/// (pending indices), the plans run until those jobs have their answers ([`plan_for`]):
+/// `why` for a few jobs.
 pub fn forecast(
     loaded: &LoadedSnapshot,
     order: &[usize],
     policy: Option<Policy>,
     model: Option<&RuntimeModel>,
+    only: Option<&[usize]>,
 ) -> Result<Forecast, ForecastError> {
     let snap = &loaded.snapshot;
     let now = snap.taken_at.ok_or(ForecastError::NoTime)?;
@@ -387,8 +392,8 @@ pub fn forecast(
         ..PlanOptions::default()
     };
     let limits = &loaded.limits;
-    let walltime = plan(snap, limits, order, now, &options, &FullWalltime);
-    let model = model.map(|m| plan(snap, limits, order, now, &options, m));
+    let walltime = plan_for(snap, limits, order, now, &options, &FullWalltime, only);
+    let model = model.map(|m| plan_for(snap, limits, order, now, &options, m, only));
     Ok(Forecast {
         policy,
         walltime,

@@ -753,6 +753,23 @@ pub fn plan(
     options: &PlanOptions,
     runtimes: &dyn Runtimes,
 ) -> Plan {
+    plan_for(snap, limits, order, now, options, runtimes, None)
+}
+
+/// [`plan`], run only until the snapshot's pending jobs `only` (indices into
+/// `snap.pending`) have their answers: each has started, or is not planned (held, never
+/// fits). Their answers are the whole plan's (a job's start depends on nothing after it);
+/// the other jobs' starts are left where the plan stopped, and their reason for waiting
+/// (resources or a window) is not worked out (`Blocked::Nothing`). `None`: every job.
+pub fn plan_for(
+    snap: &Snapshot,
+    limits: &Limits,
+    order: &[usize],
+    now: i64,
+    options: &PlanOptions,
+    runtimes: &dyn Runtimes,
+    only: Option<&[usize]>,
+) -> Plan {
     use std::cmp::Reverse;
     use std::collections::{BinaryHeap, HashMap};
     let n_nodes = snap.nodes.len();
@@ -982,6 +999,31 @@ pub fn plan(
     // resources the job's chunks take.
     let whole_windows = matches!(options.policy, Policy::Slurm(_));
     let mut why_of: HashMap<(usize, &Ask, i64), (u64, Blocked)> = HashMap::new();
+    // The jobs asked about (order indices), and which jobs the plan considers at all.
+    let mut in_plan = vec![false; order.len()];
+    for &k in &waiting {
+        in_plan[k] = true;
+    }
+    let wanted: Option<Vec<usize>> = only.map(|only| {
+        let mut at = vec![usize::MAX; snap.pending.len()];
+        for (k, &j) in order.iter().enumerate() {
+            at[j] = k;
+        }
+        only.iter()
+            .filter_map(|&j| at.get(j).copied().filter(|&k| k != usize::MAX))
+            .collect()
+    });
+    // Whose resources-or-window reason to work out: every job's, or the jobs asked about.
+    let explain: Vec<bool> = match &wanted {
+        None => vec![true; order.len()],
+        Some(w) => {
+            let mut e = vec![false; order.len()];
+            for &k in w {
+                e[k] = true;
+            }
+            e
+        }
+    };
     // What the running jobs count toward each limit now.
     let mut cap_used = limits.usage();
     let mut t = now;
@@ -1158,7 +1200,7 @@ pub fn plan(
                 }
                 failed[s].push((least, w));
             }
-            if first {
+            if first && explain[k] {
                 // Jobs that ask the same for as long on the same nodes, with the nodes as
                 // they were, share the answer.
                 let key = (eligible_of[k], &job.ask, w);
@@ -1206,6 +1248,14 @@ pub fn plan(
         waiting = still;
         first = false;
         if waiting.is_empty() {
+            break;
+        }
+        // The jobs asked about all have their starts: nothing later changes them.
+        if let Some(wanted) = &wanted
+            && wanted
+                .iter()
+                .all(|&k| out[k].start.is_some() || !in_plan[k])
+        {
             break;
         }
         // Next event: an end, a planned window opening, a reservation's window opening or
@@ -1996,6 +2046,11 @@ mod tests {
             // The shortcuts change nothing: every job at every cycle, every reason afresh.
             let every = plan(&s, &free(&s), &order, NOW, &PlanOptions { exhaustive: true, ..options }, &FullWalltime);
             proptest::prop_assert_eq!(&kept.jobs, &every.jobs);
+            // Planning only until one job has its answer gives that job the whole plan's.
+            for j in 0..s.pending.len() {
+                let part = plan_for(&s, &free(&s), &order, NOW, &options, &FullWalltime, Some(&[j]));
+                proptest::prop_assert_eq!(part.job(j), kept.job(j));
+            }
             // Intervals per node: running jobs and started ones.
             let mut spans: Vec<(usize, i64, i64, Vec<u64>, bool)> = Vec::new();
             for r in &s.running {

@@ -126,6 +126,12 @@ fn file_in(dir: &Path, name: &str) -> Option<String> {
 impl QueueArgs {
     /// Load, order and plan.
     pub fn load(&self) -> Result<Queue, Failure> {
+        self.load_for(None)
+    }
+
+    /// Load, order and plan until the waiting jobs `ids` have their answers (every job:
+    /// `None`); an id the snapshot does not hold waiting is left to the caller to report.
+    pub fn load_for(&self, ids: Option<&[String]>) -> Result<Queue, Failure> {
         let loaded = load(&self.snapshot, self.strict)?;
         let Ordered {
             order,
@@ -149,8 +155,19 @@ impl QueueArgs {
             }
             None => (None, None),
         };
-        let forecast = forecast::forecast(&loaded, &order, self.policy, model.as_ref())
-            .map_err(Failure::invalid)?;
+        let only: Option<Vec<usize>> = ids.map(|ids| {
+            ids.iter()
+                .filter_map(|id| forecast::report::find_waiting(&loaded.snapshot, id).ok())
+                .collect()
+        });
+        let forecast = forecast::forecast(
+            &loaded,
+            &order,
+            self.policy,
+            model.as_ref(),
+            only.as_deref(),
+        )
+        .map_err(Failure::invalid)?;
         Ok(Queue {
             loaded,
             order,

@@ -177,7 +177,7 @@ fn separating_term(q: &Queue, a: usize, b: usize) -> Option<String> {
 }
 
 pub fn run_why(args: WhyArgs, out: &mut Out) -> Outcome {
-    let q = args.queue.load()?;
+    let q = args.queue.load_for(Some(&args.jobs))?;
     let s = &q.loaded.snapshot;
     let mut found = Vec::new();
     for id in &args.jobs {
