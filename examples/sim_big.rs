@@ -1,4 +1,4 @@
-//! A big machine and a long trace (issue 19): a generated trace of `JOBS` jobs (default
+//! A big machine and a long trace: a generated trace of `JOBS` jobs (default
 //! 1,000,000) on `NODES` nodes of `CORES` cores (default 10,000 × 1), simulated strict and
 //! EASY without a formula; prints the simulation core's jobs/s (best of `RUNS`, default 3),
 //! by the wall clock and by the thread's time on a CPU (what a loaded machine does not move).
@@ -15,7 +15,7 @@
 //! arrivals every `mean size × mean run / (0.85 × capacity)` seconds on average
 //! (exponential), so the machine runs at about 85% of its capacity with a queue.
 //!
-//! With `--resources` (issue 15), the machine is `NODES` nodes of 32 cores in two types —
+//! With `--resources`, the machine is `NODES` nodes of 32 cores in two types —
 //! nine in ten with 128 GB, one in ten with 256 GB and 4 GPUs — and each job asks for chunks
 //! (`Request::Select`): its cores as chunks of up to 32 cores with 4 GB per core (1–7 GB
 //! per core for one job in four, so some are memory-bound), one GPU per chunk for one job

@@ -43,7 +43,7 @@ fn on_stack(mib: usize, f: impl FnOnce() + Send + 'static) {
         .expect("the case panicked");
 }
 
-/// Both stacks the brief names: the test harness's and a main thread's.
+/// Both stacks a formula may be evaluated on: the test harness's and a main thread's.
 fn on_both_stacks(f: impl Fn() + Send + Sync + Clone + 'static) {
     on_stack(2, f.clone());
     on_stack(8, f);

@@ -30,7 +30,7 @@ fn snapshot(e: &LimitEngine) -> String {
     serde_json::to_string(&e.query()).unwrap()
 }
 
-/// Issue 18 item 4: with limits of `i64::MAX`, two jobs of `i64::MAX` nodes used to pass
+/// With limits of `i64::MAX`, two jobs of `i64::MAX` nodes used to pass
 /// every check and wrap the counters (`cur_nodes = -2` in a release build). Sizes are
 /// flux's C `int`: a larger one is an error naming the field, at the engine and in event
 /// files, and the largest valid sizes keep every counter exact.
@@ -558,7 +558,7 @@ fn count_sched_rechecks_resources_at_release() {
     }
 }
 
-/// Issue 18 item 9: `max_running_jobs` counts RUN jobs only, and a submission is checked
+/// `max_running_jobs` counts RUN jobs only, and a submission is checked
 /// when it reaches DEPEND, so jobs that passed while earlier ones waited in SCHED all run:
 /// with `max_running_jobs = 1`, two submissions both enter SCHED and both run (flux's
 /// `max-running-jobs-user-limit` and `max-run-jobs-queue` compare `cur_run_jobs` only;

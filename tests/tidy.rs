@@ -13,6 +13,9 @@
 //!   package's native module (`python/src`). A `use` or a path
 //!   in code is an edge to the file that defines what it names; `pub use` re-exports are seen
 //!   through (they are a module's surface, not a dependency of its code).
+//!
+//! And one rule of wording: code, tests, docs and examples name no work item by number (the
+//! word `issue` or `stop` and a number); they say what the behaviour is and why.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -593,6 +596,188 @@ fn the_file_import_graph_is_a_dag() {
     cycles.extend(binary().cycles());
     cycles.extend(analyse(&repo().join("python/src")).cycles());
     fail_if_any("import cycles (library, binary, Python module)", cycles);
+}
+
+/// Where a reference to a work item by number starts in `text`: the word `issue` or `stop`
+/// (any case, `-s` too) and a number after spaces, a hyphen or `#`, or on the next line after
+/// a comment's leader (`//`, `///`, `//!`, `#`, `*`, `>`), so a reference wrapped in a doc
+/// comment is found too. Returns the 1-based line of each and the text from the word on.
+fn numbered_references(text: &str) -> Vec<(usize, String)> {
+    let b = text.as_bytes();
+    let word = |i: usize| {
+        b.get(i)
+            .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let rest = &b[i..];
+        let len = [&b"issue"[..], b"stop"]
+            .iter()
+            .find(|w| rest.len() >= w.len() && rest[..w.len()].eq_ignore_ascii_case(w))
+            .map(|w| w.len());
+        let Some(mut j) = len.filter(|_| i == 0 || !word(i - 1)).map(|n| i + n) else {
+            i += 1;
+            continue;
+        };
+        if b.get(j).is_some_and(|c| c.eq_ignore_ascii_case(&b's')) {
+            j += 1;
+        }
+        let blank = |j: &mut usize| {
+            while matches!(b.get(*j), Some(b' ' | b'\t')) {
+                *j += 1;
+            }
+        };
+        let start = j;
+        blank(&mut j);
+        if b.get(j) == Some(&b'-') && j == start {
+            j += 1;
+        } else if b.get(j) == Some(&b'\n') || b[j..].starts_with(b"\r\n") {
+            j += if b[j] == b'\r' { 2 } else { 1 };
+            blank(&mut j);
+            while matches!(b.get(j), Some(b'/' | b'!' | b'#' | b'*' | b'>')) {
+                j += 1;
+            }
+            blank(&mut j);
+        }
+        if b.get(j) == Some(&b'#') {
+            j += 1;
+        }
+        let digits = b[j.min(b.len())..]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count();
+        if j > start && digits > 0 && !word(j + digits) {
+            let line = text[..i].matches('\n').count() + 1;
+            let end = j + digits;
+            out.push((line, text[i..end].replace(['\n', '\r'], " ")));
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Every file under `dir`, sorted (caches and hidden folders left out).
+fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.map(|e| e.unwrap().path()).collect();
+    entries.sort();
+    for p in entries {
+        let name = p.file_name().unwrap().to_string_lossy();
+        if name.starts_with('.') || name == "__pycache__" || name == "target" {
+            continue;
+        }
+        if p.is_dir() {
+            files_under(&p, out);
+        } else {
+            out.push(p);
+        }
+    }
+}
+
+/// The files whose words the rule covers: the sources, the tests' Rust files (not their data),
+/// the Python package, `contrib/`, `docs/`, the README and ARCHITECTURE.md, the benches and
+/// examples.
+fn worded_files(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for dir in [
+        "src",
+        "python/src",
+        "python/jobsort",
+        "python/tests",
+        "contrib",
+        "docs",
+        "benches",
+        "examples",
+    ] {
+        files_under(&root.join(dir), &mut out);
+    }
+    let mut tests = Vec::new();
+    files_under(&root.join("tests"), &mut tests);
+    out.extend(tests.into_iter().filter(|p| {
+        !p.starts_with(root.join("tests/data")) && p.extension().is_some_and(|e| e == "rs")
+    }));
+    out.extend(["README.md", "ARCHITECTURE.md"].map(|f| root.join(f)));
+    out
+}
+
+/// `file:line: text` for every numbered reference in the covered files under `root`; files
+/// that are not UTF-8 text are skipped.
+fn numbered_reference_offenders(root: &Path) -> Vec<String> {
+    let mut bad = Vec::new();
+    for p in worded_files(root) {
+        let Ok(text) = std::fs::read_to_string(&p) else {
+            continue;
+        };
+        let rel = p.strip_prefix(root).unwrap_or(&p).display().to_string();
+        for (line, what) in numbered_references(&text) {
+            bad.push(format!("{rel}:{line}: {what}"));
+        }
+    }
+    bad
+}
+
+#[test]
+fn no_issue_or_stop_numbers() {
+    fail_if_any(
+        "a work item named by number (say what the behaviour is and why instead)",
+        numbered_reference_offenders(&repo()),
+    );
+}
+
+/// The wording rule must be able to fail, and must not fail on the plain words.
+#[test]
+fn numbered_references_are_caught() {
+    let (issue, stop) = ("Issue", "stop");
+    let planted = format!(
+        "fn f() {{}}\n/// {issue} 18 item 4: a heading\n/// node types: {}\n///   15) and more\n\
+         ## Faults off ({stop} 34, {} 19)\nthe {stop}-33 pair, {}S #7\n",
+        issue.to_lowercase(),
+        issue.to_lowercase(),
+        stop.to_uppercase(),
+    );
+    let found = numbered_references(&planted);
+    let lines: Vec<usize> = found.iter().map(|(l, _)| *l).collect();
+    assert_eq!(lines, [2, 3, 5, 5, 6, 6], "{found:?}");
+    assert_eq!(found[1].1, format!("{} ///   15", issue.to_lowercase()));
+    let fine = format!(
+        "the scan {stop}s at 3 jobs; {stop} the run after 2 s; session_id=4; tissue 5;\n\
+         an {}_15 name; {stop}s\nwhen 3 more; {}d 12 times; {stop} 3x\n",
+        issue.to_lowercase(),
+        issue.to_lowercase(),
+    );
+    let none = numbered_references(&fine);
+    assert!(none.is_empty(), "{none:?} in {fine}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for (file, text) in [
+        ("src/a.rs", format!("// {issue} 15\n")),
+        ("tests/b.rs", format!("\n// {stop} 33\n")),
+        ("tests/data/c.rs", format!("// {issue} 15\n")),
+        ("tests/d.txt", format!("{issue} 15\n")),
+        ("docs/e.md", format!("# x ({stop} 30)\n")),
+        ("README.md", format!("{issue} 1\n")),
+        ("other/f.rs", format!("// {issue} 15\n")),
+    ] {
+        let p = root.join(file);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    std::fs::write(root.join("docs/g.bin"), [0xff, 0xfe, b'1']).unwrap();
+    assert_eq!(
+        numbered_reference_offenders(root),
+        [
+            format!("src/a.rs:1: {issue} 15"),
+            format!("docs/e.md:1: {stop} 30"),
+            format!("tests/b.rs:2: {stop} 33"),
+            format!("README.md:1: {issue} 1"),
+        ]
+    );
 }
 
 /// The checks above must be able to fail: a planted violation of each is caught.

@@ -126,8 +126,8 @@ impl Setup {
         Setup::on_machine(config, jobs, None)
     }
 
-    /// [`Setup::new`] on `machine` (node types with memory, GPUs, custom resources: issue
-    /// 15) instead of the settings' `nodes × cores`; the settings' `nodes` and `cores`
+    /// [`Setup::new`] on `machine` (node types with memory, GPUs, custom resources) instead
+    /// of the settings' `nodes × cores`; the settings' `nodes` and `cores`
     /// become the machine's nodes and its largest node's cores (what the limits engine and
     /// a recording's header read). A machine of one node type with cores alone runs as a
     /// `nodes × cores` cluster does (by count, or by runs of equal nodes), unless a job asks
