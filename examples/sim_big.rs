@@ -145,6 +145,7 @@ fn bottleneck(w: &Workload, m: &Machine) -> f64 {
         .max(1) as f64;
     let mut most = 0f64;
     for subset in 1..subsets {
+        #[allow(clippy::needless_range_loop)] // `r` indexes every set's demand and every type
         for r in 0..width {
             let offered: f64 = (0..subsets)
                 .filter(|&s| s & !subset == 0)

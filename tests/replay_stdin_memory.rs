@@ -66,7 +66,8 @@ fn record(dir: &Path, name: &str, jobs: usize) -> PathBuf {
 /// report and the process's peak RSS in bytes.
 fn verify_from_pipe(rec: &Path) -> (serde_json::Value, u64) {
     // The child is spawned before this process reads the file: a fork's copy of the parent
-    // counts in the child's peak RSS.
+    // counts in the child's peak RSS. It is waited for by `wait4` (its peak RSS), not `wait`.
+    #[allow(clippy::zombie_processes)]
     let mut child = common::cli::command(["replay", "-", "--verify", "--format", "json"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

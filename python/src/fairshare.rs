@@ -91,6 +91,8 @@ pub struct PyJobs {
 
 /// Load a job file (JSON, JSON lines, CSV, `qstat -f -F json`) as `eval` and `rank` do,
 /// and fill the fairshare keywords from the tree when one is given.
+// Python's keyword arguments, one each.
+#[allow(clippy::too_many_arguments)]
 #[pyfunction]
 #[pyo3(signature = (path, format, resources, resourcedef, strict, entity, tree))]
 fn load_jobs(
@@ -284,7 +286,7 @@ fn fairshare_rows<'py>(
                 parent.push(n.parent.map(|p| tree.nodes[p].name.clone()));
                 user.push(n.is_user.then(|| n.entity.clone()));
                 shares.push(match n.shares {
-                    Shares::Value(x) => Some(x as f64),
+                    Shares::Value(x) => Some(x),
                     Shares::Parent => None,
                 });
                 usage.push(n.usage);

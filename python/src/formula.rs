@@ -188,6 +188,13 @@ fn compile_formula(
     }
 }
 
+/// What `_evaluate` hands Python: the values, each job's error code, and the jobs in error.
+type Evaluated<'py> = (
+    Bound<'py, PyArray1<f64>>,
+    Bound<'py, PyArray1<u8>>,
+    Vec<usize>,
+);
+
 #[pymethods]
 impl PyFormula {
     #[getter]
@@ -238,11 +245,7 @@ impl PyFormula {
         py: Python<'py>,
         columns: Vec<PyReadonlyArray1<'py, f64>>,
         n: usize,
-    ) -> PyResult<(
-        Bound<'py, PyArray1<f64>>,
-        Bound<'py, PyArray1<u8>>,
-        Vec<usize>,
-    )> {
+    ) -> PyResult<Evaluated<'py>> {
         let slices: Vec<&[f64]> = columns
             .iter()
             .zip(self.compiled.inputs())

@@ -555,6 +555,9 @@ impl<'a> Nodes<'a> {
     }
 }
 
+/// Where a job's chunks go: each node with what it takes there.
+type Placed = Vec<(usize, Vec<u64>)>;
+
 /// The nodes a job may run on, in node order, and a lookup of them by node.
 struct NodeSet {
     list: Vec<usize>,
@@ -579,7 +582,7 @@ fn place(
     ask: &Ask,
     from: i64,
     to: i64,
-) -> Result<Vec<(usize, Vec<u64>)>, u32> {
+) -> Result<Placed, u32> {
     place_as(nodes, eligible, ask, from, to, false)
 }
 
@@ -592,7 +595,7 @@ fn place_as(
     from: i64,
     to: i64,
     now_only: bool,
-) -> Result<Vec<(usize, Vec<u64>)>, u32> {
+) -> Result<Placed, u32> {
     let r = nodes.r;
     let smallest = smallest_chunk(ask, r);
     // Starting now, only the nodes with a core free can take a chunk: scan those when they
@@ -644,7 +647,7 @@ fn place_scan(
     from: i64,
     to: i64,
     now_only: bool,
-) -> Result<Vec<(usize, Vec<u64>)>, u32> {
+) -> Result<Placed, u32> {
     let r = nodes.r;
     let excl = ask.place.sharing != Sharing::Shared;
     let mut used = vec![0u64; r];
@@ -1153,8 +1156,8 @@ pub fn plan_for(
             }
             let may = planned[k].is_none()
                 && asks(k).iter().zip(&free_now).all(|(a, f)| a <= f)
-                && !(!options.exhaustive
-                    && shape_of[k].is_some_and(|(s, count)| {
+                && (options.exhaustive
+                    || !shape_of[k].is_some_and(|(s, count)| {
                         failed[s].iter().any(|&(c, f)| c <= count && f <= w)
                     }));
             let placed = if may {
@@ -1309,7 +1312,7 @@ fn earliest(
     t: i64,
     w: i64,
     horizon: i64,
-) -> Option<(i64, Vec<(usize, Vec<u64>)>)> {
+) -> Option<(i64, Placed)> {
     let r = nodes.r;
     let snap = nodes.snap;
     // (time, amounts, +1 start / -1 end) of every allocation on the eligible nodes.
@@ -1317,8 +1320,8 @@ fn earliest(
     let mut deltas: Vec<(i64, usize, usize, bool)> = Vec::new();
     let mut cap = vec![0u64; r];
     for &n in &eligible.list {
-        for i in 0..r {
-            cap[i] += snap.nodes[n].available.get(i).copied().unwrap_or(0);
+        for (i, c) in cap.iter_mut().enumerate() {
+            *c += snap.nodes[n].available.get(i).copied().unwrap_or(0);
         }
         for (ai, a) in nodes.allocs[n].iter().enumerate() {
             if a.planned_end > t && a.planned_end <= horizon {

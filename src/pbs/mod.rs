@@ -411,15 +411,14 @@ mod tests {
         )
         .unwrap();
         let s = PbsSite::read(Some(dir.path()), None, None).unwrap();
-        assert_eq!(
+        assert!(
             s.sched_config
                 .as_ref()
                 .unwrap()
                 .fair_share
                 .as_ref()
                 .unwrap()
-                .value,
-            true
+                .value
         );
         assert_eq!(s.resource_group.as_ref().unwrap().1, "grp 10 root 5\n");
         assert_eq!(s.usage, None);

@@ -114,7 +114,9 @@ impl Qmgr {
                 message,
             }
         };
-        let mut types: Vec<(String, u32, Vec<(String, u64)>)> = Vec::new();
+        // (name, count, resources) of each node type met.
+        type NodeType = (String, u32, Vec<(String, u64)>);
+        let mut types: Vec<NodeType> = Vec::new();
         for n in &self.nodes {
             let mut res = Vec::new();
             for (attr, v) in &n.attributes {

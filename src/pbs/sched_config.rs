@@ -98,6 +98,8 @@ const OBSOLETE: &[(&str, Option<&str>)] = &[
     ),
 ];
 
+// PBS's own words for the periods (`prime`, `non_prime`, `all`, `none`).
+#[allow(clippy::enum_variant_names)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Prime {
     Prime,

@@ -62,6 +62,8 @@ pub struct RunOptions<'a> {
 
 /// Where a recording goes: the file as it is, or gzip-compressed when its name ends in `.gz`
 /// (each round's flush is a gzip sync flush, so a cut file still decodes to its last round).
+// One per run: the gzip state's size does not matter.
+#[allow(clippy::large_enum_variant)]
 enum RecordSink<W: Write> {
     Plain(W),
     Gzip(flate2::write::GzEncoder<W>),

@@ -14,6 +14,8 @@ use crate::slurm::snapshot as slurm;
 use std::path::Path;
 
 /// A scheduler's configuration that came with the snapshot.
+// One per snapshot: a PBS site's settings are large, the others' small, and no boxing pays.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub enum SiteConfig {
     Pbs(PbsSite),

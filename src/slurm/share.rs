@@ -266,7 +266,7 @@ pub fn trace_tree(jobs: &[SimJob]) -> (ShareTree, Vec<usize>) {
         let account = if j.account().is_empty() {
             "default"
         } else {
-            &j.account()
+            j.account()
         };
         let name = format!("{account}/{}", j.user);
         let leaf = match tree.find(&name) {
@@ -356,7 +356,7 @@ impl SlurmPriority {
     ) -> SlurmPriority {
         let fixed = jobs
             .iter()
-            .map(|j| multifactor.factors(&job_inputs(j, qos_priority(&j.qos())), j.submit))
+            .map(|j| multifactor.factors(&job_inputs(j, qos_priority(j.qos())), j.submit))
             .collect();
         SlurmPriority {
             multifactor,

@@ -691,6 +691,8 @@ impl<R: Read> Read for Hashing<R> {
 /// The stored bytes (the two first read already, to see whether they are gzip).
 type Stored<R> = Hashing<std::io::Chain<std::io::Cursor<Vec<u8>>, R>>;
 
+// One per file read: the gzip decoder's size does not matter.
+#[allow(clippy::large_enum_variant)]
 enum Decode<R: Read> {
     Plain(Stored<R>),
     Gzip(flate2::read::MultiGzDecoder<Stored<R>>),

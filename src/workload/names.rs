@@ -374,7 +374,8 @@ mod tests {
             let inline = matches!(id.0, Repr::Inline { .. });
             assert_eq!(inline, s.len() <= INLINE, "{s}");
         }
-        assert!(JobId::from("10") < JobId::from("9"), "ordered as text");
+        let (ten, nine) = (JobId::from("10"), JobId::from("9"));
+        assert!(ten < nine, "ordered as text");
         assert_eq!(std::mem::size_of::<JobId>(), 24);
         assert_eq!(std::mem::size_of::<Name>(), 8);
     }

@@ -28,7 +28,9 @@ pub fn recording_from_trace(w: &Workload, config: &SimConfig) -> Recording {
             }
         }
     }
-    let mut times: Vec<(i64, (Vec<usize>, Vec<usize>, Vec<usize>))> = Vec::with_capacity(at.len());
+    // (time, (ends, submits, starts)) of each instant.
+    type Instant = (i64, (Vec<usize>, Vec<usize>, Vec<usize>));
+    let mut times: Vec<Instant> = Vec::with_capacity(at.len());
     for (t, (ends, submits, starts, zero)) in at {
         times.push((t, (ends, submits, starts)));
         if !zero.is_empty() {

@@ -410,27 +410,6 @@ fn flag_like(text: &str) -> Option<&str> {
     (first_ok && flag_chars && !formula_name).then_some(name)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::flag_like;
-
-    #[test]
-    fn flags_are_told_from_formulas() {
-        assert_eq!(flag_like("--version"), Some("version"));
-        assert_eq!(flag_like("--format=json"), Some("format"));
-        assert_eq!(flag_like("--jobs-format"), Some("jobs-format"));
-        assert_eq!(flag_like("-walltime"), None);
-        assert_eq!(
-            flag_like("--ncpus"),
-            None,
-            "a double negation of a PBS name"
-        );
-        assert_eq!(flag_like("--ncpus + 1"), None);
-        assert_eq!(flag_like("-- 2"), None);
-        assert_eq!(flag_like("ncpus"), None);
-    }
-}
-
 /// A tip for a parse error that a formula the shell split makes: `jobsort check ncpus * 2`
 /// gives clap the words `ncpus`, `*` (or, expanded by the shell, the names of the files here)
 /// and `2`, and clap finds an argument too many. `None` for any other error.
@@ -455,4 +434,25 @@ pub fn unquoted_formula_tip(e: &clap::Error) -> Option<String> {
          and turns `*` into the names of the files here): jobsort check 'ncpus * 2'"
             .to_string(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::flag_like;
+
+    #[test]
+    fn flags_are_told_from_formulas() {
+        assert_eq!(flag_like("--version"), Some("version"));
+        assert_eq!(flag_like("--format=json"), Some("format"));
+        assert_eq!(flag_like("--jobs-format"), Some("jobs-format"));
+        assert_eq!(flag_like("-walltime"), None);
+        assert_eq!(
+            flag_like("--ncpus"),
+            None,
+            "a double negation of a PBS name"
+        );
+        assert_eq!(flag_like("--ncpus + 1"), None);
+        assert_eq!(flag_like("-- 2"), None);
+        assert_eq!(flag_like("ncpus"), None);
+    }
 }

@@ -70,11 +70,12 @@ pub struct Queue {
     pub model_fit: Option<forecast::Fit>,
 }
 
+/// One job as `rank --format json` gives it: id, value, terms (name, value as text).
+type RankedRow = (String, Option<f64>, Vec<(String, String)>);
+
 /// Run `rank` on the snapshot's jobs with `extra` flags and read its JSON: (id, value,
 /// terms) in rank order.
-fn rank_json(
-    extra: &[String],
-) -> Result<Vec<(String, Option<f64>, Vec<(String, String)>)>, Failure> {
+fn rank_json(extra: &[String]) -> Result<Vec<RankedRow>, Failure> {
     use clap::Parser;
     #[derive(clap::Parser)]
     struct Wrap {
