@@ -1027,8 +1027,10 @@ pub fn plan_for(
             e
         }
     };
-    // What the running jobs count toward each limit now.
+    // What the running jobs count toward each limit now, and the jobs a limit held when
+    // last looked at.
     let mut cap_used = limits.usage();
+    let mut limit_held = vec![false; order.len()];
     let mut t = now;
     let mut first = true;
     let mut cycles = 0;
@@ -1047,6 +1049,7 @@ pub fn plan_for(
         // Jobs that end by t free their nodes; one that ends before its planned end moves
         // every planned window (the scheduler plans again).
         let mut early = false;
+        let mut freed = false;
         while let Some(&Reverse((e, i))) = ends.peek() {
             if e > t {
                 break;
@@ -1063,6 +1066,7 @@ pub fn plan_for(
             };
             for d in drew.into_iter().flatten() {
                 cap_used[d.cap] = cap_used[d.cap].saturating_sub(d.amount);
+                freed = true;
             }
         }
         // Under Slurm's rule a window holds its nodes whole, and the job that starts in it
@@ -1074,10 +1078,20 @@ pub fn plan_for(
         } else {
             None
         };
+        // A limit that had no room for a job may have room now: that job goes before the
+        // windows planned below it while it waited, so they are planned again from it.
+        let limit_freed = if freed {
+            waiting.iter().copied().find(|&k| limit_held[k])
+        } else {
+            None
+        };
         let from = if early || options.always_replan {
             Some(0)
         } else {
-            opening
+            match (opening, limit_freed) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            }
         };
         if let Some(from) = from {
             for (k, p) in planned.iter_mut().enumerate().skip(from) {
@@ -1139,7 +1153,9 @@ pub fn plan_for(
                 Some(Ok(d)) => d,
                 _ => &[],
             };
+            limit_held[k] = false;
             if let Some(c) = limits.blocking(checks, &cap_used) {
+                limit_held[k] = true;
                 if first {
                     let cap = &limits.caps[c];
                     out[k].blocked = Blocked::Limit {
@@ -1959,7 +1975,8 @@ mod tests {
         }
     }
 
-    fn arb_site() -> impl proptest::strategy::Strategy<Value = (Snapshot, Policy)> {
+    /// A site, a policy, and maybe a cap on how many jobs its one user runs at once.
+    fn arb_site() -> impl proptest::strategy::Strategy<Value = (Snapshot, Policy, Option<u64>)> {
         use proptest::prelude::*;
         let node_shape = (prop_oneof![Just(4u64), Just(8)], 0u64..3);
         let nodes = prop::collection::vec(node_shape, 1..6);
@@ -1990,8 +2007,9 @@ mod tests {
             prop::collection::vec(run, 0..8),
             prop::collection::vec(ask, 1..16),
             policy,
+            prop_oneof![Just(None), (1u64..4).prop_map(Some)],
         )
-            .prop_map(|(nodes, runs, asks, policy)| {
+            .prop_map(|(nodes, runs, asks, policy, cap)| {
                 let mut s = Snapshot::new(Scheduler::Slurm);
                 s.taken_at = Some(NOW);
                 for (i, (cpus, gpus)) in nodes.iter().enumerate() {
@@ -2028,8 +2046,28 @@ mod tests {
                     };
                     s.pending.push(j);
                 }
-                (s, policy)
+                (s, policy, cap)
             })
+    }
+
+    /// The limits of a site of [`arb_site`]: its user runs at most `cap` jobs at once.
+    fn cap_of(s: &Snapshot, cap: Option<u64>) -> Limits {
+        use crate::model::limits::Cap;
+        let Some(limit) = cap else {
+            return free(s);
+        };
+        let one = || vec![Draw { cap: 0, amount: 1 }];
+        Limits {
+            caps: vec![Cap {
+                reason: "UserMaxJobs".into(),
+                plain: format!("u may run {limit} jobs at once"),
+                limit,
+            }],
+            running: vec![one(); s.running.len()],
+            pending: (0..s.pending.len()).map(|_| Ok(one())).collect(),
+            started: vec![one(); s.pending.len()],
+            known: true,
+        }
     }
 
     proptest::proptest! {
@@ -2039,8 +2077,10 @@ mod tests {
         // windows while no job ends early; no node ever holds more than it has; every job
         // the machine can hold starts.
         #[test]
-        fn plans_are_kept_exactly_and_never_overcommit((s, policy) in arb_site()) {
+        fn plans_are_kept_exactly_and_never_overcommit((s, policy, cap) in arb_site()) {
             let order: Vec<usize> = (0..s.pending.len()).collect();
+            let lim = cap_of(&s, cap);
+            let free = |_: &Snapshot| lim.clone();
             let options = PlanOptions { policy, ..PlanOptions::default() };
             let kept = plan(&s, &free(&s), &order, NOW, &options, &FullWalltime);
             let again = plan(&s, &free(&s), &order, NOW, &PlanOptions { always_replan: true, ..options }, &FullWalltime);
@@ -2074,6 +2114,21 @@ mod tests {
                         matches!(j.blocked, Blocked::NeverFits { .. }),
                         "{} never starts: {:?}", job.id, j.blocked
                     ),
+                }
+            }
+            // A job starts only with room under the cap: the jobs running then, itself counted,
+            // are within it.
+            if let Some(limit) = cap {
+                let ends: Vec<(i64, i64)> = s
+                    .running
+                    .iter()
+                    .map(|r| (NOW, r.planned_end().unwrap().max(NOW + 1)))
+                    .chain(kept.jobs.iter().filter_map(|j| Some((j.start?, j.end?))))
+                    .collect();
+                for j in &kept.jobs {
+                    let Some(st) = j.start else { continue };
+                    let on = ends.iter().filter(|(a, b)| *a <= st && st < *b).count() as u64;
+                    proptest::prop_assert!(on <= limit, "{} jobs run at {} under a cap of {}", on, st, limit);
                 }
             }
             for (n, node) in s.nodes.iter().enumerate() {
