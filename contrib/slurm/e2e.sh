@@ -19,7 +19,11 @@
 #   5. on three nodes with backfill and a stream of short real jobs, a snapshot made by
 #      contrib/capture/slurm.sh loads with every node and pending job, and `jobsort forecast`
 #      gives each pending job a start; its error against the real starts is printed beside
-#      squeue --start's (reported, not checked).
+#      squeue --start's (reported, not checked);
+#   6. with AccountingStorageEnforce=limits and association and QOS limits set in slurmdbd
+#      (MaxJobsPU, GrpTRES=cpu, MaxJobs, MaxWall), every job squeue holds by a limit is held
+#      by the same limit, named the same, in `jobsort forecast` of a snapshot of the queue,
+#      with a forecast start only when that limit can clear.
 # Every daemon it started is stopped by pid. Run as root (CI is). It skips, loudly, only when
 # the package archive cannot be reached.
 #
@@ -591,6 +595,204 @@ for i in sorted(ids, key=int):
 EOF
 for _ in $(seq 100); do [ -z "$(timeout 10 squeue -h -o %i)" ] && break; sleep 0.2; done
 say "the forecast step took $(( $(date +%s) - fc_t0 )) s"
+
+# --- 10. association and QOS limits: jobsort's reasons beside squeue's ----------------------
+# On the same three nodes, limits set in slurmdbd hold jobs, and jobsort's `blocked` (the
+# snapshot's limits: src/slurm/limits.rs) must name each one as squeue does. slurmctld holds
+# jobs by limits only under AccountingStorageEnforce=limits, which it reads at start
+# (slurm.conf.5: "A restart of slurmctld is required"), so the controller restarts with it
+# (its state kept: no -c, job ids go on), and with its main scheduling loop every 5 s
+# (sched_interval, 60 by default: a job sbatch found below others keeps "Priority" until
+# that loop, not backfill, tries it). Then:
+#   QOS lim_peruser MaxJobsPU=1: a second job of the user waits (QOSMaxJobsPerUserLimit);
+#   account lim_capped GrpTRES=cpu=4: 2 CPUs beside a running 4 wait (AssocGrpCpuLimit),
+#     and 6 CPUs wait for ever (the same reason);
+#   account lim_few MaxJobs=1: a second job in it waits (AssocMaxJobsLimit);
+#   QOS lim_wall MaxWall=1 (minute): a job of -t 2 waits for ever
+#     (QOSMaxWallDurationPerJobLimit). sbatch takes it only because the QOS lacks
+#     DenyOnLimit: _acct_policy_validate (acct_policy.c) checks strictly only under that flag
+#     (or when the job has no QOS), and the same limit with DenyOnLimit (lim_walldeny)
+#     refuses the job at submission (checked);
+# and, under no limit, a job of every CPU while 6 are taken (Resources) and one below it
+# (Priority), given low priorities (--priority) so that the limit jobs come first in every
+# scheduler pass: slurmctld tests a job's limits only if no higher job of its partition
+# failed in the same pass (_schedule, job_scheduler.c). Once squeue shows every reason: a
+# snapshot (contrib/capture/slurm.sh, with sacctmgr's tables) and `jobsort forecast`.
+# Checked: for every job squeue holds by a limit jobsort models, jobsort's `blocked` names
+# that limit; a job jobsort says a limit holds gets a forecast start if the limit can clear,
+# none if it is `never`. Reported, not checked: how jobsort classes the Priority and
+# Resources jobs, and how long after its limit clears (the end of the job that fills it)
+# each job is forecast to start. Then every job is cancelled and the limits are removed.
+lim_t0=$(date +%s)
+lim=$work/limits
+mkdir -p "$lim"
+old_ctld=$(cat "$work/slurmctld.pid")
+kill "$old_ctld" 2>/dev/null || true
+for _ in $(seq 100); do kill -0 "$old_ctld" 2>/dev/null || break; sleep 0.1; done
+live=()
+for p in "${pids[@]}"; do [ "$p" = "$old_ctld" ] || live+=("$p"); done
+pids=("${live[@]}")
+sed -i -e 's/^ClusterName=.*/&\nAccountingStorageEnforce=limits/' \
+    -e 's/^SchedulerParameters=.*/&,sched_interval=5/' "$SLURM_CONF"
+rm -f "$work/slurmctld.pid"
+# The slurmds keep the slurm.conf they started with (slurmctld logs that theirs differs: the
+# two settings are the controller's alone).
+slurmctld -i
+for _ in $(seq 100); do [ -s "$work/slurmctld.pid" ] && kill -0 "$(cat "$work/slurmctld.pid")" 2>/dev/null && break; sleep 0.1; done
+pids+=("$(cat "$work/slurmctld.pid")")
+wait_until 60 timeout 10 scontrol ping >/dev/null
+wait_until 60 nodes_idle >/dev/null || say "the three nodes are not idle: $(sinfo -h -N -o '%N %T' | tr '\n' ' ')"
+lim_acct() { # sacctmgr -i ARGS...; says what failed
+    local out
+    out=$(timeout 60 sacctmgr -i "$@" 2>&1) || { say "sacctmgr $* failed: $(printf '%s' "$out" | tr '\n' ' ')"; return 1; }
+}
+lim_acct add qos lim_peruser MaxJobsPU=1 || true
+lim_acct add qos lim_wall MaxWall=1 || true
+lim_acct add qos lim_walldeny MaxWall=1 Flags=DenyOnLimit || true
+lim_acct add account lim_capped GrpTRES=cpu=4 || true
+lim_acct add account lim_few MaxJobs=1 || true
+lim_acct add user root account=lim_capped,lim_few || true
+lim_acct modify user root set qos+=lim_peruser,lim_wall,lim_walldeny || true
+# slurmdbd sends the changes to slurmctld: wait until its association manager has them.
+lim_known() {
+    timeout 10 scontrol show assoc_mgr flags=qos qos=lim_walldeny | grep -q 'QOS=lim_walldeny' &&
+        timeout 10 scontrol show assoc_mgr flags=assoc accounts=lim_few users=root | grep -q 'UserName=root'
+}
+wait_until 60 lim_known >/dev/null || say "slurmctld does not know the new QOS or associations yet"
+lim_sbatch() { # name, squeue's reason to come (- if it runs), never (1/0), the job whose end
+    local name=$1 want=$2 never=$3 holder=$4 id #  clears its limit (-), sbatch options...
+    shift 4
+    id=$(timeout 60 sbatch --parsable --chdir="$work/out" -o /dev/null "$@" --wrap "sleep 600") \
+        || { say "sbatch of $name ($*) failed"; return 0; }
+    printf '%s %s %s %s %s\n' "$id" "$name" "$want" "$never" "$holder" >>"$lim/jobs.txt"
+}
+# The jobs the limits count: running, 5 minutes at most each (the step takes about one).
+lim_sbatch run-peruser - 0 - -n1 -t 5 --qos=lim_peruser
+lim_sbatch run-capped - 0 - -n4 -t 5 -A lim_capped
+lim_sbatch run-few - 0 - -n1 -t 5 -A lim_few
+holders_run() { [ "$(timeout 10 squeue -h -t R -o %i | wc -l)" = 3 ]; }
+wait_until 60 holders_run >/dev/null || say "the three jobs the limits count are not all running: $(squeue -h -o '%i %T %r' | tr '\n' ' ')"
+lim_sbatch peruser QOSMaxJobsPerUserLimit 0 run-peruser -n1 -t 5 --qos=lim_peruser
+lim_sbatch capped AssocGrpCpuLimit 0 run-capped -n2 -t 5 -A lim_capped
+lim_sbatch capped-over AssocGrpCpuLimit 1 - -n6 -t 5 -A lim_capped
+lim_sbatch few AssocMaxJobsLimit 0 run-few -n1 -t 5 -A lim_few
+lim_sbatch wall QOSMaxWallDurationPerJobLimit 1 - -n1 -t 2 --qos=lim_wall
+lim_sbatch all-cpus Resources 0 - -n24 -t 5 --priority=20
+lim_sbatch below Priority 0 - -n1 -t 10 --priority=10
+deny_refuses() {
+    if timeout 60 sbatch --parsable --chdir="$work/out" -o /dev/null -n1 -t 2 --qos=lim_walldeny \
+        --wrap "sleep 600" >"$lim/deny.out" 2>"$lim/deny.err"; then
+        say "sbatch took a job over lim_walldeny's MaxWall: job $(cat "$lim/deny.out")"
+        return 1
+    fi
+    sed 's/^/  /' "$lim/deny.err"
+}
+check "a QOS with DenyOnLimit refuses a job over its MaxWall at submission" deny_refuses
+# The scheduler gives a job its reason when it next tries it: wait for every one.
+reasons_settled() { # [limits]: only the jobs a limit holds
+    timeout 10 squeue -h -t PD -o '%i %r' >"$lim/squeue-reasons.txt"
+    awk -v only="${1:-}" 'NR == FNR { got[$1] = $2; next }
+        $3 == "-" || (only != "" && ($3 == "Resources" || $3 == "Priority")) { next }
+        got[$1] != $3 { print "  job " $1 " (" $2 "): squeue says " ($1 in got ? got[$1] : "nothing") ", not " $3; bad = 1 }
+        END { exit bad }' "$lim/squeue-reasons.txt" "$lim/jobs.txt"
+}
+lim_wait0=$(date +%s)
+wait_until 90 reasons_settled >/dev/null || true
+say "squeue's reasons after $(( $(date +%s) - lim_wait0 )) s: $(tr '\n' ' ' <"$lim/squeue-reasons.txt")"
+"$root/contrib/capture/slurm.sh" "$lim/snap" 2>&1 | grep -v -e '--json' -e 'scontrol --help' | sed 's/^/  /' || true
+"$jobsort" forecast --snapshot "$lim/snap" --format json >"$lim/forecast.json" 2>"$lim/forecast.err" \
+    || cat "$lim/forecast.err"
+check "squeue holds each job by the limit set for it" reasons_settled limits
+limit_reasons_match() {
+    python3 - "$lim/jobs.txt" "$lim/forecast.json" <<'EOF'
+import json, sys
+# The reasons jobsort models (the table in src/slurm/limits.rs's module docs), as squeue
+# names them.
+modelled = {
+    "QOSGrpJobsLimit", "MaxJobsPerAccount", "QOSMaxJobsPerUserLimit",
+    "QOSMaxWallDurationPerJobLimit", "AssocGrpJobsLimit", "AssocMaxJobsLimit",
+    "AssocMaxWallDurationPerJobLimit",
+    "QOSGrpCpuLimit", "QOSGrpMemLimit", "QOSGrpNodeLimit", "QOSGrpBilling", "QOSGrpGRES",
+    "QOSMaxCpuPerJobLimit", "QOSMaxMemoryPerJob", "QOSMaxNodePerJobLimit",
+    "QOSMaxBillingPerJob", "QOSMaxGRESPerJob",
+    "QOSMaxCpuPerNode", "QOSMaxMemoryPerNode", "QOSMaxBillingPerNode", "QOSMaxGRESPerNode",
+    "MaxCpuPerAccount", "MaxMemoryPerAccount", "MaxNodePerAccount", "MaxBillingPerAccount",
+    "MaxGRESPerAccount",
+    "QOSMaxCpuPerUserLimit", "QOSMaxMemoryPerUser", "QOSMaxNodePerUserLimit",
+    "QOSMaxBillingPerUser", "QOSMaxGRESPerUser",
+    "AssocGrpCpuLimit", "AssocGrpMemLimit", "AssocGrpNodeLimit", "AssocGrpBilling", "AssocGrpGRES",
+    "AssocMaxCpuPerJobLimit", "AssocMaxMemPerJob", "AssocMaxNodePerJobLimit",
+    "AssocMaxBillingPerJob", "AssocMaxGRESPerJob",
+    "AssocMaxCpuPerNode", "AssocMaxMemPerNode", "AssocMaxBillingPerNode", "AssocMaxGRESPerNode",
+}
+mine, ids = {}, {}
+for line in open(sys.argv[1]):
+    i, name, want, never, holder = line.split()
+    mine[i] = (name, want, never == "1", holder)
+    ids[name] = i
+f = json.load(open(sys.argv[2]))
+now = f["taken_at"]
+ends = {r["id"]: r["planned_end"] for r in f.get("running", [])}
+rel = lambda t: "-" if t is None else f"+{t - now}"
+rows, words, bad, limit_jobs = [], [], [], 0
+for j in sorted(f["jobs"], key=lambda j: int(j["id"])):
+    i, says, b, start = j["id"], j.get("scheduler_says") or "-", j["blocked"], j.get("start")
+    name, want, never_set, holder = mine.get(i, ("?", "-", False, "-"))
+    limit = b["kind"] == "limit"
+    never = b.get("never") if limit else None
+    clears = ends.get(ids.get(holder)) if holder != "-" else None
+    notes = []
+    if says in modelled:
+        limit_jobs += 1
+        if not limit or b["reason"] != says:
+            notes.append("MISMATCH")
+    if limit:
+        if never and start is not None:
+            notes.append("never, yet a start")
+        if not never and start is None:
+            notes.append("can clear, yet no start")
+        if want in modelled and never != never_set:
+            notes.append(f"never should be {'yes' if never_set else 'no'}")
+    if notes:
+        bad.append(i)
+    if says not in modelled:
+        notes.append("not a limit: reported")
+    if clears is not None and start is not None and start > clears:
+        notes.append(f"starts {start - clears} s after its limit clears")
+    rows.append((i, name, says, b["kind"] + (": " + b["reason"] if limit else ""),
+                 f"{b['used']}/{b['asks']}/{b['limit']}" if limit else "-",
+                 "-" if never is None else ("yes" if never else "no"),
+                 rel(clears), rel(start), "; ".join(notes)))
+    words.append(f"  {i}: {j['plain']}")
+head = ("job", "", "squeue reason", "jobsort blocked", "used/asks/limit", "never",
+        "clears", "start", "")
+w = [max(len(str(r[k])) for r in rows + [head]) for k in range(len(head))]
+for r in [head] + rows:
+    print("  " + "  ".join(str(c).ljust(w[k]) for k, c in enumerate(r)).rstrip())
+print("  (seconds after the capture; clears: the planned end of the job that fills the limit)")
+print("\n".join(words))
+pending = {j["id"] for j in f["jobs"]}
+missing = [i for i, m in mine.items() if m[1] in modelled and i not in pending]
+if missing:
+    print("  not waiting in the snapshot:", missing)
+expected = sum(1 for m in mine.values() if m[1] in modelled)
+if limit_jobs < expected:
+    print(f"  {limit_jobs} jobs held by a limit jobsort models, of the {expected} set up")
+sys.exit(1 if bad or missing or limit_jobs < expected else 0)
+EOF
+}
+check "jobsort names every limit squeue holds a job by, with a start only where it can clear" limit_reasons_match
+timeout 60 scancel -u root || true
+wait_until 60 history_done >/dev/null || true
+# slurmdbd refuses to remove an association while a job of it is running or pending in its
+# records (job ends reach it from slurmctld a moment after squeue empties).
+lim_jobs_ended() { [ -z "$(timeout 10 sacct -a -X -n -s R,PD -o jobid 2>/dev/null)" ]; }
+wait_until 60 lim_jobs_ended >/dev/null || true
+lim_acct modify user root set qos-=lim_peruser,lim_wall,lim_walldeny || true
+lim_acct delete user name=root account=lim_capped,lim_few || true
+lim_acct delete account lim_capped,lim_few || true
+lim_acct delete qos lim_peruser,lim_wall,lim_walldeny || true
+say "the limits step took $(( $(date +%s) - lim_t0 )) s"
 
 grep "site_factor/jobsort" "$work/slurmctld.log" | sed 's/^/  log: /' | tail -8
 say "$passed passed, $failed failed"
