@@ -528,11 +528,12 @@ impl<'a> Builder<'a> {
                     j.nodes
                 ),
                 plain: format!(
-                    "asks {} {}; {} may hold {max} at once in queue {q}: flux-accounting \
+                    "asks {} {}; {} may hold {max} {} at once in queue {q}: flux-accounting \
                      rejects such a job at submit, and one held by the limit is never released",
                     j.nodes,
                     nodes_word(j.nodes),
-                    self.who(a)
+                    self.who(a),
+                    nodes_word(max.max(0) as u64)
                 ),
             });
         }
@@ -546,15 +547,26 @@ impl<'a> Builder<'a> {
                      configured for association ({max_n} node(s), {max_c} core(s))",
                     j.nodes, j.cores
                 ),
-                plain: format!(
-                    "asks {} {} and {} cores; {} may hold {max_n} nodes and {max_c} cores at \
-                     once: flux-accounting rejects such a job at submit, and one held by the \
-                     limit is never released",
-                    j.nodes,
-                    nodes_word(j.nodes),
-                    j.cores,
-                    self.who(a)
-                ),
+                plain: {
+                    // The limits it is over, in plain words (an unlimited one is not).
+                    let mut over = Vec::new();
+                    if j.nodes as i64 > max_n {
+                        over.push(format!("{max_n} {}", nodes_word(max_n.max(0) as u64)));
+                    }
+                    if j.cores as i64 > max_c {
+                        over.push(format!("{max_c} cores"));
+                    }
+                    format!(
+                        "asks {} {} and {} cores; {} may hold {} at once: flux-accounting \
+                         rejects such a job at submit, and one held by the limit is never \
+                         released",
+                        j.nodes,
+                        nodes_word(j.nodes),
+                        j.cores,
+                        self.who(a),
+                        over.join(" and ")
+                    )
+                },
             });
         }
         None
@@ -980,10 +992,11 @@ mod tests {
             "job size (2 node(s), 2 core(s)) is greater than max resources limits configured \
              for association (1 node(s), 2 core(s))"
         );
-        assert!(
-            never
-                .plain
-                .starts_with("asks 2 nodes and 2 cores; user ann (bank phys)")
+        assert_eq!(
+            never.plain,
+            "asks 2 nodes and 2 cores; user ann (bank phys) may hold 1 node at once: \
+             flux-accounting rejects such a job at submit, and one held by the limit is never \
+             released"
         );
         assert!(l.pending[1].is_ok());
         assert_eq!(
