@@ -31,7 +31,7 @@
 //! dependencies flux holds it by, in the order above: flux's release pass
 //! (`check_and_release_held_jobs`) re-checks only those, and a job already past DEPEND
 //! (PRIORITY, SCHED; and NEW, which is momentary) has passed its checks, so it has none: flux
-//! does not stop it again. Once started, every waiting job draws on every cap of its
+//! does not hold it again. Once started, every waiting job draws on every cap of its
 //! association and queue (its [`Limits::started`]; for a job held by all of them these are
 //! its checks).
 //!
