@@ -29,11 +29,11 @@
 //! (1 when it names none, as flux's `jj_get_counts` counts it) and cores. Running jobs draw
 //! on every cap of their association and queue. A waiting job's checks are the caps of the
 //! dependencies flux holds it by, in the order above: flux's release pass
-//! (`check_and_release_held_jobs`) re-checks only those, and a job already past DEPEND
-//! (PRIORITY, SCHED; and NEW, which is momentary) has passed its checks, so it has none: flux
-//! does not hold it again. Once started, every waiting job draws on every cap of its
-//! association and queue (its [`Limits::started`]; for a job held by all of them these are
-//! its checks).
+//! (`check_and_release_held_jobs`) re-checks only those. A job not in DEPEND has none: in
+//! PRIORITY or SCHED it has passed its checks, and flux does not hold it again (a NEW job,
+//! there only for an instant, is taken as one that passed them). Once started, every waiting
+//! job draws on every cap of its association and queue (its [`Limits::started`]; for a job
+//! held by all of them these are its checks).
 //!
 //! A job over `max_nodes` or `max_cores` by itself (or over its queue's
 //! `max_nodes_per_assoc`) is rejected at submit (`validate_cb`): it is not in the queue. One
