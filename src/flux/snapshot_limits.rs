@@ -258,6 +258,8 @@ struct Builder<'a> {
     query: &'a MfPriority,
     /// A user's name by userid, from the snapshot's jobs.
     names: HashMap<i64, &'a str>,
+    /// A user's associations (indices into the query's) by userid.
+    by_user: HashMap<i64, Vec<usize>>,
     caps: Vec<Cap>,
     index: HashMap<Key, Option<usize>>,
 }
@@ -305,9 +307,7 @@ impl<'a> Builder<'a> {
         let assoc = match userid {
             None => Err(format!("{} (no userid in jobs.json)", who())),
             Some(id) => {
-                let mine: Vec<usize> = (0..self.query.associations.len())
-                    .filter(|&a| self.query.associations[a].userid == id)
-                    .collect();
+                let mine = self.by_user.get(&id).map_or(&[][..], Vec::as_slice);
                 let found = match bank {
                     Some(b) => mine
                         .iter()
@@ -598,9 +598,14 @@ pub fn flux_limits(query: &MfPriority, snap: &Snapshot, userids: &HashMap<String
             names.entry(uid).or_insert(u.as_str());
         }
     }
+    let mut by_user: HashMap<i64, Vec<usize>> = HashMap::new();
+    for (a, assoc) in query.associations.iter().enumerate() {
+        by_user.entry(assoc.userid).or_default().push(a);
+    }
     let mut b = Builder {
         query,
         names,
+        by_user,
         caps: Vec::new(),
         index: HashMap::new(),
     };
