@@ -1026,3 +1026,116 @@ fn rank_snapshot_errors() {
     assert_eq!(code(&out), Some(2));
     assert!(stderr(&out).contains("--jobs <FILE>"), "{}", stderr(&out));
 }
+
+/// flux-accounting's limits (tests/data/snapshot/flux_limits: mf_priority.json as `flux jobtap
+/// query mf_priority.so` prints it, `Association::to_json`) at 12:00, fcfs (strict), in
+/// submission order (the held jobs have no priority yet). fx0 is full (ann's fR1, 4 cores,
+/// until 12:30; fR2, 4 cores, until 13:00), fx1 too (bob's fR3, 8 cores, until 12:20), fx2
+/// has 6 cores free (cid's fR4, 2 cores in queue debug, until 12:40), fx3 is down.
+/// - fP1 (ann, 2 cores): `max-running-jobs-user-limit`: ann may run 2 jobs and runs 2, until
+///   fR1 ends at 12:30; then fx0 has 4 cores free: +1800.
+/// - fP2 (bob, 8 cores): `max-resources-user-limit`: bob may hold 12 cores and holds 8 (8 + 8
+///   > 12), until fR3 ends at 12:20, which frees fx1 whole: +1200.
+/// - fP3 (cid, 1 core, queue debug): `max-run-jobs-queue`: debug lets an association run 1
+///   job and cid runs fR4 there, until 12:40: +2400.
+/// - fP4 (eve, 2 nodes): `max-resources-user-limit`, but eve may hold 1 node: flux rejects
+///   such a job at submit; held, it is never released (never, no start).
+/// - fP5 (ann): a flux-accounting dependency and `after-finish=fR1`: a dependency, not
+///   planned.
+/// - fP6 (dan, SCHED, 2 cores): no limit holds it; it starts now on fx2.
+///
+/// flux.sh captures the query into mf_priority.json as it prints it.
+#[test]
+fn why_and_forecast_under_flux_accounting_limits() {
+    let v = forecast_json("tests/data/snapshot/flux_limits", &[]);
+    assert_eq!(v["policy"], "strict");
+    assert_eq!(
+        starts(&v, "start"),
+        pairs(&[
+            ("fP1", Some(1800)),
+            ("fP2", Some(1200)),
+            ("fP3", Some(2400)),
+            ("fP4", None),
+            ("fP5", None),
+            ("fP6", Some(0)),
+        ])
+    );
+    let j = &v["jobs"];
+    let held: Vec<(&str, &str)> = (0..4)
+        .map(|i| {
+            assert_eq!(j[i]["blocked"]["kind"], "limit", "job {}", j[i]["id"]);
+            (
+                j[i]["blocked"]["reason"].as_str().unwrap(),
+                j[i]["blocked"]["plain"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        held[..3],
+        [
+            (
+                "max-running-jobs-user-limit",
+                "user ann (bank phys) may run 2 jobs at once"
+            ),
+            (
+                "max-resources-user-limit",
+                "user bob (bank phys) may hold 12 cores at once"
+            ),
+            (
+                "max-run-jobs-queue",
+                "user cid (bank chem) may run 1 job at once in queue debug"
+            ),
+        ]
+    );
+    assert_eq!(
+        (
+            &j[1]["blocked"]["used"],
+            &j[1]["blocked"]["asks"],
+            &j[1]["blocked"]["limit"]
+        ),
+        (
+            &serde_json::json!(8),
+            &serde_json::json!(8),
+            &serde_json::json!(12)
+        )
+    );
+    assert_eq!(j[3]["blocked"]["never"], true);
+    assert_eq!(
+        held[3].0,
+        "job size (2 node(s), 16 core(s)) is greater than max resources limits configured for \
+         association (1 node(s), 2147483647 core(s))"
+    );
+    assert_eq!(j[4]["blocked"]["hold"]["kind"], "dependency");
+    assert_eq!(j[5]["blocked"]["kind"], "nothing");
+
+    // flux.sh takes the query as flux prints it.
+    let tmp = tempfile::tempdir().unwrap();
+    let bin = tmp.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let data = repo_file("tests/data/snapshot/flux_limits");
+    stub(
+        &bin,
+        "flux",
+        &format!(
+            "case \"$*\" in\n\
+             'resource R') cat {data}/resource.json ;;\n\
+             'resource R -s allocated') cat {data}/resource_allocated.json ;;\n\
+             'resource R -s down') cat {data}/resource_down.json ;;\n\
+             'jobs -A --json') cat {data}/jobs.json ;;\n\
+             'jobtap query mf_priority.so') cat {data}/mf_priority.json ;;\n\
+             *) exit 2 ;;\nesac"
+        ),
+    );
+    let snap = tmp.path().join("snap");
+    let out = run_script("contrib/capture/flux.sh", &bin, &snap);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(snap.join("mf_priority.json")).unwrap(),
+        std::fs::read_to_string(format!("{data}/mf_priority.json")).unwrap()
+    );
+}

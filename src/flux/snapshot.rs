@@ -7,6 +7,7 @@
 //! | `resource_down.json` | `flux resource R -s down` | the ranks unavailable for use (drained, offline, torpid: the scheduler view does not tell them apart) |
 //! | `jobs.json` | `flux jobs -A --json` | every active job: `state`; a running one's `t_run`, `expiration`, `duration`, `runtime`, `nodelist`, `ncores`, `username`, `queue`, `bank` |
 //! | `taken_at.txt` | `date +%s` | the capture time (no Flux output gives one) |
+//! | `mf_priority.json` | `flux jobtap query mf_priority.so` | flux-accounting's association and queue limits ([`crate::flux::snapshot_limits`]) |
 //!
 //! Formats: R is RFC 20 (`{"version": 1, "execution": {"R_lite": [{"rank": IDSET,
 //! "children": {"core": IDSET, "gpu": IDSET}}], "nodelist": [HOSTLIST...], "starttime",
@@ -17,7 +18,17 @@
 //! `src/bindings/python/flux/job/info.py`): states by name, times as float epoch seconds,
 //! a key absent when unavailable, `expiration` the allocation's end, `duration` the time
 //! limit (0 unlimited). Flux's R holds no memory: a Flux snapshot's nodes have none.
+//!
+//! A job in DEPEND waits for its `dependencies` (`flux jobs` lists each `dependency-add`
+//! description not yet removed). flux-accounting's `mf_priority` plugin holds a job over a
+//! limit with dependencies named for the limit (`max-running-jobs-user-limit`,
+//! `max-resources-user-limit`, `max-run-jobs-queue`, ...: [`Dependency`]); a job that waits
+//! on those alone is held by a limit ([`Hold::Limit`], the names as flux lists them, joined
+//! by `,`), planned once `mf_priority.json` says the limits. Any other dependency
+//! (`after-finish=...`) keeps it a [`Hold::Dependency`], never planned. Without
+//! `mf_priority.json`, a snapshot with a job held by a limit lacks it (a missing part).
 
+use crate::flux::limits::Dependency;
 use crate::input::hostlist::{expand_hostlist, for_each_id};
 use crate::model::place::{Arrangement, Place, Sharing};
 use crate::model::snapshot::read_nodes_and_jobs;
@@ -39,11 +50,13 @@ pub const DOWN: &str = "resource_down.json";
 pub const JOBS: &str = "jobs.json";
 /// `date +%s` at the capture.
 pub const TAKEN_AT: &str = "taken_at.txt";
+/// `flux jobtap query mf_priority.so`: flux-accounting's limits (optional).
+pub const MF_PRIORITY: &str = "mf_priority.json";
 
 /// The files of a Flux snapshot, in the order they are read.
-pub const FILES: [&str; 5] = [RESOURCE, ALLOCATED, DOWN, JOBS, TAKEN_AT];
+pub const FILES: [&str; 6] = [RESOURCE, ALLOCATED, DOWN, JOBS, TAKEN_AT, MF_PRIORITY];
 
-fn parse_json(text: &str, file: &str) -> Result<Value, SnapshotError> {
+pub(crate) fn parse_json(text: &str, file: &str) -> Result<Value, SnapshotError> {
     serde_json::from_str(text.strip_prefix('\u{feff}').unwrap_or(text)).map_err(|e| {
         SnapshotError::at_line(
             file,
@@ -194,6 +207,18 @@ pub fn read_flux_snapshot(dir: &Path) -> Result<Snapshot, SnapshotError> {
              be waiting",
         ),
     }
+    // The limits matter to the jobs they hold: a capture with none held (a Flux without
+    // flux-accounting has none) lacks nothing without them.
+    let held = snap
+        .pending
+        .iter()
+        .any(|j| matches!(j.hold, Some(Hold::Limit(_))));
+    if held && !dir.join(MF_PRIORITY).is_file() {
+        snap.lacks(
+            format!("{MF_PRIORITY} (flux jobtap query mf_priority.so)"),
+            "the flux-accounting limits are unknown: jobs they hold get no start",
+        );
+    }
     snap.finish();
     Ok(snap)
 }
@@ -239,6 +264,31 @@ fn add_nodes(snap: &mut Snapshot, all: &Ranks, allocated: Option<&Ranks>, down: 
     }
 }
 
+/// A job's id in `flux jobs --json`: its `jobid` (f58), else its numeric `id`.
+pub(crate) fn job_id(j: &Value) -> Option<String> {
+    j.get("jobid")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .or_else(|| j.get("id").and_then(Value::as_u64).map(|n| n.to_string()))
+}
+
+/// What holds a job in DEPEND: flux-accounting's limits when every one of its dependencies
+/// is one of theirs ([`Dependency`]), else its dependencies (module docs).
+fn depend_hold(j: &Value) -> Hold {
+    let names: Vec<&str> = j
+        .get("dependencies")
+        .and_then(Value::as_array)
+        .map(|d| d.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if names.is_empty() {
+        Hold::Dependency("a dependency".into())
+    } else if names.iter().all(|n| Dependency::from_name(n).is_some()) {
+        Hold::Limit(names.join(","))
+    } else {
+        Hold::Dependency(names.join(","))
+    }
+}
+
 /// Read `flux jobs --json` into `snap`: running jobs (`RUN`, `CLEANUP`) with their nodes and
 /// planned ends, pending ones (`NEW`, `DEPEND`, `PRIORITY`, `SCHED`) by id, the others by id
 /// and state.
@@ -255,8 +305,7 @@ pub fn parse_jobs(text: &str, file: &str, snap: &mut Snapshot) -> Result<(), Sna
         let at = format!("$.jobs[{i}]");
         let text = |k: &str| j.get(k).and_then(Value::as_str).map(str::to_string);
         let num = |k: &str| j.get(k).and_then(Value::as_f64);
-        let id = text("jobid")
-            .or_else(|| j.get("id").and_then(Value::as_u64).map(|n| n.to_string()))
+        let id = job_id(j)
             .ok_or_else(|| SnapshotError::at_path(file, format!("{at}.jobid"), "missing"))?;
         let state = text("state")
             .ok_or_else(|| SnapshotError::at_path(file, format!("{at}.state"), "missing"))?;
@@ -279,18 +328,7 @@ pub fn parse_jobs(text: &str, file: &str, snap: &mut Snapshot) -> Result<(), Sna
                 };
                 let urgency = num("urgency");
                 let hold = if state == "DEPEND" {
-                    Some(Hold::Dependency(
-                        j.get("dependencies")
-                            .and_then(Value::as_array)
-                            .map(|d| {
-                                d.iter()
-                                    .filter_map(Value::as_str)
-                                    .collect::<Vec<_>>()
-                                    .join(",")
-                            })
-                            .filter(|d| !d.is_empty())
-                            .unwrap_or_else(|| "a dependency".into()),
-                    ))
+                    Some(depend_hold(j))
                 } else if urgency == Some(0.0) {
                     // flux job urgency 0: held (`flux-job(1)`, FLUX_JOB_URGENCY_HOLD).
                     Some(Hold::Held("urgency 0 (held)".into()))
@@ -437,6 +475,44 @@ mod tests {
         assert_eq!(ids, ["fA1b3", "fA1b4"]);
         assert!(s.missing.is_empty(), "{:?}", s.missing);
         assert_eq!(s.check(), []);
+    }
+
+    /// flux-accounting's dependencies alone hold a job by a limit (names as `flux jobs`
+    /// lists them: the `dependency-add` descriptions of `mf_priority`'s `depend_cb`); with any
+    /// other it waits for a dependency. A folder with a job held by a limit and no
+    /// `mf_priority.json` lacks it.
+    #[test]
+    fn flux_accounting_dependencies_are_limits() {
+        let jobs = r#"{"jobs":[
+          {"id":1,"jobid":"fL","username":"ann","state":"DEPEND","t_submit":1.0,
+           "dependencies":["max-run-jobs-queue","max-running-jobs-user-limit"]},
+          {"id":2,"jobid":"fD","username":"ann","state":"DEPEND","t_submit":2.0,
+           "dependencies":["max-running-jobs-user-limit","after-finish=fA1b2"]}]}"#;
+        let d = dir(&[(JOBS, jobs), (TAKEN_AT, "100\n")]);
+        let s = read_flux_snapshot(d.path()).unwrap();
+        assert_eq!(
+            s.pending[0].hold,
+            Some(Hold::Limit(
+                "max-run-jobs-queue,max-running-jobs-user-limit".into()
+            ))
+        );
+        assert_eq!(
+            s.pending[1].hold,
+            Some(Hold::Dependency(
+                "max-running-jobs-user-limit,after-finish=fA1b2".into()
+            ))
+        );
+        let parts: Vec<&str> = s.missing.iter().map(|m| m.part.as_str()).collect();
+        assert_eq!(
+            parts,
+            [
+                "resource.json (flux resource R)",
+                "mf_priority.json (flux jobtap query mf_priority.so)"
+            ]
+        );
+        std::fs::write(d.path().join(MF_PRIORITY), "{}").unwrap();
+        let s = read_flux_snapshot(d.path()).unwrap();
+        assert_eq!(s.missing.len(), 1, "{:?}", s.missing);
     }
 
     #[test]

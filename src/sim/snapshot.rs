@@ -172,7 +172,7 @@ pub fn load_snapshot(dir: &Path, strict: bool) -> Result<LoadedSnapshot, Snapsho
         }
         Scheduler::Flux => {
             let s = flux::read_flux_snapshot(dir)?;
-            let limits = Limits::unknown(s.running.len(), s.pending.len());
+            let limits = crate::flux::snapshot_limits::read_flux_limits(dir, &s)?;
             (s, SiteConfig::Flux, limits)
         }
     };
