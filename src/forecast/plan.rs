@@ -220,8 +220,8 @@ impl Blocked {
                 Hold::BeginTime(t) => format!("not to start before {}", utc_text(*t)),
                 Hold::Limit(l) => format!(
                     "a limit holds it ({l}); the snapshot does not hold the scheduler's \
-                     limits (PBS: qmgr.txt; Slurm: sacctmgr_assoc.txt, sacctmgr_qos.txt), so \
-                     jobsort gives no start"
+                     limits (PBS: qmgr.txt; Slurm: sacctmgr_assoc.txt, sacctmgr_qos.txt; \
+                     Flux: mf_priority.json), so jobsort gives no start"
                 ),
             },
         }

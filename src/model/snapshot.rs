@@ -192,8 +192,10 @@ pub enum Hold {
     /// Not to start before this time (PBS `Execution_Time`, Slurm `begin_time`).
     BeginTime(i64),
     /// A limit the scheduler reports holds it (its words: Slurm's `AssocGrpCpuLimit`, PBS's
-    /// "Not Running: User has reached server running job limit."). jobsort does not model
-    /// PBS's and Slurm's limits yet: such a job is not planned.
+    /// "Not Running: User has reached server running job limit.", flux-accounting's
+    /// `max-running-jobs-user-limit` dependency). With the scheduler's limits in the
+    /// snapshot (`model::limits::Limits::known`) such a job is planned by them; without, it is
+    /// not planned.
     Limit(String),
 }
 

@@ -32,8 +32,8 @@ pub struct LoadedSnapshot {
     pub config: SiteConfig,
     pub disagreements: Vec<Disagreement>,
     /// The scheduler's limits on running jobs over the snapshot's jobs (`pbs::limits` from
-    /// `qmgr.txt`, `slurm::limits` from the `sacctmgr` tables; unknown for Flux, whose
-    /// snapshot holds no flux-accounting database).
+    /// `qmgr.txt`, `slurm::limits` from the `sacctmgr` tables, `flux::snapshot_limits` from
+    /// `flux jobtap query mf_priority.so`); unknown when the folder lacks them.
     pub limits: Limits,
 }
 
