@@ -782,6 +782,25 @@ sys.exit(1 if bad or missing or limit_jobs < expected else 0)
 EOF
 }
 check "jobsort names every limit squeue holds a job by, with a start only where it can clear" limit_reasons_match
+# The same snapshot ranked (`rank --snapshot`): every job it says a limit holds has squeue's
+# reason, as the scheduler writes it.
+"$jobsort" rank --snapshot "$lim/snap" --format json >"$lim/rank.json" 2>"$lim/rank.err" \
+    || cat "$lim/rank.err"
+rank_reasons_match() {
+    python3 - "$lim/forecast.json" "$lim/rank.json" <<'EOF'
+import json, sys
+f = json.load(open(sys.argv[1]))
+r = json.load(open(sys.argv[2]))
+says = {j["id"]: j.get("scheduler_says") for j in f["jobs"]}
+held = [j for j in r["order"] if j.get("limit")]
+bad = [f'{j["id"]}: rank says {j.get("reason")}, squeue {says.get(j["id"])}'
+       for j in held if j.get("reason") != says.get(j["id"])]
+print(f"  rank --snapshot: {len(r['order'])} waiting jobs, {len(held)} held by a limit: "
+      + ("each with squeue's reason" if not bad else "; ".join(bad)))
+sys.exit(1 if bad or not held else 0)
+EOF
+}
+check "rank --snapshot gives each job a limit holds squeue's reason" rank_reasons_match
 timeout 60 scancel -u root || true
 wait_until 60 history_done >/dev/null || true
 # slurmdbd refuses to remove an association while a job of it is running or pending in its
