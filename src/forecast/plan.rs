@@ -1147,8 +1147,12 @@ pub fn plan_for(
                 break;
             }
             // A limit with no room for it: it waits for jobs that count toward it to end,
-            // with no window (PBS and Slurm plan none for a job a limit holds) and holding
-            // no job behind it.
+            // with no window and holding no job behind it. Slurm's backfill passes over a
+            // job its limits hold (`acct_policy_job_runnable_pre_select`); PBS plans a top
+            // job held by a limit too (`main_sched_loop` calls `add_job_to_calendar` for any
+            // job that cannot run, within `backfill_depth`, and the calendar's simulation
+            // waits for the limit): a deliberate difference, so lower jobs may backfill in
+            // front of such a job here where PBS would keep its window.
             let checks: &[Draw] = match limits.pending.get(j) {
                 Some(Ok(d)) => d,
                 _ => &[],
