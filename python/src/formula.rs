@@ -305,6 +305,13 @@ fn rank_values<'py>(
         None => None,
     };
     let n = values.len();
+    // A NaN has no place in an order (every comparison with it is false): name it rather
+    // than rank it somewhere. An `Evaluation`'s failed jobs are 0 with their error.
+    if let Some(i) = values.iter().position(|v| v.is_nan()) {
+        return Err(PyValueError::new_err(format!(
+            "values[{i}] is NaN: a job's value must be a number to be ranked"
+        )));
+    }
     let check_len = |what: &str, len: usize| {
         if len == n {
             Ok(())

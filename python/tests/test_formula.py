@@ -239,3 +239,11 @@ def test_evaluation_releases_the_gil():
     cols = {"fairshare_tree_usage": np.full(n, 0.5), "fairshare_perc": np.full(n, 0.25), "ncpus": np.ones(n)}
     moved = progress_during(lambda: f.evaluate(cols), times=5)
     assert max(moved) > 0, moved
+
+
+def test_rank_refuses_a_nan_and_names_it():
+    with pytest.raises(ValueError, match=r"values\[1\] is NaN"):
+        jobsort.rank(np.array([1.0, float("nan"), 2.0]))
+    # Infinities rank (PBS stores overflowing values as inf under --compat pbs).
+    df = jobsort.rank(np.array([1.0, float("inf"), 2.0]))
+    assert list(df["index"]) == [1, 2, 0]
