@@ -426,6 +426,17 @@ class SimResult:
     starts: Any = None
 
 
+def _count(name: str, value: Optional[int]) -> None:
+    """A count the simulator takes as a 32-bit unsigned number: a ValueError naming it when
+    it is not one (rather than a TypeError about a Rust field)."""
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name}: {value!r} is not a whole number")
+    if not 0 <= int(value) <= 0xFFFF_FFFF:
+        raise ValueError(f"{name}: {value} is out of range (0 to 4294967295)")
+
+
 def _sim_spec(
     policy: Optional[str],
     nodes: Optional[int],
@@ -448,6 +459,8 @@ def _sim_spec(
     qmgr: Optional[PathLike] = None,
     slurm_conf: Optional[PathLike] = None,
 ) -> dict:
+    for name, count in (("nodes", nodes), ("cores", cores), ("unknown_shares", unknown_shares)):
+        _count(name, count)
     return {
         "policy": policy,
         "nodes": nodes,

@@ -213,3 +213,18 @@ def test_a_pbs_site_sets_what_is_not_given_as_in_the_cli(kth, cli_json, tmp_path
     # An argument wins over the site.
     easy = jobsort.simulate(kth, pbs_home=home, qmgr=qmgr, first=FIRST, policy="easy")
     assert easy.metrics["policy"].tolist() == ["easy"]
+
+
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        ({"nodes": -5, "cores": 4}, r"nodes: -5 is out of range \(0 to 4294967295\)"),
+        ({"nodes": 2**40, "cores": 4}, r"nodes: 1099511627776 is out of range"),
+        ({"nodes": 2, "cores": 2.5}, r"cores: 2.5 is not a whole number"),
+    ],
+)
+def test_a_machine_size_that_is_no_count_is_a_value_error_naming_it(tmp_path, kwargs, message):
+    swf = tmp_path / "t.swf"
+    swf.write_text("1 0 0 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1\n")
+    with pytest.raises(ValueError, match=message):
+        jobsort.simulate(swf, **kwargs)
