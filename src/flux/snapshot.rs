@@ -153,6 +153,14 @@ fn parse_r(text: &str, file: &str) -> Result<Ranks, SnapshotError> {
 /// Read a Flux snapshot folder (module docs). A missing file is a missing part; a folder
 /// with neither `resource.json` nor `jobs.json` is an error.
 pub fn read_flux_snapshot(dir: &Path) -> Result<Snapshot, SnapshotError> {
+    read_flux_snapshot_and_jobs(dir).map(|(snap, _)| snap)
+}
+
+/// [`read_flux_snapshot`], with the text of `jobs.json` as read (for what else reads the
+/// jobs: their user ids, `snapshot_limits::read_flux_site`), so the file is read once.
+pub fn read_flux_snapshot_and_jobs(
+    dir: &Path,
+) -> Result<(Snapshot, Option<String>), SnapshotError> {
     let mut snap = Snapshot::new(Scheduler::Flux);
     let name = |f: &str| dir.join(f).display().to_string();
     let (all, jobs) = read_nodes_and_jobs(dir, Scheduler::Flux, RESOURCE, JOBS)?;
@@ -220,7 +228,7 @@ pub fn read_flux_snapshot(dir: &Path) -> Result<Snapshot, SnapshotError> {
         );
     }
     snap.finish();
-    Ok(snap)
+    Ok((snap, jobs))
 }
 
 fn add_nodes(snap: &mut Snapshot, all: &Ranks, allocated: Option<&Ranks>, down: Option<&Ranks>) {

@@ -1,6 +1,6 @@
 //! flux-accounting's limits on a Flux snapshot's jobs, as [`Limits`]: [`flux_limits`], from
 //! `mf_priority.json` (`flux jobtap query mf_priority.so`, [`parse_mf_priority`]) and the
-//! snapshot's jobs; [`read_flux_limits`] reads both from a snapshot folder.
+//! snapshot's jobs; [`read_flux_site`] reads a snapshot folder with its limits.
 //!
 //! flux-accounting's `mf_priority` jobtap plugin checks a job's soft limits once, when the
 //! job enters DEPEND (`depend_cb`, `src/plugins/mf_priority.cpp`), and holds it with one
@@ -229,17 +229,29 @@ pub fn job_userids(text: &str, file: &str) -> Result<HashMap<String, i64>, Snaps
 /// The limits of the Flux snapshot in `dir` (`snap`, as `flux::snapshot` read it): from
 /// `mf_priority.json` and the jobs' user ids in `jobs.json`; unknown without
 /// `mf_priority.json` (`read_flux_snapshot` says it lacks it when a job is held by a limit).
-pub fn read_flux_limits(dir: &Path, snap: &Snapshot) -> Result<Limits, SnapshotError> {
+/// `jobs` is the text of `jobs.json` as the snapshot's reader read it (`None`: not there).
+pub fn read_flux_limits(
+    dir: &Path,
+    snap: &Snapshot,
+    jobs: Option<&str>,
+) -> Result<Limits, SnapshotError> {
     let name = |f: &str| dir.join(f).display().to_string();
     let Some(text) = read_part(&dir.join(MF_PRIORITY))? else {
         return Ok(Limits::unknown(snap.running.len(), snap.pending.len()));
     };
     let query = parse_mf_priority(&text, &name(MF_PRIORITY))?;
-    let userids = match read_part(&dir.join(JOBS))? {
-        Some(t) => job_userids(&t, &name(JOBS))?,
+    let userids = match jobs {
+        Some(t) => job_userids(t, &name(JOBS))?,
         None => HashMap::new(),
     };
     Ok(flux_limits(&query, snap, &userids))
+}
+
+/// A Flux snapshot folder read with its limits, `jobs.json` read once for both.
+pub fn read_flux_site(dir: &Path) -> Result<(Snapshot, Limits), SnapshotError> {
+    let (snap, jobs) = super::snapshot::read_flux_snapshot_and_jobs(dir)?;
+    let limits = read_flux_limits(dir, &snap, jobs.as_deref())?;
+    Ok((snap, limits))
 }
 
 /// What one cap is: an association's or one of its queues' limit, or a limit the query does
@@ -1102,12 +1114,12 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let mut snap = Snapshot::new(Scheduler::Flux);
         snap.pending.clear();
-        let l = read_flux_limits(d.path(), &snap).unwrap();
+        let l = read_flux_limits(d.path(), &snap, None).unwrap();
         assert!(!l.known);
         std::fs::write(d.path().join(MF_PRIORITY), "{\"mf_priority_map\":[]}").unwrap();
-        assert!(read_flux_limits(d.path(), &snap).unwrap().known);
+        assert!(read_flux_limits(d.path(), &snap, None).unwrap().known);
         std::fs::write(d.path().join(MF_PRIORITY), "[]").unwrap();
-        let e = read_flux_limits(d.path(), &snap).unwrap_err();
+        let e = read_flux_limits(d.path(), &snap, None).unwrap_err();
         assert!(
             e.to_string()
                 .contains("mf_priority.json: $.mf_priority_map"),

@@ -21,7 +21,7 @@
 //! cluster follows: `free` stacks chunks, `pack` puts the request on one node, `scatter`
 //! one chunk per node, `excl` takes nodes with nothing else on them.
 
-use crate::model::limits::{Draw, Limits};
+use crate::model::limits::{Draw, Limits, Never};
 use crate::model::place::{Arrangement, Sharing};
 use crate::model::policy::Policy;
 use crate::model::snapshot::{Ask, Hold, PendingJob, Snapshot};
@@ -138,6 +138,32 @@ impl Blocked {
             Blocked::NeverFits { .. } => "never_fits",
             Blocked::Limit { .. } => "limit",
             Blocked::Hold { .. } => "hold",
+        }
+    }
+
+    /// A per-job limit the job exceeds.
+    pub fn of_never(never: &Never) -> Blocked {
+        Blocked::Limit {
+            reason: never.reason.clone(),
+            plain: never.plain.clone(),
+            used: 0,
+            asks: 0,
+            limit: 0,
+            never: true,
+        }
+    }
+
+    /// Cap `c` of `limits`, which has no room for a job checked by `checks` while `used` of
+    /// each cap is taken ([`Limits::blocking`]).
+    pub fn of_cap(limits: &Limits, c: usize, checks: &[Draw], used: &[u64]) -> Blocked {
+        let cap = &limits.caps[c];
+        Blocked::Limit {
+            reason: cap.reason.clone(),
+            plain: cap.plain.clone(),
+            used: used[c],
+            asks: checks.iter().filter(|d| d.cap == c).map(|d| d.amount).sum(),
+            limit: cap.limit,
+            never: false,
         }
     }
 
@@ -927,24 +953,13 @@ pub fn plan_for(
     let mut never_of: HashMap<(usize, &Ask), Option<String>> = HashMap::new();
     for (k, &j) in order.iter().enumerate() {
         let job = &snap.pending[j];
-        match &job.hold {
-            // With the scheduler's limits known, a job it says a limit holds waits for them.
-            Some(Hold::Limit(_)) if limits.known => {}
-            Some(h) => {
-                out[k].blocked = Blocked::Hold { hold: h.clone() };
-                continue;
-            }
-            None => {}
+        // With the scheduler's limits known, a job it says a limit holds waits for them.
+        if let Some(h) = job.hold.as_ref().filter(|h| !limits.plans(Some(h))) {
+            out[k].blocked = Blocked::Hold { hold: h.clone() };
+            continue;
         }
         if let Some(Err(never)) = limits.pending.get(j) {
-            out[k].blocked = Blocked::Limit {
-                reason: never.reason.clone(),
-                plain: never.plain.clone(),
-                used: 0,
-                asks: 0,
-                limit: 0,
-                never: true,
-            };
+            out[k].blocked = Blocked::of_never(never);
             continue;
         }
         // Jobs that ask the same on the same nodes share the answer.
@@ -1007,11 +1022,12 @@ pub fn plan_for(
     for &k in &waiting {
         in_plan[k] = true;
     }
+    // Each pending job's place in the order (`usize::MAX`: the order leaves it out).
+    let mut at = vec![usize::MAX; snap.pending.len()];
+    for (k, &j) in order.iter().enumerate() {
+        at[j] = k;
+    }
     let wanted: Option<Vec<usize>> = only.map(|only| {
-        let mut at = vec![usize::MAX; snap.pending.len()];
-        for (k, &j) in order.iter().enumerate() {
-            at[j] = k;
-        }
         only.iter()
             .filter_map(|&j| at.get(j).copied().filter(|&k| k != usize::MAX))
             .collect()
@@ -1161,15 +1177,7 @@ pub fn plan_for(
             if let Some(c) = limits.blocking(checks, &cap_used) {
                 limit_held[k] = true;
                 if first {
-                    let cap = &limits.caps[c];
-                    out[k].blocked = Blocked::Limit {
-                        reason: cap.reason.clone(),
-                        plain: cap.plain.clone(),
-                        used: cap_used[c],
-                        asks: checks.iter().filter(|d| d.cap == c).map(|d| d.amount).sum(),
-                        limit: cap.limit,
-                        never: false,
-                    };
+                    out[k].blocked = Blocked::of_cap(limits, c, checks, &cap_used);
                 }
                 still.push(k);
                 continue;
@@ -1295,10 +1303,6 @@ pub fn plan_for(
             Some(x) if x <= horizon => t = x,
             _ => break,
         }
-    }
-    let mut at = vec![usize::MAX; snap.pending.len()];
-    for (k, &j) in order.iter().enumerate() {
-        at[j] = k;
     }
     Plan {
         now,

@@ -10,6 +10,8 @@
 //! full, the first of the job's draws names the reason: draws are in the scheduler's own
 //! check order.
 
+use super::snapshot::Hold;
+
 /// A cap on what the running jobs that draw on it may hold together.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cap {
@@ -77,6 +79,17 @@ impl Limits {
         Limits {
             known: true,
             ..Limits::unknown(running, pending)
+        }
+    }
+
+    /// Whether a waiting job with `hold` is planned at all: one nothing holds, or one the
+    /// scheduler says a limit holds while these limits are known (they then say when it
+    /// starts). Any other hold keeps it out.
+    pub fn plans(&self, hold: Option<&Hold>) -> bool {
+        match hold {
+            None => true,
+            Some(Hold::Limit(_)) => self.known,
+            Some(_) => false,
         }
     }
 

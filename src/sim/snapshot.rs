@@ -171,8 +171,7 @@ pub fn load_snapshot(dir: &Path, strict: bool) -> Result<LoadedSnapshot, Snapsho
             (s.snapshot, SiteConfig::Slurm(s.conf), limits)
         }
         Scheduler::Flux => {
-            let s = flux::read_flux_snapshot(dir)?;
-            let limits = crate::flux::snapshot_limits::read_flux_limits(dir, &s)?;
+            let (s, limits) = crate::flux::snapshot_limits::read_flux_site(dir)?;
             (s, SiteConfig::Flux, limits)
         }
     };

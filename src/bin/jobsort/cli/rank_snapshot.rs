@@ -19,7 +19,6 @@ use super::rank::Args;
 use super::report::Outcome;
 use jobsort::forecast::Blocked;
 use jobsort::input::units::utc_text;
-use jobsort::model::snapshot::Hold;
 use jobsort::sim::snapshot::LoadedSnapshot;
 use serde_json::json;
 use std::path::Path;
@@ -31,35 +30,16 @@ use std::process::ExitCode;
 /// or `None`.
 fn limit_now(loaded: &LoadedSnapshot, j: usize, used: &[u64]) -> Option<Blocked> {
     let limits = &loaded.limits;
-    match &loaded.snapshot.pending[j].hold {
-        // With the scheduler's limits known, a job it says a limit holds is checked.
-        Some(Hold::Limit(_)) if limits.known => {}
-        Some(_) => return None,
-        None => {}
+    // With the scheduler's limits known, a job it says a limit holds is checked.
+    if !limits.plans(loaded.snapshot.pending[j].hold.as_ref()) {
+        return None;
     }
-    let checks = match limits.pending.get(j)? {
-        Ok(checks) => checks,
-        Err(never) => {
-            return Some(Blocked::Limit {
-                reason: never.reason.clone(),
-                plain: never.plain.clone(),
-                used: 0,
-                asks: 0,
-                limit: 0,
-                never: true,
-            });
-        }
-    };
-    let c = limits.blocking(checks, used)?;
-    let cap = &limits.caps[c];
-    Some(Blocked::Limit {
-        reason: cap.reason.clone(),
-        plain: cap.plain.clone(),
-        used: used[c],
-        asks: checks.iter().filter(|d| d.cap == c).map(|d| d.amount).sum(),
-        limit: cap.limit,
-        never: false,
-    })
+    match limits.pending.get(j)? {
+        Err(never) => Some(Blocked::of_never(never)),
+        Ok(checks) => limits
+            .blocking(checks, used)
+            .map(|c| Blocked::of_cap(limits, c, checks, used)),
+    }
 }
 
 /// A limit in plain words, with what is taken, what the job asks and what is allowed.
