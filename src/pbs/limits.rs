@@ -927,9 +927,10 @@ impl Builder<'_> {
                         match e {
                             Some(e) => e,
                             None => {
-                                let origin = first_origin(slot).expect("a slot has an entry");
+                                // A slot has an entry; without one the error names no line.
+                                let origin = first_origin(slot).cloned().unwrap_or(Origin::Default);
                                 return Err(error(
-                                    origin,
+                                    &origin,
                                     format!(
                                         "job {} has no {} (qstat's euser/Job_Owner, egroup), \
                                          and this limit counts by {}",
