@@ -68,10 +68,7 @@ fn ordered_by(loaded: &LoadedSnapshot, dir: &Path, formula: Option<&str>) -> Str
         _ if !dir.join(jobs_file).is_file() => {
             "capture order (the folder holds no job list)".to_string()
         }
-        _ if snap.scheduler == Scheduler::Pbs => "submission order (the snapshot holds no \
-                                                  job_sort_formula: add qmgr.txt or \
-                                                  sched_config, or give formula=)"
-            .to_string(),
+        _ if snap.scheduler == Scheduler::Pbs => fc::pbs_submission_order("formula="),
         _ if fc::captured_order(snap).is_some() => {
             format!("{}'s own priority, as captured", snap.scheduler.name())
         }

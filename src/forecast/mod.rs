@@ -55,6 +55,15 @@ pub fn site_policy(loaded: &LoadedSnapshot) -> Result<Policy, String> {
     }
 }
 
+/// What orders a PBS queue whose snapshot sets no `job_sort_formula` (submission order, PBS's
+/// default), in words; `give` says how the caller gives a formula (`--formula`, `formula=`).
+pub fn pbs_submission_order(give: &str) -> String {
+    format!(
+        "submission order (neither qmgr.txt nor sched_config in the snapshot sets \
+         job_sort_formula: add the one that does, or give {give})"
+    )
+}
+
 /// The waiting jobs in the order their captured priority gives (highest first; ties by
 /// submission, then capture order), when every one has a priority (Slurm's `priority`,
 /// Flux's); `None` when the capture shows none (PBS keeps its formula's values inside the

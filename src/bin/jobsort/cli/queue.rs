@@ -276,12 +276,7 @@ pub fn order(
                 // none: submission order.
                 let mut order: Vec<usize> = (0..snap.pending.len()).collect();
                 order.sort_by_key(|&i| (snap.pending[i].submit.unwrap_or(i64::MAX), i));
-                (
-                    order,
-                    "submission order (the snapshot holds no job_sort_formula: add \
-                         qmgr.txt or sched_config, or give --formula)"
-                        .to_string(),
-                )
+                (order, forecast::pbs_submission_order("--formula"))
             }
         }
         (Some(jobs), sched) => {
