@@ -76,7 +76,19 @@ pub struct Associations {
     /// Whether the file named the accounts' parents (`ParentName`, `ParentID` or
     /// `Lineage`); without, every account hangs from `root`.
     pub tree_known: bool,
+    /// The limit columns the file lacks (read as unset).
+    pub lacking: Vec<&'static str>,
 }
+
+/// The limit columns `slurm::limits` reads of an association.
+pub const LIMIT_COLUMNS: [&str; 6] = [
+    "GrpJobs",
+    "GrpTRES",
+    "MaxJobs",
+    "MaxTRES",
+    "MaxTRESPerNode",
+    "MaxWall",
+];
 
 impl Associations {
     /// Read `sacctmgr show assoc -P` output: a header with `Account` and `User`; `Cluster`,
@@ -96,6 +108,7 @@ impl Associations {
         let mut out = Associations {
             file: file.to_string(),
             tree_known: cparent.is_some() || (cid.is_some() && cpid.is_some()) || clin.is_some(),
+            lacking: t.lacking(&LIMIT_COLUMNS),
             ..Default::default()
         };
         // (parent name, parent id, lineage) of each row, and each row's id.

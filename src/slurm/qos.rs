@@ -49,7 +49,22 @@ pub struct Qos {
 pub struct QosList {
     pub file: String,
     pub list: Vec<Qos>,
+    /// The limit columns the file lacks (read as unset).
+    pub lacking: Vec<&'static str>,
 }
+
+/// The limit columns `slurm::limits` reads of a QOS.
+pub const LIMIT_COLUMNS: [&str; 9] = [
+    "GrpJobs",
+    "GrpTRES",
+    "MaxJobsPU",
+    "MaxJobsPA",
+    "MaxTRESPU",
+    "MaxTRESPA",
+    "MaxTRES",
+    "MaxTRESPerNode",
+    "MaxWall",
+];
 
 impl QosList {
     /// Read `sacctmgr show qos -P` output: a header with `Name`; the priority, flags and
@@ -88,6 +103,7 @@ impl QosList {
         Ok(QosList {
             file: file.to_string(),
             list,
+            lacking: t.lacking(&LIMIT_COLUMNS),
         })
     }
 
@@ -108,6 +124,29 @@ impl QosList {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A `format=` that leaves limit columns out: they are unknown, and the list says which
+    /// (the snapshot reader notes them as a missing part).
+    #[test]
+    fn limit_columns_left_out_are_listed() {
+        let q = QosList::parse("Name|Priority|MaxWall\nnormal|0|1-00:00:00\n", "q").unwrap();
+        assert_eq!(q.list[0].max_wall, Some(1440));
+        assert_eq!(
+            q.lacking,
+            [
+                "GrpJobs",
+                "GrpTRES",
+                "MaxJobsPU",
+                "MaxJobsPA",
+                "MaxTRESPU",
+                "MaxTRESPA",
+                "MaxTRES",
+                "MaxTRESPerNode"
+            ]
+        );
+        let full = QosList::parse(&format!("Name|{}\n", LIMIT_COLUMNS.join("|")), "q").unwrap();
+        assert!(full.lacking.is_empty());
+    }
 
     /// Slurm 22.05's default `sacctmgr show qos -P` (the columns and titles of the module
     /// docs; `UsageFactor` `print_fields_double`'s `%f`, `GraceTime` `00:00:00`).

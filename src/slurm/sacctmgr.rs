@@ -118,6 +118,16 @@ impl Table {
         })
     }
 
+    /// Which of `titles` the table has no column for (a `format=` that left them out: what
+    /// they say is unknown, not unset).
+    pub fn lacking(&self, titles: &[&'static str]) -> Vec<&'static str> {
+        titles
+            .iter()
+            .copied()
+            .filter(|t| self.col(t).is_none())
+            .collect()
+    }
+
     /// A row's `Priority` (empty: none), as sacctmgr prints a `uint32`.
     pub fn priority(&self, row: &Row) -> Result<Option<u32>, SacctmgrError> {
         match self.get(row, self.col("Priority")) {

@@ -180,6 +180,13 @@ pub fn read_slurm_snapshot(dir: &Path) -> Result<SlurmSnapshot, SnapshotError> {
                      GrpJobs and GrpTRES do not reach its sub-accounts' jobs",
                 );
             }
+            if !a.lacking.is_empty() {
+                snap.lacks(
+                    format!("{SACCTMGR_ASSOC}'s columns {}", a.lacking.join(", ")),
+                    "those association limits are unknown and read as unset (capture with \
+                     sacctmgr's default columns)",
+                );
+            }
             accounting.associations = Some(a);
         }
         None => snap.lacks(
@@ -190,8 +197,15 @@ pub fn read_slurm_snapshot(dir: &Path) -> Result<SlurmSnapshot, SnapshotError> {
     }
     match read_part(&dir.join(SACCTMGR_QOS))? {
         Some(text) => {
-            accounting.qos =
-                Some(QosList::parse(&text, &name(SACCTMGR_QOS)).map_err(sacctmgr_err)?);
+            let q = QosList::parse(&text, &name(SACCTMGR_QOS)).map_err(sacctmgr_err)?;
+            if !q.lacking.is_empty() {
+                snap.lacks(
+                    format!("{SACCTMGR_QOS}'s columns {}", q.lacking.join(", ")),
+                    "those QOS limits are unknown and read as unset (capture with sacctmgr's \
+                     default columns)",
+                );
+            }
+            accounting.qos = Some(q);
         }
         None => snap.lacks(
             format!("{SACCTMGR_QOS} (sacctmgr show qos -P)"),

@@ -411,6 +411,12 @@ pub fn run_forecast(args: ForecastArgs, out: &mut Out) -> Outcome {
     let png = args.plot.as_deref().map(plot_format).transpose()?;
     let q = args.queue.load()?;
     let dir = args.queue.snapshot.as_path();
+    // What the capture lacked, as `why` says it (the JSON and the page carry it as `missing`).
+    if matches!(args.format, ForecastFormat::Table | ForecastFormat::Csv) {
+        for m in &q.loaded.snapshot.missing {
+            note(&format!("{}: {m}", dir.display()));
+        }
+    }
     let drawn =
         args.plot.is_some() || matches!(args.format, ForecastFormat::Json | ForecastFormat::Html);
     let doc = if drawn {
