@@ -731,3 +731,64 @@ fn a_job_file_that_is_a_pipe_is_read_once() {
         assert_eq!(got, want);
     }
 }
+
+#[test]
+fn compare_ranks_the_same_jobs_by_a_second_formula() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = write(dir.path(), "jobs.json", JOBS);
+    // By hand. By ncpus: c (4), a (2), d (2, after a in input order), b (0, not runnable
+    // under threshold 1). By walltime: d (7200), a (3600), b (1800), c (600). Moves: c down
+    // 3, a none, d up 2, b up 1. The pairs the orders put the other way round: (c,a), (c,d),
+    // (c,b), (a,d): 4 of 6, so Kendall's tau = 1 - 2*4/6 = -1/3.
+    let base = ["rank", "ncpus", "--jobs", &jobs, "--compare", "walltime"];
+    let v = json(&jobsort(base.iter().copied().chain([
+        "--threshold",
+        "1",
+        "--top",
+        "2",
+        "--format",
+        "json",
+    ])));
+    let order = v["order"].as_array().unwrap();
+    assert_eq!(order.len(), 2);
+    assert_eq!(order[0]["id"], "c");
+    assert_eq!(order[0]["compare"]["rank"], 4);
+    assert_eq!(order[0]["compare"]["value"], 600.0);
+    assert_eq!(order[0]["compare"]["move"], -3);
+    assert_eq!(order[1]["id"], "a");
+    assert_eq!(order[1]["compare"]["rank"], 2);
+    assert_eq!(order[1]["compare"]["move"], 0);
+    let summary = &v["compare"];
+    assert_eq!(summary["formula"], "walltime");
+    assert_eq!(summary["jobs"], 4);
+    assert_eq!(summary["moved"], 3);
+    assert_eq!(summary["swapped_pairs"], 4);
+    assert!((summary["kendall_tau"].as_f64().unwrap() + 1.0 / 3.0).abs() < 1e-12);
+
+    let table = stdout(&jobsort(base));
+    assert!(table.contains("rank B"), "{table}");
+    assert!(
+        table
+            .lines()
+            .any(|l| l.contains(" c ") && l.ends_with("down 3")),
+        "{table}"
+    );
+    assert!(
+        table
+            .lines()
+            .any(|l| l.contains(" d ") && l.ends_with("up 2")),
+        "{table}"
+    );
+    assert!(
+        table.contains("B = `walltime`: 3 of 4 jobs move"),
+        "{table}"
+    );
+    let csv = stdout(&jobsort(base.iter().copied().chain(["--format", "csv"])));
+    assert!(csv.starts_with("rank,id,value,runnable,reason,rank B,value B,runnable B,move\n"));
+    assert!(csv.contains("\n1,c,4.0,yes,,4,600.0,yes,-3\n"), "{csv}");
+
+    // Both formulas are checked: an error in the second names `--compare`.
+    let bad = jobsort(["rank", "ncpus", "--jobs", &jobs, "--compare", "walltime +"]);
+    assert_eq!(bad.status.code(), Some(1), "{}", stderr(&bad));
+    assert!(stderr(&bad).contains("--compare:1:"), "{}", stderr(&bad));
+}

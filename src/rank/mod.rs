@@ -19,11 +19,12 @@
 //! ([`top_into`], used by the simulator and by [`rank`]'s top-k without submission keys);
 //! `by_value` the full ranking by value built in its output; `packed` the sorts with
 //! submission keys; `radix` the radix passes they share; `threshold` PBS's threshold, which
-//! is never NaN.
+//! is never NaN; `moves` two orders of the same jobs compared (`rank --compare`).
 
 mod by_value;
 mod compare;
 mod key;
+mod moves;
 mod packed;
 mod radix;
 mod threshold;
@@ -31,6 +32,7 @@ mod top;
 
 pub use compare::{Ranked, TieBreak, cmp_job_ids};
 pub use key::{JobKey, value_key};
+pub use moves::Moves;
 pub use threshold::{NanThreshold, Threshold};
 pub use top::top_into;
 

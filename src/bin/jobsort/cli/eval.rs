@@ -42,6 +42,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
                 })
             },
             p.not_ranked.as_deref(),
+            None,
         )?,
         OutputFormat::Csv | OutputFormat::Table => {
             let row = |i: usize| {

@@ -155,6 +155,7 @@ pub fn write_json_list(
     n: usize,
     item: impl Fn(usize) -> serde_json::Value,
     not_ranked: Option<&[NotRanked]>,
+    extra: Option<(&str, serde_json::Value)>,
 ) -> std::io::Result<()> {
     write!(out, "{{{}:[", serde_json::Value::from(key))?;
     for i in 0..n {
@@ -171,6 +172,10 @@ pub fn write_json_list(
             .map(|j| serde_json::json!({"id": j.id, "state": j.state, "reason": j.reason}))
             .collect();
         serde_json::to_writer(&mut *out, &jobs)?;
+    }
+    if let Some((key, value)) = extra {
+        write!(out, ",{}:", serde_json::Value::from(key))?;
+        serde_json::to_writer(&mut *out, &value)?;
     }
     writeln!(out, "}}")
 }

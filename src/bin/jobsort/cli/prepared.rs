@@ -131,6 +131,15 @@ pub struct Prepared {
     pub not_ranked: Option<Vec<NotRanked>>,
     /// The settings in effect (flags over the site's files).
     pub resolved: Resolved,
+    /// A second formula evaluated on the same jobs (`rank --compare`).
+    pub compared: Option<Compared>,
+}
+
+/// A second formula, compiled with the first one's catalog and options: its text and its
+/// values on the same jobs.
+pub struct Compared {
+    pub source: String,
+    pub evaluation: Evaluation,
 }
 
 /// Whether jobs that all get the same value are a failure (`rank`: the order would say
@@ -143,6 +152,16 @@ pub enum Ties {
 
 impl Prepared {
     pub fn new(args: &InputArgs, ties: Ties) -> Result<Prepared, Failure> {
+        Prepared::comparing(args, ties, None)
+    }
+
+    /// [`Prepared::new`], and `other` (named `--compare` in diagnostics) compiled with the same
+    /// catalog and evaluated on the same jobs: the jobs are read once, with the inputs of both.
+    pub fn comparing(
+        args: &InputArgs,
+        ties: Ties,
+        other: Option<&str>,
+    ) -> Result<Prepared, Failure> {
         let InputArgs {
             formula,
             jobs,
@@ -153,7 +172,19 @@ impl Prepared {
         let resolved = args.resolve()?;
         let catalog = &resolved.catalog;
         let compiled = compile.compile(&resolved.source, &resolved.name, catalog)?;
-        let columns: Vec<&str> = compiled.inputs().iter().map(Input::column).collect();
+        let other = other
+            .map(|source| {
+                Ok::<_, Failure>((source, compile.compile(source, "--compare", catalog)?))
+            })
+            .transpose()?;
+        let mut columns: Vec<&str> = compiled.inputs().iter().map(Input::column).collect();
+        if let Some((_, c)) = &other {
+            for name in c.inputs().iter().map(Input::column) {
+                if !columns.contains(&name) {
+                    columns.push(name);
+                }
+            }
+        }
         let loaded = slurm.load(&formula.scheduler, jobs, catalog, &columns)?;
         let (mut jobs, rows, not_ranked) = (loaded.jobs, loaded.rows, loaded.not_ranked);
         if let Some(site) = &resolved.site
@@ -173,9 +204,22 @@ impl Prepared {
             warn_fairshare_unknown(view, tree.is_some());
         }
         if !jobs.is_empty() {
-            check_absent_inputs(&compiled, &absent_inputs(&compiled, &jobs), ties)?;
+            let absent = absent_inputs(&compiled, &jobs);
+            check_absent_inputs(&compiled, &absent, ties)?;
+            if let Some((_, c)) = &other {
+                // Each input warned about once: the second formula's warnings are for the
+                // inputs the first does not read.
+                let absent_b = absent_inputs(c, &jobs);
+                if absent_b.iter().any(|n| !absent.contains(n)) {
+                    check_absent_inputs(c, &absent_b, ties)?;
+                }
+            }
         }
         let evaluation = compiled.evaluate(jobs.table());
+        let compared = other.map(|(source, compiled)| Compared {
+            source: source.to_string(),
+            evaluation: compiled.evaluate(jobs.table()),
+        });
         Ok(Prepared {
             compiled,
             jobs,
@@ -184,6 +228,7 @@ impl Prepared {
             slurm,
             not_ranked,
             resolved,
+            compared,
         })
     }
 

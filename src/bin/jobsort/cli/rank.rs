@@ -24,7 +24,7 @@ use super::slurm_args::SlurmView;
 use jobsort::formula::explain::Explanation;
 use jobsort::jobs::units::value_json;
 use jobsort::pbs::{Origin, PbsSite, Setting};
-use jobsort::rank::{RankOptions, Ranked, Threshold, TieBreak, rank};
+use jobsort::rank::{Moves, RankOptions, Ranked, Threshold, TieBreak, rank};
 use jobsort::sim::scheduler::{QueueOrder, QueueOrderKind};
 use jobsort::sim::settings;
 use std::collections::BTreeMap;
@@ -69,6 +69,15 @@ pub struct Args {
     /// slurm --slurm-conf`: sprio's columns, the weighted factors).
     #[arg(long)]
     pub explain: bool,
+    /// Rank the jobs by this formula too and show, beside each job, its rank and value under
+    /// it and how far it moves (compiled like the formula, on the same jobs and settings).
+    #[arg(
+        long,
+        value_name = "FORMULA",
+        allow_hyphen_values = true,
+        conflicts_with = "explain"
+    )]
+    pub compare: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: OutputFormat,
@@ -171,7 +180,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         out.flush()?;
         return Ok(ExitCode::SUCCESS);
     }
-    let mut p = Prepared::new(&args.input, Ties::Fail)?;
+    let mut p = Prepared::comparing(&args.input, Ties::Fail, args.compare.as_deref())?;
     let Settings {
         threshold,
         fair_share,
@@ -221,8 +230,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     };
     let options = RankOptions {
         threshold,
-        // With tiers the whole order is needed before the first K are taken.
-        top: if tiers.is_some() { None } else { args.top },
+        top: None,
     };
     // With fair_share and fairshare_enforce_no_shares: the jobs PBS never runs.
     let mut zero_shares: Vec<bool> = Vec::new();
@@ -261,39 +269,73 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         ..ties
     };
     let regroup = queue_tiers.is_some() || round_robin.is_some() || zero_shares.contains(&true);
-    let ranked = if regroup {
-        // PBS with by_queue takes the queues one after another (`next_job`), each sorted on
-        // its own (`sort_jobs`); cmp_sort puts the jobs that can run before those that cannot
-        // (NEVER_RUN from query_jobs). Stable: each part keeps the order above.
-        let all = RankOptions {
-            top: None,
+    let queues: Vec<&str> = if regroup {
+        (0..p.jobs.len())
+            .map(|i| p.jobs.queue(i).unwrap_or(""))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    // The order of the jobs by `values`, the first `top` of it: one definition for the
+    // formula and the one it is compared with.
+    let order = |values: &[f64], top: Option<usize>| -> Vec<Ranked> {
+        // With tiers or regrouping the whole order is needed before the first K are taken.
+        let whole = RankOptions {
+            top: if tiers.is_some() || regroup {
+                None
+            } else {
+                top
+            },
             ..options
         };
-        let queues: Vec<&str> = (0..p.jobs.len())
-            .map(|i| p.jobs.queue(i).unwrap_or(""))
-            .collect();
-        let mut ranked = jobsort::pbs::order::queue_order(
-            rank(&p.evaluation.values, ties, &all),
-            queue_tiers.as_deref(),
-            &zero_shares,
-            round_robin.as_ref().map(|r| (r, queues.as_slice())),
-        );
-        ranked.truncate(args.top.unwrap_or(usize::MAX));
+        let ranked = if regroup {
+            // PBS with by_queue takes the queues one after another (`next_job`), each sorted
+            // on its own (`sort_jobs`); cmp_sort puts the jobs that can run before those that
+            // cannot (NEVER_RUN from query_jobs). Stable: each part keeps the order above.
+            jobsort::pbs::order::queue_order(
+                rank(values, ties, &whole),
+                queue_tiers.as_deref(),
+                &zero_shares,
+                round_robin.as_ref().map(|r| (r, queues.as_slice())),
+            )
+        } else {
+            rank(values, ties, &whole)
+        };
+        let mut ranked = match &tiers {
+            Some(tiers) => {
+                // A stable sort keeps the value order (and its tie-breaks) within a tier.
+                let mut ranked = ranked;
+                ranked.sort_by_key(|r| tiers[r.index]);
+                ranked
+            }
+            None => ranked,
+        };
+        ranked.truncate(top.unwrap_or(usize::MAX));
         ranked
-    } else {
-        rank(&p.evaluation.values, ties, &options)
     };
-
-    let ranked = match &tiers {
-        Some(tiers) => {
-            // A stable sort keeps the value order (and its tie-breaks) within a tier.
-            let mut ranked = ranked;
-            ranked.sort_by_key(|r| tiers[r.index]);
-            ranked.truncate(args.top.unwrap_or(usize::MAX));
-            ranked
+    // Under `--compare`: both whole orders side by side, and each job's place, value and
+    // runnability under the second formula.
+    let compared = match &p.compared {
+        Some(c) => {
+            let indices = |r: &[Ranked]| r.iter().map(|r| r.index).collect::<Vec<_>>();
+            let b = order(&c.evaluation.values, None);
+            let moves = Moves::new(&indices(&order(&p.evaluation.values, None)), &indices(&b))
+                .ok_or_else(|| Failure::invalid("the two orders do not hold the same jobs"))?;
+            let mut runnable = vec![false; b.len()];
+            for r in &b {
+                runnable[r.index] = r.runnable;
+            }
+            Some(Compare {
+                formula: c.source.as_str(),
+                values: &c.evaluation.values,
+                errors: &c.evaluation,
+                runnable,
+                moves,
+            })
         }
-        None => ranked,
+        None => None,
     };
+    let ranked = order(&p.evaluation.values, args.top);
 
     let source = p.compiled.source();
     let term_names: Vec<String> = match sprio {
@@ -348,6 +390,9 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
                     "reason": reason(job),
                     "error": p.evaluation.error(job.index).map(|e| e.message()),
                 });
+                if let Some(c) = &compared {
+                    obj["compare"] = c.job_json(job.index);
+                }
                 if args.explain {
                     let terms: Vec<serde_json::Value> = term_names
                         .iter()
@@ -365,12 +410,17 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
                 obj
             },
             p.not_ranked.as_deref(),
+            compared.as_ref().map(Compare::summary_json),
         )?,
         OutputFormat::Table | OutputFormat::Csv => {
             let mut header: Vec<&str> = vec!["rank", "id", "value", "runnable", "reason"];
             header.extend(term_names.iter().map(String::as_str));
             let mut right = vec![true, false, true, false, false];
             right.extend(term_names.iter().map(|_| true));
+            if compared.is_some() {
+                header.extend(Compare::HEADER);
+                right.extend(Compare::HEADER.map(|_| true));
+            }
             let row = |r: usize| {
                 let job = &ranked[r];
                 let why = reason(job)
@@ -392,6 +442,9 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
                     Cell::Value(None) => "error".into(),
                     Cell::Text(text) => text,
                 }));
+                if let Some(c) = &compared {
+                    row.extend(c.cells(job.index, args.format == OutputFormat::Csv));
+                }
                 row
             };
             let not_ranked = p.not_ranked.as_deref().unwrap_or_default();
@@ -402,6 +455,9 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
                     write_not_ranked(&mut std::io::stderr(), p.jobs.len(), "ranked", not_ranked);
             } else {
                 write_table(out, &header, &right, ranked.len(), row)?;
+                if let Some(c) = &compared {
+                    writeln!(out, "\n{}", c.summary())?;
+                }
                 write_not_ranked(out, p.jobs.len(), "ranked", not_ranked)?;
             }
         }
@@ -409,6 +465,82 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     out.flush()?;
     p.report_errors();
     Ok(ExitCode::SUCCESS)
+}
+
+/// The second formula of `--compare`: its values, its order and the moves from the first.
+struct Compare<'a> {
+    formula: &'a str,
+    values: &'a [f64],
+    errors: &'a jobsort::Evaluation,
+    /// By job index: runnable under the second formula's order (its threshold).
+    runnable: Vec<bool>,
+    moves: Moves,
+}
+
+impl Compare<'_> {
+    const HEADER: [&'static str; 4] = ["rank B", "value B", "runnable B", "move"];
+
+    /// The move: in a table `up 3`, `down 2` or `=`; in CSV the places up (negative: down).
+    fn shift_text(&self, index: usize, csv: bool) -> String {
+        match self.moves.shift(index) {
+            k if csv => k.to_string(),
+            0 => "=".into(),
+            k if k > 0 => format!("up {k}"),
+            k => format!("down {}", -k),
+        }
+    }
+
+    fn value(&self, index: usize) -> Option<f64> {
+        self.errors
+            .error(index)
+            .is_none()
+            .then(|| self.values[index])
+    }
+
+    fn cells(&self, index: usize, csv: bool) -> [String; 4] {
+        [
+            (self.moves.second[index] + 1).to_string(),
+            self.value(index).map_or("error".into(), show_value),
+            if self.runnable[index] { "yes" } else { "no" }.into(),
+            self.shift_text(index, csv),
+        ]
+    }
+
+    fn job_json(&self, index: usize) -> serde_json::Value {
+        serde_json::json!({
+            "rank": self.moves.second[index] + 1,
+            "value": self.value(index).map_or(serde_json::Value::Null, value_json),
+            "runnable": self.runnable[index],
+            "error": self.errors.error(index).map(|e| e.message()),
+            "move": self.moves.shift(index),
+        })
+    }
+
+    fn summary_json(&self) -> (&'static str, serde_json::Value) {
+        (
+            "compare",
+            serde_json::json!({
+                "formula": self.formula,
+                "jobs": self.moves.first.len(),
+                "moved": self.moves.moved,
+                "swapped_pairs": self.moves.swapped_pairs,
+                "kendall_tau": self.moves.kendall_tau,
+            }),
+        )
+    }
+
+    /// One line under the table: what B is, how many jobs move, how alike the orders are.
+    fn summary(&self) -> String {
+        let n = self.moves.first.len();
+        format!(
+            "B = `{}`: {} of {n} {} move; Kendall's tau between the orders {:.3} (1: the same \
+             order, -1: reversed)",
+            self.formula,
+            self.moves.moved,
+            if n == 1 { "job" } else { "jobs" },
+            self.moves.kendall_tau
+        )
+    }
 }
 
 /// One `--explain` cell: a term's value (`None`: its evaluation failed), or sprio's text.
