@@ -117,3 +117,105 @@ fn png_from_malformed_svg_is_an_error_not_a_panic() {
     let e = render_png("<svg").unwrap_err();
     assert!(e.contains("SVG to PNG"), "{e}");
 }
+
+/// Two users on one core, each with one job submitted at 0: by hand, `walltime` runs alice's
+/// 100 s job first (bob waits 100 s), `-walltime` bob's 50 s job first (alice waits 50 s). So
+/// against the first formula bob's mean wait changes by -100 s and alice's by +50 s (listed in
+/// that order: largest change first), and the same per queue; the plot's third panel shows
+/// these changes instead of the delivered shares, which every formula leaves alike.
+#[test]
+fn formulas_are_compared_by_each_users_and_queues_wait_and_per_job() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("two.json");
+    std::fs::write(
+        &trace,
+        r#"[{"id": "a1", "user": "alice", "queue": "long", "submit": 0, "run": 100, "ncpus": 1, "walltime": 100},
+            {"id": "b1", "user": "bob", "queue": "short", "submit": 0, "run": 50, "ncpus": 1, "walltime": 50}]"#,
+    )
+    .unwrap();
+    let per_job = dir.path().join("jobs.csv");
+    let svg = dir.path().join("cmp.svg");
+    let args = |format: &str| {
+        common::cli::jobsort([
+            "sim",
+            "--trace",
+            trace.to_str().unwrap(),
+            "--nodes",
+            "1",
+            "--cores",
+            "1",
+            "--formula",
+            "walltime",
+            "--formula",
+            "-walltime",
+            "--per-job",
+            per_job.to_str().unwrap(),
+            "--plot",
+            svg.to_str().unwrap(),
+            "--format",
+            format,
+        ])
+    };
+    let o = args("table");
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let section = text
+        .split("mean wait per user, `-walltime` against `walltime`")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{text}"));
+    let rows: Vec<Vec<&str>> = section
+        .lines()
+        .skip(2)
+        .take(2)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(rows[0], ["bob", "1", "100.0", "0.0", "-100.0"], "{text}");
+    assert_eq!(rows[1], ["alice", "1", "0.0", "50.0", "+50.0"], "{text}");
+    assert!(
+        text.contains("mean wait per queue, `-walltime` against `walltime`"),
+        "{text}"
+    );
+
+    let csv = std::fs::read_to_string(&per_job).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        lines[0],
+        "formula,id,user,group,queue,submit,cores,start,end,wait"
+    );
+    assert!(
+        lines.contains(&"walltime,b1,bob,unknown,short,0,1,100,150,100"),
+        "{csv}"
+    );
+    assert!(
+        lines.contains(&"-walltime,a1,alice,unknown,long,0,1,50,150,50"),
+        "{csv}"
+    );
+    assert_eq!(lines.len(), 5, "{csv}");
+    let plot = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        plot.contains("Mean wait per user against walltime"),
+        "third panel missing"
+    );
+    assert!(!plot.contains("Delivered vs target share"));
+
+    let o = args("json");
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let second = &doc["runs"][1];
+    assert_eq!(second["wait_change_by_user"][0]["name"], "bob");
+    assert_eq!(second["wait_change_by_user"][0]["change"], -100.0);
+    assert_eq!(second["wait_change_by_queue"][1]["name"], "long");
+    assert_eq!(second["wait_change_by_queue"][1]["change"], 50.0);
+    assert!(doc["runs"][0].get("wait_change_by_user").is_none());
+    // Jain's index over per-user mean bounded slowdown: under `walltime`, alice 1 and bob
+    // (100 + 50) / 50 = 3: (1 + 3)^2 / (2 * (1 + 9)) = 0.8.
+    assert_eq!(doc["runs"][0]["metrics"]["jain_user_bsld"], 0.8);
+
+    let bad = common::cli::jobsort([
+        "sim",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--per-job",
+        "x.txt",
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
+}

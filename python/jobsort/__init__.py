@@ -404,6 +404,7 @@ METRICS = (
     "utilization",
     "makespan",
     "jain_user_wait",
+    "jain_user_bsld",
 )
 
 
@@ -413,7 +414,7 @@ class SimResult:
 
     ``metrics``: a DataFrame, one row per formula (``formula``, ``policy``, the metrics of
     ``jobsort sim``: ``mean_wait``, ``median_wait``, ``p95_wait``, ``mean_bsld``,
-    ``p95_bsld``, ``utilization``, ``makespan``, ``jain_user_wait``, and ``jobs``,
+    ``p95_bsld``, ``utilization``, ``makespan``, ``jain_user_wait``, ``jain_user_bsld``, and ``jobs``,
     ``dropped``, ``never_started``, ``rounds``, ``eval_errors``). ``trace``: the load report
     and the machine. ``shares``: delivered vs target share per entity and formula.
     ``starts``: with ``starts=True``, one row per job and formula (``formula``, ``id``,

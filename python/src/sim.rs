@@ -455,6 +455,7 @@ fn simulate_trace<'py>(
             ("utilization", m.utilization),
             ("makespan", m.makespan),
             ("jain_user_wait", m.jain_user_wait),
+            ("jain_user_bsld", m.jain_user_bsld),
         ] {
             metrics.set_item(k, v)?;
         }

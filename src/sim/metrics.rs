@@ -6,7 +6,12 @@
 //! - bounded slowdown `max((w + r) / max(r, τ), 1)` with τ = 10 s: mean, p95;
 //! - utilization `Σ p·r / (P · (last end − first submit))`;
 //! - makespan `last end − first submit`;
-//! - Jain's index `(Σx)² / (n·Σx²)` over per-user mean waits (1 when every mean is 0);
+//! - Jain's index `(Σx)² / (n·Σx²)` over per-user mean waits (1 when every mean is 0): how
+//!   alike the users' waits are, not whether each got its due — under fairshare a heavy user
+//!   waits longer by design, so it falls as the fairshare weight grows;
+//! - Jain's index over per-user mean bounded slowdowns: how alike the users' waits are
+//!   relative to the length of their jobs (a user of long jobs waiting long is not counted
+//!   as treated worse);
 //! - per-entity delivered share `Σ p·r of the entity / Σ p·r` vs its target share.
 //!
 //! Percentiles use linear interpolation between closest ranks (NumPy's default): for sorted
@@ -14,7 +19,7 @@
 //! `x[⌊h⌋] + (h − ⌊h⌋)·(x[⌊h⌋+1] − x[⌊h⌋])`.
 
 use crate::pbs::share::number_first_seen;
-use crate::workload::SimJob;
+use crate::workload::{Name, SimJob};
 
 /// The bounded-slowdown threshold τ (seconds).
 pub const BSLD_TAU: f64 = 10.0;
@@ -30,6 +35,7 @@ pub struct Metrics {
     pub utilization: f64,
     pub makespan: f64,
     pub jain_user_wait: f64,
+    pub jain_user_bsld: f64,
 }
 
 /// Delivered vs target share of one entity.
@@ -152,8 +158,20 @@ pub fn compute(
 ///
 /// [`Names`]: crate::workload::Names
 pub fn users(jobs: &[SimJob]) -> (Vec<u32>, Vec<&str>) {
+    numbered(jobs, |j| &j.user)
+}
+
+/// Each job's queue, numbered as [`users`] numbers users, and the queues' names.
+pub fn queues(jobs: &[SimJob]) -> (Vec<u32>, Vec<&str>) {
+    numbered(jobs, |j| &j.queue)
+}
+
+fn numbered<'a>(
+    jobs: &'a [SimJob],
+    name: impl Fn(&'a SimJob) -> &'a Name,
+) -> (Vec<u32>, Vec<&'a str>) {
     let mut shared: Vec<&str> = Vec::new();
-    let of_shared = number_first_seen(jobs.iter().map(|j| j.user.by_text_shared()), |u| {
+    let of_shared = number_first_seen(jobs.iter().map(|j| name(j).by_text_shared()), |u| {
         shared.push(u.0.as_str())
     });
     let mut names = Vec::new();
@@ -204,8 +222,9 @@ fn metrics_pass(
     let mut waits = Vec::with_capacity(jobs.len());
     let mut bslds = Vec::with_capacity(jobs.len());
     let mut area = 0.0;
-    // Per user: wait sum, started jobs, and core-seconds run (`None`: the user has no job).
-    let mut per_user: Vec<(f64, usize, Option<f64>)> = vec![(0.0, 0, None); names.len()];
+    // Per user: wait sum, started jobs, core-seconds run (`None`: the user has no job) and
+    // bounded-slowdown sum.
+    let mut per_user: Vec<(f64, usize, Option<f64>, f64)> = vec![(0.0, 0, None, 0.0); names.len()];
     let mut first_submit = None::<i64>;
     let mut last_end = None::<i64>;
     for (i, j) in jobs.iter().enumerate() {
@@ -217,13 +236,15 @@ fn metrics_pass(
         };
         let w = (s - j.submit) as f64;
         let r = (e - s) as f64;
+        let bsld = ((w + r) / r.max(BSLD_TAU)).max(1.0);
         waits.push(w);
-        bslds.push(((w + r) / r.max(BSLD_TAU)).max(1.0));
+        bslds.push(bsld);
         let a = j.request.total_cores() as f64 * r;
         area += a;
         *used += a;
         u.0 += w;
         u.1 += 1;
+        u.3 += bsld;
         last_end = Some(last_end.map_or(e, |l| l.max(e)));
     }
     let makespan = match (first_submit, last_end) {
@@ -239,6 +260,10 @@ fn metrics_pass(
     let user_means: Vec<f64> = started
         .iter()
         .map(|&u| per_user[u as usize].0 / per_user[u as usize].1 as f64)
+        .collect();
+    let user_bslds: Vec<f64> = started
+        .iter()
+        .map(|&u| per_user[u as usize].3 / per_user[u as usize].1 as f64)
         .collect();
     let mean_wait = mean(&waits);
     let mean_bsld = mean(&bslds);
@@ -256,9 +281,90 @@ fn metrics_pass(
         },
         makespan,
         jain_user_wait: jain(&user_means),
+        jain_user_bsld: jain(&user_bslds),
     };
     let used = per_user.iter().map(|u| u.2).collect();
     (metrics, used, area)
+}
+
+/// The started jobs and their mean wait in one group of jobs (a user, a queue).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct GroupWait {
+    pub name: String,
+    pub started: usize,
+    pub mean_wait: f64,
+}
+
+/// Each group's started jobs and mean wait: job `i` is in group `group_of[i]`, named
+/// `names[g]`. One row per group with a started job, sorted by name.
+pub fn group_waits(
+    jobs: &[SimJob],
+    start: &[Option<i64>],
+    group_of: &[u32],
+    names: &[&str],
+) -> Vec<GroupWait> {
+    let mut sums: Vec<(f64, usize)> = vec![(0.0, 0); names.len()];
+    for (i, j) in jobs.iter().enumerate() {
+        if let Some(s) = start[i] {
+            let g = &mut sums[group_of[i] as usize];
+            g.0 += (s - j.submit) as f64;
+            g.1 += 1;
+        }
+    }
+    let mut rows: Vec<GroupWait> = sums
+        .iter()
+        .enumerate()
+        .filter(|(_, g)| g.1 > 0)
+        .map(|(k, g)| GroupWait {
+            name: names[k].to_string(),
+            started: g.1,
+            mean_wait: g.0 / g.1 as f64,
+        })
+        .collect();
+    rows.sort_by(|a, b| a.name.cmp(&b.name));
+    rows
+}
+
+/// How one group's mean wait changes from one run to another.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct WaitChange {
+    pub name: String,
+    /// The group's started jobs in the first run.
+    pub jobs: usize,
+    /// Mean wait in the first run and in the other (seconds).
+    pub base: f64,
+    pub other: f64,
+    /// `other − base`: positive when the group waits longer.
+    pub change: f64,
+}
+
+/// The groups' mean-wait changes from `base` to `other` (rows of [`group_waits`] of the same
+/// jobs, sorted by name), largest change (either way) first, ties by name; a group with no started job in one
+/// of the runs is left out.
+pub fn wait_changes(base: &[GroupWait], other: &[GroupWait]) -> Vec<WaitChange> {
+    let mut rows: Vec<WaitChange> = base
+        .iter()
+        .filter_map(|b| {
+            let k = other
+                .binary_search_by(|o| o.name.as_str().cmp(&b.name))
+                .ok()?;
+            let o = &other[k];
+            Some(WaitChange {
+                name: b.name.clone(),
+                jobs: b.started,
+                base: b.mean_wait,
+                other: o.mean_wait,
+                change: o.mean_wait - b.mean_wait,
+            })
+        })
+        .collect();
+    rows.sort_by(|a, b| {
+        b.change
+            .abs()
+            .total_cmp(&a.change.abs())
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    rows
 }
 
 /// Delivered share per entity against its target: job `i` belongs to entity `entity[i]`,

@@ -1,10 +1,12 @@
 //! Comparison plots (plotters, SVG backend): wait CDF per formula, queue length over time,
-//! delivered vs target share per entity. Rendered to a string; the caller writes the file.
+//! and what changes between formulas: each user's mean wait against the first formula's (the
+//! users whose waits change most); with one formula, delivered vs target share per entity. Rendered to a string; the caller writes the file.
 //!
 //! PNG output ([`render_png`]) rasterises that same SVG with `resvg` (pure Rust). Text is
 //! drawn with DejaVu Sans bundled in the binary (the `dejavu` crate), so a PNG has its labels
 //! on any machine, fonts installed or not, and the same inputs give the same PNG bytes.
 
+use super::metrics::WaitChange;
 use super::run::RunResult;
 use plotters::prelude::*;
 
@@ -12,6 +14,8 @@ use plotters::prelude::*;
 pub struct PlotRun<'a> {
     pub label: String,
     pub result: &'a RunResult,
+    /// Each user's mean-wait change from the first run, largest first (`None`: the first run).
+    pub wait_change: Option<&'a [WaitChange]>,
 }
 
 const COLORS: [RGBColor; 6] = [
@@ -41,7 +45,11 @@ pub fn render_svg(
         let panels = root.split_evenly((3, 1));
         wait_cdf(&panels[0], runs, jobs, recorded).map_err(|e| e.to_string())?;
         queue_length(&panels[1], runs).map_err(|e| e.to_string())?;
-        shares(&panels[2], runs).map_err(|e| e.to_string())?;
+        if runs.iter().any(|r| r.wait_change.is_some()) {
+            wait_changes(&panels[2], runs).map_err(|e| e.to_string())?;
+        } else {
+            shares(&panels[2], runs).map_err(|e| e.to_string())?;
+        }
         root.present().map_err(|e| e.to_string())?;
     }
     Ok(svg)
@@ -255,6 +263,106 @@ fn shares(area: &Area<'_, '_>, runs: &[PlotRun<'_>]) -> PResult {
             .map_err(boxed)?
             .label(r.label.clone())
             .legend(move |(x, y)| Circle::new((x + 10, y), 3, c.filled()));
+    }
+    draw_legend(&mut chart)
+}
+
+/// The users the wait-change panel shows: the most changed of any run.
+const USERS_SHOWN: usize = 15;
+
+/// Each user's mean-wait change (hours) under each formula against the first, as bars: the
+/// users whose mean wait changes most under any formula, largest first.
+fn wait_changes(area: &Area<'_, '_>, runs: &[PlotRun<'_>]) -> PResult {
+    let first = runs.first().map_or("", |r| r.label.as_str()).to_string();
+    // Each user's largest change under any run, then the users by it.
+    let mut largest: Vec<(&str, f64)> = Vec::new();
+    for r in runs {
+        for c in r.wait_change.into_iter().flatten() {
+            match largest.iter_mut().find(|(n, _)| *n == c.name) {
+                Some((_, m)) => *m = m.max(c.change.abs()),
+                None => largest.push((c.name.as_str(), c.change.abs())),
+            }
+        }
+    }
+    largest.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    largest.truncate(USERS_SHOWN);
+    let users: Vec<&str> = largest.iter().map(|(n, _)| *n).collect();
+    let change = |r: &PlotRun<'_>, user: &str| -> f64 {
+        r.wait_change
+            .into_iter()
+            .flatten()
+            .find(|c| c.name == user)
+            .map_or(0.0, |c| c.change / 3600.0)
+    };
+    let all = || {
+        runs.iter()
+            .flat_map(|r| users.iter().map(move |u| change(r, u)))
+    };
+    let top = all().fold(0.0f64, f64::max);
+    let bottom = all().fold(0.0f64, f64::min);
+    let pad = (top - bottom).max(1e-3) * 0.08;
+    let (bottom, top) = (bottom - pad, top + pad);
+    let n = users.len().max(1);
+    let mut chart = ChartBuilder::on(area)
+        .caption(
+            format!("Mean wait per user against {first} (most changed users)"),
+            ("sans-serif", 22),
+        )
+        .margin(15)
+        .x_label_area_size(60)
+        .y_label_area_size(65)
+        .build_cartesian_2d(0.0..n as f64, bottom..top)
+        .map_err(boxed)?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_label_formatter(&|_| String::new())
+        .y_desc("change in mean wait (hours; + waits longer)")
+        .draw()
+        .map_err(boxed)?;
+    // Each user's name under the middle of its bars (the axis's own labels fall on round
+    // numbers, not on the groups).
+    let style = TextStyle::from(("sans-serif", 13).into_font()).pos(
+        plotters::style::text_anchor::Pos::new(
+            plotters::style::text_anchor::HPos::Center,
+            plotters::style::text_anchor::VPos::Top,
+        ),
+    );
+    let (left, upper) = area.get_base_pixel();
+    for (u, name) in users.iter().enumerate() {
+        let (x, y) = chart.backend_coord(&(u as f64 + 0.5, bottom));
+        let (x, y) = (x - left, y - upper);
+        let short: String = if name.chars().count() > 9 {
+            name.chars().take(8).chain(['~']).collect()
+        } else {
+            name.to_string()
+        };
+        area.draw(&Text::new(short, (x, y + 6), style.clone()))
+            .map_err(boxed)?;
+    }
+    chart
+        .draw_series(LineSeries::new(
+            vec![(0.0, 0.0), (n as f64, 0.0)],
+            BLACK.mix(0.6),
+        ))
+        .map_err(boxed)?;
+    let others: Vec<(usize, &PlotRun<'_>)> = runs
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.wait_change.is_some())
+        .collect();
+    let width = 0.8 / others.len().max(1) as f64;
+    for (slot, (k, r)) in others.iter().enumerate() {
+        let c = color(*k);
+        chart
+            .draw_series(users.iter().enumerate().map(|(u, name)| {
+                let x0 = u as f64 + 0.1 + slot as f64 * width;
+                let v = change(r, name);
+                Rectangle::new([(x0, 0.0), (x0 + width * 0.9, v)], c.filled())
+            }))
+            .map_err(boxed)?
+            .label(r.label.clone())
+            .legend(move |(x, y)| Rectangle::new([(x + 5, y - 4), (x + 15, y + 4)], c.filled()));
     }
     draw_legend(&mut chart)
 }

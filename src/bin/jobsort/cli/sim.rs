@@ -22,6 +22,7 @@ use jobsort::sim::cluster::machine::{MEM, NGPUS};
 use jobsort::sim::cluster::{Cluster, Machine};
 use jobsort::sim::fidelity::{self, Fidelity};
 use jobsort::sim::limit::LimitsSpec;
+use jobsort::sim::metrics::{self, GroupWait, WaitChange};
 use jobsort::sim::plot::{PlotRun, render_png, render_svg};
 use jobsort::sim::run::{RunError, RunOptions, RunResult, simulate_setup};
 use jobsort::sim::scheduler::{drop_oversized, drop_unfitting};
@@ -171,6 +172,11 @@ pub struct Args {
     /// target share. The format follows the extension: FILE.svg or FILE.png.
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
+    /// Write each job's start, end and wait under each formula: FILE.csv (one row per job and
+    /// formula: formula, id, user, group, queue, submit, cores, start, end, wait; empty when
+    /// the job never started) or FILE.json / FILE.jsonl (one JSON object per line).
+    #[arg(long, value_name = "FILE")]
+    pub per_job: Option<PathBuf>,
     /// Compare each run with the schedule the trace recorded (SWF wait field, a site log's
     /// starts): start-time error per job (mean, median, p95, share within a minute), mean
     /// wait of both, and the jobs that differ most. With --plot, the wait CDF shows the
@@ -595,6 +601,83 @@ fn nth_path(p: &Path, k: usize, n: usize) -> PathBuf {
 
 /// The `--plot` file and whether it is a PNG (`.png`) rather than an SVG (`.svg`, or no
 /// extension). Any other extension is a usage error.
+/// Whether `--per-job FILE` is CSV (`.csv`) or JSON lines (`.json`, `.jsonl`).
+fn per_job_format(p: &Path) -> Result<(&Path, bool), Failure> {
+    match p
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+    {
+        Some(e) if e == "csv" => Ok((p, true)),
+        Some(e) if e == "json" || e == "jsonl" => Ok((p, false)),
+        _ => Err(Failure::usage(format!(
+            "{}: --per-job writes FILE.csv or FILE.json (JSON lines); unknown extension",
+            p.display()
+        ))),
+    }
+}
+
+/// The `--per-job` file: each job under each run, in job order within each run.
+fn per_job_bytes(
+    w: &workload::Workload,
+    runs: &[RunResult],
+    csv: bool,
+) -> Result<Vec<u8>, Failure> {
+    let mut buf: Vec<u8> = Vec::new();
+    let fail = |e: String| Failure::invalid(format!("--per-job: {e}"));
+    if csv {
+        let mut out = ::csv::Writer::from_writer(&mut buf);
+        out.write_record([
+            "formula", "id", "user", "group", "queue", "submit", "cores", "start", "end", "wait",
+        ])
+        .map_err(|e| fail(e.to_string()))?;
+        for r in runs {
+            let formula = label(r);
+            for (i, j) in w.jobs.iter().enumerate() {
+                let (start, end) = (r.outcome.start[i], r.outcome.end[i]);
+                let opt = |v: Option<i64>| v.map_or(String::new(), |v| v.to_string());
+                out.write_record([
+                    formula.as_str(),
+                    j.id.as_ref(),
+                    j.user.as_str(),
+                    j.group.as_str(),
+                    j.queue.as_str(),
+                    &j.submit.to_string(),
+                    &j.request.total_cores().to_string(),
+                    &opt(start),
+                    &opt(end),
+                    &opt(start.map(|s| s - j.submit)),
+                ])
+                .map_err(|e| fail(e.to_string()))?;
+            }
+        }
+        out.flush().map_err(|e| fail(e.to_string()))?;
+    } else {
+        use std::io::Write as _;
+        for r in runs {
+            let formula = label(r);
+            for (i, j) in w.jobs.iter().enumerate() {
+                let start = r.outcome.start[i];
+                let row = serde_json::json!({
+                    "formula": formula,
+                    "id": j.id.to_string(),
+                    "user": j.user.as_str(),
+                    "group": j.group.as_str(),
+                    "queue": j.queue.as_str(),
+                    "submit": j.submit,
+                    "cores": j.request.total_cores(),
+                    "start": start,
+                    "end": r.outcome.end[i],
+                    "wait": start.map(|s| s - j.submit),
+                });
+                serde_json::to_writer(&mut buf, &row).map_err(|e| fail(e.to_string()))?;
+                buf.write_all(b"\n").map_err(|e| fail(e.to_string()))?;
+            }
+        }
+    }
+    Ok(buf)
+}
+
 fn plot_format(p: &Path) -> Result<(&Path, bool), Failure> {
     let Some(ext) = p.extension() else {
         return Ok((p, false));
@@ -612,6 +695,7 @@ fn plot_format(p: &Path) -> Result<(&Path, bool), Failure> {
 pub fn run(args: Args, out: &mut Out) -> Outcome {
     // Checked before simulating, so a bad name does not cost a whole run.
     let plot = args.plot.as_deref().map(plot_format).transpose()?;
+    let per_job = args.per_job.as_deref().map(per_job_format).transpose()?;
     one_stdin(
         std::iter::once(Some(&args.trace))
             .chain(args.site.inputs())
@@ -1009,12 +1093,27 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
             note(&format!("recording written to {}", p.display()));
         }
     }
+    let changes = WaitChanges::new(&w, &runs);
+    if let Some((p, csv)) = per_job {
+        let bytes = per_job_bytes(&w, &runs, csv)?;
+        write_atomic(p, &bytes)
+            .map_err(|e| Failure::invalid(format!("{}: cannot write: {e}", p.display())))?;
+        note(&format!(
+            "each job's start and wait written to {}",
+            p.display()
+        ));
+    }
     if let Some((p, png)) = plot {
         let pr: Vec<PlotRun<'_>> = runs
             .iter()
-            .map(|r| PlotRun {
+            .enumerate()
+            .map(|(k, r)| PlotRun {
                 label: label(r),
                 result: r,
+                wait_change: k
+                    .checked_sub(1)
+                    .and_then(|k| changes.users.get(k))
+                    .map(Vec::as_slice),
             })
             .collect();
         let svg = render_svg(&pr, &w.jobs, args.fidelity)
@@ -1045,6 +1144,26 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     match args.format {
         ReportFormat::Json => {
             let mut doc = json_report(&w, (nodes, cores, setup.machine()), &runs);
+            for (run, (users, queues)) in doc["runs"]
+                .as_array_mut()
+                .into_iter()
+                .flatten()
+                .skip(1)
+                .zip(
+                    changes.users.iter().zip(
+                        changes
+                            .queues
+                            .iter()
+                            .map(Some)
+                            .chain(std::iter::repeat(None)),
+                    ),
+                )
+            {
+                run["wait_change_by_user"] = serde_json::json!(users);
+                if let Some(q) = queues {
+                    run["wait_change_by_queue"] = serde_json::json!(q);
+                }
+            }
             for (run, f) in doc["runs"]
                 .as_array_mut()
                 .into_iter()
@@ -1056,7 +1175,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
             write_json(report, &doc, true)?
         }
         ReportFormat::Table => {
-            write_table(report, &w, (nodes, cores, setup.machine()), &runs)?;
+            write_table(report, &w, (nodes, cores, setup.machine()), &runs, &changes)?;
             if !fidelity.is_empty() {
                 write_fidelity(report, &runs, &fidelity)?;
             }
@@ -1261,6 +1380,7 @@ fn write_table(
     w: &workload::Workload,
     (nodes, cores, machine): (u32, u32, Option<&Machine>),
     runs: &[RunResult],
+    changes: &WaitChanges,
 ) -> std::io::Result<()> {
     let cluster = match node_types(machine) {
         Some(m) => {
@@ -1286,7 +1406,7 @@ fn write_table(
     let width = label_width(runs);
     writeln!(
         out,
-        "{:<width$}  {:>6}  {:>10}  {:>10}  {:>10}  {:>9}  {:>9}  {:>6}  {:>10}  {:>6}",
+        "{:<width$}  {:>6}  {:>10}  {:>10}  {:>10}  {:>9}  {:>9}  {:>6}  {:>10}  {:>6}  {:>9}",
         "formula",
         "policy",
         "mean_wait",
@@ -1296,14 +1416,15 @@ fn write_table(
         "p95_bsld",
         "util",
         "makespan",
-        "jain"
+        "jain",
+        "jain_bsld"
     )?;
     for r in runs {
         let m = &r.metrics;
         let l = clip(&label(r), width);
         writeln!(
             out,
-            "{:<width$}  {:>6}  {:>10.1}  {:>10.1}  {:>10.1}  {:>9.2}  {:>9.2}  {:>6.3}  {:>10}  {:>6.3}",
+            "{:<width$}  {:>6}  {:>10.1}  {:>10.1}  {:>10.1}  {:>9.2}  {:>9.2}  {:>6.3}  {:>10}  {:>6.3}  {:>9.3}",
             l,
             r.config.policy.name(),
             m.mean_wait,
@@ -1313,7 +1434,8 @@ fn write_table(
             m.p95_bsld,
             m.utilization,
             m.makespan,
-            m.jain_user_wait
+            m.jain_user_wait,
+            m.jain_user_bsld
         )?;
     }
     for r in runs {
@@ -1329,9 +1451,99 @@ fn write_table(
     }
     writeln!(
         out,
-        "(waits and makespan in seconds; bounded slowdown tau = 10 s; percentiles by linear interpolation)"
+        "(waits and makespan in seconds; bounded slowdown tau = 10 s; percentiles by linear interpolation;\n \
+         jain: how alike the users' mean waits are, 1 = alike (fairshare makes heavy users wait, so it \
+         falls as fairshare's weight grows); jain_bsld: the same over the users' mean bounded slowdowns)"
     )?;
+    for (kind, changes) in [("user", &changes.users), ("queue", &changes.queues)] {
+        for (k, rows) in changes.iter().enumerate() {
+            if rows.iter().all(|c| c.change == 0.0) {
+                continue;
+            }
+            writeln!(
+                out,
+                "\nmean wait per {kind}, `{}` against `{}` (largest changes first; s):",
+                clip(&label(&runs[k + 1]), 48),
+                clip(&label(&runs[0]), 48)
+            )?;
+            let shown = rows.len().min(CHANGES_SHOWN);
+            let table: Vec<[String; 5]> = rows[..shown]
+                .iter()
+                .map(|c| {
+                    [
+                        c.name.clone(),
+                        c.jobs.to_string(),
+                        format!("{:.1}", c.base),
+                        format!("{:.1}", c.other),
+                        format!("{:+.1}", c.change),
+                    ]
+                })
+                .collect();
+            let name_w = table
+                .iter()
+                .map(|r| r[0].len())
+                .max()
+                .unwrap_or(0)
+                .max(kind.len());
+            writeln!(
+                out,
+                "  {kind:<name_w$}  {:>7}  {:>12}  {:>12}  {:>12}",
+                "jobs", "before", "after", "change"
+            )?;
+            for [name, jobs, before, after, change] in &table {
+                writeln!(
+                    out,
+                    "  {name:<name_w$}  {jobs:>7}  {before:>12}  {after:>12}  {change:>12}"
+                )?;
+            }
+            if rows.len() > shown {
+                writeln!(
+                    out,
+                    "  ... {} more (--format json: every one)",
+                    rows.len() - shown
+                )?;
+            }
+        }
+    }
     Ok(())
+}
+
+/// The rows of each per-user and per-queue change table the text report shows.
+const CHANGES_SHOWN: usize = 10;
+
+/// Each run's mean wait per user and per queue against the first run's (the comparison a
+/// complete trace's delivered shares cannot show: every formula runs the same work).
+struct WaitChanges {
+    /// For each run after the first: the changes, largest first.
+    users: Vec<Vec<WaitChange>>,
+    queues: Vec<Vec<WaitChange>>,
+}
+
+impl WaitChanges {
+    fn new(w: &workload::Workload, runs: &[RunResult]) -> WaitChanges {
+        let by = |group_of: &[u32], names: &[&str]| -> Vec<Vec<WaitChange>> {
+            let waits: Vec<Vec<GroupWait>> = runs
+                .iter()
+                .map(|r| metrics::group_waits(&w.jobs, &r.outcome.start, group_of, names))
+                .collect();
+            waits
+                .iter()
+                .skip(1)
+                .map(|other| metrics::wait_changes(&waits[0], other))
+                .collect()
+        };
+        let (user_of, users) = metrics::users(&w.jobs);
+        let (queue_of, queue_names) = metrics::queues(&w.jobs);
+        WaitChanges {
+            users: by(&user_of, &users),
+            // One queue (or none named) says nothing the whole table does not.
+            queues: if queue_names.len() > 1 {
+                by(&queue_of, &queue_names)
+            } else {
+                Vec::new()
+            },
+        }
+    }
 }
 
 /// A `--mem` value: a PBS size, in KB.
