@@ -139,18 +139,25 @@ JobsortCatalog *jobsort_catalog_new(void);
 /**
  * Declare (or redeclare) a custom resource `name` of type `type_name` (`"long"`, `"float"`,
  * `"size"`, `"time"`, `"boolean"`, `"string"` or `"string_array"`; only the first four may
- * be used in a formula). `name` must be an identifier (`[A-Za-z_][A-Za-z0-9_]*`).
+ * be used in a formula). `name` must be an identifier (`[A-Za-z_][A-Za-z0-9_]*`) that a
+ * formula can read: not a keyword of the formula language or of Python (`if`, `lambda`), a
+ * function or constant of the language (`sqrt`, `pi`), another name of Python's math
+ * module (`gamma`: PBS looks those up before the resources) or a PBS keyword
+ * (`eligible_time`). A built-in resource (`ncpus`) keeps its type: declaring it again with
+ * its own type changes nothing, with another fails. Each refusal is
+ * `JOBSORT_STATUS_INVALID_ARGUMENT`, with the reason in `jobsort_last_error`.
  *
  * # Safety
- * `catalog` is NULL or a live handle; `name` and `type_name` are NULL or NUL-terminated.
+ * `catalog` may be any value (it is checked); `name` and `type_name` are NULL or NUL-terminated.
  */
 JobsortStatus jobsort_catalog_add_resource(JobsortCatalog *catalog, const char *name, const char *type_name);
 
 /**
- * Free a catalog. `NULL` is a no-op. Formulas compiled with it stay valid.
+ * Free a catalog. `NULL` is a no-op. Formulas compiled with it stay valid; the handle is
+ * refused from then on (`JOBSORT_STATUS_WRONG_HANDLE`).
  *
  * # Safety
- * `catalog` is NULL or a live catalog handle, not used again afterwards.
+ * None: `catalog` may be any value (it is checked).
  */
 void jobsort_catalog_free(JobsortCatalog *catalog);
 
@@ -166,7 +173,7 @@ void jobsort_catalog_free(JobsortCatalog *catalog);
  * checking (a bad argument).
  *
  * # Safety
- * `formula` is NULL or NUL-terminated; `catalog` is NULL or a live handle; `diagnostics`
+ * `formula` is NULL or NUL-terminated; `catalog` may be any value (it is checked); `diagnostics`
  * is NULL or writable.
  */
 JobsortFormula *jobsort_compile(const char *formula, const JobsortCatalog *catalog, JobsortDiagnostics **diagnostics);
@@ -182,11 +189,12 @@ JobsortFormula *jobsort_compile(const char *formula, const JobsortCatalog *catal
 JobsortFormula *jobsort_compile_with(const char *formula, const JobsortCatalog *catalog, uint32_t flags, JobsortDiagnostics **diagnostics);
 
 /**
- * Free a compiled formula. `NULL` is a no-op.
+ * Free a compiled formula. `NULL` is a no-op. From then on the handle is refused
+ * (`JOBSORT_STATUS_WRONG_HANDLE`, a second free too); a call another thread is making with
+ * it finishes on the whole formula first. Its column names are gone with it.
  *
  * # Safety
- * `formula` is NULL or a live formula handle that no other thread is using, not used again
- * afterwards.
+ * None: `formula` may be any value (it is checked).
  */
 void jobsort_free(JobsortFormula *formula);
 
@@ -195,7 +203,7 @@ void jobsort_free(JobsortFormula *formula);
  * exactly that many column pointers.
  *
  * # Safety
- * `formula` is NULL or a live handle; `count` is NULL or writable.
+ * `formula` may be any value (it is checked); `count` is NULL or writable.
  */
 JobsortStatus jobsort_column_count(const JobsortFormula *formula, size_t *count);
 
@@ -204,7 +212,7 @@ JobsortStatus jobsort_column_count(const JobsortFormula *formula, size_t *count)
  * The string lives as long as the formula; do not free it.
  *
  * # Safety
- * `formula` is NULL or a live handle; `name` is NULL or writable.
+ * `formula` may be any value (it is checked); `name` is NULL or writable.
  */
 JobsortStatus jobsort_column_name(const JobsortFormula *formula, size_t index, const char **name);
 
@@ -214,7 +222,7 @@ JobsortStatus jobsort_column_name(const JobsortFormula *formula, size_t index, c
  * not read `name` (the host then need not supply it).
  *
  * # Safety
- * `formula` is NULL or a live handle; `name` is NULL or NUL-terminated; `index` is NULL or
+ * `formula` may be any value (it is checked); `name` is NULL or NUL-terminated; `index` is NULL or
  * writable.
  */
 JobsortStatus jobsort_column_index(const JobsortFormula *formula, const char *name, size_t *index);
@@ -223,7 +231,7 @@ JobsortStatus jobsort_column_index(const JobsortFormula *formula, const char *na
  * Store the number of diagnostics in `*count`.
  *
  * # Safety
- * `diagnostics` is NULL or a live handle; `count` is NULL or writable.
+ * `diagnostics` may be any value (it is checked); `count` is NULL or writable.
  */
 JobsortStatus jobsort_diagnostics_count(const JobsortDiagnostics *diagnostics, size_t *count);
 
@@ -231,7 +239,7 @@ JobsortStatus jobsort_diagnostics_count(const JobsortDiagnostics *diagnostics, s
  * Store the severity of diagnostic `index` in `*severity`.
  *
  * # Safety
- * `diagnostics` is NULL or a live handle; `severity` is NULL or writable.
+ * `diagnostics` may be any value (it is checked); `severity` is NULL or writable.
  */
 JobsortStatus jobsort_diagnostic_severity(const JobsortDiagnostics *diagnostics, size_t index, JobsortSeverity *severity);
 
@@ -240,7 +248,7 @@ JobsortStatus jobsort_diagnostic_severity(const JobsortDiagnostics *diagnostics,
  * lives as long as the list; do not free it.
  *
  * # Safety
- * `diagnostics` is NULL or a live handle; `code` is NULL or writable.
+ * `diagnostics` may be any value (it is checked); `code` is NULL or writable.
  */
 JobsortStatus jobsort_diagnostic_code(const JobsortDiagnostics *diagnostics, size_t index, const char **code);
 
@@ -249,7 +257,7 @@ JobsortStatus jobsort_diagnostic_code(const JobsortDiagnostics *diagnostics, siz
  * list; do not free it.
  *
  * # Safety
- * `diagnostics` is NULL or a live handle; `message` is NULL or writable.
+ * `diagnostics` may be any value (it is checked); `message` is NULL or writable.
  */
 JobsortStatus jobsort_diagnostic_message(const JobsortDiagnostics *diagnostics, size_t index, const char **message);
 
@@ -257,15 +265,16 @@ JobsortStatus jobsort_diagnostic_message(const JobsortDiagnostics *diagnostics, 
  * Store the byte span `[*start, *end)` of diagnostic `index` in the formula text.
  *
  * # Safety
- * `diagnostics` is NULL or a live handle; `start` and `end` are NULL or writable.
+ * `diagnostics` may be any value (it is checked); `start` and `end` are NULL or writable.
  */
 JobsortStatus jobsort_diagnostic_span(const JobsortDiagnostics *diagnostics, size_t index, size_t *start, size_t *end);
 
 /**
- * Free a diagnostics list. `NULL` is a no-op.
+ * Free a diagnostics list. `NULL` is a no-op. Its strings are gone with it; the handle is
+ * refused from then on (`JOBSORT_STATUS_WRONG_HANDLE`).
  *
  * # Safety
- * `diagnostics` is NULL or a live diagnostics handle, not used again afterwards.
+ * None: `diagnostics` may be any value (it is checked).
  */
 void jobsort_diagnostics_free(JobsortDiagnostics *diagnostics);
 
@@ -286,7 +295,7 @@ void jobsort_diagnostics_free(JobsortDiagnostics *diagnostics);
  * call's own list of column pointers failing to allocate is `JOBSORT_STATUS_OUT_OF_MEMORY`.
  *
  * # Safety
- * `formula` is NULL or a live handle; `columns` is NULL or points to as many pointers as
+ * `formula` may be any value (it is checked); `columns` is NULL or points to as many pointers as
  * the formula has columns, each NULL or valid for `n` reads; `out` and `errors` are NULL
  * or valid for `n` writes.
  */
@@ -304,7 +313,8 @@ const char *jobsort_eval_error_message(uint8_t code);
  * lowest, ties broken by submission order — `submit[i]` ascending when `submit` is not NULL
  * (e.g. submission times or PBS `qrank`), else input order — then by input order. This is
  * the order PBS's `job_sort_formula` sort gives. Values must be finite (as `jobsort_eval`
- * guarantees); `-0.0` equals `0.0`.
+ * guarantees); `-0.0` equals `0.0`. `order` must not overlap `values` or `submit`
+ * (`JOBSORT_STATUS_INVALID_ARGUMENT`, nothing written).
  *
  * # Safety
  * `values` (and `submit`, unless NULL) are NULL or valid for `n` reads; `order` is NULL or

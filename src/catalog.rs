@@ -555,7 +555,7 @@ pub struct ResourceDefError {
 }
 
 /// Whether `name` can be a custom resource name a formula can refer to.
-fn valid_resource_name(name: &str) -> bool {
+pub fn valid_resource_name(name: &str) -> bool {
     let mut chars = name.chars();
     chars
         .next()

@@ -1,4 +1,5 @@
-//! The C ABI from C: builds `examples/c/scheduler.c` and `examples/c/bad_args.c` with gcc
+//! The C ABI from C: builds `examples/c/scheduler.c`, `examples/c/bad_args.c` and
+//! `examples/c/call_cost.c` with gcc
 //! against the generated `include/jobsort.h` and the library cargo just built (the staticlib,
 //! and the cdylib for the scheduler), runs them and checks their output — so the header, the
 //! library and the examples cannot drift apart. The scheduler's values must equal the Rust
@@ -264,6 +265,19 @@ fn bad_arguments_from_c_are_error_codes_never_crashes() {
         .and_then(|n| n.parse().ok())
         .unwrap_or(0);
     assert!(passed >= 130, "only {passed} checks ran:\n{stdout}");
+}
+
+/// The call-cost measurement builds and runs (with few calls: its numbers are for release
+/// builds, `examples/c/call_cost.c` says how).
+#[test]
+fn call_cost_example_runs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let exe = build_c("call_cost", dir.path(), false);
+    let out = run(&exe, &["2000", "100"]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    assert_eq!(stdout.lines().count(), 3, "{stdout}");
+    assert!(stdout.contains("jobsort_eval, 100 jobs: "), "{stdout}");
 }
 
 /// Every `extern "C"` function of src/capi/ is declared in the checked-in header (build.rs

@@ -352,6 +352,13 @@ unsafe impl Send for Shared {}
 // SAFETY: as above.
 unsafe impl Sync for Shared {}
 
+impl Shared {
+    /// The handle (a method, so a closure captures the whole `Shared`, not its field).
+    fn get(self) -> *const JobsortFormula {
+        self.0
+    }
+}
+
 #[test]
 fn one_compiled_formula_is_shared_by_threads() {
     let src = FORMULAS[0];
@@ -425,4 +432,222 @@ fn a_formula_reading_no_column_takes_null_columns() {
     }
     assert_eq!(values, [42.0; 3]);
     assert_eq!(errors, [0; 3]);
+}
+
+fn eval_one_column(f: *const JobsortFormula, column: &[f64], out: &mut [f64]) -> JobsortStatus {
+    let mut errors = vec![0u8; column.len()];
+    let columns = [column.as_ptr()];
+    // SAFETY: one column of `len` doubles, outputs of `len`; the handle is checked.
+    unsafe {
+        jobsort_eval(
+            f,
+            columns.as_ptr(),
+            column.len(),
+            out.as_mut_ptr(),
+            errors.as_mut_ptr(),
+        )
+    }
+}
+
+/// A freed handle is refused by every call, even after a new formula took its place (with
+/// handles that were addresses, the new formula sat where the old one had been and the old
+/// handle evaluated it), and freeing it twice is refused too.
+#[test]
+fn a_freed_handle_is_refused_even_when_a_new_formula_takes_its_place() {
+    let ncpus = [1.0, 2.0, 3.0];
+    for _ in 0..50 {
+        let old = compile_c("ncpus * 2", ptr::null(), 0);
+        // SAFETY: live handle, freed once.
+        unsafe { jobsort_free(old) };
+        assert_eq!(jobsort_last_status(), JobsortStatus::Ok);
+        let new = compile_c("ncpus * 3", ptr::null(), 0);
+
+        let mut out = [-1.0; 3];
+        assert_eq!(
+            eval_one_column(old, &ncpus, &mut out),
+            JobsortStatus::WrongHandle
+        );
+        assert_eq!(
+            last_error(),
+            "jobsort_eval: `formula` is not a live jobsort formula handle: it was freed"
+        );
+        assert_eq!(out, [-1.0; 3], "nothing is written through a freed handle");
+        let mut count = 9;
+        // SAFETY: the handle is checked; `count` is writable.
+        assert_eq!(
+            unsafe { jobsort_column_count(old, &mut count) },
+            JobsortStatus::WrongHandle
+        );
+        assert_eq!(count, 9);
+        // SAFETY: a double free is checked and refused.
+        unsafe { jobsort_free(old) };
+        assert_eq!(jobsort_last_status(), JobsortStatus::WrongHandle);
+
+        assert_eq!(eval_one_column(new, &ncpus, &mut out), JobsortStatus::Ok);
+        assert_eq!(out, [3.0, 6.0, 9.0]);
+        // SAFETY: live handle, freed once.
+        unsafe { jobsort_free(new) };
+    }
+
+    // A freed catalog and a freed diagnostics list alike.
+    let catalog = c_catalog();
+    // SAFETY: live handle, freed once.
+    unsafe { jobsort_catalog_free(catalog) };
+    // SAFETY: NUL-terminated formula; the catalog handle is checked.
+    let f = unsafe { jobsort_compile(c"gpu_hours".as_ptr(), catalog, ptr::null_mut()) };
+    assert!(f.is_null());
+    assert_eq!(
+        last_error(),
+        "jobsort_compile: `catalog` is not a live jobsort catalog handle: it was freed"
+    );
+    let mut diags: *mut JobsortDiagnostics = ptr::null_mut();
+    // SAFETY: NUL-terminated formula; `diags` is writable.
+    let f = unsafe { jobsort_compile(c"ncpus +".as_ptr(), ptr::null(), &mut diags) };
+    assert!(f.is_null() && !diags.is_null());
+    // SAFETY: live handle, freed once; then checked and refused.
+    unsafe {
+        jobsort_diagnostics_free(diags);
+        let mut count = 0;
+        assert_eq!(
+            jobsort_diagnostics_count(diags, &mut count),
+            JobsortStatus::WrongHandle
+        );
+    }
+    assert!(last_error().ends_with("it was freed"), "{}", last_error());
+}
+
+/// A formula freed while other threads evaluate it: each call either ran on the whole
+/// formula (it holds the formula until it returns) or was refused; none reads freed memory.
+#[test]
+fn freeing_a_formula_other_threads_are_evaluating_is_safe() {
+    let f = Shared(compile_c("ncpus * 2 + 1", ptr::null(), 0));
+    let ncpus: Vec<f64> = (0..4096).map(f64::from).collect();
+    let expected: Vec<f64> = ncpus.iter().map(|v| v * 2.0 + 1.0).collect();
+    let freed = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        for _ in 0..3 {
+            let (ncpus, expected, freed) = (&ncpus, &expected, &freed);
+            scope.spawn(move || {
+                let mut out = vec![0.0; ncpus.len()];
+                let mut refused = 0;
+                while refused < 3 {
+                    match eval_one_column(f.get(), ncpus, &mut out) {
+                        JobsortStatus::Ok => assert_eq!(&out, expected),
+                        JobsortStatus::WrongHandle => {
+                            assert!(freed.load(std::sync::atomic::Ordering::SeqCst));
+                            assert!(last_error().ends_with("it was freed"), "{}", last_error());
+                            refused += 1;
+                        }
+                        s => panic!("{s:?}: {}", last_error()),
+                    }
+                }
+            });
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        freed.store(true, std::sync::atomic::Ordering::SeqCst);
+        // SAFETY: live handle, freed once while the threads still call with it.
+        unsafe { jobsort_free(f.0.cast_mut()) };
+        assert_eq!(jobsort_last_status(), JobsortStatus::Ok);
+    });
+}
+
+/// `order` is written while `values` and `submit` are read: an overlap is refused with the
+/// documented status, and nothing is written.
+#[test]
+fn rank_refuses_an_order_overlapping_its_inputs() {
+    let mut buffer = [3.0, 1.0, 2.0, 5.0, 4.0, 0.0];
+    let values = buffer.as_ptr();
+    let submit = [1.0, 2.0, 3.0];
+    for (order_at, submit_at, what) in [
+        (0, None, "values"),
+        (2, None, "values"),
+        (3, Some(3), "submit"),
+    ] {
+        // SAFETY: `order` (and `submit`, when given an offset) point into `buffer`: 6
+        // elements of 8 bytes, read as `usize` by `order`; the call refuses the overlap
+        // before reading or writing.
+        let status = unsafe {
+            let order = buffer.as_mut_ptr().add(order_at).cast::<usize>();
+            let submit = submit_at.map_or(submit.as_ptr(), |k| values.add(k));
+            jobsort_rank(values, 3, submit, order)
+        };
+        assert_eq!(status, JobsortStatus::InvalidArgument, "{what}");
+        assert_eq!(
+            last_error(),
+            format!("jobsort_rank: `order` overlaps `{what}`: the order would overwrite them")
+        );
+        assert_eq!(buffer, [3.0, 1.0, 2.0, 5.0, 4.0, 0.0]);
+    }
+    // Adjacent arrays do not overlap.
+    let mut order = [9usize; 3];
+    // SAFETY: arrays of 3.
+    let status = unsafe { jobsort_rank(values, 3, submit.as_ptr(), order.as_mut_ptr()) };
+    assert_eq!(status, JobsortStatus::Ok, "{}", last_error());
+    assert_eq!(order, [0, 2, 1]);
+}
+
+/// A custom resource a formula could never read is refused with the reason: a keyword of the
+/// language (`if`), a function's or constant's name (`sqrt`, `pi`: PBS evaluates the formula
+/// with `eval(formula, resources, locals())` (`formula_evaluate`, OpenPBS
+/// `src/scheduler/job_info.cpp`), where the math names bound before are found first), a PBS
+/// keyword; and a built-in resource keeps its type.
+#[test]
+fn catalog_refuses_names_a_formula_cannot_read_and_keeps_built_in_types() {
+    let c = jobsort_catalog_new();
+    let add = |name: &CStr, ty: &CStr| {
+        // SAFETY: live handle, NUL-terminated strings.
+        unsafe { jobsort_catalog_add_resource(c, name.as_ptr(), ty.as_ptr()) }
+    };
+    for (name, reason) in [
+        (c"if", "`if` is a keyword of the formula language"),
+        (c"and", "`and` is a keyword of the formula language"),
+        (c"True", "`True` is a keyword of the formula language"),
+        (c"lambda", "`lambda` is a Python keyword"),
+        (c"sqrt", "`sqrt` is a function of the formula language"),
+        (c"max", "`max` is a function of the formula language"),
+        (c"pi", "`pi` is a constant of the formula language"),
+        (c"gamma", "`gamma` is a name of Python's math module"),
+        (c"eligible_time", "`eligible_time` is a PBS keyword"),
+    ] {
+        assert_eq!(
+            add(name, c"long"),
+            JobsortStatus::InvalidArgument,
+            "{name:?}"
+        );
+        let e = last_error();
+        assert!(
+            e.starts_with(&format!(
+                "jobsort_catalog_add_resource: cannot declare a resource {}: {reason}",
+                name.to_str().unwrap_or("")
+            )),
+            "{e}"
+        );
+    }
+    assert_eq!(add(c"ncpus", c"string"), JobsortStatus::InvalidArgument);
+    assert_eq!(
+        last_error(),
+        "jobsort_catalog_add_resource: cannot declare a resource ncpus: `ncpus` is a built-in \
+         resource of type long, which cannot change"
+    );
+    // The same type again changes nothing; a custom resource may be redeclared.
+    assert_eq!(add(c"ncpus", c"long"), JobsortStatus::Ok);
+    assert_eq!(add(c"gpu_hours", c"long"), JobsortStatus::Ok);
+    assert_eq!(add(c"gpu_hours", c"float"), JobsortStatus::Ok);
+    // `ncpus` is still the built-in: never negative, so `sqrt(ncpus)` draws no warning.
+    let mut diags: *mut JobsortDiagnostics = ptr::null_mut();
+    // SAFETY: live catalog; `diags` writable.
+    let f = unsafe { jobsort_compile(c"sqrt(ncpus) + gpu_hours".as_ptr(), c, &mut diags) };
+    assert!(!f.is_null(), "{}", last_error());
+    let mut count = 9;
+    // SAFETY: live handles.
+    unsafe {
+        assert_eq!(
+            jobsort_diagnostics_count(diags, &mut count),
+            JobsortStatus::Ok
+        );
+        jobsort_diagnostics_free(diags);
+        jobsort_free(f);
+        jobsort_catalog_free(c);
+    }
+    assert_eq!(count, 0);
 }

@@ -222,3 +222,53 @@ fn head_path_is_used_and_agrees_with_every_full_round() {
     let quick = sim.run_to_end();
     assert_eq!(quick.start, full.start);
 }
+
+/// The run loop checks `RunOptions::cancel` between rounds: set, the run stops with
+/// `RunError::Cancelled` (the Python module sets it on Ctrl-C); left unset, it changes
+/// nothing.
+#[test]
+fn a_set_cancel_flag_stops_the_run_between_rounds() {
+    use jobsort::sim::run::RunError;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let mut w = load_workload(std::path::Path::new(KTH)).unwrap();
+    w.truncate(3000);
+    let cfg = SimConfig {
+        policy: Policy::Easy,
+        nodes: 100,
+        cores: 1,
+        threshold: None,
+        fairshare: None,
+        limits: None,
+        queue_order: None,
+    };
+    let f = Formula::compile("eligible_time / 3600 - walltime / 86400", &Catalog::pbs()).unwrap();
+    let flag = AtomicBool::new(false);
+    let with_flag = |flag: &AtomicBool| {
+        simulate(
+            &w,
+            &cfg,
+            Some(&f),
+            &RunOptions {
+                cancel: Some(flag),
+                ..Default::default()
+            },
+        )
+    };
+    let done = with_flag(&flag).unwrap();
+    let plain = simulate(&w, &cfg, Some(&f), &RunOptions::default()).unwrap();
+    assert_eq!(done.outcome.start, plain.outcome.start);
+    // Set from another thread while the run goes (here: once it has started).
+    let progress = |_: usize, _: usize| flag.store(true, Ordering::Relaxed);
+    flag.store(false, Ordering::Relaxed);
+    let r = simulate(
+        &w,
+        &cfg,
+        Some(&f),
+        &RunOptions {
+            cancel: Some(&flag),
+            progress: Some(&progress),
+            ..Default::default()
+        },
+    );
+    assert!(matches!(r, Err(RunError::Cancelled)), "{:?}", r.err());
+}

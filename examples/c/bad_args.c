@@ -71,6 +71,14 @@ int main(void) {
            "is not an identifier");
     EXPECT(jobsort_catalog_add_resource(catalog, "f\xff", "long"), JOBSORT_STATUS_INVALID_UTF8,
            "`name` is not valid UTF-8 (invalid byte at offset 1)");
+    /* Names no formula could read, and a built-in resource's type, are refused. */
+    EXPECT(jobsort_catalog_add_resource(catalog, "if", "long"), JOBSORT_STATUS_INVALID_ARGUMENT,
+           "cannot declare a resource if: `if` is a keyword of the formula language");
+    EXPECT(jobsort_catalog_add_resource(catalog, "sqrt", "float"), JOBSORT_STATUS_INVALID_ARGUMENT,
+           "`sqrt` is a function of the formula language");
+    EXPECT(jobsort_catalog_add_resource(catalog, "ncpus", "string"), JOBSORT_STATUS_INVALID_ARGUMENT,
+           "`ncpus` is a built-in resource of type long, which cannot change");
+    EXPECT(jobsort_catalog_add_resource(catalog, "ncpus", "long"), JOBSORT_STATUS_OK, "");
     EXPECT(jobsort_catalog_add_resource(catalog, "foo", "float"), JOBSORT_STATUS_OK, "");
 
     /* Compile. */
@@ -231,6 +239,35 @@ int main(void) {
     CHECK(order[0] == 2 && order[1] == 1 && order[2] == 0);
     EXPECT(jobsort_rank(tied, 3, NULL, order), JOBSORT_STATUS_OK, "");
     CHECK(order[0] == 2 && order[1] == 0 && order[2] == 1);
+
+    /* The order is written while the values and submission keys are read: no overlap. */
+    double both[6] = {3, 1, 2, 0, 0, 0};
+    EXPECT(jobsort_rank(both, 3, NULL, (size_t *)both), JOBSORT_STATUS_INVALID_ARGUMENT,
+           "jobsort_rank: `order` overlaps `values`");
+    EXPECT(jobsort_rank(both, 3, both + 3, (size_t *)(both + 3)), JOBSORT_STATUS_INVALID_ARGUMENT,
+           "`order` overlaps `submit`");
+    CHECK(both[0] == 3 && both[1] == 1 && both[2] == 2 && both[3] == 0);
+
+    /* A freed handle is refused by every call, even once a new formula took its place; no
+     * call reads freed memory (valgrind finds no invalid read here). */
+    JobsortFormula *gone = jobsort_compile("ncpus * 2", catalog, NULL);
+    CHECK(gone != NULL);
+    jobsort_free(gone);
+    EXPECT(jobsort_last_status(), JOBSORT_STATUS_OK, "");
+    JobsortFormula *taken = jobsort_compile("ncpus * 3", catalog, NULL);
+    CHECK(taken != NULL);
+    const double *one[1] = {ncpus};
+    out[0] = -1;
+    EXPECT(jobsort_eval(gone, one, 3, out, errors), JOBSORT_STATUS_WRONG_HANDLE,
+           "jobsort_eval: `formula` is not a live jobsort formula handle: it was freed");
+    CHECK(out[0] == -1);
+    EXPECT(jobsort_column_count(gone, &count), JOBSORT_STATUS_WRONG_HANDLE, "it was freed");
+    jobsort_free(gone); /* twice */
+    EXPECT(jobsort_last_status(), JOBSORT_STATUS_WRONG_HANDLE,
+           "jobsort_free: `formula` is not a live jobsort formula handle: it was freed");
+    EXPECT(jobsort_eval(taken, one, 3, out, errors), JOBSORT_STATUS_OK, "");
+    CHECK(out[0] == 3 && out[1] == 6 && out[2] == 9);
+    jobsort_free(taken);
 
     /* Freeing: NULL is a no-op, the wrong kind of handle is refused (and not freed). */
     jobsort_free(NULL);

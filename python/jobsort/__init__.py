@@ -171,7 +171,8 @@ def _evaluate(self: Formula, data: Any, n: Optional[int] = None) -> Evaluation:
     DataFrame) or :class:`Jobs`. Contiguous float64 columns are read in place (no copy);
     other numeric dtypes are converted. A column the formula reads that ``data`` lacks reads
     0 for every job (a job that does not request a resource has 0, as in PBS), with a
-    warning. ``n`` gives the job count when the formula reads no column.
+    warning. ``n`` gives the job count when the formula reads no column (``MemoryError`` when
+    the results of that many jobs cannot be allocated).
     The GIL is released while evaluating.
     """
     if isinstance(data, Jobs):
@@ -527,7 +528,8 @@ def simulate(
     flux-accounting limits file; ``first``: only the first N jobs; ``record``: write the
     recording (one formula; gzip when the name ends in ``.gz``), with each round's ranked
     queue when ``record_queue``. Formulas given as text compile with ``resources``,
-    ``resourcedef``, ``engine``, ``compat``. Runs in parallel with the GIL released.
+    ``resourcedef``, ``engine``, ``compat``. Runs in parallel with the GIL released; Ctrl-C
+    stops the runs within a round and raises ``KeyboardInterrupt``.
 
     A site's own files set what is not given, as ``jobsort sim --pbs-home --sched-config
     --qmgr --slurm-conf`` read them (the same resolver, in the library): ``pbs_home`` (a

@@ -8,7 +8,7 @@ use jobsort::formula::diag::{check_json, render};
 use jobsort::rank::{RankOptions, Threshold, TieBreak, rank};
 use jobsort::{Catalog, CompileOptions, CompiledFormula, Engine, EvalError, Formula};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyMemoryError, PyValueError};
 use pyo3::prelude::*;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -256,8 +256,8 @@ impl PyFormula {
             })
             .collect::<PyResult<_>>()?;
         let addresses = slices.iter().map(|s| s.as_ptr() as usize).collect();
-        let mut values = vec![0.0; n];
-        let mut errors = vec![0u8; n];
+        let (values, errors) = (zeros::<f64>(n), zeros::<u8>(n));
+        let (mut values, mut errors) = (values?, errors?);
         let compiled = &self.compiled;
         py.detach(|| compiled.evaluate_into(&slices, &mut values, &mut errors))
             .map_err(|e| JobsortError::new_err(e.to_string()))?;
@@ -270,6 +270,20 @@ impl PyFormula {
     fn __str__(&self) -> &str {
         self.compiled.source()
     }
+}
+
+/// `n` zeros, or a `MemoryError` when they cannot be allocated (a job count far beyond the
+/// memory is an exception, never an abort of the interpreter).
+fn zeros<T: Clone + Default>(n: usize) -> PyResult<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| {
+        PyMemoryError::new_err(format!(
+            "cannot allocate the results of {n} jobs ({} bytes)",
+            n.saturating_mul(size_of::<T>())
+        ))
+    })?;
+    v.resize(n, T::default());
+    Ok(v)
 }
 
 /// `{code: message}` for every evaluation error (Python's words, as PBS logs them).

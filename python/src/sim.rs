@@ -23,7 +23,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use rayon::prelude::*;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::time::Duration;
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTrace>()?;
@@ -358,6 +360,56 @@ fn warn(py: Python<'_>, message: &str) -> PyResult<()> {
     PyErr::warn(py, &category, &message, 1)
 }
 
+/// Run `work` on a thread of its own while this thread waits without the GIL and, every
+/// 50 ms, lets Python run its signal handlers: an exception one raises (`KeyboardInterrupt`
+/// on Ctrl-C) sets `cancel`, which `work` checks (the simulator does between rounds), and is
+/// raised once `work` has returned.
+fn interruptible<T: Send>(
+    py: Python<'_>,
+    cancel: &AtomicBool,
+    work: impl FnOnce() -> T + Send,
+) -> PyResult<T> {
+    /// Says the work is over when dropped, also when it panics.
+    struct Done<'a>(&'a (Mutex<bool>, Condvar));
+    impl Drop for Done<'_> {
+        fn drop(&mut self) {
+            *self.0.0.lock().unwrap_or_else(PoisonError::into_inner) = true;
+            self.0.1.notify_all();
+        }
+    }
+    let done = (Mutex::new(false), Condvar::new());
+    std::thread::scope(|scope| {
+        let worker = scope.spawn(|| {
+            let _done = Done(&done);
+            work()
+        });
+        let mut raised = None;
+        loop {
+            let over = py.detach(|| {
+                let (lock, changed) = &done;
+                let over = lock.lock().unwrap_or_else(PoisonError::into_inner);
+                let (over, _) = changed
+                    .wait_timeout_while(over, Duration::from_millis(50), |over| !*over)
+                    .unwrap_or_else(PoisonError::into_inner);
+                *over
+            });
+            if over {
+                break;
+            }
+            if raised.is_none()
+                && let Err(e) = py.check_signals()
+            {
+                cancel.store(true, Ordering::Relaxed);
+                raised = Some(e);
+            }
+        }
+        let value = py
+            .detach(|| worker.join())
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        raised.map_or(Ok(value), Err)
+    })
+}
+
 fn read(path: &PathBuf) -> PyResult<String> {
     std::fs::read_to_string(path)
         .map_err(|e| input_error(format!("{}: cannot read: {e}", path.display())))
@@ -408,32 +460,33 @@ fn simulate_trace<'py>(
     let mut compiled: Vec<Arc<CompiledFormula>> =
         formulas.iter().map(|f| Arc::clone(&f.compiled)).collect();
     compiled.extend(site_formula);
-    let runs: Vec<RunResult> = py
-        .detach(|| -> Result<Vec<RunResult>, String> {
-            let setup = Setup::new(&config, &w.jobs).map_err(|e| e.to_string())?;
-            let specs: Vec<Option<&CompiledFormula>> = if compiled.is_empty() {
-                vec![None]
-            } else {
-                compiled.iter().map(|f| Some(&**f)).collect()
-            };
-            specs
-                .par_iter()
-                .map(|f| {
-                    simulate_setup(
-                        &w,
-                        &setup,
-                        f.map(|f| f as &dyn Priority),
-                        &RunOptions {
-                            record,
-                            record_queue,
-                            ..RunOptions::default()
-                        },
-                    )
-                    .map_err(|e| e.to_string())
-                })
-                .collect()
-        })
-        .map_err(input_error)?;
+    let cancel = AtomicBool::new(false);
+    let runs: Vec<RunResult> = interruptible(py, &cancel, || -> Result<Vec<RunResult>, String> {
+        let setup = Setup::new(&config, &w.jobs).map_err(|e| e.to_string())?;
+        let specs: Vec<Option<&CompiledFormula>> = if compiled.is_empty() {
+            vec![None]
+        } else {
+            compiled.iter().map(|f| Some(&**f)).collect()
+        };
+        specs
+            .par_iter()
+            .map(|f| {
+                simulate_setup(
+                    &w,
+                    &setup,
+                    f.map(|f| f as &dyn Priority),
+                    &RunOptions {
+                        record,
+                        record_queue,
+                        cancel: Some(&cancel),
+                        ..RunOptions::default()
+                    },
+                )
+                .map_err(|e| e.to_string())
+            })
+            .collect()
+    })?
+    .map_err(input_error)?;
     let out = PyList::empty(py);
     for r in &runs {
         let d = PyDict::new(py);

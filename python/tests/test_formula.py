@@ -247,3 +247,27 @@ def test_rank_refuses_a_nan_and_names_it():
     # Infinities rank (PBS stores overflowing values as inf under --compat pbs).
     df = jobsort.rank(np.array([1.0, float("inf"), 2.0]))
     assert list(df["index"]) == [1, 2, 0]
+
+
+def test_a_job_count_beyond_memory_is_a_memory_error_not_an_abort():
+    """`evaluate(n=...)` with more jobs than memory holds raises MemoryError before
+    allocating; it used to abort the interpreter (in a child process, so an abort cannot take
+    the test run with it)."""
+    import subprocess
+    import sys
+
+    script = """
+import jobsort
+f = jobsort.compile("42")
+try:
+    f.evaluate({}, n=10**13)
+except MemoryError as e:
+    print("MemoryError:", e)
+print(len(f.evaluate({}, n=3)))
+"""
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, f"the interpreter died ({p.returncode}): {p.stderr}"
+    assert p.stdout.splitlines() == [
+        "MemoryError: cannot allocate the results of 10000000000000 jobs (80000000000000 bytes)",
+        "3",
+    ]

@@ -228,3 +228,33 @@ def test_a_machine_size_that_is_no_count_is_a_value_error_naming_it(tmp_path, kw
     swf.write_text("1 0 0 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1\n")
     with pytest.raises(ValueError, match=message):
         jobsort.simulate(swf, **kwargs)
+
+
+def test_ctrl_c_stops_a_simulation_within_a_round(tmp_path):
+    """Ctrl-C during simulate raises KeyboardInterrupt at once: the waiting thread lets Python
+    run its signal handlers every 50 ms and the simulator stops at the next round. The run is
+    the whole of KTH-SP2 under conservative backfill (minutes in a debug build, seconds in a
+    release one); SIGINT comes from a timer thread after 0.5 s. In a child process, so the
+    signal is only its own."""
+    script = f"""
+import os, signal, threading, time, jobsort
+trace = jobsort.load_trace({str(KTH)!r})
+threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+start = time.monotonic()
+try:
+    jobsort.simulate(trace, ["eligible_time / 3600 - walltime / 86400"], policy="conservative")
+    print("finished", time.monotonic() - start)
+except KeyboardInterrupt:
+    print("interrupted", time.monotonic() - start)
+"""
+    import subprocess
+    import sys
+
+    try:
+        p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=30)
+    except subprocess.TimeoutExpired:
+        pytest.fail("simulate ignored Ctrl-C for 30 s")
+    assert p.returncode == 0, p.stderr
+    outcome, seconds = p.stdout.split()
+    assert outcome == "interrupted", p.stdout
+    assert float(seconds) < 2.0, f"KeyboardInterrupt came {seconds} s after the run started"

@@ -50,3 +50,25 @@ pub(super) fn check_len(n: usize) -> Result<(), Failure> {
     }
     Ok(())
 }
+
+/// The bytes `[start, end)` of an array argument, to refuse overlapping ones.
+#[derive(Clone, Copy)]
+pub(super) struct Bytes {
+    start: usize,
+    end: usize,
+}
+
+impl Bytes {
+    /// The `n` elements at `p` (`n * size_of::<T>()` fits: `check_len`).
+    pub(super) fn of<T>(p: *const T, n: usize) -> Bytes {
+        let start = p as usize;
+        Bytes {
+            start,
+            end: start.saturating_add(n * size_of::<T>()),
+        }
+    }
+
+    pub(super) fn overlaps(self, other: Bytes) -> bool {
+        self.start < other.end && other.start < self.end
+    }
+}

@@ -4,7 +4,7 @@ use super::args::{str_arg, write_out};
 use super::c_text::c_string;
 use super::catalog::JobsortCatalog;
 use super::diagnostics::JobsortDiagnostics;
-use super::handles::{Handle, free_handle, handle_ref};
+use super::handles::{Handle, Kind, free_handle, handle_ref, new_handle};
 use super::status::{Failure, JobsortStatus, guard, guard_status};
 use crate::catalog::{Catalog, Input};
 use crate::formula::diag::{Diagnostic, Severity};
@@ -23,27 +23,17 @@ pub const JOBSORT_COMPILE_DENY_WARNINGS: u32 = 4;
 const ALL_FLAGS: u32 =
     JOBSORT_COMPILE_INTERP | JOBSORT_COMPILE_COMPAT_PBS | JOBSORT_COMPILE_DENY_WARNINGS;
 
-/// A compiled formula. Opaque; create with [`jobsort_compile`], free with [`jobsort_free`].
-/// Immutable and safe to share between threads.
-#[repr(C)]
+/// A compiled formula. Opaque: create with [`jobsort_compile`], free with [`jobsort_free`];
+/// a `JobsortFormula *` is a handle (see the module's documentation), never an address to
+/// read. Immutable and safe to share between threads.
 pub struct JobsortFormula {
-    tag: u64,
     pub(super) formula: CompiledFormula,
     /// The input names as C strings, in input order.
     pub(super) columns: Vec<CString>,
 }
 
-// SAFETY: `repr(C)` with the tag first; created only by `Box::into_raw`.
-unsafe impl Handle for JobsortFormula {
-    const TAG: u64 = 0x6a6f_6273_666f_7201; // "jobsfor\x01"
-    const KIND: &'static str = "formula";
-}
-
-impl JobsortFormula {
-    /// The compiled formula behind the handle (for Rust code that also uses the C ABI).
-    pub fn compiled(&self) -> &CompiledFormula {
-        &self.formula
-    }
+impl Handle for JobsortFormula {
+    const KIND: Kind = Kind::Formula;
 }
 
 /// Compile `formula` against `catalog` (`NULL` means PBS's built-in names only) with the
@@ -57,7 +47,7 @@ impl JobsortFormula {
 /// checking (a bad argument).
 ///
 /// # Safety
-/// `formula` is NULL or NUL-terminated; `catalog` is NULL or a live handle; `diagnostics`
+/// `formula` is NULL or NUL-terminated; `catalog` may be any value (it is checked); `diagnostics`
 /// is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn jobsort_compile(
@@ -108,13 +98,14 @@ unsafe fn compile_impl(
         }
         // SAFETY: caller contract.
         let source = unsafe { str_arg(formula, "formula") }?;
-        let default_catalog;
-        let catalog = if catalog.is_null() {
+        let (default_catalog, handle, read);
+        let catalog: &Catalog = if catalog.is_null() {
             default_catalog = Catalog::pbs();
             &default_catalog
         } else {
-            // SAFETY: caller contract.
-            &unsafe { handle_ref(catalog, "catalog") }?.catalog
+            handle = handle_ref(catalog, "catalog")?;
+            read = handle.read();
+            &read
         };
         let options = CompileOptions {
             engine: if flags & JOBSORT_COMPILE_INTERP != 0 {
@@ -131,9 +122,9 @@ unsafe fn compile_impl(
             Err(d) => &d.0,
         };
         if !diagnostics.is_null() {
-            let list = JobsortDiagnostics::new(found);
+            let list = new_handle(JobsortDiagnostics::new(found))?;
             // SAFETY: writable (caller contract).
-            unsafe { diagnostics.write(Box::into_raw(Box::new(list))) };
+            unsafe { diagnostics.write(list) };
         }
         match result {
             Ok(formula) => {
@@ -142,11 +133,7 @@ unsafe fn compile_impl(
                     .iter()
                     .map(|n| c_string(n.column()))
                     .collect();
-                Ok(Box::into_raw(Box::new(JobsortFormula {
-                    tag: JobsortFormula::TAG,
-                    formula,
-                    columns,
-                })))
+                new_handle(JobsortFormula { formula, columns })
             }
             Err(d) => {
                 let first = d.iter().find(|d| d.is_error()).or_else(|| d.iter().next());
@@ -171,17 +158,15 @@ unsafe fn compile_impl(
     })
 }
 
-/// Free a compiled formula. `NULL` is a no-op.
+/// Free a compiled formula. `NULL` is a no-op. From then on the handle is refused
+/// (`JOBSORT_STATUS_WRONG_HANDLE`, a second free too); a call another thread is making with
+/// it finishes on the whole formula first. Its column names are gone with it.
 ///
 /// # Safety
-/// `formula` is NULL or a live formula handle that no other thread is using, not used again
-/// afterwards.
+/// None: `formula` may be any value (it is checked).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn jobsort_free(formula: *mut JobsortFormula) {
-    // SAFETY: caller contract.
-    guard("jobsort_free", (), || unsafe {
-        free_handle(formula, "formula")
-    })
+    guard("jobsort_free", (), || free_handle(formula, "formula"))
 }
 
 // The input columns.
@@ -190,15 +175,15 @@ pub unsafe extern "C" fn jobsort_free(formula: *mut JobsortFormula) {
 /// exactly that many column pointers.
 ///
 /// # Safety
-/// `formula` is NULL or a live handle; `count` is NULL or writable.
+/// `formula` may be any value (it is checked); `count` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn jobsort_column_count(
     formula: *const JobsortFormula,
     count: *mut usize,
 ) -> JobsortStatus {
     guard_status("jobsort_column_count", || {
+        let f = handle_ref(formula, "formula")?;
         // SAFETY: caller contract.
-        let f = unsafe { handle_ref(formula, "formula") }?;
         unsafe { write_out(count, "count", f.columns.len()) }
     })
 }
@@ -207,7 +192,7 @@ pub unsafe extern "C" fn jobsort_column_count(
 /// The string lives as long as the formula; do not free it.
 ///
 /// # Safety
-/// `formula` is NULL or a live handle; `name` is NULL or writable.
+/// `formula` may be any value (it is checked); `name` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn jobsort_column_name(
     formula: *const JobsortFormula,
@@ -215,8 +200,7 @@ pub unsafe extern "C" fn jobsort_column_name(
     name: *mut *const c_char,
 ) -> JobsortStatus {
     guard_status("jobsort_column_name", || {
-        // SAFETY: caller contract.
-        let f = unsafe { handle_ref(formula, "formula") }?;
+        let f = handle_ref(formula, "formula")?;
         let column = f.columns.get(index).ok_or_else(|| {
             Failure::new(
                 JobsortStatus::IndexOutOfRange,
@@ -226,6 +210,7 @@ pub unsafe extern "C" fn jobsort_column_name(
                 ),
             )
         })?;
+        // SAFETY: caller contract; the string lives as long as the formula.
         unsafe { write_out(name, "name", column.as_ptr()) }
     })
 }
@@ -235,7 +220,7 @@ pub unsafe extern "C" fn jobsort_column_name(
 /// not read `name` (the host then need not supply it).
 ///
 /// # Safety
-/// `formula` is NULL or a live handle; `name` is NULL or NUL-terminated; `index` is NULL or
+/// `formula` may be any value (it is checked); `name` is NULL or NUL-terminated; `index` is NULL or
 /// writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn jobsort_column_index(
@@ -244,8 +229,8 @@ pub unsafe extern "C" fn jobsort_column_index(
     index: *mut usize,
 ) -> JobsortStatus {
     guard_status("jobsort_column_index", || {
+        let f = handle_ref(formula, "formula")?;
         // SAFETY: caller contract.
-        let f = unsafe { handle_ref(formula, "formula") }?;
         let name = unsafe { str_arg(name, "name") }?;
         let position = f
             .formula

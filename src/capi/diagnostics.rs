@@ -3,10 +3,12 @@
 
 use super::args::write_out;
 use super::c_text::c_string;
-use super::handles::{Handle, free_handle, handle_ref};
+use super::handles::{Handle, Kind, free_handle, handle_ref};
 use super::status::{Failure, JobsortStatus, guard, guard_status};
 use crate::formula::diag::{Diagnostic, Severity};
 use std::ffi::{CString, c_char};
+use std::ops::Deref;
+use std::sync::Arc;
 
 /// Severity of a diagnostic.
 #[repr(C)]
@@ -30,24 +32,21 @@ impl From<Severity> for JobsortSeverity {
     }
 }
 
-/// The diagnostics of one compilation. Opaque; free with [`jobsort_diagnostics_free`].
-#[repr(C)]
+/// The diagnostics of one compilation. Opaque: free with [`jobsort_diagnostics_free`]; a
+/// `JobsortDiagnostics *` is a handle (see the module's documentation), never an address to
+/// read.
 pub struct JobsortDiagnostics {
-    tag: u64,
     items: Vec<DiagnosticC>,
 }
 
-// SAFETY: `repr(C)` with the tag first; created only by `Box::into_raw`.
-unsafe impl Handle for JobsortDiagnostics {
-    const TAG: u64 = 0x6a6f_6273_6469_6101; // "jobsdia\x01"
-    const KIND: &'static str = "diagnostics";
+impl Handle for JobsortDiagnostics {
+    const KIND: Kind = Kind::Diagnostics;
 }
 
 impl JobsortDiagnostics {
     /// A list holding `found` as C strings.
     pub(super) fn new(found: &[Diagnostic]) -> JobsortDiagnostics {
         JobsortDiagnostics {
-            tag: JobsortDiagnostics::TAG,
             items: found.iter().map(DiagnosticC::new).collect(),
         }
     }
@@ -77,42 +76,50 @@ impl DiagnosticC {
 /// Store the number of diagnostics in `*count`.
 ///
 /// # Safety
-/// `diagnostics` is NULL or a live handle; `count` is NULL or writable.
+/// `diagnostics` may be any value (it is checked); `count` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn jobsort_diagnostics_count(
     diagnostics: *const JobsortDiagnostics,
     count: *mut usize,
 ) -> JobsortStatus {
     guard_status("jobsort_diagnostics_count", || {
+        let d = handle_ref(diagnostics, "diagnostics")?;
         // SAFETY: caller contract.
-        let d = unsafe { handle_ref(diagnostics, "diagnostics") }?;
         unsafe { write_out(count, "count", d.items.len()) }
     })
 }
 
-/// # Safety
-/// `d` is NULL or a live handle.
-unsafe fn diagnostic_at<'a>(
-    d: *const JobsortDiagnostics,
+/// Diagnostic `index` of a list, which it keeps alive.
+struct At {
+    list: Arc<JobsortDiagnostics>,
     index: usize,
-) -> Result<&'a DiagnosticC, Failure> {
-    // SAFETY: caller contract.
-    let d = unsafe { handle_ref(d, "diagnostics") }?;
-    d.items.get(index).ok_or_else(|| {
-        Failure::new(
+}
+
+impl Deref for At {
+    type Target = DiagnosticC;
+    fn deref(&self) -> &DiagnosticC {
+        &self.list.items[self.index]
+    }
+}
+
+fn diagnostic_at(d: *const JobsortDiagnostics, index: usize) -> Result<At, Failure> {
+    let list = handle_ref(d, "diagnostics")?;
+    if index >= list.items.len() {
+        return Err(Failure::new(
             JobsortStatus::IndexOutOfRange,
             format!(
                 "index {index} is out of range (there are {} diagnostics)",
-                d.items.len()
+                list.items.len()
             ),
-        )
-    })
+        ));
+    }
+    Ok(At { list, index })
 }
 
 /// Store the severity of diagnostic `index` in `*severity`.
 ///
 /// # Safety
-/// `diagnostics` is NULL or a live handle; `severity` is NULL or writable.
+/// `diagnostics` may be any value (it is checked); `severity` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn jobsort_diagnostic_severity(
     diagnostics: *const JobsortDiagnostics,
@@ -120,8 +127,8 @@ pub unsafe extern "C" fn jobsort_diagnostic_severity(
     severity: *mut JobsortSeverity,
 ) -> JobsortStatus {
     guard_status("jobsort_diagnostic_severity", || {
-        // SAFETY: caller contract.
-        let d = unsafe { diagnostic_at(diagnostics, index) }?;
+        let d = diagnostic_at(diagnostics, index)?;
+        // SAFETY: caller contract; a string lives as long as the list.
         unsafe { write_out(severity, "severity", d.severity) }
     })
 }
@@ -130,7 +137,7 @@ pub unsafe extern "C" fn jobsort_diagnostic_severity(
 /// lives as long as the list; do not free it.
 ///
 /// # Safety
-/// `diagnostics` is NULL or a live handle; `code` is NULL or writable.
+/// `diagnostics` may be any value (it is checked); `code` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn jobsort_diagnostic_code(
     diagnostics: *const JobsortDiagnostics,
@@ -138,8 +145,8 @@ pub unsafe extern "C" fn jobsort_diagnostic_code(
     code: *mut *const c_char,
 ) -> JobsortStatus {
     guard_status("jobsort_diagnostic_code", || {
-        // SAFETY: caller contract.
-        let d = unsafe { diagnostic_at(diagnostics, index) }?;
+        let d = diagnostic_at(diagnostics, index)?;
+        // SAFETY: caller contract; a string lives as long as the list.
         unsafe { write_out(code, "code", d.code.as_ptr()) }
     })
 }
@@ -148,7 +155,7 @@ pub unsafe extern "C" fn jobsort_diagnostic_code(
 /// list; do not free it.
 ///
 /// # Safety
-/// `diagnostics` is NULL or a live handle; `message` is NULL or writable.
+/// `diagnostics` may be any value (it is checked); `message` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn jobsort_diagnostic_message(
     diagnostics: *const JobsortDiagnostics,
@@ -156,8 +163,8 @@ pub unsafe extern "C" fn jobsort_diagnostic_message(
     message: *mut *const c_char,
 ) -> JobsortStatus {
     guard_status("jobsort_diagnostic_message", || {
-        // SAFETY: caller contract.
-        let d = unsafe { diagnostic_at(diagnostics, index) }?;
+        let d = diagnostic_at(diagnostics, index)?;
+        // SAFETY: caller contract; a string lives as long as the list.
         unsafe { write_out(message, "message", d.message.as_ptr()) }
     })
 }
@@ -165,7 +172,7 @@ pub unsafe extern "C" fn jobsort_diagnostic_message(
 /// Store the byte span `[*start, *end)` of diagnostic `index` in the formula text.
 ///
 /// # Safety
-/// `diagnostics` is NULL or a live handle; `start` and `end` are NULL or writable.
+/// `diagnostics` may be any value (it is checked); `start` and `end` are NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn jobsort_diagnostic_span(
     diagnostics: *const JobsortDiagnostics,
@@ -174,24 +181,24 @@ pub unsafe extern "C" fn jobsort_diagnostic_span(
     end: *mut usize,
 ) -> JobsortStatus {
     guard_status("jobsort_diagnostic_span", || {
-        // SAFETY: caller contract.
-        let d = unsafe { diagnostic_at(diagnostics, index) }?;
+        let d = diagnostic_at(diagnostics, index)?;
         if end.is_null() {
             return Err(Failure::null("end"));
         }
+        // SAFETY: caller contract.
         unsafe { write_out(start, "start", d.start) }?;
         unsafe { write_out(end, "end", d.end) }
     })
 }
 
-/// Free a diagnostics list. `NULL` is a no-op.
+/// Free a diagnostics list. `NULL` is a no-op. Its strings are gone with it; the handle is
+/// refused from then on (`JOBSORT_STATUS_WRONG_HANDLE`).
 ///
 /// # Safety
-/// `diagnostics` is NULL or a live diagnostics handle, not used again afterwards.
+/// None: `diagnostics` may be any value (it is checked).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn jobsort_diagnostics_free(diagnostics: *mut JobsortDiagnostics) {
-    // SAFETY: caller contract.
-    guard("jobsort_diagnostics_free", (), || unsafe {
+    guard("jobsort_diagnostics_free", (), || {
         free_handle(diagnostics, "diagnostics")
     })
 }

@@ -1,6 +1,6 @@
 //! Evaluating a compiled formula over the host's job columns, and the per-job error codes.
 
-use super::args::check_len;
+use super::args::{Bytes, check_len};
 use super::compile::JobsortFormula;
 use super::handles::handle_ref;
 use super::status::{Failure, JobsortStatus, guard_status};
@@ -29,7 +29,7 @@ const COMPAT_BLOCK: usize = 1 << 20;
 /// call's own list of column pointers failing to allocate is `JOBSORT_STATUS_OUT_OF_MEMORY`.
 ///
 /// # Safety
-/// `formula` is NULL or a live handle; `columns` is NULL or points to as many pointers as
+/// `formula` may be any value (it is checked); `columns` is NULL or points to as many pointers as
 /// the formula has columns, each NULL or valid for `n` reads; `out` and `errors` are NULL
 /// or valid for `n` writes.
 #[unsafe(no_mangle)]
@@ -41,8 +41,7 @@ pub unsafe extern "C" fn jobsort_eval(
     errors: *mut u8,
 ) -> JobsortStatus {
     guard_status("jobsort_eval", || {
-        // SAFETY: caller contract.
-        let f = unsafe { handle_ref(formula, "formula") }?;
+        let f = handle_ref(formula, "formula")?;
         let k = f.columns.len();
         if k > 0 && columns.is_null() {
             return Err(Failure::null("columns"));
@@ -141,28 +140,6 @@ fn evaluate(
     Ok(())
 }
 
-/// The bytes `[start, end)` of an array argument, to refuse overlapping ones.
-#[derive(Clone, Copy)]
-struct Bytes {
-    start: usize,
-    end: usize,
-}
-
-impl Bytes {
-    /// The `n` elements at `p` (`n * size_of::<T>()` fits: `check_len`).
-    fn of<T>(p: *const T, n: usize) -> Bytes {
-        let start = p as usize;
-        Bytes {
-            start,
-            end: start.saturating_add(n * size_of::<T>()),
-        }
-    }
-
-    fn overlaps(self, other: Bytes) -> bool {
-        self.start < other.end && other.start < self.end
-    }
-}
-
 /// The message of a per-job evaluation error code from [`jobsort_eval`]'s `errors` array
 /// (`"float division by zero"`, `"math domain error"`, ...); `""` for 0 (no error) and
 /// `"unknown evaluation error code"` for a code jobsort never writes. Static; do not free.
@@ -210,6 +187,7 @@ fn eval_error_c_message(e: EvalError) -> &'static CStr {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::capi::handles::handle_ref;
     use crate::capi::status::last_error;
     use crate::capi::{JOBSORT_COMPILE_COMPAT_PBS, jobsort_compile_with, jobsort_free};
     use std::ptr;
@@ -228,8 +206,8 @@ mod tests {
         let n = 2 * COMPAT_BLOCK + 1001;
         let ncpus: Vec<f64> = (0..n).map(|i| (i % 977) as f64 + 0.123456789).collect();
         let walltime: Vec<f64> = (0..n).map(|i| (i % 13) as f64 * 1e7 / 3.0).collect();
-        // SAFETY: live handle.
-        let compiled = unsafe { &*f }.compiled();
+        let handle = handle_ref(f, "formula").unwrap_or_else(|_| panic!("a live formula"));
+        let compiled = &handle.formula;
         let mut by_name = [ncpus.as_slice(), walltime.as_slice()];
         if compiled.inputs()[0] == "walltime" {
             by_name.swap(0, 1);

@@ -1,6 +1,6 @@
 //! Ranking values as PBS's `job_sort_formula` sort does, into the host's order array.
 
-use super::args::check_len;
+use super::args::{Bytes, check_len};
 use super::status::{Failure, JobsortStatus, guard_status};
 use crate::rank::{RankOptions, TieBreak, rank};
 
@@ -8,7 +8,8 @@ use crate::rank::{RankOptions, TieBreak, rank};
 /// lowest, ties broken by submission order — `submit[i]` ascending when `submit` is not NULL
 /// (e.g. submission times or PBS `qrank`), else input order — then by input order. This is
 /// the order PBS's `job_sort_formula` sort gives. Values must be finite (as `jobsort_eval`
-/// guarantees); `-0.0` equals `0.0`.
+/// guarantees); `-0.0` equals `0.0`. `order` must not overlap `values` or `submit`
+/// (`JOBSORT_STATUS_INVALID_ARGUMENT`, nothing written).
 ///
 /// # Safety
 /// `values` (and `submit`, unless NULL) are NULL or valid for `n` reads; `order` is NULL or
@@ -28,6 +29,15 @@ pub unsafe extern "C" fn jobsort_rank(
             return Err(Failure::null("order"));
         }
         check_len(n)?;
+        let order_bytes = Bytes::of(order, n);
+        for (what, p) in [("values", values), ("submit", submit)] {
+            if !p.is_null() && Bytes::of(p, n).overlaps(order_bytes) {
+                return Err(Failure::new(
+                    JobsortStatus::InvalidArgument,
+                    format!("`order` overlaps `{what}`: the order would overwrite them"),
+                ));
+            }
+        }
         // SAFETY: valid for `n` reads (caller contract).
         let values = unsafe { std::slice::from_raw_parts(values, n) };
         let submit = if submit.is_null() {

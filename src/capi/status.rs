@@ -100,6 +100,11 @@ impl Failure {
     pub(super) fn null(what: &str) -> Failure {
         Failure::new(JobsortStatus::NullArgument, format!("`{what}` is NULL"))
     }
+    /// The detailed message (without the function's name).
+    #[cfg(test)]
+    pub(super) fn message(&self) -> &str {
+        &self.message
+    }
     /// `what` (the call's own working memory) could not be allocated.
     pub(super) fn out_of_memory(what: &str) -> Failure {
         Failure::new(

@@ -208,8 +208,23 @@ impl fmt::Display for Tok<'_> {
 /// A token with its byte span, in lalrpop's external-lexer shape.
 pub type Spanned<'a> = (usize, Tok<'a>, usize);
 
+/// The token of a keyword of the language (`and`, `if`, `True`, ...): a word that is never
+/// a name.
+pub fn keyword(word: &str) -> Option<Tok<'static>> {
+    Some(match word {
+        "and" => Tok::And,
+        "or" => Tok::Or,
+        "not" => Tok::Not,
+        "if" => Tok::If,
+        "else" => Tok::Else,
+        "True" => Tok::True,
+        "False" => Tok::False,
+        _ => return None,
+    })
+}
+
 /// Python keywords and names that are outside the language, with what to write instead.
-fn unsupported_word(word: &str) -> Option<&'static str> {
+pub fn unsupported_word(word: &str) -> Option<&'static str> {
     Some(match word {
         "lambda" => {
             "`lambda` is not supported: a formula is a single arithmetic expression over job attributes"
@@ -265,20 +280,14 @@ pub fn lex(source: &str) -> Result<Vec<Spanned<'_>>, Vec<Diagnostic>> {
             Ok(RawTok::EqEq) => Tok::EqEq,
             Ok(RawTok::Ne) => Tok::Ne,
             Ok(RawTok::Num(n)) => Tok::Num(*n),
-            Ok(RawTok::Name) => match text {
-                "and" => Tok::And,
-                "or" => Tok::Or,
-                "not" => Tok::Not,
-                "if" => Tok::If,
-                "else" => Tok::Else,
-                "True" => Tok::True,
-                "False" => Tok::False,
-                w => match unsupported_word(w) {
+            Ok(RawTok::Name) => match keyword(text) {
+                Some(k) => k,
+                None => match unsupported_word(text) {
                     Some(msg) => {
                         errors.push(err(msg.to_string()));
                         continue;
                     }
-                    None => Tok::Name(w),
+                    None => Tok::Name(text),
                 },
             },
             Ok(RawTok::Dot) => {

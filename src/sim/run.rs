@@ -8,6 +8,7 @@ use super::setup::{Setup, SetupError};
 use crate::workload::Workload;
 use std::io::{BufWriter, Write};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The result of one simulation run.
 #[derive(Debug, Clone)]
@@ -35,6 +36,9 @@ pub enum RunError {
     Setup(#[from] SetupError),
     #[error(transparent)]
     Sim(#[from] SimError),
+    /// [`RunOptions::cancel`] was set: the run stopped between two rounds.
+    #[error("the simulation was cancelled")]
+    Cancelled,
     /// Writing the recording failed: its path, the error's text and kind (a reader that
     /// closed the pipe it reads is `BrokenPipe`).
     #[error("{path}: {message}")]
@@ -58,6 +62,9 @@ pub struct RunOptions<'a> {
     pub series: bool,
     /// Called every 1024 rounds with (jobs submitted so far, total jobs).
     pub progress: Option<&'a (dyn Fn(usize, usize) + Sync)>,
+    /// Checked between rounds: once set (by another thread, say on Ctrl-C), the run stops
+    /// with [`RunError::Cancelled`].
+    pub cancel: Option<&'a AtomicBool>,
 }
 
 /// Where a recording goes: the file as it is, or gzip-compressed when its name ends in `.gz`
@@ -173,6 +180,9 @@ pub fn simulate_setup(
         None => None,
     };
     while let Some(round) = sim.step() {
+        if opts.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            return Err(RunError::Cancelled);
+        }
         if let Some((rec, p, _)) = recorder.as_mut() {
             rec.round(&w.jobs, round).map_err(|e| io_err(p, e))?;
         }

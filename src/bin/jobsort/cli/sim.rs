@@ -1055,6 +1055,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
             record_queue: args.record_queue,
             series: args.plot.is_some(),
             progress: Some(&cb),
+            ..RunOptions::default()
         };
         let r = simulate_setup(
             &w,
