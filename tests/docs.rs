@@ -691,3 +691,32 @@ fn explain_of_an_unknown_code_names_the_nearest_and_fails() {
         "{err}"
     );
 }
+
+#[test]
+fn the_slurm_job_fields_page_names_the_raw_fields() {
+    let page = read("docs/formats.md");
+    let listed = first_column(section(&page, "Slurm job fields"));
+    let raw: BTreeSet<&str> = jobsort::slurm::jobs::RAW_FIELDS
+        .iter()
+        .map(|&(n, _)| n)
+        .collect();
+    let slurm = Catalog::slurm();
+    let strays: Vec<&&str> = listed
+        .iter()
+        .filter(|n| {
+            !raw.contains(*n)
+                && slurm.lookup(n).is_none()
+                && **n != jobsort::slurm::multifactor::STORED_PRIORITY
+                && !n.starts_with("gres_")
+        })
+        .collect();
+    assert!(
+        strays.is_empty(),
+        "docs/formats.md's Slurm job fields not read: {strays:?}"
+    );
+    let missing: Vec<&&str> = raw.iter().filter(|n| !listed.contains(n)).collect();
+    assert!(
+        missing.is_empty(),
+        "slurm::jobs::RAW_FIELDS not in docs/formats.md: {missing:?}"
+    );
+}
