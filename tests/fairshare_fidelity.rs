@@ -608,12 +608,15 @@ fn fair_tree_tie_order_is_an_option() {
     assert!(err.contains("`zz` is not"), "{err}");
 }
 
-/// Item 22. Every `$ jobsort fairshare ...` example in the README is the program's output,
-/// byte for byte (run from the repository root, as written).
+/// Item 22. Every `$ jobsort fairshare ...` example in the README and the CLI reference
+/// (`docs/cli.md`) is the program's output, byte for byte (run from the repository root, as
+/// written).
 #[test]
 fn readme_fairshare_examples_are_real_output() {
     let root = env!("CARGO_MANIFEST_DIR");
-    let readme = std::fs::read_to_string(Path::new(root).join("README.md")).unwrap();
+    let readme = ["README.md", "docs/cli.md"]
+        .map(|f| std::fs::read_to_string(Path::new(root).join(f)).unwrap())
+        .join("\n");
     let mut examples = 0;
     let mut lines = readme.lines().peekable();
     while let Some(line) = lines.next() {

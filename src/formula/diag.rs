@@ -483,6 +483,51 @@ fn primary_label(d: &Diagnostic) -> &str {
     }
 }
 
+/// One diagnostic code: a row of the code table in this module's documentation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CodeInfo {
+    /// The stable code (`E0304`).
+    pub code: &'static str,
+    /// The severity diagnostics of this code have (without `--deny-warnings`).
+    pub severity: Severity,
+    /// What the code means, in the table's words (Markdown).
+    pub meaning: &'static str,
+}
+
+/// Every diagnostic code with its severity and meaning, in the table's order. The table in
+/// this module's documentation is the one place they are written: this reads its rows from
+/// the module's own source, so the listing (`docs/diagnostics.md`, `jobsort explain`) and
+/// the documentation cannot differ.
+pub fn code_table() -> Vec<CodeInfo> {
+    include_str!("diag.rs")
+        .lines()
+        .map_while(|line| line.strip_prefix("//!"))
+        .filter_map(|row| {
+            let cells: Vec<&str> = row
+                .trim()
+                .strip_prefix('|')?
+                .strip_suffix('|')?
+                .split(" | ")
+                .collect();
+            let [code, severity, meaning] = cells[..] else {
+                return None;
+            };
+            let code = code.trim().strip_prefix('`')?.strip_suffix('`')?;
+            let severity = match severity.trim() {
+                "error" => Severity::Error,
+                "warning" => Severity::Warning,
+                "note" => Severity::Note,
+                _ => return None,
+            };
+            Some(CodeInfo {
+                code,
+                severity,
+                meaning: meaning.trim(),
+            })
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -22,7 +22,7 @@ pub enum Format {
     #[default]
     Text,
     /// One JSON document on stdout: `valid`, `diagnostics` (severity, code, message, span,
-    /// notes) and `range` (see the README).
+    /// notes) and `range` (see docs/cli.md).
     Json,
 }
 

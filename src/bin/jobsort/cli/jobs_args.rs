@@ -37,7 +37,7 @@ pub struct JobsArgs {
     /// Job file (`-` for stdin): JSON array, JSON lines, CSV with a header, `qstat -f -F json`
     /// output, or any trace or site log `sim --trace` reads (SWF, sacct -P, PBS accounting
     /// logs or their directory, Flux job lists; plain or gzip), told apart by content.
-    /// Fields are described in the README.
+    /// Fields are described in docs/formats.md.
     #[arg(long, value_name = "FILE", required = true)]
     pub jobs: Option<InputPath>,
     /// Job file format (default: from the extension and content).

@@ -13,7 +13,7 @@ use jobsort::flux::limits::{Change, LimitEngine, LimitsConfig, flux_db};
 pub enum Format {
     /// A readable log: each event, its changes and the associations it touched.
     Text,
-    /// JSON Lines: one JSON object per event (the README describes its fields).
+    /// JSON Lines: one JSON object per event (docs/cli.md describes its fields).
     Json,
 }
 
@@ -31,7 +31,7 @@ pub struct Args {
     #[arg(long, value_name = "PATH", value_parser = crate::cli::input::path_or_stdin)]
     flux_db: Option<PathBuf>,
     /// Events, one JSON object per line (`-` for stdin); ops `submit`, `run`, `end`,
-    /// `cancel`, `urgency`, `update` (fields in the README).
+    /// `cancel`, `urgency`, `update` (fields in docs/cli.md).
     #[arg(long, value_name = "FILE")]
     events: InputPath,
     /// Output: a readable log, or JSON Lines (one JSON object per event).

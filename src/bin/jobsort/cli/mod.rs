@@ -9,6 +9,7 @@
 
 mod check;
 mod eval;
+mod explain;
 mod fairshare;
 pub mod fairshare_opts;
 pub mod formula_args;
@@ -57,6 +58,8 @@ pub enum Command {
     Check(check::Args),
     /// Evaluate a formula for every job of a job file.
     Eval(eval::Args),
+    /// Say what a diagnostic code means, with an example (`jobsort explain E0304`).
+    Explain(explain::Args),
     /// Rank the jobs of a job file by a formula, or a snapshot's queue with what holds each job.
     #[command(
         override_usage = "jobsort rank [OPTIONS] --jobs <FILE> [FORMULA]\n       \
@@ -89,6 +92,7 @@ impl Command {
         match self {
             Command::Check(_) => "check",
             Command::Eval(_) => "eval",
+            Command::Explain(_) => "explain",
             Command::Rank(_) => "rank",
             Command::Fairshare(_) => "fairshare",
             Command::Limits(_) => "limits",
@@ -112,6 +116,7 @@ pub fn run(cli: Cli) -> ExitCode {
     let outcome = match cli.command {
         Command::Check(a) => check::run(a, out),
         Command::Eval(a) => eval::run(a, out),
+        Command::Explain(a) => explain::run(a, out),
         Command::Rank(a) => match a.snapshot.clone() {
             Some(dir) => rank_snapshot::run(a, &dir, out),
             None => rank::run(a, out),

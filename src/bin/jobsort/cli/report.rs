@@ -1,6 +1,6 @@
 //! How every subcommand reports: one prefix (`jobsort <cmd>: `) for errors, warnings and
-//! notes on stderr, and the exit codes the README documents — 0 success, 1 bad input (a
-//! formula, a file, a value the program cannot use), 2 a usage error (flags only).
+//! notes on stderr, and the exit codes the README and docs/cli.md document — 0 success, 1 bad
+//! input (a formula, a file, a value the program cannot use), 2 a usage error (flags only).
 
 use std::io::IsTerminal;
 use std::process::ExitCode;

@@ -15,7 +15,7 @@ use std::process::ExitCode;
 pub enum Format {
     /// Readable sections and tables.
     Text,
-    /// One JSON document (the README describes its fields).
+    /// One JSON document (docs/cli.md describes its fields).
     Json,
 }
 
