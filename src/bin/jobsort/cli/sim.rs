@@ -168,8 +168,9 @@ pub struct Args {
     /// round's hash checks the queue either way.
     #[arg(long = "record-queue", requires = "record")]
     pub record_queue: bool,
-    /// Write comparison plots: wait CDF per formula, queue length over time, delivered vs
-    /// target share. The format follows the extension: FILE.svg or FILE.png.
+    /// Write comparison plots: wait CDF per formula, queue length over time, and each user's
+    /// mean-wait change against the first formula (with one formula: delivered vs target
+    /// share). The format follows the extension: FILE.svg or FILE.png.
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
     /// Write each job's start, end and wait under each formula: FILE.csv (one row per job and
