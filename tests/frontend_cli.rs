@@ -194,3 +194,54 @@ fn text_output_renders_on_stderr_without_colour() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.trim(), "valid: 0 warnings, 0 notes; value in [0, inf]");
 }
+
+/// Completions and man pages come from the parser's own definitions: every subcommand and a
+/// recent flag appear in them, and `man --dir` writes one page per subcommand.
+#[test]
+fn completions_and_man_pages_cover_every_subcommand() {
+    let bash = common::cli::jobsort(["completions", "bash"]);
+    assert!(bash.status.success());
+    let script = String::from_utf8_lossy(&bash.stdout);
+    let subcommands = [
+        "check",
+        "eval",
+        "explain",
+        "rank",
+        "fairshare",
+        "limits",
+        "sim",
+        "replay",
+        "snapshot",
+        "why",
+        "forecast",
+        "slurm-formula",
+        "flux-formula",
+        "completions",
+        "man",
+    ];
+    for sub in subcommands {
+        assert!(script.contains(sub), "bash completion lacks {sub}");
+    }
+    assert!(
+        script.contains("--compare"),
+        "bash completion lacks rank --compare"
+    );
+    let zsh = common::cli::jobsort(["completions", "zsh"]);
+    assert!(String::from_utf8_lossy(&zsh.stdout).starts_with("#compdef jobsort"));
+    let dir = tempfile::tempdir().unwrap();
+    let man = common::cli::jobsort(["man", "--dir", dir.path().to_str().unwrap()]);
+    assert!(
+        man.status.success(),
+        "{}",
+        String::from_utf8_lossy(&man.stderr)
+    );
+    for sub in subcommands {
+        let page = std::fs::read_to_string(dir.path().join(format!("jobsort-{sub}.1")))
+            .unwrap_or_else(|e| panic!("jobsort-{sub}.1: {e}"));
+        assert!(page.contains(".TH jobsort-"), "{sub}: not a man page");
+    }
+    let top = common::cli::jobsort(["man"]);
+    assert!(String::from_utf8_lossy(&top.stdout).contains(".TH jobsort 1"));
+    let bad = common::cli::jobsort(["completions", "tcsh"]);
+    assert_eq!(bad.status.code(), Some(2));
+}

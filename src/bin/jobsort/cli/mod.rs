@@ -30,6 +30,7 @@ mod rank_snapshot;
 mod replay;
 mod report;
 mod schedule_args;
+mod shell;
 mod sim;
 mod site_args;
 mod slurm_args;
@@ -84,6 +85,10 @@ pub enum Command {
     SlurmFormula(priority_formula::SlurmArgs),
     /// Print flux-accounting's mf_priority priority as a formula (flux catalog) and check it.
     FluxFormula(priority_formula::FluxArgs),
+    /// Print a shell completion script (`jobsort completions bash`).
+    Completions(shell::CompletionsArgs),
+    /// Print the man page (`jobsort man | man -l -`), or write every page with `--dir`.
+    Man(shell::ManArgs),
 }
 
 impl Command {
@@ -103,6 +108,8 @@ impl Command {
             Command::Forecast(_) => "forecast",
             Command::SlurmFormula(_) => "slurm-formula",
             Command::FluxFormula(_) => "flux-formula",
+            Command::Completions(_) => "completions",
+            Command::Man(_) => "man",
         }
     }
 }
@@ -130,6 +137,8 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Forecast(a) => why::run_forecast(a, out),
         Command::SlurmFormula(a) => priority_formula::run_slurm(a, out),
         Command::FluxFormula(a) => priority_formula::run_flux(a, out),
+        Command::Completions(a) => shell::run_completions(a, out),
+        Command::Man(a) => shell::run_man(a, out),
     };
     let flushed = outcome.and_then(|code| Ok(out.flush().map(|()| code)?));
     flushed.unwrap_or_else(report::Failure::exit)
