@@ -40,11 +40,13 @@ pub unsafe extern "C" fn jobsort_rank(
             // SAFETY: valid for `n` reads (caller contract).
             Some(unsafe { std::slice::from_raw_parts(submit, n) })
         };
-        let checks: [(&str, Option<&[f64]>, fn(&f64) -> bool); 2] = [
-            ("values", Some(values), |v| v.is_nan()),
-            ("submit", submit, |v| !v.is_finite()),
-        ];
-        for (what, column, bad) in checks {
+        // A value may be infinite (PBS sorts it), never NaN; a submission key is finite.
+        let nan: fn(&f64) -> bool = |v| v.is_nan();
+        let not_finite: fn(&f64) -> bool = |v| !v.is_finite();
+        for (what, column, bad) in [
+            ("values", Some(values), nan),
+            ("submit", submit, not_finite),
+        ] {
             if let Some(i) = column.and_then(|c| c.iter().position(bad)) {
                 return Err(Failure::new(
                     JobsortStatus::NotFinite,
