@@ -91,7 +91,8 @@ typedef enum {
    */
   JOBSORT_STATUS_INDEX_OUT_OF_RANGE = 8,
   /**
-   * A value that must be finite is an infinity or NaN.
+   * A value that must be finite is an infinity or NaN (a value `jobsort_rank` ranks may be
+   * infinite, never NaN).
    */
   JOBSORT_STATUS_NOT_FINITE = 9,
   /**
@@ -286,7 +287,10 @@ void jobsort_diagnostics_free(JobsortDiagnostics *diagnostics);
  *
  * Writes `out[i]`, the value of job `i`, and `errors[i]`, 0 or the code of the error its
  * evaluation raised (then `out[i]` is 0, PBS's policy; see
- * [`jobsort_eval_error_message`]). Per-job errors do not make the call fail. `n = 0` fails
+ * [`jobsort_eval_error_message`]). A value is finite (a formula whose value is not is an
+ * error, code `formula value is not finite`), except under `JOBSORT_COMPILE_COMPAT_PBS`: a
+ * value beyond a 32-bit float's range is then `+inf` or `-inf` with error 0, as PBS stores it
+ * in its `float formula_value` and sorts it (`jobsort_rank` ranks it so, first or last). Per-job errors do not make the call fail. `n = 0` fails
  * with `JOBSORT_STATUS_NO_JOBS` and writes nothing. The results are bit-identical to the
  * Rust API's `CompiledFormula::evaluate_columns`.
  *
@@ -312,9 +316,14 @@ const char *jobsort_eval_error_message(uint8_t code);
  * Rank `n` jobs by value: writes into `order` the job indices from the highest value to the
  * lowest, ties broken by submission order — `submit[i]` ascending when `submit` is not NULL
  * (e.g. submission times or PBS `qrank`), else input order — then by input order. This is
- * the order PBS's `job_sort_formula` sort gives. Values must be finite (as `jobsort_eval`
- * guarantees); `-0.0` equals `0.0`. `order` must not overlap `values` or `submit`
- * (`JOBSORT_STATUS_INVALID_ARGUMENT`, nothing written).
+ * the order PBS's `job_sort_formula` sort gives. `-0.0` equals `0.0`. A value may be
+ * infinite, as `jobsort_eval` gives it under `JOBSORT_COMPILE_COMPAT_PBS` for a value beyond
+ * a 32-bit float: `+inf` ranks above every finite value and `-inf` below, infinities of one
+ * sign tie, as PBS sorts its `float formula_value` (OpenPBS `src/scheduler/sort.cpp`,
+ * `cmp_job_sort_formula`). A NaN value (which `jobsort_eval` never writes: PBS's comparisons
+ * give it no place) and a `submit` that is not finite fail with `JOBSORT_STATUS_NOT_FINITE`.
+ * `order` must not overlap `values` or `submit` (`JOBSORT_STATUS_INVALID_ARGUMENT`, nothing
+ * written).
  *
  * # Safety
  * `values` (and `submit`, unless NULL) are NULL or valid for `n` reads; `order` is NULL or

@@ -55,6 +55,7 @@
 
 pub mod catalog;
 pub mod fairshare;
+pub mod files;
 pub mod flux;
 pub mod forecast;
 pub mod formula;

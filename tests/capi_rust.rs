@@ -651,3 +651,42 @@ fn catalog_refuses_names_a_formula_cannot_read_and_keeps_built_in_types() {
     }
     assert_eq!(count, 0);
 }
+
+/// Under `JOBSORT_COMPILE_COMPAT_PBS` a value beyond a 32-bit float is `±inf` with no error,
+/// as PBS stores it in its `float formula_value` (OpenPBS `src/scheduler/data_types.h`) and
+/// logs it (`Formula Evaluation = inf`, `fifo.cpp: init_scheduling_cycle`); `jobsort_rank`
+/// takes those values and ranks them as PBS's `cmp_job_sort_formula` sorts them, so eval and
+/// rank agree with each other and with the CLI's `rank --compat pbs`.
+#[test]
+fn compat_pbs_infinite_values_are_kept_by_eval_and_ranked_by_rank() {
+    let f = compile_c("ncpus * 1e36", ptr::null(), JOBSORT_COMPILE_COMPAT_PBS);
+    let ncpus = [400.0, -400.0, 0.0, 1.0, 800.0];
+    let columns = [ncpus.as_ptr()];
+    let (mut values, mut errors) = ([9.0; 5], [9u8; 5]);
+    let mut order = [usize::MAX; 5];
+    // SAFETY: live handle; one column of 5; outputs of 5.
+    unsafe {
+        assert_eq!(
+            jobsort_eval(
+                f,
+                columns.as_ptr(),
+                5,
+                values.as_mut_ptr(),
+                errors.as_mut_ptr()
+            ),
+            JobsortStatus::Ok
+        );
+        jobsort_free(f);
+        assert_eq!(
+            jobsort_rank(values.as_ptr(), 5, ptr::null(), order.as_mut_ptr()),
+            JobsortStatus::Ok,
+            "{}",
+            last_error()
+        );
+    }
+    let inf = f64::INFINITY;
+    // 4e38 is beyond a 32-bit float (3.4e38 at most); 1e36 is not.
+    assert_eq!(values, [inf, -inf, 0.0, f64::from(1e36f32), inf]);
+    assert_eq!(errors, [0; 5]);
+    assert_eq!(order, [0, 4, 3, 2, 1]);
+}

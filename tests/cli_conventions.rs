@@ -718,13 +718,33 @@ fn a_full_or_closed_stderr_loses_diagnostics_without_a_panic() {
         (vec!["eval", "ncpu", "--jobs", &jobs], 1, ""),
     ];
     for (args, want, stdout_has) in cases {
-        let out = with_full_stderr(&args);
-        let text = String::from_utf8_lossy(&out.stdout);
-        assert_ne!(out.status.code(), Some(101), "{args:?} panicked");
-        assert!(!text.contains("panicked"), "{args:?}: {text}");
-        assert_eq!(out.status.code(), Some(want), "{args:?}");
-        assert!(text.contains(stdout_has), "{args:?}: {text}");
+        let full = with_full_stderr(&args);
+        // Closed (`2>&-`): the program starts with no file descriptor 2, which the Rust
+        // runtime opens on /dev/null, so a report on stderr is written and lost: exit 0.
+        let closed = with_closed_stderr(&args);
+        let closed_want = if args.contains(&"--record") { 0 } else { want };
+        for (how, out, want) in [("full", full, want), ("closed", closed, closed_want)] {
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert_ne!(out.status.code(), Some(101), "{args:?} ({how}) panicked");
+            assert!(!text.contains("panicked"), "{args:?} ({how}): {text}");
+            assert_eq!(out.status.code(), Some(want), "{args:?} ({how})");
+            assert!(text.contains(stdout_has), "{args:?} ({how}): {text}");
+        }
     }
+}
+
+/// Run with stderr closed (`sh -c 'exec jobsort ARGS 2>&-'`), stdout captured.
+fn with_closed_stderr(args: &[&str]) -> std::process::Output {
+    std::process::Command::new("sh")
+        .arg("-c")
+        .arg(r#"exec "$0" "$@" 2>&-"#)
+        .arg(env!("CARGO_BIN_EXE_jobsort"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .output()
+        .unwrap()
 }
 
 /// One vocabulary for the formula: FORMULA, `--formula` and `--file` in every subcommand that

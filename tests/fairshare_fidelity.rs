@@ -170,6 +170,91 @@ fn stale_temporaries_are_cleaned_and_bak_kept() {
     );
 }
 
+/// `fairshare -s` under a umask (`sh -c 'umask U; exec jobsort ...'`).
+fn pbsfs_umask(umask: &str, rg: &Path, usage: &Path, args: &[&str]) -> (i32, String) {
+    let mut all = vec![
+        "-c",
+        r#"umask "$0"; shift; exec "$@""#,
+        umask,
+        "x",
+        env!("CARGO_BIN_EXE_jobsort"),
+        "fairshare",
+        "--resource-group",
+        s(rg),
+        "--usage",
+        s(usage),
+    ];
+    all.extend_from_slice(args);
+    let out = std::process::Command::new("sh")
+        .args(&all)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.code().unwrap_or(-1), err)
+}
+
+/// pbsfs rewrites the usage file in place (OpenPBS `src/scheduler/fairshare.cpp`,
+/// `write_usage`: `fopen(filename, "wb")`), so the file keeps its owner and mode and a
+/// symbolic link keeps pointing at it; a new file is 0666 less the umask, as `fopen` creates
+/// it. jobsort's atomic rename keeps the same, whatever the umask.
+#[test]
+fn a_rewritten_usage_file_keeps_its_owner_mode_and_link() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let (rg, up) = pbs_inputs(dir, "u 10 root 1\n", &[("u", 5.0)]);
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().mode() & 0o7777;
+    std::fs::set_permissions(&up, std::fs::Permissions::from_mode(0o600)).unwrap();
+    for umask in ["022", "000"] {
+        let (code, err) = pbsfs_umask(umask, &rg, &up, &["-s", "u", "9"]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(mode(&up), 0o600, "umask {umask}");
+        assert_eq!(mode(&usage_file::backup_path(&up)), 0o600, "umask {umask}");
+    }
+    assert_eq!(raw_records(&up), vec![("u".to_string(), 9.0)]);
+    // A new file: 0666 less the umask.
+    for (umask, want) in [("022", 0o644), ("000", 0o666), ("077", 0o600)] {
+        let fresh = dir.join(format!("usage-{umask}"));
+        let (code, err) = pbsfs_umask(umask, &rg, &fresh, &["-s", "u", "1"]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(mode(&fresh), want, "umask {umask}");
+    }
+    // A symbolic link: written through to its target, with the backup beside the target.
+    let real = dir.join("real");
+    std::fs::create_dir(&real).unwrap();
+    std::fs::rename(&up, real.join("usage")).unwrap();
+    std::os::unix::fs::symlink("real/usage", &up).unwrap();
+    let (code, _, err) = pbsfs(&rg, &up, &["-s", "u", "7"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        std::fs::symlink_metadata(&up)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(
+        raw_records(&real.join("usage")),
+        vec![("u".to_string(), 7.0)]
+    );
+    assert_eq!(
+        raw_records(&real.join("usage.bak")),
+        vec![("u".to_string(), 9.0)]
+    );
+    assert_eq!(mode(&real.join("usage")), 0o600);
+    // The owner: only root can give a file away.
+    if unsafe { libc::geteuid() } != 0 {
+        println!("skipped the owner check: it needs root to make a file owned by another user");
+        return;
+    }
+    let target = real.join("usage");
+    std::os::unix::fs::chown(&target, Some(65534), Some(65534)).unwrap();
+    let (code, _, err) = pbsfs(&rg, &up, &["-s", "u", "8"]);
+    assert_eq!(code, 0, "{err}");
+    let m = std::fs::metadata(&target).unwrap();
+    assert_eq!((m.uid(), m.gid(), m.mode() & 0o7777), (65534, 65534, 0o600));
+}
+
 /// Item 20. `--format json` is a JSON object for `-c` and a nested tree for `-t`.
 #[test]
 fn compare_and_tree_json_are_objects() {

@@ -76,6 +76,40 @@ fn plot_png_writes_a_full_size_png_deterministically() {
     assert_eq!(std::fs::read(&out).unwrap(), a);
 }
 
+/// `--plot F` over an existing plot replaces it whole and keeps no `F.bak` (a backup is for
+/// usage files); its mode stays, and a symbolic link is written through to its target.
+#[test]
+fn plot_over_an_old_plot_keeps_its_mode_and_link_and_leaves_no_backup() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("cmp.svg");
+    std::fs::write(&out, "old").unwrap();
+    std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let o = sim_plot(&out);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(std::fs::read_to_string(&out).unwrap().starts_with("<svg"));
+    let mode = std::fs::metadata(&out).unwrap().permissions().mode() & 0o7777;
+    assert_eq!(mode, 0o640);
+    let link = dir.path().join("link.svg");
+    std::os::unix::fs::symlink("cmp.svg", &link).unwrap();
+    std::fs::write(&out, "old").unwrap();
+    let o = sim_plot(&link);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(std::fs::read_to_string(&out).unwrap().starts_with("<svg"));
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["cmp.svg", "link.svg"]);
+}
+
 #[test]
 fn plot_svg_still_writes_svg() {
     let dir = tempfile::tempdir().unwrap();

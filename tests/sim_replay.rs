@@ -93,8 +93,10 @@ fn verify_with_another_formula_reports_the_first_divergence() {
     // pend: decisions are listed in rank order), then starts Z at t=10 where FCFS started Y.
     // Queues differ at t=0, 1, 2, 10, 15 (one each). Decisions, as version 2 keeps them
     // (a pend only when new): t=2 keeps Z's new pend on both sides; t=10: dispatch 2 vs 3
-    // (Y's and Z's repeated pends are not kept); t=15: dispatch 3 vs 2.
-    assert_eq!(r.mismatches, 5 + 2);
+    // (Y's and Z's repeated pends are not kept); t=15: dispatch 3 vs 2. Events: Y ends at
+    // t=15 and Z at t=20 as recorded, the other way round live: each end on one side only
+    // counts once, two in each of those rounds.
+    assert_eq!(r.mismatches, 5 + 2 + 4);
     assert!(r.input_mismatches >= 1);
 }
 
@@ -129,16 +131,96 @@ fn a_truncated_recording_verifies_up_to_its_last_complete_round() {
     assert_eq!(rec.rounds.len(), 4);
     let r = verify(&rec, Some(&f)).unwrap();
     assert_eq!((r.rounds, r.mismatches, r.truncated), (4, 0, true));
-    // Cut exactly after a newline: a clean prefix, not truncated.
+    // Cut exactly after a newline: every line whole, but the schedule stops before its jobs
+    // end (job 3, dispatched at t=15 in round 4, has not started; job 2 has no end):
+    // truncated all the same.
     let clean = text.find(r#"{"round":4"#).unwrap();
     let rec = parse_recording(&text[..clean], "clean.jsonl").unwrap();
     assert!(!rec.truncated);
+    let r = verify(&rec, Some(&f)).unwrap();
+    assert_eq!((r.rounds, r.mismatches, r.truncated), (4, 0, true));
+    assert_eq!(
+        r.truncation.as_deref(),
+        Some(
+            "it ends before its jobs do: 3 of the header's 3 jobs submitted, 1 dispatched without an end"
+        )
+    );
+    // Cut after round 1: two of the three jobs submitted.
+    let early = text.find(r#"{"round":2"#).unwrap();
+    let r = verify(
+        &parse_recording(&text[..early], "early.jsonl").unwrap(),
+        Some(&f),
+    )
+    .unwrap();
+    assert_eq!((r.rounds, r.mismatches, r.truncated), (2, 0, true));
+    assert_eq!(
+        r.truncation.as_deref(),
+        Some("it ends before its jobs do: 2 of the header's 3 jobs submitted")
+    );
+    // The whole recording: not truncated.
+    let r = verify(&parse_recording(&text, "whole.jsonl").unwrap(), Some(&f)).unwrap();
+    assert_eq!((r.rounds, r.truncated, r.truncation), (6, false, None));
     // Cut inside the header.
     let e = parse_recording(&text[..30], "h.jsonl").unwrap_err();
     assert_eq!(
         e.to_string(),
         "h.jsonl:1: truncated before the end of the header"
     );
+}
+
+/// The recorded events are compared with the live ones too: an end moved to the next round,
+/// an end deleted, or an end of a job that has not started is a mismatch, never verified.
+#[test]
+fn an_end_moved_deleted_or_invented_is_a_mismatch() {
+    let w = workload();
+    let f = IrPriority::column("eligible_time");
+    let text = record(&w, &f);
+    let end1 = r#"{"round":3,"time":10,"events":[{"end":"1"}]"#;
+    assert!(text.contains(end1), "{text}");
+    let cases = [
+        // X's end (t=10) moved one round later, to t=15 (beside Y's).
+        (
+            text.replace(end1, r#"{"round":3,"time":10,"events":[]"#)
+                .replace(
+                    r#"{"round":4,"time":15,"events":["#,
+                    r#"{"round":4,"time":15,"events":[{"end":"1"},"#,
+                ),
+            2,
+            (3, Some("1"), "null", r#"{"end":"1"}"#),
+        ),
+        // X's end deleted.
+        (
+            text.replace(end1, r#"{"round":3,"time":10,"events":[]"#),
+            1,
+            (3, Some("1"), "null", r#"{"end":"1"}"#),
+        ),
+        // An end at t=1 for Z, which is submitted at t=2.
+        (
+            text.replace(
+                r#"{"round":1,"time":1,"events":["#,
+                r#"{"round":1,"time":1,"events":[{"end":"3"},"#,
+            ),
+            1,
+            (1, Some("3"), r#"{"end":"3"}"#, "null"),
+        ),
+    ];
+    for (edited, mismatches, (round, job, recorded, live)) in cases {
+        assert_ne!(edited, text);
+        let r = verify(&parse_recording(&edited, "e.jsonl").unwrap(), Some(&f)).unwrap();
+        assert_eq!(r.mismatches, mismatches, "{edited}");
+        assert!(!r.truncated, "{edited}");
+        let d = r.first_divergence.unwrap();
+        assert_eq!(
+            (
+                d.round,
+                d.job.as_deref(),
+                d.recorded.as_str(),
+                d.live.as_str()
+            ),
+            (round, job, recorded, live),
+            "{edited}"
+        );
+    }
 }
 
 #[test]

@@ -458,8 +458,9 @@ const LAYERS: &[&[&str]] = &[
     // The schema: keywords, resources and their types; the columns a formula reads.
     &["catalog"],
     &["table"],
-    // What every reader of a site's files shares: formats, units, host lists.
-    &["input"],
+    // What every reader of a site's files shares: formats, units, host lists; and the one
+    // atomic writer of the files jobsort produces.
+    &["input", "files"],
     // The formula compiler and its evaluators.
     &["formula"],
     // The one job order and the fairshare trees: each alone.

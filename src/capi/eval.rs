@@ -20,7 +20,10 @@ const COMPAT_BLOCK: usize = 1 << 20;
 ///
 /// Writes `out[i]`, the value of job `i`, and `errors[i]`, 0 or the code of the error its
 /// evaluation raised (then `out[i]` is 0, PBS's policy; see
-/// [`jobsort_eval_error_message`]). Per-job errors do not make the call fail. `n = 0` fails
+/// [`jobsort_eval_error_message`]). A value is finite (a formula whose value is not is an
+/// error, code `formula value is not finite`), except under `JOBSORT_COMPILE_COMPAT_PBS`: a
+/// value beyond a 32-bit float's range is then `+inf` or `-inf` with error 0, as PBS stores it
+/// in its `float formula_value` and sorts it (`jobsort_rank` ranks it so, first or last). Per-job errors do not make the call fail. `n = 0` fails
 /// with `JOBSORT_STATUS_NO_JOBS` and writes nothing. The results are bit-identical to the
 /// Rust API's `CompiledFormula::evaluate_columns`.
 ///

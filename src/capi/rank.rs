@@ -7,9 +7,14 @@ use crate::rank::{RankOptions, TieBreak, rank};
 /// Rank `n` jobs by value: writes into `order` the job indices from the highest value to the
 /// lowest, ties broken by submission order — `submit[i]` ascending when `submit` is not NULL
 /// (e.g. submission times or PBS `qrank`), else input order — then by input order. This is
-/// the order PBS's `job_sort_formula` sort gives. Values must be finite (as `jobsort_eval`
-/// guarantees); `-0.0` equals `0.0`. `order` must not overlap `values` or `submit`
-/// (`JOBSORT_STATUS_INVALID_ARGUMENT`, nothing written).
+/// the order PBS's `job_sort_formula` sort gives. `-0.0` equals `0.0`. A value may be
+/// infinite, as `jobsort_eval` gives it under `JOBSORT_COMPILE_COMPAT_PBS` for a value beyond
+/// a 32-bit float: `+inf` ranks above every finite value and `-inf` below, infinities of one
+/// sign tie, as PBS sorts its `float formula_value` (OpenPBS `src/scheduler/sort.cpp`,
+/// `cmp_job_sort_formula`). A NaN value (which `jobsort_eval` never writes: PBS's comparisons
+/// give it no place) and a `submit` that is not finite fail with `JOBSORT_STATUS_NOT_FINITE`.
+/// `order` must not overlap `values` or `submit` (`JOBSORT_STATUS_INVALID_ARGUMENT`, nothing
+/// written).
 ///
 /// # Safety
 /// `values` (and `submit`, unless NULL) are NULL or valid for `n` reads; `order` is NULL or
@@ -46,8 +51,14 @@ pub unsafe extern "C" fn jobsort_rank(
             // SAFETY: valid for `n` reads (caller contract).
             Some(unsafe { std::slice::from_raw_parts(submit, n) })
         };
-        for (what, column) in [("values", Some(values)), ("submit", submit)] {
-            if let Some(i) = column.and_then(|c| c.iter().position(|v| !v.is_finite())) {
+        // A value may be infinite (PBS sorts it), never NaN; a submission key is finite.
+        let nan: fn(&f64) -> bool = |v| v.is_nan();
+        let not_finite: fn(&f64) -> bool = |v| !v.is_finite();
+        for (what, column, bad) in [
+            ("values", Some(values), nan),
+            ("submit", submit, not_finite),
+        ] {
+            if let Some(i) = column.and_then(|c| c.iter().position(bad)) {
                 return Err(Failure::new(
                     JobsortStatus::NotFinite,
                     format!(
@@ -115,6 +126,35 @@ mod tests {
                 JobsortStatus::NotFinite
             );
             assert_eq!(last_error(), "jobsort_rank: values[1] is not finite (NaN)");
+            let late = [0.0, f64::INFINITY];
+            assert_eq!(
+                jobsort_rank(values.as_ptr(), 2, late.as_ptr(), order.as_mut_ptr()),
+                JobsortStatus::NotFinite
+            );
+            assert_eq!(last_error(), "jobsort_rank: submit[1] is not finite (inf)");
+        }
+    }
+
+    /// Infinite values rank as PBS sorts its `float formula_value` (`cmp_job_sort_formula`:
+    /// `<` and `>`): `+inf` first, `-inf` last, equal infinities tied and broken by submission.
+    #[test]
+    fn infinite_values_rank_as_pbs_sorts_them() {
+        let (inf, ninf) = (f64::INFINITY, f64::NEG_INFINITY);
+        let values = [1.0, inf, ninf, inf, 0.0, ninf];
+        let mut order = [9usize; 6];
+        // SAFETY: arrays of length 6.
+        unsafe {
+            assert_eq!(
+                jobsort_rank(values.as_ptr(), 6, ptr::null(), order.as_mut_ptr()),
+                JobsortStatus::Ok
+            );
+            assert_eq!(order, [1, 3, 0, 4, 2, 5]);
+            let submit = [0.0, 9.0, 5.0, 1.0, 0.0, 4.0];
+            assert_eq!(
+                jobsort_rank(values.as_ptr(), 6, submit.as_ptr(), order.as_mut_ptr()),
+                JobsortStatus::Ok
+            );
+            assert_eq!(order, [3, 1, 0, 4, 5, 2]);
         }
     }
 }

@@ -29,7 +29,8 @@ pub enum JobsortStatus {
     NoJobs = 7,
     /// An index is past the end of its list.
     IndexOutOfRange = 8,
-    /// A value that must be finite is an infinity or NaN.
+    /// A value that must be finite is an infinity or NaN (a value `jobsort_rank` ranks may be
+    /// infinite, never NaN).
     NotFinite = 9,
     /// A handle argument is not a live handle of the expected kind.
     WrongHandle = 10,

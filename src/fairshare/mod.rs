@@ -4,7 +4,8 @@
 //! - [`pbs`]: the OpenPBS tree, bit for bit (`f32` percentages and usage factors), decay,
 //!   accrual and `compare_path`.
 //! - [`usage_file`]: PBS's binary usage file (v2 read/write, v1 read), JSON usage maps,
-//!   atomic writes that keep `FILE.bak` (`usage.bak`), and pbsfs's `usage.touch`.
+//!   atomic writes ([`crate::files`]) that keep `FILE.bak` (`usage.bak`), and pbsfs's
+//!   `usage.touch`.
 //! - [`tree`]: a generic share tree (JSON `{"nodes": [...]}`, `sshare -a -l -P`, flux DB).
 //! - [`slurm`]: Slurm classic and Fair Tree. [`flux`]: the flux-accounting weighted walk.
 //! - [`inputs`]: loading any of these and mapping jobs to entities.

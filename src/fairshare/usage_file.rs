@@ -300,12 +300,9 @@ pub fn read_path(path: &Path, lenient: bool) -> Result<(UsageFile, Vec<String>),
     read_binary(&bytes, &file, lenient)
 }
 
-/// The backup name PBS uses (`usage.bak` for `usage`; `usage.json.bak` for `usage.json`).
-pub fn backup_path(path: &Path) -> PathBuf {
-    let mut s = path.as_os_str().to_owned();
-    s.push(".bak");
-    PathBuf::from(s)
-}
+/// The backup name of a usage file (`usage.bak` for `usage`; `usage.json.bak` for
+/// `usage.json`), which every write keeps.
+pub use crate::files::backup_path;
 
 /// The file a running `pbs_sched` watches (`USAGE_TOUCH`, `usage.touch` beside `usage`):
 /// `path` with `.touch` appended.
@@ -325,116 +322,14 @@ pub fn touch(path: &Path) -> io::Result<PathBuf> {
     Ok(t)
 }
 
-/// The prefix of this process's temporary files for `name` (`.usage.tmp.`, `.usage.bak.tmp.`).
-fn temp_name(name: &std::ffi::OsStr, kind: &str) -> std::ffi::OsString {
-    let mut t = std::ffi::OsString::from(".");
-    t.push(name);
-    t.push(kind);
-    t.push(std::process::id().to_string());
-    t
-}
-
-/// Remove the temporary files a killed writer of `name` left in `dir`: `.NAME.tmp.PID` and
-/// `.NAME.bak.tmp.PID` that no live writer holds. A writer holds an exclusive lock on its
-/// temporary file from just after creating it until it is renamed, so a file whose lock can be
-/// taken is abandoned.
-fn remove_stale_temporaries(dir: &Path, name: &std::ffi::OsStr) {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    let name = name.to_string_lossy();
-    let prefixes = [format!(".{name}.tmp."), format!(".{name}.bak.tmp.")];
-    for e in entries.flatten() {
-        let file_name = e.file_name();
-        let f = file_name.to_string_lossy();
-        let Some(pid) = prefixes.iter().find_map(|p| f.strip_prefix(p.as_str())) else {
-            continue;
-        };
-        if !pid.bytes().all(|b| b.is_ascii_digit()) || pid == std::process::id().to_string() {
-            continue;
-        }
-        let p = e.path();
-        if let Ok(file) = File::open(&p)
-            && file.try_lock().is_ok()
-        {
-            let _ = fs::remove_file(&p);
-        }
-    }
-}
-
-/// Write `path` atomically: the bytes go to a temporary file in the same directory, which is
-/// fsynced and renamed over `path`. The previous file, if any, becomes `path.bak` by a rename
-/// too (from a hard link, or a copy where links fail), so a `.bak` that existed is never
-/// missing, even if the writer is killed. Temporary files left by killed writers are removed
-/// first. If `fill` fails, the temporary file is removed and `path` is untouched.
+/// Write a usage file atomically, the previous file kept as `path.bak`
+/// ([`crate::files::write_atomic_with`]: owner and mode kept, symbolic links written through).
+/// If `fill` fails, `path` is untouched.
 pub fn write_atomic_with(
     path: &Path,
     fill: impl FnOnce(&mut File) -> io::Result<()>,
 ) -> io::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no file name"))?;
-    remove_stale_temporaries(&dir, name);
-    let tmp = dir.join(temp_name(name, ".tmp."));
-    let result = (|| {
-        let mut f = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)?;
-        f.lock()?;
-        fill(&mut f)?;
-        f.flush()?;
-        f.sync_all()?;
-        Ok(f)
-    })();
-    let f = match result {
-        Ok(f) => f,
-        Err(e) => {
-            let _ = fs::remove_file(&tmp);
-            return Err(e);
-        }
-    };
-    if path.exists()
-        && let Err(e) = backup(path, &dir, name)
-    {
-        let _ = fs::remove_file(&tmp);
-        return Err(e);
-    }
-    if let Err(e) = fs::rename(&tmp, path) {
-        let _ = fs::remove_file(&tmp);
-        return Err(e);
-    }
-    drop(f);
-    if let Ok(d) = File::open(&dir) {
-        let _ = d.sync_all();
-    }
-    Ok(())
-}
-
-/// Make `path.bak` a copy of `path` without a moment where it is missing: link (or copy) to
-/// a temporary name, then rename over the old backup.
-fn backup(path: &Path, dir: &Path, name: &std::ffi::OsStr) -> io::Result<()> {
-    let bak = backup_path(path);
-    let tmp = dir.join(temp_name(name, ".bak.tmp."));
-    let _ = fs::remove_file(&tmp);
-    let made = fs::hard_link(path, &tmp).or_else(|_| {
-        let mut out = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)?;
-        out.lock()?;
-        io::copy(&mut File::open(path)?, &mut out)?;
-        out.sync_all()
-    });
-    if let Err(e) = made.and_then(|()| fs::rename(&tmp, &bak)) {
-        let _ = fs::remove_file(&tmp);
-        return Err(e);
-    }
-    Ok(())
+    crate::files::write_atomic_with(path, crate::files::Backup::Keep, fill)
 }
 
 /// [`write_atomic_with`] for a byte buffer.

@@ -2,9 +2,9 @@
 //!
 //! - [`verify`]: rebuild the job set from the recorded submit events, run the live scheduler
 //!   with the recorded settings (or another formula) and compare, round by round (rounds are
-//!   aligned by number), the round time, the ranked queue (ids in order, values bit for bit)
-//!   and every decision. Only complete rounds of a
-//!   truncated recording are compared; that is exact because a round depends only on jobs
+//!   aligned by number), the round time, the events (submits and ends), the ranked queue (ids
+//!   in order, values bit for bit) and every decision. Only complete rounds of a
+//!   truncated recording (cut inside a line, or stopping before its jobs end) are compared; that is exact because a round depends only on jobs
 //!   submitted up to it. [`Verifier`] does it a round at a time, for a recording read as it
 //!   streams (the jobs first, [`RecordedJobs`], then the rounds).
 //! - [`reconcile`]: follow the recording and evaluate another formula on the reconstructed

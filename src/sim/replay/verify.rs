@@ -2,8 +2,8 @@
 
 use super::{ReplayError, recorded_jobs, recorded_setup};
 use crate::sim::priority::Priority;
-use crate::sim::record::{Changes, Header, RecDecision, RecRound, Recording};
-use crate::sim::scheduler::Simulator;
+use crate::sim::record::{Changes, Header, RecDecision, RecEvent, RecRound, Recording};
+use crate::sim::scheduler::{Event, EventKind, Simulator};
 use crate::sim::setup::Setup;
 use crate::workload::SimJob;
 
@@ -25,17 +25,25 @@ pub struct Divergence {
 pub struct VerifyReport {
     /// Recorded rounds compared.
     pub rounds: u64,
+    /// Recorded events (submits and ends) compared.
+    pub events: u64,
     /// Recorded decisions compared.
     pub decisions: u64,
-    /// Differing decisions (a missing or extra decision counts once; a round whose time
-    /// differs counts once, and a round whose ranked queue differs — an id or a value's
-    /// bits — once, plus its differing decisions).
+    /// Differing events and decisions (a missing, extra or moved event or decision counts
+    /// once in each round it differs in; a round whose time differs counts once, and a round
+    /// whose ranked queue differs — an id or a value's bits — once, plus its differing
+    /// events and decisions; a round the live schedule has past the end of a complete
+    /// recording counts as its decisions, at least one).
     pub mismatches: u64,
     pub first_divergence: Option<Divergence>,
     /// Rounds whose input hash differs (the formula values or the state differed).
     pub input_mismatches: u64,
-    /// The recording ended mid-line; verified up to its last complete round.
+    /// The recording stops before its schedule does: it ends mid-line, or before every job
+    /// the header counts was submitted, or while a job it dispatched has not ended. Verified
+    /// up to its last complete round.
     pub truncated: bool,
+    /// How it stops early, when `truncated`.
+    pub truncation: Option<String>,
     /// The formula the live scheduler used.
     pub formula: Option<String>,
 }
@@ -77,6 +85,12 @@ pub struct Verifier<'a> {
     /// A version-2 recording keeps only the changed decisions: the live ones are filtered
     /// the same way before they are compared.
     changes: Option<Changes>,
+    /// The jobs the header says were simulated (0 where it does not say).
+    header_jobs: usize,
+    /// Recorded submits so far.
+    submitted: usize,
+    /// Jobs recorded as dispatched and not (yet) as ended.
+    running: std::collections::HashSet<String>,
 }
 
 impl<'a> Verifier<'a> {
@@ -98,10 +112,15 @@ impl<'a> Verifier<'a> {
                 first_divergence: None,
                 input_mismatches: 0,
                 truncated: false,
+                truncation: None,
                 formula: formula.map(|f| f.source().to_string()),
+                events: 0,
             },
             queue: header.has_queue(),
             changes: (!header.every_decision()).then(Changes::default),
+            header_jobs: header.trace.jobs,
+            submitted: 0,
+            running: Default::default(),
         })
     }
 
@@ -117,6 +136,21 @@ impl<'a> Verifier<'a> {
             live,
         };
         report.rounds += 1;
+        report.events += r.events.len() as u64;
+        for e in &r.events {
+            match e {
+                RecEvent::Submit(_) => self.submitted += 1,
+                RecEvent::End(id) => {
+                    self.running.remove(id);
+                }
+                RecEvent::Run(_) => {}
+            }
+        }
+        for d in &r.decisions {
+            if let RecDecision::Dispatch { job, .. } = d {
+                self.running.insert(job.clone());
+            }
+        }
         let live = self.sim.step();
         // Decisions compared: every decision of the round, also where the recording keeps
         // only the changes (the live round has them all).
@@ -173,6 +207,40 @@ impl<'a> Verifier<'a> {
                 )
             });
         }
+        let recorded: Vec<_> = r.events.iter().map(recorded_event).collect();
+        let live_events: Vec<_> = live.events.iter().map(|e| live_event(jobs, e)).collect();
+        if let Some(i) = (0..recorded.len().max(live_events.len()))
+            .find(|&i| recorded.get(i) != live_events.get(i))
+        {
+            // Each event on one side only counts once (an end moved to another round: once
+            // in each); the same events in another order, once.
+            let mut count = rustc_hash::FxHashMap::default();
+            for e in &recorded {
+                *count.entry(e).or_insert(0i64) += 1;
+            }
+            for e in &live_events {
+                *count.entry(e).or_insert(0i64) -= 1;
+            }
+            let n: u64 = count.values().map(|c| c.unsigned_abs()).sum();
+            let text = |e: Option<&(&str, String)>| {
+                e.map_or_else(null, |(kind, id)| {
+                    format!("{{\"{kind}\":{}}}", serde_json::Value::from(id.as_str()))
+                })
+            };
+            // The divergence shows an event on one side only (a recorded one first), else
+            // the first position where the order differs.
+            let (a, b) = match (
+                recorded.iter().find(|e| count[e] > 0),
+                live_events.iter().find(|e| count[e] < 0),
+            ) {
+                (Some(e), _) => (Some(e), None),
+                (None, Some(e)) => (None, Some(e)),
+                (None, None) => (recorded.get(i), live_events.get(i)),
+            };
+            report.mismatch(n.max(1), || {
+                at(a.or(b).map(|(_, id)| id.clone()), text(a), text(b))
+            });
+        }
         let mut live_kept: Vec<RecDecision> = live
             .decisions
             .iter()
@@ -195,11 +263,78 @@ impl<'a> Verifier<'a> {
         }
     }
 
-    /// The report; `truncated`: the recording ended mid-line.
+    /// The report; `truncated`: the recording ended mid-line. A recording that stops before
+    /// its jobs end (cut at a line's end: a crash between two rounds) is truncated too: it
+    /// holds fewer submits than its header counts, or a job it dispatched has no end while
+    /// the live schedule goes on. A complete recording whose live schedule goes on has a
+    /// mismatch for each live round past its end.
     pub fn finish(mut self, truncated: bool) -> VerifyReport {
-        self.report.truncated = truncated;
+        let report = &mut self.report;
+        let submitted = format!(
+            "{} of the header's {} jobs submitted",
+            self.submitted, self.header_jobs
+        );
+        report.truncation = if truncated {
+            Some("it ends in the middle of a line".into())
+        } else if self.submitted < self.header_jobs {
+            Some(format!("it ends before its jobs do: {submitted}"))
+        } else {
+            None
+        };
+        let mut next = match report.truncation {
+            Some(_) => None,
+            None => self.sim.step(),
+        };
+        if next.is_some() && !self.running.is_empty() {
+            report.truncation = Some(format!(
+                "it ends before its jobs do: {submitted}, {} dispatched without an end",
+                self.running.len()
+            ));
+            next = None;
+        }
+        report.truncated = report.truncation.is_some();
+        while let Some(live) = next {
+            let mut kept: Vec<RecDecision> = live
+                .decisions
+                .iter()
+                .map(|d| RecDecision::from_live(self.jobs, d))
+                .collect();
+            if let Some(changes) = &mut self.changes {
+                kept.retain(|d| changes.keep(d));
+            }
+            let (round, time) = (live.number, live.time);
+            report.mismatch(kept.len().max(1) as u64, || Divergence {
+                round,
+                time,
+                job: kept.first().map(|d| d.job().to_string()),
+                recorded: "no round (the recording had ended)".into(),
+                live: kept.first().map_or_else(
+                    || format!("{{\"round\":{round},\"time\":{time}}}"),
+                    |d| d.to_string(),
+                ),
+            });
+            next = self.sim.step();
+        }
         self.report
     }
+}
+
+/// A recorded event as `(kind, job id)`, the kind as the recording names it.
+fn recorded_event(e: &RecEvent) -> (&'static str, String) {
+    match e {
+        RecEvent::Submit(j) => ("submit", j.id.to_string()),
+        RecEvent::End(id) => ("end", id.clone()),
+        RecEvent::Run(id) => ("run", id.clone()),
+    }
+}
+
+/// A live event as [`recorded_event`] gives a recorded one.
+fn live_event(jobs: &[SimJob], e: &Event) -> (&'static str, String) {
+    let kind = match e.kind {
+        EventKind::Submit => "submit",
+        EventKind::End => "end",
+    };
+    (kind, jobs[e.job as usize].id.to_string())
 }
 
 /// One side's entry at a position of the ranked queue: `(id, value)`, `None` past its end.

@@ -60,34 +60,6 @@ pub fn show_value(v: f64) -> String {
 /// A duration as a person reads it (the library's, which the forecast's words use too).
 pub use jobsort::input::units::span;
 
-/// Write `bytes` to `path` so that a reader (a web server publishing the file) sees the old
-/// file or the new one, never a part: a temporary file in the same folder, synced, then
-/// renamed over `path`. Its mode is a new file's (0666 less the umask), not the temporary
-/// file's 0600. A path that exists and is no regular file (a pipe, `/dev/stdout`) is
-/// written as a stream.
-pub fn write_file_atomic(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
-        return std::fs::write(path, bytes);
-    }
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => std::path::Path::new("."),
-    };
-    let name = path
-        .file_name()
-        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "names no file"))?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(&format!(".{}.", name.to_string_lossy()))
-        .suffix(".tmp")
-        .permissions(std::fs::Permissions::from_mode(0o666))
-        .tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
-}
-
 /// `n` rows as an aligned table; numeric columns (by `right`) are right-aligned. Rows are
 /// made by `row` when needed (twice each: for the widths, then to print), never all held.
 pub fn write_table(

@@ -32,8 +32,10 @@ pub struct Args {
     /// A recording made by `jobsort sim --record` (JSON lines; `-` for stdin).
     #[arg(value_name = "RECORDING")]
     pub recording: Option<InputPath>,
-    /// Re-run the recording with its settings and compare every decision. Give the
-    /// `--resource`, `--engine` and `--compat` flags the recording was made with.
+    /// Re-run the recording with its settings and compare every event and decision. Give the
+    /// `--resource`, `--engine` and `--compat` flags the recording was made with. Exit 0 when
+    /// every round matches (a truncated recording, which the report names, included), 1 on a
+    /// mismatch.
     #[arg(long)]
     pub verify: bool,
     /// Another formula: reconcile it against the recording (or, with --verify, run the live
@@ -364,17 +366,17 @@ fn write_verify(out: &mut Out, r: &VerifyReport, format: ReportFormat) -> std::i
     if format == ReportFormat::Json {
         return write_json(out, &serde_json::to_value(r)?, true);
     }
+    let truncated = match (&r.truncation, r.truncated) {
+        (Some(how), _) => {
+            format!(" (recording truncated: {how}; verified up to its last complete round)")
+        }
+        (None, true) => " (recording truncated: verified up to its last complete round)".into(),
+        (None, false) => String::new(),
+    };
     writeln!(
         out,
-        "verified {} rounds, {} decisions{}: {} mismatches",
-        r.rounds,
-        r.decisions,
-        if r.truncated {
-            " (recording truncated: verified up to its last complete round)"
-        } else {
-            ""
-        },
-        r.mismatches
+        "verified {} rounds, {} decisions{truncated}: {} mismatches",
+        r.rounds, r.decisions, r.mismatches
     )?;
     if let Some(d) = &r.first_divergence {
         writeln!(

@@ -50,7 +50,7 @@ pub fn run_man(args: ManArgs, out: &mut Out) -> Outcome {
         let mut bytes = Vec::new();
         clap_mangen::Man::new(page).render(&mut bytes)?;
         let path = dir.join(format!("{name}.1"));
-        jobsort::fairshare::usage_file::write_atomic(&path, &bytes)
+        jobsort::files::write_atomic(&path, &bytes)
             .map_err(|e| Failure::invalid(format!("{}: cannot write: {e}", path.display())))?;
     }
     Ok(ExitCode::SUCCESS)

@@ -15,7 +15,7 @@ use super::slurm_args::qos_arg;
 use jobsort::CompiledFormula;
 use jobsort::fairshare::inputs::EntityKind;
 use jobsort::fairshare::inputs::load_share_tree;
-use jobsort::fairshare::usage_file::write_atomic;
+use jobsort::files::write_atomic;
 use jobsort::pbs::{Origin, PbsSite, SchedConfig, Setting};
 use jobsort::rank::Threshold;
 use jobsort::sim::cluster::machine::{MEM, NGPUS};
@@ -1125,13 +1125,9 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         } else {
             svg.into_bytes()
         };
-        // A regular file is replaced atomically; a pipe or FIFO is a stream.
-        if std::fs::metadata(p).is_ok_and(|m| !m.is_file()) {
-            std::fs::write(p, &bytes)
-        } else {
-            write_atomic(p, &bytes)
-        }
-        .map_err(|e| Failure::invalid(format!("{}: cannot write: {e}", p.display())))?;
+        // A regular file is replaced atomically (no backup); a pipe or FIFO is a stream.
+        write_atomic(p, &bytes)
+            .map_err(|e| Failure::invalid(format!("{}: cannot write: {e}", p.display())))?;
         note(&format!("plot written to {}", p.display()));
     }
     let mut stderr = std::io::stderr();

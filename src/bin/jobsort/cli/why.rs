@@ -7,12 +7,13 @@
 //! or JSON.
 
 use super::fairshare::json::pbs_entities;
-use super::output::{Out, span, write_csv, write_file_atomic, write_json, write_table};
+use super::output::{Out, span, write_csv, write_json, write_table};
 use super::page;
 use super::queue::{Queue, QueueArgs};
 use super::report::{Failure, Outcome, note};
 use jobsort::fairshare::inputs::load_pbs;
 use jobsort::fairshare::pbs::ParseOptions;
+use jobsort::files::write_atomic;
 use jobsort::forecast::report::{Document, find_waiting, says_plain};
 use jobsort::forecast::{Blocked, JobPlan};
 use jobsort::input::units::utc_text;
@@ -432,7 +433,7 @@ pub fn run_forecast(args: ForecastArgs, out: &mut Out) -> Outcome {
         } else {
             svg.into_bytes()
         };
-        write_file_atomic(p, &bytes)
+        write_atomic(p, &bytes)
             .map_err(|e| Failure::invalid(format!("{}: cannot write: {e}", p.display())))?;
         note(&format!("plot written to {}", p.display()));
     }
@@ -515,7 +516,7 @@ pub fn run_forecast(args: ForecastArgs, out: &mut Out) -> Outcome {
         return Err(Failure::Output(e));
     }
     if let Some(p) = &args.output {
-        write_file_atomic(p, &buffer)
+        write_atomic(p, &buffer)
             .map_err(|e| Failure::invalid(format!("{}: cannot write: {e}", p.display())))?;
     }
     Ok(ExitCode::SUCCESS)
