@@ -176,6 +176,7 @@ def _evaluate(self: Formula, data: Any, n: Optional[int] = None) -> Evaluation:
     The GIL is released while evaluating.
     """
     if isinstance(data, Jobs):
+        _warn_missing(data._absent(self))
         values, codes = data._evaluate(self)
         return Evaluation(values, codes)
     columns: list[np.ndarray] = []
@@ -200,14 +201,20 @@ def _evaluate(self: Formula, data: Any, n: Optional[int] = None) -> Evaluation:
         if length is None:
             raise ValueError("the formula reads no column: give the job count, n=...")
     if missing:
-        warnings.warn(
-            "no column " + ", ".join(f"`{m}`" for m in missing) + ": every job reads 0",
-            stacklevel=2,
-        )
+        _warn_missing(missing)
         zeros = np.zeros(length)
         columns = [zeros if c is None else c for c in columns]
     values, codes, addresses = self._evaluate(columns, length)
     return Evaluation(values, codes, tuple(copied), tuple(addresses))
+
+
+def _warn_missing(missing: list[str]) -> None:
+    """The one warning for inputs the jobs lack, whatever holds the jobs."""
+    if missing:
+        warnings.warn(
+            "no column " + ", ".join(f"`{m}`" for m in missing) + ": every job reads 0",
+            stacklevel=3,
+        )
 
 
 def _data_len(data: Any) -> Optional[int]:

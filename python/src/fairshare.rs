@@ -186,6 +186,19 @@ impl PyJobs {
         tree.fair_share_ranks(&self.jobs, self.kind)
             .map_err(input_error)
     }
+    /// The formula's inputs that no job has (each reads 0 for every job), for the warning
+    /// `evaluate` gives as for a mapping that lacks a column.
+    fn _absent(&self, formula: &PyFormula) -> Vec<String> {
+        let table = self.jobs.table();
+        formula
+            .compiled
+            .inputs()
+            .iter()
+            .map(|i| i.column())
+            .filter(|name| table.column(name).is_none())
+            .map(str::to_string)
+            .collect()
+    }
     /// The formula's columns built from the jobs as `eval` builds them (a value a job lacks
     /// is 0), evaluated; `(values, error codes)`.
     fn _evaluate<'py>(

@@ -173,6 +173,21 @@ def test_missing_columns_read_zero_with_a_warning():
     assert ev.values.tolist() == [1.0, 2.0]
 
 
+def test_loaded_jobs_without_a_column_warn_as_a_mapping_does(tmp_path):
+    # The same rule for jobs read from a file as for a mapping: an input no job has reads 0,
+    # with the same warning (before, only the mapping path warned).
+    path = tmp_path / "jobs.json"
+    path.write_text('[{"id": "a", "ncpus": 2}, {"id": "b", "ncpus": 3}]')
+    jobs = jobsort.load_jobs(path, resources={"gpu_hours": "float"})
+    f = jobsort.compile("ncpus + gpu_hours", resources={"gpu_hours": "float"})
+    with pytest.warns(UserWarning, match="no column `gpu_hours`: every job reads 0"):
+        ev = f.evaluate(jobs)
+    assert ev.values.tolist() == [2.0, 3.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        jobsort.compile("ncpus").evaluate(jobs)
+
+
 def test_per_job_errors_are_python_s():
     f = jobsort.compile("walltime / ncpus + sqrt(mem - 1)")
     ev = f.evaluate({"walltime": np.array([10.0, 10.0, 10.0]), "ncpus": np.array([2.0, 0.0, 1.0]), "mem": np.array([1.0, 1.0, 0.0])})
