@@ -334,6 +334,22 @@ fn fair_share_breaks_formula_ties_by_most_deserving_entity() {
     assert_eq!(order.last().map(String::as_str), Some("106.pbs01"));
     let out = jobsort(["rank", "0", "--jobs", &jobs, "--fair-share"]);
     assert_eq!(out.status.code(), Some(2));
+    // erin is not in the tree: PBS puts her under `unknown` with 1 share within it, and
+    // `unknown` itself has `unknown_shares` (0 by default): the warning says what that is worth.
+    let warned = stderr(&jobsort(&with));
+    assert!(
+        warned.contains(
+            "placed under `unknown` with 1 share each, which has 0 shares, so they get no share \
+             of the machine (set unknown_shares to give them one): erin"
+        ),
+        "{warned}"
+    );
+    with.extend(["--unknown-shares", "5"]);
+    let warned = stderr(&jobsort(&with));
+    assert!(
+        warned.contains("with 1 share each, which has 5 shares: erin"),
+        "{warned}"
+    );
 }
 
 /// A flat custom field is one value in every subcommand: `eval` reads it from the job file, and

@@ -134,8 +134,9 @@ impl Fairshare {
     }
 
     /// The `fairshare_perc`, `fairshare_tree_usage` and `fairshare_factor` of each entity.
-    /// PBS: entities not in the tree are added under `unknown` with 1 share (and the tree
-    /// recomputed once), as the scheduler does; with `unknown_shares` 0 they get 0. Share
+    /// PBS: entities not in the tree are added under `unknown` with 1 share each (and the
+    /// tree recomputed once), as the scheduler does; with `unknown_shares` 0 they get 0, and
+    /// the warning says which. Share
     /// trees: unknown entities get 0 with a warning. Returns the values and the warnings.
     pub fn entity_keywords(&mut self, entities: &[String]) -> (Vec<[f64; 3]>, Vec<String>) {
         let mut warnings = Vec::new();
@@ -149,8 +150,24 @@ impl Fairshare {
             }
             if !added.is_empty() {
                 t.recompute();
+                // Each gets 1 share within `unknown`; what that is worth is `unknown`'s own
+                // shares (`unknown_shares`, 0 unless set), which the warning says.
+                let unknown = t
+                    .find(crate::fairshare::pbs::UNKNOWN_NAME)
+                    .map_or(0, |u| t.node(u).shares.max(0));
+                let worth = if unknown == 0 {
+                    "which has 0 shares, so they get no share of the machine (set unknown_shares \
+                     to give them one)"
+                        .to_string()
+                } else {
+                    format!(
+                        "which has {unknown} share{}",
+                        if unknown == 1 { "" } else { "s" }
+                    )
+                };
                 warnings.push(format!(
-                    "{} entit{} not in the fairshare tree, placed under `unknown` with 1 share: {}",
+                    "{} entit{} not in the fairshare tree, placed under `unknown` with 1 share \
+                     each, {worth}: {}",
                     added.len(),
                     if added.len() == 1 { "y" } else { "ies" },
                     added.join(", ")
