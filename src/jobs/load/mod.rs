@@ -39,13 +39,14 @@ pub use unknown::UnknownField;
 
 use super::{JobSet, JobSetBuilder};
 use crate::catalog::Catalog;
+use crate::input::text::{MAX_LINE, NUL_BYTE};
 use error::invalid;
 use from_csv::read_csv;
 use from_json::{read_json_document, read_json_lines};
 use object::Sink;
 use std::io::{BufRead, Read};
 use std::path::Path;
-use text::{Utf8Check, skip_space};
+use text::{Seen, Stop, Utf8Check, skip_space};
 use unknown::Unknown;
 
 /// The job file formats.
@@ -159,11 +160,27 @@ fn read(
     if result.is_err() {
         src.drain();
     }
-    if let Some(byte) = src.bad() {
-        return Err(invalid(
-            name.to_string(),
-            format!("not UTF-8 text (byte {byte})"),
-        ));
+    match src.stop() {
+        Some(Stop::NotUtf8(byte)) => {
+            return Err(invalid(
+                name.to_string(),
+                format!("not UTF-8 text (byte {byte})"),
+            ));
+        }
+        Some(Stop::Nul(line, column)) => {
+            return Err(invalid(format!("{name}:{line}:{column}"), NUL_BYTE));
+        }
+        Some(Stop::LongLine(line)) => {
+            return Err(invalid(
+                format!("{name}:{line}"),
+                format!(
+                    "a line longer than {} MiB: no job file's line is this long (is this a \
+                     text file?)",
+                    MAX_LINE >> 20
+                ),
+            ));
+        }
+        None => {}
     }
     result?;
     Ok(JobFile {
@@ -188,7 +205,7 @@ fn read_format<R: BufRead>(
         src.consume(BOM.len());
     }
     // What was peeked at; the parsers read it again (line numbers count from the start).
-    let mut seen = Vec::new();
+    let mut seen = Seen::default();
     let first = skip_space(src, &mut seen).map_err(io)?;
     let format = match (how, first) {
         (How::Format(JobFormat::Auto), None) => return Ok(()),
@@ -200,7 +217,10 @@ fn read_format<R: BufRead>(
         (How::Format(JobFormat::Auto), Some(_)) => JobFormat::Csv,
         (How::Format(f), _) => f,
     };
-    let input = seen.as_slice().chain(src);
+    if matches!(format, JobFormat::Json | JobFormat::Qstat | JobFormat::Auto) {
+        src.allow_long_lines();
+    }
+    let input = seen.chain(src);
     match format {
         JobFormat::Csv => read_csv(input, sink),
         JobFormat::JsonLines => read_json_lines(input, sink),
@@ -210,13 +230,14 @@ fn read_format<R: BufRead>(
 
 /// Whether a JSON text starting with `{` is JSON lines rather than one document: its first
 /// line is a JSON value by itself and something follows it (so the text as one document would
-/// end there, at line 2 or later). Reads that line and the space after it into `seen`.
-fn lines_follow(src: &mut impl BufRead, seen: &mut Vec<u8>) -> std::io::Result<bool> {
-    let start = seen.len();
-    src.read_until(b'\n', seen)?;
-    let line = &seen[start..];
-    let whole = std::str::from_utf8(line)
+/// end there, at line 2 or later). Reads that line and the space after it into `seen`. A
+/// first line longer than half of [`MAX_LINE`] is taken for a document on one line.
+fn lines_follow(src: &mut impl BufRead, seen: &mut Seen) -> std::io::Result<bool> {
+    let mut line = Vec::new();
+    src.take(MAX_LINE as u64 / 2).read_until(b'\n', &mut line)?;
+    let whole = std::str::from_utf8(&line)
         .is_ok_and(|l| serde_json::from_str::<serde_json::Value>(l).is_ok());
+    seen.push(&line);
     Ok(whole && skip_space(src, seen)?.is_some())
 }
 
