@@ -5,6 +5,8 @@
 //! error; formula diagnostics quote their source the same way).
 
 use std::borrow::Cow;
+use std::io::Read;
+use std::path::Path;
 
 /// The longest line a line format's reader takes: no line of a trace, a site's log, a job
 /// file or a configuration file comes near it (PBS accounting's longest, a job's
@@ -31,6 +33,54 @@ pub fn line_column(bytes: &[u8], at: usize, line: usize, column: usize) -> (usiz
     match memchr::memrchr(b'\n', before) {
         Some(nl) => (line + lines, at - nl),
         None => (line, column + at),
+    }
+}
+
+/// The largest configuration file a reader takes whole (slurm.conf and the files it
+/// includes, a PBS `resource_group`, a usage map): a site's biggest are a few MB.
+pub const MAX_CONFIG: u64 = 64 << 20;
+
+/// All of `r`, when it holds at most `limit` bytes: at most `limit + 1` are read, so an input
+/// that never ends (`/dev/zero`, a pipe left open) is an error, never held whole. The error
+/// says what was wrong, for the caller to place (`file: ...`).
+pub fn read_at_most(r: impl Read, limit: u64) -> Result<Vec<u8>, String> {
+    let mut bytes = Vec::new();
+    r.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read: {e}"))?;
+    if bytes.len() as u64 > limit {
+        return Err(format!(
+            "longer than {} (the most this file may hold)",
+            size_text(limit)
+        ));
+    }
+    Ok(bytes)
+}
+
+/// The text of the file at `path` ([`read_at_most`] of it, then checked to be UTF-8 without a
+/// NUL byte); the error says what was wrong (`cannot read: ...`, `longer than 64 MiB ...`,
+/// `1:5: a NUL byte ...`).
+pub fn read_text_at_most(path: &Path, limit: u64) -> Result<String, String> {
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
+    text_of(read_at_most(file, limit)?)
+}
+
+/// `bytes` as text: UTF-8 without a NUL byte, else where the first bad byte is.
+pub fn text_of(bytes: Vec<u8>) -> Result<String, String> {
+    if let Some(at) = nul_at(&bytes) {
+        let (line, column) = line_column(&bytes, at, 1, 1);
+        return Err(format!("{line}:{column}: {NUL_BYTE}"));
+    }
+    String::from_utf8(bytes)
+        .map_err(|e| format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()))
+}
+
+/// A size in bytes as a person reads it (`64 KiB`, `64 MiB`, `100 bytes`).
+pub fn size_text(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
+        b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{} KiB", b >> 10),
+        b => format!("{b} bytes"),
     }
 }
 
@@ -76,6 +126,15 @@ mod tests {
         assert_eq!(nul_at(t), Some(5));
         assert_eq!(line_column(t, 5, 1, 1), (2, 3));
         assert_eq!(line_column(t, 1, 4, 10), (4, 11));
+    }
+
+    #[test]
+    fn a_bounded_read_stops_one_byte_past_its_limit() {
+        assert_eq!(read_at_most(&b"abc"[..], 3).unwrap(), b"abc");
+        let e = read_at_most(std::io::repeat(b'a'), 1 << 16).unwrap_err();
+        assert_eq!(e, "longer than 64 KiB (the most this file may hold)");
+        let e = text_of(b"a\nbc\0".to_vec()).unwrap_err();
+        assert_eq!(e, "2:3: a NUL byte: this is not text");
     }
 
     #[test]
