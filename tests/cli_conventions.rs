@@ -821,3 +821,28 @@ fn messages_say_what_is_wrong() {
         )
     );
 }
+
+/// An input that never ends is an error, quickly, wherever it is given: a formula's file (read
+/// up to its bound, one byte past it), a trace or job file on stdin (stopped at its first NUL
+/// byte: it is streamed, never read whole first), a configuration file.
+#[test]
+fn endless_inputs_are_errors_not_reads_for_ever() {
+    let started = std::time::Instant::now();
+    let out = jobsort(["check", "--file", "/dev/zero"]);
+    assert_eq!(code(&out), Some(1), "{}", stderr(&out));
+    stderr_starts(
+        &out,
+        "jobsort check: /dev/zero: longer than 1 MiB (the most this file may hold)",
+    );
+    let zero = || std::fs::File::open("/dev/zero").unwrap();
+    let out = command(["sim", "--trace", "-"]).stdin(zero()).output().unwrap();
+    assert_eq!(code(&out), Some(1), "{}", stderr(&out));
+    stderr_starts(&out, "jobsort sim: <stdin>:1:1: a NUL byte: this is not text");
+    let out = command(["rank", "ncpus", "--jobs", "-"]).stdin(zero()).output().unwrap();
+    assert_eq!(code(&out), Some(1), "{}", stderr(&out));
+    stderr_has(&out, "<stdin>:1:1: a NUL byte: this is not text");
+    let out = jobsort(["check", "ncpus", "--resourcedef", "/dev/zero"]);
+    assert_eq!(code(&out), Some(1), "{}", stderr(&out));
+    stderr_has(&out, "/dev/zero: longer than 64 MiB");
+    assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
+}

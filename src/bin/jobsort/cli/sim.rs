@@ -662,7 +662,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         sources.push((text, name, Origin::Flag("--formula".into())));
     }
     for path in &args.formula_files {
-        let text = jobsort::formula::check::formula_text(&path.read_text()?);
+        let text = jobsort::formula::check::formula_text(&path.read_formula()?);
         sources.push((text, path.name(), Origin::Flag("--file".into())));
     }
     if sources.is_empty()
