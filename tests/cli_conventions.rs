@@ -835,10 +835,19 @@ fn endless_inputs_are_errors_not_reads_for_ever() {
         "jobsort check: /dev/zero: longer than 1 MiB (the most this file may hold)",
     );
     let zero = || std::fs::File::open("/dev/zero").unwrap();
-    let out = command(["sim", "--trace", "-"]).stdin(zero()).output().unwrap();
+    let out = command(["sim", "--trace", "-"])
+        .stdin(zero())
+        .output()
+        .unwrap();
     assert_eq!(code(&out), Some(1), "{}", stderr(&out));
-    stderr_starts(&out, "jobsort sim: <stdin>:1:1: a NUL byte: this is not text");
-    let out = command(["rank", "ncpus", "--jobs", "-"]).stdin(zero()).output().unwrap();
+    stderr_starts(
+        &out,
+        "jobsort sim: <stdin>:1:1: a NUL byte: this is not text",
+    );
+    let out = command(["rank", "ncpus", "--jobs", "-"])
+        .stdin(zero())
+        .output()
+        .unwrap();
     assert_eq!(code(&out), Some(1), "{}", stderr(&out));
     stderr_has(&out, "<stdin>:1:1: a NUL byte: this is not text");
     let out = jobsort(["check", "ncpus", "--resourcedef", "/dev/zero"]);
