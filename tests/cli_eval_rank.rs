@@ -520,9 +520,10 @@ fn infinite_values_are_strings_in_json() {
     let jobs = write(
         dir.path(),
         "jobs.json",
-        r#"[{"id": "a", "ncpus": 20}, {"id": "b", "ncpus": -20}, {"id": "c", "ncpus": 0}]"#,
+        r#"[{"id": "a", "ncpus": 60}, {"id": "b", "ncpus": 20}, {"id": "c", "ncpus": 40}]"#,
     );
-    let formula = "ncpus * 1e38";
+    // `ncpus` is never negative (a job file saying so is refused): shifted to go below 0.
+    let formula = "(ncpus - 40) * 1e38";
     let out = jobsort([
         "eval", formula, "--jobs", &jobs, "--format", "json", "--compat", "pbs",
     ]);

@@ -270,6 +270,37 @@ mod tests {
         assert_eq!(jobs.value(1, "ncpus"), Some(0.0), "absent: 0");
     }
 
+    /// A value outside its field's domain (the range `check` analyses a formula over) is an
+    /// error at its JSON path, or its CSV line, naming the field: it was read silently.
+    #[test]
+    fn values_outside_their_domain_are_errors_where_they_are() {
+        let err = |text: &str| parse(text).unwrap_err().to_string();
+        assert_eq!(
+            err(r#"[{"id":"a","ncpus":4},{"id":"b","ncpus":-999999999999}]"#),
+            "jobs: $[1].ncpus: ncpus -999999999999 is out of range: it is at least 0"
+        );
+        assert_eq!(
+            err(r#"[{"id":"a","job_priority":5000}]"#),
+            "jobs: $[0].job_priority: job_priority 5000 is out of range: it is from -1024 to 1023"
+        );
+        assert_eq!(
+            err(r#"{"Jobs":{"1.s":{"Priority":-2000}}}"#),
+            "jobs: $.Jobs[\"1.s\"].Priority: job_priority -2000 is out of range: it is from -1024 to 1023"
+        );
+        assert_eq!(
+            err("{\"id\":\"a\",\"accrue_type\":0.5}\n{\"id\":\"b\"}\n"),
+            "jobs:1: $.accrue_type: accrue_type 0.5 is not a whole number"
+        );
+        assert_eq!(
+            err("id,walltime\na,01:00:00\nb,04:18446744073709551616:00\n"),
+            "jobs:3: column `walltime`: `04:18446744073709551616:00` is out of range: more \
+             seconds than a 64-bit count holds"
+        );
+        // The ends of each range are in it.
+        let jobs = parse(r#"[{"job_priority":-1024,"accrue_type":4,"ncpus":0}]"#).unwrap();
+        assert_eq!(jobs.value(0, "job_priority"), Some(-1024.0));
+    }
+
     #[test]
     fn json_lines_and_csv() {
         let jobs = parse("{\"id\":\"a\",\"ncpus\":1}\n{\"id\":\"b\",\"ncpus\":2}\n").unwrap();
