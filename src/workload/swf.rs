@@ -515,6 +515,36 @@ impl<'a> SwfReader<'a> {
         let req_time = num(9)?;
         let req_mem = num(10)?;
         let queue = num(15)?;
+        // SWF 2.2 (the Parallel Workloads Archive's definition, `swf.html`): a field the log
+        // does not have is -1, and processors are integers; another negative value, or a
+        // fraction of a processor, is no value of its field (it was read as "missing", and
+        // 2.7 processors as 3).
+        for (k, v, whole) in [
+            (5, alloc, true),
+            (8, req_procs, true),
+            (9, req_time, false),
+            (10, req_mem, false),
+        ] {
+            if v < 0.0 && v != -1.0 {
+                return Err(bad(
+                    "out of range",
+                    format!(
+                        "field {k} ({}) is {v}: a negative value other than -1 (SWF's \
+                         \"missing\")",
+                        FIELD_NAMES[k - 1]
+                    ),
+                ));
+            }
+            if whole && v.fract() != 0.0 {
+                return Err(bad(
+                    "not a whole number",
+                    format!(
+                        "field {k} ({}) is {v}: processors are whole numbers",
+                        FIELD_NAMES[k - 1]
+                    ),
+                ));
+            }
+        }
         let procs = if alloc > 0.0 { alloc } else { req_procs };
         if run <= 0 {
             self.w.report.drop_job("runtime <= 0");
@@ -738,6 +768,47 @@ mod tests {
         );
         let e = parse_swf("; MaxProcs: many\n", "x.swf").unwrap_err();
         assert_eq!(e.to_string(), "x.swf:1: header `MaxProcs`: not an integer");
+    }
+
+    #[test]
+    fn values_outside_a_fields_domain_are_errors_or_counted() {
+        let line = |f: [&str; 4]| {
+            format!(
+                "1 0 0 10 {} -1 -1 {} {} {} 1 1 1 -1 1 -1 -1 -1\n",
+                f[0], f[1], f[2], f[3]
+            )
+        };
+        let err = |f| parse_swf(&line(f), "t.swf").unwrap_err().to_string();
+        assert_eq!(
+            err(["-5", "1", "-1", "-1"]),
+            "t.swf:1: field 5 (allocated processors) is -5: a negative value other than -1 \
+             (SWF's \"missing\")"
+        );
+        assert_eq!(
+            err(["-1", "2.7", "-1", "-1"]),
+            "t.swf:1: field 8 (requested processors) is 2.7: processors are whole numbers"
+        );
+        assert!(
+            err(["1", "-1", "-5", "-1"]).starts_with("t.swf:1: field 9 (requested time) is -5")
+        );
+        assert!(
+            err(["1", "-1", "-1", "-5"]).starts_with("t.swf:1: field 10 (requested memory) is -5")
+        );
+        // -1 is missing; a fractional time or memory is a value.
+        let w = parse_swf(&line(["-1", "4", "30.5", "1.5"]), "t.swf").unwrap();
+        assert_eq!(
+            (w.jobs[0].walltime, w.jobs[0].request.total_cores()),
+            (31, 4)
+        );
+        // Lenient: skipped, counted under its kind.
+        let text = [
+            line(["-5", "1", "-1", "-1"]),
+            line(["1", "1", "-1", "-1"]).replacen('1', "2", 1),
+        ]
+        .concat();
+        let w = parse_swf_with(&text, "t.swf", ReadOptions { lenient: true }).unwrap();
+        assert_eq!(w.jobs.len(), 1);
+        assert_eq!(w.report.dropped.get("bad record: out of range"), Some(&1));
     }
 
     #[test]
