@@ -855,3 +855,30 @@ fn endless_inputs_are_errors_not_reads_for_ever() {
     stderr_has(&out, "/dev/zero: longer than 64 MiB");
     assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
 }
+
+/// What an error quotes of a file is shown with its control characters escaped, as formula
+/// diagnostics show them: a file cannot clear the screen or ring the bell of the terminal
+/// showing the error (it echoed ESC and BEL raw).
+#[test]
+fn errors_quote_files_with_control_characters_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let esc = "\u{1b}]0;owned\u{7}\u{1b}[2J";
+    let swf = write(
+        dir.path(),
+        "t.swf",
+        &format!("1 0 0 {esc} 1 -1 -1 1 -1 -1 1 1 1 -1 1 -1 -1 -1\n"),
+    );
+    let jobs = write(dir.path(), "jobs.csv", &format!("id,walltime\na,{esc}\n"));
+    let conf = write(dir.path(), "slurm.conf", &format!("Bogus{esc}=1\n"));
+    for args in [
+        vec!["sim", "--trace", &swf],
+        vec!["rank", "ncpus", "--jobs", &jobs],
+        vec!["slurm-formula", &conf],
+    ] {
+        let out = jobsort(&args);
+        assert_eq!(code(&out), Some(1), "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(!err.contains(['\u{1b}', '\u{7}']), "{args:?}: {err:?}");
+        assert!(err.contains("\\u{1b}]0;owned\\u{7}"), "{args:?}: {err}");
+    }
+}

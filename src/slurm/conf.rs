@@ -22,7 +22,7 @@
 //! `_parse_nodename`, `_parse_partitionname`) reads them, with its defaults.
 
 use crate::input::hostlist::expand_hostlist;
-use crate::input::text::{MAX_CONFIG, read_text_at_most};
+use crate::input::text::{MAX_CONFIG, escaped, read_text_at_most};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 /// An error in a `slurm.conf`, with where it is: `file:line: message`, or `file: message` for
 /// the file as a whole (line 0: it cannot be read, say).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{file}{}: {message}", if *line == 0 { String::new() } else { format!(":{line}") })]
+#[error("{}{}: {}", escaped(file), if *line == 0 { String::new() } else { format!(":{line}") }, escaped(message))]
 pub struct ConfError {
     pub file: String,
     pub line: usize,

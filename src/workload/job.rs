@@ -7,7 +7,7 @@ use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::input::text;
+use crate::input::text::{self, escaped};
 
 pub use super::names::{JobId, Name, Names, Shared};
 pub(crate) use super::names::{JobNumbers, plain_digits};
@@ -609,17 +609,17 @@ pub struct Workload {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum WorkloadError {
     /// An I/O error reading the file.
-    #[error("{file}: {message}")]
+    #[error("{}: {}", escaped(file), escaped(message))]
     Io { file: String, message: String },
     /// A malformed line or entry: `file:line: reason`.
-    #[error("{file}:{line}: {reason}")]
+    #[error("{}:{line}: {}", escaped(file), escaped(reason))]
     Line {
         file: String,
         line: usize,
         reason: String,
     },
     /// A byte no text holds, at `file:line:column` (the column in bytes, from 1).
-    #[error("{file}:{line}:{column}: {reason}")]
+    #[error("{}:{line}:{column}: {}", escaped(file), escaped(reason))]
     Column {
         file: String,
         line: usize,
@@ -627,7 +627,7 @@ pub enum WorkloadError {
         reason: String,
     },
     /// A malformed JSON entry: `file: path: reason`.
-    #[error("{file}: {path}: {reason}")]
+    #[error("{}: {}: {}", escaped(file), escaped(path), escaped(reason))]
     Json {
         file: String,
         path: String,
