@@ -882,3 +882,23 @@ fn errors_quote_files_with_control_characters_escaped() {
         assert!(err.contains("\\u{1b}]0;owned\\u{7}"), "{args:?}: {err}");
     }
 }
+
+/// A size past what a count of KB holds is a usage error naming the largest, not that
+/// largest taken silently.
+#[test]
+fn a_memory_size_past_64_bits_is_an_error_naming_the_largest() {
+    let out = jobsort([
+        "sim",
+        "--trace",
+        &kth(),
+        "--first",
+        "5",
+        "--mem",
+        "99999999999999999999tb",
+    ]);
+    assert_eq!(code(&out), Some(2), "{}", stderr(&out));
+    stderr_has(
+        &out,
+        "`99999999999999999999tb` is more than the largest size, 18446744073709551615 KB",
+    );
+}

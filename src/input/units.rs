@@ -63,6 +63,21 @@ pub fn digit_bytes(b: &[u8]) -> Option<u64> {
     Some(n)
 }
 
+/// A size ([`parse_size`]) as a whole number of KB (rounded up, as `parse_size` rounds), for a
+/// count kept in a `u64` (`sim --mem`): a size past `u64::MAX` KB is an error naming that
+/// maximum, never clamped to it.
+pub fn parse_size_kb(s: &str) -> Result<u64, String> {
+    let kb = parse_size(s)?;
+    // `u64::MAX as f64` is 2^64 itself: every smaller f64 fits.
+    if kb >= u64::MAX as f64 {
+        return Err(format!(
+            "`{s}` is more than the largest size, {} KB (16 ZiB)",
+            u64::MAX
+        ));
+    }
+    Ok(kb as u64)
+}
+
 /// Parse a PBS size with a unit suffix (`4gb`, `512mb`, `10kb`, `100b`, `8w`, `2kw`, case
 /// insensitive; `b` may be omitted after k/m/g/t/p). Returns kilobytes as PBS's scheduler
 /// does (`res_to_num`): whole kilobytes for k and larger units (`kw`… times 8), bytes
@@ -254,6 +269,16 @@ pub fn span(s: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_past_64_bits_of_kb_are_errors_naming_the_largest() {
+        assert_eq!(parse_size_kb("4gb"), Ok(4 << 20));
+        assert_eq!(
+            parse_size_kb("99999999999999999999tb").unwrap_err(),
+            "`99999999999999999999tb` is more than the largest size, 18446744073709551615 KB \
+             (16 ZiB)"
+        );
+    }
 
     #[test]
     fn times() {

@@ -1334,7 +1334,7 @@ fn write_table(
     Ok(())
 }
 
-/// A `--mem` value: a PBS size, in KB.
+/// A `--mem` value: a PBS size, in KB (past `u64::MAX` KB an error, not that maximum).
 fn size_arg(s: &str) -> Result<u64, String> {
-    jobsort::jobs::units::parse_size(s).map(|kb| kb as u64)
+    jobsort::jobs::units::parse_size_kb(s)
 }
