@@ -25,7 +25,9 @@ fn trace_error(stored: impl Read, name: &str) -> (String, usize) {
         read_trace(text, name, name, &TraceOptions::default())
     });
     (
-        r.err().expect("an endless input is an error").to_string(),
+        r.map(|_| ())
+            .expect_err("an endless input is an error")
+            .to_string(),
         peak,
     )
 }
@@ -128,7 +130,9 @@ fn jobs_error(stored: impl std::io::BufRead, format: JobFormat) -> (String, usiz
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let (r, peak) = heap::peak_during(|| read_jobs(stored, "jobs", format, &Catalog::pbs(), None));
     (
-        r.err().expect("an endless input is an error").to_string(),
+        r.map(|_| ())
+            .expect_err("an endless input is an error")
+            .to_string(),
         peak,
     )
 }

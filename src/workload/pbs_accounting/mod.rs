@@ -615,7 +615,8 @@ mod tests {
         let log = dir.path().join("20260101");
         let text = format!("{}ab\0cd\n", job("1.s", ""));
         std::fs::write(&log, &text).unwrap();
-        let e = read_pbs_accounting(&[log.clone()], ReadOptions::default(), None).unwrap_err();
+        let e = read_pbs_accounting(std::slice::from_ref(&log), ReadOptions::default(), None)
+            .unwrap_err();
         assert_eq!(
             e.to_string(),
             format!("{}:4:3: a NUL byte: this is not text", log.display())
