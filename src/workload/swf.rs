@@ -25,6 +25,7 @@ use super::{
     TraceText, Workload, WorkloadError, count as count_of, reject,
 };
 use super::{JobNumbers, plain_digits};
+use crate::input::text::{MAX_CONFIG, read_text_at_most};
 use crate::input::units::digit_bytes;
 use crate::model::Machine;
 use rustc_hash::FxHashMap;
@@ -53,10 +54,17 @@ pub fn load_swf(path: &Path) -> Result<Workload, WorkloadError> {
 pub fn machines_beside(path: &Path) -> Result<Option<MachineHint>, WorkloadError> {
     let mut m = path.as_os_str().to_owned();
     m.push(".machines");
-    match std::fs::read_to_string(&m) {
-        Ok(text) => parse_machines(&text, &Path::new(&m).display().to_string()).map(Some),
-        Err(_) => Ok(None),
+    let m = Path::new(&m);
+    if !m.exists() {
+        return Ok(None);
     }
+    // There is one: read up to a configuration file's bound, its errors said.
+    let file = m.display().to_string();
+    let text = read_text_at_most(m, MAX_CONFIG).map_err(|message| WorkloadError::Io {
+        file: file.clone(),
+        message,
+    })?;
+    parse_machines(&text, &file).map(Some)
 }
 
 /// The size of an AleaNG `.machines` file (read by the one reader of that format,
@@ -768,6 +776,21 @@ mod tests {
         );
         let e = parse_swf("; MaxProcs: many\n", "x.swf").unwrap_err();
         assert_eq!(e.to_string(), "x.swf:1: header `MaxProcs`: not an integer");
+    }
+
+    /// A `.machines` file beside a trace that is `/dev/zero` (or any file that is not one)
+    /// is an error naming it, read up to a bound; it was read for ever, or taken as none.
+    #[test]
+    fn a_machines_file_beside_a_trace_is_read_up_to_a_bound() {
+        let dir = tempfile::tempdir().unwrap();
+        let trace = dir.path().join("t.swf");
+        assert_eq!(machines_beside(&trace), Ok(None));
+        std::os::unix::fs::symlink("/dev/zero", dir.path().join("t.swf.machines")).unwrap();
+        let e = machines_beside(&trace).unwrap_err().to_string();
+        assert!(
+            e.ends_with("t.swf.machines: longer than 64 MiB (the most this file may hold)"),
+            "{e}"
+        );
     }
 
     #[test]
