@@ -841,3 +841,84 @@ fn messages_say_what_is_wrong() {
         )
     );
 }
+
+/// An input that never ends is an error, quickly, wherever it is given: a formula's file (read
+/// up to its bound, one byte past it), a trace or job file on stdin (stopped at its first NUL
+/// byte: it is streamed, never read whole first), a configuration file.
+#[test]
+fn endless_inputs_are_errors_not_reads_for_ever() {
+    let started = std::time::Instant::now();
+    let out = jobsort(["check", "--file", "/dev/zero"]);
+    assert_eq!(code(&out), Some(1), "{}", stderr(&out));
+    stderr_starts(
+        &out,
+        "jobsort check: /dev/zero: longer than 1 MiB (the most this file may hold)",
+    );
+    let zero = || std::fs::File::open("/dev/zero").unwrap();
+    let out = command(["sim", "--trace", "-"])
+        .stdin(zero())
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), Some(1), "{}", stderr(&out));
+    stderr_starts(
+        &out,
+        "jobsort sim: <stdin>:1:1: a NUL byte: this is not text",
+    );
+    let out = command(["rank", "ncpus", "--jobs", "-"])
+        .stdin(zero())
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), Some(1), "{}", stderr(&out));
+    stderr_has(&out, "<stdin>:1:1: a NUL byte: this is not text");
+    let out = jobsort(["check", "ncpus", "--resourcedef", "/dev/zero"]);
+    assert_eq!(code(&out), Some(1), "{}", stderr(&out));
+    stderr_has(&out, "/dev/zero: longer than 64 MiB");
+    assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
+}
+
+/// What an error quotes of a file is shown with its control characters escaped, as formula
+/// diagnostics show them: a file cannot clear the screen or ring the bell of the terminal
+/// showing the error (it echoed ESC and BEL raw).
+#[test]
+fn errors_quote_files_with_control_characters_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let esc = "\u{1b}]0;owned\u{7}\u{1b}[2J";
+    let swf = write(
+        dir.path(),
+        "t.swf",
+        &format!("1 0 0 {esc} 1 -1 -1 1 -1 -1 1 1 1 -1 1 -1 -1 -1\n"),
+    );
+    let jobs = write(dir.path(), "jobs.csv", &format!("id,walltime\na,{esc}\n"));
+    let conf = write(dir.path(), "slurm.conf", &format!("Bogus{esc}=1\n"));
+    for args in [
+        vec!["sim", "--trace", &swf],
+        vec!["rank", "ncpus", "--jobs", &jobs],
+        vec!["slurm-formula", &conf],
+    ] {
+        let out = jobsort(&args);
+        assert_eq!(code(&out), Some(1), "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(!err.contains(['\u{1b}', '\u{7}']), "{args:?}: {err:?}");
+        assert!(err.contains("\\u{1b}]0;owned\\u{7}"), "{args:?}: {err}");
+    }
+}
+
+/// A size past what a count of KB holds is a usage error naming the largest, not that
+/// largest taken silently.
+#[test]
+fn a_memory_size_past_64_bits_is_an_error_naming_the_largest() {
+    let out = jobsort([
+        "sim",
+        "--trace",
+        &kth(),
+        "--first",
+        "5",
+        "--mem",
+        "99999999999999999999tb",
+    ]);
+    assert_eq!(code(&out), Some(2), "{}", stderr(&out));
+    stderr_has(
+        &out,
+        "`99999999999999999999tb` is more than the largest size, 18446744073709551615 KB",
+    );
+}

@@ -536,9 +536,10 @@ fn infinite_values_are_strings_in_json() {
     let jobs = write(
         dir.path(),
         "jobs.json",
-        r#"[{"id": "a", "ncpus": 20}, {"id": "b", "ncpus": -20}, {"id": "c", "ncpus": 0}]"#,
+        r#"[{"id": "a", "ncpus": 60}, {"id": "b", "ncpus": 20}, {"id": "c", "ncpus": 40}]"#,
     );
-    let formula = "ncpus * 1e38";
+    // `ncpus` is never negative (a job file saying so is refused): shifted to go below 0.
+    let formula = "(ncpus - 40) * 1e38";
     let out = jobsort([
         "eval", formula, "--jobs", &jobs, "--format", "json", "--compat", "pbs",
     ]);
@@ -807,4 +808,38 @@ fn compare_ranks_the_same_jobs_by_a_second_formula() {
     let bad = jobsort(["rank", "ncpus", "--jobs", &jobs, "--compare", "walltime +"]);
     assert_eq!(bad.status.code(), Some(1), "{}", stderr(&bad));
     assert!(stderr(&bad).contains("--compare:1:"), "{}", stderr(&bad));
+}
+
+/// The thread pool a large evaluation runs on has at most the threads the machine can run
+/// at once, whatever `RAYON_NUM_THREADS` asks (built in `cli/mod.rs`, `build_thread_pool`):
+/// 10,000 threads made a million-job `eval` 28 times slower. Asked for 10,000 under an
+/// address-space limit that 10,000 thread stacks do not fit in, `eval` of a table large
+/// enough to be split across threads still answers (it panicked spawning them).
+#[test]
+fn the_thread_pool_is_at_most_what_the_machine_runs() {
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from("id,ncpus\n");
+    for i in 0..70_000 {
+        text.push_str(&format!("j{i},{}\n", i % 64 + 1));
+    }
+    let jobs = write(dir.path(), "jobs.csv", &text);
+    let mut cmd = common::cli::command(["eval", "ncpus", "--jobs", &jobs, "--format", "csv"]);
+    cmd.env("RAYON_NUM_THREADS", "10000");
+    // SAFETY: `setrlimit` is async-signal-safe; nothing else runs between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: 3 << 30,
+                rlim_max: 3 << 30,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = cmd.stdin(std::process::Stdio::null()).output().unwrap();
+    assert_eq!(common::cli::code(&out), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out).lines().count(), 70_001);
 }

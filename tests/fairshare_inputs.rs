@@ -319,3 +319,16 @@ fn pbs_entities_and_unknown_shares() {
     let e = fs.fill_jobs(&mut nouser, EntityKind::Euser).unwrap_err();
     assert!(e.contains("job x has no `user`"), "{e}");
 }
+
+/// A tree, a `resource_group` or a usage file that never ends (`/dev/zero`) is an error once
+/// the most such a file may hold is read, not a read for ever.
+#[test]
+fn fairshare_files_are_read_up_to_a_bound() {
+    let zero = std::path::Path::new("/dev/zero");
+    let too_long = "/dev/zero: longer than 64 MiB (the most this file may hold)";
+    let e = jobsort::fairshare::inputs::load_share_tree(zero).unwrap_err();
+    assert_eq!(e.to_string(), too_long);
+    let options = jobsort::fairshare::pbs::ParseOptions::default();
+    let e = jobsort::fairshare::inputs::load_pbs(zero, None, &options, false).unwrap_err();
+    assert_eq!(e.to_string(), too_long);
+}

@@ -11,6 +11,7 @@
 use super::pbs::{ParseOptions, PbsTree};
 use super::tree::{NodeValues, ShareTree, Shares, SiblingOrder};
 use super::{Algorithm, FairshareError, flux, slurm, usage_file};
+use crate::input::text::{MAX_CONFIG, read_at_most, read_text_at_most};
 use std::cmp::Ordering;
 use std::path::{Path, PathBuf};
 
@@ -345,8 +346,8 @@ pub fn load_pbs(
     trim: bool,
 ) -> Result<(PbsTree, Vec<String>), FairshareError> {
     let file = resource_group.display().to_string();
-    let text = std::fs::read_to_string(resource_group)
-        .map_err(|e| FairshareError::file(&file, format!("cannot read: {e}")))?;
+    let text = read_text_at_most(resource_group, MAX_CONFIG)
+        .map_err(|e| FairshareError::file(&file, e))?;
     let (mut tree, mut warnings) = PbsTree::parse_resource_group(&text, &file, options)?;
     if let Some(u) = usage {
         let (uf, w) = usage_file::read_path(u, options.lenient)?;
@@ -367,11 +368,20 @@ pub enum TreeFormat {
 /// Guess the format of a tree file from its first bytes.
 pub fn sniff(path: &Path) -> Result<TreeFormat, FairshareError> {
     let file = path.display().to_string();
-    let bytes = std::fs::read(path)
-        .map_err(|e| FairshareError::file(&file, format!("cannot read: {e}")))?;
-    if bytes.starts_with(b"SQLite format 3\0") {
+    let cannot = |e: std::io::Error| FairshareError::file(&file, format!("cannot read: {e}"));
+    // A database may be any size: its first bytes say what it is.
+    let mut magic = Vec::new();
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(std::fs::File::open(path).map_err(cannot)?, 16),
+        &mut magic,
+    )
+    .map_err(cannot)?;
+    if magic.starts_with(b"SQLite format 3\0") {
         return Ok(TreeFormat::FluxDb);
     }
+    let bytes = std::fs::File::open(path)
+        .map_err(cannot)
+        .and_then(|f| read_at_most(f, MAX_CONFIG).map_err(|e| FairshareError::file(&file, e)))?;
     match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
         Some(b'{') => Ok(TreeFormat::Json),
         Some(_) if bytes.contains(&b'|') => Ok(TreeFormat::Sshare),
@@ -400,10 +410,7 @@ pub struct ShareTreeFile {
 pub fn load_share_tree(path: &Path) -> Result<ShareTreeFile, FairshareError> {
     let format = sniff(path)?;
     let file = path.display().to_string();
-    let read = || {
-        std::fs::read_to_string(path)
-            .map_err(|e| FairshareError::file(&file, format!("cannot read: {e}")))
-    };
+    let read = || read_text_at_most(path, MAX_CONFIG).map_err(|e| FairshareError::file(&file, e));
     let (mut algorithm, mut assumed) = (Algorithm::SlurmFairTree, None);
     let (tree, warnings) = match format {
         TreeFormat::Json => super::tree::from_json(&read()?, &file)?,

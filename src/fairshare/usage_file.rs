@@ -14,6 +14,7 @@
 
 use super::FairshareError;
 use super::pbs::{PbsTree, USAGE_NAME_MAX, is_valid_pbs_name};
+use crate::input::text::{MAX_CONFIG, read_at_most};
 use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -288,8 +289,10 @@ pub fn read_map(text: &str, file: &str, toml_format: bool) -> Result<UsageFile, 
 /// PBS binary.
 pub fn read_path(path: &Path, lenient: bool) -> Result<(UsageFile, Vec<String>), FairshareError> {
     let file = path.display().to_string();
-    let bytes =
-        fs::read(path).map_err(|e| FairshareError::file(&file, format!("cannot read: {e}")))?;
+    let bytes = fs::File::open(path)
+        .map_err(|e| format!("cannot read: {e}"))
+        .and_then(|f| read_at_most(f, MAX_CONFIG))
+        .map_err(|e| FairshareError::file(&file, e))?;
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace()).copied();
     if ext == "json" || ext == "toml" || (first == Some(b'{') && ext != "bin") {

@@ -44,6 +44,7 @@
 //! | `N0902` | note | `--compat pbs`: Python ints can change this formula's values or errors, so the interpreter (which models them) evaluates it |
 
 use super::syntax::Span;
+use crate::input::text::{escaped, push_escaped};
 use serde::Serialize;
 
 /// The stable diagnostic codes (table in the module docs).
@@ -295,34 +296,6 @@ impl Shown {
 
     fn range(&self, r: &std::ops::Range<usize>) -> std::ops::Range<usize> {
         self.offset[r.start]..self.offset[r.end].max(self.offset[r.start])
-    }
-}
-
-/// Whether `c` would act on a terminal instead of being printed: control characters but the
-/// newline and tab, and the bidirectional overrides that reorder what is shown.
-fn is_unsafe_char(c: char) -> bool {
-    (c.is_control() && c != '\n' && c != '\t')
-        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-}
-
-fn push_escaped(out: &mut String, c: char) {
-    if is_unsafe_char(c) {
-        out.extend(c.escape_default());
-    } else {
-        out.push(c);
-    }
-}
-
-/// `text` with [`is_unsafe_char`]s escaped (messages quote the source).
-fn escaped(text: &str) -> std::borrow::Cow<'_, str> {
-    if text.chars().any(is_unsafe_char) {
-        let mut out = String::with_capacity(text.len() + 8);
-        for c in text.chars() {
-            push_escaped(&mut out, c);
-        }
-        out.into()
-    } else {
-        text.into()
     }
 }
 

@@ -15,6 +15,13 @@
 //!
 //! A flat field that is none of these, no PBS keyword and no PBS job attribute is a custom
 //! resource when its value is a number (`"gpu_hours": 5`), in every reader.
+//!
+//! A keyword's or a known resource's value must be in its [`domain`]: the range `check`
+//! analyses a formula over (the catalog's, one definition for both), whole where the
+//! scheduler keeps an integer. A reader refuses a value outside it ([`check_value`]), so what
+//! `check` proves of a formula holds for every job read.
+
+use crate::catalog::{Catalog, Keyword, ResourceType};
 
 /// A job's id.
 pub const ID: [&str; 4] = ["id", "Job_Id", "job_id", "jobid"];
@@ -71,3 +78,85 @@ pub const PBS_JOB_ATTRIBUTES: &str = "\
     sandbox schedselect security_context server server_instance_id session_id \
     Shell_Path_List Stagein Stageout stime Submit_arguments Submit_Host substate \
     tolerate_node_failures topjob topjob_ineligible umask User_List Variable_List";
+
+/// The values a job field may hold: from `min` to `max`, whole numbers only when `whole`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Domain {
+    pub min: f64,
+    pub max: f64,
+    pub whole: bool,
+}
+
+/// The domain of the field `name` (a keyword, or a resource `catalog` knows), `None` for a
+/// field without one (a custom resource no catalog declares). The ranges are the catalog's
+/// ([`Keyword::domain`], [`crate::catalog::ResourceDef::domain`]), which `check`'s hazard
+/// analysis assumes. Whole numbers: PBS's priorities (OpenPBS `verify_datatype_long` and
+/// `verify_value_priority`, `src/lib/Libecl/ecl_verify_values.c`: `qsub -p`/`qalter -p`
+/// take -1024..1023), the accrual state (`enum accrue_types`, `src/include/pbs_internal.h`:
+/// 0..4), and resources of type `long`.
+pub fn domain(name: &str, catalog: &Catalog) -> Option<Domain> {
+    if let Some(k) = Keyword::from_name(name) {
+        let (min, max) = k.domain();
+        let whole = matches!(
+            k,
+            Keyword::JobPriority | Keyword::QueuePriority | Keyword::AccrueType
+        );
+        return Some(Domain { min, max, whole });
+    }
+    let r = catalog.resource(name)?;
+    Some(Domain {
+        min: r.domain.0,
+        max: r.domain.1,
+        whole: r.ty == ResourceType::Long,
+    })
+}
+
+/// `v`, when it is in the [`domain`] of the field `name`; else what is wrong, naming the field.
+pub fn check_value(name: &str, v: f64, catalog: &Catalog) -> Result<f64, String> {
+    let Some(d) = domain(name, catalog) else {
+        return Ok(v);
+    };
+    if !(d.min..=d.max).contains(&v) {
+        let range = match (d.min.is_finite(), d.max.is_finite()) {
+            (true, true) => format!("from {} to {}", d.min, d.max),
+            (true, false) => format!("at least {}", d.min),
+            (false, true) => format!("at most {}", d.max),
+            (false, false) => "finite".to_string(),
+        };
+        return Err(format!("{name} {v} is out of range: it is {range}"));
+    }
+    if d.whole && v.fract() != 0.0 {
+        return Err(format!("{name} {v} is not a whole number"));
+    }
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_outside_a_fields_domain_are_refused_with_its_name() {
+        let pbs = Catalog::pbs();
+        assert_eq!(check_value("job_priority", 1023.0, &pbs), Ok(1023.0));
+        assert_eq!(
+            check_value("job_priority", 5000.0, &pbs).unwrap_err(),
+            "job_priority 5000 is out of range: it is from -1024 to 1023"
+        );
+        assert_eq!(
+            check_value("accrue_type", 0.5, &pbs).unwrap_err(),
+            "accrue_type 0.5 is not a whole number"
+        );
+        assert_eq!(
+            check_value("ncpus", -999999999999.0, &pbs).unwrap_err(),
+            "ncpus -999999999999 is out of range: it is at least 0"
+        );
+        assert_eq!(check_value("mem", 1.5, &pbs), Ok(1.5));
+        assert_eq!(check_value("gpu_hours", -5.0, &pbs), Ok(-5.0), "undeclared");
+        // The hazard analysis assumes the same ranges.
+        assert_eq!(
+            domain("job_priority", &pbs).map(|d| (d.min, d.max)),
+            Some(Keyword::JobPriority.domain())
+        );
+    }
+}

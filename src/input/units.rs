@@ -28,6 +28,12 @@ pub fn parse_time(s: &str) -> Result<f64, String> {
         };
         seconds = seconds * 60.0 + v;
     }
+    // PBS keeps a time as a count of seconds in a signed 64-bit `long`.
+    if seconds >= i64::MAX as f64 {
+        return Err(format!(
+            "`{s}` is out of range: more seconds than a 64-bit count holds"
+        ));
+    }
     Ok(seconds)
 }
 
@@ -55,6 +61,21 @@ pub fn digit_bytes(b: &[u8]) -> Option<u64> {
         n = n * 10 + u64::from(d);
     }
     Some(n)
+}
+
+/// A size ([`parse_size`]) as a whole number of KB (rounded up, as `parse_size` rounds), for a
+/// count kept in a `u64` (`sim --mem`): a size past `u64::MAX` KB is an error naming that
+/// maximum, never clamped to it.
+pub fn parse_size_kb(s: &str) -> Result<u64, String> {
+    let kb = parse_size(s)?;
+    // `u64::MAX as f64` is 2^64 itself: every smaller f64 fits.
+    if kb >= u64::MAX as f64 {
+        return Err(format!(
+            "`{s}` is more than the largest size, {} KB (16 ZiB)",
+            u64::MAX
+        ));
+    }
+    Ok(kb as u64)
 }
 
 /// Parse a PBS size with a unit suffix (`4gb`, `512mb`, `10kb`, `100b`, `8w`, `2kw`, case
@@ -250,6 +271,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn sizes_past_64_bits_of_kb_are_errors_naming_the_largest() {
+        assert_eq!(parse_size_kb("4gb"), Ok(4 << 20));
+        assert_eq!(
+            parse_size_kb("99999999999999999999tb").unwrap_err(),
+            "`99999999999999999999tb` is more than the largest size, 18446744073709551615 KB \
+             (16 ZiB)"
+        );
+    }
+
+    #[test]
     fn times() {
         assert_eq!(parse_time("01:00:00"), Ok(3600.0));
         assert_eq!(parse_time("10:30"), Ok(630.0));
@@ -257,6 +288,12 @@ mod tests {
         assert_eq!(parse_time("100:00:01"), Ok(360001.0));
         assert!(parse_time("1:xx").is_err());
         assert!(parse_time("1:2:3:4").is_err());
+        // Minutes past what 64-bit seconds hold: an error, not 1.1e21 seconds.
+        let e = parse_time("04:18446744073709551616:00").unwrap_err();
+        assert!(
+            e.ends_with("is out of range: more seconds than a 64-bit count holds"),
+            "{e}"
+        );
     }
 
     /// Texts made of the bytes a time or size is written with, and some it is not: every
@@ -364,7 +401,12 @@ mod tests {
         let bits = |r: Result<f64, String>| r.map(f64::to_bits);
         let (mut ok_time, mut ok_size) = (0, 0);
         for t in texts() {
-            assert_eq!(bits(parse_time(&t)), bits(time_was(&t)), "time {t:?}");
+            // Since changed: a time past what 64-bit seconds hold is out of range.
+            if time_was(&t).is_ok_and(|v| v >= i64::MAX as f64) {
+                assert!(parse_time(&t).is_err(), "time {t:?}");
+            } else {
+                assert_eq!(bits(parse_time(&t)), bits(time_was(&t)), "time {t:?}");
+            }
             assert_eq!(bits(parse_size(&t)), bits(size_was(&t)), "size {t:?}");
             ok_time += usize::from(time_was(&t).is_ok());
             ok_size += usize::from(size_was(&t).is_ok());

@@ -22,6 +22,7 @@
 //! `_parse_nodename`, `_parse_partitionname`) reads them, with its defaults.
 
 use crate::input::hostlist::expand_hostlist;
+use crate::input::text::{MAX_CONFIG, escaped, read_text_at_most};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -29,7 +30,7 @@ use std::path::{Path, PathBuf};
 /// An error in a `slurm.conf`, with where it is: `file:line: message`, or `file: message` for
 /// the file as a whole (line 0: it cannot be read, say).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{file}{}: {message}", if *line == 0 { String::new() } else { format!(":{line}") })]
+#[error("{}{}: {}", escaped(file), if *line == 0 { String::new() } else { format!(":{line}") }, escaped(message))]
 pub struct ConfError {
     pub file: String,
     pub line: usize,
@@ -665,27 +666,76 @@ struct Reader {
     nodes: Vec<(String, Record, Location)>,
     partitions: Vec<(String, Record, Location)>,
     includes: Vec<PathBuf>,
+    /// The files being read, outermost first, each with the line of the `Include` it is
+    /// reading (0 while none): a file that includes one of them is a cycle.
+    open: Vec<(PathBuf, String, usize)>,
 }
 
 impl Reader {
+    /// Read a file, at most [`MAX_CONFIG`] bytes of it (slurm.conf given as `/dev/zero` is
+    /// an error, not a read that never ends).
     fn file(&mut self, path: &Path, depth: usize) -> Result<(), ConfError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfError {
+        let text = read_text_at_most(path, MAX_CONFIG).map_err(|message| ConfError {
             file: path.display().to_string(),
             line: 0,
-            message: format!("cannot read: {e}"),
+            message,
         })?;
         self.text(&text, path, depth)
     }
 
+    /// An included file: a regular file (a FIFO or a device could block or never end, and
+    /// slurm.conf's includes are files), not one of the files including it.
+    fn include(&mut self, target: &Path, depth: usize) -> Result<(), ConfError> {
+        let whole = |message: String| ConfError {
+            file: target.display().to_string(),
+            line: 0,
+            message,
+        };
+        let meta = std::fs::metadata(target).map_err(|e| whole(format!("cannot read: {e}")))?;
+        if !meta.is_file() {
+            return Err(whole(format!(
+                "not a regular file ({}): Include reads files",
+                file_kind(&meta)
+            )));
+        }
+        let key = std::fs::canonicalize(target).unwrap_or_else(|_| target.to_path_buf());
+        if let Some(first) = self.open.iter().position(|(p, _, _)| *p == key) {
+            let chain: Vec<String> = self.open[first..]
+                .iter()
+                .map(|(_, file, line)| format!("{file}:{line}"))
+                .collect();
+            return Err(whole(format!(
+                "Include cycle: {} includes {} again",
+                chain.join(" includes "),
+                target.display()
+            )));
+        }
+        self.file(target, depth)
+    }
+
     fn text(&mut self, text: &str, path: &Path, depth: usize) -> Result<(), ConfError> {
         let file = path.display().to_string();
+        let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        self.open.push((key, file.clone(), 0));
+        let read = self.lines(text, path, &file, depth);
+        self.open.pop();
+        read
+    }
+
+    fn lines(
+        &mut self,
+        text: &str,
+        path: &Path,
+        file: &str,
+        depth: usize,
+    ) -> Result<(), ConfError> {
         for (line_no, line) in logical_lines(text) {
             let at = Location {
-                file: file.clone(),
+                file: file.to_string(),
                 line: line_no,
             };
             let err = |message: String| ConfError {
-                file: file.clone(),
+                file: file.to_string(),
                 line: line_no,
                 message,
             };
@@ -698,9 +748,30 @@ impl Reader {
                 }
                 let target = self.include_path(target, path).map_err(&err)?;
                 self.includes.push(target.clone());
-                self.file(&target, depth + 1).map_err(|e| ConfError {
-                    message: format!("{} (in the file included here: {e})", e.message),
-                    ..err(String::new())
+                if let Some(open) = self.open.last_mut() {
+                    open.2 = line_no;
+                }
+                // An error in the included file is its own, at its line, with the chain of
+                // includes once; a file that cannot be read is the `Include` line's.
+                self.include(&target, depth + 1).map_err(|e| match e.line {
+                    0 => err(format!("Include {}: {}", target.display(), e.message)),
+                    _ if e.message.contains(INCLUDED_FROM) => e,
+                    _ => {
+                        let chain: Vec<String> = self
+                            .open
+                            .iter()
+                            .rev()
+                            .map(|(_, file, line)| format!("{file}:{line}"))
+                            .collect();
+                        ConfError {
+                            message: format!(
+                                "{} ({INCLUDED_FROM} {})",
+                                e.message,
+                                chain.join(", ")
+                            ),
+                            ..e
+                        }
+                    }
                 })?;
                 continue;
             }
@@ -902,6 +973,26 @@ impl Reader {
             .map(|(k, v)| (k.to_string(), v))
             .collect();
         Ok(conf)
+    }
+}
+
+/// What an error in an included file says of the files that include it.
+const INCLUDED_FROM: &str = "included from";
+
+/// What a file that is not a regular file is, for messages.
+fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    if t.is_dir() {
+        "a folder"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_char_device() || t.is_block_device() {
+        "a device"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "not a file"
     }
 }
 
@@ -1582,6 +1673,71 @@ mod tests {
         let e = SlurmConf::load(&main).unwrap_err();
         assert_eq!(e.line, 1);
         assert!(e.message.contains("cannot read"), "{e}");
+    }
+
+    /// A file that includes itself, or one of the files including it, is a cycle, said once
+    /// with the chain of files (each once): it was 16 levels of nested messages, 4.9 MB.
+    #[test]
+    fn an_include_cycle_is_said_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let main = dir.path().join("slurm.conf");
+        std::fs::write(&main, "ClusterName=a\nInclude slurm.conf\n").unwrap();
+        let e = SlurmConf::load(&main).unwrap_err().to_string();
+        let m = main.display();
+        assert_eq!(
+            e,
+            format!("{m}:2: Include {m}: Include cycle: {m}:2 includes {m} again")
+        );
+        let b = dir.path().join("b.conf");
+        std::fs::write(&main, "Include b.conf\n").unwrap();
+        std::fs::write(&b, "PriorityWeightAge=1\n\nInclude slurm.conf\n").unwrap();
+        let e = SlurmConf::load(&main).unwrap_err().to_string();
+        let bb = b.display();
+        assert_eq!(
+            e,
+            format!(
+                "{bb}:3: Include {m}: Include cycle: {m}:1 includes {bb}:3 includes {m} again (included from {m}:1)"
+            )
+        );
+        // An error deep in a chain names the chain once, innermost first.
+        std::fs::write(&b, "Include c.conf\n").unwrap();
+        std::fs::write(dir.path().join("c.conf"), "Bogus=1\n").unwrap();
+        let e = SlurmConf::load(&main).unwrap_err().to_string();
+        assert!(
+            e.ends_with(&format!("(included from {bb}:1, {m}:1)")),
+            "{e}"
+        );
+        assert!(e.len() < 400, "{e}");
+    }
+
+    /// An included FIFO or device is an error naming it (it could block, or never end), and
+    /// slurm.conf itself is read up to a bound (`/dev/zero` is an error, not a read for ever).
+    #[test]
+    fn includes_are_regular_files_and_reads_are_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let main = dir.path().join("slurm.conf");
+        let fifo = dir.path().join("fifo.conf");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+        std::fs::write(&main, "Include fifo.conf\n").unwrap();
+        let e = SlurmConf::load(&main).unwrap_err().to_string();
+        assert!(
+            e.ends_with("fifo.conf: not a regular file (a FIFO): Include reads files"),
+            "{e}"
+        );
+        std::fs::write(&main, "Include /dev/zero\n").unwrap();
+        let e = SlurmConf::load(&main).unwrap_err().to_string();
+        assert!(
+            e.ends_with("Include /dev/zero: not a regular file (a device): Include reads files"),
+            "{e}"
+        );
+        let e = SlurmConf::load(Path::new("/dev/zero"))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "/dev/zero: longer than 64 MiB (the most this file may hold)"
+        );
     }
 
     #[test]

@@ -7,6 +7,8 @@ use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::input::text::{self, escaped};
+
 pub use super::names::{JobId, Name, Names, Shared};
 pub(crate) use super::names::{JobNumbers, plain_digits};
 
@@ -607,17 +609,25 @@ pub struct Workload {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum WorkloadError {
     /// An I/O error reading the file.
-    #[error("{file}: {message}")]
+    #[error("{}: {}", escaped(file), escaped(message))]
     Io { file: String, message: String },
     /// A malformed line or entry: `file:line: reason`.
-    #[error("{file}:{line}: {reason}")]
+    #[error("{}:{line}: {}", escaped(file), escaped(reason))]
     Line {
         file: String,
         line: usize,
         reason: String,
     },
+    /// A byte no text holds, at `file:line:column` (the column in bytes, from 1).
+    #[error("{}:{line}:{column}: {}", escaped(file), escaped(reason))]
+    Column {
+        file: String,
+        line: usize,
+        column: usize,
+        reason: String,
+    },
     /// A malformed JSON entry: `file: path: reason`.
-    #[error("{file}: {path}: {reason}")]
+    #[error("{}: {}: {}", escaped(file), escaped(path), escaped(reason))]
     Json {
         file: String,
         path: String,
@@ -671,6 +681,9 @@ pub struct TraceText<R: Read> {
     eof: bool,
     /// The decoded size, as far as it is known before decoding.
     size_hint: usize,
+    /// The line of `buf[0]` (from 1) and its column (bytes of its line before it, plus 1).
+    line: usize,
+    column: usize,
 }
 
 /// The stored bytes, hashed as they pass.
@@ -729,6 +742,9 @@ impl<R: Read> Decode<R> {
 /// filling, one being read: 640 KiB in all). With them all ready the thread waits by
 /// sleeping in short turns ([`send_polling`]), not for the reader to wake it.
 const AHEAD: usize = 8;
+
+/// How much white space [`TraceText::head`] reads before it gives up looking for text.
+const HEAD: usize = 1 << 20;
 const PIECE: usize = 1 << 16;
 
 /// How far ahead of the reader its jobs' memory is faulted in ([`TraceText::fault_ahead`]):
@@ -1093,6 +1109,8 @@ impl<R: Read> TraceText<R> {
             offset: 0,
             eof: false,
             size_hint: stored_len,
+            line: 1,
+            column: 1,
         })
     }
 
@@ -1126,7 +1144,9 @@ impl<R: Read> TraceText<R> {
         }
     }
 
-    /// Decode into `buf` until it holds `want` bytes or the text ended.
+    /// Decode into `buf` until it holds `want` bytes or the text ended. A NUL byte is an
+    /// error as soon as it is decoded: no text holds one, and what does (`/dev/zero`, a gzip
+    /// bomb of zeros) may never end.
     fn fill(&mut self, want: usize) -> Result<(), Failed> {
         while !self.eof && self.end < want {
             if self.end == self.buf.len() {
@@ -1134,7 +1154,13 @@ impl<R: Read> TraceText<R> {
             }
             match self.decode.read(&mut self.buf[self.end..]) {
                 Ok(0) => self.eof = true,
-                Ok(n) => self.end += n,
+                Ok(n) => {
+                    let new = self.end;
+                    self.end += n;
+                    if let Some(at) = text::nul_at(&self.buf[new..self.end]) {
+                        return Err(Failed::Decode(self.at_byte(new + at, text::NUL_BYTE)));
+                    }
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(Failed::Decode(self.decode_error(e))),
             }
@@ -1142,15 +1168,32 @@ impl<R: Read> TraceText<R> {
         Ok(())
     }
 
+    /// The error `reason` at `buf[at]`, by line and column.
+    fn at_byte(&mut self, at: usize, reason: &str) -> WorkloadError {
+        // Read no further: the error stands for the rest of the text.
+        self.eof = true;
+        let (line, column) = text::line_column(&self.buf[..self.end], at, self.line, self.column);
+        WorkloadError::Column {
+            file: self.file.clone(),
+            line,
+            column,
+            reason: reason.into(),
+        }
+    }
+
     /// Drop the piece given out last.
     fn forget_given(&mut self) {
+        let given = &self.buf[..self.given];
+        (self.line, self.column) = text::line_column(given, given.len(), self.line, self.column);
         self.buf.copy_within(self.given..self.end, 0);
         self.end -= self.given;
         self.offset += self.given as u64;
         self.given = 0;
     }
 
-    fn piece(&mut self) -> Result<Option<&str>, Failed> {
+    /// The next piece of whole lines; with `cut`, a line longer than [`CHUNK`] is given in
+    /// pieces of whole characters (for a JSON document, which may be one long line).
+    fn piece(&mut self, cut: bool) -> Result<Option<&str>, Failed> {
         self.forget_given();
         let mut want = CHUNK;
         let len = loop {
@@ -1160,6 +1203,26 @@ impl<R: Read> TraceText<R> {
             }
             if let Some(i) = self.buf[..self.end].iter().rposition(|&b| b == b'\n') {
                 break i + 1;
+            }
+            if cut {
+                // Up to the last whole character (a bad byte is the UTF-8 check's to say).
+                break match std::str::from_utf8(&self.buf[..self.end]) {
+                    Err(e) if e.error_len().is_none() => e.valid_up_to(),
+                    _ => self.end,
+                };
+            }
+            if self.end >= text::MAX_LINE {
+                let line = self.line;
+                self.eof = true;
+                return Err(Failed::Decode(WorkloadError::Line {
+                    file: self.file.clone(),
+                    line,
+                    reason: format!(
+                        "a line longer than {} MiB: no line of a trace or log is this long \
+                         (is this a text file?)",
+                        text::MAX_LINE >> 20
+                    ),
+                }));
             }
             // A line longer than the buffer.
             want = self.end * 2;
@@ -1190,7 +1253,17 @@ impl<R: Read> TraceText<R> {
     /// The next piece of the text: whole lines (the last one of the text may lack its line
     /// end), about 256 KiB of them; `None` at the end.
     pub fn next_lines(&mut self) -> Result<Option<&str>, WorkloadError> {
-        match self.piece() {
+        self.next(false)
+    }
+
+    /// [`TraceText::next_lines`], but a line longer than a piece (a JSON document on one
+    /// line) comes in pieces of whole characters instead of whole.
+    pub fn next_text(&mut self) -> Result<Option<&str>, WorkloadError> {
+        self.next(true)
+    }
+
+    fn next(&mut self, cut: bool) -> Result<Option<&str>, WorkloadError> {
+        match self.piece(cut) {
             Ok(Some(_)) => Ok(std::str::from_utf8(&self.buf[..self.given]).ok()),
             Ok(None) => Ok(None),
             Err(Failed::Decode(e)) => Err(e),
@@ -1210,7 +1283,9 @@ impl<R: Read> TraceText<R> {
     }
 
     /// The start of the text, not consumed: at least one byte that is not white space, unless
-    /// the text has none. For choosing the format.
+    /// the text has none or starts with more than [`HEAD`] bytes of it (then the white space
+    /// alone: the reader of the format so chosen reads on past it, a piece at a time). For
+    /// choosing the format.
     pub fn head(&mut self) -> Result<&str, WorkloadError> {
         self.forget_given();
         let mut want = CHUNK.min(4096);
@@ -1219,7 +1294,10 @@ impl<R: Read> TraceText<R> {
                 Ok(()) => {}
                 Err(Failed::Decode(e) | Failed::Utf8(e)) => return Err(e),
             }
-            if self.eof || !self.buf[..self.end].iter().all(u8::is_ascii_whitespace) {
+            if self.eof
+                || self.end >= HEAD
+                || !self.buf[..self.end].iter().all(u8::is_ascii_whitespace)
+            {
                 break;
             }
             want = self.end * 2;
@@ -1233,14 +1311,19 @@ impl<R: Read> TraceText<R> {
 
     /// The error for a parser that stopped at `error` (what it said of the text so far): the
     /// rest is decoded as the file decoded whole would have been, and a gzip error in it, else
-    /// text that is not UTF-8, is the error instead.
+    /// text that is not UTF-8, is the error instead. Only the next [`text::MAX_DRAIN`] bytes
+    /// are looked at: an input that never ends (a pipe from `yes`) still gives its error.
     pub fn drain(&mut self, error: WorkloadError) -> WorkloadError {
         self.rest(error, false)
     }
 
     fn rest(&mut self, mut error: WorkloadError, mut not_utf8: bool) -> WorkloadError {
+        let until = self.offset.saturating_add(text::MAX_DRAIN);
         loop {
-            match self.piece() {
+            if self.offset > until {
+                return error;
+            }
+            match self.piece(true) {
                 Ok(None) => return error,
                 Ok(Some(_)) => {}
                 Err(Failed::Decode(e)) => return e,
@@ -1253,23 +1336,17 @@ impl<R: Read> TraceText<R> {
         }
     }
 
-    /// The rest of the text, whole.
+    /// The rest of the text, whole: its lines checked as [`TraceText::next_lines`] checks
+    /// them (no NUL byte, no line longer than [`text::MAX_LINE`]).
     pub fn read_to_string(&mut self) -> Result<String, WorkloadError> {
         self.forget_given();
-        let start = self.offset;
-        let mut bytes = std::mem::take(&mut self.buf);
-        bytes.truncate(self.end);
-        let known = self.end;
-        bytes.reserve(self.size_hint.saturating_sub(start as usize + known));
-        self.end = 0;
-        if !self.eof {
-            self.decode
-                .read_to_end_into(&mut bytes)
-                .map_err(|e| self.decode_error(e))?;
-            self.eof = true;
+        let start = self.offset as usize;
+        let mut out = String::new();
+        out.reserve(self.size_hint.saturating_sub(start).min(1 << 30));
+        while let Some(piece) = self.next_lines()? {
+            out.push_str(piece);
         }
-        self.offset += bytes.len() as u64;
-        String::from_utf8(bytes).map_err(|e| self.utf8_error(e.utf8_error(), start))
+        Ok(out)
     }
 
     /// The SHA-256 of the stored bytes (all of them: what is left is read first), in hex.
@@ -1278,16 +1355,6 @@ impl<R: Read> TraceText<R> {
         let stored = self.decode.stored();
         let _ = std::io::copy(stored, &mut std::io::sink());
         hex(&stored.sha.clone().finalize())
-    }
-}
-
-impl<R: Read> Decode<R> {
-    fn read_to_end_into(&mut self, out: &mut Vec<u8>) -> std::io::Result<usize> {
-        match self {
-            Decode::Plain(r) => r.read_to_end(out),
-            Decode::Gzip(r) => r.read_to_end(out),
-            Decode::Ahead(a) => a.read_to_end(out),
-        }
     }
 }
 

@@ -150,6 +150,7 @@ pub fn read_json_jobs<R: Read>(
                 text: &mut *text,
                 at: 0,
                 first: &first,
+                first_line_read: false,
                 failed: &failed,
             };
             let mut de = serde_json::Deserializer::from_reader(BufReader::new(pieces));
@@ -196,18 +197,23 @@ struct Pieces<'a, R: Read> {
     /// How much of the last piece was read.
     at: usize,
     first: &'a RefCell<Option<String>>,
+    /// Whether `first` holds the first line whole (pieces are whole lines, unless a line is
+    /// longer than a piece).
+    first_line_read: bool,
     failed: &'a RefCell<Option<WorkloadError>>,
 }
 
 impl<R: Read> Read for Pieces<'_, R> {
     fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
         if self.at == self.text.last_lines().len() {
-            match self.text.next_lines() {
+            match self.text.next_text() {
                 Ok(Some(piece)) => {
+                    // The first line, and the rest of the piece that ends it.
                     if let Some(first) = self.first.borrow_mut().as_mut()
-                        && first.is_empty()
+                        && !self.first_line_read
                     {
                         first.push_str(piece);
+                        self.first_line_read = piece.contains('\n');
                     }
                     self.at = 0;
                 }

@@ -320,6 +320,32 @@ mod tests {
         assert!(e.starts_with("t:20000: invalid JSON: "), "{e}");
     }
 
+    /// A JSON document on one line longer than a piece is read in pieces of whole
+    /// characters (never held whole, never refused as a long line), and JSON lines whose
+    /// first line is longer than a piece start over from all of it.
+    #[test]
+    fn a_document_on_one_long_line_streams_in_pieces() {
+        let job =
+            |i: usize| format!("{{\"id\": \"é{i}\", \"submit\": {i}, \"run\": 10, \"ncpus\": 1}}");
+        let doc = format!("[{}]", (0..30_000).map(job).collect::<Vec<_>>().join(","));
+        assert!(doc.len() > 4 * (1 << 18) && !doc.contains('\n'));
+        let (w, _) = read_workload(doc.into(), "t", "t").unwrap();
+        assert_eq!(
+            (w.jobs.len(), w.jobs[29_999].id.as_str()),
+            (30_000, "é29999")
+        );
+        let pad = "é".repeat(400_000);
+        let lines = format!(
+            "{{\"id\": 1, \"submit\": 0, \"pad\": \"{pad}\", \"run\": 10, \"ncpus\": 1}}\n{}\n",
+            job(2)
+        );
+        let (w, format) = read_workload(lines.into(), "t", "t").unwrap();
+        assert_eq!(
+            (format, w.jobs.len()),
+            (TraceFormat::Json(JsonLayout::Auto), 2)
+        );
+    }
+
     /// Whether a JSON text is a Flux job list is told by its first job: when that job does
     /// not end within the start of the text that chose the format, all of it is read first.
     #[test]

@@ -25,6 +25,7 @@ use super::{
     TraceText, Workload, WorkloadError, count as count_of, reject,
 };
 use super::{JobNumbers, plain_digits};
+use crate::input::text::{MAX_CONFIG, read_text_at_most};
 use crate::input::units::digit_bytes;
 use crate::model::Machine;
 use rustc_hash::FxHashMap;
@@ -53,10 +54,17 @@ pub fn load_swf(path: &Path) -> Result<Workload, WorkloadError> {
 pub fn machines_beside(path: &Path) -> Result<Option<MachineHint>, WorkloadError> {
     let mut m = path.as_os_str().to_owned();
     m.push(".machines");
-    match std::fs::read_to_string(&m) {
-        Ok(text) => parse_machines(&text, &Path::new(&m).display().to_string()).map(Some),
-        Err(_) => Ok(None),
+    let m = Path::new(&m);
+    if !m.exists() {
+        return Ok(None);
     }
+    // There is one: read up to a configuration file's bound, its errors said.
+    let file = m.display().to_string();
+    let text = read_text_at_most(m, MAX_CONFIG).map_err(|message| WorkloadError::Io {
+        file: file.clone(),
+        message,
+    })?;
+    parse_machines(&text, &file).map(Some)
 }
 
 /// The size of an AleaNG `.machines` file (read by the one reader of that format,
@@ -515,6 +523,36 @@ impl<'a> SwfReader<'a> {
         let req_time = num(9)?;
         let req_mem = num(10)?;
         let queue = num(15)?;
+        // SWF 2.2 (the Parallel Workloads Archive's definition, `swf.html`): a field the log
+        // does not have is -1, and processors are integers; another negative value, or a
+        // fraction of a processor, is no value of its field (it was read as "missing", and
+        // 2.7 processors as 3).
+        for (k, v, whole) in [
+            (5, alloc, true),
+            (8, req_procs, true),
+            (9, req_time, false),
+            (10, req_mem, false),
+        ] {
+            if v < 0.0 && v != -1.0 {
+                return Err(bad(
+                    "out of range",
+                    format!(
+                        "field {k} ({}) is {v}: a negative value other than -1 (SWF's \
+                         \"missing\")",
+                        FIELD_NAMES[k - 1]
+                    ),
+                ));
+            }
+            if whole && v.fract() != 0.0 {
+                return Err(bad(
+                    "not a whole number",
+                    format!(
+                        "field {k} ({}) is {v}: processors are whole numbers",
+                        FIELD_NAMES[k - 1]
+                    ),
+                ));
+            }
+        }
         let procs = if alloc > 0.0 { alloc } else { req_procs };
         if run <= 0 {
             self.w.report.drop_job("runtime <= 0");
@@ -738,6 +776,62 @@ mod tests {
         );
         let e = parse_swf("; MaxProcs: many\n", "x.swf").unwrap_err();
         assert_eq!(e.to_string(), "x.swf:1: header `MaxProcs`: not an integer");
+    }
+
+    /// A `.machines` file beside a trace that is `/dev/zero` (or any file that is not one)
+    /// is an error naming it, read up to a bound; it was read for ever, or taken as none.
+    #[test]
+    fn a_machines_file_beside_a_trace_is_read_up_to_a_bound() {
+        let dir = tempfile::tempdir().unwrap();
+        let trace = dir.path().join("t.swf");
+        assert_eq!(machines_beside(&trace), Ok(None));
+        std::os::unix::fs::symlink("/dev/zero", dir.path().join("t.swf.machines")).unwrap();
+        let e = machines_beside(&trace).unwrap_err().to_string();
+        assert!(
+            e.ends_with("t.swf.machines: longer than 64 MiB (the most this file may hold)"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn values_outside_a_fields_domain_are_errors_or_counted() {
+        let line = |f: [&str; 4]| {
+            format!(
+                "1 0 0 10 {} -1 -1 {} {} {} 1 1 1 -1 1 -1 -1 -1\n",
+                f[0], f[1], f[2], f[3]
+            )
+        };
+        let err = |f| parse_swf(&line(f), "t.swf").unwrap_err().to_string();
+        assert_eq!(
+            err(["-5", "1", "-1", "-1"]),
+            "t.swf:1: field 5 (allocated processors) is -5: a negative value other than -1 \
+             (SWF's \"missing\")"
+        );
+        assert_eq!(
+            err(["-1", "2.7", "-1", "-1"]),
+            "t.swf:1: field 8 (requested processors) is 2.7: processors are whole numbers"
+        );
+        assert!(
+            err(["1", "-1", "-5", "-1"]).starts_with("t.swf:1: field 9 (requested time) is -5")
+        );
+        assert!(
+            err(["1", "-1", "-1", "-5"]).starts_with("t.swf:1: field 10 (requested memory) is -5")
+        );
+        // -1 is missing; a fractional time or memory is a value.
+        let w = parse_swf(&line(["-1", "4", "30.5", "1.5"]), "t.swf").unwrap();
+        assert_eq!(
+            (w.jobs[0].walltime, w.jobs[0].request.total_cores()),
+            (31, 4)
+        );
+        // Lenient: skipped, counted under its kind.
+        let text = [
+            line(["-5", "1", "-1", "-1"]),
+            line(["1", "1", "-1", "-1"]).replacen('1', "2", 1),
+        ]
+        .concat();
+        let w = parse_swf_with(&text, "t.swf", ReadOptions { lenient: true }).unwrap();
+        assert_eq!(w.jobs.len(), 1);
+        assert_eq!(w.report.dropped.get("bad record: out of range"), Some(&1));
     }
 
     #[test]

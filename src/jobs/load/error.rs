@@ -1,4 +1,7 @@
-//! A job file that could not be read, and where.
+//! A job file that could not be read, and where. What an error quotes of the file is shown
+//! with its control characters escaped.
+
+use crate::input::text::escaped;
 
 /// A job file that could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -10,7 +13,7 @@ pub enum JobFileError {
         source: std::io::Error,
     },
     /// `location` is `file:line`, `file:line:column` or `file: $.Jobs["1.srv"].walltime`.
-    #[error("{location}: {message}")]
+    #[error("{}: {}", escaped(location), escaped(message))]
     Invalid { location: String, message: String },
 }
 

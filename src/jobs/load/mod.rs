@@ -39,13 +39,14 @@ pub use unknown::UnknownField;
 
 use super::{JobSet, JobSetBuilder};
 use crate::catalog::Catalog;
+use crate::input::text::{MAX_LINE, NUL_BYTE};
 use error::invalid;
 use from_csv::read_csv;
 use from_json::{read_json_document, read_json_lines};
 use object::Sink;
 use std::io::{BufRead, Read};
 use std::path::Path;
-use text::{Utf8Check, skip_space};
+use text::{Seen, Stop, Utf8Check, skip_space};
 use unknown::Unknown;
 
 /// The job file formats.
@@ -159,11 +160,27 @@ fn read(
     if result.is_err() {
         src.drain();
     }
-    if let Some(byte) = src.bad() {
-        return Err(invalid(
-            name.to_string(),
-            format!("not UTF-8 text (byte {byte})"),
-        ));
+    match src.stop() {
+        Some(Stop::NotUtf8(byte)) => {
+            return Err(invalid(
+                name.to_string(),
+                format!("not UTF-8 text (byte {byte})"),
+            ));
+        }
+        Some(Stop::Nul(line, column)) => {
+            return Err(invalid(format!("{name}:{line}:{column}"), NUL_BYTE));
+        }
+        Some(Stop::LongLine(line)) => {
+            return Err(invalid(
+                format!("{name}:{line}"),
+                format!(
+                    "a line longer than {} MiB: no job file's line is this long (is this a \
+                     text file?)",
+                    MAX_LINE >> 20
+                ),
+            ));
+        }
+        None => {}
     }
     result?;
     Ok(JobFile {
@@ -188,7 +205,7 @@ fn read_format<R: BufRead>(
         src.consume(BOM.len());
     }
     // What was peeked at; the parsers read it again (line numbers count from the start).
-    let mut seen = Vec::new();
+    let mut seen = Seen::default();
     let first = skip_space(src, &mut seen).map_err(io)?;
     let format = match (how, first) {
         (How::Format(JobFormat::Auto), None) => return Ok(()),
@@ -200,7 +217,10 @@ fn read_format<R: BufRead>(
         (How::Format(JobFormat::Auto), Some(_)) => JobFormat::Csv,
         (How::Format(f), _) => f,
     };
-    let input = seen.as_slice().chain(src);
+    if matches!(format, JobFormat::Json | JobFormat::Qstat | JobFormat::Auto) {
+        src.allow_long_lines();
+    }
+    let input = seen.chain(src);
     match format {
         JobFormat::Csv => read_csv(input, sink),
         JobFormat::JsonLines => read_json_lines(input, sink),
@@ -210,13 +230,14 @@ fn read_format<R: BufRead>(
 
 /// Whether a JSON text starting with `{` is JSON lines rather than one document: its first
 /// line is a JSON value by itself and something follows it (so the text as one document would
-/// end there, at line 2 or later). Reads that line and the space after it into `seen`.
-fn lines_follow(src: &mut impl BufRead, seen: &mut Vec<u8>) -> std::io::Result<bool> {
-    let start = seen.len();
-    src.read_until(b'\n', seen)?;
-    let line = &seen[start..];
-    let whole = std::str::from_utf8(line)
+/// end there, at line 2 or later). Reads that line and the space after it into `seen`. A
+/// first line longer than half of [`MAX_LINE`] is taken for a document on one line.
+fn lines_follow(src: &mut impl BufRead, seen: &mut Seen) -> std::io::Result<bool> {
+    let mut line = Vec::new();
+    src.take(MAX_LINE as u64 / 2).read_until(b'\n', &mut line)?;
+    let whole = std::str::from_utf8(&line)
         .is_ok_and(|l| serde_json::from_str::<serde_json::Value>(l).is_ok());
+    seen.push(&line);
     Ok(whole && skip_space(src, seen)?.is_some())
 }
 
@@ -247,6 +268,37 @@ mod tests {
         assert_eq!(jobs.user(0), Some("bob"));
         assert_eq!(jobs.value(1, "eligible_time"), Some(600.0));
         assert_eq!(jobs.value(1, "ncpus"), Some(0.0), "absent: 0");
+    }
+
+    /// A value outside its field's domain (the range `check` analyses a formula over) is an
+    /// error at its JSON path, or its CSV line, naming the field: it was read silently.
+    #[test]
+    fn values_outside_their_domain_are_errors_where_they_are() {
+        let err = |text: &str| parse(text).unwrap_err().to_string();
+        assert_eq!(
+            err(r#"[{"id":"a","ncpus":4},{"id":"b","ncpus":-999999999999}]"#),
+            "jobs: $[1].ncpus: ncpus -999999999999 is out of range: it is at least 0"
+        );
+        assert_eq!(
+            err(r#"[{"id":"a","job_priority":5000}]"#),
+            "jobs: $[0].job_priority: job_priority 5000 is out of range: it is from -1024 to 1023"
+        );
+        assert_eq!(
+            err(r#"{"Jobs":{"1.s":{"Priority":-2000}}}"#),
+            "jobs: $.Jobs[\"1.s\"].Priority: job_priority -2000 is out of range: it is from -1024 to 1023"
+        );
+        assert_eq!(
+            err("{\"id\":\"a\",\"accrue_type\":0.5}\n{\"id\":\"b\"}\n"),
+            "jobs:1: $.accrue_type: accrue_type 0.5 is not a whole number"
+        );
+        assert_eq!(
+            err("id,walltime\na,01:00:00\nb,04:18446744073709551616:00\n"),
+            "jobs:3: column `walltime`: `04:18446744073709551616:00` is out of range: more \
+             seconds than a 64-bit count holds"
+        );
+        // The ends of each range are in it.
+        let jobs = parse(r#"[{"job_priority":-1024,"accrue_type":4,"ncpus":0}]"#).unwrap();
+        assert_eq!(jobs.value(0, "job_priority"), Some(-1024.0));
     }
 
     #[test]

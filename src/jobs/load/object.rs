@@ -52,28 +52,28 @@ fn convert(name: &str, value: &Value, catalog: &Catalog) -> Result<Option<f64>, 
     if matches!(kind, ValueKind::NotNumeric) {
         return Ok(None);
     }
-    match value {
-        Value::Null => Ok(None),
+    let v = match value {
+        Value::Null => None,
         Value::Number(n) => match n.as_f64() {
-            Some(v) if v.is_finite() => Ok(Some(v)),
-            _ => Err(format!("`{n}` is not a finite number")),
+            Some(v) if v.is_finite() => Some(v),
+            _ => return Err(format!("`{n}` is not a finite number")),
         },
-        Value::String(s) => {
-            if let Some(v) = parse_plain_number(s) {
-                return Ok(Some(v));
-            }
-            match kind {
-                ValueKind::Time => parse_time(s).map(Some),
-                ValueKind::Size => parse_size(s).map(Some),
-                ValueKind::Number => Err(format!("`{s}` is not a number")),
-                ValueKind::Unknown | ValueKind::NotNumeric => Ok(None),
-            }
-        }
+        Value::String(s) => match parse_plain_number(s) {
+            Some(v) => Some(v),
+            None => match kind {
+                ValueKind::Time => Some(parse_time(s)?),
+                ValueKind::Size => Some(parse_size(s)?),
+                ValueKind::Number => return Err(format!("`{s}` is not a number")),
+                ValueKind::Unknown | ValueKind::NotNumeric => None,
+            },
+        },
         Value::Bool(_) | Value::Array(_) | Value::Object(_) => match kind {
-            ValueKind::Unknown | ValueKind::NotNumeric => Ok(None),
-            _ => Err(format!("expected a number, found {}", json_type(value))),
+            ValueKind::Unknown | ValueKind::NotNumeric => None,
+            _ => return Err(format!("expected a number, found {}", json_type(value))),
         },
-    }
+    };
+    // In the field's domain, so what `check` proves of a formula holds for the job.
+    v.map(|v| fields::check_value(name, v, catalog)).transpose()
 }
 
 fn json_type(v: &Value) -> &'static str {

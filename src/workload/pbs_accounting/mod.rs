@@ -72,6 +72,7 @@ use super::site_log::{Held, peak_cores};
 use super::{
     Horizon, JobField, LoadReport, MachineHint, ReadOptions, Workload, WorkloadError, hex, is_gzip,
 };
+use crate::input::text;
 use join::{Bad, JobSink, Joined, Joiner};
 use rustc_hash::FxHashMap;
 use std::cell::Cell;
@@ -386,12 +387,35 @@ fn stream(
         // Only the new bytes can hold a newline: the kept start of a line has none.
         let new = filled;
         filled += n;
+        if let Some(at) = text::nul_at(&buf[new..filled]).map(|i| new + i) {
+            // The lines before it are read; the NUL is the error, at once (an accounting
+            // file that is `/dev/zero` never ends).
+            let start = memchr::memrchr(b'\n', &buf[..at]).map_or(0, |i| i + 1);
+            lines.complete(&buf[..start], joiner, sink)?;
+            return Err(WorkloadError::Column {
+                file: file.into(),
+                line: lines.line + 1,
+                column: at - start + 1,
+                reason: text::NUL_BYTE.into(),
+            });
+        }
         let used = match memchr::memrchr(b'\n', &buf[new..filled]) {
             Some(last) => lines.complete(&buf[..new + last + 1], joiner, sink)?,
             None => 0,
         };
         buf.copy_within(used..filled, 0);
         filled -= used;
+        if filled > text::MAX_LINE {
+            return Err(WorkloadError::Line {
+                file: file.into(),
+                line: lines.line + 1,
+                reason: format!(
+                    "a line longer than {} MiB: no PBS accounting record is this long (is \
+                     this a text file?)",
+                    text::MAX_LINE >> 20
+                ),
+            });
+        }
     }
 }
 
@@ -579,6 +603,26 @@ mod tests {
 
     /// A job whose E record ends it in the second it started (a job that failed at once)
     /// started and held its core: it is kept with run 0 and counted, not dropped.
+    /// An accounting log that never ends (`/dev/zero`, a link to it in the accounting
+    /// folder) is an error at its first NUL byte, not a read that holds it all; a NUL after
+    /// whole records is at its line and column.
+    #[test]
+    fn a_nul_byte_is_an_error_at_once() {
+        let e = read_pbs_accounting(&[PathBuf::from("/dev/zero")], ReadOptions::default(), None)
+            .unwrap_err();
+        assert_eq!(e.to_string(), "/dev/zero:1:1: a NUL byte: this is not text");
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("20260101");
+        let text = format!("{}ab\0cd\n", job("1.s", ""));
+        std::fs::write(&log, &text).unwrap();
+        let e = read_pbs_accounting(std::slice::from_ref(&log), ReadOptions::default(), None)
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("{}:4:3: a NUL byte: this is not text", log.display())
+        );
+    }
+
     #[test]
     fn a_job_that_ran_0_seconds_is_kept() {
         let zero = job("2.s", "").replace("end=170", "end=110");

@@ -58,7 +58,7 @@ impl FormulaArgs {
             &self.file,
             self.formula.as_deref().or(self.formula_flag.as_deref()),
         ) {
-            (Some(path), _) => Ok((formula_text(&path.read_text()?), path.name())),
+            (Some(path), _) => Ok((formula_text(&path.read_formula()?), path.name())),
             (None, Some(arg)) => read_formula_arg(arg, "<formula>"),
             (None, None) => Err(Failure::usage(
                 "no formula given (FORMULA, `-`, --formula FORMULA or --file PATH)",
@@ -71,7 +71,7 @@ impl FormulaArgs {
 pub fn read_formula_arg(arg: &str, name: &str) -> Result<(String, String), Failure> {
     if arg == "-" {
         Ok((
-            formula_text(&InputPath::Stdin.read_text()?),
+            formula_text(&InputPath::Stdin.read_formula()?),
             "<stdin>".into(),
         ))
     } else {

@@ -2,7 +2,7 @@
 //! --jobs -`). Stdin can feed one input per run; a second `-` is a usage error.
 
 use super::report::Failure;
-use std::io::Read;
+use jobsort::input::text::{MAX_CONFIG, read_at_most, text_of};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -79,33 +79,47 @@ impl InputPath {
         }
     }
 
-    /// The whole input as bytes.
-    pub fn read_bytes(&self) -> Result<Vec<u8>, Failure> {
-        match self {
+    /// The whole input as UTF-8 text, when it holds at most `limit` bytes: at most `limit +
+    /// 1` are read (`/dev/zero` or a pipe left open is an error, not a read that never
+    /// ends), and a NUL byte is an error at its line and column.
+    pub fn read_text_at_most(&self, limit: u64) -> Result<String, Failure> {
+        let bytes = match self {
             InputPath::Stdin => {
                 take_stdin()?;
-                let mut bytes = Vec::new();
-                std::io::stdin()
-                    .read_to_end(&mut bytes)
-                    .map_err(|e| Failure::invalid(format!("<stdin>: cannot read: {e}")))?;
-                Ok(bytes)
+                read_at_most(std::io::stdin(), limit)
             }
-            InputPath::File(p) => std::fs::read(p)
-                .map_err(|e| Failure::invalid(format!("{}: cannot read: {e}", p.display()))),
-        }
-    }
-
-    /// The whole input as UTF-8 text.
-    pub fn read_text(&self) -> Result<String, Failure> {
-        String::from_utf8(self.read_bytes()?).map_err(|e| {
-            Failure::invalid(format!(
-                "{}: not UTF-8 text (byte {})",
-                self.name(),
-                e.utf8_error().valid_up_to()
-            ))
+            InputPath::File(p) => std::fs::File::open(p)
+                .map_err(|e| format!("cannot read: {e}"))
+                .and_then(|f| read_at_most(f, limit)),
+        };
+        bytes.and_then(text_of).map_err(|e| {
+            let sep = if e.starts_with(|c: char| c.is_ascii_digit()) {
+                ":"
+            } else {
+                ": "
+            };
+            Failure::invalid(format!("{}{sep}{e}", self.name()))
         })
     }
+
+    /// The whole input as UTF-8 text: a configuration file (a `resourcedef`, limits, a
+    /// site's settings), at most [`MAX_CONFIG`] bytes.
+    pub fn read_text(&self) -> Result<String, Failure> {
+        self.read_text_at_most(MAX_CONFIG)
+    }
+
+    /// A formula's file: the formula, or qmgr output holding the line that sets it (`print
+    /// server`), at most [`MAX_FORMULA_FILE`] bytes.
+    pub fn read_formula(&self) -> Result<String, Failure> {
+        self.read_text_at_most(MAX_FORMULA_FILE)
+    }
 }
+
+/// The most a formula's file may hold: 16 times the longest formula
+/// (`formula::parser::MAX_LEN`, 64 KiB), room for a `qmgr -c 'print server'` listing that
+/// holds the line setting it. A plain formula over 64 KiB but within this is read, and the
+/// checker says how long it is (`E0106`).
+pub const MAX_FORMULA_FILE: u64 = 16 * jobsort::formula::parser::MAX_LEN as u64;
 
 /// The copies of stdin made for readers that open a path ([`path_or_stdin`]), removed when
 /// the command ends ([`remove_stdin_copies`]).

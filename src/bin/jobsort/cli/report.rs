@@ -1,7 +1,10 @@
 //! How every subcommand reports: one prefix (`jobsort <cmd>: `) for errors, warnings and
 //! notes on stderr, and the exit codes the README and docs/cli.md document — 0 success, 1 bad
-//! input (a formula, a file, a value the program cannot use), 2 a usage error (flags only).
+//! input (a formula, a file, a value the program cannot use), 2 a usage error (flags only). What a
+//! message quotes of an input is shown with its control characters escaped (`\u{1b}`), as
+//! formula diagnostics show them, so a file cannot act on the terminal.
 
+use jobsort::input::text::escaped;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::sync::OnceLock;
@@ -92,17 +95,17 @@ fn prefix() -> String {
 
 /// `jobsort <cmd>: message`.
 pub fn error(message: &str) {
-    eprintln!("{}: {message}", prefix());
+    eprintln!("{}: {}", prefix(), escaped(message));
 }
 
 /// `jobsort <cmd>: warning: message`.
 pub fn warn(message: &str) {
-    eprintln!("{}: warning: {message}", prefix());
+    eprintln!("{}: warning: {}", prefix(), escaped(message));
 }
 
 /// `jobsort <cmd>: note: message`.
 pub fn note(message: &str) {
-    eprintln!("{}: note: {message}", prefix());
+    eprintln!("{}: note: {}", prefix(), escaped(message));
 }
 
 /// Colour on stderr only on a terminal, and never under `NO_COLOR`.

@@ -205,8 +205,12 @@ pub fn load_trace(
             w
         }
         InputPath::Stdin => {
+            // Streamed as a file is: never held whole, and an endless stdin stops at its
+            // first impossible byte.
+            super::input::take_stdin()?;
             let name = trace.name();
-            jobsort::sim::read_workload_with(trace.read_bytes()?, &name, &name, options)
+            jobsort::workload::TraceText::new(std::io::stdin(), &name, 0)
+                .and_then(|text| jobsort::workload::read_trace(text.ahead(), &name, &name, options))
         }
     }
     .map_err(Failure::invalid)

@@ -4,7 +4,6 @@
 
 use super::output::Out;
 use super::report::{Failure, Outcome};
-use clap::CommandFactory;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -25,15 +24,14 @@ pub struct ManArgs {
 
 /// Print the completion script: `jobsort completions bash > ~/.local/share/bash-completion/
 /// completions/jobsort`.
-pub fn run_completions(args: CompletionsArgs, out: &mut Out) -> Outcome {
-    let mut cmd = super::Cli::command();
+/// `cmd` is the whole command line's definition (`Cli::command()`).
+pub fn run_completions(args: CompletionsArgs, mut cmd: clap::Command, out: &mut Out) -> Outcome {
     clap_complete::generate(args.shell, &mut cmd, "jobsort", out);
     Ok(ExitCode::SUCCESS)
 }
 
 /// Print `jobsort.1`, or write every page into `--dir`.
-pub fn run_man(args: ManArgs, out: &mut Out) -> Outcome {
-    let cmd = super::Cli::command();
+pub fn run_man(args: ManArgs, cmd: clap::Command, out: &mut Out) -> Outcome {
     let Some(dir) = args.dir else {
         clap_mangen::Man::new(cmd).render(out)?;
         return Ok(ExitCode::SUCCESS);

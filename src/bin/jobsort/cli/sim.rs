@@ -747,7 +747,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         sources.push((text, name, Origin::Flag("--formula".into())));
     }
     for path in &args.formula_files {
-        let text = jobsort::formula::check::formula_text(&path.read_text()?);
+        let text = jobsort::formula::check::formula_text(&path.read_formula()?);
         sources.push((text, path.name(), Origin::Flag("--file".into())));
     }
     if sources.is_empty()
@@ -1544,7 +1544,7 @@ impl WaitChanges {
     }
 }
 
-/// A `--mem` value: a PBS size, in KB.
+/// A `--mem` value: a PBS size, in KB (past `u64::MAX` KB an error, not that maximum).
 fn size_arg(s: &str) -> Result<u64, String> {
-    jobsort::jobs::units::parse_size(s).map(|kb| kb as u64)
+    jobsort::jobs::units::parse_size_kb(s)
 }
