@@ -5,6 +5,10 @@
 //! `cargo bench --bench forecast` — the time of one whole-queue plan, and of `why` for one
 //! job: the plan run until that job starts (a lower job's backfill can move a job without a
 //! reservation, so the plan up to its start is needed; nothing after it is).
+//!
+//! `FORECAST_ONCE=1 cargo bench --bench forecast [-- POLICY]` — instead, one plan per policy
+//! (or the policies whose name holds POLICY), timed and printed with its cycle count: a plan
+//! too slow for criterion's samples, or a quick look.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use jobsort::forecast::{FullWalltime, PlanOptions, plan, plan_for};
@@ -144,13 +148,38 @@ fn bench(c: &mut Criterion) {
     let s = site(size[0], size[1], size[2]);
     let order: Vec<usize> = (0..s.pending.len()).collect();
     let limits = Limits::none(s.running.len(), s.pending.len());
-    let mut g = c.benchmark_group("forecast");
-    g.sample_size(10).measurement_time(Duration::from_secs(20));
-    for (name, policy) in [
+    let policies = [
         ("easy", Policy::Easy),
         ("slurm", Policy::Slurm(SlurmBackfill::default())),
         ("strict", Policy::Strict),
-    ] {
+    ];
+    if std::env::var_os("FORECAST_ONCE").is_some() {
+        let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+        for (name, policy) in policies {
+            if filter.as_deref().is_some_and(|f| !name.contains(f)) {
+                continue;
+            }
+            let options = PlanOptions {
+                policy,
+                ..PlanOptions::default()
+            };
+            let t = std::time::Instant::now();
+            let p = plan(&s, &limits, &order, NOW, &options, &FullWalltime);
+            let started = p.jobs.iter().filter(|j| j.start.is_some()).count();
+            println!(
+                "{name} {}/{}/{}: {:.3} s, {} cycles, {started} jobs started",
+                size[0],
+                size[1],
+                size[2],
+                t.elapsed().as_secs_f64(),
+                p.cycles
+            );
+        }
+        return;
+    }
+    let mut g = c.benchmark_group("forecast");
+    g.sample_size(10).measurement_time(Duration::from_secs(20));
+    for (name, policy) in policies {
         let options = PlanOptions {
             policy,
             ..PlanOptions::default()
