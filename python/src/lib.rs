@@ -17,6 +17,8 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _jobsort(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
+    // At most the threads the machine runs, whatever RAYON_NUM_THREADS asks (as the CLI).
+    jobsort::formula::threads::cap_global_pool();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("JobsortError", py.get_type::<errors::JobsortError>())?;
     m.add("FormulaError", py.get_type::<errors::FormulaError>())?;

@@ -21,6 +21,7 @@ pub mod pyint;
 pub mod pymath;
 pub mod sema;
 pub mod syntax;
+pub mod threads;
 
 use crate::catalog::{Catalog, Input};
 use crate::table::JobTable;
@@ -375,6 +376,7 @@ impl CompiledFormula {
             self.run_serial(columns, 0, values, errors);
             return;
         }
+        threads::cap_global_pool();
         values
             .par_chunks_mut(PARALLEL_CHUNK)
             .zip(errors.par_chunks_mut(PARALLEL_CHUNK))

@@ -116,33 +116,11 @@ impl Command {
 
 /// Run a subcommand. Its output goes to one stdout writer and its failure is reported once,
 /// here: `jobsort <cmd>: message` and the exit code; a closed stdout pipe ends it quietly.
-/// rayon's global pool, which the library's evaluation of large tables runs on (it is built
-/// on first use, so building it here, before any subcommand runs, decides its size):
-/// `RAYON_NUM_THREADS` threads when set, but never more than the machine can run at once
-/// (`available_parallelism`, which counts the CPUs this process may use). More only wait for
-/// one another: 10,000 made a million-job `eval` 28 times slower.
-fn build_thread_pool() {
-    let available = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let asked = std::env::var("RAYON_NUM_THREADS").ok();
-    let threads = pool_threads(asked.as_deref(), available);
-    // Built already (never, in the binary): the pool there is kept.
-    let _ = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build_global();
-}
-
-/// The threads of the pool: `RAYON_NUM_THREADS` (a positive whole number; anything else is
-/// rayon's "not set") capped at `available`.
-fn pool_threads(asked: Option<&str>, available: usize) -> usize {
-    asked
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .filter(|&n| n > 0)
-        .map_or(available, |n| n.min(available))
-}
-
+/// rayon's global pool is sized first (`formula::threads::cap_global_pool`: at most the
+/// threads the machine runs at once), before any subcommand's parallel work builds it.
 pub fn run(cli: Cli) -> ExitCode {
     report::set_command(cli.command.name());
-    build_thread_pool();
+    jobsort::formula::threads::cap_global_pool();
     let mut out = output::stdout();
     let out = &mut *out;
     let outcome = match cli.command {
