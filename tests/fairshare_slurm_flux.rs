@@ -406,7 +406,8 @@ fn flux_fairshare_emulate_cases() {
 /// beta, alpha, science, the newest first); their first nine columns (GrpTRESMins and
 /// TRESRunMins left out). ASSOC is `sacctmgr -P show assoc format=Cluster,Account,User,Lft,ID`
 /// of the same database.
-const TIE_HEADER: &str = "Account|User|RawShares|NormShares|RawUsage|NormUsage|EffectvUsage|FairShare|LevelFS\n";
+const TIE_HEADER: &str =
+    "Account|User|RawShares|NormShares|RawUsage|NormUsage|EffectvUsage|FairShare|LevelFS\n";
 const TIE_BEFORE: &str = "root|||0.000000|0||1.000000||
  root|root|1|0.250000|0|0.000000|0.000000|1.000000|inf
  alpha||1|0.250000|0|0.000000|0.000000||inf
@@ -512,22 +513,30 @@ fn fair_tree_tie_order_from_sacctmgr_lft() {
     let notes = slurm::settle_sibling_order(&mut t, None).unwrap();
     assert!(!t.order_detected());
     assert_eq!(tie_factors(&t), captured(TIE_BEFORE));
-    assert!(notes[0].contains("the input's order") && notes[0].contains("Lft"), "{notes:?}");
+    assert!(
+        notes[0].contains("the input's order") && notes[0].contains("Lft"),
+        "{notes:?}"
+    );
     let order = jobsort::slurm::assoc::lft_order(TIE_ASSOC, "assoc.txt", None).unwrap();
     let notes = slurm::settle_sibling_order(&mut t, Some(&order)).unwrap();
     assert_eq!(tie_factors(&t), captured(TIE_AFTER));
     assert_eq!(
         notes,
-        ["Fair Tree: sibling accounts with equal LevelFS (`beta`, `alpha`, `science`) are \
+        [
+            "Fair Tree: sibling accounts with equal LevelFS (`beta`, `alpha`, `science`) are \
           ranked in the associations' lft order from assoc.txt (slurmctld's order since it \
-          last started)"]
+          last started)"
+        ]
     );
     // An explicit order the capture contradicts is kept, and said so.
     let (mut t, _) = from_sshare(&format!("{TIE_HEADER}{TIE_AFTER}"), "sshare.txt").unwrap();
     let notes =
         slurm::settle_sibling_order(&mut t, Some(&jobsort::fairshare::tree::SiblingOrder::Input))
             .unwrap();
-    assert!(notes[0].contains("4 user associations get another factor"), "{notes:?}");
+    assert!(
+        notes[0].contains("4 user associations get another factor"),
+        "{notes:?}"
+    );
 }
 
 /// `jobsort fairshare --format json` says which order decided the ties (`tie_order`), from
@@ -541,11 +550,21 @@ fn fairshare_json_says_which_tie_order() {
     std::fs::write(&assoc, TIE_ASSOC).unwrap();
     let run = |extra: &[&str]| -> Value {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_jobsort"))
-            .args(["fairshare", "--sshare", sshare.to_str().unwrap(), "--format", "json"])
+            .args([
+                "fairshare",
+                "--sshare",
+                sshare.to_str().unwrap(),
+                "--format",
+                "json",
+            ])
             .args(extra)
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         serde_json::from_slice::<Value>(&out.stdout).unwrap()["tie_order"].clone()
     };
     assert_eq!(

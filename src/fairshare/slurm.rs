@@ -242,7 +242,11 @@ pub fn tied_accounts(t: &ShareTree) -> Vec<Vec<usize>> {
             .copied()
             .filter(|&c| !t.nodes[c].is_user && t.nodes[c].shares != Shares::Parent)
             .collect();
-        accounts.sort_by(|&a, &b| lf[b].total_cmp(&lf[a]).then_with(|| t.tie_key(a).cmp(&t.tie_key(b))));
+        accounts.sort_by(|&a, &b| {
+            lf[b]
+                .total_cmp(&lf[a])
+                .then_with(|| t.tie_key(a).cmp(&t.tie_key(b)))
+        });
         for set in accounts.chunk_by(|&a, &b| lf[a] == lf[b]) {
             if set.len() > 1 {
                 out.push(set.to_vec());

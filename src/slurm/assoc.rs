@@ -313,7 +313,11 @@ impl AssocPriorities {
 /// with `Account`, `User` and `Lft`): the associations by ascending `Lft`, named as an sshare
 /// capture names them (`account`, `account/user`). One cluster's: a table of several is
 /// refused unless `cluster` picks one.
-pub fn lft_order(text: &str, file: &str, cluster: Option<&str>) -> Result<SiblingOrder, AssocError> {
+pub fn lft_order(
+    text: &str,
+    file: &str,
+    cluster: Option<&str>,
+) -> Result<SiblingOrder, AssocError> {
     let t = Table::parse(text, file)?;
     let (Some(ca), Some(cu), Some(cl)) = (t.col("Account"), t.col("User"), t.col("Lft")) else {
         return Err(t.err(
@@ -331,9 +335,9 @@ pub fn lft_order(text: &str, file: &str, cluster: Option<&str>) -> Result<Siblin
             clusters.push(c);
         }
         let lft = t.get(row, Some(cl));
-        let lft: u64 = lft.parse().map_err(|_| {
-            t.err(row.line, format!("Lft `{lft}` is not a number"))
-        })?;
+        let lft: u64 = lft
+            .parse()
+            .map_err(|_| t.err(row.line, format!("Lft `{lft}` is not a number")))?;
         let (account, user) = (t.get(row, Some(ca)), t.get(row, Some(cu)));
         let name = if user.is_empty() {
             account.to_string()
@@ -482,26 +486,45 @@ mod tests {
                     jobsortlive|beta|u4|3|10\n\
                     jobsortlive|science||14|3\n\
                     jobsortlive|science|root|15|4\n";
-        let SiblingOrder::Lft { source, names } = lft_order(text, "assoc.txt", None).unwrap() else {
+        let SiblingOrder::Lft { source, names } = lft_order(text, "assoc.txt", None).unwrap()
+        else {
             panic!("not an lft order");
         };
         assert_eq!(source, "assoc.txt");
         assert_eq!(
             names,
             [
-                "root", "beta", "beta/u4", "beta/u3", "alpha", "alpha/u2", "alpha/u1", "science",
-                "science/root", "root/root"
+                "root",
+                "beta",
+                "beta/u4",
+                "beta/u3",
+                "alpha",
+                "alpha/u2",
+                "alpha/u1",
+                "science",
+                "science/root",
+                "root/root"
             ]
         );
         // Each cluster numbers its own lft: two are refused unless one is picked.
         let two = format!("{text}other|root||1|1\nother|zeta||2|2\n");
         let e = lft_order(&two, "assoc.txt", None).unwrap_err().to_string();
-        assert!(e.starts_with("assoc.txt:1: associations of 2 clusters (jobsortlive, other)"), "{e}");
+        assert!(
+            e.starts_with("assoc.txt:1: associations of 2 clusters (jobsortlive, other)"),
+            "{e}"
+        );
         assert!(lft_order(&two, "assoc.txt", Some("other")).is_ok());
         // No Lft column, or a bad value: where.
-        let e = lft_order("Account|User\nroot|\n", "a.txt", None).unwrap_err().to_string();
-        assert!(e.starts_with("a.txt:1: expected a header with Account, User and Lft"), "{e}");
-        let e = lft_order("Account|User|Lft\nroot||x\n", "a.txt", None).unwrap_err().to_string();
+        let e = lft_order("Account|User\nroot|\n", "a.txt", None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("a.txt:1: expected a header with Account, User and Lft"),
+            "{e}"
+        );
+        let e = lft_order("Account|User|Lft\nroot||x\n", "a.txt", None)
+            .unwrap_err()
+            .to_string();
         assert_eq!(e, "a.txt:2: Lft `x` is not a number");
     }
 }

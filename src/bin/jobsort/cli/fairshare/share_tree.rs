@@ -51,7 +51,11 @@ pub(super) fn run(a: &Opts, explicit: Option<Algorithm>, out: &mut Out) -> ExitC
             file.algorithm
         }
     };
-    let explicit = match a.slurm_tie_order.as_deref().map(crate::cli::fairshare_opts::sibling_order) {
+    let explicit = match a
+        .slurm_tie_order
+        .as_deref()
+        .map(crate::cli::fairshare_opts::sibling_order)
+    {
         None => None,
         Some(Ok(o)) => Some(o),
         Some(Err(e)) => return fail(format!("--slurm-tie-order: {e}")),
