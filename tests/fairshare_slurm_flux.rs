@@ -394,3 +394,188 @@ fn flux_fairshare_emulate_cases() {
         }
     }
 }
+
+/// A live Slurm 22.05 (slurmctld + slurmdbd, Fair Tree): `sacctmgr add account` science,
+/// alpha, beta, one command each, then users u1 (FairShare=1) and u2 (0) in alpha, u3 (1)
+/// and u4 (0) in beta, no usage. Every account's LevelFS is inf (`_calc_assoc_fs`: S/U with
+/// U = 0), so alpha, beta and science are tied and `_calc_tree_fs` walks them in the order
+/// of root's `children_list` (`qsort` with `_cmp_level_fs`, which calls them equal). `sshare
+/// -a -l -P` printed these two captures, in the same row order: BEFORE while slurmctld ran
+/// after the accounts were added (the list refilled in name order by
+/// `assoc_mgr_update_assocs`), AFTER once it restarted (the list in slurmdbd's `order by lft`:
+/// beta, alpha, science, the newest first); their first nine columns (GrpTRESMins and
+/// TRESRunMins left out). ASSOC is `sacctmgr -P show assoc format=Cluster,Account,User,Lft,ID`
+/// of the same database.
+const TIE_HEADER: &str =
+    "Account|User|RawShares|NormShares|RawUsage|NormUsage|EffectvUsage|FairShare|LevelFS\n";
+const TIE_BEFORE: &str = "root|||0.000000|0||1.000000||
+ root|root|1|0.250000|0|0.000000|0.000000|1.000000|inf
+ alpha||1|0.250000|0|0.000000|0.000000||inf
+  alpha|u1|1|1.000000|0|0.000000|0.000000|1.000000|inf
+  alpha|u2|0|0.000000|0|0.000000|0.000000|0.666667|0.000000
+ beta||1|0.250000|0|0.000000|0.000000||inf
+  beta|u3|1|1.000000|0|0.000000|0.000000|0.666667|inf
+  beta|u4|0|0.000000|0|0.000000|0.000000|0.333333|0.000000
+ science||1|0.250000|0|0.000000|0.000000||inf
+  science|root|1|1.000000|0|0.000000|0.000000|0.333333|inf
+";
+const TIE_AFTER: &str = "root|||0.000000|0||1.000000||
+ root|root|1|0.250000|0|0.000000|0.000000|1.000000|inf
+ alpha||1|0.250000|0|0.000000|0.000000||inf
+  alpha|u1|1|1.000000|0|0.000000|0.000000|0.666667|inf
+  alpha|u2|0|0.000000|0|0.000000|0.000000|0.333333|0.000000
+ beta||1|0.250000|0|0.000000|0.000000||inf
+  beta|u3|1|1.000000|0|0.000000|0.000000|1.000000|inf
+  beta|u4|0|0.000000|0|0.000000|0.000000|0.666667|0.000000
+ science||1|0.250000|0|0.000000|0.000000||inf
+  science|root|1|1.000000|0|0.000000|0.000000|0.333333|inf
+";
+const TIE_ASSOC: &str = "Cluster|Account|User|LFT|ID
+jobsortlive|root||1|1
+jobsortlive|root|root|18|2
+jobsortlive|alpha||8|5
+jobsortlive|alpha|u1|11|7
+jobsortlive|alpha|u2|9|8
+jobsortlive|beta||2|6
+jobsortlive|beta|u3|5|9
+jobsortlive|beta|u4|3|10
+jobsortlive|science||14|3
+jobsortlive|science|root|15|4
+";
+
+/// Each user's Fair Tree factor as sshare prints it.
+fn tie_factors(t: &ShareTree) -> Vec<(String, String)> {
+    let v = slurm::fair_tree(t);
+    t.nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.is_user)
+        .map(|(i, n)| (n.name.clone(), f6(v[i].fairshare_factor.unwrap())))
+        .collect()
+}
+
+/// The FairShare column of a capture, by user association.
+fn captured(capture: &str) -> Vec<(String, String)> {
+    capture
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split('|').collect();
+            (!f[1].is_empty()).then(|| (format!("{}/{}", f[0].trim(), f[1]), f[7].to_string()))
+        })
+        .collect()
+}
+
+/// The order of tied accounts is found from the capture's own FairShare values: after the
+/// restart, four users' factors differ from the input (name) order's, and the search finds
+/// beta, alpha, science (the lft order, which is neither the input's nor its reverse).
+#[test]
+fn fair_tree_tie_order_is_found_from_the_capture() {
+    use jobsort::fairshare::inputs::from_sshare;
+    for (capture, walk) in [
+        (TIE_BEFORE, ["alpha", "beta", "science"]),
+        (TIE_AFTER, ["beta", "alpha", "science"]),
+    ] {
+        let (mut t, _) = from_sshare(&format!("{TIE_HEADER}{capture}"), "sshare.txt").unwrap();
+        let notes = slurm::settle_sibling_order(&mut t, None).unwrap();
+        assert_eq!(tie_factors(&t), captured(capture));
+        assert!(t.order_detected());
+        let tied: Vec<Vec<&str>> = slurm::tied_accounts(&t)
+            .iter()
+            .map(|s| s.iter().map(|&i| t.nodes[i].name.as_str()).collect())
+            .collect();
+        assert_eq!(tied, [walk]);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("found from the capture"), "{}", notes[0]);
+    }
+    // The input order alone gives BEFORE's values, four of them wrong for AFTER.
+    let (t, _) = from_sshare(&format!("{TIE_HEADER}{TIE_AFTER}"), "sshare.txt").unwrap();
+    let wrong = tie_factors(&t)
+        .iter()
+        .zip(captured(TIE_AFTER))
+        .filter(|(a, b)| **a != *b)
+        .count();
+    assert_eq!(wrong, 4);
+}
+
+/// Without the FairShare column (nothing to find the order from), sacctmgr's lft order gives
+/// the values after the restart, and the note says which order was used.
+#[test]
+fn fair_tree_tie_order_from_sacctmgr_lft() {
+    use jobsort::fairshare::inputs::from_sshare;
+    let bare: String = format!("{TIE_HEADER}{TIE_AFTER}")
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split('|').collect();
+            format!("{}|{}|{}|{}\n", f[0], f[1], f[2], f[4])
+        })
+        .collect();
+    let (mut t, _) = from_sshare(&bare, "sshare.txt").unwrap();
+    let notes = slurm::settle_sibling_order(&mut t, None).unwrap();
+    assert!(!t.order_detected());
+    assert_eq!(tie_factors(&t), captured(TIE_BEFORE));
+    assert!(
+        notes[0].contains("the input's order") && notes[0].contains("Lft"),
+        "{notes:?}"
+    );
+    let order = jobsort::slurm::assoc::lft_order(TIE_ASSOC, "assoc.txt", None).unwrap();
+    let notes = slurm::settle_sibling_order(&mut t, Some(&order)).unwrap();
+    assert_eq!(tie_factors(&t), captured(TIE_AFTER));
+    assert_eq!(
+        notes,
+        [
+            "Fair Tree: sibling accounts with equal LevelFS (`beta`, `alpha`, `science`) are \
+          ranked in the associations' lft order from assoc.txt (slurmctld's order since it \
+          last started)"
+        ]
+    );
+    // An explicit order the capture contradicts is kept, and said so.
+    let (mut t, _) = from_sshare(&format!("{TIE_HEADER}{TIE_AFTER}"), "sshare.txt").unwrap();
+    let notes =
+        slurm::settle_sibling_order(&mut t, Some(&jobsort::fairshare::tree::SiblingOrder::Input))
+            .unwrap();
+    assert!(
+        notes[0].contains("4 user associations get another factor"),
+        "{notes:?}"
+    );
+}
+
+/// `jobsort fairshare --format json` says which order decided the ties (`tie_order`), from
+/// the capture or from `--slurm-tie-order FILE` (sacctmgr's Lft table).
+#[test]
+fn fairshare_json_says_which_tie_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let sshare = dir.path().join("sshare.txt");
+    let assoc = dir.path().join("assoc.txt");
+    std::fs::write(&sshare, format!("{TIE_HEADER}{TIE_AFTER}")).unwrap();
+    std::fs::write(&assoc, TIE_ASSOC).unwrap();
+    let run = |extra: &[&str]| -> Value {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_jobsort"))
+            .args([
+                "fairshare",
+                "--sshare",
+                sshare.to_str().unwrap(),
+                "--format",
+                "json",
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()["tie_order"].clone()
+    };
+    assert_eq!(
+        run(&[]),
+        serde_json::json!({"order": "capture", "source": null, "detected": true,
+                           "tied_accounts": [["beta", "alpha", "science"]]})
+    );
+    let a = assoc.to_str().unwrap();
+    assert_eq!(
+        run(&["--slurm-tie-order", a]),
+        serde_json::json!({"order": "lft", "source": a, "detected": false,
+                           "tied_accounts": [["beta", "alpha", "science"]]})
+    );
+}

@@ -319,7 +319,12 @@ impl TreeSource {
             }
         };
         let mut tree = file.tree;
-        if let Some(order) = &self.sibling_order {
+        if algorithm == Algorithm::SlurmFairTree {
+            warnings.extend(
+                slurm::settle_sibling_order(&mut tree, self.sibling_order.as_ref())
+                    .map_err(TreeSourceError::SiblingOrder)?,
+            );
+        } else if let Some(order) = &self.sibling_order {
             tree.set_sibling_order(order)
                 .map_err(TreeSourceError::SiblingOrder)?;
         }
@@ -515,6 +520,8 @@ pub fn from_sshare(text: &str, file: &str) -> Result<(ShareTree, Vec<String>), F
             "expected a header with Account|User|RawShares|RawUsage (sshare -a -l -P)",
         ));
     };
+    // FairShare: slurmctld's own factor, kept to find the order of tied siblings it used.
+    let cfs = col("FairShare");
     let mut t = ShareTree::new(1.0);
     // stack[d] = the account at depth d
     let mut stack: Vec<String> = Vec::new();
@@ -585,7 +592,15 @@ pub fn from_sshare(text: &str, file: &str) -> Result<(ShareTree, Vec<String>), F
                 Some(user),
             )
         };
-        r.map_err(|m| FairshareError::at(file, ln, m))?;
+        let i = r.map_err(|m| FairshareError::at(file, ln, m))?;
+        if !user.is_empty()
+            && let Some(v) = cfs.map(|c| f[c].trim()).filter(|v| !v.is_empty())
+        {
+            let v: f64 = v.parse().map_err(|_| {
+                FairshareError::at(file, ln, format!("FairShare `{v}` is not a number"))
+            })?;
+            t.set_captured_factor(i, v);
+        }
     }
     let w = t.finish();
     Ok((t, w))

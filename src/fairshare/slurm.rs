@@ -13,10 +13,13 @@
 //!
 //! **Exactly tied siblings depend on Slurm's list order.** Slurm sorts each sibling set with
 //! `qsort`; siblings of the same kind with exactly equal LevelFS keep the order of the
-//! association's `children_list`, which follows slurmctld's association list. sshare does
-//! not show that order, and it can change when slurmctld restarts. We use the input order unless [`ShareTree::set_sibling_order`] gives Slurm's.
+//! association's `children_list`: sshare's row order while slurmctld runs after associations
+//! changed, the associations' `lft` order after it starts ([`super::tree::SiblingOrder`]
+//! cites where each comes from). sshare does not say which holds. We use the input order
+//! unless [`ShareTree::set_sibling_order`] gives Slurm's; [`tied_accounts`] lists the sibling
+//! accounts the order decides.
 
-use super::tree::{NodeValues, ShareTree, Shares};
+use super::tree::{NodeValues, ShareTree, Shares, SiblingOrder};
 
 /// Slurm's `NO_VAL` as a LevelFS (`(long double) NO_VAL`).
 pub const NO_VAL_LF: f64 = 4_294_967_294.0;
@@ -187,10 +190,15 @@ fn depth_oblivious_usage(
     ratio_p * ratio_l.powf(k) * s[i]
 }
 
-/// Slurm Fair Tree: LevelFS per node and `rank / N` per user, N = all user associations.
-pub fn fair_tree(t: &ShareTree) -> Vec<NodeValues> {
-    let l = layout(t);
-    let global = classic_shares(t, &l);
+/// Fair Tree's level shares `S`, level usage `U` and LevelFS of every node
+/// (`_calc_assoc_fs`, `fair_tree.c`).
+struct LevelFs {
+    s: Vec<f64>,
+    u: Vec<f64>,
+    lf: Vec<f64>,
+}
+
+fn level_fs(t: &ShareTree, l: &FsLayout) -> LevelFs {
     let n = t.nodes.len();
     let mut s = vec![0.0; n];
     let mut u = vec![0.0; n];
@@ -217,6 +225,175 @@ pub fn fair_tree(t: &ShareTree) -> Vec<NodeValues> {
             _ => s[i] / u[i],
         };
     }
+    LevelFs { s, u, lf }
+}
+
+/// The sets of sibling accounts (under one fs parent) whose Fair Tree LevelFS is exactly
+/// equal, each in the order Fair Tree walks them: the accounts whose users' values depend on
+/// the order of tied siblings ([`ShareTree::set_sibling_order`]). Tied users share one rank
+/// whatever their order; a user tied with an account comes first (`_cmp_level_fs`).
+pub fn tied_accounts(t: &ShareTree) -> Vec<Vec<usize>> {
+    let l = layout(t);
+    let lf = level_fs(t, &l).lf;
+    let mut out = Vec::new();
+    for &p in &l.order {
+        let mut accounts: Vec<usize> = l.fs_children[p]
+            .iter()
+            .copied()
+            .filter(|&c| !t.nodes[c].is_user && t.nodes[c].shares != Shares::Parent)
+            .collect();
+        accounts.sort_by(|&a, &b| {
+            lf[b]
+                .total_cmp(&lf[a])
+                .then_with(|| t.tie_key(a).cmp(&t.tie_key(b)))
+        });
+        for set in accounts.chunk_by(|&a, &b| lf[a] == lf[b]) {
+            if set.len() > 1 {
+                out.push(set.to_vec());
+            }
+        }
+    }
+    out
+}
+
+/// A note on the sibling accounts whose order decides their users' Fair Tree values
+/// ([`tied_accounts`]) and the order used; `None` when no accounts are tied.
+pub fn tie_note(t: &ShareTree) -> Option<String> {
+    let sets = tied_accounts(t);
+    if sets.is_empty() {
+        return None;
+    }
+    let names: Vec<String> = sets
+        .iter()
+        .map(|set| {
+            set.iter()
+                .map(|&i| format!("`{}`", t.nodes[i].name))
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .collect();
+    let order = t.sibling_order();
+    let (text, hint) = if t.order_detected() {
+        (
+            "the order slurmctld used, found from the capture (its FairShare values follow it)"
+                .to_string(),
+            "",
+        )
+    } else if matches!(order, SiblingOrder::Lft { .. }) {
+        (order.describe(), "")
+    } else {
+        (
+            order.describe(),
+            "; after slurmctld starts, Slurm's is the associations' lft order \
+             (sacctmgr -P show assoc format=Cluster,Account,User,Lft)",
+        )
+    };
+    Some(format!(
+        "Fair Tree: sibling accounts with equal LevelFS ({}) are ranked in {text}{hint}",
+        names.join("; "),
+    ))
+}
+
+/// How many of the user associations with a captured factor (sshare's `FairShare`) Fair
+/// Tree gives another value, as sshare prints it (`%f`), under the tree's sibling order.
+fn captured_mismatches(t: &ShareTree) -> usize {
+    let fs = fair_tree(t);
+    (0..t.nodes.len())
+        .filter(|&i| match (t.captured_factor(i), fs[i].fairshare_factor) {
+            (Some(c), Some(v)) => format!("{c:.6}") != format!("{v:.6}"),
+            _ => false,
+        })
+        .count()
+}
+
+/// Sets of tied accounts larger than this are not searched for the captured order (their
+/// permutations grow as n!).
+const MAX_SEARCHED_TIE: usize = 6;
+
+/// Set the order of tied sibling accounts for Fair Tree, and say which was used
+/// ([`tie_note`]). `explicit` wins. Without it, when sibling accounts are tied and the input
+/// carries slurmctld's own factors (an sshare capture's `FairShare`), the order that gives
+/// the captured factors is used: the input's when it does, else, set by set of tied
+/// accounts, the arrangement of the set that gives its users' captured factors (a set
+/// decides only the ranks of its own accounts' users: the users before it are walked
+/// first, and the sibling after it, of another LevelFS, starts a rank of its own). Sets of
+/// more than six accounts are left in input order. An explicit order the captured factors
+/// contradict is kept, with a note that says so. Returns the notes to show; `Err` when
+/// `explicit` names a node the tree does not have.
+pub fn settle_sibling_order(
+    t: &mut ShareTree,
+    explicit: Option<&SiblingOrder>,
+) -> Result<Vec<String>, String> {
+    let mut notes = Vec::new();
+    t.set_order_detected(false);
+    let captured = (0..t.nodes.len()).any(|i| t.captured_factor(i).is_some());
+    t.set_sibling_order(explicit.unwrap_or(&SiblingOrder::Input))?;
+    let sets = tied_accounts(t);
+    if !sets.is_empty() && captured {
+        let mut bad = captured_mismatches(t);
+        if let Some(order) = explicit {
+            if bad > 0 {
+                notes.push(format!(
+                    "Fair Tree: under {}, {bad} user associations get another factor than the \
+                     capture's FairShare",
+                    order.describe()
+                ));
+            }
+        } else {
+            // Every node by name in input order; each tied set's members permuted in place.
+            let mut names: Vec<String> = t.nodes.iter().map(|n| n.name.clone()).collect();
+            for set in sets.iter().filter(|s| s.len() <= MAX_SEARCHED_TIE) {
+                if bad == 0 {
+                    break;
+                }
+                let mut slots: Vec<usize> = set.clone();
+                slots.sort_unstable();
+                let mut perm: Vec<usize> = slots.clone();
+                let (mut best, mut best_perm) = (bad, perm.clone());
+                while next_permutation(&mut perm) {
+                    for (&slot, &node) in slots.iter().zip(&perm) {
+                        names[slot] = t.nodes[node].name.clone();
+                    }
+                    t.set_sibling_order(&SiblingOrder::Names(names.clone()))?;
+                    let b = captured_mismatches(t);
+                    if b < best {
+                        (best, best_perm) = (b, perm.clone());
+                    }
+                }
+                for (&slot, &node) in slots.iter().zip(&best_perm) {
+                    names[slot] = t.nodes[node].name.clone();
+                }
+                bad = best;
+            }
+            t.set_sibling_order(&SiblingOrder::Names(names))?;
+            if bad == 0 {
+                t.set_order_detected(true);
+            } else {
+                t.set_sibling_order(&SiblingOrder::Input)?;
+            }
+        }
+    }
+    notes.extend(tie_note(t));
+    Ok(notes)
+}
+
+/// The next permutation in lexicographic order; `false` after the last.
+fn next_permutation(v: &mut [usize]) -> bool {
+    let Some(i) = (1..v.len()).rev().find(|&i| v[i - 1] < v[i]) else {
+        return false;
+    };
+    let j = (i..v.len()).rev().find(|&j| v[j] > v[i - 1]).unwrap_or(i);
+    v.swap(i - 1, j);
+    v[i..].reverse();
+    true
+}
+
+/// Slurm Fair Tree: LevelFS per node and `rank / N` per user, N = all user associations.
+pub fn fair_tree(t: &ShareTree) -> Vec<NodeValues> {
+    let l = layout(t);
+    let global = classic_shares(t, &l);
+    let n = t.nodes.len();
+    let LevelFs { s, u, lf } = level_fs(t, &l);
     let big_n = t.user_count();
     let mut fs = vec![None; n];
     calc_tree_fs(t, &l, &lf, big_n, &mut fs);

@@ -49,13 +49,33 @@ pub struct ShareTree {
     pub nodes: Vec<ShareNode>,
     index: HashMap<String, usize>,
     tie_order: TieOrder,
+    /// The order asked for, which [`ShareTree::sibling_order`] reports.
+    sibling_order: SiblingOrder,
+    /// The fairshare factor the input gave each user association (sshare's `FairShare`),
+    /// which only [`crate::fairshare::slurm::settle_sibling_order`] reads.
+    captured: HashMap<usize, f64>,
+    /// Whether the sibling order was found from the captured factors.
+    order_detected: bool,
 }
 
-/// The order in which Slurm holds sibling associations, which decides the order of siblings
-/// whose Fair Tree LevelFS is exactly equal (`_calc_tree_fs` sorts each sibling set with
-/// `qsort`; equal entries stay in the order of the association's `children_list`, which
-/// follows slurmctld's association list, not sshare's display, and can change when slurmctld
-/// restarts).
+/// The order in which Slurm holds sibling associations, which decides the order of sibling
+/// accounts whose Fair Tree LevelFS is exactly equal.
+///
+/// `_calc_tree_fs` (`fair_tree.c`) copies each association's `children_list` into an array
+/// (`_append_list_to_array`) and sorts it with `qsort(..., _cmp_level_fs)`, which compares
+/// LevelFS, then users before accounts, and calls the rest equal; glibc's `qsort` (2.36, as
+/// in Debian 12) is a merge sort when it can allocate its buffer, so equal entries keep the
+/// list's order. That list is built in one of two orders (`src/common/assoc_mgr.c`):
+/// - when slurmctld starts (or reloads every association), `_post_assoc_list` appends each
+///   association to its parent's `children_list` in the order slurmdbd sent them, which
+///   `_cluster_get_assocs` (`as_mysql_assoc.c`) selects `order by lft`: [`SiblingOrder::Lft`];
+/// - when an association is added, removed or moved while it runs, `assoc_mgr_update_assocs`
+///   flushes every `children_list` and refills it from the association list after
+///   `slurmdb_sort_hierarchical_assoc_list` (users before accounts, each by name): the order
+///   `sshare` prints its rows in, so [`SiblingOrder::Input`] of an sshare capture.
+///
+/// slurmdbd gives a new child the `lft` next to its parent's (`add_assocs`), before its older
+/// siblings: after a restart, siblings added one at a time stand in reverse order of creation.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub enum SiblingOrder {
     /// The input's order (sshare's rows, the JSON's nodes).
@@ -66,6 +86,11 @@ pub enum SiblingOrder {
     /// These associations first, in this order (node names: `account` or `account/user`
     /// for sshare input); the others after them in input order.
     Names(Vec<String>),
+    /// The associations by ascending `lft`, as `sacctmgr show assoc format=...,Lft` lists
+    /// them (`source` names that capture): slurmctld's order since it last started. Names the
+    /// tree does not have are skipped (sacctmgr lists associations sshare may leave out);
+    /// the tree's nodes the list lacks come after, in input order.
+    Lft { source: String, names: Vec<String> },
 }
 
 impl SiblingOrder {
@@ -79,6 +104,31 @@ impl SiblingOrder {
                     .map(|n| n.trim().to_string())
                     .filter(|n| !n.is_empty())
                     .collect(),
+            ),
+        }
+    }
+
+    /// A short name of the order: `input`, `reverse`, `listed` or `lft`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            SiblingOrder::Input => "input",
+            SiblingOrder::Reverse => "reverse",
+            SiblingOrder::Names(_) => "listed",
+            SiblingOrder::Lft { .. } => "lft",
+        }
+    }
+
+    /// What the order is, in words.
+    pub fn describe(&self) -> String {
+        match self {
+            SiblingOrder::Input => "the input's order (an sshare capture's rows: slurmctld's \
+                order after associations changed while it ran)"
+                .to_string(),
+            SiblingOrder::Reverse => "the input's order reversed".to_string(),
+            SiblingOrder::Names(_) => "the order given".to_string(),
+            SiblingOrder::Lft { source, .. } => format!(
+                "the associations' lft order from {source} (slurmctld's order since it last \
+                 started)"
             ),
         }
     }
@@ -117,7 +167,35 @@ impl ShareTree {
             nodes: vec![root],
             index,
             tie_order: TieOrder::Input,
+            sibling_order: SiblingOrder::Input,
+            captured: HashMap::new(),
+            order_detected: false,
         }
+    }
+
+    /// Record the fairshare factor the input gave node `i` (sshare's `FairShare` column).
+    pub fn set_captured_factor(&mut self, i: usize, factor: f64) {
+        self.captured.insert(i, factor);
+    }
+
+    /// The fairshare factor the input gave node `i`, if any.
+    pub fn captured_factor(&self, i: usize) -> Option<f64> {
+        self.captured.get(&i).copied()
+    }
+
+    /// Whether [`ShareTree::sibling_order`] was found from the captured factors.
+    pub fn order_detected(&self) -> bool {
+        self.order_detected
+    }
+
+    /// Mark the sibling order as found from the captured factors.
+    pub fn set_order_detected(&mut self, detected: bool) {
+        self.order_detected = detected;
+    }
+
+    /// The order of exactly tied siblings in use ([`ShareTree::set_sibling_order`]).
+    pub fn sibling_order(&self) -> &SiblingOrder {
+        &self.sibling_order
     }
 
     /// Set the order of exactly tied siblings (see [`SiblingOrder`]). Every listed name must
@@ -136,7 +214,17 @@ impl ShareTree {
                 }
                 TieOrder::Listed(m)
             }
+            SiblingOrder::Lft { names, .. } => {
+                let mut m = HashMap::new();
+                for (k, n) in names.iter().enumerate() {
+                    if let Some(i) = self.find(n) {
+                        m.entry(i).or_insert(k);
+                    }
+                }
+                TieOrder::Listed(m)
+            }
         };
+        self.sibling_order = order.clone();
         Ok(())
     }
 

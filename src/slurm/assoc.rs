@@ -29,6 +29,7 @@
 
 pub use super::sacctmgr::SacctmgrError as AssocError;
 use super::sacctmgr::Table;
+use crate::fairshare::tree::SiblingOrder;
 use std::collections::BTreeMap;
 
 /// One association as listed: its own values (empty fields are `None` and empty maps), and
@@ -306,6 +307,63 @@ impl AssocPriorities {
     }
 }
 
+/// Slurm's order of sibling associations after slurmctld starts, for Fair Tree's exact ties
+/// ([`SiblingOrder::Lft`], which cites `_post_assoc_list` and `_cluster_get_assocs`'s `order
+/// by lft`), from `sacctmgr -P show assoc format=Cluster,Account,User,Lft` (or any columns
+/// with `Account`, `User` and `Lft`): the associations by ascending `Lft`, named as an sshare
+/// capture names them (`account`, `account/user`). One cluster's: a table of several is
+/// refused unless `cluster` picks one.
+pub fn lft_order(
+    text: &str,
+    file: &str,
+    cluster: Option<&str>,
+) -> Result<SiblingOrder, AssocError> {
+    let t = Table::parse(text, file)?;
+    let (Some(ca), Some(cu), Some(cl)) = (t.col("Account"), t.col("User"), t.col("Lft")) else {
+        return Err(t.err(
+            t.header_line,
+            "expected a header with Account, User and Lft \
+             (sacctmgr -P show assoc format=Cluster,Account,User,Lft)",
+        ));
+    };
+    let cc = t.col("Cluster");
+    let mut clusters: Vec<&str> = Vec::new();
+    let mut rows: Vec<(u64, usize, String)> = Vec::new();
+    for row in t.rows_of(cluster) {
+        let c = t.get(row, cc);
+        if !c.is_empty() && !clusters.contains(&c) {
+            clusters.push(c);
+        }
+        let lft = t.get(row, Some(cl));
+        let lft: u64 = lft
+            .parse()
+            .map_err(|_| t.err(row.line, format!("Lft `{lft}` is not a number")))?;
+        let (account, user) = (t.get(row, Some(ca)), t.get(row, Some(cu)));
+        let name = if user.is_empty() {
+            account.to_string()
+        } else {
+            format!("{account}/{user}")
+        };
+        rows.push((lft, row.line, name));
+    }
+    if clusters.len() > 1 {
+        return Err(t.err(
+            t.header_line,
+            format!(
+                "associations of {} clusters ({}): each numbers its own lft; \
+                 capture one (sacctmgr ... cluster=NAME)",
+                clusters.len(),
+                clusters.join(", ")
+            ),
+        ));
+    }
+    rows.sort();
+    Ok(SiblingOrder::Lft {
+        source: file.to_string(),
+        names: rows.into_iter().map(|(_, _, n)| n).collect(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -408,5 +466,65 @@ mod tests {
         let cid = a.find("chem", "cid", None).unwrap();
         let chain: Vec<String> = a.chain(cid).into_iter().map(|i| a.name(i)).collect();
         assert_eq!(chain, ["chem/cid", "chem", "root"]);
+    }
+
+    /// `sacctmgr -P show assoc format=Cluster,Account,User,LFT,ID` from a live slurmdbd
+    /// (22.05: `add cluster`, then accounts `science`, `alpha`, `beta` and their users, one
+    /// command each). `add_assocs` (`as_mysql_assoc.c`) puts each new child at its parent's
+    /// `lft + 1`, so the newest account comes first; sacctmgr lists the rows in its
+    /// hierarchical order, not by lft. The order is by `LFT`, named as sshare's rows are.
+    #[test]
+    fn lft_order_sorts_by_lft_and_names_as_sshare() {
+        let text = "Cluster|Account|User|LFT|ID\n\
+                    jobsortlive|root||1|1\n\
+                    jobsortlive|root|root|18|2\n\
+                    jobsortlive|alpha||8|5\n\
+                    jobsortlive|alpha|u1|11|7\n\
+                    jobsortlive|alpha|u2|9|8\n\
+                    jobsortlive|beta||2|6\n\
+                    jobsortlive|beta|u3|5|9\n\
+                    jobsortlive|beta|u4|3|10\n\
+                    jobsortlive|science||14|3\n\
+                    jobsortlive|science|root|15|4\n";
+        let SiblingOrder::Lft { source, names } = lft_order(text, "assoc.txt", None).unwrap()
+        else {
+            panic!("not an lft order");
+        };
+        assert_eq!(source, "assoc.txt");
+        assert_eq!(
+            names,
+            [
+                "root",
+                "beta",
+                "beta/u4",
+                "beta/u3",
+                "alpha",
+                "alpha/u2",
+                "alpha/u1",
+                "science",
+                "science/root",
+                "root/root"
+            ]
+        );
+        // Each cluster numbers its own lft: two are refused unless one is picked.
+        let two = format!("{text}other|root||1|1\nother|zeta||2|2\n");
+        let e = lft_order(&two, "assoc.txt", None).unwrap_err().to_string();
+        assert!(
+            e.starts_with("assoc.txt:1: associations of 2 clusters (jobsortlive, other)"),
+            "{e}"
+        );
+        assert!(lft_order(&two, "assoc.txt", Some("other")).is_ok());
+        // No Lft column, or a bad value: where.
+        let e = lft_order("Account|User\nroot|\n", "a.txt", None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("a.txt:1: expected a header with Account, User and Lft"),
+            "{e}"
+        );
+        let e = lft_order("Account|User|Lft\nroot||x\n", "a.txt", None)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "a.txt:2: Lft `x` is not a number");
     }
 }

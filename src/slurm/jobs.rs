@@ -30,6 +30,8 @@ pub const RAW_FIELDS: &[(&str, ResourceType)] = &[
     ("fairshare_factor", ResourceType::Float),
     ("billing", ResourceType::Long),
     ("mem", ResourceType::Size),
+    ("whole_node", ResourceType::Long),
+    ("cpus_per_gpu", ResourceType::Long),
 ];
 
 /// The catalog to load Slurm job files with: `catalog` plus the raw fields and a
@@ -90,6 +92,8 @@ pub fn job_inputs(job: &Job) -> JobInputs {
         accrue_time: v("accrue_time").map(|t| t as i64),
         min_nodes,
         cpus: ncpus,
+        whole_node: v("whole_node").is_some_and(|w| w > 0.0),
+        cpus_per_gpu: v("cpus_per_gpu").map_or(0, uint),
         time_limit,
         qos_priority: v("qos_priority").map_or(0, uint),
         assoc: v("assoc").unwrap_or(0.0),
@@ -418,6 +422,23 @@ pub fn parse_squeue_json(
             })
         };
         set("min_nodes", req_nodes.or(int("node_count")?));
+        // What the select plugin's test at submission made of a pending job's CPUs, which
+        // job size reads (Multifactor::job_size_cpus): whole nodes (`--exclusive`, squeue's
+        // `"shared": "none"`), CPUs per GPU (`cpus_per_tres` `gres:gpu:N`).
+        if !started {
+            if text_of("shared").as_deref() == Some("none") {
+                set("whole_node", Some(1));
+            }
+            let per_gpu = text_of("cpus_per_tres").and_then(|t| {
+                t.split(',').find_map(|item| {
+                    let rest = item
+                        .strip_prefix("gres:gpu:")
+                        .or(item.strip_prefix("gres/gpu:"))?;
+                    rest.rsplit(':').next()?.parse::<i64>().ok()
+                })
+            });
+            set("cpus_per_gpu", per_gpu);
+        }
         set("time_limit", int("time_limit")?);
         set("accrue_time", int("accrue_time")?);
         set("nice", int("nice")?.map(unwrap_nice));
@@ -636,6 +657,32 @@ mod tests {
         assert_eq!(ids, ["1", "3", "4", "7"]);
         let all = parse_squeue_json(text, "q", &BTreeMap::new(), SqueueJobs::All).unwrap();
         assert_eq!((all.jobs.len(), all.not_ranked.len()), (8, 0));
+    }
+
+    /// squeue --json of 22.05 (live): a pending `--exclusive` job has `"shared": "none"`, a
+    /// `--cpus-per-gpu=4` one `"cpus_per_tres": "gres:gpu:4"`, both with `"cpus": 1`; job
+    /// size takes the select plugin's CPUs for them (Multifactor::job_size_cpus). A started
+    /// job's `cpus` is its `total_cpus` already: nothing is rebuilt for it.
+    #[test]
+    fn pending_whole_node_and_cpus_per_gpu_are_read() {
+        let text = r#"{"jobs": [
+          {"job_id": 13, "job_state": "PENDING", "partition": "gpu", "cpus": 1, "max_cpus": 0,
+           "shared": "none", "cpus_per_tres": "", "tres_req_str": "cpu=1,node=1"},
+          {"job_id": 21, "job_state": "PENDING", "partition": "gpu", "cpus": 1, "max_cpus": 0,
+           "shared": null, "cpus_per_tres": "gres:gpu:4", "tres_req_str": "cpu=1,node=1,gres/gpu=4"},
+          {"job_id": 4, "job_state": "RUNNING", "partition": "gpu", "cpus": 16, "max_cpus": 0,
+           "shared": "none", "cpus_per_tres": "gres:gpu:4", "tres_req_str": "cpu=1,node=1"}
+        ]}"#;
+        let read = parse_squeue_json(text, "q", &BTreeMap::new(), SqueueJobs::All).unwrap();
+        let inputs: Vec<(bool, u32, u32)> = read
+            .jobs
+            .iter()
+            .map(|j| {
+                let i = job_inputs(j);
+                (i.whole_node, i.cpus_per_gpu, i.cpus)
+            })
+            .collect();
+        assert_eq!(inputs, [(true, 0, 1), (false, 4, 1), (false, 0, 16)]);
     }
 
     #[test]

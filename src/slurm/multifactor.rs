@@ -30,6 +30,13 @@ pub struct JobInputs {
     pub min_nodes: u32,
     /// The CPU count job size uses: `total_cpus`, else `max_cpus`, else `min_cpus`.
     pub cpus: u32,
+    /// A pending job that asks for whole nodes (`--exclusive`): the select plugin's test at
+    /// submission set its `total_cpus` to its nodes' CPUs, which job size then uses
+    /// ([`Multifactor::factors`]).
+    pub whole_node: bool,
+    /// A pending job's `--cpus-per-gpu` (`cpus_per_tres`), 0 when unset: the select
+    /// plugin's test set its `total_cpus` to at least this many per GPU.
+    pub cpus_per_gpu: u32,
     /// `time_limit` in minutes; `None` is NO_VAL (the partition's MaxTime is used).
     pub time_limit: Option<u32>,
     /// The job's QOS priority (`qos_ptr->priority`).
@@ -82,6 +89,9 @@ pub struct PartitionPrio {
     pub tres_totals: Vec<u64>,
     /// `TRESBillingWeights`, in slurmctld's TRES order.
     pub billing_weights: Option<Vec<(String, f64)>>,
+    /// Its nodes' CPUs (`cpus_efctv`) in the order the select plugin takes whole nodes:
+    /// by `Weight`, then as slurm.conf lists them.
+    pub node_cpus: Vec<u32>,
 }
 
 /// One row of `sprio`: the weighted factors as sprio receives them, and its PRIORITY.
@@ -282,7 +292,18 @@ impl Multifactor {
                         }
                     })
                     .collect();
+                // By weight, then in slurmctld's node table order (slurm.conf's NodeName
+                // lines), not the partition's Nodes= order.
+                let mut by_weight: Vec<(u32, usize, u32)> = conf
+                    .nodes
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, n)| part.nodes.contains(&n.name))
+                    .map(|(i, n)| (n.weight, i, n.cpus_efctv))
+                    .collect();
+                by_weight.sort_unstable();
                 PartitionPrio {
+                    node_cpus: by_weight.into_iter().map(|(_, _, c)| c).collect(),
                     name: part.name.clone(),
                     priority_job_factor: part.priority_job_factor,
                     priority_tier: part.priority_tier,
@@ -441,14 +462,44 @@ impl Multifactor {
         }
     }
 
+    /// The CPU count `set_priority_factors` takes for job size: `total_cpus` when set, which
+    /// for a pending job is the select plugin's guess from its test at submission
+    /// (`job_allocate` → `select_nodes`, test only; `cons_common/job_test.c: _job_test` sets
+    /// `total_cpus` before it stops for a mode other than run-now): the sum of the nodes'
+    /// `cpus_efctv` for a job that takes whole nodes (`whole_node`), else the CPUs it would
+    /// allocate, which `--cpus-per-gpu` raises to that many per GPU. squeue shows a pending
+    /// job's `min_cpus` (`pack_job` ignores `total_cpus` while it is pending), so these two
+    /// are rebuilt here; the nodes are the partition's first `min_nodes` by weight and
+    /// order.
+    pub fn job_size_cpus(&self, job: &JobInputs, part: Option<&PartitionPrio>) -> u32 {
+        let mut cpus = job.cpus;
+        if job.whole_node
+            && let Some(p) = part
+        {
+            let whole: u32 = p.node_cpus.iter().take(job.min_nodes.max(1) as usize).sum();
+            cpus = cpus.max(whole);
+        }
+        if job.cpus_per_gpu != 0 {
+            let gpus = job
+                .tres
+                .iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case("gres/gpu"))
+                .map_or(0, |&(_, v)| v);
+            let per_gpu = u64::from(job.cpus_per_gpu).saturating_mul(gpus);
+            cpus = cpus.max(u32::try_from(per_gpu).unwrap_or(u32::MAX));
+        }
+        cpus
+    }
+
     /// `set_priority_factors`' job size, in its order of operations.
     fn job_size(&self, job: &JobInputs, part: Option<&PartitionPrio>) -> f64 {
         let (nodes, cpus) = (self.node_count, self.cluster_cpus);
         let (n, c) = (f64::from(nodes), f64::from(cpus));
+        let job_cpus = self.job_size_cpus(job, part);
         let js = if self.small_relative_to_time {
             let mut js = f64::from(job.min_nodes) * c / n;
-            if f64::from(job.cpus) > js {
-                js = f64::from(job.cpus);
+            if f64::from(job_cpus) > js {
+                js = f64::from(job_cpus);
             }
             let time_limit = match (job.time_limit, part) {
                 (Some(t), _) => t,
@@ -461,15 +512,15 @@ impl Multifactor {
         } else if self.favor_small {
             // uint32 arithmetic, as Slurm's `node_record_count - min_nodes`.
             let mut js = f64::from(nodes.wrapping_sub(job.min_nodes)) / n;
-            if job.cpus != 0 {
-                js += f64::from(cpus.wrapping_sub(job.cpus)) / c;
+            if job_cpus != 0 {
+                js += f64::from(cpus.wrapping_sub(job_cpus)) / c;
                 js /= 2.0;
             }
             js
         } else {
             let mut js = f64::from(job.min_nodes) / n;
-            if job.cpus != 0 {
-                js += f64::from(job.cpus) / c;
+            if job_cpus != 0 {
+                js += f64::from(job_cpus) / c;
                 js /= 2.0;
             }
             js
@@ -935,5 +986,47 @@ mod tests {
         };
         assert_eq!(m.sprio(&f).priority, 103.0);
         assert_eq!(m.priority(&f), 103);
+    }
+
+    /// A pending job's CPUs for job size: `total_cpus` as the select plugin's submission test
+    /// leaves it (`cons_common/job_test.c: _job_test`: the nodes' `cpus_efctv` for a whole-node
+    /// job; the allocation, which `--cpus-per-gpu` raises, otherwise), not squeue's
+    /// `min_cpus`. Live Slurm 22.05 (g1: 16 CPUs and 4 GPUs, c1: 8 CPUs; partitions gpu = g1,
+    /// all = c1,g1; SMALL_RELATIVE_TO_TIME, PriorityFavorSmall, PriorityWeightJobSize=100000):
+    /// sprio's JOBSIZE was 96667 for `-p gpu --exclusive -t 20` (16 CPUs: 1 − 16/20/24),
+    /// 97778 for `-p gpu --gpus=4 --cpus-per-gpu=4 -t 30` and for `-p all --exclusive -t 30`
+    /// (16 CPUs: g1, first in the node table though the partition lists c1 first), where
+    /// squeue's 1 CPU gave 97500 and 98333.
+    #[test]
+    fn pending_job_size_takes_the_select_test_cpus() {
+        let c = SlurmConf::parse(
+            "PriorityType=priority/multifactor\nPriorityWeightJobSize=100000\n\
+             PriorityFavorSmall=YES\nPriorityFlags=SMALL_RELATIVE_TO_TIME\n\
+             NodeName=g1 CPUs=16 RealMemory=64000 Gres=gpu:4\nNodeName=c1 CPUs=8 RealMemory=32000\n\
+             PartitionName=cpu Nodes=c1 Default=YES\nPartitionName=gpu Nodes=g1 MaxTime=120\n\
+             PartitionName=all Nodes=c1,g1 MaxTime=600\n",
+            "slurm.conf",
+        )
+        .unwrap();
+        let m = Multifactor::from_conf(&c, 0);
+        let js = |part: &str, limit: u32, whole_node: bool, cpus_per_gpu: u32, gpus: u64| {
+            let job = JobInputs {
+                partition: Some(part.into()),
+                min_nodes: 1,
+                cpus: 1,
+                time_limit: Some(limit),
+                whole_node,
+                cpus_per_gpu,
+                tres: vec![("gres/gpu".into(), gpus)],
+                ..JobInputs::default()
+            };
+            (m.factors(&job, 0).jobsize * 100000.0) as i64
+        };
+        assert_eq!(js("gpu", 20, true, 0, 0), 96666);
+        assert_eq!(js("gpu", 30, false, 4, 4), 97777);
+        assert_eq!(js("all", 30, true, 0, 0), 97777);
+        // Without them: max(min_nodes × 24 / 2, 1) = 12 CPUs.
+        assert_eq!(js("gpu", 20, false, 0, 0), 97500);
+        assert_eq!(js("all", 30, false, 0, 4), 98333);
     }
 }

@@ -45,9 +45,22 @@ pub struct FairshareOpts {
     #[arg(long = "fairshare-lenient", hide = true)]
     pub fairshare_lenient: bool,
     /// Slurm Fair Tree: the order slurmctld holds sibling associations in, which decides
-    /// siblings with exactly equal LevelFS: `input` (default), `reverse`, or names first.
+    /// siblings with exactly equal LevelFS: `input` (default), `reverse`, names first, or a
+    /// file of `sacctmgr -P show assoc format=Cluster,Account,User,Lft` (the order after
+    /// slurmctld starts).
     #[arg(long, value_name = "ORDER")]
     pub slurm_tie_order: Option<String>,
+}
+
+/// `--slurm-tie-order`: `input`, `reverse`, a file of `sacctmgr -P show assoc` with an `Lft`
+/// column (when a file of that name exists), or names.
+pub fn sibling_order(arg: &str) -> Result<SiblingOrder, String> {
+    let path = std::path::Path::new(arg);
+    if !matches!(arg, "input" | "reverse") && path.is_file() {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{arg}: cannot read: {e}"))?;
+        return jobsort::slurm::assoc::lft_order(&text, arg, None).map_err(|e| e.to_string());
+    }
+    Ok(SiblingOrder::parse(arg))
 }
 
 impl FairshareOpts {
@@ -146,6 +159,11 @@ impl FairshareOpts {
                 format!("unknown --algorithm `{s}` (pbs, slurm-classic, slurm-depth-oblivious, slurm-fairtree, flux)")
             })?),
         };
+        let sibling_order = match self.slurm_tie_order.as_deref().map(sibling_order) {
+            None => None,
+            Some(Ok(o)) => Some(o),
+            Some(Err(e)) => return Err(format!("--slurm-tie-order: {e}")),
+        };
         let source = TreeSource {
             resource_group: self.resource_group.clone(),
             usage: self.usage.clone(),
@@ -153,7 +171,7 @@ impl FairshareOpts {
             algorithm,
             unknown_shares: self.unknown_shares.unwrap_or(0),
             lenient: self.fairshare_lenient,
-            sibling_order: self.slurm_tie_order.as_deref().map(SiblingOrder::parse),
+            sibling_order,
         };
         source.load().map_err(|e| match e {
             TreeSourceError::NotPbs(_) => {

@@ -164,5 +164,23 @@ pub(super) fn share_tree_json(t: &ShareTree, v: &[NodeValues], alg: Algorithm) -
             Value::Object(o)
         })
         .collect();
-    serde_json::to_string_pretty(&json!({ "entities": ents })).unwrap_or_default() + "\n"
+    let mut doc = json!({ "entities": ents });
+    if alg == Algorithm::SlurmFairTree {
+        // Which order decided sibling accounts of equal LevelFS, and which accounts those were.
+        let tied: Vec<Vec<&str>> = jobsort::fairshare::slurm::tied_accounts(t)
+            .iter()
+            .map(|set| set.iter().map(|&i| t.nodes[i].name.as_str()).collect())
+            .collect();
+        let order = t.sibling_order();
+        doc["tie_order"] = json!({
+            "order": if t.order_detected() { "capture" } else { order.kind() },
+            "source": match order {
+                jobsort::fairshare::tree::SiblingOrder::Lft { source, .. } => json!(source),
+                _ => Value::Null,
+            },
+            "detected": t.order_detected(),
+            "tied_accounts": tied,
+        });
+    }
+    serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
 }

@@ -8,7 +8,7 @@ use super::pbsfs::MAX_TEXT_DEPTH;
 use crate::cli::output::Out;
 use jobsort::fairshare::Algorithm;
 use jobsort::fairshare::inputs;
-use jobsort::fairshare::tree::{NodeValues, ShareTree, Shares, SiblingOrder};
+use jobsort::fairshare::tree::{NodeValues, ShareTree, Shares};
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
@@ -51,10 +51,26 @@ pub(super) fn run(a: &Opts, explicit: Option<Algorithm>, out: &mut Out) -> ExitC
             file.algorithm
         }
     };
-    if let Some(order) = &a.slurm_tie_order
-        && let Err(e) = file.tree.set_sibling_order(&SiblingOrder::parse(order))
+    let explicit = match a
+        .slurm_tie_order
+        .as_deref()
+        .map(crate::cli::fairshare_opts::sibling_order)
     {
-        return fail(format!("--slurm-tie-order: {e}"));
+        None => None,
+        Some(Ok(o)) => Some(o),
+        Some(Err(e)) => return fail(format!("--slurm-tie-order: {e}")),
+    };
+    let settled = if algorithm == Algorithm::SlurmFairTree {
+        jobsort::fairshare::slurm::settle_sibling_order(&mut file.tree, explicit.as_ref())
+    } else {
+        explicit
+            .as_ref()
+            .map_or(Ok(()), |o| file.tree.set_sibling_order(o))
+            .map(|()| Vec::new())
+    };
+    match settled {
+        Ok(notes) => notes.iter().for_each(|n| eprintln!("note: {n}")),
+        Err(e) => return fail(format!("--slurm-tie-order: {e}")),
     }
     let tree = &file.tree;
     let values = match inputs::compute(tree, algorithm, a.damp) {
