@@ -240,6 +240,10 @@ pub struct PartitionConf {
     /// `TRESBillingWeights=`: the weights of the billing TRES (units applied: memory per
     /// MB), as written.
     pub billing_weights: Option<Vec<(String, f64)>>,
+    /// `OverSubscribe=` and `DefCpuPerGPU=` as written (what they do to a pending job's job
+    /// size is not modelled: `multifactor::not_modelled` says so).
+    pub over_subscribe: Option<String>,
+    pub def_cpu_per_gpu: Option<String>,
     pub at: Location,
 }
 
@@ -1146,6 +1150,8 @@ fn partition_conf(
         default,
         state: f.get("State").cloned(),
         qos: f.get("QOS").cloned(),
+        over_subscribe: f.get("OverSubscribe").cloned(),
+        def_cpu_per_gpu: f.get("DefCPUPerGPU").cloned(),
         billing_weights: match f.get("TRESBillingWeights") {
             None => None,
             Some(v) => Some(

@@ -236,6 +236,37 @@ pub fn not_modelled(conf: &SlurmConf) -> Vec<String> {
             }
         }
     }
+    // A pending job's job size counts the CPUs the select plugin's submission test gives it
+    // (`total_cpus`); jobsort follows `--exclusive` and `--cpus-per-gpu`, not a partition
+    // that makes every job exclusive or a default CPUs-per-GPU.
+    for part in &conf.partitions {
+        if part
+            .over_subscribe
+            .as_deref()
+            .is_some_and(|v| v.to_ascii_uppercase().starts_with("EXCLUSIVE"))
+        {
+            out.push(format!(
+                "{}:{}: OverSubscribe=EXCLUSIVE of partition {} is not modelled: its pending \
+                 jobs' job size counts the CPUs they ask, not their nodes' (Slurm's select \
+                 test gives them whole nodes), so job size factors may differ from Slurm's",
+                part.at.file, part.at.line, part.name
+            ));
+        }
+        if part.def_cpu_per_gpu.is_some() {
+            out.push(format!(
+                "{}:{}: DefCpuPerGPU of partition {} is not modelled: a pending GPU job's job \
+                 size counts the CPUs it asks, so job size factors may differ from Slurm's",
+                part.at.file, part.at.line, part.name
+            ));
+        }
+    }
+    if let Some((_, at)) = conf.settings.get("DefCPUPerGPU") {
+        out.push(format!(
+            "{}:{}: DefCpuPerGPU is not modelled: a pending GPU job's job size counts the CPUs \
+             it asks, so job size factors may differ from Slurm's",
+            at.file, at.line
+        ));
+    }
     let mut seen = std::collections::BTreeSet::new();
     for n in &conf.nodes {
         if n.cpu_spec_list.is_some() && seen.insert((n.at.file.clone(), n.at.line)) {
@@ -741,6 +772,34 @@ mod tests {
             w[0].starts_with("s.conf:1: CPUSpecList is not modelled"),
             "{w:?}"
         );
+    }
+
+    #[test]
+    fn partition_exclusivity_and_default_cpus_per_gpu_are_said_not_modelled() {
+        // A pending job's job size counts the CPUs the select plugin's submission test gives
+        // it (total_cpus): a partition with OverSubscribe=EXCLUSIVE gives every job whole
+        // nodes, DefCpuPerGPU a GPU job that many CPUs per GPU. Neither is followed: said,
+        // naming the line, never a silent difference.
+        let text = "NodeName=a CPUs=8
+                    PartitionName=ex Nodes=a OverSubscribe=EXCLUSIVE
+                    PartitionName=gp Nodes=a DefCpuPerGPU=4
+                    PartitionName=plain Nodes=a OverSubscribe=NO
+";
+        let conf = SlurmConf::parse(text, "s.conf").unwrap();
+        let w = not_modelled(&conf);
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(w[0].starts_with("s.conf:2: OverSubscribe=EXCLUSIVE of partition ex"));
+        assert!(w[1].starts_with("s.conf:3: DefCpuPerGPU of partition gp"));
+        let global = SlurmConf::parse(
+            "DefCpuPerGPU=2
+NodeName=a CPUs=8
+",
+            "g.conf",
+        )
+        .unwrap();
+        let w = not_modelled(&global);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].starts_with("g.conf:1: DefCpuPerGPU is not modelled"));
     }
 
     #[test]
