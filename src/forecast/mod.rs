@@ -11,6 +11,7 @@
 //! ([`history`]): the state at past instants rebuilt from the record, planned forward, and
 //! each waiting job's forecast set against the start it had.
 
+pub mod compare;
 pub mod history;
 pub mod plan;
 pub mod report;
@@ -19,7 +20,7 @@ pub mod runtime;
 pub use plan::{
     Blocked, FullWalltime, JobPlan, Plan, PlanOptions, Runtimes, Short, plan, plan_for,
 };
-pub use runtime::{Fit, RuntimeModel};
+pub use runtime::{Fit, KnownRuntimes, RuntimeModel, RuntimesError};
 
 use crate::catalog::{Catalog, Input, Keyword};
 use crate::fairshare::inputs::{EntityKind, TreeSource};

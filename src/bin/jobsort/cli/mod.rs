@@ -32,6 +32,7 @@ mod report;
 mod schedule_args;
 mod shell;
 mod sim;
+mod sim_snapshot;
 mod site_args;
 mod slurm_args;
 mod snapshot;
