@@ -8,29 +8,13 @@
 //! cargo run --example forecast_known_runtimes -- SNAPSHOT_DIR RUNTIMES.csv
 //! ```
 //!
-//! `RUNTIMES.csv` has a line `id,seconds` per job (running or waiting); a job it does not
-//! list runs its whole walltime. Prints `id start` (Unix seconds, `-` for none) for every
+//! `RUNTIMES.csv` has a line `id,seconds` per job (running or waiting), read by
+//! `forecast::KnownRuntimes` as `jobsort sim --snapshot DIR --runtimes FILE` reads it; a job
+//! it does not list runs its whole walltime. Prints `id start` (Unix seconds, `-` for none) for every
 //! waiting job, in the order the plan took them.
 
-use jobsort::forecast::{self, PlanOptions, Runtimes, plan};
-use jobsort::model::snapshot::{PendingJob, Snapshot};
-use std::collections::HashMap;
+use jobsort::forecast::{self, KnownRuntimes, PlanOptions, plan};
 use std::path::Path;
-
-struct Known(HashMap<String, i64>);
-
-impl Runtimes for Known {
-    fn running_end(&self, snap: &Snapshot, i: usize, _now: i64) -> Option<i64> {
-        let job = &snap.running[i];
-        match self.0.get(&job.id) {
-            Some(run) => Some(job.start + run),
-            None => job.planned_end(),
-        }
-    }
-    fn run_time(&self, job: &PendingJob, walltime: i64) -> i64 {
-        self.0.get(&job.id).copied().unwrap_or(walltime)
-    }
-}
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -42,15 +26,10 @@ fn main() {
         eprintln!("forecast_known_runtimes: {e}");
         std::process::exit(1);
     });
-    let mut known = HashMap::new();
-    let text = std::fs::read_to_string(runtimes).expect("the run times file");
-    for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        let (id, secs) = line.split_once(',').expect("a line `id,seconds`");
-        known.insert(
-            id.trim().to_string(),
-            secs.trim().parse::<i64>().expect("seconds"),
-        );
-    }
+    let known = KnownRuntimes::load(Path::new(runtimes)).unwrap_or_else(|e| {
+        eprintln!("forecast_known_runtimes: {e}");
+        std::process::exit(1);
+    });
     let snap = &loaded.snapshot;
     let Some(now) = snap.taken_at else {
         eprintln!("forecast_known_runtimes: the snapshot does not say when it was taken");
@@ -66,7 +45,7 @@ fn main() {
         policy,
         ..PlanOptions::default()
     };
-    let p = plan(snap, &loaded.limits, &order, now, &options, &Known(known));
+    let p = plan(snap, &loaded.limits, &order, now, &options, &known);
     for j in &p.jobs {
         let start = j.start.map_or_else(|| "-".to_string(), |s| s.to_string());
         println!("{} {start}", snap.pending[j.index].id);
