@@ -82,7 +82,10 @@ fn two_formulas_on_a_pbs_snapshot_give_each_user_the_wait_worked_by_hand() {
     assert_eq!(m["p95_wait"], 4350.0);
     // Bounded slowdowns (w + r) / r: 1500/1200, 10200/7200, 8100/3600.
     let bsld = (1500.0 / 1200.0 + 10200.0 / 7200.0 + 8100.0 / 3600.0) / 3.0;
-    assert!((m["mean_bsld"].as_f64().unwrap() - bsld).abs() < 1e-12, "{m}");
+    assert!(
+        (m["mean_bsld"].as_f64().unwrap() - bsld).abs() < 1e-12,
+        "{m}"
+    );
     assert_eq!(m["last_start"], 1_764_590_400 + 3600);
     let other = run_of(&doc, "-walltime");
     assert_eq!(other["metrics"]["mean_wait"], 2000.0);
@@ -115,12 +118,7 @@ fn two_formulas_on_a_pbs_snapshot_give_each_user_the_wait_worked_by_hand() {
 /// as `sim --trace` prints them.
 #[test]
 fn the_table_shows_each_order_and_the_users_changes() {
-    let (code, out, err) = run([
-        "sim",
-        "--snapshot",
-        &why_pbs(),
-        "--formula=-walltime",
-    ]);
+    let (code, out, err) = run(["sim", "--snapshot", &why_pbs(), "--formula=-walltime"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("site: the site's job_sort_formula"), "{out}");
     let row = |label: &str| {
@@ -170,7 +168,10 @@ fn runtimes_end_jobs_when_the_file_says() {
     assert_eq!(m["mean_wait"], 2400.0, "{doc}");
     assert_eq!(m["median_wait"], 2400.0, "{doc}");
     assert!(
-        doc["run_times"].as_str().unwrap().contains("runtimes.csv (1 jobs"),
+        doc["run_times"]
+            .as_str()
+            .unwrap()
+            .contains("runtimes.csv (1 jobs"),
         "{doc}"
     );
 }
@@ -181,9 +182,17 @@ fn a_bad_runtimes_line_names_its_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
     for (text, line, says) in [
         ("202.srv\n", 1, "is not `id,seconds`"),
-        ("# run times\n202.srv,12\n301.srv,1h\n", 3, "`1h` is not a run time"),
+        (
+            "# run times\n202.srv,12\n301.srv,1h\n",
+            3,
+            "`1h` is not a run time",
+        ),
         ("202.srv,-5\n", 1, "`-5` is not a run time"),
-        ("202.srv,10\n\n202.srv,20\n", 3, "listed twice (first at line 1)"),
+        (
+            "202.srv,10\n\n202.srv,20\n",
+            3,
+            "listed twice (first at line 1)",
+        ),
         (",20\n", 1, "no job id"),
     ] {
         let rt = dir.path().join("rt.csv");
@@ -205,13 +214,7 @@ fn a_bad_runtimes_line_names_its_file_and_line() {
 /// two.
 #[test]
 fn trace_flags_and_snapshot_do_not_mix() {
-    let (code, _, err) = run([
-        "sim",
-        "--snapshot",
-        &why_pbs(),
-        "--trace",
-        &kth(),
-    ]);
+    let (code, _, err) = run(["sim", "--snapshot", &why_pbs(), "--trace", &kth()]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("cannot be used with"), "{err}");
     let (code, _, err) = run(["sim", "--snapshot", &why_pbs(), "--record", "x.jsonl"]);
@@ -243,7 +246,12 @@ fn the_jobs_a_limit_holds_wait_until_it_clears() {
         .find(|l| l["reason"] == "Not Running: Queue gpu job limit has been reached.")
         .unwrap_or_else(|| panic!("{limits:?}"));
     assert_eq!(
-        (&gpu["jobs"], &gpu["started"], &gpu["mean_wait"], &gpu["mean_left"]),
+        (
+            &gpu["jobs"],
+            &gpu["started"],
+            &gpu["mean_wait"],
+            &gpu["mean_left"]
+        ),
         (&json!(1), &json!(1), &json!(10200.0), &json!(7200.0))
     );
     assert_eq!(limits.len(), 4, "{limits:?}");
@@ -308,7 +316,8 @@ fn write_pbs_folder(h: &HistorySnapshot, dir: &Path) {
             }),
         );
     }
-    let doc = json!({"timestamp": t, "pbs_version": "23.06.06", "pbs_server": "srv", "nodes": nodes});
+    let doc =
+        json!({"timestamp": t, "pbs_version": "23.06.06", "pbs_server": "srv", "nodes": nodes});
     std::fs::write(dir.join("pbsnodes.json"), doc.to_string()).unwrap();
     let mut jobs = serde_json::Map::new();
     for r in &s.running {
@@ -468,5 +477,8 @@ fn a_snapshot_of_a_simulated_fcfs_schedule_replays_every_waiting_jobs_start() {
         }
     }
     // Enough to mean something: the queue is long at most of these instants.
-    assert!(instants >= 10 && compared >= 400, "{instants} instants, {compared} jobs");
+    assert!(
+        instants >= 10 && compared >= 400,
+        "{instants} instants, {compared} jobs"
+    );
 }

@@ -240,8 +240,11 @@ pub fn compare(
             }
         })
         .collect();
-    let (user_of, users) =
-        metrics::number_names(snap.pending.iter().map(|j| j.user.as_deref().unwrap_or("-")));
+    let (user_of, users) = metrics::number_names(
+        snap.pending
+            .iter()
+            .map(|j| j.user.as_deref().unwrap_or("-")),
+    );
     let (queue_of, queues) = metrics::number_names(queue_names.iter().map(String::as_str));
     let waits: Vec<Vec<Option<f64>>> = runs.iter().map(|r| r.waits.clone()).collect();
     let changes = WaitChanges::new(&waits, (&user_of, &users), (&queue_of, &queues));

@@ -227,7 +227,10 @@ impl KnownRuntimes {
                     )
                 })?;
             if let Some(at) = line_of.get(id) {
-                return Err(err(n, format!("job {id} is listed twice (first at line {at})")));
+                return Err(err(
+                    n,
+                    format!("job {id} is listed twice (first at line {at})"),
+                ));
             }
             line_of.insert(id.to_string(), n);
             by_id.insert(id.to_string(), seconds);

@@ -2,7 +2,7 @@
 
 use super::formula_args::{CatalogArgs, CompileArgs, FormulaValue, read_formula_arg};
 use super::input::{InputPath, one_stdin};
-use super::output::{Out, ReportFormat, write_json};
+use super::output::{Out, ReportFormat, clip, per_job_format, write_json};
 use super::prepared::{Ties, check_absent_inputs, fairshare_inputs};
 use super::queue_order_args::{QueueOrderArgs, in_effect};
 use super::report::{Failure, Outcome, note, warn};
@@ -604,22 +604,6 @@ fn nth_path(p: &Path, k: usize, n: usize) -> PathBuf {
 
 /// The `--plot` file and whether it is a PNG (`.png`) rather than an SVG (`.svg`, or no
 /// extension). Any other extension is a usage error.
-/// Whether `--per-job FILE` is CSV (`.csv`) or JSON lines (`.json`, `.jsonl`).
-pub(super) fn per_job_format(p: &Path) -> Result<(&Path, bool), Failure> {
-    match p
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase)
-    {
-        Some(e) if e == "csv" => Ok((p, true)),
-        Some(e) if e == "json" || e == "jsonl" => Ok((p, false)),
-        _ => Err(Failure::usage(format!(
-            "{}: --per-job writes FILE.csv or FILE.json (JSON lines); unknown extension",
-            p.display()
-        ))),
-    }
-}
-
 /// The `--per-job` file: each job under each run, in job order within each run.
 fn per_job_bytes(
     w: &workload::Workload,
@@ -697,7 +681,17 @@ fn plot_format(p: &Path) -> Result<(&Path, bool), Failure> {
 
 pub fn run(args: Args, out: &mut Out) -> Outcome {
     let Some(trace) = args.trace.clone() else {
-        return super::sim_snapshot::run(args, out);
+        let given = super::sim_snapshot::Given {
+            formula_args: &args.formula_args,
+            formulas: &args.formulas,
+            formula_files: &args.formula_files,
+            policy: args.policy.map(Policy::from),
+            backfill_depth: args.backfill_depth,
+            slurm_backfill: &args.slurm_backfill,
+            per_job: args.per_job.as_deref(),
+            format: args.format,
+        };
+        return super::sim_snapshot::run(&args.snapshot, given, out);
     };
     // Checked before simulating, so a bad name does not cost a whole run.
     let plot = args.plot.as_deref().map(plot_format).transpose()?;
@@ -1361,16 +1355,6 @@ fn write_fidelity(out: &mut Out, runs: &[RunResult], fidelity: &[Fidelity]) -> s
     Ok(())
 }
 
-/// `s` cut to `width` characters, a `~` marking the cut.
-fn clip(s: &str, width: usize) -> String {
-    if s.chars().count() <= width {
-        return s.to_string();
-    }
-    let mut c: String = s.chars().take(width.saturating_sub(1)).collect();
-    c.push('~');
-    c
-}
-
 /// The width of the formula column: the longest label, 8 to 48 characters.
 fn label_width(runs: &[RunResult]) -> usize {
     runs.iter()
@@ -1467,72 +1451,8 @@ fn write_table(
          falls as fairshare's weight grows); jain_bsld: the same over the users' mean bounded slowdowns)"
     )?;
     let labels: Vec<String> = runs.iter().map(label).collect();
-    write_wait_changes(out, changes, &labels)
+    super::output::write_wait_changes(out, changes, &labels)
 }
-
-/// Each run's per-user and per-queue mean-wait changes against the first run's (`labels`:
-/// the runs' names, the first the base), largest first, as `sim` prints them after its table
-/// (`--trace` and `--snapshot` alike); a run whose changes are all 0 prints none.
-pub(super) fn write_wait_changes(
-    out: &mut Out,
-    changes: &WaitChanges,
-    labels: &[String],
-) -> std::io::Result<()> {
-    for (kind, changes) in [("user", &changes.users), ("queue", &changes.queues)] {
-        for (k, rows) in changes.iter().enumerate() {
-            if rows.iter().all(|c| c.change == 0.0) {
-                continue;
-            }
-            writeln!(
-                out,
-                "\nmean wait per {kind}, `{}` against `{}` (largest changes first; s):",
-                clip(&labels[k + 1], 48),
-                clip(&labels[0], 48)
-            )?;
-            let shown = rows.len().min(CHANGES_SHOWN);
-            let table: Vec<[String; 5]> = rows[..shown]
-                .iter()
-                .map(|c| {
-                    [
-                        c.name.clone(),
-                        c.jobs.to_string(),
-                        format!("{:.1}", c.base),
-                        format!("{:.1}", c.other),
-                        format!("{:+.1}", c.change),
-                    ]
-                })
-                .collect();
-            let name_w = table
-                .iter()
-                .map(|r| r[0].len())
-                .max()
-                .unwrap_or(0)
-                .max(kind.len());
-            writeln!(
-                out,
-                "  {kind:<name_w$}  {:>7}  {:>12}  {:>12}  {:>12}",
-                "jobs", "before", "after", "change"
-            )?;
-            for [name, jobs, before, after, change] in &table {
-                writeln!(
-                    out,
-                    "  {name:<name_w$}  {jobs:>7}  {before:>12}  {after:>12}  {change:>12}"
-                )?;
-            }
-            if rows.len() > shown {
-                writeln!(
-                    out,
-                    "  ... {} more (--format json: every one)",
-                    rows.len() - shown
-                )?;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// The rows of each per-user and per-queue change table the text report shows.
-const CHANGES_SHOWN: usize = 10;
 
 /// A `--mem` value: a PBS size, in KB (past `u64::MAX` KB an error, not that maximum).
 fn size_arg(s: &str) -> Result<u64, String> {

@@ -10,9 +10,13 @@
 //! formula reads as a change from today.
 
 use super::formula_args::read_formula_arg;
-use super::output::{Out, ReportFormat, span, write_json, write_table};
+use super::input::InputPath;
+use super::output::{
+    Out, ReportFormat, clip, per_job_format, span, write_json, write_table, write_wait_changes,
+};
 use super::queue;
 use super::report::{Failure, Outcome, note, warn};
+use super::schedule_args::SlurmBackfillArgs;
 use jobsort::fairshare::usage_file::write_atomic;
 use jobsort::forecast::compare::{Compared, compare, not_started};
 use jobsort::forecast::{
@@ -23,7 +27,7 @@ use jobsort::sim::Policy;
 use jobsort::sim::metrics::WaitChanges;
 use jobsort::sim::settings;
 use serde_json::{Value, json};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// The flags of `sim --snapshot`.
@@ -75,23 +79,32 @@ struct Row {
     ordered_by: String,
 }
 
-pub fn run(args: super::sim::Args, out: &mut Out) -> Outcome {
-    let Some(dir) = args.snapshot.snapshot.clone() else {
+/// What `sim`'s other flags say to `--snapshot`: the formulas, the policy, the outputs.
+pub struct Given<'a> {
+    /// FORMULA arguments, `--formula`s (each `-` for stdin, or a qmgr line) and `--file`s.
+    pub formula_args: &'a [String],
+    pub formulas: &'a [String],
+    pub formula_files: &'a [InputPath],
+    pub policy: Option<Policy>,
+    pub backfill_depth: Option<u32>,
+    pub slurm_backfill: &'a SlurmBackfillArgs,
+    pub per_job: Option<&'a Path>,
+    pub format: ReportFormat,
+}
+
+pub fn run(args: &SnapshotArgs, given: Given<'_>, out: &mut Out) -> Outcome {
+    let Some(dir) = args.snapshot.clone() else {
         return Err(Failure::usage("sim needs --trace FILE or --snapshot DIR"));
     };
-    let per_job = args
-        .per_job
-        .as_deref()
-        .map(super::sim::per_job_format)
-        .transpose()?;
+    let per_job = given.per_job.map(per_job_format).transpose()?;
     let mut formulas: Vec<String> = Vec::new();
-    for f in &args.formula_args {
+    for f in given.formula_args {
         formulas.push(read_formula_arg(f, "FORMULA")?.0);
     }
-    for f in &args.formulas {
+    for f in given.formulas {
         formulas.push(read_formula_arg(f, "--formula")?.0);
     }
-    for path in &args.formula_files {
+    for path in given.formula_files {
         formulas.push(jobsort::formula::check::formula_text(&path.read_text()?));
     }
     let loaded = queue::load(&dir, false)?;
@@ -109,9 +122,8 @@ pub fn run(args: super::sim::Args, out: &mut Out) -> Outcome {
             jobsort::forecast::ForecastError::NoNodes
         )));
     }
-    let policy = if args.policy.is_some() || args.backfill_depth.is_some() {
-        let (p, warnings) =
-            settings::sim_policy(args.policy.map(Policy::from), args.backfill_depth, None, None)?;
+    let policy = if given.policy.is_some() || given.backfill_depth.is_some() {
+        let (p, warnings) = settings::sim_policy(given.policy, given.backfill_depth, None, None)?;
         for w in &warnings {
             warn(w);
         }
@@ -119,12 +131,12 @@ pub fn run(args: super::sim::Args, out: &mut Out) -> Outcome {
     } else {
         site_policy(&loaded).map_err(|e| Failure::invalid(format!("{folder}: {e}")))?
     };
-    let policy = args.slurm_backfill.apply(policy)?;
+    let policy = given.slurm_backfill.apply(policy)?;
     // The run times every order is planned with.
     let known;
     let model;
     let (runtimes, run_times): (&(dyn Runtimes + Sync), String) =
-        match (&args.snapshot.runtimes, &args.snapshot.history) {
+        match (&args.runtimes, &args.history) {
             (Some(path), _) => {
                 known = KnownRuntimes::load(path).map_err(Failure::invalid)?;
                 let unmatched = known.unmatched(snap);
@@ -206,7 +218,7 @@ pub fn run(args: super::sim::Args, out: &mut Out) -> Outcome {
             p.display()
         ));
     }
-    match args.format {
+    match given.format {
         ReportFormat::Json => {
             let doc = json!({
                 "snapshot": {
@@ -241,7 +253,15 @@ pub fn run(args: super::sim::Args, out: &mut Out) -> Outcome {
             for m in &snap.missing {
                 note(&format!("{folder}: {m}"));
             }
-            write_report(out, &loaded.snapshot, policy, &run_times, &rows, &runs, &changes)?;
+            write_report(
+                out,
+                &loaded.snapshot,
+                policy,
+                &run_times,
+                &rows,
+                &runs,
+                &changes,
+            )?;
         }
     }
     out.flush()?;
@@ -350,21 +370,11 @@ fn write_report(
         }
     }
     let labels: Vec<String> = rows.iter().map(|r| r.label.clone()).collect();
-    super::sim::write_wait_changes(out, changes, &labels)
+    write_wait_changes(out, changes, &labels)
 }
 
 fn r_no_submit(runs: &[Compared]) -> usize {
     runs.first().map_or(0, |r| r.metrics.no_submit)
-}
-
-/// `s` cut to `width` characters, a `~` marking the cut.
-fn clip(s: &str, width: usize) -> String {
-    if s.chars().count() <= width {
-        return s.to_string();
-    }
-    let mut c: String = s.chars().take(width.saturating_sub(1)).collect();
-    c.push('~');
-    c
 }
 
 /// The `--per-job` file: each waiting job under each order, in the order's rank order.
@@ -415,13 +425,7 @@ fn per_job_bytes(
         use std::io::Write as _;
         for r in &records {
             let num = |s: &str| -> Value { s.parse::<i64>().map_or(Value::Null, Value::from) };
-            let text = |s: &str| -> Value {
-                if s.is_empty() {
-                    Value::Null
-                } else {
-                    s.into()
-                }
-            };
+            let text = |s: &str| -> Value { if s.is_empty() { Value::Null } else { s.into() } };
             let v = json!({
                 "formula": r[0], "id": r[1], "user": text(&r[2]), "group": text(&r[3]),
                 "queue": text(&r[4]), "submit": num(&r[5]), "rank": num(&r[6]),
