@@ -210,6 +210,33 @@ fn a_bad_runtimes_line_names_its_file_and_line() {
     }
 }
 
+/// Ids of the run-times file that name no job of the snapshot are a warning naming them (a
+/// misspelt id would otherwise run its walltime unnoticed).
+#[test]
+fn runtimes_of_jobs_the_snapshot_lacks_are_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = dir.path().join("rt.csv");
+    std::fs::write(
+        &rt,
+        "202.srv,2700
+999.srv,5
+",
+    )
+    .unwrap();
+    let (code, _, err) = run([
+        "sim",
+        "--snapshot",
+        &why_pbs(),
+        "--runtimes",
+        rt.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("1 id names no job of the snapshot (999.srv)"),
+        "{err}"
+    );
+}
+
 /// The flags that belong to a trace are refused beside --snapshot, and sim needs one of the
 /// two.
 #[test]

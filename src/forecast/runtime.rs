@@ -288,3 +288,55 @@ impl Runtimes for KnownRuntimes {
         self.of(&job.id).unwrap_or(walltime)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A job is found by its id as written, else by the id before its server's suffix; the
+    /// file's ids that name no job are listed.
+    #[test]
+    fn known_run_times_name_jobs_with_or_without_the_servers_suffix() {
+        let known =
+            KnownRuntimes::parse("id,seconds\n# a comment\n12.srv, 60\n13,90\n\n99,5\n", "rt")
+                .unwrap();
+        assert_eq!(known.of("12.srv"), Some(60));
+        assert_eq!(known.of("13.srv"), Some(90));
+        assert_eq!(known.of("12"), None);
+        let mut snap = Snapshot::new(crate::model::snapshot::Scheduler::Pbs);
+        for id in ["12.srv", "13.srv"] {
+            snap.pending.push(PendingJob {
+                id: id.into(),
+                user: None,
+                group: None,
+                account: None,
+                project: None,
+                qos: None,
+                queue: Vec::new(),
+                submit: None,
+                walltime: Some(3600),
+                ask: crate::model::snapshot::Ask {
+                    parts: vec![(1, vec![1, 0, 0])],
+                    place: Default::default(),
+                },
+                priority: None,
+                reason: None,
+                hold: None,
+            });
+        }
+        assert_eq!(known.unmatched(&snap), ["99"]);
+        assert_eq!(known.run_time(&snap.pending[1], 3600), 90);
+        let unlisted = KnownRuntimes::default();
+        assert_eq!(unlisted.run_time(&snap.pending[1], 3600), 3600);
+    }
+
+    /// Only a first line may be the header; later it is a bad line.
+    #[test]
+    fn a_header_after_the_first_line_is_an_error() {
+        let e = KnownRuntimes::parse("1,5\nid,seconds\n", "rt").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "rt:2: `seconds` is not a run time in whole seconds (0 or more)"
+        );
+    }
+}

@@ -142,10 +142,14 @@ pub fn run(args: &SnapshotArgs, given: Given<'_>, out: &mut Out) -> Outcome {
                 let unmatched = known.unmatched(snap);
                 if !unmatched.is_empty() {
                     warn(&format!(
-                        "{}: {} id{} name no job of the snapshot ({}{})",
+                        "{}: {} {} no job of the snapshot ({}{})",
                         path.display(),
                         unmatched.len(),
-                        if unmatched.len() == 1 { "" } else { "s" },
+                        if unmatched.len() == 1 {
+                            "id names"
+                        } else {
+                            "ids name"
+                        },
                         unmatched[..unmatched.len().min(3)].join(", "),
                         if unmatched.len() > 3 { ", ..." } else { "" }
                     ));
