@@ -176,6 +176,60 @@ fn runtimes_end_jobs_when_the_file_says() {
     );
 }
 
+/// `forecast` and `why` take the same file for their first forecast: 301 starts at 12:20
+/// instead of 12:30 (the case above), and the output says what it assumed.
+#[test]
+fn forecast_and_why_take_runtimes_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = dir.path().join("runtimes.csv");
+    std::fs::write(&rt, "202,2700\n").unwrap();
+    let start = |doc: &Value| {
+        doc["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|j| j["id"] == "301.srv")
+            .unwrap()["start"]
+            .clone()
+    };
+    let args = ["forecast", "--snapshot", &why_pbs(), "--format", "json"];
+    let plain = json_doc(&args);
+    assert_eq!(start(&plain), 1_764_590_400 + 1800);
+    let mut with = args.to_vec();
+    with.extend(["--runtimes", rt.to_str().unwrap()]);
+    let known = json_doc(&with);
+    assert_eq!(start(&known), 1_764_590_400 + 1200);
+    assert!(
+        known["assumption"]
+            .as_str()
+            .unwrap()
+            .starts_with("jobs end when"),
+        "{known}"
+    );
+    let why = json_doc(&[
+        "why",
+        "301",
+        "--snapshot",
+        &why_pbs(),
+        "--runtimes",
+        rt.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(start(&why), 1_764_590_400 + 1200);
+    // With --history: one or the other.
+    let (code, _, err) = run([
+        "forecast",
+        "--snapshot",
+        &why_pbs(),
+        "--runtimes",
+        rt.to_str().unwrap(),
+        "--history",
+        &kth(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+}
+
 /// A bad line of the run-times file is an error at its file and line, exit code 1.
 #[test]
 fn a_bad_runtimes_line_names_its_file_and_line() {

@@ -19,9 +19,7 @@ use super::report::{Failure, Outcome, note, warn};
 use super::schedule_args::SlurmBackfillArgs;
 use jobsort::fairshare::usage_file::write_atomic;
 use jobsort::forecast::compare::{Compared, compare, not_started};
-use jobsort::forecast::{
-    FullWalltime, KnownRuntimes, PlanOptions, RuntimeModel, Runtimes, site_policy,
-};
+use jobsort::forecast::{FullWalltime, PlanOptions, RuntimeModel, Runtimes, site_policy};
 use jobsort::input::units::utc_text;
 use jobsort::sim::Policy;
 use jobsort::sim::metrics::WaitChanges;
@@ -138,22 +136,7 @@ pub fn run(args: &SnapshotArgs, given: Given<'_>, out: &mut Out) -> Outcome {
     let (runtimes, run_times): (&(dyn Runtimes + Sync), String) =
         match (&args.runtimes, &args.history) {
             (Some(path), _) => {
-                known = KnownRuntimes::load(path).map_err(Failure::invalid)?;
-                let unmatched = known.unmatched(snap);
-                if !unmatched.is_empty() {
-                    warn(&format!(
-                        "{}: {} {} no job of the snapshot ({}{})",
-                        path.display(),
-                        unmatched.len(),
-                        if unmatched.len() == 1 {
-                            "id names"
-                        } else {
-                            "ids name"
-                        },
-                        unmatched[..unmatched.len().min(3)].join(", "),
-                        if unmatched.len() > 3 { ", ..." } else { "" }
-                    ));
-                }
+                known = queue::known_runtimes(path, snap)?;
                 (
                     &known,
                     format!(
