@@ -112,6 +112,34 @@ fn two_formulas_on_a_pbs_snapshot_give_each_user_the_wait_worked_by_hand() {
     );
     // One queue: no per-queue table.
     assert!(other.get("wait_change_by_queue").is_none(), "{other}");
+    // --per-job FILE.csv: each waiting job under each order, in its rank order.
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("jobs.csv");
+    let out = jobsort([
+        "sim",
+        "--snapshot",
+        &why_pbs(),
+        "--formula=-walltime",
+        "--per-job",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "formula,id,user,group,queue,submit,rank,start,end,wait,never"
+    );
+    assert_eq!(lines.len(), 1 + 2 * 4, "{text}");
+    // Under -walltime, 301 comes third and starts at 13:00 (80 min after 11:40).
+    assert!(
+        lines.contains(&"-walltime,301.srv,cid,,workq,1764589200,3,1764594000,1764601200,4800,"),
+        "{text}"
+    );
+    assert!(
+        lines.contains(&"site,304.srv,fay,,workq,1764587400,4,,,,held"),
+        "{text}"
+    );
 }
 
 /// The same comparison as text: the table's rows and the per-user changes, largest first,
