@@ -602,8 +602,6 @@ fn nth_path(p: &Path, k: usize, n: usize) -> PathBuf {
     p.with_file_name(name)
 }
 
-/// The `--plot` file and whether it is a PNG (`.png`) rather than an SVG (`.svg`, or no
-/// extension). Any other extension is a usage error.
 /// The `--per-job` file: each job under each run, in job order within each run.
 fn per_job_bytes(
     w: &workload::Workload,
@@ -665,6 +663,8 @@ fn per_job_bytes(
     Ok(buf)
 }
 
+/// The `--plot` file and whether it is a PNG (`.png`) rather than an SVG (`.svg`, or no
+/// extension). Any other extension is a usage error.
 fn plot_format(p: &Path) -> Result<(&Path, bool), Failure> {
     let Some(ext) = p.extension() else {
         return Ok((p, false));
