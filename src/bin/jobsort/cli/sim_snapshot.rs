@@ -17,7 +17,7 @@ use super::output::{
 use super::queue;
 use super::report::{Failure, Outcome, note, warn};
 use super::schedule_args::SlurmBackfillArgs;
-use jobsort::fairshare::usage_file::write_atomic;
+use jobsort::files::write_atomic;
 use jobsort::forecast::compare::{Compared, compare, not_started};
 use jobsort::forecast::{FullWalltime, PlanOptions, RuntimeModel, Runtimes, site_policy};
 use jobsort::input::units::utc_text;
