@@ -326,8 +326,18 @@ fn trace_flags_and_snapshot_do_not_mix() {
     let (code, _, err) = run(["sim", "--snapshot", &why_pbs(), "--trace", &kth()]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("cannot be used with"), "{err}");
-    let (code, _, err) = run(["sim", "--snapshot", &why_pbs(), "--record", "x.jsonl"]);
-    assert_eq!(code, 2, "{err}");
+    // A flag of the simulation the snapshot's own configuration answers is refused, not
+    // ignored: the queue's order and its fairshare are the site's.
+    for flag in [
+        ["--record", "x.jsonl"],
+        ["--queue-priority", "workq=5"],
+        ["--entity", "egroup"],
+        ["--resource", "paws:float"],
+    ] {
+        let (code, _, err) = run(["sim", "--snapshot", &why_pbs(), flag[0], flag[1]]);
+        assert_eq!(code, 2, "{flag:?}: {err}");
+        assert!(err.contains("cannot be used with"), "{flag:?}: {err}");
+    }
     let (code, _, err) = run(["sim", "--formula", "ncpus"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--trace"), "{err}");

@@ -43,7 +43,9 @@ pub struct SnapshotArgs {
             "trace", "lenient", "record", "plot", "fidelity", "first", "threshold",
             "slurm_conf", "machine_file", "nodes", "cores", "mem", "gpus", "limits",
             "pbs_home", "sched_config", "qmgr", "resource_group", "auto_tree",
-            "explain_config",
+            "explain_config", "entity", "decay_time", "decay_factor", "unknown_shares",
+            "usage_res", "reject_unknown_users", "queue_priorities", "partition_tiers",
+            "by_queue", "resources", "resourcedef", "fields",
         ]
     )]
     pub snapshot: Option<PathBuf>,
