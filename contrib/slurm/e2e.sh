@@ -427,16 +427,13 @@ check "the same with CoreSpecCount=2 on the node" wait_until 150 multifactor_mat
 # `jobsort forecast --history` learns run times from). Once every job has started, each
 # one's real start (sacct). For every job pending at the capture, jobsort's forecast (time
 # limits; run times from the history), squeue's estimate, and the same plan as jobsort's with
-# each job's real run time (examples/forecast_known_runtimes.rs: the planner's own error) are
+# each job's real run time (`forecast --runtimes`: the planner's own error) are
 # set against it in a table. Checked: the snapshot loads with every node and pending job, and
 # the forecast gives a start for each pending job. How near the forecasts come is reported,
 # never checked: it depends on the machine's timing.
 fc_t0=$(date +%s)
 fc=$work/forecast
 mkdir -p "$fc"
-(cd "$root" && cargo build --locked --example forecast_known_runtimes >"$fc/build.log" 2>&1) \
-    || cat "$fc/build.log"
-known_runtimes="${CARGO_TARGET_DIR:-$root/target}/debug/examples/forecast_known_runtimes"
 timeout 60 scancel -u root || true
 old_daemons="$(cat "$work/slurmctld.pid") $(cat "$work/slurmd.pid")"
 for p in $old_daemons; do kill "$p" 2>/dev/null || true; done
@@ -517,7 +514,12 @@ forecast_args=(forecast --snapshot "$fc/snap" --format json)
 grep -q '|COMPLETED|' "$fc/history.txt" && forecast_args+=(--history "$fc/history.txt")
 "$jobsort" "${forecast_args[@]}" >"$fc/forecast.json" 2>"$fc/forecast.err" || cat "$fc/forecast.err"
 # The same plan with each job's real run time (its sleep): what is left is the planner's error.
-"$known_runtimes" "$fc/snap" "$fc/runtimes.csv" >"$fc/known.txt" || true
+# (`id start` lines, `-` for no start.)
+"$jobsort" forecast --snapshot "$fc/snap" --runtimes "$fc/runtimes.csv" --format json \
+    2>"$fc/known.err" | python3 -c 'import json, sys
+for j in json.load(sys.stdin)["jobs"]:
+    print(j["id"], "-" if j["start"] is None else j["start"])' >"$fc/known.txt" \
+    || cat "$fc/known.err"
 # Every job started (the longest wait is about a minute and a half).
 none_pending() { [ -z "$(timeout 10 squeue -h -t PD -o %i)" ]; }
 wait_until 150 none_pending >/dev/null || say "jobs still pending: $(squeue -h -t PD -o %i | tr '\n' ' ')"

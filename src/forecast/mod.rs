@@ -11,6 +11,7 @@
 //! ([`history`]): the state at past instants rebuilt from the record, planned forward, and
 //! each waiting job's forecast set against the start it had.
 
+pub mod compare;
 pub mod history;
 pub mod plan;
 pub mod report;
@@ -19,7 +20,7 @@ pub mod runtime;
 pub use plan::{
     Blocked, FullWalltime, JobPlan, Plan, PlanOptions, Runtimes, Short, plan, plan_for,
 };
-pub use runtime::{Fit, RuntimeModel};
+pub use runtime::{Fit, KnownRuntimes, RuntimeModel, RuntimesError};
 
 use crate::catalog::{Catalog, Input, Keyword};
 use crate::fairshare::inputs::{EntityKind, TreeSource};
@@ -355,7 +356,8 @@ fn fairshare_from_factor(rows: &mut [crate::jobs::Job]) {
 #[derive(Debug, Clone)]
 pub struct Forecast {
     pub policy: Policy,
-    /// Every job runs its whole walltime (the scheduler's own assumption).
+    /// Every job runs its whole walltime (the scheduler's own assumption), or, from
+    /// [`forecast_with`], what its run times say.
     pub walltime: Plan,
     /// Run times from the history's model, when one was given.
     pub model: Option<Plan>,
@@ -387,6 +389,19 @@ pub fn forecast(
     model: Option<&RuntimeModel>,
     only: Option<&[usize]>,
 ) -> Result<Forecast, ForecastError> {
+    forecast_with(loaded, order, policy, &FullWalltime, model, only)
+}
+
+/// [`forecast`] with the first plan's jobs ending when `first` says (known run times,
+/// [`KnownRuntimes`]) instead of at their walltimes; the scheduler still plans with walltimes.
+pub fn forecast_with(
+    loaded: &LoadedSnapshot,
+    order: &[usize],
+    policy: Option<Policy>,
+    first: &dyn Runtimes,
+    model: Option<&RuntimeModel>,
+    only: Option<&[usize]>,
+) -> Result<Forecast, ForecastError> {
     let snap = &loaded.snapshot;
     let now = snap.taken_at.ok_or(ForecastError::NoTime)?;
     if snap.nodes.is_empty() {
@@ -401,7 +416,7 @@ pub fn forecast(
         ..PlanOptions::default()
     };
     let limits = &loaded.limits;
-    let walltime = plan_for(snap, limits, order, now, &options, &FullWalltime, only);
+    let walltime = plan_for(snap, limits, order, now, &options, first, only);
     let model = model.map(|m| plan_for(snap, limits, order, now, &options, m, only));
     Ok(Forecast {
         policy,

@@ -46,6 +46,12 @@ pub struct ShareRow {
     pub delivered: f64,
 }
 
+/// A job's bounded slowdown `max((w + r) / max(r, τ), 1)`: its wait `w` and run `r` in
+/// seconds, τ = [`BSLD_TAU`].
+pub fn bounded_slowdown(wait: f64, run: f64) -> f64 {
+    ((wait + run) / run.max(BSLD_TAU)).max(1.0)
+}
+
 /// Linear-interpolated percentile of sorted values (`q` in [0, 1]); 0 for no values.
 pub fn percentile(sorted: &[f64], q: f64) -> f64 {
     match sorted.len() {
@@ -166,6 +172,14 @@ pub fn queues(jobs: &[SimJob]) -> (Vec<u32>, Vec<&str>) {
     numbered(jobs, |j| &j.queue)
 }
 
+/// Names numbered in first-seen order, and the names in that order: the groups of jobs known
+/// by their names' text alone (a snapshot's users and queues).
+pub fn number_names<'a>(names: impl ExactSizeIterator<Item = &'a str>) -> (Vec<u32>, Vec<&'a str>) {
+    let mut seen = Vec::new();
+    let of = number_first_seen(names, |&n| seen.push(n));
+    (of, seen)
+}
+
 fn numbered<'a>(
     jobs: &'a [SimJob],
     name: impl Fn(&'a SimJob) -> &'a Name,
@@ -236,7 +250,7 @@ fn metrics_pass(
         };
         let w = (s - j.submit) as f64;
         let r = (e - s) as f64;
-        let bsld = ((w + r) / r.max(BSLD_TAU)).max(1.0);
+        let bsld = bounded_slowdown(w, r);
         waits.push(w);
         bslds.push(bsld);
         let a = j.request.total_cores() as f64 * r;
@@ -295,19 +309,25 @@ pub struct GroupWait {
     pub mean_wait: f64,
 }
 
-/// Each group's started jobs and mean wait: job `i` is in group `group_of[i]`, named
-/// `names[g]`. One row per group with a started job, sorted by name.
-pub fn group_waits(
-    jobs: &[SimJob],
-    start: &[Option<i64>],
-    group_of: &[u32],
-    names: &[&str],
-) -> Vec<GroupWait> {
+/// Each job's wait (`start − submit`, seconds; `None`: it never started), the input of
+/// [`group_waits`] for a run's jobs.
+pub fn waits(jobs: &[SimJob], start: &[Option<i64>]) -> Vec<Option<f64>> {
+    jobs.iter()
+        .zip(start)
+        .map(|(j, s)| s.map(|s| (s - j.submit) as f64))
+        .collect()
+}
+
+/// Each group's started jobs and mean wait: job `i` waited `waits[i]` (`None`: it never
+/// started) and is in group `group_of[i]`, named `names[g]`. One row per group with a started
+/// job, sorted by name. A simulated run's jobs ([`waits`]) and a planned snapshot's
+/// (`forecast::compare`) alike.
+pub fn group_waits(waits: &[Option<f64>], group_of: &[u32], names: &[&str]) -> Vec<GroupWait> {
     let mut sums: Vec<(f64, usize)> = vec![(0.0, 0); names.len()];
-    for (i, j) in jobs.iter().enumerate() {
-        if let Some(s) = start[i] {
-            let g = &mut sums[group_of[i] as usize];
-            g.0 += (s - j.submit) as f64;
+    for (w, &g) in waits.iter().zip(group_of) {
+        if let Some(w) = w {
+            let g = &mut sums[g as usize];
+            g.0 += w;
             g.1 += 1;
         }
     }
@@ -365,6 +385,48 @@ pub fn wait_changes(base: &[GroupWait], other: &[GroupWait]) -> Vec<WaitChange> 
             .then_with(|| a.name.cmp(&b.name))
     });
     rows
+}
+
+/// Each run's mean wait per user and per queue against the first run's, largest changes
+/// first (the comparison a complete trace's delivered shares cannot show: every formula runs
+/// the same work). `sim --trace` and `sim --snapshot` print it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct WaitChanges {
+    /// For each run after the first: the users' changes, largest first.
+    pub users: Vec<Vec<WaitChange>>,
+    /// The same per queue; empty when the jobs name fewer than two queues (one queue says
+    /// nothing the whole run's figures do not).
+    pub queues: Vec<Vec<WaitChange>>,
+}
+
+impl WaitChanges {
+    /// From each run's per-job waits (`runs[r][i]`: job `i`'s wait in run `r`, `None` when it
+    /// never started), each job's user (`users.0[i]`, named in `users.1`) and queue.
+    pub fn new(
+        runs: &[Vec<Option<f64>>],
+        users: (&[u32], &[&str]),
+        queues: (&[u32], &[&str]),
+    ) -> WaitChanges {
+        let by = |(group_of, names): (&[u32], &[&str])| -> Vec<Vec<WaitChange>> {
+            let waits: Vec<Vec<GroupWait>> = runs
+                .iter()
+                .map(|w| group_waits(w, group_of, names))
+                .collect();
+            waits
+                .iter()
+                .skip(1)
+                .map(|other| wait_changes(&waits[0], other))
+                .collect()
+        };
+        WaitChanges {
+            users: by(users),
+            queues: if queues.1.len() > 1 {
+                by(queues)
+            } else {
+                Vec::new()
+            },
+        }
+    }
 }
 
 /// Delivered share per entity against its target: job `i` belongs to entity `entity[i]`,

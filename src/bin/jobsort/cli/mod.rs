@@ -32,6 +32,7 @@ mod report;
 mod schedule_args;
 mod shell;
 mod sim;
+mod sim_snapshot;
 mod site_args;
 mod slurm_args;
 mod snapshot;
@@ -71,7 +72,13 @@ pub enum Command {
     Fairshare(fairshare::Args),
     /// Run a stream of limit events through the flux-accounting limit engine.
     Limits(limits::Args),
-    /// Simulate a workload trace under one or more formulas.
+    /// Simulate a workload trace under one or more formulas, or compare them on a site's queue
+    /// now (--snapshot).
+    #[command(
+        override_usage = "jobsort sim [OPTIONS] --trace <FILE> [FORMULA]...\n       \
+            jobsort sim --snapshot <DIR> [FORMULA]... [--policy <POLICY>] \
+            [--runtimes <FILE> | --history <FILE>] [--per-job <FILE>] [--format <FORMAT>]"
+    )]
     Sim(sim::Args),
     /// Replay a recording: verify it or reconcile another formula against it.
     Replay(replay::Args),

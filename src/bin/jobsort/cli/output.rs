@@ -183,3 +183,95 @@ fn io_error(e: csv::Error) -> std::io::Error {
         other => std::io::Error::other(format!("{other:?}")),
     }
 }
+
+/// `s` cut to `width` characters, a `~` marking the cut.
+pub fn clip(s: &str, width: usize) -> String {
+    if s.chars().count() <= width {
+        return s.to_string();
+    }
+    let mut c: String = s.chars().take(width.saturating_sub(1)).collect();
+    c.push('~');
+    c
+}
+
+/// Whether `--per-job FILE` is CSV (`.csv`) or JSON lines (`.json`, `.jsonl`).
+pub fn per_job_format(
+    p: &std::path::Path,
+) -> Result<(&std::path::Path, bool), super::report::Failure> {
+    match p
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+    {
+        Some(e) if e == "csv" => Ok((p, true)),
+        Some(e) if e == "json" || e == "jsonl" => Ok((p, false)),
+        _ => Err(super::report::Failure::usage(format!(
+            "{}: --per-job writes FILE.csv or FILE.json (JSON lines); unknown extension",
+            p.display()
+        ))),
+    }
+}
+
+/// Each run's per-user and per-queue mean-wait changes against the first run's (`labels`:
+/// the runs' names, the first the base), largest first, as `sim` prints them after its table
+/// (`--trace` and `--snapshot` alike); a run whose changes are all 0 prints none.
+pub fn write_wait_changes(
+    out: &mut Out,
+    changes: &jobsort::sim::metrics::WaitChanges,
+    labels: &[String],
+) -> std::io::Result<()> {
+    for (kind, changes) in [("user", &changes.users), ("queue", &changes.queues)] {
+        for (k, rows) in changes.iter().enumerate() {
+            if rows.iter().all(|c| c.change == 0.0) {
+                continue;
+            }
+            writeln!(
+                out,
+                "\nmean wait per {kind}, `{}` against `{}` (largest changes first; s):",
+                clip(&labels[k + 1], 48),
+                clip(&labels[0], 48)
+            )?;
+            let shown = rows.len().min(CHANGES_SHOWN);
+            let table: Vec<[String; 5]> = rows[..shown]
+                .iter()
+                .map(|c| {
+                    [
+                        c.name.clone(),
+                        c.jobs.to_string(),
+                        format!("{:.1}", c.base),
+                        format!("{:.1}", c.other),
+                        format!("{:+.1}", c.change),
+                    ]
+                })
+                .collect();
+            let name_w = table
+                .iter()
+                .map(|r| r[0].len())
+                .max()
+                .unwrap_or(0)
+                .max(kind.len());
+            writeln!(
+                out,
+                "  {kind:<name_w$}  {:>7}  {:>12}  {:>12}  {:>12}",
+                "jobs", "before", "after", "change"
+            )?;
+            for [name, jobs, before, after, change] in &table {
+                writeln!(
+                    out,
+                    "  {name:<name_w$}  {jobs:>7}  {before:>12}  {after:>12}  {change:>12}"
+                )?;
+            }
+            if rows.len() > shown {
+                writeln!(
+                    out,
+                    "  ... {} more (--format json: every one)",
+                    rows.len() - shown
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The rows of each per-user and per-queue change table the text report shows.
+const CHANGES_SHOWN: usize = 10;

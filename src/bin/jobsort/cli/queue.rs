@@ -11,9 +11,9 @@
 
 use super::output::Out;
 use super::report::{Failure, warn};
-use jobsort::forecast::{self, Forecast, RuntimeModel};
+use jobsort::forecast::{self, Forecast, KnownRuntimes, RuntimeModel};
 use jobsort::model::policy::Policy;
-use jobsort::model::snapshot::Scheduler;
+use jobsort::model::snapshot::{Scheduler, Snapshot};
 use jobsort::sim::snapshot::{LoadedSnapshot, load_snapshot};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -39,6 +39,16 @@ pub struct QueueArgs {
     /// Refuse a snapshot whose parts disagree instead of counting the disagreements.
     #[arg(long)]
     pub strict: bool,
+    /// Each job's run time, one `id,seconds` line per job (running or waiting; its real or
+    /// expected run time): the forecast's jobs end then instead of at their walltimes (a job
+    /// the file does not list runs its walltime). The scheduler still plans with walltimes.
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with = "history",
+        value_parser = crate::cli::input::path_or_stdin
+    )]
+    pub runtimes: Option<PathBuf>,
 }
 
 fn policy_arg(s: &str) -> Result<Policy, String> {
@@ -68,7 +78,12 @@ pub struct Queue {
     pub forecast: Forecast,
     pub model: Option<RuntimeModel>,
     pub model_fit: Option<forecast::Fit>,
+    /// What the first forecast assumes of run times, in words.
+    pub assumption: String,
 }
+
+/// The first forecast's assumption without `--runtimes`.
+pub const FULL_WALLTIME: &str = "running jobs use their full walltime and nothing new arrives";
 
 /// One job as `rank --format json` gives it: id, value, terms (name, value as text).
 type RankedRow = (String, Option<f64>, Vec<(String, String)>);
@@ -161,10 +176,28 @@ impl QueueArgs {
                 .filter_map(|id| forecast::report::find_waiting(&loaded.snapshot, id).ok())
                 .collect()
         });
-        let forecast = forecast::forecast(
+        let (known, assumption) = match &self.runtimes {
+            Some(path) => {
+                let known = known_runtimes(path, &loaded.snapshot)?;
+                let said = format!(
+                    "jobs end when {} says ({} jobs; the others at their full walltime) and \
+                     nothing new arrives",
+                    path.display(),
+                    known.by_id.len()
+                );
+                (Some(known), said)
+            }
+            None => (None, FULL_WALLTIME.to_string()),
+        };
+        let first: &dyn forecast::Runtimes = match &known {
+            Some(k) => k,
+            None => &forecast::FullWalltime,
+        };
+        let forecast = forecast::forecast_with(
             &loaded,
             &order,
             self.policy,
+            first,
             model.as_ref(),
             only.as_deref(),
         )
@@ -177,8 +210,31 @@ impl QueueArgs {
             forecast,
             model,
             model_fit,
+            assumption,
         })
     }
+}
+
+/// The run times of `--runtimes FILE` (`forecast::KnownRuntimes`), with a warning naming
+/// the ids that name no job of `snap` (a misspelt id would otherwise run its walltime
+/// unnoticed).
+pub fn known_runtimes(path: &Path, snap: &Snapshot) -> Result<KnownRuntimes, Failure> {
+    let known = KnownRuntimes::load(path).map_err(Failure::invalid)?;
+    let unmatched = known.unmatched(snap);
+    if !unmatched.is_empty() {
+        warn(&format!(
+            "{}: {} no job of the snapshot ({}{})",
+            path.display(),
+            if unmatched.len() == 1 {
+                "1 id names".to_string()
+            } else {
+                format!("{} ids name", unmatched.len())
+            },
+            unmatched[..unmatched.len().min(3)].join(", "),
+            if unmatched.len() > 3 { ", ..." } else { "" }
+        ));
+    }
+    Ok(known)
 }
 
 /// The waiting jobs of a snapshot in the site's priority order.

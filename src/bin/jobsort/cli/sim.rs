@@ -2,7 +2,7 @@
 
 use super::formula_args::{CatalogArgs, CompileArgs, FormulaValue, read_formula_arg};
 use super::input::{InputPath, one_stdin};
-use super::output::{Out, ReportFormat, write_json};
+use super::output::{Out, ReportFormat, clip, per_job_format, write_json};
 use super::prepared::{Ties, check_absent_inputs, fairshare_inputs};
 use super::queue_order_args::{QueueOrderArgs, in_effect};
 use super::report::{Failure, Outcome, note, warn};
@@ -22,7 +22,7 @@ use jobsort::sim::cluster::machine::{MEM, NGPUS};
 use jobsort::sim::cluster::{Cluster, Machine};
 use jobsort::sim::fidelity::{self, Fidelity};
 use jobsort::sim::limit::LimitsSpec;
-use jobsort::sim::metrics::{self, GroupWait, WaitChange};
+use jobsort::sim::metrics::{self, WaitChanges};
 use jobsort::sim::plot::{PlotRun, render_png, render_svg};
 use jobsort::sim::run::{RunError, RunOptions, RunResult, simulate_setup};
 use jobsort::sim::scheduler::{drop_oversized, drop_unfitting};
@@ -48,8 +48,10 @@ pub struct Args {
     /// README gives its fields), PBS accounting logs (a file, or a directory such as
     /// server_priv/accounting) or another site's log (Slurm `sacct -P`, `flux jobs --json`,
     /// `flux job list`).
-    #[arg(long, value_name = "FILE")]
-    pub trace: InputPath,
+    #[arg(long, value_name = "FILE", required_unless_present = "snapshot")]
+    pub trace: Option<InputPath>,
+    #[command(flatten)]
+    pub snapshot: super::sim_snapshot::SnapshotArgs,
     /// Skip bad records of the trace (a site's log, or an SWF file's lines), counted per reason and
     /// reported, instead of stopping at the first
     #[arg(long)]
@@ -600,24 +602,6 @@ fn nth_path(p: &Path, k: usize, n: usize) -> PathBuf {
     p.with_file_name(name)
 }
 
-/// The `--plot` file and whether it is a PNG (`.png`) rather than an SVG (`.svg`, or no
-/// extension). Any other extension is a usage error.
-/// Whether `--per-job FILE` is CSV (`.csv`) or JSON lines (`.json`, `.jsonl`).
-fn per_job_format(p: &Path) -> Result<(&Path, bool), Failure> {
-    match p
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase)
-    {
-        Some(e) if e == "csv" => Ok((p, true)),
-        Some(e) if e == "json" || e == "jsonl" => Ok((p, false)),
-        _ => Err(Failure::usage(format!(
-            "{}: --per-job writes FILE.csv or FILE.json (JSON lines); unknown extension",
-            p.display()
-        ))),
-    }
-}
-
 /// The `--per-job` file: each job under each run, in job order within each run.
 fn per_job_bytes(
     w: &workload::Workload,
@@ -679,6 +663,8 @@ fn per_job_bytes(
     Ok(buf)
 }
 
+/// The `--plot` file and whether it is a PNG (`.png`) rather than an SVG (`.svg`, or no
+/// extension). Any other extension is a usage error.
 fn plot_format(p: &Path) -> Result<(&Path, bool), Failure> {
     let Some(ext) = p.extension() else {
         return Ok((p, false));
@@ -694,11 +680,24 @@ fn plot_format(p: &Path) -> Result<(&Path, bool), Failure> {
 }
 
 pub fn run(args: Args, out: &mut Out) -> Outcome {
+    let Some(trace) = args.trace.clone() else {
+        let given = super::sim_snapshot::Given {
+            formula_args: &args.formula_args,
+            formulas: &args.formulas,
+            formula_files: &args.formula_files,
+            policy: args.policy.map(Policy::from),
+            backfill_depth: args.backfill_depth,
+            slurm_backfill: &args.slurm_backfill,
+            per_job: args.per_job.as_deref(),
+            format: args.format,
+        };
+        return super::sim_snapshot::run(&args.snapshot, given, out);
+    };
     // Checked before simulating, so a bad name does not cost a whole run.
     let plot = args.plot.as_deref().map(plot_format).transpose()?;
     let per_job = args.per_job.as_deref().map(per_job_format).transpose()?;
     one_stdin(
-        std::iter::once(Some(&args.trace))
+        std::iter::once(Some(&trace))
             .chain(args.site.inputs())
             .chain(args.formula_files.iter().map(Some)),
     )?;
@@ -856,7 +855,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         Some(p) => Some(record_paths(p, formulas.len().max(1))?),
         None => None,
     };
-    let (mut w, _) = load_trace(&args.trace, &trace_options(args.lenient, &args.sacct))?;
+    let (mut w, _) = load_trace(&trace, &trace_options(args.lenient, &args.sacct))?;
     if let Some(n) = args.first {
         w.truncate(n);
     }
@@ -870,7 +869,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     }
     // slurm.conf's nodes win over the trace's size; both flags win over slurm.conf. Nodes
     // of different sizes are node types.
-    let mut machine_from = args.trace.name();
+    let mut machine_from = trace.name();
     let mut machine = match &args.machine_file {
         Some(path) => Some(Machine::read(path).map_err(Failure::invalid)?),
         None => None,
@@ -964,7 +963,7 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         return Ok(ExitCode::SUCCESS);
     }
     if w.jobs.is_empty() {
-        warn(&format!("{}: no jobs to simulate", args.trace.name()));
+        warn(&format!("{}: no jobs to simulate", trace.name()));
     }
     // Memory is placed wherever the machine has memory (one rule: `workload::shape`).
     if let Some(m) = &machine {
@@ -979,11 +978,11 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
             "{}: no job has a recorded start (an SWF wait, a JSON job's `start`, a log's start \
              record): --fidelity \
              has no schedule to compare with",
-            args.trace.name()
+            trace.name()
         )));
     }
     if args.fidelity
-        && let Some(what) = recorded_overfill(&w, &args.trace.name(), nodes, cores)
+        && let Some(what) = recorded_overfill(&w, &trace.name(), nodes, cores)
     {
         warn(&format!(
             "{what}: the comparison is with a schedule this cluster could not have run"
@@ -1095,7 +1094,15 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
             note(&format!("recording written to {}", p.display()));
         }
     }
-    let changes = WaitChanges::new(&w, &runs);
+    let changes = {
+        let waits: Vec<Vec<Option<f64>>> = runs
+            .iter()
+            .map(|r| metrics::waits(&w.jobs, &r.outcome.start))
+            .collect();
+        let (user_of, users) = metrics::users(&w.jobs);
+        let (queue_of, queues) = metrics::queues(&w.jobs);
+        WaitChanges::new(&waits, (&user_of, &users), (&queue_of, &queues))
+    };
     if let Some((p, csv)) = per_job {
         let bytes = per_job_bytes(&w, &runs, csv)?;
         write_atomic(p, &bytes)
@@ -1348,16 +1355,6 @@ fn write_fidelity(out: &mut Out, runs: &[RunResult], fidelity: &[Fidelity]) -> s
     Ok(())
 }
 
-/// `s` cut to `width` characters, a `~` marking the cut.
-fn clip(s: &str, width: usize) -> String {
-    if s.chars().count() <= width {
-        return s.to_string();
-    }
-    let mut c: String = s.chars().take(width.saturating_sub(1)).collect();
-    c.push('~');
-    c
-}
-
 /// The width of the formula column: the longest label, 8 to 48 characters.
 fn label_width(runs: &[RunResult]) -> usize {
     runs.iter()
@@ -1453,95 +1450,8 @@ fn write_table(
          jain: how alike the users' mean waits are, 1 = alike (fairshare makes heavy users wait, so it \
          falls as fairshare's weight grows); jain_bsld: the same over the users' mean bounded slowdowns)"
     )?;
-    for (kind, changes) in [("user", &changes.users), ("queue", &changes.queues)] {
-        for (k, rows) in changes.iter().enumerate() {
-            if rows.iter().all(|c| c.change == 0.0) {
-                continue;
-            }
-            writeln!(
-                out,
-                "\nmean wait per {kind}, `{}` against `{}` (largest changes first; s):",
-                clip(&label(&runs[k + 1]), 48),
-                clip(&label(&runs[0]), 48)
-            )?;
-            let shown = rows.len().min(CHANGES_SHOWN);
-            let table: Vec<[String; 5]> = rows[..shown]
-                .iter()
-                .map(|c| {
-                    [
-                        c.name.clone(),
-                        c.jobs.to_string(),
-                        format!("{:.1}", c.base),
-                        format!("{:.1}", c.other),
-                        format!("{:+.1}", c.change),
-                    ]
-                })
-                .collect();
-            let name_w = table
-                .iter()
-                .map(|r| r[0].len())
-                .max()
-                .unwrap_or(0)
-                .max(kind.len());
-            writeln!(
-                out,
-                "  {kind:<name_w$}  {:>7}  {:>12}  {:>12}  {:>12}",
-                "jobs", "before", "after", "change"
-            )?;
-            for [name, jobs, before, after, change] in &table {
-                writeln!(
-                    out,
-                    "  {name:<name_w$}  {jobs:>7}  {before:>12}  {after:>12}  {change:>12}"
-                )?;
-            }
-            if rows.len() > shown {
-                writeln!(
-                    out,
-                    "  ... {} more (--format json: every one)",
-                    rows.len() - shown
-                )?;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// The rows of each per-user and per-queue change table the text report shows.
-const CHANGES_SHOWN: usize = 10;
-
-/// Each run's mean wait per user and per queue against the first run's (the comparison a
-/// complete trace's delivered shares cannot show: every formula runs the same work).
-struct WaitChanges {
-    /// For each run after the first: the changes, largest first.
-    users: Vec<Vec<WaitChange>>,
-    queues: Vec<Vec<WaitChange>>,
-}
-
-impl WaitChanges {
-    fn new(w: &workload::Workload, runs: &[RunResult]) -> WaitChanges {
-        let by = |group_of: &[u32], names: &[&str]| -> Vec<Vec<WaitChange>> {
-            let waits: Vec<Vec<GroupWait>> = runs
-                .iter()
-                .map(|r| metrics::group_waits(&w.jobs, &r.outcome.start, group_of, names))
-                .collect();
-            waits
-                .iter()
-                .skip(1)
-                .map(|other| metrics::wait_changes(&waits[0], other))
-                .collect()
-        };
-        let (user_of, users) = metrics::users(&w.jobs);
-        let (queue_of, queue_names) = metrics::queues(&w.jobs);
-        WaitChanges {
-            users: by(&user_of, &users),
-            // One queue (or none named) says nothing the whole table does not.
-            queues: if queue_names.len() > 1 {
-                by(&queue_of, &queue_names)
-            } else {
-                Vec::new()
-            },
-        }
-    }
+    let labels: Vec<String> = runs.iter().map(label).collect();
+    super::output::write_wait_changes(out, changes, &labels)
 }
 
 /// A `--mem` value: a PBS size, in KB (past `u64::MAX` KB an error, not that maximum).

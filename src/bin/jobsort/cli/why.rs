@@ -198,6 +198,7 @@ pub fn run_why(args: WhyArgs, out: &mut Out) -> Outcome {
                 })
                 .collect();
             let mut doc = d.header();
+            doc["assumption"] = q.assumption.clone().into();
             doc["jobs"] = Value::Array(jobs);
             write_json(out, &doc, true)?;
         }
@@ -284,8 +285,8 @@ pub fn run_why(args: WhyArgs, out: &mut Out) -> Outcome {
                 }
                 writeln!(
                     out,
-                    "  assuming running jobs use their full walltime and nothing new arrives \
-                     ({} policy)",
+                    "  assuming {} ({} policy)",
+                    q.assumption,
                     q.forecast.policy.name()
                 )?;
                 if let (Some(m), Some(model)) = (&q.forecast.model, &q.model) {
@@ -324,6 +325,7 @@ fn forecast_json(q: &Queue, dir: &Path) -> Value {
     let values = values(q);
     let d = document(q, &values);
     let mut doc = d.header();
+    doc["assumption"] = q.assumption.clone().into();
     doc["jobs"] = Value::Array(q.order.iter().map(|&i| job_json(q, &d, i)).collect());
     doc["nodes"] = s
         .nodes
@@ -497,7 +499,8 @@ pub fn run_forecast(args: ForecastArgs, out: &mut Out) -> Outcome {
             )?;
             writeln!(
                 out,
-                "starts assume running jobs use their full walltime and nothing new arrives{}\n",
+                "starts assume {}{}\n",
+                q.assumption,
                 if model {
                     "; `start (history)` uses run times learned from --history"
                 } else {
