@@ -1139,3 +1139,28 @@ fn why_and_forecast_under_flux_accounting_limits() {
         std::fs::read_to_string(format!("{data}/mf_priority.json")).unwrap()
     );
 }
+
+/// A formula cannot order a Flux snapshot yet (its job list is read as a history, which keeps
+/// only finished jobs): an error naming the file, not the capture's order shown as if the
+/// formula had made it. Without a formula the capture's own priority orders it, as before.
+#[test]
+fn a_formula_over_a_flux_snapshot_is_refused_not_ignored() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/why/flux");
+    for sub in [
+        &["forecast", "--snapshot", dir][..],
+        &["why", "1", "--snapshot", dir],
+    ] {
+        let mut args: Vec<&str> = sub.to_vec();
+        args.extend(["--formula", "ncpus"]);
+        let out = common::cli::jobsort(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains("a formula cannot order a Flux snapshot yet"),
+            "{err}"
+        );
+    }
+    let plain = common::cli::jobsort(["forecast", "--snapshot", dir]);
+    assert!(plain.status.success());
+    assert!(String::from_utf8_lossy(&plain.stdout).contains("Flux's own priority, as captured"));
+}

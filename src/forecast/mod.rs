@@ -140,6 +140,18 @@ pub fn order_of_ids<'a>(snap: &Snapshot, ids: impl IntoIterator<Item = &'a str>)
 /// top-level terms, or for Slurm without a formula `sprio`'s factors from a multifactor
 /// `slurm.conf`). A PBS site with several queues of different `Priority` under `by_queue`
 /// (PBS's shipped `sched_config`) is therefore ordered differently here.
+/// Why a formula cannot order a Flux snapshot's queue (`name` says which formula): `flux jobs
+/// --json` is read as a history, whose reader keeps the jobs that ran and ended, so a
+/// capture's waiting jobs give no formula input. One text for the library and the CLI.
+pub fn flux_formula_refusal(jobs_file: &Path, name: &str) -> String {
+    format!(
+        "{}: no waiting job read to evaluate {name} over: a Flux job list is read as a history \
+         (finished jobs only), so a formula cannot order a Flux snapshot yet; without one, \
+         Flux's captured priority orders it",
+        jobs_file.display()
+    )
+}
+
 pub fn formula_order(
     loaded: &LoadedSnapshot,
     dir: &Path,
@@ -255,14 +267,7 @@ pub fn formula_order(
                 jobs.take_not_ranked();
             }
             if jobs.is_empty() && n > 0 {
-                // `flux jobs --json` is read as a history: its reader keeps the jobs that
-                // ran and ended, so a capture's waiting jobs give no formula input.
-                return Err(order_err(format!(
-                    "{}: no waiting job read to evaluate {name} over: the library reads a \
-                     Flux job list as a history (finished jobs only), so a formula cannot \
-                     order a Flux snapshot yet; without one, Flux's captured priority orders it",
-                    path.display()
-                )));
+                return Err(order_err(flux_formula_refusal(&path, &name)));
             }
             let mut rows = jobs.rows();
             fairshare_from_factor(&mut rows);

@@ -341,6 +341,14 @@ pub fn order(
             } else {
                 "flux"
             };
+            if let (Some(f), Scheduler::Flux) = (formula, sched) {
+                // rank reads a Flux job list as a history: the waiting jobs would all be
+                // dropped and the capture's order shown as if the formula had ordered it.
+                return Err(Failure::invalid(forecast::flux_formula_refusal(
+                    Path::new(jobs),
+                    &format!("the formula `{f}`"),
+                )));
+            }
             if let Some(f) = formula {
                 flags.extend([
                     "--jobs".into(),
