@@ -3,7 +3,7 @@
 //! flags that are not formulas, sizes the machine can hold, nothing silent about job fields
 //! and fairshare inputs, JSON under `--format json`, help that stays inside the repository.
 
-mod common;
+use crate::common;
 
 use common::cli::{
     code, command, jobsort, jobsort_stdin, json, kth, repo_file, stderr, stderr_has, stderr_starts,

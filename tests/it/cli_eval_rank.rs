@@ -1,7 +1,7 @@
 //! `jobsort eval` and `jobsort rank` end to end: JSON shapes of SPEC §6, exit codes, ordering,
 //! thresholds, top-k, explain, job file formats and located errors.
 
-mod common;
+use crate::common;
 
 use common::cli::{jobsort, json, stderr, stdout, write};
 use serde_json::Value;

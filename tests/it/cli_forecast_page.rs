@@ -3,7 +3,7 @@
 //! nodes with 8 running and 14 waiting jobs, a reservation, and copies of its
 //! `resource_group` and `usage`. The page in a real browser is `contrib/browser/`'s.
 
-mod common;
+use crate::common;
 
 use common::cli::{code, jobsort, json, repo_file, stderr, stdout};
 use std::path::Path;

@@ -8,7 +8,7 @@
 //! subjob that is not running, exiting or suspended ("Subjob found in undesirable state"):
 //! the parent stands for its queued subjobs. State letters: `job.h` `JOB_STATE_LTR_*`.
 
-mod common;
+use crate::common;
 
 use common::cli::{jobsort, json, write};
 use serde_json::json;

@@ -10,7 +10,7 @@
 //! lists; the shapes `slurmrestd(8)`'s examples show); `flux/` as flux-core writes
 //! `flux resource R` (RFC 20) and `flux jobs --json`.
 
-mod common;
+use crate::common;
 
 use common::cli::{code, jobsort, json, repo_file, stderr, stdout};
 use std::path::Path;

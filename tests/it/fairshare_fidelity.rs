@@ -8,7 +8,7 @@ use jobsort::fairshare::usage_file;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
-mod common;
+use crate::common;
 use common::cli::run;
 
 fn s(p: &Path) -> &str {

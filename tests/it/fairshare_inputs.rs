@@ -5,7 +5,7 @@ use jobsort::fairshare::inputs::{self, EntityKind, Fairshare};
 use jobsort::jobs::{Job, JobSet};
 use serde_json::{Value, json};
 
-mod common;
+use crate::common;
 use common::cli::run;
 
 fn case(id: &str) -> Value {

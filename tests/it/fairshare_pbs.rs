@@ -11,7 +11,7 @@ use jobsort::rank::{RankOptions, TieBreak, rank};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-mod common;
+use crate::common;
 use common::cli::run;
 
 const CASES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/cases/openpbs.json");

@@ -7,7 +7,7 @@ use jobsort::fairshare::{flux, slurm};
 use serde_json::Value;
 use std::collections::HashMap;
 
-mod common;
+use crate::common;
 
 fn cases() -> Vec<Value> {
     common::cases(common::SLURM_FLUX)

@@ -7,7 +7,7 @@
 //! `src/cmd/flux_account_update_fshare.cpp` / `src/fairness/writer/data_writer_db.cpp`
 //! (fair-share written with `std::to_string`, six decimals).
 
-mod common;
+use crate::common;
 
 use common::cli::{jobsort, json, run, write};
 use serde_json::Value;

@@ -1,7 +1,7 @@
 //! `jobsort check` end to end: formula sources, flags, exit codes and the JSON shape of
 //! SPEC §6.
 
-mod common;
+use crate::common;
 
 use common::cli::jobsort_stdin;
 use std::process::Output;

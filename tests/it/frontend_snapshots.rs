@@ -46,11 +46,11 @@ fn rendered_diagnostics() {
         .with_resource("e", ResourceType::Float);
     let mut cases = 0;
     insta::with_settings!({
-        snapshot_path => "diagnostics/snapshots",
+        snapshot_path => "../diagnostics/snapshots",
         prepend_module_to_snapshot => false,
         omit_expression => true,
     }, {
-        insta::glob!("diagnostics/*.formula", |path| {
+        insta::glob!("..", "diagnostics/*.formula", |path| {
             cases += 1;
             let (src, compat_pbs) = read_case(path);
             let options = CheckOptions {

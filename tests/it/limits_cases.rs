@@ -28,7 +28,7 @@ use jobsort::flux::limits::{
 };
 use serde_json::{Value, json};
 
-mod common;
+use crate::common;
 
 fn cases() -> Vec<Value> {
     common::cases(common::SLURM_FLUX)

@@ -1,7 +1,7 @@
 //! `jobsort limits` end to end: JSON-lines output, text output, the state query, the flux
 //! database source and located errors for bad event lines.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

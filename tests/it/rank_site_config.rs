@@ -3,7 +3,7 @@
 //! the fairshare files under `sched_priv`, unknown_shares, queue priorities; each flag wins
 //! over the files, and `--explain-config` says where every setting came from.
 
-mod common;
+use crate::common;
 
 use common::cli::{code, jobsort, json, pbs_home, stderr, stdout, write};
 

@@ -2,7 +2,7 @@
 //! changes, the ranked queue only with `--record-queue`, gzip when the file ends in `.gz`. Each
 //! form verifies exactly, any edit of what it holds is a mismatch, and version 1 still reads.
 
-mod common;
+use crate::common;
 
 use common::cli::{code, jobsort, stderr, stdout, write};
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! `--formula` is given, the policy from strict_ordering, and the fairshare tree from
 //! `sched_priv/resource_group` when fair_share is on — the same run as with the flags.
 
-mod common;
+use crate::common;
 
 use common::cli::{code, jobsort, json, pbs_home, stderr, write};
 

@@ -3,7 +3,7 @@
 //! flux job lists, JSON job lists); a trace without them is refused, as `eval`/`rank` refuse
 //! a job without the entity's field (`JobSet::entity`).
 
-mod common;
+use crate::common;
 
 use common::cli::{code, jobsort, stderr, write};
 

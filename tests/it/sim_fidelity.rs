@@ -1,7 +1,7 @@
 //! `sim --fidelity`: a run against the schedule the trace recorded, on a trace worked by hand,
 //! on a real PBS run (AleaNG's validation traces), and on traces with nothing to compare.
 
-mod common;
+use crate::common;
 
 use common::cli::{code, jobsort, json, stderr, stdout, write};
 

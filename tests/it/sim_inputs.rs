@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Output;
 
-mod common;
+use crate::common;
 
 /// Jobs of several sizes, requested times (one missing: the run time stands in), memory (one
 /// missing), users, groups and queues.

@@ -677,7 +677,7 @@ fn the_format_is_sniffed_from_the_first_record() {
     );
 }
 
-mod common;
+use crate::common;
 use common::cli::{jobsort, json, stderr, stdout, write};
 
 #[test]

@@ -2,7 +2,7 @@
 //! PNGs of the plot's size with their text drawn (bundled font), and a bad extension is a usage
 //! error caught before simulating.
 
-mod common;
+use crate::common;
 
 use jobsort::sim::plot::render_png;
 use std::path::Path;

@@ -11,7 +11,7 @@
 //! jobs of a higher partition PriorityTier first, then job priority, then submit time: the
 //! partitions of one tier make one list.
 
-mod common;
+use crate::common;
 
 use common::cli::{code, jobsort, json, stderr, write};
 use jobsort::sim::record::parse_recording;

@@ -9,7 +9,7 @@
 //! on one node, `scatter`/`vscatter` one chunk per node, `excl`/`exclhost` only on nodes
 //! with nothing running, held whole.
 
-mod common;
+use crate::common;
 
 use common::cli::{code, jobsort, json, stderr, stdout, write};
 use jobsort::sim::cluster::Machine;

@@ -1,7 +1,7 @@
 //! Setting up a simulation from its settings: the auto fairshare tree on traces whose users
 //! include SWF's -1 (`unknown`).
 
-mod common;
+use crate::common;
 
 use common::cli::{jobsort, repo_file, stderr, write};
 

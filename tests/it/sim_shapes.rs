@@ -6,7 +6,7 @@
 //! chunks on a node while it holds them, `scatter` one chunk per node:
 //! `tests/sim_resources.rs`).
 
-mod common;
+use crate::common;
 
 use common::cli::{code, jobsort, stderr, stdout, write};
 use jobsort::sim::cluster::Machine;

@@ -2,7 +2,7 @@
 //! each setting read from the files, flags winning over them, and `--explain-config`
 //! saying where each came from.
 
-mod common;
+use crate::common;
 
 use common::cli::{code, jobsort, jobsort_stdin, json, pbs_home, stderr, stdout, write};
 

@@ -15,7 +15,7 @@
 //! With a window of 30 days, a resolution of 1 s and no test limit the policy is
 //! conservative backfilling, which the last test checks on generated workloads.
 
-mod common;
+use crate::common;
 
 use common::cli::{code, jobsort, json, stderr, stdout, write};
 use jobsort::sim::record::parse_recording;

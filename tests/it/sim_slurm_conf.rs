@@ -7,7 +7,7 @@
 //! default) starts lower priority jobs "if doing so does not delay the expected initiation
 //! time of any higher priority job" (every blocked job keeps its reservation: conservative).
 
-mod common;
+use crate::common;
 
 use common::cli::{code, jobsort, json, stderr, stdout, write};
 

@@ -4,7 +4,7 @@
 //! evaluated by `formula_evaluate`, which reads `resources_used` then `Resource_List`): a time
 //! resource grows with the run, a fixed one does not.
 
-mod common;
+use crate::common;
 
 use common::cli::{code, jobsort, stderr, stdout, write};
 use jobsort::sim::record::parse_recording;

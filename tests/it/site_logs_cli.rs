@@ -1,7 +1,7 @@
 //! A site's own logs end to end: `sim --trace` and `replay --trace` on a Slurm sacct dump and
 //! on Flux job lists (fixtures in `tests/data/`, real samples from `../shared/data/samples/`).
 
-mod common;
+use crate::common;
 
 use common::cli::*;
 

@@ -7,7 +7,7 @@
 //! (`priority_calculation`) and `doc/components/job-priorities.rst`. The live check against
 //! `sprio` is `contrib/slurm/e2e.sh` (section 8).
 
-mod common;
+use crate::common;
 
 use common::cli::{jobsort, json, run, write};
 use serde_json::Value;

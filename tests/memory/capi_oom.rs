@@ -10,6 +10,8 @@ use std::ffi::CStr;
 use std::process::Command;
 use std::ptr;
 
+use crate::heap;
+
 /// Set in the child so a case runs there (never in the harness's own process: it caps the
 /// whole process).
 const CHILD: &str = "JOBSORT_CAPI_OOM_CHILD";
@@ -22,7 +24,7 @@ const HEADROOM: u64 = 24 << 20;
 fn run_child(case: &str) {
     let out = Command::new(std::env::current_exe().expect("test binary path"))
         .args([
-            "under_a_memory_limit",
+            &format!("{}::under_a_memory_limit", module_in_crate()),
             "--exact",
             "--nocapture",
             "--test-threads=1",
@@ -44,6 +46,12 @@ fn run_child(case: &str) {
         text.contains("1 passed"),
         "child `{case}` did not run:\n{text}"
     );
+}
+
+/// This file's module path without the crate's name: the prefix of its tests' names in the
+/// harness (`capi_oom`).
+fn module_in_crate() -> &'static str {
+    module_path!().split_once("::").map_or("", |(_, m)| m)
 }
 
 /// The address space this process maps now (`VmSize`), in bytes.
@@ -115,6 +123,7 @@ const CASES: [(&str, &CStr, u32); 3] = [
 /// In the harness: run every case in its own child. In a child: run the one case it names.
 #[test]
 fn under_a_memory_limit() {
+    let _alone = heap::alone();
     match std::env::var(CHILD) {
         Ok(case) => {
             let (_, formula, flags) = CASES

@@ -6,8 +6,7 @@ use jobsort::Catalog;
 use jobsort::jobs::load::{JobFormat, load_jobs};
 use std::io::Write;
 
-#[path = "common/heap.rs"]
-mod heap;
+use crate::heap;
 
 const JOBS: usize = 100_000;
 
@@ -71,6 +70,7 @@ fn peak_per_job(path: &std::path::Path) -> f64 {
 
 #[test]
 fn loading_ten_columns_costs_about_what_the_columns_hold() {
+    let _alone = heap::alone();
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("jobs.csv");
     write(&csv, |i, out| {

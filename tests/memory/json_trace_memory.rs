@@ -1,19 +1,19 @@
-//! JSON job lists stream as SWF traces do (`tests/trace_memory.rs`): a document and JSON
+//! JSON job lists stream as SWF traces do (`tests/memory/trace_memory.rs`): a document and JSON
 //! lines, plain or gzip, are parsed a piece at a time as they are decoded, so their text is
-//! never held whole. Measured with a counting allocator (this test binary's own: one test,
-//! so that no other test's heap is counted), in bytes, not time.
+//! never held whole. Measured with a counting allocator (this test binary's own, its tests
+//! one at a time so that no other test's heap is counted), in bytes, not time.
 
 use jobsort::sim::load_workload;
 use sha2::Digest;
 use std::io::Write;
 
-#[path = "common/heap.rs"]
-mod heap;
+use crate::heap;
 
 /// JSON job lists stream too: a document (`{"jobs": [...]}` or an array) and JSON lines, plain and gzip,
 /// whose entries carry 40 kB of a key no reader uses, load in a small part of their text.
 #[test]
 fn a_json_job_list_is_parsed_as_it_is_decoded_never_held_whole() {
+    let _alone = heap::alone();
     let note = "n".repeat(40_000);
     let job = |i: usize| {
         format!(

@@ -11,11 +11,11 @@ use jobsort::sim::swf::parse_swf;
 use jobsort::sim::{IrPriority, Policy, SimConfig};
 use std::io::BufReader;
 
-#[path = "common/heap.rs"]
-mod heap;
+use crate::heap;
 
 #[test]
 fn verify_reads_a_recording_round_by_round_in_a_small_part_of_its_size() {
+    let _alone = heap::alone();
     // 2000 two-second jobs on one core, one submitted every second: the queue grows by one
     // job every two seconds, to 1000, and every round lists it (`record_queue`).
     let jobs = 2000;
@@ -84,6 +84,7 @@ fn verify_reads_a_recording_round_by_round_in_a_small_part_of_its_size() {
 /// anything is sized by it.
 #[test]
 fn a_header_of_four_billion_nodes_is_refused_without_allocating_for_them() {
+    let _alone = heap::alone();
     use jobsort::sim::record::{Header, TraceInfo};
     let config = SimConfig::new(Policy::Strict, 4_000_000_000, 1);
     let header = serde_json::to_string(&Header::new(TraceInfo::default(), None, &config)).unwrap();

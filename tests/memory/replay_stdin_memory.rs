@@ -3,9 +3,11 @@
 //! memory. The bound is on the replaying process's own peak RSS (`wait4`'s rusage of that one
 //! child): verifying a large recording from a pipe takes little more than verifying a tiny one.
 //!
-//! One test in its own binary: nothing else runs while it measures.
+//! Alone in its binary while it runs (`heap::alone`): a child's peak RSS counts the parent's
+//! pages at the spawn, so no other test may grow them between the two measurements.
 
-mod common;
+use crate::common;
+use crate::heap;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -16,6 +18,7 @@ const JOBS: usize = 2000;
 
 #[test]
 fn a_recording_on_stdin_is_verified_without_being_held_whole() {
+    let _alone = heap::alone();
     let dir = tempfile::tempdir().unwrap();
     let big = record(dir.path(), "big", JOBS);
     let len = std::fs::metadata(&big).unwrap().len();

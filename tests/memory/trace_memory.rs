@@ -7,11 +7,11 @@ use jobsort::sim::load_workload;
 use sha2::Digest;
 use std::io::Write;
 
-#[path = "common/heap.rs"]
-mod heap;
+use crate::heap;
 
 #[test]
 fn a_trace_is_parsed_as_it_is_decoded_never_held_whole() {
+    let _alone = heap::alone();
     let mut text = String::from("; MaxNodes: 64\n; MaxProcs: 64\n");
     let comment = format!(";{}\n", " comment".repeat(24));
     for i in 1..=1000 {
