@@ -1,5 +1,5 @@
 //! PBS fairshare conformance: every `fairshare_values` case and the fairshare `job_order`
-//! cases of `../shared/cases/openpbs.json`, driven from the file. Values are compared as PBS
+//! cases of `tests/data/cases/openpbs.json`, driven from the file. Values are compared as PBS
 //! prints them (`%f` of the float32 fields), `pbsfs` output byte for byte through the
 //! `jobsort fairshare` binary.
 
@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use crate::common;
 use common::cli::run;
 
-const CASES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/cases/openpbs.json");
+const CASES: &str = crate::common::OPENPBS;
 
 fn cases(kind: &str) -> Vec<Value> {
     let text = std::fs::read_to_string(CASES).expect("read openpbs.json");

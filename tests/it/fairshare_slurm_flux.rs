@@ -1,5 +1,5 @@
 //! Slurm (classic, Fair Tree) and flux-accounting fairshare cases from
-//! `../shared/cases/slurm_flux.json`, compared to the precision the case gives (sshare prints
+//! `tests/data/cases/slurm_flux.json`, compared to the precision the case gives (sshare prints
 //! `%f`, flux's expected files 6 decimals).
 
 use jobsort::fairshare::tree::{NodeValues, ShareTree, Shares};

@@ -1,5 +1,5 @@
 //! The front end's acceptance behaviours and the PBS conformance cases for
-//! formula acceptance (`../shared/cases/openpbs.json`).
+//! formula acceptance (`tests/data/cases/openpbs.json`).
 
 use jobsort::catalog::ResourceType;
 use jobsort::formula::check::{CheckOptions, Checked, check};
@@ -280,7 +280,7 @@ const DELIBERATE_DIFFERENCES: &[(&str, &str)] = &[
 
 #[test]
 fn openpbs_formula_conformance_cases() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/cases/openpbs.json");
+    let path = crate::common::OPENPBS;
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let cases: serde_json::Value = serde_json::from_str(&text).unwrap();
     let cases = cases.as_array().expect("a JSON array of cases");

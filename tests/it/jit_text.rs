@@ -1,6 +1,6 @@
 //! Text-level agreement: formulas compiled through the front end (`Formula::compile_with`),
 //! evaluated by the JIT and by the interpreter, bit for bit, with and without `--compat pbs`.
-//! Formulas: every accepted formula of `../shared/cases/openpbs.json` plus hand-picked ones
+//! Formulas: every accepted formula of `tests/data/cases/openpbs.json` plus hand-picked ones
 //! covering short-circuits, chained comparisons, errors and every function family.
 
 use jobsort::formula::{CompileOptions, Engine, Formula};
@@ -11,7 +11,7 @@ const EDGE: [f64; 14] = [
 ];
 
 fn formulas() -> Vec<(String, Vec<(String, String)>)> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/cases/openpbs.json");
+    let path = crate::common::OPENPBS;
     let text = std::fs::read_to_string(path).expect("conformance cases");
     let cases: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
     let mut out = Vec::new();

@@ -1,5 +1,5 @@
 //! flux-accounting limit conformance: every `flux_limits_sequence` and
-//! `flux_limit_predicates` case of `shared/cases/slurm_flux.json`.
+//! `flux_limit_predicates` case of `tests/data/cases/slurm_flux.json`.
 //!
 //! A sequence case `ID` is translated into `tests/data/limits/ID/`:
 //! - `config.toml`: the associations and queues of the case;

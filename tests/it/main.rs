@@ -17,6 +17,7 @@ mod fairshare_fidelity;
 mod fairshare_inputs;
 mod fairshare_pbs;
 mod fairshare_slurm_flux;
+mod fixtures;
 mod flux_priority_fidelity;
 mod formula_nesting;
 mod frontend_acceptance;

@@ -79,7 +79,7 @@ fn every_figure_of_a_hand_worked_trace() {
 /// recorded mean wait is the trace's own wait field, averaged here independently.
 #[test]
 fn a_real_pbs_run_and_its_recorded_waits() {
-    let trace = "../shared/data/traces/aleang-pbs-validation/NGI_CZ_journal_PBSeasy4.swf";
+    let trace = "tests/data/traces/aleang-pbs-validation/NGI_CZ_journal_PBSeasy4.swf";
     let text = std::fs::read_to_string(trace).unwrap();
     let waits: Vec<f64> = text
         .lines()

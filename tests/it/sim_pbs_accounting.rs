@@ -1,7 +1,7 @@
 //! PBS accounting logs as workloads: every record type and lifecycle of the fixture
 //! directory `tests/data/pbs_accounting/accounting/` (written from the record layouts of
 //! OpenPBS `src/server/accounting.c`, as `../shared/reference/scheduler_data.md` §1 lists
-//! them), the real XDMoD sample (`../shared/data/samples/`), and bad data strict and lenient.
+//! them), the real XDMoD sample (`tests/data/samples/`), and bad data strict and lenient.
 
 use jobsort::sim::workload::pbs_accounting::{
     ArrayRole, Chunk, Fate, HostCores, PlaceSpec, select_request,
@@ -360,7 +360,7 @@ fn a_job_keeps_what_a_sim_job_has_no_field_for() {
 #[test]
 fn the_real_xdmod_sample_reads_with_its_bad_records_named() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data/samples/xdmod-pbs-accounting-E-records.log");
+        .join("tests/data/samples/xdmod-pbs-accounting-E-records.log");
     let bytes = std::fs::read(&path).unwrap();
     // Line 2 is line 1's job again without its server suffix.
     let e = parse_pbs_accounting(&bytes, "x.log", STRICT).unwrap_err();

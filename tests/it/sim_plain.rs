@@ -6,17 +6,13 @@
 use jobsort::sim::run::{RunOptions, result, simulate};
 use jobsort::sim::scheduler::plain;
 use jobsort::sim::{Policy, Setup, SimConfig, Simulator, load_workload};
-use std::path::Path;
 
-fn trace(name: &str) -> String {
-    format!(
-        "{}/../shared/data/traces/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
-
+/// The whole traces are in `../shared/data/traces/`; without it, the comparison is skipped.
 fn compare(name: &str, jobs: usize) {
-    let mut w = load_workload(Path::new(&trace(name))).unwrap();
+    let Some(path) = crate::common::shared_or_skip(&format!("data/traces/{name}")) else {
+        return;
+    };
+    let mut w = load_workload(&path).unwrap();
     w.truncate(jobs);
     let (nodes, cores) = (w.machine.nodes.unwrap(), w.machine.cores.unwrap_or(1));
     for policy in [Policy::Strict, Policy::Easy] {

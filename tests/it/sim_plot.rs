@@ -9,7 +9,7 @@ use std::path::Path;
 
 const KTH: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/data/traces/KTH-SP2-1996-2.1-cln.swf.gz"
+    "/tests/data/traces/KTH-SP2-1996-2.1-cln-first5000.swf.gz"
 );
 
 const PNG_SIGNATURE: [u8; 8] = [0x89, b'P', b'N', b'G', b'\r', b'\n', 0x1a, b'\n'];

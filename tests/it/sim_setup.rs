@@ -3,12 +3,7 @@
 
 use crate::common;
 
-use common::cli::{jobsort, repo_file, stderr, write};
-
-/// The LLNL Atlas trace of `../shared/data/traces/` (it has jobs of user -1).
-fn llnl() -> String {
-    repo_file("../shared/data/traces/LLNL-Atlas-2006-2.1-cln.swf.gz")
-}
+use common::cli::{jobsort, stderr, write};
 
 /// SWF jobs of user -1 are user `unknown`, which is PBS's own `unknown` group (see
 /// `sim::share`'s test `an_entity_named_unknown_is_pbs_unknown_group` for what OpenPBS
@@ -42,10 +37,14 @@ fn auto_tree_takes_swf_user_minus_one_as_pbs_unknown_group() {
         assert_eq!(v["runs"][0]["jobs"], 3, "{auto}");
         assert_eq!(v["runs"][0]["never_started"], 0, "{auto}");
     }
+    // The LLNL Atlas trace of `../shared/data/traces/` has jobs of user -1.
+    let Some(llnl) = common::shared_or_skip("data/traces/LLNL-Atlas-2006-2.1-cln.swf.gz") else {
+        return;
+    };
     let out = jobsort([
         "sim",
         "--trace",
-        &llnl(),
+        llnl.to_str().unwrap(),
         "--first",
         "20000",
         "--auto-tree",

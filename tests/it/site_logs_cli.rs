@@ -1,5 +1,5 @@
 //! A site's own logs end to end: `sim --trace` and `replay --trace` on a Slurm sacct dump and
-//! on Flux job lists (fixtures in `tests/data/`, real samples from `../shared/data/samples/`).
+//! on Flux job lists (fixtures in `tests/data/`, real samples in `tests/data/samples/`).
 
 use crate::common;
 
@@ -10,7 +10,7 @@ fn fixture(name: &str) -> String {
 }
 
 fn sample(name: &str) -> String {
-    repo_file(&format!("../shared/data/samples/{name}"))
+    repo_file(&format!("tests/data/samples/{name}"))
 }
 
 const F: &str = "walltime + ncpus";
