@@ -684,8 +684,8 @@ fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// The files whose words the rule covers: the sources, the tests' Rust files (not their data),
-/// the Python package, `contrib/`, `docs/`, the README and ARCHITECTURE.md, the benches and
-/// examples.
+/// the Python package, `contrib/`, `docs/`, the README and ARCHITECTURE.md, the benches,
+/// examples and developer tools.
 fn worded_files(root: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for dir in [
@@ -697,6 +697,7 @@ fn worded_files(root: &Path) -> Vec<PathBuf> {
         "docs",
         "benches",
         "examples",
+        "tools",
     ] {
         files_under(&root.join(dir), &mut out);
     }

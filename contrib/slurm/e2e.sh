@@ -427,16 +427,16 @@ check "the same with CoreSpecCount=2 on the node" wait_until 150 multifactor_mat
 # `jobsort forecast --history` learns run times from). Once every job has started, each
 # one's real start (sacct). For every job pending at the capture, jobsort's forecast (time
 # limits; run times from the history), squeue's estimate, and the same plan as jobsort's with
-# each job's real run time (examples/forecast_known_runtimes.rs: the planner's own error) are
+# each job's real run time (tools/src/bin/forecast_known_runtimes.rs: the planner's own error) are
 # set against it in a table. Checked: the snapshot loads with every node and pending job, and
 # the forecast gives a start for each pending job. How near the forecasts come is reported,
 # never checked: it depends on the machine's timing.
 fc_t0=$(date +%s)
 fc=$work/forecast
 mkdir -p "$fc"
-(cd "$root" && cargo build --locked --example forecast_known_runtimes >"$fc/build.log" 2>&1) \
+(cd "$root" && cargo build --locked -p jobsort-tools --bin forecast_known_runtimes >"$fc/build.log" 2>&1) \
     || cat "$fc/build.log"
-known_runtimes="${CARGO_TARGET_DIR:-$root/target}/debug/examples/forecast_known_runtimes"
+known_runtimes="${CARGO_TARGET_DIR:-$root/target}/debug/forecast_known_runtimes"
 timeout 60 scancel -u root || true
 old_daemons="$(cat "$work/slurmctld.pid") $(cat "$work/slurmd.pid")"
 for p in $old_daemons; do kill "$p" 2>/dev/null || true; done

@@ -233,7 +233,7 @@ fn long_inputs_are_refused_not_crashed() {
 
 /// Every shape of deep nesting, at and just beyond the limit, in debug builds and on the
 /// test harness's small thread stacks. (Operator chains of any length are not nesting:
-/// `tests/formula_nesting.rs`.)
+/// `tests/it/formula_nesting.rs`.)
 #[test]
 fn deep_nesting_of_every_kind() {
     let d = MAX_NESTING as usize;

@@ -5,7 +5,7 @@
 //! file's final newline is not part of it), optionally after a header line
 //! `# options: --compat pbs`. Its snapshot is
 //! `tests/diagnostics/snapshots/diagnostics@<file>.snap`. Adding a case is adding a file: run
-//! `INSTA_UPDATE=always cargo test --test frontend_snapshots` (or `cargo insta review`) and
+//! `INSTA_UPDATE=always cargo test --test it frontend_snapshots::` (or `cargo insta review`) and
 //! review the new snapshot.
 
 use jobsort::Catalog;

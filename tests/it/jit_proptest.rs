@@ -453,7 +453,7 @@ fn parallel_evaluation_is_identical() {
 /// of `(1 // 1.5) or 0` / `(0 % 1.5) or 0`, same-shaped kernels proptest compiled just before
 /// while shrinking. Not reproducible in isolation; the likely cause (stale code at a recycled
 /// code address) and its hardening are described at `jit::code_pool`, and
-/// `tests/jit_stress.rs` hammers that path.
+/// `tests/it/jit_stress.rs` hammers that path.
 #[test]
 fn regression_rem_or_zero_without_columns() {
     let c = Case {

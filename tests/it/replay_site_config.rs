@@ -6,7 +6,7 @@ use crate::common;
 
 use common::cli::{code, jobsort, json, pbs_home, stderr, write};
 
-/// Cluster 4 × 1, users 1-3 (`u1`..`u3`): the fixture of `tests/sim_site_config.rs`.
+/// Cluster 4 × 1, users 1-3 (`u1`..`u3`): the fixture of `tests/it/sim_site_config.rs`.
 const SWF: &str = "; MaxNodes: 4\n; MaxProcs: 4\n\
 1 0 -1 10 2 -1 -1 2 10 -1 1 1 1 -1 -1 -1 -1 -1\n\
 2 0 -1 5 4 -1 -1 4 5 -1 1 2 1 -1 -1 -1 -1 -1\n\

@@ -50,7 +50,7 @@ fn kth_sp2_plain_is_the_general_rounds() {
 }
 
 /// The first 30,000 of LANL-CM5's 122,052 jobs (the whole trace takes two minutes in a debug
-/// build, seconds in release: `JOBSORT_LONG_SIM=1 cargo test --release --test sim_plain`).
+/// build, seconds in release: `JOBSORT_LONG_SIM=1 cargo test --release --test it sim_plain::`).
 #[test]
 fn lanl_cm5_plain_is_the_general_rounds() {
     let jobs = match std::env::var_os("JOBSORT_LONG_SIM") {

@@ -4,7 +4,7 @@
 //! `--mem-per-cpu` is per CPU), per node for `nodes × cores` (Slurm's `--mem`, `sbatch(1)`),
 //! only on a machine that names `mem`. Placement is first fit in node order (`free` stacks
 //! chunks on a node while it holds them, `scatter` one chunk per node:
-//! `tests/sim_resources.rs`).
+//! `tests/it/sim_resources.rs`).
 
 use crate::common;
 

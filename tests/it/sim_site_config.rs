@@ -6,7 +6,7 @@ use crate::common;
 
 use common::cli::{code, jobsort, jobsort_stdin, json, pbs_home, stderr, stdout, write};
 
-/// Cluster 4 × 1 (SWF): the schedule of `tests/sim_schedule.rs`'s fixture A, where strict,
+/// Cluster 4 × 1 (SWF): the schedule of `tests/it/sim_schedule.rs`'s fixture A, where strict,
 /// EASY and fill all differ.
 const SWF: &str = "; MaxNodes: 4\n; MaxProcs: 4\n\
 1 0 -1 10 2 -1 -1 2 10 -1 1 1 1 -1 -1 -1 -1 -1\n\

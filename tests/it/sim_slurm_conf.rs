@@ -12,7 +12,7 @@ use crate::common;
 use common::cli::{code, jobsort, json, stderr, stdout, write};
 
 /// A 4 × 1 cluster's trace whose strict, conservative and fill schedules differ (the fixture
-/// of `tests/sim_site_config.rs`), with no size in its header: the size is slurm.conf's.
+/// of `tests/it/sim_site_config.rs`), with no size in its header: the size is slurm.conf's.
 const SWF: &str = "\
 1 0 -1 10 2 -1 -1 2 10 -1 1 1 1 -1 -1 -1 -1 -1\n\
 2 0 -1 5 4 -1 -1 4 5 -1 1 2 1 -1 -1 -1 -1 -1\n\
@@ -127,7 +127,7 @@ fn explain_config_names_the_lines_and_what_is_not_simulated() {
     assert_eq!(row("policy"), ["slurm", "default"]);
     assert_eq!(row("nodes"), ["4".to_string(), at(4)]);
     assert_eq!(row("cores per node"), ["8".to_string(), at(4)]);
-    // The knobs simulated are rows of their own (`tests/sim_slurm_backfill.rs`).
+    // The knobs simulated are rows of their own (`tests/it/sim_slurm_backfill.rs`).
     assert_eq!(
         row("SchedulerParameters bf_window"),
         ["2880".to_string(), at(3)]
@@ -153,7 +153,7 @@ fn explain_config_names_the_lines_and_what_is_not_simulated() {
             at(5)
         ]
     );
-    // Partition tiers are simulated (`tests/sim_queue_order.rs`): both at the default, 1.
+    // Partition tiers are simulated (`tests/it/sim_queue_order.rs`): both at the default, 1.
     assert_eq!(
         row("partition b PriorityTier"),
         [

@@ -1,4 +1,4 @@
-//! One-command speed comparison: `cargo run --release --example bench_report`.
+//! One-command speed comparison: `cargo run --release -p jobsort-tools --bin bench_report`.
 //!
 //! Over the same data and the same formulas, in one run, prints ns/job for the JIT, the
 //! reference interpreter, hand-written Rust loops (as written, and with libm `pow` really
@@ -23,7 +23,7 @@ use std::process::Command;
 
 use jobsort::formula::{Engine, interp, jit};
 
-#[path = "../benches/common.rs"]
+#[path = "../../../benches/common.rs"]
 mod common;
 
 /// The calling thread's CPU time in seconds: on a machine shared with other processes, wall
@@ -534,7 +534,7 @@ fn python_peers(
     ) {
         return unavailable(table, &e.to_string());
     }
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/peers.py");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../benches/peers.py");
     let out = Command::new("python3")
         .arg(script)
         .arg(dir.path())

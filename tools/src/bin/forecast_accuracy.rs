@@ -6,8 +6,8 @@
 //! markdown table of the errors, then one of what each trace gave. Not part of `cargo test`:
 //!
 //! ```sh
-//! cargo run --release --example forecast_accuracy -- ../shared/data/traces/*.swf.gz
-//! cargo run --release --example forecast_accuracy -- --instants 50 --policy strict T.swf
+//! cargo run --release -p jobsort-tools --bin forecast_accuracy -- ../shared/data/traces/*.swf.gz
+//! cargo run --release -p jobsort-tools --bin forecast_accuracy -- --instants 50 --policy strict T.swf
 //! ```
 //!
 //! `--instants N` and `--policy easy|strict|fill|conservative` apply to the traces after

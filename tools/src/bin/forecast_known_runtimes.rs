@@ -5,7 +5,7 @@
 //! are `sleep N`:
 //!
 //! ```sh
-//! cargo run --example forecast_known_runtimes -- SNAPSHOT_DIR RUNTIMES.csv
+//! cargo run -p jobsort-tools --bin forecast_known_runtimes -- SNAPSHOT_DIR RUNTIMES.csv
 //! ```
 //!
 //! `RUNTIMES.csv` has a line `id,seconds` per job (running or waiting); a job it does not

@@ -4,17 +4,17 @@
 //! memory. Not part of `cargo test`:
 //!
 //! ```sh
-//! cargo run --release --example pbs_accounting_year            # 3 000 000 jobs
-//! cargo run --release --example pbs_accounting_year -- 300000  # fewer
-//! cargo run --release --example pbs_accounting_year -- 300000 DIR  # keep the logs in DIR
-//! cargo run --release --example pbs_accounting_year -- 3000000 DIR gz  # gzip them (5 GB plain)
+//! cargo run --release -p jobsort-tools --bin pbs_accounting_year            # 3 000 000 jobs
+//! cargo run --release -p jobsort-tools --bin pbs_accounting_year -- 300000  # fewer
+//! cargo run --release -p jobsort-tools --bin pbs_accounting_year -- 300000 DIR  # keep the logs in DIR
+//! cargo run --release -p jobsort-tools --bin pbs_accounting_year -- 3000000 DIR gz  # gzip them (5 GB plain)
 //! ```
 
 use jobsort::sim::load_workload_with;
 use std::io::Write;
 use std::time::Instant;
 
-#[path = "../benches/pbs_log.rs"]
+#[path = "../../../benches/pbs_log.rs"]
 mod pbs_log;
 
 /// A file's text, inflated when it is gzip.

@@ -3,7 +3,7 @@
 //! `requested_cpus`), for the side-by-side runs of `docs/perf.md`:
 //!
 //! ```sh
-//! cargo run --release --example peer_jobs -- TRACE NODES CORES OUT.json
+//! cargo run --release -p jobsort-tools --bin peer_jobs -- TRACE NODES CORES OUT.json
 //! ```
 //!
 //! The jobs are those `jobsort sim` keeps (too large for the machine dropped), the run time

@@ -3,7 +3,7 @@
 //! `cargo test` (about a minute in release):
 //!
 //! ```sh
-//! cargo run --release --example pow2_exhaustive
+//! cargo run --release -p jobsort-tools --bin pow2_exhaustive
 //! ```
 //!
 //! Exits with status 1 and prints the first mismatches when any lane differs.

@@ -4,7 +4,7 @@
 //! Not part of `cargo test`:
 //!
 //! ```sh
-//! cargo run --release --example sacct_load [ROWS]
+//! cargo run --release -p jobsort-tools --bin sacct_load [ROWS]
 //! ```
 //!
 //! Peak memory is the process's peak resident set (`VmHWM` of `/proc/self/status`), read

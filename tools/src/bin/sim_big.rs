@@ -6,8 +6,8 @@
 //! `/usr/bin/time -v jobsort sim --trace OUT` (its max RSS is the memory per job):
 //!
 //! ```sh
-//! cargo run --release --example sim_big -- 1000000 10000 1
-//! cargo run --release --example sim_big -- 1000000 10000 1 --swf /tmp/big.swf
+//! cargo run --release -p jobsort-tools --bin sim_big -- 1000000 10000 1
+//! cargo run --release -p jobsort-tools --bin sim_big -- 1000000 10000 1 --swf /tmp/big.swf
 //! ```
 //!
 //! The jobs (a fixed pseudo-random sequence): sizes 2^k cores for k uniform in 0..=10,
@@ -28,7 +28,7 @@
 //! busiest share before and after:
 //!
 //! ```sh
-//! cargo run --release --example sim_big -- 1000000 10000 --resources
+//! cargo run --release -p jobsort-tools --bin sim_big -- 1000000 10000 --resources
 //! ```
 //!
 //! `--policy P` (a `jobsort sim --policy` name: `easy`, `slurm`, `backfill:4`, ...) runs that

@@ -2,7 +2,7 @@
 //! jobs/s and fidelity numbers. Not part of `cargo test`:
 //!
 //! ```sh
-//! cargo run --release --example sim_kth
+//! cargo run --release -p jobsort-tools --bin sim_kth
 //! ```
 //!
 //! With a trace (and optionally the machine, the number of runs and one policy), only the
@@ -12,8 +12,8 @@
 //! before it prints); the load is timed once per run, shared by the rows.
 //!
 //! ```sh
-//! cargo run --release --example sim_kth -- ../shared/data/traces/LLNL-Atlas-2006-2.1-cln.swf.gz 9216 1 5
-//! cargo run --release --example sim_kth -- ../shared/data/traces/KTH-SP2-1996-2.1-cln.swf.gz 100 1 20 strict
+//! cargo run --release -p jobsort-tools --bin sim_kth -- ../shared/data/traces/LLNL-Atlas-2006-2.1-cln.swf.gz 9216 1 5
+//! cargo run --release -p jobsort-tools --bin sim_kth -- ../shared/data/traces/KTH-SP2-1996-2.1-cln.swf.gz 100 1 20 strict
 //! ```
 
 use jobsort::sim::load_workload;
@@ -27,7 +27,7 @@ use jobsort::{Catalog, Formula};
 use std::path::Path;
 use std::time::Instant;
 
-const TRACES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/traces");
+const TRACES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/traces");
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

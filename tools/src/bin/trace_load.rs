@@ -3,7 +3,7 @@
 //! and as JSON lines. Best of several runs; not part of `cargo test`:
 //!
 //! ```sh
-//! cargo run --release --example trace_load
+//! cargo run --release -p jobsort-tools --bin trace_load
 //! ```
 //!
 //! The criterion version of the whole-load figures is `benches/trace_load.rs`; what the
@@ -18,7 +18,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-const TRACES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/traces");
+const TRACES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/traces");
 const RUNS: usize = 7;
 
 /// The system allocator, counting the bytes live and their peak.

@@ -8,8 +8,8 @@
 //! Too slow for `cargo test` (several minutes in release; one core):
 //!
 //! ```sh
-//! cargo run --release --example vecmath_exhaustive            # everything
-//! cargo run --release --example vecmath_exhaustive -- exp 8   # exp, 2^32 / 8 of each kind
+//! cargo run --release -p jobsort-tools --bin vecmath_exhaustive            # everything
+//! cargo run --release -p jobsort-tools --bin vecmath_exhaustive -- exp 8   # exp, 2^32 / 8 of each kind
 //! ```
 //!
 //! Prints per function the inputs checked and the mismatches (the first ten in full); exits
