@@ -4,14 +4,14 @@
 //! - `docs/diagnostics.md` is generated from the code table of `src/formula/diag.rs`
 //!   (`jobsort::formula::diag::code_table`), each code with an example the binary really
 //!   prints; the test regenerates it and fails when the file differs
-//!   (`JOBSORT_BLESS=1 cargo test --test docs` rewrites it);
+//!   (`JOBSORT_BLESS=1 cargo test --test it docs::` rewrites it);
 //! - the job fields of `docs/formats.md` are the job field table `src/input/fields.rs` (with
 //!   the PBS keywords and resources of the catalog), both ways;
 //! - every relative link of `README.md` and `docs/*.md` names a file that exists, and an
 //!   `#anchor` a heading of it;
 //! - every command of the README's table of subcommands runs, from the repository's root.
 
-mod common;
+use crate::common;
 
 use common::cli::command;
 use jobsort::Catalog;
@@ -183,8 +183,8 @@ fn diagnostics_md(table: &[CodeInfo]) -> String {
     let mut examples = examples();
     let mut s = String::from(
         "# Diagnostic codes\n\n\
-         <!-- Generated from the code table of src/formula/diag.rs by tests/docs.rs; do not edit.\n     \
-         Regenerate with: JOBSORT_BLESS=1 cargo test --test docs -->\n\n\
+         <!-- Generated from the code table of src/formula/diag.rs by tests/it/docs.rs; do not edit.\n     \
+         Regenerate with: JOBSORT_BLESS=1 cargo test --test it docs:: -->\n\n\
          Every diagnostic jobsort reports about a formula (`check`, and every subcommand that reads a\n\
          formula) has a stable code; tools may match on it (`check --format json` gives each one's\n\
          `code`). `E01xx` are syntax errors, `E02xx` name and type errors, `E03xx` errors the hazard\n\
@@ -217,8 +217,8 @@ fn diagnostics_md(table: &[CodeInfo]) -> String {
             }
             Some(Err(why)) => s += &format!("{why}.\n"),
             None => panic!(
-                "{} has no example: add one to `examples` in tests/docs.rs (a formula that \
-                 reports it), then JOBSORT_BLESS=1 cargo test --test docs",
+                "{} has no example: add one to `examples` in tests/it/docs.rs (a formula that \
+                 reports it), then JOBSORT_BLESS=1 cargo test --test it docs::",
                 c.code
             ),
         }
@@ -249,7 +249,7 @@ fn diagnostics_md_is_generated_from_the_code_table() {
         panic!(
             "docs/diagnostics.md differs from what src/formula/diag.rs's code table and the \
              examples give (first at line {}: have {:?}, want {:?}).\nRegenerate it with: \
-             JOBSORT_BLESS=1 cargo test --test docs",
+             JOBSORT_BLESS=1 cargo test --test it docs::",
             line + 1,
             have.lines().nth(line).unwrap_or("<end>"),
             want.lines().nth(line).unwrap_or("<end>"),

@@ -13,6 +13,7 @@ mod cli_eval_rank;
 mod cli_forecast_page;
 mod cli_job_states;
 mod cli_snapshot;
+mod docs;
 mod fairshare_fidelity;
 mod fairshare_inputs;
 mod fairshare_pbs;
