@@ -68,7 +68,8 @@ pub fn alone() -> Alone {
 }
 
 /// The result of `f` and the most heap it held at once beyond what was held before. The
-/// calling test must hold [`alone`] on its thread (tests run in parallel threads and share the counters).
+/// calling test must hold [`alone`] on its thread (tests run in parallel threads and share
+/// the counters).
 pub fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
     assert!(
         HELD.get(),
