@@ -4,22 +4,17 @@
 //! before the first line is looked past a piece at a time (a gzip bomb of newlines), and an
 //! error found early reads only a bounded way further. Each reader gets an endless stream
 //! (`std::io::repeat`), never a file. Measured with a counting allocator (this test binary's
-//! own), in bytes; the tests take turns, as the counter is shared.
+//! own), in bytes; the tests take turns (`heap::alone`), as the counter is shared.
 
 use jobsort::jobs::load::{JobFormat, read_jobs};
 use jobsort::workload::{TraceOptions, TraceText, read_trace, read_workload};
 use jobsort::{Catalog, input::text::MAX_LINE};
 use std::io::{Read, Write};
-use std::sync::Mutex;
 
-#[path = "common/heap.rs"]
-mod heap;
-
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+use crate::heap;
 
 /// The error of reading `stored` (endless) as a trace named `name`, and the heap it took.
 fn trace_error(stored: impl Read, name: &str) -> (String, usize) {
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let (r, peak) = heap::peak_during(|| {
         let text = TraceText::new(stored, name, 0)?;
         read_trace(text, name, name, &TraceOptions::default())
@@ -47,6 +42,7 @@ impl Read for Cycle {
 
 #[test]
 fn dev_zero_is_an_error_at_its_first_byte_in_every_trace_reader() {
+    let _alone = heap::alone();
     // No name: the content decides (a NUL is no format); each name: its format's reader.
     for name in ["<stdin>", "t.swf", "t.json", "t.jsonl", "t.csv"] {
         let (e, peak) = trace_error(std::io::repeat(0), name);
@@ -66,6 +62,7 @@ fn dev_zero_is_an_error_at_its_first_byte_in_every_trace_reader() {
 
 #[test]
 fn a_line_that_never_ends_is_an_error_at_its_line() {
+    let _alone = heap::alone();
     let swf = std::io::Read::chain(&b"; MaxProcs: 4\n"[..], std::io::repeat(b'7'));
     let (e, peak) = trace_error(swf, "t.swf");
     assert!(e.starts_with("t.swf:2: a line longer than 16 MiB"), "{e}");
@@ -74,6 +71,7 @@ fn a_line_that_never_ends_is_an_error_at_its_line() {
 
 #[test]
 fn an_error_early_in_an_endless_input_reads_a_bounded_way_on() {
+    let _alone = heap::alone();
     // `yes | jobsort sim --trace -`: short lines, no NUL; the first is not SWF.
     let (e, peak) = trace_error(Cycle(b"y\n", 0), "t.swf");
     assert!(e.starts_with("t.swf:1: "), "{e}");
@@ -93,8 +91,8 @@ fn gzip_bomb(before: &[u8], byte: u8, n: usize) -> Vec<u8> {
 
 #[test]
 fn a_gzip_bomb_of_newlines_is_read_past_a_piece_at_a_time() {
+    let _alone = heap::alone();
     let bomb = gzip_bomb(b"", b'\n', 48 << 20);
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let ((w, _), peak) = heap::peak_during(|| read_workload(bomb, "bomb", "bomb").unwrap());
     assert_eq!(w.jobs.len(), 0);
     assert!(peak < 4 << 20, "{peak} bytes for 48 MiB of newlines");
@@ -115,8 +113,8 @@ fn a_gzip_bomb_of_newlines_is_read_past_a_piece_at_a_time() {
 
 #[test]
 fn a_gzip_bomb_of_zeros_stops_at_its_first_zero() {
+    let _alone = heap::alone();
     let bomb = gzip_bomb(b"; MaxProcs: 4\n", 0, 32 << 20);
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let (r, peak) = heap::peak_during(|| read_workload(bomb, "bomb.gz", "bomb.gz"));
     assert_eq!(
         r.unwrap_err().to_string(),
@@ -127,7 +125,6 @@ fn a_gzip_bomb_of_zeros_stops_at_its_first_zero() {
 
 /// The error of reading `stored` (endless) as a job file, and the heap it took.
 fn jobs_error(stored: impl std::io::BufRead, format: JobFormat) -> (String, usize) {
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let (r, peak) = heap::peak_during(|| read_jobs(stored, "jobs", format, &Catalog::pbs(), None));
     (
         r.map(|_| ())
@@ -139,6 +136,7 @@ fn jobs_error(stored: impl std::io::BufRead, format: JobFormat) -> (String, usiz
 
 #[test]
 fn job_files_that_never_end_are_errors_in_bounded_memory() {
+    let _alone = heap::alone();
     for format in [
         JobFormat::Auto,
         JobFormat::Csv,

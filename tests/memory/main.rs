@@ -9,6 +9,7 @@ mod common;
 mod heap;
 
 mod capi_oom;
+mod endless_input_memory;
 mod jobs_memory;
 mod json_trace_memory;
 mod replay_memory;
