@@ -1,4 +1,4 @@
-//! Shared by `benches/*.rs` and `examples/bench_report.rs`: the benchmark formulas, the job
+//! Shared by `benches/*.rs` and `tools/src/bin/bench_report.rs`: the benchmark formulas, the job
 //! data, and hand-written Rust loops with the same semantics as the formulas.
 #![allow(dead_code)]
 

@@ -1,7 +1,7 @@
 //! Parsing PBS accounting records: a generated log (`pbs_log.rs`: 100 000 jobs, Q/S/E each,
 //! interleaved as a server writes them) read from memory into a workload. Throughput in
 //! records/s. `cargo bench --bench pbs_accounting` (add `-- --quick` on a shared machine);
-//! `cargo run --release --example pbs_accounting_year` reads a generated year from disk and
+//! `cargo run --release -p jobsort-tools --bin pbs_accounting_year` reads a generated year from disk and
 //! gives records/s and the peak memory. Measured numbers are in `docs/perf.md`.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};

@@ -1,5 +1,5 @@
 //! A generated PBS accounting log, shared by `benches/pbs_accounting.rs` and
-//! `examples/pbs_accounting_year.rs`: jobs submitted evenly over the period, each with a
+//! `tools/src/bin/pbs_accounting_year.rs`: jobs submitted evenly over the period, each with a
 //! Q, an S and an E record in the layout OpenPBS writes (`src/server/accounting.c`), the
 //! records of all jobs interleaved in time order as a server writes them, one file per day.
 #![allow(dead_code)]

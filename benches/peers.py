@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Python peers for examples/bench_report.rs: numexpr (one thread) and per-job CPython eval.
+"""Python peers for tools/src/bin/bench_report.rs: numexpr (one thread) and per-job CPython eval.
 
 usage: peers.py DATA_DIR N_NUMEXPR N_PYTHON
 

@@ -1,6 +1,6 @@
 //! Ranking 1M jobs (evaluate + order) against sorting 1M precomputed f64 keys.
 //! `cargo bench --bench rank`. Evaluation goes through the public API, which splits tables
-//! of 65,536 jobs or more across threads; `examples/bench_report.rs` measures the same
+//! of 65,536 jobs or more across threads; `tools/src/bin/bench_report.rs` measures the same
 //! ranking with evaluation on one thread.
 
 use criterion::{Criterion, criterion_group, criterion_main};

@@ -11,7 +11,7 @@
 //!   simulating, what `jobsort sim` does before it prints.
 //!
 //! The same numbers, interleaved and for any trace and machine, come from `cargo run --release
-//! --example sim_kth`; measured numbers and what limits them are in `docs/perf.md`.
+//! -p jobsort-tools --bin sim_kth`; measured numbers and what limits them are in `docs/perf.md`.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use jobsort::sim::load_workload;

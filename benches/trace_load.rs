@@ -1,7 +1,7 @@
 //! Loading a trace, whole (read, SHA-256, gunzip, parse, sort): KTH-SP2, LANL-CM5 and
 //! LLNL-Atlas as stored (SWF, gzip), and LANL-CM5 as a JSON job list and as JSON lines.
 //! Throughput in jobs/s. `cargo bench --bench trace_load` (add `-- --quick` on a shared
-//! machine); `cargo run --release --example trace_load` gives the phases one by one and the
+//! machine); `cargo run --release -p jobsort-tools --bin trace_load` gives the phases one by one and the
 //! peak memory. Measured numbers are in `docs/perf.md`.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};

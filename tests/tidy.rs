@@ -14,6 +14,9 @@
 //!   in code is an edge to the file that defines what it names; `pub use` re-exports are seen
 //!   through (they are a module's surface, not a dependency of its code).
 //!
+//! - the integration tests are two binaries and this file (`tests/it/`, `tests/memory/`,
+//!   `tests/tidy.rs`): a new file directly in `tests/` would be one more to build and link.
+//!
 //! And one rule of wording: code, tests, docs and examples name no work item by number (the
 //! word `issue` or `stop` and a number); they say what the behaviour is and why.
 
@@ -681,8 +684,8 @@ fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// The files whose words the rule covers: the sources, the tests' Rust files (not their data),
-/// the Python package, `contrib/`, `docs/`, the README and ARCHITECTURE.md, the benches and
-/// examples.
+/// the Python package, `contrib/`, `docs/`, the README and ARCHITECTURE.md, the benches,
+/// examples and developer tools.
 fn worded_files(root: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for dir in [
@@ -694,6 +697,7 @@ fn worded_files(root: &Path) -> Vec<PathBuf> {
         "docs",
         "benches",
         "examples",
+        "tools",
     ] {
         files_under(&root.join(dir), &mut out);
     }
@@ -781,6 +785,43 @@ fn numbered_references_are_caught() {
     );
 }
 
+/// The test binaries: every test is a module of `tests/it/` (or, measuring memory, of
+/// `tests/memory/`), so that `cargo test` builds and links two, with this file a third.
+const TEST_BINARIES: [&str; 3] = ["tests/it/main.rs", "tests/memory/main.rs", "tests/tidy.rs"];
+
+/// The test targets cargo finds in `root/tests` (a `.rs` file directly in it, a folder with
+/// a `main.rs`) that are not [`TEST_BINARIES`].
+fn extra_test_binaries(root: &Path) -> Vec<String> {
+    let mut entries: Vec<_> = std::fs::read_dir(root.join("tests"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    let mut bad = Vec::new();
+    for p in entries {
+        let target = if p.is_dir() { p.join("main.rs") } else { p };
+        if !target.is_file() || target.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let rel = target.strip_prefix(root).unwrap().display().to_string();
+        if !TEST_BINARIES.contains(&rel.as_str()) {
+            bad.push(format!(
+                "{rel}: a test binary of its own (make it a module of tests/it/: `mod NAME;` in \
+                 tests/it/main.rs)"
+            ));
+        }
+    }
+    bad
+}
+
+#[test]
+fn the_integration_tests_are_two_binaries() {
+    fail_if_any(
+        "a test file outside the test binaries",
+        extra_test_binaries(&repo()),
+    );
+}
+
 /// The checks above must be able to fail: a planted violation of each is caught.
 #[test]
 fn tidy_catches_planted_violations() {
@@ -839,4 +880,21 @@ fn tidy_catches_planted_violations() {
         unlisted_modules(&a),
         ["src/gadgets: a top-level module with no layer in tests/tidy.rs LAYERS"]
     );
+    // A test file beside the binaries, and a folder that is one more binary; data is none.
+    let tests = dir.path().join("tests");
+    for f in [
+        "it/main.rs",
+        "it/a.rs",
+        "stray.rs",
+        "suite/main.rs",
+        "data/x.rs",
+        "notes.md",
+    ] {
+        std::fs::create_dir_all(tests.join(f).parent().unwrap()).unwrap();
+        std::fs::write(tests.join(f), "").unwrap();
+    }
+    let extra = extra_test_binaries(dir.path());
+    assert_eq!(extra.len(), 2, "{extra:?}");
+    assert!(extra[0].starts_with("tests/stray.rs: a test binary of its own"));
+    assert!(extra[1].starts_with("tests/suite/main.rs: a test binary of its own"));
 }

@@ -3,7 +3,7 @@
  * invalid formula, unknown columns and resource types, n = 0, out-of-range indices, the
  * wrong kind of handle, invalid UTF-8, non-finite values, outputs overlapping inputs) and checks that each returns the
  * documented status and a message naming the function and the argument: never a crash.
- * Then checks that the library still works. Run by tests/capi_c.rs; also clean under
+ * Then checks that the library still works. Run by tests/it/capi_c.rs; also clean under
  * valgrind.
  *
  * Output: one line per failed check, then `bad_args: N passed, M failed`. Exit status 0

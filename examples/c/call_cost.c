@@ -9,7 +9,7 @@
  *   gcc -O2 -Iinclude examples/c/call_cost.c target/release/libjobsort.a \
  *       -lpthread -ldl -lm -o call_cost && ./call_cost [CALLS] [N]
  *
- * Built by tests/capi_c.rs (which runs it with few calls, to keep it compiling and working).
+ * Built by tests/it/capi_c.rs (which runs it with few calls, to keep it compiling and working).
  */
 #define _POSIX_C_SOURCE 199309L /* clock_gettime */
 

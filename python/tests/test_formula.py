@@ -13,7 +13,7 @@ import pytest
 import jobsort
 from conftest import REPO, cases, progress_during
 
-# Formulas OpenPBS accepts and jobsort deliberately rejects (tests/frontend_acceptance.rs,
+# Formulas OpenPBS accepts and jobsort deliberately rejects (tests/it/frontend_acceptance.rs,
 # DELIBERATE_DIFFERENCES: names PBS only looks up at run time are static errors here).
 DELIBERATE = {"(ncpus-1) and bogus", "1/0 + bogus", "ncpus=1"}
 

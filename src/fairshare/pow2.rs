@@ -17,7 +17,7 @@
 //!   results that overflow or underflow, NaN), it calls the C library's `pow`.
 //!
 //! Tests compare it with the C library's `pow` over sampled `f32` ratios and random
-//! doubles; `cargo run --release --example pow2_exhaustive` covers every `f32` ratio (the
+//! doubles; `cargo run --release -p jobsort-tools --bin pow2_exhaustive` covers every `f32` ratio (the
 //! whole domain of the PBS factor), one lane and four lanes against libm.
 //! The port is `formula::pymath::vector`'s (glibc's `pow`, `exp` and `log` on one, two or
 //! four lanes), with `log_inline(2)` as a constant.

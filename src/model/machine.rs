@@ -425,9 +425,8 @@ mod tests {
     /// 256 GB (below 10240, so GB) and 8 GPUs.
     #[test]
     fn aleang_machines_read_as_machine_loader_does() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(
-            "../shared/data/traces/aleang-pbs-validation/NGI_CZ_journal_PBSstrict3.swf.machines",
-        );
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/traces/aleang-pbs-validation/NGI_CZ_journal_PBSstrict3.swf.machines");
         let m = Machine::read(&path).unwrap();
         assert_eq!(m.names(), ["ncpus", "mem", "ngpus"]);
         assert_eq!(m.types().len(), 1);

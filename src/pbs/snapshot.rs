@@ -752,7 +752,7 @@ mod tests {
    "resources_assigned":{}}
 }}"#;
 
-    // qstat -f -t -F json (OpenPBS 23, as tests/cli_job_states.rs has it), trimmed; times
+    // qstat -f -t -F json (OpenPBS 23, as tests/it/cli_job_states.rs has it), trimmed; times
     // are ctime text (captured with TZ=UTC).
     const QSTAT_JSON: &str = r#"{"timestamp":1764590400,"pbs_version":"23.06.06","pbs_server":"srv",
 "Jobs":{

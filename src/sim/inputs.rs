@@ -1,6 +1,6 @@
 //! The binder for simulated jobs: where each formula input of a [`SimJob`] comes from, for the
 //! scheduler and for replay alike (one meaning per input; `jobsort rank --jobs F.swf` binds the
-//! same values for an SWF trace's jobs at submission, `tests/sim_inputs.rs` checks it).
+//! same values for an SWF trace's jobs at submission, `tests/it/sim_inputs.rs` checks it).
 //!
 //! | input | value |
 //! |---|---|

@@ -143,7 +143,7 @@ pub fn simulate_setup(
     let config = setup.config();
     let total = w.jobs.len();
     // First come, first served on counted cores, with nothing reading the rounds: the
-    // plain loop gives the same schedule (`scheduler/plain.rs`, `tests/sim_plain.rs`).
+    // plain loop gives the same schedule (`scheduler/plain.rs`, `tests/it/sim_plain.rs`).
     let rounds_read = opts.record.is_some() || opts.series;
     if plain::applies(setup, formula, rounds_read)
         && let Some(outcome) = plain::run(&w.jobs, setup)?

@@ -95,14 +95,14 @@ pub fn write(dir: &Path, name: &str, text: &str) -> String {
     path.to_string_lossy().into_owned()
 }
 
-/// A file of this repository (`examples/jobs.json`) or of `../shared/`.
+/// A file of this repository (`examples/jobs.json`).
 pub fn repo_file(relative: &str) -> String {
     format!("{}/{relative}", env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The KTH SP2 trace of `../shared/data/traces/`.
+/// The KTH SP2 trace's first 5,000 jobs (`tests/data/traces/`).
 pub fn kth() -> String {
-    repo_file("../shared/data/traces/KTH-SP2-1996-2.1-cln.swf.gz")
+    repo_file("tests/data/traces/KTH-SP2-1996-2.1-cln-first5000.swf.gz")
 }
 
 /// Assert that stderr contains `text`.

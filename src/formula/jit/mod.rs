@@ -30,7 +30,7 @@
 //!
 //! Architecture invariant: this is the only module that depends on Cranelift, and it agrees
 //! with [`super::interp`] bit for bit on every value and error code (property-tested in
-//! `tests/jit_proptest.rs`).
+//! `tests/it/jit_proptest.rs`).
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -19,7 +19,7 @@
 //!   job its cores at the shadow time (then it takes them from the cores free then).
 //!
 //! The two give the general rounds' starts, ends and round count, job for job: the tests at
-//! the end compare them on random workloads, and `tests/sim_plain.rs` on the traces.
+//! the end compare them on random workloads, and `tests/it/sim_plain.rs` on the traces.
 
 use super::ends::{Buckets, Ends, Heap, MANY};
 use super::types::{Policy, SimConfig, SimError, SimOutcome};

@@ -1,4 +1,4 @@
-//! The Flux reader on flux-core's own job-list test input (`shared/data/samples/
+//! The Flux reader on flux-core's own job-list test input (`tests/data/samples/
 //! flux-core-job-list-returncode.jsonl`, read at test time) and on a `flux jobs --json`
 //! document written from `src/bindings/python/flux/job/info.py` (`JobInfo.to_dict`).
 
@@ -6,7 +6,7 @@ use super::*;
 
 fn sample() -> String {
     let p = format!(
-        "{}/../shared/data/samples/flux-core-job-list-returncode.jsonl",
+        "{}/tests/data/samples/flux-core-job-list-returncode.jsonl",
         env!("CARGO_MANIFEST_DIR")
     );
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{p}: {e}"))

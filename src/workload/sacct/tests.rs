@@ -1,5 +1,5 @@
 //! The sacct reader on fixtures written from sacct's source (`tests/data/sacct/`) and on the
-//! real XDMoD dumps of `shared/data/samples/` (read at test time).
+//! real XDMoD dumps of `tests/data/samples/` (read at test time).
 
 use super::*;
 
@@ -9,10 +9,7 @@ const T0: i64 = 1_767_607_200;
 const G: f64 = 1024.0 * 1024.0;
 
 fn sample(name: &str) -> String {
-    let p = format!(
-        "{}/../shared/data/samples/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let p = format!("{}/tests/data/samples/{name}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{p}: {e}"))
 }
 

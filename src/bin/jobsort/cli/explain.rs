@@ -1,6 +1,6 @@
 //! `jobsort explain CODE`: what a diagnostic code means, with an example — its entry of
 //! `docs/diagnostics.md`, which is generated from the code table of
-//! `jobsort::formula::diag` (and checked against it by `tests/docs.rs`).
+//! `jobsort::formula::diag` (and checked against it by `tests/it/docs.rs`).
 //!
 //! Exit codes: 0 printed, 1 a code the table does not have (the message names the nearest
 //! codes).

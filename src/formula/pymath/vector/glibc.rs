@@ -6,7 +6,7 @@
 //! GCC contracts `a * b + c` into one FMA when the product has no other use (and
 //! `__FP_FAST_FMA` selects the explicit `__builtin_fma` branches), so the C expression tree
 //! decides the grouping: `tail + r + r2 * (C2 + r * C3)` is `fma(r2, fma(r, C3, C2), tail + r)`.
-//! The exhaustive example `vecmath_exhaustive` and the tests check every function against
+//! The exhaustive check `vecmath_exhaustive` (`tools/`) and the tests check every function against
 //! the C library bit for bit.
 //!
 //! Each function returns the lanes' values and a mask of the lanes on the main path (bit `i`

@@ -16,7 +16,7 @@
 //!
 //! Users: the JIT's f64x2 loop ([`block_fma`], through `pymath::ffi`), the PBS/Slurm fairshare
 //! factor `pow(2, y)` ([`pow2`], [`pow2_in_place`]), the checks in
-//! `examples/vecmath_exhaustive.rs`.
+//! `tools/src/bin/vecmath_exhaustive.rs`.
 
 #[cfg(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu"))]
 mod data;

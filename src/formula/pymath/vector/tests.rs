@@ -1,5 +1,5 @@
 //! Sampled checks against the C library (the exhaustive ones are
-//! `cargo run --release --example vecmath_exhaustive`).
+//! `cargo run --release -p jobsort-tools --bin vecmath_exhaustive`).
 
 use super::*;
 use crate::formula::pymath::{EvalError, exp as py_exp, float_pow, log as py_log, math_pow};
