@@ -840,6 +840,8 @@ pub fn plan_for(
     // Every job holding nodes, by its real end (soonest first).
     let mut ends: BinaryHeap<Reverse<(i64, usize)>> = BinaryHeap::new();
     let mut end_owner: Vec<(Owner, i64)> = Vec::new();
+    // Whether each of them (by its index in `end_owner`) still holds its nodes.
+    let mut live: Vec<bool> = Vec::new();
     // Running jobs: what they hold until their planned end (forever without a walltime).
     let mut running_ends: Vec<Option<i64>> = Vec::with_capacity(snap.running.len());
     for (k, job) in snap.running.iter().enumerate() {
@@ -851,6 +853,7 @@ pub fn plan_for(
         running_ends.push((actual <= horizon).then_some(actual));
         ends.push(Reverse((actual, end_owner.len())));
         end_owner.push((Owner::Running(k), planned));
+        live.push(true);
         let held: Vec<(usize, Vec<u64>)> = job
             .held
             .iter()
@@ -982,6 +985,16 @@ pub fn plan_for(
         p => (p.depth().map(|d| d as usize), None),
     };
     let strict = options.policy == Policy::Strict;
+    // PBS with backfill plans a window for a top job a limit holds, as for one that does not
+    // fit (`fifo.cpp: main_sched_loop` sends any job that fails to run to
+    // `should_backfill_with_job`, which looks at the depth, not at why it failed, and
+    // `add_job_to_calendar` starts it where `calc_run_time`'s simulation first finds
+    // `is_ok_to_run`, limits included, true). Slurm's backfill passes over a job its limits
+    // hold (`acct_policy_job_runnable_pre_select`); Flux's fcfs plans no windows.
+    let limit_windows = matches!(
+        options.policy,
+        Policy::Easy | Policy::Backfill(_) | Policy::Conservative
+    );
     // What each job asks in all (`r` per job, by order index), and its shape: jobs of one
     // shape differ only in their first part's count.
     let totals: Vec<u64> = order
@@ -1071,6 +1084,7 @@ pub fn plan_for(
                 break;
             }
             ends.pop();
+            live[i] = false;
             let (owner, planned_end) = end_owner[i];
             early |= e < planned_end;
             nodes.remove(owner);
@@ -1163,12 +1177,12 @@ pub fn plan_for(
                 break;
             }
             // A limit with no room for it: it waits for jobs that count toward it to end,
-            // with no window and holding no job behind it. Slurm's backfill passes over a
-            // job its limits hold (`acct_policy_job_runnable_pre_select`); PBS plans a top
-            // job held by a limit too (`main_sched_loop` calls `add_job_to_calendar` for any
-            // job that cannot run, within `backfill_depth`, and the calendar's simulation
-            // waits for the limit): a deliberate difference, so lower jobs may backfill in
-            // front of such a job here where PBS would keep its window.
+            // holding no job behind it. Under PBS with backfill a top job gets a window at
+            // the first instant both its resources and its limits have room (`limit_windows`);
+            // lower jobs keep out of that window's resources, but their own limits are
+            // checked against the running jobs only (`check.cpp: is_ok_to_run` calls
+            // `check_limits` on the server's counts of running jobs, which calendar entries
+            // do not enter), so one of the same user may still take the limit's room now.
             let checks: &[Draw] = match limits.pending.get(j) {
                 Some(Ok(d)) => d,
                 _ => &[],
@@ -1180,6 +1194,42 @@ pub fn plan_for(
                     out[k].blocked = Blocked::of_cap(limits, c, checks, &cap_used);
                 }
                 still.push(k);
+                if !limit_windows {
+                    continue;
+                }
+                if planned[k].is_some() {
+                    reserved += 1;
+                } else if depth.is_none_or(|d| reserved < d) {
+                    let usage = CapUsage {
+                        limits,
+                        order,
+                        end_owner: &end_owner,
+                        live: &live,
+                        planned: &planned,
+                        walltime: &walltime,
+                    };
+                    let found =
+                        limit_window(&nodes, eligible(k), &job.ask, checks, &usage, t, w, horizon);
+                    if let Some((s, placed)) = found {
+                        for (n, amounts) in placed {
+                            nodes.add(
+                                n,
+                                Alloc {
+                                    start: s,
+                                    planned_end: s.saturating_add(w),
+                                    amounts,
+                                    whole: job.ask.place.sharing != Sharing::Shared,
+                                    owner: Owner::Plan(k),
+                                },
+                            );
+                        }
+                        planned[k] = Some(s);
+                        if first {
+                            out[k].planned_at = Some(s);
+                        }
+                    }
+                    reserved += 1;
+                }
                 continue;
             }
             let may = planned[k].is_none()
@@ -1213,6 +1263,7 @@ pub fn plan_for(
                 }
                 ends.push(Reverse((end, end_owner.len())));
                 end_owner.push((Owner::Started(k), t.saturating_add(w)));
+                live.push(true);
                 for d in limits.started.get(j).into_iter().flatten() {
                     cap_used[d.cap] = cap_used[d.cap].saturating_add(d.amount);
                 }
@@ -1310,6 +1361,107 @@ pub fn plan_for(
         running_ends,
         cycles,
         at,
+    }
+}
+
+/// What the plan's jobs count toward each cap at a later instant: the running and started
+/// jobs until their planned ends, the planned windows over theirs.
+struct CapUsage<'a> {
+    limits: &'a Limits,
+    order: &'a [usize],
+    end_owner: &'a [(Owner, i64)],
+    live: &'a [bool],
+    planned: &'a [Option<i64>],
+    walltime: &'a dyn Fn(usize) -> i64,
+}
+
+impl CapUsage<'_> {
+    /// Each cap's usage at instant `x`.
+    fn at(&self, x: i64) -> Vec<u64> {
+        let mut used = vec![0u64; self.limits.caps.len()];
+        let mut add = |draws: Option<&Vec<Draw>>| {
+            for d in draws.into_iter().flatten() {
+                used[d.cap] = used[d.cap].saturating_add(d.amount);
+            }
+        };
+        for (i, &(owner, planned_end)) in self.end_owner.iter().enumerate() {
+            if !self.live[i] || planned_end <= x {
+                continue;
+            }
+            match owner {
+                Owner::Running(k) => add(self.limits.running.get(k)),
+                Owner::Started(k) => add(self.limits.started.get(self.order[k])),
+                _ => {}
+            }
+        }
+        for (k, p) in self.planned.iter().enumerate() {
+            let j = self.order[k];
+            if let Some(s) = *p
+                && s <= x
+                && x < s.saturating_add((self.walltime)(j))
+            {
+                add(self.limits.started.get(j));
+            }
+        }
+        used
+    }
+
+    /// The instants after `t` where some cap's usage changes, ascending: the live jobs'
+    /// planned ends, the windows' starts and ends.
+    fn changes(&self, t: i64) -> Vec<i64> {
+        let mut out: Vec<i64> = self
+            .end_owner
+            .iter()
+            .zip(self.live)
+            .filter(|(_, l)| **l)
+            .map(|((_, e), _)| *e)
+            .collect();
+        for (k, p) in self.planned.iter().enumerate() {
+            if let Some(s) = *p {
+                out.push(s);
+                out.push(s.saturating_add((self.walltime)(self.order[k])));
+            }
+        }
+        out.retain(|&x| x > t);
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
+/// The window of a job whose limits have no room at `t`: the first instant after `t`, by
+/// the plan's own events, where every cap among `checks` has room for it ([`CapUsage`]) and
+/// its resources fit for `w` ([`earliest`]), and where; `None` past `horizon`.
+#[allow(clippy::too_many_arguments)]
+fn limit_window(
+    nodes: &Nodes<'_>,
+    eligible: &NodeSet,
+    ask: &Ask,
+    checks: &[Draw],
+    usage: &CapUsage<'_>,
+    t: i64,
+    w: i64,
+    horizon: i64,
+) -> Option<(i64, Placed)> {
+    let changes = usage.changes(t);
+    let room = |x: i64| usage.limits.blocking(checks, &usage.at(x)).is_none();
+    let mut c = t;
+    loop {
+        // The first change at or after c where the limits have room (none at t).
+        c = changes
+            .iter()
+            .copied()
+            .filter(|&x| x >= c && x <= horizon)
+            .find(|&x| room(x))?;
+        if let Ok(placed) = place(nodes, eligible, ask, c, c.saturating_add(w)) {
+            return Some((c, placed));
+        }
+        // The resources fit later: there, if the limits have room then too.
+        let (s, placed) = earliest(nodes, eligible, ask, c, w, horizon)?;
+        if room(s) {
+            return Some((s, placed));
+        }
+        c = s;
     }
 }
 
@@ -1723,12 +1875,13 @@ mod tests {
     }
 
     // Worked by hand. User u may run 2 jobs at once, and R1 and R2 are u's: at the snapshot
-    // the cap is full, and every waiting job is held by it (no window is planned for a job
-    // a limit holds). R2 ends at +600: A, first, does not fit (n1 is R1's) and gets its window
-    // at +3600; C fits on n2 but would run into it; B fits before it and starts (+600), the
-    // cap full again. B ends at +900, R1 at +3600: A starts in its window; C, within the cap,
-    // has no cores until A ends (+7200). A fourth job asking more than its per-job limit
-    // never starts.
+    // the cap is full, and every waiting job is held by it. A, the top job, gets a window
+    // (PBS plans one for a top job a limit holds): the cap has room when R2 ends (+600), but
+    // n1 is R1's until +3600, where both cores and cap have room: A's window is at +3600;
+    // EASY plans no other. R2 ends at +600: A still does not fit; C fits on n2 but would run
+    // into A's window; B fits before it and starts (+600), the cap full again. B ends at
+    // +900, R1 at +3600: A starts in its window; C, within the cap, has no cores until A
+    // ends (+7200). A fourth job asking more than its per-job limit never starts.
     #[test]
     fn a_limit_holds_a_job_until_jobs_that_count_toward_it_end() {
         use crate::model::limits::{Cap, Never};
@@ -1760,7 +1913,8 @@ mod tests {
         };
         let p = plan(&s, &limits, &[0, 1, 2, 3], NOW, &options, &FullWalltime);
         assert_eq!(starts(&p), [Some(3600), Some(7200), Some(600), None]);
-        for j in &p.jobs[..3] {
+        assert_eq!(p.jobs[0].planned_at, Some(NOW + 3600));
+        for (k, j) in p.jobs[..3].iter().enumerate() {
             assert_eq!(
                 j.blocked,
                 Blocked::Limit {
@@ -1772,7 +1926,9 @@ mod tests {
                     never: false,
                 }
             );
-            assert_eq!(j.planned_at, None);
+            if k > 0 {
+                assert_eq!(j.planned_at, None);
+            }
         }
         assert!(matches!(
             p.jobs[3].blocked,
@@ -1793,6 +1949,111 @@ mod tests {
             &FullWalltime,
         );
         assert_eq!(starts(&p)[2], Some(0));
+    }
+
+    /// Two 8-core nodes. Alice may run one job at once (PBS `max_run = [u:alice=1]`). Her
+    /// running job RA holds 4 cores of n2 until T1 = NOW+3600; bob's RB holds all of n1 until
+    /// NOW+7200. Waiting, in priority order: alice's A (8 cores, 1 h), held by her limit, and
+    /// bob's B (4 cores, `b_wall`).
+    fn alice_and_bob(b_wall: i64) -> (Snapshot, Limits) {
+        use crate::model::limits::Cap;
+        let mut s = Snapshot::new(Scheduler::Pbs);
+        s.taken_at = Some(NOW);
+        s.nodes = vec![node("n1"), node("n2")];
+        let mut ra = running("RA", "n2", 4, NOW - 600, 4200);
+        ra.user = Some("alice".into());
+        let mut rb = running("RB", "n1", 8, NOW - 600, 7800);
+        rb.user = Some("bob".into());
+        s.running = vec![ra, rb];
+        let mut a = waiting("A", 8, 3600);
+        a.user = Some("alice".into());
+        let mut b = waiting("B", 4, b_wall);
+        b.user = Some("bob".into());
+        s.pending = vec![a, b];
+        let alice = || vec![Draw { cap: 0, amount: 1 }];
+        let limits = Limits {
+            caps: vec![Cap {
+                reason: "Not Running: User has reached server running job limit.".into(),
+                plain: "user alice may run 1 job at once on the server".into(),
+                limit: 1,
+            }],
+            running: vec![alice(), Vec::new()],
+            pending: vec![Ok(alice()), Ok(Vec::new())],
+            started: vec![alice(), Vec::new()],
+            known: true,
+        };
+        (s, limits)
+    }
+
+    // Worked by hand (PBS `fifo.cpp: main_sched_loop`: A fails to run on its limit,
+    // `should_backfill_with_job` admits it as the first top job, `add_job_to_calendar` puts
+    // it where `calc_run_time`'s simulation first finds `is_ok_to_run` true). The simulation
+    // steps through the running jobs' ends: at T1 = +3600 RA ends, alice's count drops to 0
+    // (room under max_run) and n2 is empty: A fits there (n1 is RB's until +7200). A's window
+    // is n2 at +3600. B (4 cores, 2 h) fits on n2's 4 free cores now, but would hold them
+    // past +3600 and leave A 4 of the 8 it asks there: it would delay A, so it does not
+    // start. A starts at +3600 on n2; B waits for RB to end and starts on n1 at +7200.
+    // Without A's window, B would take n2 now and A would wait for n1 (+7200).
+    // A shorter B (30 min) ends before T1: resources suffice, the cap is alice's alone, so it
+    // backfills onto n2 now and A's window stays at +3600.
+    #[test]
+    fn pbs_plans_a_window_for_a_top_job_a_limit_holds() {
+        let (s, limits) = alice_and_bob(7200);
+        for policy in [Policy::Easy, Policy::Backfill(2), Policy::Conservative] {
+            let options = PlanOptions {
+                policy,
+                ..PlanOptions::default()
+            };
+            let p = plan(&s, &limits, &[0, 1], NOW, &options, &FullWalltime);
+            assert_eq!(starts(&p), [Some(3600), Some(7200)], "{policy:?}");
+            assert_eq!(p.jobs[0].planned_at, Some(NOW + 3600), "{policy:?}");
+            assert_eq!(p.jobs[0].nodes, ["n2"]);
+            assert_eq!(p.jobs[1].nodes, ["n1"]);
+            assert!(matches!(
+                p.jobs[0].blocked,
+                Blocked::Limit {
+                    used: 1,
+                    limit: 1,
+                    ..
+                }
+            ));
+            assert_eq!(
+                p.jobs[1].blocked,
+                Blocked::Reservation {
+                    job: "A".into(),
+                    at: NOW + 3600
+                }
+            );
+        }
+        let (short, limits) = alice_and_bob(1800);
+        let options = PlanOptions {
+            policy: Policy::Easy,
+            ..PlanOptions::default()
+        };
+        let p = plan(&short, &limits, &[0, 1], NOW, &options, &FullWalltime);
+        assert_eq!(starts(&p), [Some(3600), Some(0)]);
+        assert_eq!(p.jobs[0].planned_at, Some(NOW + 3600));
+        assert_eq!(p.jobs[1].nodes, ["n2"]);
+    }
+
+    // Slurm's backfill passes over a job its limits hold (`acct_policy.c:
+    // acct_policy_job_runnable_pre_select` fails it before `_attempt_backfill` plans it), and
+    // Flux's fcfs plans no windows: on the same site A gets no window, B takes n2 now, and A
+    // waits for n1 (+7200: n2 keeps B's 4 cores until then).
+    #[test]
+    fn slurm_and_flux_plan_no_window_for_a_job_a_limit_holds() {
+        let (s, limits) = alice_and_bob(7200);
+        let slurm = Policy::Slurm(crate::model::policy::SlurmBackfill::default());
+        for policy in [slurm, Policy::Strict] {
+            let options = PlanOptions {
+                policy,
+                ..PlanOptions::default()
+            };
+            let p = plan(&s, &limits, &[0, 1], NOW, &options, &FullWalltime);
+            assert_eq!(starts(&p), [Some(7200), Some(0)], "{policy:?}");
+            assert_eq!(p.jobs[0].planned_at, None, "{policy:?}");
+            assert_eq!(p.jobs[1].nodes, ["n2"]);
+        }
     }
 
     // Strict order: nothing passes A. When A ends (+7200) C and B start together on n1.
