@@ -1364,8 +1364,8 @@ pub fn plan_for(
     }
 }
 
-/// What the plan's jobs count toward each cap at a later instant: the running and started
-/// jobs until their planned ends, the planned windows over theirs.
+/// What the plan's jobs count toward the caps later on: the running and started jobs until
+/// their planned ends, the planned windows over theirs.
 struct CapUsage<'a> {
     limits: &'a Limits,
     order: &'a [usize],
@@ -1376,55 +1376,64 @@ struct CapUsage<'a> {
 }
 
 impl CapUsage<'_> {
-    /// Each cap's usage at instant `x`.
-    fn at(&self, x: i64) -> Vec<u64> {
-        let mut used = vec![0u64; self.limits.caps.len()];
-        let mut add = |draws: Option<&Vec<Draw>>| {
-            for d in draws.into_iter().flatten() {
-                used[d.cap] = used[d.cap].saturating_add(d.amount);
+    /// Whether the caps among `checks` have room for them, from `t` on: the instants where
+    /// that may change (the live jobs' planned ends, the windows' starts and ends, of those
+    /// that draw on them), ascending from `t`, each with the answer from then on.
+    fn room(&self, checks: &[Draw], t: i64) -> Vec<(i64, bool)> {
+        let limits = self.limits;
+        let mut used = vec![0u64; limits.caps.len()];
+        let mut checked = vec![false; limits.caps.len()];
+        for d in checks {
+            checked[d.cap] = true;
+        }
+        // (instant, cap, amount, whether it starts drawing then).
+        let mut changes: Vec<(i64, usize, u64, bool)> = Vec::new();
+        let mut draw = |draws: Option<&Vec<Draw>>, from: i64, to: i64| {
+            for d in draws.into_iter().flatten().filter(|d| checked[d.cap]) {
+                if from <= t {
+                    used[d.cap] = used[d.cap].saturating_add(d.amount);
+                } else {
+                    changes.push((from, d.cap, d.amount, true));
+                }
+                changes.push((to, d.cap, d.amount, false));
             }
         };
         for (i, &(owner, planned_end)) in self.end_owner.iter().enumerate() {
-            if !self.live[i] || planned_end <= x {
+            if !self.live[i] || planned_end <= t {
                 continue;
             }
             match owner {
-                Owner::Running(k) => add(self.limits.running.get(k)),
-                Owner::Started(k) => add(self.limits.started.get(self.order[k])),
+                Owner::Running(k) => draw(limits.running.get(k), t, planned_end),
+                Owner::Started(k) => draw(limits.started.get(self.order[k]), t, planned_end),
                 _ => {}
             }
         }
         for (k, p) in self.planned.iter().enumerate() {
             let j = self.order[k];
-            if let Some(s) = *p
-                && s <= x
-                && x < s.saturating_add((self.walltime)(j))
-            {
-                add(self.limits.started.get(j));
-            }
-        }
-        used
-    }
-
-    /// The instants after `t` where some cap's usage changes, ascending: the live jobs'
-    /// planned ends, the windows' starts and ends.
-    fn changes(&self, t: i64) -> Vec<i64> {
-        let mut out: Vec<i64> = self
-            .end_owner
-            .iter()
-            .zip(self.live)
-            .filter(|(_, l)| **l)
-            .map(|((_, e), _)| *e)
-            .collect();
-        for (k, p) in self.planned.iter().enumerate() {
             if let Some(s) = *p {
-                out.push(s);
-                out.push(s.saturating_add((self.walltime)(self.order[k])));
+                let e = s.saturating_add((self.walltime)(j));
+                if e > t {
+                    draw(limits.started.get(j), s, e);
+                }
             }
         }
-        out.retain(|&x| x > t);
-        out.sort_unstable();
-        out.dedup();
+        changes.sort_unstable_by_key(|c| c.0);
+        let mut out = vec![(t, limits.blocking(checks, &used).is_none())];
+        let mut i = 0;
+        while i < changes.len() {
+            let x = changes[i].0;
+            while i < changes.len() && changes[i].0 == x {
+                let (_, c, amount, on) = changes[i];
+                // An end only takes back what was counted before it: never below 0.
+                used[c] = if on {
+                    used[c].saturating_add(amount)
+                } else {
+                    used[c].saturating_sub(amount)
+                };
+                i += 1;
+            }
+            out.push((x, limits.blocking(checks, &used).is_none()));
+        }
         out
     }
 }
@@ -1443,16 +1452,18 @@ fn limit_window(
     w: i64,
     horizon: i64,
 ) -> Option<(i64, Placed)> {
-    let changes = usage.changes(t);
-    let room = |x: i64| usage.limits.blocking(checks, &usage.at(x)).is_none();
+    let steps = usage.room(checks, t);
+    // Whether the limits have room at instant x ≥ t: the answer of the last change by x.
+    let room = |x: i64| steps[steps.partition_point(|s| s.0 <= x) - 1].1;
     let mut c = t;
     loop {
-        // The first change at or after c where the limits have room (none at t).
-        c = changes
+        // The first change after c where the limits have room (they have none at c).
+        let from = steps.partition_point(|s| s.0 <= c);
+        c = steps[from..]
             .iter()
-            .copied()
-            .filter(|&x| x >= c && x <= horizon)
-            .find(|&x| room(x))?;
+            .take_while(|s| s.0 <= horizon)
+            .find(|s| s.1)?
+            .0;
         if let Ok(placed) = place(nodes, eligible, ask, c, c.saturating_add(w)) {
             return Some((c, placed));
         }
@@ -2034,6 +2045,41 @@ mod tests {
         assert_eq!(starts(&p), [Some(3600), Some(0)]);
         assert_eq!(p.jobs[0].planned_at, Some(NOW + 3600));
         assert_eq!(p.jobs[1].nodes, ["n2"]);
+    }
+
+    // Worked by hand. One 8-core node; alice may run one job at once and RA (2 cores) runs
+    // until +3600. Under backfill_depth 2 both of her waiting jobs (2 cores, 1 h each) are
+    // top jobs. A1's window: her count has room at +3600. A2's: at +3600 A1's window counts
+    // toward her limit (PBS's calendar simulation runs A1 there before A2 is tried), so the
+    // first room is when A1's window ends, +7200 — though the node has cores for both.
+    #[test]
+    fn a_window_counts_toward_the_limits_of_the_windows_after_it() {
+        use crate::model::limits::Cap;
+        let mut s = Snapshot::new(Scheduler::Pbs);
+        s.taken_at = Some(NOW);
+        s.nodes = vec![node("n1")];
+        s.running = vec![running("RA", "n1", 2, NOW - 600, 4200)];
+        s.pending = vec![waiting("A1", 2, 3600), waiting("A2", 2, 3600)];
+        let one = || vec![Draw { cap: 0, amount: 1 }];
+        let limits = Limits {
+            caps: vec![Cap {
+                reason: "Not Running: User has reached server running job limit.".into(),
+                plain: "user u may run 1 job at once on the server".into(),
+                limit: 1,
+            }],
+            running: vec![one()],
+            pending: vec![Ok(one()), Ok(one())],
+            started: vec![one(), one()],
+            known: true,
+        };
+        let options = PlanOptions {
+            policy: Policy::Backfill(2),
+            ..PlanOptions::default()
+        };
+        let p = plan(&s, &limits, &[0, 1], NOW, &options, &FullWalltime);
+        assert_eq!(starts(&p), [Some(3600), Some(7200)]);
+        let planned: Vec<Option<i64>> = p.jobs.iter().map(|j| j.planned_at).collect();
+        assert_eq!(planned, [Some(NOW + 3600), Some(NOW + 7200)]);
     }
 
     // Slurm's backfill passes over a job its limits hold (`acct_policy.c:
