@@ -2082,6 +2082,45 @@ mod tests {
         assert_eq!(planned, [Some(NOW + 3600), Some(NOW + 7200)]);
     }
 
+    // Worked by hand. Two 8-core nodes; alice may hold 8 cores of running jobs (PBS
+    // `max_run_res.ncpus = [u:alice=8]`), and RA (6 cores on n1) runs until +3600. Her top
+    // job A (8 cores, 1 h) is held by the limit; its window: her usage drops to 0 at +3600,
+    // and n1 is whole then: n1 at +3600. Her lower job A2 (2 cores, 2 h) has room under the
+    // limit now (6 + 2 = 8): PBS checks a job's limits against the running jobs only
+    // (`check.cpp: is_ok_to_run` → `check_limits` on the server's counts, which the calendar
+    // does not enter), and n2 is outside A's window, so A2 starts now on n2. At +3600 A's
+    // window opens but A2's 2 cores leave A no room (2 + 8 > 8): it waits for A2 to end at
+    // +7200, where PBS's next cycle would put it too.
+    #[test]
+    fn a_lower_job_of_the_same_user_may_take_the_limits_room_before_a_window() {
+        use crate::model::limits::Cap;
+        let mut s = Snapshot::new(Scheduler::Pbs);
+        s.taken_at = Some(NOW);
+        s.nodes = vec![node("n1"), node("n2")];
+        s.running = vec![running("RA", "n1", 6, NOW - 600, 4200)];
+        s.pending = vec![waiting("A", 8, 3600), waiting("A2", 2, 7200)];
+        let cores = |n| vec![Draw { cap: 0, amount: n }];
+        let limits = Limits {
+            caps: vec![Cap {
+                reason: "Not Running: would exceed user alice's limit on resource ncpus".into(),
+                plain: "user alice may hold 8 ncpus of running jobs".into(),
+                limit: 8,
+            }],
+            running: vec![cores(6)],
+            pending: vec![Ok(cores(8)), Ok(cores(2))],
+            started: vec![cores(8), cores(2)],
+            known: true,
+        };
+        let options = PlanOptions {
+            policy: Policy::Easy,
+            ..PlanOptions::default()
+        };
+        let p = plan(&s, &limits, &[0, 1], NOW, &options, &FullWalltime);
+        assert_eq!(p.jobs[0].planned_at, Some(NOW + 3600));
+        assert_eq!(starts(&p), [Some(7200), Some(0)]);
+        assert_eq!(p.jobs[1].nodes, ["n2"]);
+    }
+
     // Slurm's backfill passes over a job its limits hold (`acct_policy.c:
     // acct_policy_job_runnable_pre_select` fails it before `_attempt_backfill` plans it), and
     // Flux's fcfs plans no windows: on the same site A gets no window, B takes n2 now, and A
