@@ -9,7 +9,8 @@
 //!   plans no windows, `Strict` stops at the first job that does not fit);
 //! - plans a window for each blocked job up to the policy's depth (PBS `backfill_depth`,
 //!   Slurm's `bf_max_job_test` and `bf_window`): its earliest start on the plan, every
-//!   running job ending at its start plus walltime.
+//!   running job ending at its start plus walltime. Under PBS's backfill policies a blocked
+//!   job is also one a limit holds: its window is where its limits have room too.
 //!
 //! The scheduler plans with walltimes; the jobs end when the [`Runtimes`] say (their
 //! walltime, or a model learned from history), and the next cycle replans from there. A job
