@@ -9,7 +9,8 @@
 //!   plans no windows, `Strict` stops at the first job that does not fit);
 //! - plans a window for each blocked job up to the policy's depth (PBS `backfill_depth`,
 //!   Slurm's `bf_max_job_test` and `bf_window`): its earliest start on the plan, every
-//!   running job ending at its start plus walltime.
+//!   running job ending at its start plus walltime. Under PBS's backfill policies a blocked
+//!   job is also one a limit holds: its window is where its limits have room too.
 //!
 //! The scheduler plans with walltimes; the jobs end when the [`Runtimes`] say (their
 //! walltime, or a model learned from history), and the next cycle replans from there. A job
@@ -840,6 +841,8 @@ pub fn plan_for(
     // Every job holding nodes, by its real end (soonest first).
     let mut ends: BinaryHeap<Reverse<(i64, usize)>> = BinaryHeap::new();
     let mut end_owner: Vec<(Owner, i64)> = Vec::new();
+    // Whether each of them (by its index in `end_owner`) still holds its nodes.
+    let mut live: Vec<bool> = Vec::new();
     // Running jobs: what they hold until their planned end (forever without a walltime).
     let mut running_ends: Vec<Option<i64>> = Vec::with_capacity(snap.running.len());
     for (k, job) in snap.running.iter().enumerate() {
@@ -851,6 +854,7 @@ pub fn plan_for(
         running_ends.push((actual <= horizon).then_some(actual));
         ends.push(Reverse((actual, end_owner.len())));
         end_owner.push((Owner::Running(k), planned));
+        live.push(true);
         let held: Vec<(usize, Vec<u64>)> = job
             .held
             .iter()
@@ -982,6 +986,16 @@ pub fn plan_for(
         p => (p.depth().map(|d| d as usize), None),
     };
     let strict = options.policy == Policy::Strict;
+    // PBS with backfill plans a window for a top job a limit holds, as for one that does not
+    // fit (`fifo.cpp: main_sched_loop` sends any job that fails to run to
+    // `should_backfill_with_job`, which looks at the depth, not at why it failed, and
+    // `add_job_to_calendar` starts it where `calc_run_time`'s simulation first finds
+    // `is_ok_to_run`, limits included, true). Slurm's backfill passes over a job its limits
+    // hold (`acct_policy_job_runnable_pre_select`); Flux's fcfs plans no windows.
+    let limit_windows = matches!(
+        options.policy,
+        Policy::Easy | Policy::Backfill(_) | Policy::Conservative
+    );
     // What each job asks in all (`r` per job, by order index), and its shape: jobs of one
     // shape differ only in their first part's count.
     let totals: Vec<u64> = order
@@ -1071,6 +1085,7 @@ pub fn plan_for(
                 break;
             }
             ends.pop();
+            live[i] = false;
             let (owner, planned_end) = end_owner[i];
             early |= e < planned_end;
             nodes.remove(owner);
@@ -1163,12 +1178,12 @@ pub fn plan_for(
                 break;
             }
             // A limit with no room for it: it waits for jobs that count toward it to end,
-            // with no window and holding no job behind it. Slurm's backfill passes over a
-            // job its limits hold (`acct_policy_job_runnable_pre_select`); PBS plans a top
-            // job held by a limit too (`main_sched_loop` calls `add_job_to_calendar` for any
-            // job that cannot run, within `backfill_depth`, and the calendar's simulation
-            // waits for the limit): a deliberate difference, so lower jobs may backfill in
-            // front of such a job here where PBS would keep its window.
+            // holding no job behind it. Under PBS with backfill a top job gets a window at
+            // the first instant both its resources and its limits have room (`limit_windows`);
+            // lower jobs keep out of that window's resources, but their own limits are
+            // checked against the running jobs only (`check.cpp: is_ok_to_run` calls
+            // `check_limits` on the server's counts of running jobs, which calendar entries
+            // do not enter), so one of the same user may still take the limit's room now.
             let checks: &[Draw] = match limits.pending.get(j) {
                 Some(Ok(d)) => d,
                 _ => &[],
@@ -1180,6 +1195,42 @@ pub fn plan_for(
                     out[k].blocked = Blocked::of_cap(limits, c, checks, &cap_used);
                 }
                 still.push(k);
+                if !limit_windows {
+                    continue;
+                }
+                if planned[k].is_some() {
+                    reserved += 1;
+                } else if depth.is_none_or(|d| reserved < d) {
+                    let usage = CapUsage {
+                        limits,
+                        order,
+                        end_owner: &end_owner,
+                        live: &live,
+                        planned: &planned,
+                        walltime: &walltime,
+                    };
+                    let found =
+                        limit_window(&nodes, eligible(k), &job.ask, checks, &usage, t, w, horizon);
+                    if let Some((s, placed)) = found {
+                        for (n, amounts) in placed {
+                            nodes.add(
+                                n,
+                                Alloc {
+                                    start: s,
+                                    planned_end: s.saturating_add(w),
+                                    amounts,
+                                    whole: job.ask.place.sharing != Sharing::Shared,
+                                    owner: Owner::Plan(k),
+                                },
+                            );
+                        }
+                        planned[k] = Some(s);
+                        if first {
+                            out[k].planned_at = Some(s);
+                        }
+                    }
+                    reserved += 1;
+                }
                 continue;
             }
             let may = planned[k].is_none()
@@ -1213,6 +1264,7 @@ pub fn plan_for(
                 }
                 ends.push(Reverse((end, end_owner.len())));
                 end_owner.push((Owner::Started(k), t.saturating_add(w)));
+                live.push(true);
                 for d in limits.started.get(j).into_iter().flatten() {
                     cap_used[d.cap] = cap_used[d.cap].saturating_add(d.amount);
                 }
@@ -1310,6 +1362,118 @@ pub fn plan_for(
         running_ends,
         cycles,
         at,
+    }
+}
+
+/// What the plan's jobs count toward the caps later on: the running and started jobs until
+/// their planned ends, the planned windows over theirs.
+struct CapUsage<'a> {
+    limits: &'a Limits,
+    order: &'a [usize],
+    end_owner: &'a [(Owner, i64)],
+    live: &'a [bool],
+    planned: &'a [Option<i64>],
+    walltime: &'a dyn Fn(usize) -> i64,
+}
+
+impl CapUsage<'_> {
+    /// Whether the caps among `checks` have room for them, from `t` on: the instants where
+    /// that may change (the live jobs' planned ends, the windows' starts and ends, of those
+    /// that draw on them), ascending from `t`, each with the answer from then on.
+    fn room(&self, checks: &[Draw], t: i64) -> Vec<(i64, bool)> {
+        let limits = self.limits;
+        let mut used = vec![0u64; limits.caps.len()];
+        let mut checked = vec![false; limits.caps.len()];
+        for d in checks {
+            checked[d.cap] = true;
+        }
+        // (instant, cap, amount, whether it starts drawing then).
+        let mut changes: Vec<(i64, usize, u64, bool)> = Vec::new();
+        let mut draw = |draws: Option<&Vec<Draw>>, from: i64, to: i64| {
+            for d in draws.into_iter().flatten().filter(|d| checked[d.cap]) {
+                if from <= t {
+                    used[d.cap] = used[d.cap].saturating_add(d.amount);
+                } else {
+                    changes.push((from, d.cap, d.amount, true));
+                }
+                changes.push((to, d.cap, d.amount, false));
+            }
+        };
+        for (i, &(owner, planned_end)) in self.end_owner.iter().enumerate() {
+            if !self.live[i] || planned_end <= t {
+                continue;
+            }
+            match owner {
+                Owner::Running(k) => draw(limits.running.get(k), t, planned_end),
+                Owner::Started(k) => draw(limits.started.get(self.order[k]), t, planned_end),
+                _ => {}
+            }
+        }
+        for (k, p) in self.planned.iter().enumerate() {
+            let j = self.order[k];
+            if let Some(s) = *p {
+                let e = s.saturating_add((self.walltime)(j));
+                if e > t {
+                    draw(limits.started.get(j), s, e);
+                }
+            }
+        }
+        changes.sort_unstable_by_key(|c| c.0);
+        let mut out = vec![(t, limits.blocking(checks, &used).is_none())];
+        let mut i = 0;
+        while i < changes.len() {
+            let x = changes[i].0;
+            while i < changes.len() && changes[i].0 == x {
+                let (_, c, amount, on) = changes[i];
+                // An end only takes back what was counted before it: never below 0.
+                used[c] = if on {
+                    used[c].saturating_add(amount)
+                } else {
+                    used[c].saturating_sub(amount)
+                };
+                i += 1;
+            }
+            out.push((x, limits.blocking(checks, &used).is_none()));
+        }
+        out
+    }
+}
+
+/// The window of a job whose limits have no room at `t`: the first instant after `t`, by
+/// the plan's own events, where every cap among `checks` has room for it ([`CapUsage`]) and
+/// its resources fit for `w` ([`earliest`]), and where; `None` past `horizon`.
+#[allow(clippy::too_many_arguments)]
+fn limit_window(
+    nodes: &Nodes<'_>,
+    eligible: &NodeSet,
+    ask: &Ask,
+    checks: &[Draw],
+    usage: &CapUsage<'_>,
+    t: i64,
+    w: i64,
+    horizon: i64,
+) -> Option<(i64, Placed)> {
+    let steps = usage.room(checks, t);
+    // Whether the limits have room at instant x ≥ t: the answer of the last change by x.
+    let room = |x: i64| steps[steps.partition_point(|s| s.0 <= x) - 1].1;
+    let mut c = t;
+    loop {
+        // The first change after c where the limits have room (they have none at c).
+        let from = steps.partition_point(|s| s.0 <= c);
+        c = steps[from..]
+            .iter()
+            .take_while(|s| s.0 <= horizon)
+            .find(|s| s.1)?
+            .0;
+        if let Ok(placed) = place(nodes, eligible, ask, c, c.saturating_add(w)) {
+            return Some((c, placed));
+        }
+        // The resources fit later: there, if the limits have room then too.
+        let (s, placed) = earliest(nodes, eligible, ask, c, w, horizon)?;
+        if room(s) {
+            return Some((s, placed));
+        }
+        c = s;
     }
 }
 
@@ -1723,12 +1887,13 @@ mod tests {
     }
 
     // Worked by hand. User u may run 2 jobs at once, and R1 and R2 are u's: at the snapshot
-    // the cap is full, and every waiting job is held by it (no window is planned for a job
-    // a limit holds). R2 ends at +600: A, first, does not fit (n1 is R1's) and gets its window
-    // at +3600; C fits on n2 but would run into it; B fits before it and starts (+600), the
-    // cap full again. B ends at +900, R1 at +3600: A starts in its window; C, within the cap,
-    // has no cores until A ends (+7200). A fourth job asking more than its per-job limit
-    // never starts.
+    // the cap is full, and every waiting job is held by it. A, the top job, gets a window
+    // (PBS plans one for a top job a limit holds): the cap has room when R2 ends (+600), but
+    // n1 is R1's until +3600, where both cores and cap have room: A's window is at +3600;
+    // EASY plans no other. R2 ends at +600: A still does not fit; C fits on n2 but would run
+    // into A's window; B fits before it and starts (+600), the cap full again. B ends at
+    // +900, R1 at +3600: A starts in its window; C, within the cap, has no cores until A
+    // ends (+7200). A fourth job asking more than its per-job limit never starts.
     #[test]
     fn a_limit_holds_a_job_until_jobs_that_count_toward_it_end() {
         use crate::model::limits::{Cap, Never};
@@ -1760,7 +1925,8 @@ mod tests {
         };
         let p = plan(&s, &limits, &[0, 1, 2, 3], NOW, &options, &FullWalltime);
         assert_eq!(starts(&p), [Some(3600), Some(7200), Some(600), None]);
-        for j in &p.jobs[..3] {
+        assert_eq!(p.jobs[0].planned_at, Some(NOW + 3600));
+        for (k, j) in p.jobs[..3].iter().enumerate() {
             assert_eq!(
                 j.blocked,
                 Blocked::Limit {
@@ -1772,7 +1938,9 @@ mod tests {
                     never: false,
                 }
             );
-            assert_eq!(j.planned_at, None);
+            if k > 0 {
+                assert_eq!(j.planned_at, None);
+            }
         }
         assert!(matches!(
             p.jobs[3].blocked,
@@ -1793,6 +1961,185 @@ mod tests {
             &FullWalltime,
         );
         assert_eq!(starts(&p)[2], Some(0));
+    }
+
+    /// Two 8-core nodes. Alice may run one job at once (PBS `max_run = [u:alice=1]`). Her
+    /// running job RA holds 4 cores of n2 until T1 = NOW+3600; bob's RB holds all of n1 until
+    /// NOW+7200. Waiting, in priority order: alice's A (8 cores, 1 h), held by her limit, and
+    /// bob's B (4 cores, `b_wall`).
+    fn alice_and_bob(b_wall: i64) -> (Snapshot, Limits) {
+        use crate::model::limits::Cap;
+        let mut s = Snapshot::new(Scheduler::Pbs);
+        s.taken_at = Some(NOW);
+        s.nodes = vec![node("n1"), node("n2")];
+        let mut ra = running("RA", "n2", 4, NOW - 600, 4200);
+        ra.user = Some("alice".into());
+        let mut rb = running("RB", "n1", 8, NOW - 600, 7800);
+        rb.user = Some("bob".into());
+        s.running = vec![ra, rb];
+        let mut a = waiting("A", 8, 3600);
+        a.user = Some("alice".into());
+        let mut b = waiting("B", 4, b_wall);
+        b.user = Some("bob".into());
+        s.pending = vec![a, b];
+        let alice = || vec![Draw { cap: 0, amount: 1 }];
+        let limits = Limits {
+            caps: vec![Cap {
+                reason: "Not Running: User has reached server running job limit.".into(),
+                plain: "user alice may run 1 job at once on the server".into(),
+                limit: 1,
+            }],
+            running: vec![alice(), Vec::new()],
+            pending: vec![Ok(alice()), Ok(Vec::new())],
+            started: vec![alice(), Vec::new()],
+            known: true,
+        };
+        (s, limits)
+    }
+
+    // Worked by hand (PBS `fifo.cpp: main_sched_loop`: A fails to run on its limit,
+    // `should_backfill_with_job` admits it as the first top job, `add_job_to_calendar` puts
+    // it where `calc_run_time`'s simulation first finds `is_ok_to_run` true). The simulation
+    // steps through the running jobs' ends: at T1 = +3600 RA ends, alice's count drops to 0
+    // (room under max_run) and n2 is empty: A fits there (n1 is RB's until +7200). A's window
+    // is n2 at +3600. B (4 cores, 2 h) fits on n2's 4 free cores now, but would hold them
+    // past +3600 and leave A 4 of the 8 it asks there: it would delay A, so it does not
+    // start. A starts at +3600 on n2; B waits for RB to end and starts on n1 at +7200.
+    // Without A's window, B would take n2 now and A would wait for n1 (+7200).
+    // A shorter B (30 min) ends before T1: resources suffice, the cap is alice's alone, so it
+    // backfills onto n2 now and A's window stays at +3600.
+    #[test]
+    fn pbs_plans_a_window_for_a_top_job_a_limit_holds() {
+        let (s, limits) = alice_and_bob(7200);
+        for policy in [Policy::Easy, Policy::Backfill(2), Policy::Conservative] {
+            let options = PlanOptions {
+                policy,
+                ..PlanOptions::default()
+            };
+            let p = plan(&s, &limits, &[0, 1], NOW, &options, &FullWalltime);
+            assert_eq!(starts(&p), [Some(3600), Some(7200)], "{policy:?}");
+            assert_eq!(p.jobs[0].planned_at, Some(NOW + 3600), "{policy:?}");
+            assert_eq!(p.jobs[0].nodes, ["n2"]);
+            assert_eq!(p.jobs[1].nodes, ["n1"]);
+            assert!(matches!(
+                p.jobs[0].blocked,
+                Blocked::Limit {
+                    used: 1,
+                    limit: 1,
+                    ..
+                }
+            ));
+            assert_eq!(
+                p.jobs[1].blocked,
+                Blocked::Reservation {
+                    job: "A".into(),
+                    at: NOW + 3600
+                }
+            );
+        }
+        let (short, limits) = alice_and_bob(1800);
+        let options = PlanOptions {
+            policy: Policy::Easy,
+            ..PlanOptions::default()
+        };
+        let p = plan(&short, &limits, &[0, 1], NOW, &options, &FullWalltime);
+        assert_eq!(starts(&p), [Some(3600), Some(0)]);
+        assert_eq!(p.jobs[0].planned_at, Some(NOW + 3600));
+        assert_eq!(p.jobs[1].nodes, ["n2"]);
+    }
+
+    // Worked by hand. One 8-core node; alice may run one job at once and RA (2 cores) runs
+    // until +3600. Under backfill_depth 2 both of her waiting jobs (2 cores, 1 h each) are
+    // top jobs. A1's window: her count has room at +3600. A2's: at +3600 A1's window counts
+    // toward her limit (PBS's calendar simulation runs A1 there before A2 is tried), so the
+    // first room is when A1's window ends, +7200 — though the node has cores for both.
+    #[test]
+    fn a_window_counts_toward_the_limits_of_the_windows_after_it() {
+        use crate::model::limits::Cap;
+        let mut s = Snapshot::new(Scheduler::Pbs);
+        s.taken_at = Some(NOW);
+        s.nodes = vec![node("n1")];
+        s.running = vec![running("RA", "n1", 2, NOW - 600, 4200)];
+        s.pending = vec![waiting("A1", 2, 3600), waiting("A2", 2, 3600)];
+        let one = || vec![Draw { cap: 0, amount: 1 }];
+        let limits = Limits {
+            caps: vec![Cap {
+                reason: "Not Running: User has reached server running job limit.".into(),
+                plain: "user u may run 1 job at once on the server".into(),
+                limit: 1,
+            }],
+            running: vec![one()],
+            pending: vec![Ok(one()), Ok(one())],
+            started: vec![one(), one()],
+            known: true,
+        };
+        let options = PlanOptions {
+            policy: Policy::Backfill(2),
+            ..PlanOptions::default()
+        };
+        let p = plan(&s, &limits, &[0, 1], NOW, &options, &FullWalltime);
+        assert_eq!(starts(&p), [Some(3600), Some(7200)]);
+        let planned: Vec<Option<i64>> = p.jobs.iter().map(|j| j.planned_at).collect();
+        assert_eq!(planned, [Some(NOW + 3600), Some(NOW + 7200)]);
+    }
+
+    // Worked by hand. Two 8-core nodes; alice may hold 8 cores of running jobs (PBS
+    // `max_run_res.ncpus = [u:alice=8]`), and RA (6 cores on n1) runs until +3600. Her top
+    // job A (8 cores, 1 h) is held by the limit; its window: her usage drops to 0 at +3600,
+    // and n1 is whole then: n1 at +3600. Her lower job A2 (2 cores, 2 h) has room under the
+    // limit now (6 + 2 = 8): PBS checks a job's limits against the running jobs only
+    // (`check.cpp: is_ok_to_run` → `check_limits` on the server's counts, which the calendar
+    // does not enter), and n2 is outside A's window, so A2 starts now on n2. At +3600 A's
+    // window opens but A2's 2 cores leave A no room (2 + 8 > 8): it waits for A2 to end at
+    // +7200, where PBS's next cycle would put it too.
+    #[test]
+    fn a_lower_job_of_the_same_user_may_take_the_limits_room_before_a_window() {
+        use crate::model::limits::Cap;
+        let mut s = Snapshot::new(Scheduler::Pbs);
+        s.taken_at = Some(NOW);
+        s.nodes = vec![node("n1"), node("n2")];
+        s.running = vec![running("RA", "n1", 6, NOW - 600, 4200)];
+        s.pending = vec![waiting("A", 8, 3600), waiting("A2", 2, 7200)];
+        let cores = |n| vec![Draw { cap: 0, amount: n }];
+        let limits = Limits {
+            caps: vec![Cap {
+                reason: "Not Running: would exceed user alice's limit on resource ncpus".into(),
+                plain: "user alice may hold 8 ncpus of running jobs".into(),
+                limit: 8,
+            }],
+            running: vec![cores(6)],
+            pending: vec![Ok(cores(8)), Ok(cores(2))],
+            started: vec![cores(8), cores(2)],
+            known: true,
+        };
+        let options = PlanOptions {
+            policy: Policy::Easy,
+            ..PlanOptions::default()
+        };
+        let p = plan(&s, &limits, &[0, 1], NOW, &options, &FullWalltime);
+        assert_eq!(p.jobs[0].planned_at, Some(NOW + 3600));
+        assert_eq!(starts(&p), [Some(7200), Some(0)]);
+        assert_eq!(p.jobs[1].nodes, ["n2"]);
+    }
+
+    // Slurm's backfill passes over a job its limits hold (`acct_policy.c:
+    // acct_policy_job_runnable_pre_select` fails it before `_attempt_backfill` plans it), and
+    // Flux's fcfs plans no windows: on the same site A gets no window, B takes n2 now, and A
+    // waits for n1 (+7200: n2 keeps B's 4 cores until then).
+    #[test]
+    fn slurm_and_flux_plan_no_window_for_a_job_a_limit_holds() {
+        let (s, limits) = alice_and_bob(7200);
+        let slurm = Policy::Slurm(crate::model::policy::SlurmBackfill::default());
+        for policy in [slurm, Policy::Strict] {
+            let options = PlanOptions {
+                policy,
+                ..PlanOptions::default()
+            };
+            let p = plan(&s, &limits, &[0, 1], NOW, &options, &FullWalltime);
+            assert_eq!(starts(&p), [Some(7200), Some(0)], "{policy:?}");
+            assert_eq!(p.jobs[0].planned_at, None, "{policy:?}");
+            assert_eq!(p.jobs[1].nodes, ["n2"]);
+        }
     }
 
     // Strict order: nothing passes A. When A ends (+7200) C and B start together on n1.

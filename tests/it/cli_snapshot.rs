@@ -739,6 +739,47 @@ fn why_and_forecast_under_pbs_limits() {
     );
 }
 
+/// The same capture under EASY (`--policy easy`: strict_ordering with backfill_depth 1).
+/// PBS gives the first job that cannot run a calendar window whatever held it
+/// (`fifo.cpp: main_sched_loop` → `should_backfill_with_job` → `add_job_to_calendar`), so
+/// 301, held by `max_run [u:ann=2]`, is the top job: ann's count has room when 202 reaches
+/// its walltime at 12:30, and a core is free then (n02 has 8): its window is at 12:30. The
+/// depth is used up, so 302, 303 and 305 get none; 304 (8 cores on n07, 1 h) does not touch
+/// 301's core and starts now. The starts are those of the default policy; only 301 has a
+/// window, and `why 301` says it with the limit.
+#[test]
+fn a_top_job_a_pbs_limit_holds_gets_a_window_under_easy() {
+    let v = forecast_json("tests/data/snapshot/pbs_limits", &["--policy", "easy"]);
+    assert_eq!(v["policy"], "easy");
+    assert_eq!(
+        starts(&v, "start"),
+        pairs(&[
+            ("301.srv", Some(1800)),
+            ("302.srv", Some(3600)),
+            ("303.srv", Some(7200)),
+            ("304.srv", Some(0)),
+            ("305.srv", Some(2400)),
+        ])
+    );
+    let j = &v["jobs"];
+    assert_eq!(j[0]["planned_at"], T0 + 1800);
+    assert_eq!(j[0]["blocked"]["kind"], "limit");
+    for i in 1..5 {
+        assert!(j[i]["planned_at"].is_null(), "{}", j[i]);
+    }
+    let dir = repo_file("tests/data/snapshot/pbs_limits");
+    let out = jobsort(["why", "301", "--snapshot", &dir, "--policy", "easy"]);
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("Server job limit reached for user ann")
+            && text.contains(
+                "it is a top job: the scheduler holds nodes for it from 2025-12-01T12:30:00Z"
+            ),
+        "{text}"
+    );
+}
+
 /// Slurm association and QOS limits (tests/data/snapshot/slurm_limits/sacctmgr_*.txt) at
 /// 12:00: ann's 11 (8 CPUs) ends at 12:00 itself, 18 (8 CPUs, 3 GPUs in partition gpu) at
 /// 13:00. 12 (ann) is held by QOS normal's MaxJobsPU=2 and 14 (bob) by account phys's
