@@ -258,7 +258,7 @@ impl Analyzer<'_> {
                         certain,
                         format!(
                             "`fmod` by `{}`, which can be 0{reason}",
-                            args.get(1).map(|&a| self.text(a)).unwrap_or("")
+                            args.get(1).map(|&a| self.text(a)).unwrap_or_default()
                         ),
                         dom,
                     );

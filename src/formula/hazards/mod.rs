@@ -246,9 +246,11 @@ pub fn analyze(ir: &Ir, source: &str, catalog: &Catalog, compat_pbs: bool) -> Re
         let never = infinite::never_finite(ir);
         if never[ir.root.index()] {
             let at = infinite::origin(ir, &never, &a.is_const, ir.root);
-            let text = source
-                .get(ir.node(at).span.start..ir.node(at).span.end)
-                .unwrap_or("?");
+            let text = snippet(
+                source
+                    .get(ir.node(at).span.start..ir.node(at).span.end)
+                    .unwrap_or("?"),
+            );
             let mut d = Diagnostic::error(
                 codes::INFINITE_OPERAND,
                 format!(
@@ -262,9 +264,11 @@ pub fn analyze(ir: &Ir, source: &str, catalog: &Catalog, compat_pbs: bool) -> Re
             diags.push(d);
         } else if a.non_finite[ir.root.index()] {
             let at = infinite::non_finite_origin(ir, &a.non_finite, ir.root);
-            let text = source
-                .get(ir.node(at).span.start..ir.node(at).span.end)
-                .unwrap_or("?");
+            let text = snippet(
+                source
+                    .get(ir.node(at).span.start..ir.node(at).span.end)
+                    .unwrap_or("?"),
+            );
             diags.push(
                 Diagnostic::warning(
                     codes::MAYBE_NOT_FINITE,
@@ -394,6 +398,23 @@ pub fn least_positive(input: &Input) -> f64 {
     }
 }
 
+/// The longest source text a message quotes whole.
+const SNIPPET_CHARS: usize = 80;
+
+/// `text` as a message quotes it: whole up to [`SNIPPET_CHARS`] characters, else its start
+/// and end around an ellipsis, so a diagnostic's size does not grow with the formula (each of
+/// a long chain's links would otherwise quote the whole chain before it).
+pub fn snippet(text: &str) -> std::borrow::Cow<'_, str> {
+    let n = text.chars().count();
+    if n <= SNIPPET_CHARS {
+        return text.into();
+    }
+    let keep = SNIPPET_CHARS / 2 - 2;
+    let head: String = text.chars().take(keep).collect();
+    let tail: String = text.chars().skip(n - keep).collect();
+    format!("{} … {}", head.trim_end(), tail.trim_start()).into()
+}
+
 /// Why an input can be 0, in words.
 fn why_zero(input: &Input, catalog: &Catalog) -> String {
     match input {
@@ -426,9 +447,10 @@ fn why_zero(input: &Input, catalog: &Catalog) -> String {
 }
 
 impl Analyzer<'_> {
-    pub(super) fn text(&self, id: NodeId) -> &str {
+    /// The source text of a node for a message, shortened ([`snippet`]).
+    pub(super) fn text(&self, id: NodeId) -> std::borrow::Cow<'_, str> {
         let s = self.ir.node(id).span;
-        self.source.get(s.start..s.end).unwrap_or("?")
+        snippet(self.source.get(s.start..s.end).unwrap_or("?"))
     }
 
     pub(super) fn emit(&mut self, d: Diagnostic) {
