@@ -44,7 +44,8 @@ use crate::formula::pyint::{IntModel, PyType};
 use crate::formula::pymath::int::Num;
 use crate::formula::syntax::Span;
 use interval::{Env, INF};
-use lint::fairshare_lint;
+pub use lint::PYTHON_MAX_DEPTH;
+use lint::{fairshare_lint, pbs_compile_lint};
 use rustc_hash::FxHashMap;
 
 mod calls;
@@ -294,6 +295,9 @@ pub fn analyze(ir: &Ir, source: &str, catalog: &Catalog, compat_pbs: bool) -> Re
         );
     }
     fairshare_lint(ir, &mut diags);
+    if compat_pbs {
+        pbs_compile_lint(ir, source, &mut diags);
+    }
 
     let range = root.map(|r| {
         let r = if may_err {
