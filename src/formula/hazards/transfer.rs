@@ -309,15 +309,28 @@ impl Analyzer<'_> {
         let r = self.arithmetic(id, op, a, b, ia, ib);
         // Finite operands whose result can leave the float range: an overflow (the value
         // becomes infinite, which is an error where it reaches the formula's value).
+        let exact_int = self.compat_pbs
+            && op != BinaryOp::Div
+            && self.types[a.index()] == PyType::Int
+            && self.types[b.index()] == PyType::Int;
         if self.mode == Mode::Overflow
             && op != BinaryOp::Pow
-            && ia.is_finite()
-            && ib.is_finite()
+            && exact_int
             && r.is_some_and(|r| !r.is_finite())
-            && !(self.compat_pbs
-                && op != BinaryOp::Div
-                && self.types[a.index()] == PyType::Int
-                && self.types[b.index()] == PyType::Int)
+            // An operand already beyond a float was judged where it became so (a chain is
+            // judged once, at its first such link); a constant one is judged here.
+            && (ia.is_finite() || self.is_const[a.index()])
+            && (ib.is_finite() || self.is_const[b.index()])
+            && let Some(err) = self.huge_int_consumer(id)
+        {
+            // Under --compat pbs an int op is exact: the error is where the int meets a float.
+            self.overflow(id, err);
+        } else if self.mode == Mode::Overflow
+            && op != BinaryOp::Pow
+            && !exact_int
+            && (ia.is_finite() || self.is_const[a.index()])
+            && (ib.is_finite() || self.is_const[b.index()])
+            && r.is_some_and(|r| !r.is_finite())
         {
             let span = self.ir.node(id).span;
             let inputs = self.inputs_text(id);
