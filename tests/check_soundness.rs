@@ -432,6 +432,21 @@ fn formulas_once_unsound_now_hold() {
             "expm1(((-(1024 ** 3600)) * walltime))",
             vec![job(&[("walltime", 32.0)])],
         ),
+        // 0 * inf is NaN, which is truthy.
+        (
+            "(((0 / (accrue_type * 1e999)) and (-radians(3600))) or atan(queue_priority))",
+            vec![job(&[("accrue_type", 0.0), ("queue_priority", 0.0)])],
+        ),
+        // hypot rounds its own way.
+        (
+            "hypot(exp((pi <= (job_priority if 3600 else 2))), cos(walltime))",
+            vec![job(&[("job_priority", 1023.0), ("walltime", 0.0)])],
+        ),
+        // An int exponent beyond 2^53 keeps its parity under --compat pbs.
+        (
+            "((-ceil(sqrt(x))) ** (job_priority + ceil(1e308)))",
+            vec![job(&[("x", 0.1), ("job_priority", 1023.0)])],
+        ),
     ];
     let mut found = Findings::default();
     for (src, jobs) in &cases {

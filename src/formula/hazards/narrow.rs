@@ -31,6 +31,10 @@ impl Analyzer<'_> {
     }
 
     fn narrow_step(&mut self, cond: NodeId, truth: bool, env: &Env) -> Option<Env> {
+        if self.non_finite[cond.index()] {
+            // A NaN's truth is not its interval's: no narrowing.
+            return Some(env.clone());
+        }
         let ic = self.eval(cond, env)?;
         if truth && !ic.can_be_truthy() || !truth && !ic.can_be_zero() {
             return None;

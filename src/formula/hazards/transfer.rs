@@ -27,9 +27,14 @@ impl Analyzer<'_> {
             Expr::Input(k) => env.get(*k as usize).copied(),
             Expr::Unary(op, a) => {
                 let a = self.eval(*a, env)?;
+                let nan = match &node.expr {
+                    Expr::Unary(_, inner) => self.non_finite[inner.index()],
+                    _ => false,
+                };
                 Some(match op {
                     UnaryOp::Neg => Interval::new(-a.hi, -a.lo).int(a.int),
                     UnaryOp::Pos => a,
+                    UnaryOp::Not if nan => Interval::boolean(),
                     UnaryOp::Not => truth_interval(a, true),
                 })
             }
@@ -51,6 +56,13 @@ impl Analyzer<'_> {
                 }
                 let vals: Option<Vec<Interval>> = vals.into_iter().collect();
                 let vals = vals?;
+                // A NaN operand makes any comparison false (and `!=` true).
+                if std::iter::once(first)
+                    .chain(rest.iter().map(|(_, n)| n))
+                    .any(|n| self.non_finite[n.index()])
+                {
+                    return Some(Interval::boolean());
+                }
                 let mut all_true = true;
                 let mut some_false = false;
                 for (i, (op, _)) in rest.iter().enumerate() {
@@ -74,7 +86,7 @@ impl Analyzer<'_> {
                 otherwise,
             } => {
                 let ic = self.eval(*cond, env)?;
-                let rt = if ic.can_be_truthy() {
+                let rt = if ic.can_be_truthy() || self.non_finite[cond.index()] {
                     match self.narrow(*cond, true, env) {
                         Some(e) => self.eval(*then, &e),
                         None => None,
@@ -152,13 +164,18 @@ impl Analyzer<'_> {
                 let and = link == Link::And;
                 // `a and b` is `a` (0) when `a` is falsy, else `b`; `a or b` is `a` when `a`
                 // is truthy, else `b`, which is evaluated under the guard `a` is `and`.
+                // A NaN (from an infinite or NaN constant) is truthy whatever the interval.
+                let nan = self.non_finite[left.index()];
                 let (left_value, reaches_right) = if and {
                     (
                         ia.can_be_zero().then(|| Interval::point(0.0)),
-                        ia.can_be_truthy(),
+                        ia.can_be_truthy() || nan,
                     )
                 } else {
-                    (ia.without_zero(), ia.can_be_zero())
+                    (
+                        if nan { Some(ia) } else { ia.without_zero() },
+                        ia.can_be_zero(),
+                    )
                 };
                 let rb = if reaches_right {
                     self.narrow(left, and, env)
@@ -831,7 +848,9 @@ pub(super) fn pow_interval(base: Interval, exp: Interval) -> Interval {
         return Interval::new(lo, hi).int(base.int && exp.int && exp.lo >= 0.0);
     }
     // Negative base, integral exponent(s).
-    if exp.is_point() {
+    // Parity is known only where whole numbers are exact (an int exponent beyond 2^53 is
+    // rounded in the interval's floats).
+    if exp.is_point() && exp.lo.abs() < 9_007_199_254_740_992.0 {
         let n = exp.lo;
         let odd = (n % 2.0).abs() == 1.0;
         if n > 0.0 {
