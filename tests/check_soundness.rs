@@ -442,6 +442,11 @@ fn formulas_once_unsound_now_hold() {
             "hypot(exp((pi <= (job_priority if 3600 else 2))), cos(walltime))",
             vec![job(&[("job_priority", 1023.0), ("walltime", 0.0)])],
         ),
+        // Python's round is half to even: round(2.5) is 2.
+        (
+            "((-round((2.5 if 1024 else job_priority))) / 2)",
+            vec![job(&[("job_priority", 1023.0)])],
+        ),
         // An int exponent beyond 2^53 keeps its parity under --compat pbs.
         (
             "((-ceil(sqrt(x))) ** (job_priority + ceil(1e308)))",

@@ -242,7 +242,9 @@ impl Analyzer<'_> {
                     };
                     Interval::new(r(x.lo), r(x.hi)).int(x.int || digits <= 0.0)
                 } else {
-                    Interval::new(x.lo.round(), x.hi.round()).int(true)
+                    // Python rounds half to even (`round(2.5)` is 2).
+                    let r = |v: f64| crate::formula::pymath::round(v).unwrap_or(v);
+                    Interval::new(r(x.lo), r(x.hi)).int(true)
                 }
             }
             Func::Fmod => {
