@@ -442,6 +442,8 @@ fn formulas_once_unsound_now_hold() {
             "hypot(exp((pi <= (job_priority if 3600 else 2))), cos(walltime))",
             vec![job(&[("job_priority", 1023.0), ("walltime", 0.0)])],
         ),
+        // Squares of tiny values underflow; hypot does not.
+        ("hypot(1e-300, walltime == 7)", vec![job(&[])]),
         // Python's round is half to even: round(2.5) is 2.
         (
             "((-round((2.5 if 1024 else job_priority))) / 2)",

@@ -295,13 +295,14 @@ impl Analyzer<'_> {
                 .int(x.int)
             }
             Func::Hypot => {
-                let m: f64 = vals
+                // At most the largest magnitude times √n (squaring could underflow: hypot of
+                // 1e-300 is 1e-300), with a little slack for hypot's own rounding.
+                let m = vals
                     .iter()
                     .map(|v| v.lo.abs().max(v.hi.abs()))
-                    .map(|v| v * v)
-                    .sum();
-                // hypot rounds differently from this sum: a little slack above.
-                Interval::new(0.0, m.sqrt() * (1.0 + 4.0 * f64::EPSILON))
+                    .fold(0.0f64, f64::max);
+                let n = vals.len() as f64;
+                Interval::new(0.0, m * n.sqrt() * (1.0 + 4.0 * f64::EPSILON))
             }
             Func::Degrees => mono(f64::to_degrees, x.lo, x.hi),
             Func::Radians => mono(f64::to_radians, x.lo, x.hi),
