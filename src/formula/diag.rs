@@ -38,6 +38,9 @@
 //! | `W0405` | warning | deprecated name (`fair_share_perc`) |
 //! | `W0406` | warning | a custom resource PBS shadows with a `math` name |
 //! | `W0407` | warning | `E0305` without `--compat pbs` |
+//! | `W0409` | warning | `--compat pbs`: operations nested deeper than CPython compiles (a chain of 2,995 or more terms): pbs_sched gives every job 0 |
+//! | `W0410` | warning | `--compat pbs`: a line break in the formula, which ends the string literal pbs_sched writes it into: every job gets 0 |
+//! | `W0408` | warning | the value can be infinite or NaN for some jobs (an infinite or NaN constant reaches it: `walltime and inf`) |
 //! | `N0501` | note | `pow(2, -(fairshare_tree_usage/fairshare_perc))` is `fairshare_factor` |
 //! | `N0502` | note | `--compat pbs`: values beyond ±2^24 tie in PBS's 32-bit storage |
 //! | `N0901` | note | the JIT cannot run on this host: the interpreter evaluates instead |
@@ -99,6 +102,12 @@ pub mod codes {
     pub const SHADOWED: &str = "W0406";
     /// The formula crashes pbs_sched for some job (`E0305` without `--compat pbs`).
     pub const MAYBE_CRASHES_PBS: &str = "W0407";
+    /// The value can be infinite or NaN for some jobs.
+    pub const MAYBE_NOT_FINITE: &str = "W0408";
+    /// `--compat pbs`: nested deeper than CPython compiles.
+    pub const TOO_DEEP_FOR_PYTHON: &str = "W0409";
+    /// `--compat pbs`: a line break in the formula.
+    pub const LINE_BREAK: &str = "W0410";
     /// The fairshare_factor lint.
     pub const FAIRSHARE_FACTOR: &str = "N0501";
     /// `--compat pbs` 32-bit storage.

@@ -843,3 +843,22 @@ fn the_thread_pool_is_at_most_what_the_machine_runs() {
     assert_eq!(common::cli::code(&out), Some(0), "{}", stderr(&out));
     assert_eq!(stdout(&out).lines().count(), 70_001);
 }
+
+/// `eval` and `rank` print values as Python's `repr` does: a subnormal is `5e-324`, not the
+/// 300-odd digits of its positional form.
+#[test]
+fn subnormal_values_print_as_python_repr() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = write(
+        dir.path(),
+        "jobs.json",
+        r#"[{"id":"1","energy":5e-324},{"id":"2","energy":1e-5}]"#,
+    );
+    for sub in ["eval", "rank"] {
+        let out = jobsort([sub, "--jobs", &jobs, "energy"]);
+        let text = stdout(&out);
+        assert!(text.contains("5e-324"), "{sub}: {text}");
+        assert!(text.contains("1e-05"), "{sub}: {text}");
+        assert!(text.lines().all(|l| l.len() < 100), "{sub}: {text}");
+    }
+}

@@ -118,6 +118,32 @@ fn examples() -> BTreeMap<&'static str, Result<Example, &'static str>> {
             ])),
         ),
         ("W0407", Ok(check("ncpus ** 256"))),
+        ("W0408", Ok(check("ncpus if walltime > 0 else inf"))),
+        (
+            "W0409",
+            Ok(Example {
+                shown: r#"jobsort check --compat pbs "$(python3 -c 'print("+".join(["ncpus"] * 2995))')""#
+                    .into(),
+                args: vec![
+                    "check".into(),
+                    "--compat".into(),
+                    "pbs".into(),
+                    vec!["ncpus"; 2995].join("+"),
+                ],
+            }),
+        ),
+        (
+            "W0410",
+            Ok(Example {
+                shown: "jobsort check --compat pbs \"$(printf 'ncpus +\\n walltime')\"".into(),
+                args: vec![
+                    "check".into(),
+                    "--compat".into(),
+                    "pbs".into(),
+                    "ncpus +\n walltime".into(),
+                ],
+            }),
+        ),
         (
             "N0501",
             Ok(check(
@@ -677,11 +703,11 @@ fn explain_prints_the_pages_entry_of_a_code() {
 
 #[test]
 fn explain_of_an_unknown_code_names_the_nearest_and_fails() {
-    let (code, out, err) = common::cli::run(["explain", "W0409"]);
+    let (code, out, err) = common::cli::run(["explain", "W0499"]);
     assert_eq!(code, 1);
     assert!(out.is_empty(), "{out}");
     assert!(
-        err.starts_with("jobsort explain: `W0409` is no diagnostic code; did you mean W0401,"),
+        err.starts_with("jobsort explain: `W0499` is no diagnostic code; did you mean W0409?"),
         "{err}"
     );
     let (code, _, err) = common::cli::run(["explain", "E0399"]);

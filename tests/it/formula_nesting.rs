@@ -10,8 +10,10 @@
 //! - A flat sum of 257 terms is fine. Its compiler recurses once per operator, so a chain
 //!   deeper than about 3 × `sys.getrecursionlimit()` fails with `RecursionError: maximum
 //!   recursion depth exceeded during compilation`: 2,988 terms at the default limit of 1000
-//!   (5,994 at 2000). That limit is an accident of CPython's recursion and of the interpreter's
-//!   settings, not of the language, so jobsort does not copy it: chains of any length work.
+//!   (5,994 at 2000), 2,994 in the `eval` pbs_sched runs at module level. That limit is an
+//!   accident of CPython's recursion and of the interpreter's settings, not of the language,
+//!   so jobsort does not copy it: chains of any length work (`check --compat pbs` warns,
+//!   `W0409`: `tests/it/check_pbs_compile.rs`).
 //! - Unary chains (`----x`, `not not x`) and right-nested `**` chains also run up to about
 //!   3,000 levels in CPython; jobsort stops at [`MAX_NESTING`] (256) with E0105, which no
 //!   real formula reaches.

@@ -8,6 +8,9 @@ mod common;
 
 mod capi_c;
 mod capi_rust;
+mod check_output_size;
+mod check_pbs_compile;
+mod check_soundness;
 mod cli_conventions;
 mod cli_eval_rank;
 mod cli_forecast_page;

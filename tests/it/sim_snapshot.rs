@@ -8,7 +8,6 @@
 //! The hand-worked cases use the hand-built PBS snapshots of `tests/data/why/pbs` and
 //! `tests/data/snapshot/pbs_limits`.
 
-
 use crate::common;
 use crate::common::cli::{jobsort, run, stderr};
 use jobsort::forecast::history::{HistorySnapshot, snapshot_at};

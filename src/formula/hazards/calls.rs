@@ -2,7 +2,7 @@
 //! one's value interval and the domain, range and overflow diagnostics of its arguments.
 
 use super::interval::{INF, Interval};
-use super::{Analyzer, Mode, why_zero};
+use super::{Analyzer, why_zero};
 use crate::formula::ir::{Func, NodeId};
 use crate::formula::pymath::EvalError;
 
@@ -26,6 +26,26 @@ impl Analyzer<'_> {
                 .map(|input| format!(" ({})", why_zero(input, s.catalog)))
                 .unwrap_or_default()
         };
+        if let Some(&first) = args.first()
+            && self.non_finite[first.index()]
+            && super::infinite::fails_on_non_finite(func, args.len())
+        {
+            let err = match func {
+                Func::Floor | Func::Ceil | Func::Trunc | Func::Round => {
+                    EvalError::InfinityToInteger
+                }
+                _ => EvalError::MathDomain,
+            };
+            self.domain(
+                id,
+                false,
+                format!(
+                    "`{arg_text}` can be infinite or NaN, on which `{}` fails",
+                    func.name()
+                ),
+                err,
+            );
+        }
         let mono = |f: fn(f64) -> f64, lo: f64, hi: f64| Interval::new(f(lo), f(hi));
         let dom = EvalError::MathDomain;
         Some(match func {
@@ -85,7 +105,8 @@ impl Analyzer<'_> {
                     if certain {
                         return None;
                     }
-                    Interval::new(if x.int { 1.0 } else { f64::MIN_POSITIVE }, x.hi)
+                    // The least positive float is the subnormal 5e-324 (log: -744.44).
+                    Interval::new(if x.int { 1.0 } else { f64::from_bits(1) }, x.hi)
                 } else {
                     x
                 };
@@ -115,7 +136,8 @@ impl Analyzer<'_> {
                             return None;
                         }
                     }
-                    Interval::full()
+                    // |log(x)| <= 745 and a base other than 1 has |log(base)| >= 1.1e-16.
+                    Interval::new(-1e19, 1e19)
                 } else {
                     let f = match func {
                         Func::Log10 => f64::log10,
@@ -169,30 +191,16 @@ impl Analyzer<'_> {
                 } else {
                     f64::exp_m1
                 };
-                let r = mono(f, x.lo, x.hi);
-                if self.mode == Mode::Overflow && x.is_finite() && !r.is_finite() {
-                    self.overflow(id, EvalError::MathRange);
-                }
-                r
+                mono(f, x.lo, x.hi)
             }
-            Func::Sinh => {
-                let r = mono(f64::sinh, x.lo, x.hi);
-                if self.mode == Mode::Overflow && x.is_finite() && !r.is_finite() {
-                    self.overflow(id, EvalError::MathRange);
-                }
-                r
-            }
+            Func::Sinh => mono(f64::sinh, x.lo, x.hi),
             Func::Cosh => {
                 let m = if x.contains(0.0) {
                     0.0
                 } else {
                     x.lo.abs().min(x.hi.abs())
                 };
-                let r = Interval::new(m.cosh(), x.lo.abs().max(x.hi.abs()).cosh());
-                if self.mode == Mode::Overflow && x.is_finite() && !r.is_finite() {
-                    self.overflow(id, EvalError::MathRange);
-                }
-                r
+                Interval::new(m.cosh(), x.lo.abs().max(x.hi.abs()).cosh())
             }
             Func::Tanh => mono(f64::tanh, x.lo, x.hi),
             Func::Atan => mono(f64::atan, x.lo, x.hi),
@@ -209,7 +217,16 @@ impl Analyzer<'_> {
                     Interval::new(-1.0, 1.0)
                 }
             }
-            Func::Tan => Interval::full(),
+            Func::Tan => {
+                let half_pi = std::f64::consts::FRAC_PI_2;
+                if x.lo > -half_pi && x.hi < half_pi {
+                    mono(f64::tan, x.lo, x.hi)
+                } else {
+                    // No float is nearer an odd multiple of π/2 than about 2^-62, so |tan| of a
+                    // float stays far below this.
+                    Interval::new(-1e22, 1e22)
+                }
+            }
             Func::Ceil => mono(f64::ceil, x.lo, x.hi).int(true),
             Func::Floor => mono(f64::floor, x.lo, x.hi).int(true),
             Func::Trunc => mono(f64::trunc, x.lo, x.hi).int(true),
@@ -225,7 +242,9 @@ impl Analyzer<'_> {
                     };
                     Interval::new(r(x.lo), r(x.hi)).int(x.int || digits <= 0.0)
                 } else {
-                    Interval::new(x.lo.round(), x.hi.round()).int(true)
+                    // Python rounds half to even (`round(2.5)` is 2).
+                    let r = |v: f64| crate::formula::pymath::round(v).unwrap_or(v);
+                    Interval::new(r(x.lo), r(x.hi)).int(true)
                 }
             }
             Func::Fmod => {
@@ -241,7 +260,7 @@ impl Analyzer<'_> {
                         certain,
                         format!(
                             "`fmod` by `{}`, which can be 0{reason}",
-                            args.get(1).map(|&a| self.text(a)).unwrap_or("")
+                            args.get(1).map(|&a| self.text(a)).unwrap_or_default()
                         ),
                         dom,
                     );
@@ -255,20 +274,35 @@ impl Analyzer<'_> {
                 Interval::new(lo, hi)
             }
             Func::Copysign => {
+                // |x| with y's sign; y's interval cannot tell 0.0 from -0.0.
                 let m = x.lo.abs().max(x.hi.abs());
-                if y.lo > 0.0 {
-                    Interval::new(x.lo.abs().min(x.hi.abs()), m)
+                let least = if x.contains(0.0) {
+                    0.0
+                } else {
+                    x.lo.abs().min(x.hi.abs())
+                };
+                let y_nan = args.get(1).is_some_and(|b| self.non_finite[b.index()]);
+                if y_nan {
+                    // A NaN's sign bit is either.
+                    Interval::new(-m, m)
+                } else if y.lo > 0.0 {
+                    Interval::new(least, m)
+                } else if y.hi < 0.0 {
+                    Interval::new(-m, -least)
                 } else {
                     Interval::new(-m, m)
                 }
+                .int(x.int)
             }
             Func::Hypot => {
-                let m: f64 = vals
+                // At most the largest magnitude times √n (squaring could underflow: hypot of
+                // 1e-300 is 1e-300), with a little slack for hypot's own rounding.
+                let m = vals
                     .iter()
                     .map(|v| v.lo.abs().max(v.hi.abs()))
-                    .map(|v| v * v)
-                    .sum();
-                Interval::new(0.0, m.sqrt())
+                    .fold(0.0f64, f64::max);
+                let n = vals.len() as f64;
+                Interval::new(0.0, m * n.sqrt() * (1.0 + 4.0 * f64::EPSILON))
             }
             Func::Degrees => mono(f64::to_degrees, x.lo, x.hi),
             Func::Radians => mono(f64::to_radians, x.lo, x.hi),

@@ -25,11 +25,92 @@ pub(super) fn never_finite(ir: &Ir) -> Vec<bool> {
             Expr::IfElse {
                 then, otherwise, ..
             } => of(then) && of(otherwise),
-            Expr::Call(Func::Abs | Func::Fabs, args) => args.first().is_some_and(of),
+            // Functions that keep an infinity or NaN (or fail on it: `sqrt(-inf)`, the
+            // logarithm of `-inf`, `floor(inf)`): no job gets a finite value from them.
+            Expr::Call(
+                Func::Abs
+                | Func::Fabs
+                | Func::Sqrt
+                | Func::Log
+                | Func::Log2
+                | Func::Log10
+                | Func::Log1p
+                | Func::Sinh
+                | Func::Cosh
+                | Func::Degrees
+                | Func::Radians
+                | Func::Floor
+                | Func::Ceil
+                | Func::Trunc,
+                args,
+            ) if args.len() == 1 => args.first().is_some_and(of),
+            Expr::Call(Func::Round, args) => args.first().is_some_and(of),
+            // hypot is infinite when any argument is, even with a NaN.
+            Expr::Call(Func::Hypot, args) => args.iter().any(of),
             Expr::Compare { .. } | Expr::And(..) | Expr::Or(..) | Expr::Call(..) => false,
         };
     }
     never
+}
+
+/// For each node, whether some job can get an infinity or a NaN from it (sound: `true`
+/// whenever one can). Finite inputs make infinities only by overflow, which the overflow pass
+/// reports; here they come from constants (`1e999`, `inf`, `nan`) and flow through every
+/// operation that can pass them on. Comparisons and truth values are finite; `floor`, `ceil`,
+/// `trunc`, `round` and the trigonometric functions fail on them instead (reported where they
+/// are applied).
+///
+/// `seeds` are constant nodes known not to be finite (`1e300 * 1e300`).
+pub(super) fn may_be_non_finite(ir: &Ir, seeds: &[NodeId]) -> Vec<bool> {
+    let mut may = vec![false; ir.nodes.len()];
+    let mut seeded = vec![false; ir.nodes.len()];
+    for s in seeds {
+        seeded[s.index()] = true;
+    }
+    for (i, node) in ir.nodes.iter().enumerate() {
+        let of = |id: &NodeId| may[id.index()];
+        if seeded[i] {
+            may[i] = true;
+            continue;
+        }
+        may[i] = match &node.expr {
+            Expr::Const(c) => !c.is_finite(),
+            Expr::Input(_) | Expr::Compare { .. } | Expr::Unary(UnaryOp::Not, _) => false,
+            Expr::Unary(_, a) => of(a),
+            Expr::Binary(_, a, b) | Expr::And(a, b) | Expr::Or(a, b) => of(a) || of(b),
+            Expr::IfElse {
+                then, otherwise, ..
+            } => of(then) || of(otherwise),
+            Expr::Call(
+                Func::Floor | Func::Ceil | Func::Trunc | Func::Sin | Func::Cos | Func::Tan,
+                _,
+            ) => false,
+            Expr::Call(Func::Round, args) if args.len() == 1 => false,
+            Expr::Call(_, args) => args.iter().any(of),
+        };
+    }
+    may
+}
+
+/// A constant that is not finite and reaches `id`'s value (where [`may_be_non_finite`] holds
+/// for `id`).
+pub(super) fn non_finite_origin(ir: &Ir, may: &[bool], mut id: NodeId) -> NodeId {
+    while let Some(child) = crate::formula::ir::expr_children(&ir.node(id).expr)
+        .into_iter()
+        .find(|c| may[c.index()])
+    {
+        id = child;
+    }
+    id
+}
+
+/// Whether `func` fails on an infinite or NaN first argument (`floor(inf)`: "cannot convert
+/// float infinity to integer"; `sin(inf)`, `fmod(inf, 1)`: "math domain error").
+pub(super) fn fails_on_non_finite(func: Func, arity: usize) -> bool {
+    matches!(
+        func,
+        Func::Floor | Func::Ceil | Func::Trunc | Func::Sin | Func::Cos | Func::Tan | Func::Fmod
+    ) || (func == Func::Round && arity == 1)
 }
 
 /// The smallest sub-expression of `id` that reads the jobs and is never finite: where an

@@ -44,7 +44,8 @@ use crate::formula::pyint::{IntModel, PyType};
 use crate::formula::pymath::int::Num;
 use crate::formula::syntax::Span;
 use interval::{Env, INF};
-use lint::fairshare_lint;
+pub use lint::PYTHON_MAX_DEPTH;
+use lint::{fairshare_lint, pbs_compile_lint};
 use rustc_hash::FxHashMap;
 
 mod calls;
@@ -111,6 +112,10 @@ struct Analyzer<'a> {
     crash_searches: u32,
     /// The inputs' domains (for naming the values that make pbs_sched crash).
     domains: Env,
+    /// Per node: some job can get an infinity or a NaN from it ([`infinite::may_be_non_finite`]).
+    non_finite: Vec<bool>,
+    /// Constant nodes found not finite while analysing (their sub-expressions are finite).
+    non_finite_constants: Vec<NodeId>,
 }
 
 /// Narrowing steps per analysis run.
@@ -150,8 +155,19 @@ pub fn analyze(ir: &Ir, source: &str, catalog: &Catalog, compat_pbs: bool) -> Re
         types,
         const_nums: FxHashMap::default(),
         domains: domains.clone(),
+        non_finite: infinite::may_be_non_finite(ir, &[]),
+        non_finite_constants: Vec::new(),
     };
-    let root = a.eval(ir.root, &domains);
+    let mut root = a.eval(ir.root, &domains);
+    if !a.non_finite_constants.is_empty() {
+        // An infinity made of finite constants (`1e300 * 1e300`): analyse again with it known,
+        // so the operations it reaches are judged with it.
+        a.non_finite = infinite::may_be_non_finite(ir, &a.non_finite_constants);
+        a.diags.clear();
+        a.may_err = false;
+        a.budget = NARROW_BUDGET;
+        root = a.eval(ir.root, &domains);
+    }
     let mut diags = std::mem::take(&mut a.diags);
     let may_err = a.may_err;
 
@@ -164,11 +180,31 @@ pub fn analyze(ir: &Ir, source: &str, catalog: &Catalog, compat_pbs: bool) -> Re
     a.budget = NARROW_BUDGET;
     let bounded_root = a.eval(ir.root, &clamped);
     diags.append(&mut a.diags);
-    let may_err = may_err || a.may_err;
-    if root.is_some()
-        && let Some(d) = a.int_result_crash(bounded_root)
-    {
-        diags.push(d);
+    let mut may_err = may_err || a.may_err;
+    if root.is_some() {
+        if let Some(d) = a.int_result_crash(bounded_root) {
+            diags.push(d);
+        } else if a.types[ir.root.index()] != PyType::Float
+            && bounded_root.is_some_and(|r| r.hi == INF || r.lo == -INF)
+            && !diags.iter().any(|d| d.code == codes::MAYBE_OVERFLOW)
+        {
+            // The value can be an int beyond a float, but no job the search tried makes one:
+            // still a hazard for the jobs that do.
+            let inputs = a.inputs_text(ir.root);
+            diags.push(
+                Diagnostic::warning(
+                    codes::MAYBE_OVERFLOW,
+                    format!(
+                        "possible overflow: the formula's value can be an int too large for a float for large values of {inputs}"
+                    ),
+                    ir.node(ir.root).span,
+                )
+                .with_note(
+                    "pbs_sched cannot convert such a value (it crashes: see E0305); jobsort gives those jobs 0 and an error",
+                ),
+            );
+            may_err = true;
+        }
     }
 
     let whole = Span::new(0, source.len());
@@ -211,9 +247,11 @@ pub fn analyze(ir: &Ir, source: &str, catalog: &Catalog, compat_pbs: bool) -> Re
         let never = infinite::never_finite(ir);
         if never[ir.root.index()] {
             let at = infinite::origin(ir, &never, &a.is_const, ir.root);
-            let text = source
-                .get(ir.node(at).span.start..ir.node(at).span.end)
-                .unwrap_or("?");
+            let text = snippet(
+                source
+                    .get(ir.node(at).span.start..ir.node(at).span.end)
+                    .unwrap_or("?"),
+            );
             let mut d = Diagnostic::error(
                 codes::INFINITE_OPERAND,
                 format!(
@@ -225,6 +263,25 @@ pub fn analyze(ir: &Ir, source: &str, catalog: &Catalog, compat_pbs: bool) -> Re
                 d = d.with_label(root_span, "so this is never finite");
             }
             diags.push(d);
+        } else if a.non_finite[ir.root.index()] {
+            let at = infinite::non_finite_origin(ir, &a.non_finite, ir.root);
+            let text = snippet(
+                source
+                    .get(ir.node(at).span.start..ir.node(at).span.end)
+                    .unwrap_or("?"),
+            );
+            diags.push(
+                Diagnostic::warning(
+                    codes::MAYBE_NOT_FINITE,
+                    format!(
+                        "the formula's value can be infinite or NaN: `{text}` is not finite and can reach it"
+                    ),
+                    root_span,
+                )
+                .with_label(ir.node(at).span, "not finite")
+                .with_note("a job whose value is not finite gets the value 0 and the error \"formula value is not finite\""),
+            );
+            may_err = true;
         }
     }
     if ir.inputs.is_empty() {
@@ -238,6 +295,9 @@ pub fn analyze(ir: &Ir, source: &str, catalog: &Catalog, compat_pbs: bool) -> Re
         );
     }
     fairshare_lint(ir, &mut diags);
+    if compat_pbs {
+        pbs_compile_lint(ir, source, &mut diags);
+    }
 
     let range = root.map(|r| {
         let r = if may_err {
@@ -275,33 +335,88 @@ pub fn analyze(ir: &Ir, source: &str, catalog: &Catalog, compat_pbs: bool) -> Re
             .with_note("e.g. 16777216 and 16777217 are the same 32-bit float; scale the formula down if such jobs must be ordered"),
         );
     }
+    // PBS stores the value in a C float (`eval --compat pbs` gives that value): the range
+    // holds the stored values too.
+    let range = if compat_pbs {
+        range.map(|(lo, hi)| (f32_below(lo), f32_above(hi)))
+    } else {
+        range
+    };
     Report {
         diagnostics: diags,
         range,
     }
 }
 
+/// The largest `f32` value at or below `v` (as `f64`), `-inf` below every finite `f32`.
+fn f32_below(v: f64) -> f64 {
+    let f = v as f32;
+    if f64::from(f) > v { f.next_down() } else { f }.into()
+}
+
+/// The smallest `f32` value at or above `v` (as `f64`), `inf` above every finite `f32`.
+fn f32_above(v: f64) -> f64 {
+    let f = v as f32;
+    if f64::from(f) < v { f.next_up() } else { f }.into()
+}
+
 /// The domain of every input column.
 fn input_domains(ir: &Ir, catalog: &Catalog) -> Env {
     ir.inputs
         .iter()
-        .map(|input| match input {
-            Input::Keyword(k) => {
-                let (lo, hi) = k.domain();
-                Interval::new(lo, hi).int(!k.is_fairshare())
-            }
-            Input::Resource { name, ty } => {
-                let int = matches!(
-                    ty,
-                    ResourceType::Long | ResourceType::Size | ResourceType::Time
-                );
-                match catalog.resource(name) {
-                    Some(r) => Interval::new(r.domain.0, r.domain.1).int(int),
-                    None => Interval::full(),
-                }
-            }
-        })
+        .map(|input| input_domain(input, catalog))
         .collect()
+}
+
+/// The values a job can have for `input`: its declared range, `int` when only whole numbers
+/// (long, size and time resources, the integer keywords). The analysis and its soundness test
+/// read the domains from here.
+pub fn input_domain(input: &Input, catalog: &Catalog) -> Interval {
+    match input {
+        Input::Keyword(k) => {
+            let (lo, hi) = k.domain();
+            Interval::new(lo, hi).int(!k.is_fairshare())
+        }
+        Input::Resource { name, ty } => {
+            let int = matches!(
+                ty,
+                ResourceType::Long | ResourceType::Size | ResourceType::Time
+            );
+            match catalog.resource(name) {
+                Some(r) => Interval::new(r.domain.0, r.domain.1).int(int),
+                None => Interval::full(),
+            }
+        }
+    }
+}
+
+/// The least positive value `input` can have: PBS computes `fairshare_perc` and
+/// `fairshare_tree_usage` in `f32` (`fairshare::pbs::shares`), so neither is below `f32`'s
+/// least subnormal, 1.4e-45, unless 0; any other float can be as small as 5e-324.
+pub fn least_positive(input: &Input) -> f64 {
+    match input {
+        Input::Keyword(Keyword::FairsharePerc | Keyword::FairshareTreeUsage) => {
+            f64::from(f32::from_bits(1))
+        }
+        _ => f64::from_bits(1),
+    }
+}
+
+/// The longest source text a message quotes whole.
+const SNIPPET_CHARS: usize = 80;
+
+/// `text` as a message quotes it: whole up to [`SNIPPET_CHARS`] characters, else its start
+/// and end around an ellipsis, so a diagnostic's size does not grow with the formula (each of
+/// a long chain's links would otherwise quote the whole chain before it).
+pub fn snippet(text: &str) -> std::borrow::Cow<'_, str> {
+    let n = text.chars().count();
+    if n <= SNIPPET_CHARS {
+        return text.into();
+    }
+    let keep = SNIPPET_CHARS / 2 - 2;
+    let head: String = text.chars().take(keep).collect();
+    let tail: String = text.chars().skip(n - keep).collect();
+    format!("{} … {}", head.trim_end(), tail.trim_start()).into()
 }
 
 /// Why an input can be 0, in words.
@@ -336,9 +451,10 @@ fn why_zero(input: &Input, catalog: &Catalog) -> String {
 }
 
 impl Analyzer<'_> {
-    pub(super) fn text(&self, id: NodeId) -> &str {
+    /// The source text of a node for a message, shortened ([`snippet`]).
+    pub(super) fn text(&self, id: NodeId) -> std::borrow::Cow<'_, str> {
         let s = self.ir.node(id).span;
-        self.source.get(s.start..s.end).unwrap_or("?")
+        snippet(self.source.get(s.start..s.end).unwrap_or("?"))
     }
 
     pub(super) fn emit(&mut self, d: Diagnostic) {
@@ -353,6 +469,20 @@ impl Analyzer<'_> {
             self.may_err = true;
         }
         self.diags.push(d);
+    }
+
+    /// Input `k`'s interval `v` without the values between 0 and its least positive value
+    /// ([`least_positive`]), which no job has.
+    pub(super) fn no_tiny(&self, k: usize, v: Interval) -> Interval {
+        let least = self.ir.inputs.get(k).map_or(0.0, least_positive);
+        let mut v = v;
+        if v.lo > 0.0 && v.lo < least {
+            v.lo = least.min(v.hi);
+        }
+        if v.hi < 0.0 && v.hi > -least {
+            v.hi = (-least).max(v.lo);
+        }
+        v
     }
 
     /// The input a node reads directly, if it is an input.

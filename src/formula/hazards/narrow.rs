@@ -31,6 +31,10 @@ impl Analyzer<'_> {
     }
 
     fn narrow_step(&mut self, cond: NodeId, truth: bool, env: &Env) -> Option<Env> {
+        if self.non_finite[cond.index()] {
+            // A NaN's truth is not its interval's: no narrowing.
+            return Some(env.clone());
+        }
         let ic = self.eval(cond, env)?;
         if truth && !ic.can_be_truthy() || !truth && !ic.can_be_zero() {
             return None;
@@ -41,7 +45,7 @@ impl Analyzer<'_> {
                 let mut e = env.clone();
                 let v = e[k as usize];
                 e[k as usize] = if truth {
-                    v.without_zero()?
+                    self.no_tiny(k as usize, v.without_zero()?)
                 } else {
                     v.meet(Interval::point(0.0))?
                 };
@@ -103,10 +107,10 @@ impl Analyzer<'_> {
         let ib = self.eval(b, env)?;
         let mut e = env.clone();
         if let Expr::Input(k) = self.ir.node(a).expr {
-            e[k as usize] = constrain(e[k as usize], op, ib)?;
+            e[k as usize] = self.no_tiny(k as usize, constrain(e[k as usize], op, ib)?);
         }
         if let Expr::Input(k) = self.ir.node(b).expr {
-            e[k as usize] = constrain(e[k as usize], flip(op), ia)?;
+            e[k as usize] = self.no_tiny(k as usize, constrain(e[k as usize], flip(op), ia)?);
         }
         Some(e)
     }

@@ -6,7 +6,7 @@ use super::{Analyzer, Mode, why_zero};
 use crate::catalog::Input;
 use crate::formula::diag::{Diagnostic, codes};
 use crate::formula::interp;
-use crate::formula::ir::{Expr, NodeId, expr_children};
+use crate::formula::ir::{Expr, Func, NodeId, expr_children};
 use crate::formula::pyint::PyType;
 use crate::formula::pymath::int::{self, Num};
 use crate::formula::pymath::{EvalError, PyResult};
@@ -18,13 +18,23 @@ impl Analyzer<'_> {
     pub(super) fn eval(&mut self, id: NodeId, env: &Env) -> Option<Interval> {
         let node = self.ir.node(id);
         let r = match &node.expr {
+            // The overflow pass reads an infinite constant as the largest float, so what it
+            // reaches is judged like any huge value (`pow(inf, y)` overflows for y > 1).
+            Expr::Const(c) if self.mode == Mode::Overflow && c.is_infinite() => {
+                Some(Interval::point(f64::MAX.copysign(*c)))
+            }
             Expr::Const(c) => Some(Interval::point(*c)),
             Expr::Input(k) => env.get(*k as usize).copied(),
             Expr::Unary(op, a) => {
                 let a = self.eval(*a, env)?;
+                let nan = match &node.expr {
+                    Expr::Unary(_, inner) => self.non_finite[inner.index()],
+                    _ => false,
+                };
                 Some(match op {
                     UnaryOp::Neg => Interval::new(-a.hi, -a.lo).int(a.int),
                     UnaryOp::Pos => a,
+                    UnaryOp::Not if nan => Interval::boolean(),
                     UnaryOp::Not => truth_interval(a, true),
                 })
             }
@@ -46,6 +56,13 @@ impl Analyzer<'_> {
                 }
                 let vals: Option<Vec<Interval>> = vals.into_iter().collect();
                 let vals = vals?;
+                // A NaN operand makes any comparison false (and `!=` true).
+                if std::iter::once(first)
+                    .chain(rest.iter().map(|(_, n)| n))
+                    .any(|n| self.non_finite[n.index()])
+                {
+                    return Some(Interval::boolean());
+                }
                 let mut all_true = true;
                 let mut some_false = false;
                 for (i, (op, _)) in rest.iter().enumerate() {
@@ -69,7 +86,7 @@ impl Analyzer<'_> {
                 otherwise,
             } => {
                 let ic = self.eval(*cond, env)?;
-                let rt = if ic.can_be_truthy() {
+                let rt = if ic.can_be_truthy() || self.non_finite[cond.index()] {
                     match self.narrow(*cond, true, env) {
                         Some(e) => self.eval(*then, &e),
                         None => None,
@@ -102,7 +119,21 @@ impl Analyzer<'_> {
                 if self.is_const[id.index()] {
                     return self.exact(id);
                 }
-                self.call(id, *func, args, &vals)
+                let r = self.call(id, *func, args, &vals);
+                // Finite arguments whose value can leave the float range (`exp`, `degrees`,
+                // `hypot` of huge values); `pow` judges its own.
+                if self.mode == Mode::Overflow
+                    && *func != Func::Pow
+                    && vals.iter().all(|v| v.is_finite())
+                    && r.is_some_and(|r| !r.is_finite())
+                {
+                    let err = match func {
+                        Func::Exp | Func::Expm1 | Func::Sinh | Func::Cosh => EvalError::MathRange,
+                        _ => EvalError::NotFinite,
+                    };
+                    self.overflow(id, err);
+                }
+                r
             }
         };
         r.map(Interval::sane)
@@ -133,13 +164,18 @@ impl Analyzer<'_> {
                 let and = link == Link::And;
                 // `a and b` is `a` (0) when `a` is falsy, else `b`; `a or b` is `a` when `a`
                 // is truthy, else `b`, which is evaluated under the guard `a` is `and`.
+                // A NaN (from an infinite or NaN constant) is truthy whatever the interval.
+                let nan = self.non_finite[left.index()];
                 let (left_value, reaches_right) = if and {
                     (
                         ia.can_be_zero().then(|| Interval::point(0.0)),
-                        ia.can_be_truthy(),
+                        ia.can_be_truthy() || nan,
                     )
                 } else {
-                    (ia.without_zero(), ia.can_be_zero())
+                    (
+                        if nan { Some(ia) } else { ia.without_zero() },
+                        ia.can_be_zero(),
+                    )
                 };
                 let rb = if reaches_right {
                     self.narrow(left, and, env)
@@ -215,7 +251,10 @@ impl Analyzer<'_> {
             Ok(v) => {
                 self.const_nums.insert(id.0, v.clone());
                 Some(match v {
-                    Num::Float(x) => Interval::point(x),
+                    Num::Float(x) => {
+                        self.note_constant(id, x);
+                        self.constant_point(x)
+                    }
                     Num::Int(i) => match i.to_f64() {
                         Some(x) => Interval::point(x),
                         None if i.is_negative() => Interval::new(-INF, -f64::MAX).int(true),
@@ -227,10 +266,31 @@ impl Analyzer<'_> {
         }
     }
 
+    /// A constant node's value: one that is not finite although written with finite numbers
+    /// (`1e300 * 1e300`) is where an infinity starts ([`super::infinite::may_be_non_finite`]).
+    fn note_constant(&mut self, id: NodeId, v: f64) {
+        if !v.is_finite() && !self.non_finite[id.index()] {
+            self.non_finite_constants.push(id);
+        }
+    }
+
+    /// The interval of a constant's value; the overflow pass reads an infinity as the largest
+    /// float (see [`Analyzer::eval`]).
+    fn constant_point(&self, v: f64) -> Interval {
+        if self.mode == Mode::Overflow && v.is_infinite() {
+            Interval::point(f64::MAX.copysign(v))
+        } else {
+            Interval::point(v)
+        }
+    }
+
     /// The interval of constant node `id` whose value is `result`; an error is diagnosed.
     fn exact_result(&mut self, id: NodeId, result: PyResult) -> Option<Interval> {
         match result {
-            Ok(v) => Some(Interval::point(v)),
+            Ok(v) => {
+                self.note_constant(id, v);
+                Some(self.constant_point(v))
+            }
             Err(e) => {
                 let code = match e {
                     EvalError::FloatDivisionByZero
@@ -263,6 +323,65 @@ impl Analyzer<'_> {
         ia: Interval,
         ib: Interval,
     ) -> Option<Interval> {
+        let r = self.arithmetic(id, op, a, b, ia, ib);
+        // Finite operands whose result can leave the float range: an overflow (the value
+        // becomes infinite, which is an error where it reaches the formula's value).
+        let exact_int = self.compat_pbs
+            && op != BinaryOp::Div
+            && self.types[a.index()] == PyType::Int
+            && self.types[b.index()] == PyType::Int;
+        if self.mode == Mode::Overflow
+            && op != BinaryOp::Pow
+            && exact_int
+            && r.is_some_and(|r| !r.is_finite())
+            // An operand already beyond a float was judged where it became so (a chain is
+            // judged once, at its first such link); a constant one is judged here.
+            && (ia.is_finite() || self.is_const[a.index()])
+            && (ib.is_finite() || self.is_const[b.index()])
+            && let Some(err) = self.huge_int_consumer(id)
+        {
+            // Under --compat pbs an int op is exact: the error is where the int meets a float.
+            self.overflow(id, err);
+        } else if self.mode == Mode::Overflow
+            && op != BinaryOp::Pow
+            && !exact_int
+            && (ia.is_finite() || self.is_const[a.index()])
+            && (ib.is_finite() || self.is_const[b.index()])
+            && r.is_some_and(|r| !r.is_finite())
+        {
+            let span = self.ir.node(id).span;
+            let inputs = self.inputs_text(id);
+            let why = if matches!(op, BinaryOp::Div | BinaryOp::FloorDiv | BinaryOp::Mod) {
+                "a large dividend or a divisor near 0"
+            } else {
+                "large values"
+            };
+            self.emit(
+                Diagnostic::warning(
+                    codes::MAYBE_OVERFLOW,
+                    format!(
+                        "possible overflow: `{}` exceeds the float range for {why} of {inputs}",
+                        self.text(id)
+                    ),
+                    span,
+                )
+                .with_note(
+                    "its value is then infinite: where that reaches the formula's value, the job gets 0 and the error \"formula value is not finite\"",
+                ),
+            );
+        }
+        r
+    }
+
+    fn arithmetic(
+        &mut self,
+        id: NodeId,
+        op: BinaryOp,
+        a: NodeId,
+        b: NodeId,
+        ia: Interval,
+        ib: Interval,
+    ) -> Option<Interval> {
         let int = ia.int && ib.int;
         match op {
             BinaryOp::Add => Some(Interval::new(ia.lo + ib.lo, ia.hi + ib.hi).int(int)),
@@ -282,10 +401,7 @@ impl Analyzer<'_> {
                 let ib = self.divisor(id, b, ib, err, alt)?;
                 Some(match op {
                     BinaryOp::Div => div_interval(ia, ib),
-                    BinaryOp::FloorDiv => {
-                        let q = div_interval(ia, ib);
-                        Interval::new(q.lo.floor(), q.hi.floor()).int(true)
-                    }
+                    BinaryOp::FloorDiv => floor_div_interval(ia, ib),
                     _ => mod_interval(ia, ib),
                 })
             }
@@ -417,7 +533,11 @@ impl Analyzer<'_> {
             ))
         };
         self.emit(d);
-        ib.without_zero()
+        let rest = ib.without_zero()?;
+        Some(match self.ir.node(b).expr {
+            Expr::Input(k) => self.no_tiny(k as usize, rest),
+            _ => rest,
+        })
     }
 
     /// The inputs `id` reads, each once, in source order (depth first, with a stack: a long
@@ -632,6 +752,11 @@ pub(super) fn truth_interval(a: Interval, negate: bool) -> Interval {
 /// the result is unbounded.
 pub(super) fn div_interval(a: Interval, b: Interval) -> Interval {
     if b.lo < 0.0 && b.hi > 0.0 {
+        // A whole divisor other than 0 is at least 1 in magnitude.
+        if b.int {
+            let m = a.lo.abs().max(a.hi.abs());
+            return Interval::new(-m, m);
+        }
         return Interval::full();
     }
     let q = |x: f64, y: f64| {
@@ -652,6 +777,38 @@ pub(super) fn div_interval(a: Interval, b: Interval) -> Interval {
         hi = INF;
     }
     Interval::new(lo, hi)
+}
+
+/// `a // b` as Python computes it for floats (`float_floor_div`, `_float_div_mod` in
+/// `Objects/floatobject.c`): `(a - fmod(a, b)) / b`, less 1 when the remainder's sign differs
+/// from `b`'s, then rounded. That is the floor of the exact quotient, which can be 1 below
+/// the floor of the rounded quotient `a / b` (`95 // 0.1` is 949 while `95 / 0.1` is 950.0;
+/// `0.5 // -inf` is -1 while `0.5 / -inf` is -0.0); above 2^52 the values are whole and
+/// their spacing exceeds 1, so the slack is relative there.
+pub(super) fn floor_div_interval(a: Interval, b: Interval) -> Interval {
+    const WHOLE: f64 = 4_503_599_627_370_496.0; // 2^52
+    let q = div_interval(a, b);
+    // Whole operands below 2^53 divide into a quotient whose rounding never reaches the next
+    // whole number (their exact quotient is at least 1/|b| away from it).
+    let exact = a.int
+        && b.int
+        && a.lo.abs().max(a.hi.abs()) <= 2.0 * WHOLE
+        && b.lo.abs().max(b.hi.abs()) <= 2.0 * WHOLE;
+    let lo = if !q.lo.is_finite() {
+        q.lo
+    } else if q.lo.abs() >= WHOLE {
+        (q.lo - q.lo.abs() * f64::EPSILON * 4.0).floor()
+    } else if q.lo.fract() == 0.0 && !exact {
+        q.lo - 1.0
+    } else {
+        q.lo.floor()
+    };
+    let hi = if q.hi.is_finite() && q.hi.abs() >= WHOLE {
+        (q.hi + q.hi.abs() * f64::EPSILON * 4.0).floor()
+    } else {
+        q.hi.floor()
+    };
+    Interval::new(lo, hi).int(true)
 }
 
 pub(super) fn mod_interval(a: Interval, b: Interval) -> Interval {
@@ -691,7 +848,9 @@ pub(super) fn pow_interval(base: Interval, exp: Interval) -> Interval {
         return Interval::new(lo, hi).int(base.int && exp.int && exp.lo >= 0.0);
     }
     // Negative base, integral exponent(s).
-    if exp.is_point() {
+    // Parity is known only where whole numbers are exact (an int exponent beyond 2^53 is
+    // rounded in the interval's floats).
+    if exp.is_point() && exp.lo.abs() < 9_007_199_254_740_992.0 {
         let n = exp.lo;
         let odd = (n % 2.0).abs() == 1.0;
         if n > 0.0 {

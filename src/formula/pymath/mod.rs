@@ -26,6 +26,7 @@ pub mod int;
 pub mod libm;
 mod math;
 mod operators;
+mod repr;
 mod rounding;
 pub mod vector;
 
@@ -37,4 +38,5 @@ pub use math::{
     log1p, log2, log10, math_pow, radians, sin, sinh, sqrt, tan, tanh,
 };
 pub use operators::{div, float_pow, floor_div, rem, truthy};
+pub use repr::repr;
 pub use rounding::{ceil, floor, round, round_ndigits, trunc};

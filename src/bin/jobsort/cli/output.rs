@@ -48,13 +48,10 @@ pub fn write_json(out: &mut Out, value: &serde_json::Value, pretty: bool) -> std
     writeln!(out)
 }
 
-/// A value as a person reads it: the shortest text that round-trips.
+/// A value as a person reads it: Python's `repr`, the shortest text that round-trips (a
+/// subnormal is `5e-324`, not 300 digits).
 pub fn show_value(v: f64) -> String {
-    if v == v.trunc() && v.abs() < 1e16 {
-        format!("{v:.1}")
-    } else {
-        format!("{v}")
-    }
+    jobsort::formula::pymath::repr(v)
 }
 
 /// A duration as a person reads it (the library's, which the forecast's words use too).
