@@ -328,6 +328,11 @@ impl Lower<'_> {
             .chain(ir::CONSTANTS.iter().map(|(n, _)| *n));
         if let Some(s) = suggest(name, candidates) {
             d = d.with_note(format!("did you mean `{s}`?"));
+            // A near keyword may be chance: the name may be the site's own resource.
+            d = d.with_note(format!(
+                "if `{name}` is a custom resource, declare it: `--resource {name}:long` (or \
+                 `float`), or `--resourcedef FILE`"
+            ));
         } else {
             d = d.with_note(
                 "a formula may use PBS keywords, numeric resources, math functions and constants; declare custom resources with `--resource NAME:TYPE` or `--resourcedef FILE`",
