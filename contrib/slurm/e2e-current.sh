@@ -87,7 +87,8 @@ bind() { # host path, path in the root; [ro]
     if [ "${3:-}" = ro ]; then mount -o remount,bind,ro "$2"; fi
 }
 # A command in the root, with the root's PATH and the test's environment.
-in_root() { chroot "$rootfs" /usr/bin/env PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"; }
+# (The cache's lock, fd 9, stays with this script: no daemon inherits it.)
+in_root() { chroot "$rootfs" /usr/bin/env PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@" 9>&-; }
 # One of e2e.sh's functions, defined here as e2e.sh defines it.
 e2e_fn() {
     local name text
@@ -110,12 +111,19 @@ if [ "$(id -u)" != 0 ]; then
     say "must run as root (debootstrap, chroot, mounts; slurmctld/slurmd run as SlurmUser=root)"
     exit 1
 fi
-# Any mount left under the root (a killed run) is taken down before the root is touched.
+# One run at a time per cache folder (they would share the root); then any mount a killed
+# run left under the root is taken down before the root is touched.
+mkdir -p "$cache"
+exec 9>"$cache/.e2e-current.lock"
+if ! flock -n 9; then
+    say "another e2e-current.sh uses $cache; set JOBSORT_SLURM_CACHE to run beside it"
+    exit 1
+fi
 while read -r m; do
     umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
 done < <(findmnt -rn -o TARGET | grep -F "$rootfs/" | sort -r || true)
 
-# --- 1. the Debian 13 root: debootstrap, Slurm 24.11, MariaDB, the 24.11 source -------------
+# --- 1. the Debian 13 root: debootstrap, Slurm 24.11, munge, the 24.11 source --------------
 t0=$(date +%s)
 if [ ! -x "$rootfs/usr/bin/apt-get" ]; then
     if ! command -v debootstrap >/dev/null; then
@@ -285,7 +293,7 @@ mariadb-install-db --user=root --datadir="$work/db" --auth-root-authentication-m
     >"$work/db-install.log" 2>&1 || { cat "$work/db-install.log"; exit 1; }
 mariadbd --user=root --datadir="$work/db" --bind-address=127.0.0.1 --port="$db_port" \
     --socket="$work/db.sock" --pid-file="$work/db.pid" --skip-name-resolve \
-    --log-error="$work/db.log" &
+    --log-error="$work/db.log" 9>&- &
 for _ in $(seq 100); do [ -S "$work/db.sock" ] && [ -s "$work/db.pid" ] && break; sleep 0.2; done
 host_pids+=("$(cat "$work/db.pid")")
 mariadb --socket="$work/db.sock" -uroot -e "CREATE USER 'slurm'@'127.0.0.1' IDENTIFIED BY 'e2e';
