@@ -43,6 +43,7 @@ mounts=()
 passed=0
 failed=0
 work=
+work_src=
 
 say() { printf 'slurm-current: %s\n' "$*"; }
 cleanup() {
@@ -72,6 +73,7 @@ cleanup() {
         umount "${mounts[i]}" 2>/dev/null || umount -l "${mounts[i]}" 2>/dev/null ||
             say "cannot unmount ${mounts[i]}"
     done
+    rm -rf "${work_src:-}"
     if [ -n "$work" ]; then
         mountpoint -q "$rootfs$work" 2>/dev/null || rmdir "$rootfs$work" 2>/dev/null || true
         if [ "${KEEP:-0}" = 1 ]; then say "kept $work"; else rm -rf "$work"; fi
