@@ -50,7 +50,12 @@
 #include "src/common/assoc_mgr.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
+/* Slurm 23.02 moved the plugin interfaces from src/common to src/interfaces. */
+#include "src/interfaces/priority.h"
+#else
 #include "src/common/slurm_priority.h"
+#endif
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
@@ -383,7 +388,8 @@ static double _gpus_in(const char *tres, double times)
 
 static double _input(const job_record_t *job, input_t input, time_t now)
 {
-	const struct job_details *d = job->details;
+	/* `struct job_details` in 22.05, an untagged `job_details_t` in 24.11 (job_record.h). */
+	const __typeof__(*job->details) *d = job->details;
 
 	switch (input) {
 	case IN_NCPUS:
@@ -562,6 +568,12 @@ extern int fini(void)
 	return SLURM_SUCCESS;
 }
 
+/*
+ * Slurm 22.05 calls this on `scontrol reconfigure` (src/common/site_factor.c's syms). In
+ * 24.11 reconfigure execs a new slurmctld (controller.c: _attempt_reconfig), whose init()
+ * loads the parameters and the formula afresh; src/interfaces/site_factor.c no longer looks
+ * this up.
+ */
 extern void site_factor_p_reconfig(void)
 {
 	_load();

@@ -538,3 +538,96 @@ fn squeue_json_of_data_parser_v0_0_40_is_read() {
         .collect();
     assert_eq!(ids.len(), 3, "{ids:?}");
 }
+
+/// A real capture of Slurm 24.11.5 (Debian 13; `contrib/slurm/e2e-current.sh`, its multifactor
+/// step): `squeue --json` of data_parser v0.0.42 (numbers as `{"set","infinite","number"}`,
+/// `job_state` an array, memory in TRES strings as `62.50G`), `sshare -a -l -P` and `sprio -h -o
+/// '%i|%Y|%S|%A|%B|%F|%J|%P|%Q|%N|%T'` taken at the same instant, and the slurm.conf they ran
+/// under. `rank --explain` gives every job sprio's PRIORITY and each weighted column
+/// (`priority_multifactor.c`: `_get_priority_internal`, `priority_p_get_priority_factors_list`).
+#[test]
+fn a_slurm_24_11_capture_ranks_as_its_sprio() {
+    let dir = |f: &str| common::cli::repo_file(&format!("tests/data/slurm-24.11/{f}"));
+    let conf = dir("slurm.conf");
+    let out = jobsort(["slurm-formula", &conf]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let formula = String::from_utf8(out.stdout).unwrap();
+    let (squeue, sshare) = (dir("squeue.json"), dir("sshare.txt"));
+    let out = jobsort([
+        "rank",
+        formula.trim(),
+        "--scheduler",
+        "slurm",
+        "--slurm-conf",
+        &conf,
+        "--jobs",
+        &squeue,
+        "--qos",
+        "normal=0",
+        "--qos",
+        "high=100",
+        "--fairshare-tree",
+        &sshare,
+        // squeue's last_update: the capture's instant (every job's accrue_time is unset, so
+        // the age factor is 0 whatever the time)
+        "--now",
+        "1796576954",
+        "--explain",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cols = [
+        "SITE",
+        "AGE",
+        "ASSOC",
+        "FAIRSHARE",
+        "JOBSIZE",
+        "PARTITION",
+        "QOS",
+        "NICE",
+        "TRES",
+    ];
+    let mut ours: Vec<Vec<String>> = json(&out)["order"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let terms: std::collections::BTreeMap<&str, String> = r["terms"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| {
+                    (
+                        t["term"].as_str().unwrap(),
+                        t["value"].as_str().unwrap().to_string(),
+                    )
+                })
+                .collect();
+            let mut row = vec![
+                r["id"].as_str().unwrap().to_string(),
+                format!("{}", r["value"].as_f64().unwrap() as i64),
+            ];
+            row.extend(cols.iter().map(|c| terms[c].clone()));
+            row
+        })
+        .collect();
+    ours.sort_by_key(|r| r[0].parse::<u32>().unwrap());
+    let sprio = std::fs::read_to_string(dir("sprio.txt")).unwrap();
+    let theirs: Vec<Vec<String>> = sprio
+        .lines()
+        .map(|l| l.split('|').map(|f| f.trim().to_string()).collect())
+        .collect();
+    assert_eq!(theirs.len(), 8);
+    assert_eq!(ours, theirs);
+}
