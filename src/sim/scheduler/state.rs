@@ -112,4 +112,19 @@ pub struct Simulator<'a> {
     /// The requests found not to fit in this dispatch whose "no" lasts while it only takes
     /// resources ([`Cluster::no_fit_lasts`]): a later job asking the same is not placed again.
     pub(super) no_fit: rustc_hash::FxHashSet<Request>,
+    /// Whether every input the formula reads is fixed while a job waits (no
+    /// `eligible_time`, fairshare or Slurm factor), with no queue tiers: a job's value is
+    /// then the one it had at submit, and rounds without a recording keep the queue ranked
+    /// ([`Simulator::ranked`]) instead of evaluating and sorting it every round.
+    pub(super) values_fixed: bool,
+    /// With fixed values and no recording: the queued jobs that may start, ranked (value,
+    /// then submit order). A job at or under the threshold is set aside at submit, once:
+    /// its value never rises.
+    pub(super) ranked: BTreeSet<JobKey>,
+    /// Each job's value at submit (with fixed values and no recording), and whether its
+    /// evaluation erred; `erring` counts the queued jobs that err, which every round that
+    /// would evaluate the queue counts again (as the evaluated rounds do).
+    pub(super) fixed_value: Vec<f64>,
+    pub(super) fixed_errs: Vec<bool>,
+    pub(super) erring: u64,
 }
