@@ -38,7 +38,8 @@ pub struct Simulator<'a> {
     pub(super) next_submit: usize,
     pub(super) ends: BinaryHeap<Reverse<(i64, u32)>>,
     /// Queued jobs in submit order; may still hold jobs started since the last
-    /// [`Simulator::compact_queue`] (`queue_stale`), `queued` counts the real ones.
+    /// [`Simulator::compact_queue`] (`queue_stale`), `queued` counts the real ones. When the
+    /// queue is kept `ranked`, only the jobs submitted this round, until they are ranked.
     pub(super) queue: Vec<u32>,
     pub(super) queue_stale: bool,
     pub(super) queued: usize,
