@@ -17,6 +17,17 @@ impl<'a> Simulator<'a> {
     /// Dispatch over `round.queue`; returns whether it stopped early at a job that does not
     /// fit (strict ordering without full rounds). Jobs already started are skipped.
     pub(super) fn dispatch(&mut self, t: i64, round: &mut Round) -> bool {
+        self.dispatch_over(t, round.queue.iter().copied(), &mut round.decisions)
+    }
+
+    /// Dispatch over `queue` (jobs with their values, in rank order), deciding into
+    /// `decisions`; as [`Simulator::dispatch`].
+    pub(super) fn dispatch_over(
+        &mut self,
+        t: i64,
+        queue: impl Iterator<Item = (u32, f64)>,
+        decisions: &mut Vec<Decision>,
+    ) -> bool {
         let full = self.full;
         let min_cores = self.queued_cores.min().unwrap_or(0);
         let policy = self.config.policy;
@@ -32,7 +43,7 @@ impl<'a> Simulator<'a> {
         // alone takes the jobs past `bf_max_job_test`, has met one that cannot start.
         let (mut tested, mut main_blocked) = (0usize, false);
         self.no_fit.clear();
-        for &(j, value) in &round.queue {
+        for (j, value) in queue {
             if self.start[j as usize].is_some() {
                 continue; // started earlier in this round (a widened strict prefix)
             }
@@ -40,7 +51,7 @@ impl<'a> Simulator<'a> {
             let h = self.hot[j as usize].clone();
             if threshold.is_some_and(|th| value <= th) {
                 if full {
-                    round.decisions.push(Decision::Pend {
+                    decisions.push(Decision::Pend {
                         job: j,
                         reason: PendReason::Threshold,
                     });
@@ -51,7 +62,7 @@ impl<'a> Simulator<'a> {
                 let deps = l.holds(&job.id);
                 if !deps.is_empty() {
                     if full {
-                        round.decisions.push(Decision::Hold {
+                        decisions.push(Decision::Hold {
                             job: j,
                             dependencies: deps,
                         });
@@ -70,7 +81,7 @@ impl<'a> Simulator<'a> {
                         if !full {
                             break;
                         }
-                        round.decisions.push(Decision::Pend {
+                        decisions.push(Decision::Pend {
                             job: j,
                             reason: PendReason::Resources,
                         });
@@ -86,7 +97,7 @@ impl<'a> Simulator<'a> {
                         if !full {
                             return true;
                         }
-                        round.decisions.push(Decision::Pend {
+                        decisions.push(Decision::Pend {
                             job: j,
                             reason: PendReason::Resources,
                         });
@@ -111,7 +122,7 @@ impl<'a> Simulator<'a> {
                             break; // nothing later can start either
                         }
                         if full {
-                            round.decisions.push(Decision::Pend {
+                            decisions.push(Decision::Pend {
                                 job: j,
                                 reason: if fits {
                                     PendReason::Reservation
@@ -127,8 +138,8 @@ impl<'a> Simulator<'a> {
                         // It holds `a` until its requested end: later checks see that.
                         p.run(&a, t + h.walltime);
                     }
-                    if !self.start_on(t, j, a, &mut round.decisions) {
-                        round.decisions.push(Decision::Pend {
+                    if !self.start_on(t, j, a, decisions) {
+                        decisions.push(Decision::Pend {
                             job: j,
                             reason: PendReason::Resources,
                         });
@@ -136,7 +147,7 @@ impl<'a> Simulator<'a> {
                     continue;
                 }
                 Policy::Fill if !fits => {
-                    if self.unplaced(full, min_cores, j, &mut round.decisions) {
+                    if self.unplaced(full, min_cores, j, decisions) {
                         break;
                     }
                     continue;
@@ -146,7 +157,7 @@ impl<'a> Simulator<'a> {
                     None if !fits => {
                         reservation = Some((h.request.clone(), None));
                         if full {
-                            round.decisions.push(Decision::Pend {
+                            decisions.push(Decision::Pend {
                                 job: j,
                                 reason: PendReason::Resources,
                             });
@@ -155,7 +166,7 @@ impl<'a> Simulator<'a> {
                     }
                     None => {}
                     Some(_) if !fits => {
-                        if self.unplaced(full, min_cores, j, &mut round.decisions) {
+                        if self.unplaced(full, min_cores, j, decisions) {
                             break;
                         }
                         continue;
@@ -166,7 +177,7 @@ impl<'a> Simulator<'a> {
                             // Ends (by its requested time) before the reservation.
                         } else if !self.leaves_room(&h.request, top, then) {
                             if full {
-                                round.decisions.push(Decision::Pend {
+                                decisions.push(Decision::Pend {
                                     job: j,
                                     reason: PendReason::Reservation,
                                 });
@@ -176,9 +187,9 @@ impl<'a> Simulator<'a> {
                     }
                 },
             }
-            if !self.start_job(t, j, &mut round.decisions) {
+            if !self.start_job(t, j, decisions) {
                 // `fits` said yes; placement cannot fail. Treat defensively as resources.
-                round.decisions.push(Decision::Pend {
+                decisions.push(Decision::Pend {
                     job: j,
                     reason: PendReason::Resources,
                 });
@@ -359,6 +370,20 @@ impl Plan {
         c
     }
 
+    /// Whether a request for `cores` may fit what stays free from breakpoint `from` up to
+    /// `end`: every state there has that many cores free. What stays free through the
+    /// states has no more cores than the least of them, so `false` means no placement
+    /// there, found without building it ([`Plan::free_through`]).
+    fn may_fit_through(&self, from: usize, end: i64, cores: u64) -> bool {
+        self.free[from].free_total() >= cores
+            && self.times[from..]
+                .iter()
+                .zip(&self.free[from..])
+                .skip(1)
+                .take_while(|(t, _)| **t < end)
+                .all(|(_, s)| s.free_total() >= cores)
+    }
+
     /// The breakpoint at `tau` (≥ now), made if there is none: the state in force goes on.
     fn breakpoint(&mut self, tau: i64) -> usize {
         let i = self.times.partition_point(|&x| x < tau);
@@ -382,6 +407,9 @@ impl Plan {
     /// Where a job asking for `request` can start now and run to `end` without delaying a
     /// reservation: first fit over what stays free until then (`None`: nowhere).
     fn admits(&self, request: &Request, end: i64) -> Option<Allocation> {
+        if !self.may_fit_through(0, end, request.total_cores()) {
+            return None;
+        }
         self.free_through(0, end).place(request)
     }
 
@@ -424,6 +452,9 @@ impl Plan {
                 Some(bf) => bf.reserved_end(start, end).min(bf.window_end(now)),
             };
             // Placed on what stays free while it runs and while it is held.
+            if !self.may_fit_through(i, end.max(held), request.total_cores()) {
+                continue;
+            }
             if let Some(a) = self.free_through(i, end.max(held)).place(request) {
                 if held > start {
                     self.hold(&a, start, held);

@@ -190,6 +190,17 @@ impl<'a> Simulator<'a> {
             }
             _ => None,
         };
+        // Every input fixed while a job waits, and no tier ranking first: a job's value is
+        // the one it had at submit (`Source::fixed`).
+        let values_fixed = formula.is_some()
+            && tiers.is_none()
+            && slurm.is_none()
+            && sources.iter().all(|s| {
+                !matches!(
+                    s,
+                    Source::EligibleTime | Source::Fairshare(_) | Source::Slurm(_)
+                )
+            });
         let (groups, group_inputs) = match groups {
             Some((g, i)) => (Some(g), i),
             None => (None, GroupInputs::default()),
@@ -253,6 +264,11 @@ impl<'a> Simulator<'a> {
             series: Vec::new(),
             keep_series: false,
             no_fit: Default::default(),
+            values_fixed,
+            ranked: BTreeSet::new(),
+            fixed_value: Vec::new(),
+            fixed_errs: Vec::new(),
+            erring: 0,
             config,
         })
     }
@@ -303,6 +319,13 @@ impl<'a> Simulator<'a> {
     /// group, in submit order) or a formula non-decreasing in `eligible_time`.
     pub fn orders_by_heads(&self) -> bool {
         self.groups.is_some() && !self.full && !self.hashing
+    }
+
+    /// Whether rounds without a recording keep the queue ranked as jobs come and go instead
+    /// of evaluating and ranking it every round: every input the formula reads is fixed while
+    /// a job waits, and the head path is not taken.
+    pub fn keeps_queue_ranked(&self) -> bool {
+        self.values_fixed && !self.full && !self.hashing && self.groups.is_none()
     }
 
     /// Keep the queue-length series (for plots).
@@ -426,6 +449,11 @@ impl<'a> Simulator<'a> {
             self.next_submit += 1;
         }
 
+        let by_rank = self.keeps_queue_ranked();
+        if by_rank && !self.queue.is_empty() {
+            self.rank_submitted(t);
+        }
+
         if let Some(share) = self.share.as_mut() {
             share.decay_to(t);
             // `fairshare_tree_usage` is recomputed lazily, when the formula is evaluated.
@@ -444,6 +472,12 @@ impl<'a> Simulator<'a> {
         let by_heads = !self.full && !self.hashing && self.groups.is_some();
         if may_start && by_heads && self.dispatch_heads(t, &mut round) {
             // Decided from the group heads.
+        } else if by_rank {
+            if may_start {
+                // The evaluated rounds count each erring queued job again.
+                self.eval_errors += self.erring;
+                self.dispatch_ranked(t, &mut round);
+            }
         } else if self.full || self.hashing || may_start {
             self.compact_queue();
             self.evaluate(t);
@@ -486,6 +520,11 @@ impl<'a> Simulator<'a> {
                 }
                 let c = self.hot[j as usize].request.total_cores();
                 self.queued_cores.remove(c);
+                if by_rank {
+                    self.ranked
+                        .remove(&rank::JobKey::new(self.fixed_value[j as usize], j));
+                    self.erring -= u64::from(self.fixed_errs[j as usize]);
+                }
             }
         }
         if !self.full {
@@ -502,6 +541,46 @@ impl<'a> Simulator<'a> {
         self.rounds_done += 1;
         self.round = round;
         Some(&self.round)
+    }
+
+    /// Rank the jobs just submitted (in `queue`) into `ranked` by their values, which stay
+    /// fixed while they wait; a job at or under the threshold is set aside (it stays queued,
+    /// pending `threshold`, and no round visits it again).
+    fn rank_submitted(&mut self, t: i64) {
+        let queue = std::mem::take(&mut self.queue);
+        let mut values = std::mem::take(&mut self.scratch_values);
+        let mut errors = std::mem::take(&mut self.scratch_errors);
+        self.evaluate_jobs(t, &queue, &mut values, &mut errors);
+        let n = self.jobs.len();
+        if self.fixed_value.len() < n {
+            self.fixed_value.resize(n, 0.0);
+            self.fixed_errs.resize(n, false);
+        }
+        let threshold = self.config.threshold;
+        for (k, &j) in queue.iter().enumerate() {
+            let (v, erred) = (values[k], errors[k] != 0);
+            self.fixed_value[j as usize] = v;
+            self.fixed_errs[j as usize] = erred;
+            self.erring += u64::from(erred);
+            if !threshold.is_some_and(|th| v <= th) {
+                self.ranked.insert(rank::JobKey::new(v, j));
+            }
+        }
+        self.queue = queue;
+        self.queue.clear();
+        (self.scratch_values, self.scratch_errors) = (values, errors);
+    }
+
+    /// Dispatch over the ranked queue ([`Simulator::keeps_queue_ranked`]), in rank order.
+    fn dispatch_ranked(&mut self, t: i64, round: &mut Round) {
+        let ranked = std::mem::take(&mut self.ranked);
+        let values = std::mem::take(&mut self.fixed_value);
+        let queue = ranked.iter().map(|k| {
+            let j = k.position();
+            (j, values[j as usize])
+        });
+        self.dispatch_over(t, queue, &mut round.decisions);
+        (self.ranked, self.fixed_value) = (ranked, values);
     }
 
     /// Drop started jobs from `queue`.
@@ -920,6 +999,62 @@ mod tests {
                         ),
                         Ok(Some(_)) => panic!("plain: {what}: simulated"),
                     }
+                }
+            }
+        }
+    }
+
+    /// Without a recording, a formula that reads only inputs fixed while a job waits keeps
+    /// the queue ranked as jobs come and go, and a job at or under the threshold is set aside
+    /// at submit: no later round visits it. A formula that reads `eligible_time` rises while
+    /// a job waits, so its jobs under the threshold stay in every round and start once their
+    /// value passes it. Under every policy the schedule is the full rounds' (which evaluate
+    /// and rank the whole queue every round).
+    #[test]
+    fn a_job_under_the_threshold_is_set_aside_only_while_its_value_cannot_rise() {
+        use crate::catalog::Catalog;
+        use crate::formula::Formula;
+        let jobs: Vec<SimJob> = (0..40)
+            .map(|i| {
+                let request = Request::Procs(1 + i as u32 % 4);
+                job(i, i as i64, 10 + i as i64 % 7, 20, request)
+            })
+            .collect();
+        // (formula, threshold, whether every input is fixed while a job waits)
+        let cases = [
+            ("ncpus", 2.0, true),
+            ("eligible_time", 5.0, false),
+            ("ncpus + eligible_time / 10", 3.0, false),
+        ];
+        for policy in ALL_POLICIES {
+            for (text, threshold, fixed) in cases {
+                let what = format!("{text} {policy:?}");
+                let f = Formula::compile(text, &Catalog::pbs()).unwrap();
+                let mut config = SimConfig::new(policy, 4, 1);
+                config.threshold = Some(threshold);
+                let setup = Setup::new(&config, &jobs).unwrap();
+                let full = Simulator::new(&jobs, &setup, Some(&f)).unwrap();
+                let mut quick = Simulator::new(&jobs, &setup, Some(&f))
+                    .unwrap()
+                    .with_full_rounds(false);
+                assert_eq!(quick.keeps_queue_ranked(), fixed, "{what}");
+                // The most queued jobs out of the ranked queue at once.
+                let mut set_aside = 0;
+                while quick.step().is_some() {
+                    if quick.keeps_queue_ranked() {
+                        set_aside = set_aside.max(quick.queued - quick.ranked.len());
+                    }
+                }
+                let (a, b) = (full.run_to_end(), quick.finish());
+                assert_eq!(a.start, b.start, "{what}");
+                if fixed {
+                    // The jobs of one or two cores never start, and were never ranked.
+                    assert_eq!(set_aside, 20, "{what}");
+                    for (s, j) in a.start.iter().zip(&jobs) {
+                        assert_eq!(s.is_none(), j.request.total_cores() <= 2, "{what}");
+                    }
+                } else {
+                    assert!(a.start.iter().all(Option::is_some), "{what}");
                 }
             }
         }

@@ -38,7 +38,8 @@ pub struct Simulator<'a> {
     pub(super) next_submit: usize,
     pub(super) ends: BinaryHeap<Reverse<(i64, u32)>>,
     /// Queued jobs in submit order; may still hold jobs started since the last
-    /// [`Simulator::compact_queue`] (`queue_stale`), `queued` counts the real ones.
+    /// [`Simulator::compact_queue`] (`queue_stale`), `queued` counts the real ones. When the
+    /// queue is kept `ranked`, only the jobs submitted this round, until they are ranked.
     pub(super) queue: Vec<u32>,
     pub(super) queue_stale: bool,
     pub(super) queued: usize,
@@ -112,4 +113,19 @@ pub struct Simulator<'a> {
     /// The requests found not to fit in this dispatch whose "no" lasts while it only takes
     /// resources ([`Cluster::no_fit_lasts`]): a later job asking the same is not placed again.
     pub(super) no_fit: rustc_hash::FxHashSet<Request>,
+    /// Whether every input the formula reads is fixed while a job waits (no
+    /// `eligible_time`, fairshare or Slurm factor), with no queue tiers: a job's value is
+    /// then the one it had at submit, and rounds without a recording keep the queue ranked
+    /// ([`Simulator::ranked`]) instead of evaluating and sorting it every round.
+    pub(super) values_fixed: bool,
+    /// With fixed values and no recording: the queued jobs that may start, ranked (value,
+    /// then submit order). A job at or under the threshold is set aside at submit, once:
+    /// its value never rises.
+    pub(super) ranked: BTreeSet<JobKey>,
+    /// Each job's value at submit (with fixed values and no recording), and whether its
+    /// evaluation erred; `erring` counts the queued jobs that err, which every round that
+    /// would evaluate the queue counts again (as the evaluated rounds do).
+    pub(super) fixed_value: Vec<f64>,
+    pub(super) fixed_errs: Vec<bool>,
+    pub(super) erring: u64,
 }
