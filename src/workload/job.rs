@@ -1614,3 +1614,34 @@ mod ahead_tests {
         .unwrap();
     }
 }
+
+#[cfg(test)]
+mod dropped_list_tests {
+    use super::{DROPPED_LISTED, LoadReport};
+
+    /// A report lists the first [`DROPPED_LISTED`] dropped jobs and counts the rest, read
+    /// alone or added to another; the counts by reason are all of them.
+    #[test]
+    fn dropped_jobs_are_listed_up_to_the_cap_and_the_rest_counted() {
+        let mut r = LoadReport::default();
+        for i in 0..DROPPED_LISTED + 5 {
+            r.drop_job(&i.to_string(), "runtime <= 0");
+        }
+        assert_eq!(r.dropped_jobs.len(), DROPPED_LISTED);
+        assert_eq!(r.dropped_unlisted, 5);
+        assert_eq!(r.dropped_total(), DROPPED_LISTED + 5);
+        assert_eq!(&*r.dropped_jobs[DROPPED_LISTED - 1].id, "99999");
+        let mut first = LoadReport::default();
+        first.drop_job("line 3", "bad record: not a number");
+        let mut second = LoadReport::default();
+        for i in 0..DROPPED_LISTED {
+            second.drop_job(&i.to_string(), "no processors");
+        }
+        first.add_dropped(second);
+        assert_eq!(&*first.dropped_jobs[0].id, "line 3");
+        assert_eq!(first.dropped_jobs.len(), DROPPED_LISTED);
+        assert_eq!(first.dropped_unlisted, 1);
+        assert_eq!(first.dropped["no processors"], DROPPED_LISTED);
+        assert_eq!(first.dropped_total(), DROPPED_LISTED + 1);
+    }
+}
