@@ -407,3 +407,48 @@ fn list_dropped_names_a_site_logs_jobs_and_bad_records_by_line() {
         "{list:?}"
     );
 }
+
+/// A Flux job list's dropped jobs by their `jobid`s; a bad entry skipped with `--lenient`
+/// by its place in the list (`jobs[1]`: no `t_submit`).
+#[test]
+fn list_dropped_names_flux_jobs_and_a_bad_entry_by_its_place() {
+    let v = json(&jobsort([
+        "sim",
+        "--trace",
+        &fixture("flux/jobs.json"),
+        "--list-dropped",
+        "--format",
+        "json",
+    ]));
+    let s = |a: &str, b: &str| (a.to_string(), b.to_string());
+    assert_eq!(
+        dropped_jobs(&v),
+        [
+            s("ƒ2eK7b", "pending (never started)"),
+            s("ƒ2eM3c", "never started (ended before it ran)"),
+        ]
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let doc = r#"{"jobs": [
+        {"id": 1, "jobid": "f1", "userid": 1000, "t_submit": 100.0, "t_run": 104.0,
+         "t_inactive": 165.0, "state": "INACTIVE", "result": "COMPLETED", "ncores": 1},
+        {"id": 2, "jobid": "f2", "userid": 1000, "t_run": 104.0, "t_inactive": 165.0,
+         "state": "INACTIVE", "result": "COMPLETED", "ncores": 1}]}"#;
+    let trace = write(dir.path(), "flux.json", doc);
+    let out = jobsort(["sim", "--trace", &trace, "--nodes", "1", "--cores", "1"]);
+    assert_eq!(code(&out), Some(1), "{}", stderr(&out));
+    let v = json(&jobsort([
+        "sim",
+        "--trace",
+        &trace,
+        "--nodes",
+        "1",
+        "--cores",
+        "1",
+        "--lenient",
+        "--list-dropped",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(dropped_jobs(&v), [s("jobs[1]", "bad record: missing time")]);
+}
