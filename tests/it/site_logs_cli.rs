@@ -153,6 +153,19 @@ fn lenient_skips_bad_records_that_stop_a_strict_read() {
     let out = jobsort(["replay", "--trace", &trace, "--lenient", "--formula", F]);
     assert_eq!(code(&out), Some(0), "{}", stderr(&out));
     stderr_has(&out, "1 bad record: truncated last line");
+    // `--list-dropped` names it by its line, after the note; the report is the same.
+    let listed = jobsort([
+        "replay",
+        "--trace",
+        &trace,
+        "--lenient",
+        "--formula",
+        F,
+        "--list-dropped",
+    ]);
+    assert_eq!(listed.stdout, out.stdout);
+    stderr_has(&listed, "line 20      bad record: truncated last line\n");
+    assert!(!stderr(&out).contains("dropped jobs:"), "{}", stderr(&out));
 }
 
 #[test]
