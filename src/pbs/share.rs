@@ -764,13 +764,16 @@ pub fn drop_zero_share_jobs(w: &mut Workload, cfg: &FairshareConfig) -> Result<(
     let n = zero.iter().filter(|&&z| z).count();
     if n > 0 {
         let mut i = 0;
-        w.jobs.retain(|_| {
+        let report = &mut w.report;
+        w.jobs.retain(|j| {
             i += 1;
+            if zero[i - 1] {
+                report.drop_job(j.id.as_str(), ZERO_SHARES);
+            }
             !zero[i - 1]
         });
         // The kept jobs' counters, recomputed for those left.
         w.truncate(w.jobs.len());
-        *w.report.dropped.entry(ZERO_SHARES.to_string()).or_insert(0) += n;
     }
     Ok(())
 }

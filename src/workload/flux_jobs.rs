@@ -272,7 +272,13 @@ impl FluxReader<'_> {
     /// A bad record: the error (strict), or counted.
     fn bad(&mut self, at: Where, bad: BadRecord) -> Result<(), WorkloadError> {
         if self.read.lenient {
-            self.w.report.drop_job(&format!("bad record: {}", bad.kind));
+            let id = match at {
+                Where::Line(line) => super::job::line_id(line),
+                Where::Entry(i) => format!("jobs[{i}]"),
+            };
+            self.w
+                .report
+                .drop_job(&id, &format!("bad record: {}", bad.kind));
             return Ok(());
         }
         let reason = match &bad.column {
@@ -318,15 +324,18 @@ impl FluxReader<'_> {
         let submit = time(j.t_submit)
             .ok_or_else(|| bad("t_submit", "missing time", "no submit time".into()))?;
         let Some(start) = time(j.t_run) else {
-            self.w.report.drop_job(if j.inactive() {
-                "never started (ended before it ran)"
-            } else {
-                "pending (never started)"
-            });
+            self.w.report.drop_job(
+                &id,
+                if j.inactive() {
+                    "never started (ended before it ran)"
+                } else {
+                    "pending (never started)"
+                },
+            );
             return Ok(());
         };
         let Some(end) = time(j.t_cleanup.or(j.t_inactive)) else {
-            self.w.report.drop_job("running (not ended)");
+            self.w.report.drop_job(&id, "running (not ended)");
             return Ok(());
         };
         let end_field = if j.t_cleanup.is_some() {
@@ -352,14 +361,14 @@ impl FluxReader<'_> {
         // A job that ran 0 seconds is kept (it started); one that ends before it started
         // is not a run.
         if run < 0 {
-            self.w.report.drop_job("runtime < 0");
+            self.w.report.drop_job(&id, "runtime < 0");
             return Ok(());
         }
         let (cores, cores_field) = match (j.ncores, j.ntasks) {
             (Some(c), _) if c > 0 => (c, "ncores"),
             (_, Some(t)) if t > 0 => (t, "ntasks"),
             _ => {
-                self.w.report.drop_job("no processors");
+                self.w.report.drop_job(&id, "no processors");
                 return Ok(());
             }
         };

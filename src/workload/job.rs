@@ -530,6 +530,30 @@ pub struct LoadReport {
     /// at once): they held their cores at the scheduling round they started in, so they are
     /// simulated (starting, and ending at the same second), counted here.
     pub zero_runtime: usize,
+    /// The dropped jobs one by one, in the order they were dropped: the first
+    /// [`DROPPED_LISTED`] (a trace may drop millions); those past it are counted in
+    /// `dropped_unlisted`. Not in the report's JSON (`--list-dropped` adds it).
+    #[serde(skip)]
+    pub dropped_jobs: Vec<DroppedJob>,
+    /// Dropped jobs past the first [`DROPPED_LISTED`], counted but not listed.
+    #[serde(skip)]
+    pub dropped_unlisted: usize,
+}
+
+/// How many dropped jobs a [`LoadReport`] lists one by one (the rest are counted).
+pub const DROPPED_LISTED: usize = 100_000;
+
+/// One dropped job: its id as the trace names it (`line N` for a record dropped before its
+/// id is known: a bad record), and why it was dropped (a key of [`LoadReport::dropped`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct DroppedJob {
+    pub id: Box<str>,
+    pub reason: Box<str>,
+}
+
+/// The id a dropped record is listed by when its id is not known: its line.
+pub fn line_id(line: usize) -> String {
+    format!("line {line}")
 }
 
 /// How a reader treats bad records: an error at file:line (strict), or skipped and counted.
@@ -543,9 +567,31 @@ impl LoadReport {
     pub fn dropped_total(&self) -> usize {
         self.dropped.values().sum()
     }
-    /// Count a dropped job (the reason is copied only the first time it is met).
-    pub fn drop_job(&mut self, reason: &str) {
+    /// Count a dropped job (the reason is copied only the first time it is met) and list it
+    /// by `id` (the first [`DROPPED_LISTED`] of them; the rest are counted in
+    /// `dropped_unlisted`).
+    pub fn drop_job(&mut self, id: &str, reason: &str) {
         count_one(&mut self.dropped, reason);
+        if self.dropped_jobs.len() < DROPPED_LISTED {
+            self.dropped_jobs.push(DroppedJob {
+                id: id.into(),
+                reason: reason.into(),
+            });
+        } else {
+            self.dropped_unlisted += 1;
+        }
+    }
+    /// Add `other`'s dropped jobs (counts and list, its listed after these, within
+    /// [`DROPPED_LISTED`]) to these.
+    pub fn add_dropped(&mut self, other: LoadReport) {
+        for (reason, n) in other.dropped {
+            *self.dropped.entry(reason).or_insert(0) += n;
+        }
+        let room = DROPPED_LISTED.saturating_sub(self.dropped_jobs.len());
+        let listed = other.dropped_jobs.len();
+        self.dropped_jobs
+            .extend(other.dropped_jobs.into_iter().take(room));
+        self.dropped_unlisted += other.dropped_unlisted + listed.saturating_sub(room);
     }
     /// Total records skipped as not jobs.
     pub fn skipped_total(&self) -> usize {
@@ -1566,5 +1612,36 @@ mod ahead_tests {
         })
         .join()
         .unwrap();
+    }
+}
+
+#[cfg(test)]
+mod dropped_list_tests {
+    use super::{DROPPED_LISTED, LoadReport};
+
+    /// A report lists the first [`DROPPED_LISTED`] dropped jobs and counts the rest, read
+    /// alone or added to another; the counts by reason are all of them.
+    #[test]
+    fn dropped_jobs_are_listed_up_to_the_cap_and_the_rest_counted() {
+        let mut r = LoadReport::default();
+        for i in 0..DROPPED_LISTED + 5 {
+            r.drop_job(&i.to_string(), "runtime <= 0");
+        }
+        assert_eq!(r.dropped_jobs.len(), DROPPED_LISTED);
+        assert_eq!(r.dropped_unlisted, 5);
+        assert_eq!(r.dropped_total(), DROPPED_LISTED + 5);
+        assert_eq!(&*r.dropped_jobs[DROPPED_LISTED - 1].id, "99999");
+        let mut first = LoadReport::default();
+        first.drop_job("line 3", "bad record: not a number");
+        let mut second = LoadReport::default();
+        for i in 0..DROPPED_LISTED {
+            second.drop_job(&i.to_string(), "no processors");
+        }
+        first.add_dropped(second);
+        assert_eq!(&*first.dropped_jobs[0].id, "line 3");
+        assert_eq!(first.dropped_jobs.len(), DROPPED_LISTED);
+        assert_eq!(first.dropped_unlisted, 1);
+        assert_eq!(first.dropped["no processors"], DROPPED_LISTED);
+        assert_eq!(first.dropped_total(), DROPPED_LISTED + 1);
     }
 }

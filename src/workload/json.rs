@@ -573,11 +573,11 @@ impl<'f> JsonList<'f> {
         // A job that ran 0 seconds is kept (it started); one that ends before it started
         // is not a run.
         if run < 0 {
-            self.w.report.drop_job("runtime < 0");
+            self.w.report.drop_job(&id, "runtime < 0");
             return Ok(());
         }
         let Some(request) = request else {
-            self.w.report.drop_job("no processors");
+            self.w.report.drop_job(&id, "no processors");
             return Ok(());
         };
         let (walltime, given) = match pbs(&keys!["walltime"], parse_time)? {

@@ -514,7 +514,7 @@ impl<'a> SacctReader<'a> {
             JobIdKind::PendingArray => {
                 self.w
                     .report
-                    .drop_job("pending array tasks (never started)");
+                    .drop_job(id, "pending array tasks (never started)");
                 return Ok(Row::Job);
             }
             JobIdKind::Job => {}
@@ -535,7 +535,7 @@ impl<'a> SacctReader<'a> {
             _ => None,
         };
         if let Some(reason) = skip {
-            self.w.report.drop_job(reason);
+            self.w.report.drop_job(id, reason);
             return Ok(Row::Job);
         }
         let (Some(start), Some(submit)) = (start, submit) else {
@@ -587,11 +587,11 @@ impl<'a> SacctReader<'a> {
         // A job that ran 0 seconds is kept (it started); one that ends before it started
         // is not a run.
         if run < 0 {
-            self.w.report.drop_job("runtime < 0");
+            self.w.report.drop_job(id, "runtime < 0");
             return Ok(Row::Job);
         }
         if cpus == 0 {
-            self.w.report.drop_job("no processors");
+            self.w.report.drop_job(id, "no processors");
             return Ok(Row::Job);
         }
         let too_many = |what: u64| {
@@ -686,7 +686,7 @@ impl<'a> SacctReader<'a> {
         }
         if let Some(index) = earlier {
             self.replaced.push(index);
-            self.w.report.drop_job(REQUEUED);
+            self.w.report.drop_job(id, REQUEUED);
         }
         let kept = Kept {
             line: lineno,

@@ -58,7 +58,10 @@ pub fn reject(
     if !options.lenient {
         return Err(bad.error(file));
     }
-    report.drop_job(&format!("bad record: {}", bad.kind));
+    report.drop_job(
+        &super::job::line_id(bad.line),
+        &format!("bad record: {}", bad.kind),
+    );
     Ok(())
 }
 

@@ -555,11 +555,11 @@ impl<'a> SwfReader<'a> {
         }
         let procs = if alloc > 0.0 { alloc } else { req_procs };
         if run <= 0 {
-            self.w.report.drop_job("runtime <= 0");
+            self.w.report.drop_job(id, "runtime <= 0");
             return Ok(());
         }
         if procs < 1.0 {
-            self.w.report.drop_job("no processors");
+            self.w.report.drop_job(id, "no processors");
             return Ok(());
         }
         let procs = count_of(procs).map_err(|e| {

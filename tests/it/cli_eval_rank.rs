@@ -218,6 +218,23 @@ fn swf_trace_as_job_input() {
     assert_eq!(order, vec!["1", "2"]);
     // The job with run time 0 is dropped, and that is said.
     assert!(String::from_utf8_lossy(&out.stderr).contains("1 of 3 trace jobs dropped"));
+    // `--list-dropped` names it on stderr (job 3, run time 0); stdout is the same.
+    for cmd in ["rank", "eval"] {
+        let out = jobsort([cmd, "-walltime", "--jobs", &swf, "--format", "json"]);
+        let listed = jobsort([
+            cmd,
+            "-walltime",
+            "--jobs",
+            &swf,
+            "--format",
+            "json",
+            "--list-dropped",
+        ]);
+        assert_eq!(common::cli::code(&listed), Some(0), "{}", stderr(&listed));
+        assert_eq!(listed.stdout, out.stdout);
+        common::cli::stderr_has(&listed, "dropped jobs: 1\nid  reason\n3   runtime <= 0\n");
+        assert!(!stderr(&out).contains("dropped jobs:"), "{}", stderr(&out));
+    }
 }
 
 #[test]

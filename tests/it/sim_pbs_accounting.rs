@@ -7,8 +7,8 @@ use jobsort::sim::workload::pbs_accounting::{
     ArrayRole, Chunk, Fate, HostCores, PlaceSpec, select_request,
 };
 use jobsort::sim::workload::{
-    LoadReport, MachineHint, Name, PbsJob, ReadOptions, Request, SimJob, parse_pbs_accounting,
-    pbs_accounting_jobs, read_pbs_accounting,
+    DroppedJob, LoadReport, MachineHint, Name, PbsJob, ReadOptions, Request, SimJob,
+    parse_pbs_accounting, pbs_accounting_jobs, read_pbs_accounting,
 };
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -189,6 +189,21 @@ fn an_accounting_directory_is_a_workload_with_every_field() {
             walltime_from_runtime: 0,
             killed_at_walltime: 1,
             zero_runtime: 0,
+            // Each by its id, in the order the logs end them (the open ones last, by id).
+            dropped_jobs: [
+                ("101.srv", "deleted before it started"),
+                ("103[3].srv", "deleted before it started"),
+                ("103[].srv", "array parent (its subjobs are the jobs)"),
+                ("105.srv", "aborted before it started"),
+                ("108.srv", "queued at the end of the logs (never started)"),
+                ("109.srv", "running at the end of the logs (no E record)"),
+            ]
+            .map(|(id, reason)| DroppedJob {
+                id: id.into(),
+                reason: reason.into()
+            })
+            .to_vec(),
+            dropped_unlisted: 0,
         }
     );
     assert_eq!(w.report.read, w.report.kept + w.report.dropped_total());
@@ -767,6 +782,13 @@ fn lenient_skips_and_counts_what_strict_stops_at() {
             "trace 20240101: 2 jobs read, 1 simulated, 1 dropped (1 end before start); \
              cluster 1 nodes x 1 cores"
         ),
+        "{}",
+        stdout(&out)
+    );
+    // The job its bad record drops, by its id.
+    let out = jobsort(["sim", "--trace", &f, "--lenient", "--list-dropped"]);
+    assert!(
+        stdout(&out).contains("dropped jobs: 1\nid   reason\n2.s  end before start\n"),
         "{}",
         stdout(&out)
     );

@@ -414,6 +414,14 @@ fn zero_share_jobs_never_run_in_a_simulation() {
         dropped["zero shares for fairshare (PBS never runs them)"], 2,
         "{dropped}"
     );
+    // `--list-dropped` names them: jobs 2 (u2) and 3 (u3).
+    let home = pbs_home(&dir.path().join("on"), "fair_share: true ALL\n", Some(rg));
+    let v = sim_json(&["--trace", &trace, "--pbs-home", &home, "--list-dropped"]);
+    let zero = "zero shares for fairshare (PBS never runs them)";
+    assert_eq!(
+        v["trace"]["dropped_jobs"],
+        serde_json::json!([{"id": "2", "reason": zero}, {"id": "3", "reason": zero}])
+    );
     let (jobs, _) = kept(
         "fair_share: true ALL\nfairshare_enforce_no_shares: false\n",
         "off",

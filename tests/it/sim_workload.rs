@@ -207,3 +207,25 @@ fn a_json_job_list_gives_account_and_qos() {
     );
     assert_eq!((&**w.jobs[1].account(), &**w.jobs[1].qos()), ("", ""));
 }
+
+/// A JSON job list's dropped jobs are listed by their `id` (an entry without one by its
+/// place, counted from 1), each with the reason its count is under.
+#[test]
+fn a_json_job_lists_dropped_jobs_are_listed_by_id() {
+    let w = jobsort::sim::workload::parse_json_jobs(
+        r#"[{"id": "a", "submit": 0, "run": 10, "procs": 1},
+            {"id": "b", "submit": 1, "run": -5, "procs": 1},
+            {"submit": 2, "run": 10, "procs": 0}]"#,
+        "j.json",
+    )
+    .unwrap();
+    let listed: Vec<(&str, &str)> = w
+        .report
+        .dropped_jobs
+        .iter()
+        .map(|d| (&*d.id, &*d.reason))
+        .collect();
+    assert_eq!(listed, [("b", "runtime < 0"), ("3", "no processors")]);
+    assert_eq!(w.report.dropped_total(), 2);
+    assert_eq!(w.report.dropped_unlisted, 0);
+}

@@ -153,6 +153,19 @@ fn lenient_skips_bad_records_that_stop_a_strict_read() {
     let out = jobsort(["replay", "--trace", &trace, "--lenient", "--formula", F]);
     assert_eq!(code(&out), Some(0), "{}", stderr(&out));
     stderr_has(&out, "1 bad record: truncated last line");
+    // `--list-dropped` names it by its line, after the note; the report is the same.
+    let listed = jobsort([
+        "replay",
+        "--trace",
+        &trace,
+        "--lenient",
+        "--formula",
+        F,
+        "--list-dropped",
+    ]);
+    assert_eq!(listed.stdout, out.stdout);
+    stderr_has(&listed, "line 20      bad record: truncated last line\n");
+    assert!(!stderr(&out).contains("dropped jobs:"), "{}", stderr(&out));
 }
 
 #[test]
@@ -267,4 +280,188 @@ fn lenient_skips_and_counts_bad_swf_lines() {
         "4 jobs read, 2 simulated, 2 dropped (1 bad record: not a number, 1 bad record: wrong \
          number of fields)",
     );
+}
+
+/// The `id` and `reason` of each entry of a JSON report's `trace.dropped_jobs`.
+fn dropped_jobs(v: &serde_json::Value) -> Vec<(String, String)> {
+    v["trace"]["dropped_jobs"]
+        .as_array()
+        .expect("dropped_jobs")
+        .iter()
+        .map(|d| {
+            let s = |k: &str| d[k].as_str().unwrap().to_string();
+            (s("id"), s("reason"))
+        })
+        .collect()
+}
+
+/// Each listed job's reason, counted: what the report's `dropped` counts say.
+fn listed_counts(list: &[(String, String)]) -> serde_json::Value {
+    let mut counts = serde_json::Map::new();
+    for (_, reason) in list {
+        let n = counts.get(reason).and_then(|n| n.as_u64()).unwrap_or(0);
+        counts.insert(reason.clone(), (n + 1).into());
+    }
+    counts.into()
+}
+
+/// `sim --list-dropped` names every job a load drops. KTH-SP2's first 5,000 jobs drop 3 for
+/// a run time of 0 (field 4 of jobs 2466, 4360 and 4866); on 64 one-core nodes the jobs
+/// asking for more than 64 processors are dropped after the load (the first: 150, 151,
+/// 153). Without the flag the report is as it was.
+#[test]
+fn list_dropped_names_each_job_a_trace_drops() {
+    let trace = kth();
+    let v = json(&jobsort([
+        "sim",
+        "--trace",
+        &trace,
+        "--list-dropped",
+        "--format",
+        "json",
+    ]));
+    let runtime = "runtime <= 0".to_string();
+    assert_eq!(
+        dropped_jobs(&v),
+        [
+            ("2466".to_string(), runtime.clone()),
+            ("4360".to_string(), runtime.clone()),
+            ("4866".to_string(), runtime.clone()),
+        ]
+    );
+    let out = jobsort(["sim", "--trace", &trace, "--list-dropped"]);
+    let text = stdout(&out);
+    assert!(
+        text.contains(
+            "dropped jobs: 3\nid    reason\n2466  runtime <= 0\n4360  runtime <= 0\n\
+             4866  runtime <= 0\n"
+        ),
+        "{text}"
+    );
+    // Loaded and then too large for the cluster: the counts and the list agree.
+    let small = ["--nodes", "64", "--cores", "1", "--format", "json"];
+    let args = |more: &[&'static str]| {
+        let mut a = vec!["sim", "--trace", &trace];
+        a.extend(small);
+        a.extend(more);
+        a.into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    let v = json(&jobsort(args(&["--list-dropped"])));
+    let list = dropped_jobs(&v);
+    assert_eq!(listed_counts(&list), v["trace"]["dropped"]);
+    assert_eq!(v["trace"]["dropped"]["larger than the cluster"], 156);
+    let large: Vec<&str> = list
+        .iter()
+        .filter(|(_, r)| r == "larger than the cluster")
+        .map(|(id, _)| id.as_str())
+        .take(3)
+        .collect();
+    assert_eq!(large, ["150", "151", "153"]);
+    // Without the flag: no list, and the rest of the document the same.
+    let mut plain = json(&jobsort(args(&[])));
+    assert!(plain["trace"].get("dropped_jobs").is_none());
+    plain["trace"]["dropped_jobs"] = v["trace"]["dropped_jobs"].clone();
+    assert_eq!(plain, v);
+    let text = stdout(&jobsort(["sim", "--trace", &trace]));
+    assert!(!text.contains("dropped jobs"), "{text}");
+}
+
+/// A site log's dropped jobs by their ids as the log names them (a pending array's range
+/// `101_[5-7%2]`, PBS's `103[3].srv`); a bad record skipped with `--lenient` by its line.
+#[test]
+fn list_dropped_names_a_site_logs_jobs_and_bad_records_by_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = std::fs::read_to_string(fixture("sacct/edges.txt")).unwrap();
+    text.push_str("112|COMPLETED|2026-01-05T10:20:00|2026-01-05T10:25:00|2026-01-05T10:2");
+    let trace = write(dir.path(), "cut.txt", &text);
+    let v = json(&jobsort([
+        "sim",
+        "--trace",
+        &trace,
+        "--lenient",
+        "--list-dropped",
+        "--format",
+        "json",
+    ]));
+    let list = dropped_jobs(&v);
+    assert_eq!(listed_counts(&list), v["trace"]["dropped"]);
+    let s = |a: &str, b: &str| (a.to_string(), b.to_string());
+    assert_eq!(
+        list,
+        [
+            s("101_[5-7%2]", "pending array tasks (never started)"),
+            s("103", "never started (ended before it ran)"),
+            s("105", "pending (never started)"),
+            s("106", "running (not ended)"),
+            s("110", "requeued run (the later record is the job)"),
+            s("111", "no processors"),
+            s("line 20", "bad record: truncated last line"),
+        ]
+    );
+    let v = json(&jobsort([
+        "sim",
+        "--trace",
+        &fixture("pbs_accounting/accounting"),
+        "--list-dropped",
+        "--format",
+        "json",
+    ]));
+    let list = dropped_jobs(&v);
+    assert_eq!(listed_counts(&list), v["trace"]["dropped"]);
+    assert!(
+        list.contains(&s("103[3].srv", "deleted before it started")),
+        "{list:?}"
+    );
+    assert!(
+        list.contains(&s(
+            "109.srv",
+            "running at the end of the logs (no E record)"
+        )),
+        "{list:?}"
+    );
+}
+
+/// A Flux job list's dropped jobs by their `jobid`s; a bad entry skipped with `--lenient`
+/// by its place in the list (`jobs[1]`: no `t_submit`).
+#[test]
+fn list_dropped_names_flux_jobs_and_a_bad_entry_by_its_place() {
+    let v = json(&jobsort([
+        "sim",
+        "--trace",
+        &fixture("flux/jobs.json"),
+        "--list-dropped",
+        "--format",
+        "json",
+    ]));
+    let s = |a: &str, b: &str| (a.to_string(), b.to_string());
+    assert_eq!(
+        dropped_jobs(&v),
+        [
+            s("ƒ2eK7b", "pending (never started)"),
+            s("ƒ2eM3c", "never started (ended before it ran)"),
+        ]
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let doc = r#"{"jobs": [
+        {"id": 1, "jobid": "f1", "userid": 1000, "t_submit": 100.0, "t_run": 104.0,
+         "t_inactive": 165.0, "state": "INACTIVE", "result": "COMPLETED", "ncores": 1},
+        {"id": 2, "jobid": "f2", "userid": 1000, "t_run": 104.0, "t_inactive": 165.0,
+         "state": "INACTIVE", "result": "COMPLETED", "ncores": 1}]}"#;
+    let trace = write(dir.path(), "flux.json", doc);
+    let out = jobsort(["sim", "--trace", &trace, "--nodes", "1", "--cores", "1"]);
+    assert_eq!(code(&out), Some(1), "{}", stderr(&out));
+    let v = json(&jobsort([
+        "sim",
+        "--trace",
+        &trace,
+        "--nodes",
+        "1",
+        "--cores",
+        "1",
+        "--lenient",
+        "--list-dropped",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(dropped_jobs(&v), [s("jobs[1]", "bad record: missing time")]);
 }

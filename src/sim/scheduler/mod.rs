@@ -842,13 +842,16 @@ pub fn drop_oversized(w: &mut crate::workload::Workload, nodes: u32, cores: u32)
 /// more of a resource than any set of its nodes holds).
 pub fn drop_unfitting(w: &mut crate::workload::Workload, c: &Cluster) -> usize {
     let before = w.jobs.len();
-    w.jobs.retain(|j| c.can_ever_fit(&j.request));
+    let report = &mut w.report;
+    w.jobs.retain(|j| {
+        let fits = c.can_ever_fit(&j.request);
+        if !fits {
+            report.drop_job(j.id.as_str(), "larger than the cluster");
+        }
+        fits
+    });
     let dropped = before - w.jobs.len();
     if dropped > 0 {
-        *w.report
-            .dropped
-            .entry("larger than the cluster".into())
-            .or_insert(0) += dropped;
         w.report.kept = w.jobs.len();
     }
     dropped

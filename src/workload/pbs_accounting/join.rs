@@ -9,13 +9,15 @@ use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use std::hash::Hasher;
 
 /// A bad record: the reason it is counted under (`--lenient`), the whole message (strict),
-/// and whether its job is dropped for it (counted as a dropped job) or only the record, or
-/// one attribute of it, is skipped (counted as a record skipped: the job, if any, is kept).
+/// and whether its job is dropped for it (counted as a dropped job, listed by its id) or
+/// only the record, or one attribute of it, is skipped (counted as a record skipped: the
+/// job, if any, is kept).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Bad {
     pub reason: &'static str,
     pub detail: String,
-    pub drops_job: bool,
+    /// The id of the job dropped for it, when it drops one.
+    pub drops_job: Option<Box<str>>,
 }
 
 impl Bad {
@@ -24,14 +26,14 @@ impl Bad {
         Bad {
             reason,
             detail: detail.into(),
-            drops_job: false,
+            drops_job: None,
         }
     }
 
-    /// The same, its job dropped for it.
-    pub fn dropping(self) -> Bad {
+    /// The same, its job (`id`) dropped for it.
+    pub fn dropping(self, id: &str) -> Bad {
         Bad {
-            drops_job: true,
+            drops_job: Some(id.into()),
             ..self
         }
     }
@@ -521,8 +523,8 @@ impl Joiner {
     /// are always jobs kept plus jobs dropped).
     pub fn bad(&mut self, at: &Where, bad: Bad) -> Result<(), WorkloadError> {
         if self.lenient {
-            if bad.drops_job {
-                self.report.drop_job(bad.reason);
+            if let Some(id) = &bad.drops_job {
+                self.report.drop_job(id, bad.reason);
             } else {
                 self.report.skip_record(bad.reason);
             }
@@ -608,12 +610,12 @@ impl Joiner {
                 let job = self.end_job(key).expect("live").into_job(fate);
                 // A job the sink refuses is dropped (its record's own bad attribute, if
                 // any, is then not counted again).
-                sink.job(job, Some(at)).map_err(Bad::dropping)?;
+                sink.job(job, Some(at)).map_err(|b| b.dropping(line.id))?;
                 bad.map_or(Ok(()), Err)
             }
             Step::Bad(bad) => {
                 self.end_job(key);
-                Err(bad.dropping())
+                Err(bad.dropping(line.id))
             }
         }
     }
@@ -635,9 +637,10 @@ impl Joiner {
             } else {
                 Fate::QueuedAtEnd
             };
+            let id = l.job.id.clone();
             if let Err(b) = sink.job(l.into_job(fate), None) {
                 // Only a finished job's line can be bad; open jobs are counted.
-                self.report.drop_job(b.reason);
+                self.report.drop_job(id.as_str(), b.reason);
             }
         }
         Ok(self.report)

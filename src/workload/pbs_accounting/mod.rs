@@ -101,7 +101,7 @@ impl JobSink for ToWorkload {
             Fate::RunningAtEnd => Some("running at the end of the logs (no E record)"),
         };
         if let Some(r) = reason {
-            self.w.report.drop_job(r);
+            self.w.report.drop_job(job.id.as_str(), r);
             return Ok(());
         }
         let bad = |e: String| Bad::new("bad attribute value", format!("job `{}`: {e}", job.id));
@@ -127,7 +127,7 @@ impl JobSink for ToWorkload {
         {
             Ok(sim) => sim,
             Err(reason) => {
-                self.w.report.drop_job(reason);
+                self.w.report.drop_job(job.id.as_str(), reason);
                 return Ok(());
             }
         };
@@ -167,9 +167,7 @@ impl ToWorkload {
             zero_runtime: kept.zero_runtime,
             ..report
         };
-        for (reason, n) in kept.dropped {
-            *self.w.report.dropped.entry(reason).or_insert(0) += n;
-        }
+        self.w.report.add_dropped(kept);
         let peak = peak_cores(std::mem::take(&mut self.usage));
         if !self.hosts.is_empty() && peak > 0 {
             let cores = u32::try_from(peak).unwrap_or(u32::MAX);

@@ -3,7 +3,7 @@
 
 use super::input::{InputPath, take_stdin};
 use super::report::{Failure, note, warn};
-use super::schedule_args::{SacctArgs, trace_options};
+use super::schedule_args::{SacctArgs, dropped_table, trace_options};
 use jobsort::Catalog;
 use jobsort::jobs::JobSet;
 use jobsort::jobs::load::{JobFormat, NotRanked};
@@ -60,6 +60,11 @@ pub struct JobsArgs {
     /// does
     #[arg(long)]
     pub lenient: bool,
+    /// With a trace or site log as `--jobs`: after the note of the jobs it drops, list each
+    /// on stderr with its reason (`id  reason`; a bad record skipped with --lenient as `line
+    /// N`), as `sim --list-dropped` does
+    #[arg(long = "list-dropped")]
+    pub list_dropped: bool,
     #[command(flatten)]
     pub sacct: SacctArgs,
 }
@@ -125,6 +130,9 @@ impl JobsArgs {
                 report.read,
                 reasons.join(", ")
             ));
+            if self.list_dropped {
+                eprint!("{}", dropped_table(report));
+            }
         }
         let file = rows.file;
         if let Some(first) = file.unknown.first()

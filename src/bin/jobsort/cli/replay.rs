@@ -10,8 +10,8 @@ use super::prepared::{Ties, check_absent_inputs, fairshare_inputs};
 use super::queue_order_args::{QueueOrderArgs, in_effect};
 use super::report::{EXIT_INVALID, Failure, Outcome, note, warn};
 use super::schedule_args::{
-    MachineArgs, PolicyArg, SacctArgs, SlurmBackfillArgs, check_nodes, load_line, load_trace,
-    recorded_overfill, trace_options,
+    MachineArgs, PolicyArg, SacctArgs, SlurmBackfillArgs, check_nodes, dropped_table, load_line,
+    load_trace, recorded_overfill, trace_options,
 };
 use super::sim::SimFairshareArgs;
 use super::site_args::{Explained, PbsSiteArgs};
@@ -58,6 +58,11 @@ pub struct Args {
     /// reported, instead of stopping at the first
     #[arg(long)]
     pub lenient: bool,
+    /// After the note of the trace's load, list on stderr each job it drops with its reason
+    /// (`id  reason`; a bad record skipped with --lenient as `line N`), as `sim
+    /// --list-dropped` does
+    #[arg(long = "list-dropped")]
+    pub list_dropped: bool,
     #[command(flatten)]
     pub sacct: SacctArgs,
     /// Policy for "jobs it would have started" with --trace (default: the site's
@@ -162,6 +167,9 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
             note_machine(&w, &trace.name(), &args.machine);
             drop_oversized(&mut w, nodes, cores);
             note(&load_line(&w));
+            if args.list_dropped {
+                eprint!("{}", dropped_table(&w.report));
+            }
             let capacity = nodes as u64 * cores as u64;
             if let Some(what) = recorded_overfill(&w, &trace.name(), nodes, cores) {
                 if format.is_site_log() {

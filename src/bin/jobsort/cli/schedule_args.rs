@@ -4,11 +4,12 @@
 
 use super::input::InputPath;
 use super::report::Failure;
+use jobsort::input::text::escaped;
 use jobsort::rank::Threshold;
 use jobsort::sim::scheduler::SlurmBackfill;
 use jobsort::sim::setup::check_cluster;
 use jobsort::sim::workload::pbs_accounting::accounting_files;
-use jobsort::sim::workload::{MachineHint, ReadOptions, SacctOptions, Workload, sacct};
+use jobsort::sim::workload::{LoadReport, MachineHint, ReadOptions, SacctOptions, Workload, sacct};
 use jobsort::sim::{Policy, TraceFormat, TraceOptions};
 use std::collections::BTreeMap;
 
@@ -289,4 +290,40 @@ pub fn load_line(w: &Workload) -> String {
         );
     }
     line
+}
+
+/// `--list-dropped`'s table of the jobs a load dropped, one a line (`id  reason`, the id
+/// escaped as a message quotes an input), in the order they were dropped, after a heading
+/// with their count; a last line counts those dropped past the ones a report lists. Empty
+/// when no job was dropped.
+pub fn dropped_table(r: &LoadReport) -> String {
+    use std::fmt::Write;
+    if r.dropped_jobs.is_empty() {
+        return String::new();
+    }
+    let ids: Vec<_> = r.dropped_jobs.iter().map(|d| escaped(&d.id)).collect();
+    let width = ids.iter().map(|i| i.chars().count()).fold(2, usize::max);
+    let mut out = format!(
+        "dropped jobs: {}\n{:<width$}  reason\n",
+        r.dropped_total(),
+        "id"
+    );
+    for (id, d) in ids.iter().zip(&r.dropped_jobs) {
+        let _ = writeln!(out, "{id:<width$}  {}", d.reason);
+    }
+    if r.dropped_unlisted > 0 {
+        let _ = writeln!(
+            out,
+            "... and {} more (only the first {} are listed)",
+            r.dropped_unlisted,
+            r.dropped_jobs.len()
+        );
+    }
+    out
+}
+
+/// `--list-dropped`'s list for a JSON report: `[{"id", "reason"}]`, in the order they were
+/// dropped.
+pub fn dropped_json(r: &LoadReport) -> serde_json::Value {
+    serde_json::json!(r.dropped_jobs)
 }

@@ -7,8 +7,8 @@ use super::prepared::{Ties, check_absent_inputs, fairshare_inputs};
 use super::queue_order_args::{QueueOrderArgs, in_effect};
 use super::report::{Failure, Outcome, note, warn};
 use super::schedule_args::{
-    MachineArgs, PolicyArg, SacctArgs, SlurmBackfillArgs, load_line, load_trace, recorded_overfill,
-    threshold_arg, trace_options,
+    MachineArgs, PolicyArg, SacctArgs, SlurmBackfillArgs, dropped_json, dropped_table, load_line,
+    load_trace, recorded_overfill, threshold_arg, trace_options,
 };
 use super::site_args::{Explained, PbsSiteArgs, WriteExplained};
 use super::slurm_args::qos_arg;
@@ -56,6 +56,11 @@ pub struct Args {
     /// reported, instead of stopping at the first
     #[arg(long)]
     pub lenient: bool,
+    /// After the load report, list every job the load dropped with its reason (`id  reason`;
+    /// a record dropped before its id is read as `line N`); in `--format json`, the trace's
+    /// `dropped_jobs`. At most the first 100,000 are listed, the rest counted
+    #[arg(long = "list-dropped")]
+    pub list_dropped: bool,
     #[command(flatten)]
     pub sacct: SacctArgs,
     /// A job_sort_formula (repeat to compare several side by side; none = the site's
@@ -1149,6 +1154,12 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
     match args.format {
         ReportFormat::Json => {
             let mut doc = json_report(&w, (nodes, cores, setup.machine()), &runs);
+            if args.list_dropped {
+                doc["trace"]["dropped_jobs"] = dropped_json(&w.report);
+                if w.report.dropped_unlisted > 0 {
+                    doc["trace"]["dropped_unlisted"] = w.report.dropped_unlisted.into();
+                }
+            }
             for (run, (users, queues)) in doc["runs"]
                 .as_array_mut()
                 .into_iter()
@@ -1180,7 +1191,9 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
             write_json(report, &doc, true)?
         }
         ReportFormat::Table => {
-            write_table(report, &w, (nodes, cores, setup.machine()), &runs, &changes)?;
+            let listed = args.list_dropped.then_some(&w.report);
+            let cluster = (nodes, cores, setup.machine());
+            write_table(report, &w, cluster, listed, &runs, &changes)?;
             if !fidelity.is_empty() {
                 write_fidelity(report, &runs, &fidelity)?;
             }
@@ -1374,6 +1387,7 @@ fn write_table(
     out: &mut Out,
     w: &workload::Workload,
     (nodes, cores, machine): (u32, u32, Option<&Machine>),
+    list_dropped: Option<&workload::LoadReport>,
     runs: &[RunResult],
     changes: &WaitChanges,
 ) -> std::io::Result<()> {
@@ -1396,6 +1410,9 @@ fn write_table(
     )?;
     if let Some(how) = &w.machine_derived {
         writeln!(out, "cluster size: {how}")?;
+    }
+    if let Some(r) = list_dropped {
+        write!(out, "{}", dropped_table(r))?;
     }
     writeln!(out)?;
     let width = label_width(runs);
