@@ -11,6 +11,7 @@ mod capi_rust;
 mod check_output_size;
 mod check_pbs_compile;
 mod check_soundness;
+mod cmd_transcripts;
 mod cli_conventions;
 mod cli_eval_rank;
 mod cli_forecast_page;
