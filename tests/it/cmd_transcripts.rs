@@ -79,8 +79,9 @@ fn read_case(path: &Path) -> (Vec<String>, Option<String>) {
     (args, stdin)
 }
 
-/// Run `jobsort ARGS` from the repository root: the transcript to snapshot.
-pub fn transcript(args: &[String], stdin: Option<&str>) -> String {
+/// Run `jobsort ARGS` from the repository root, with `stdin` or stdin closed: the exit status
+/// (`signal` when a signal ended it), stdout and stderr.
+pub fn transcript_parts(args: &[String], stdin: Option<&str>) -> (String, String, String) {
     let mut cmd = cli::command(args);
     cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
     let out = match stdin {
@@ -94,6 +95,7 @@ pub fn transcript(args: &[String], stdin: Option<&str>) -> String {
                 .spawn()
                 .expect("run jobsort");
             let mut pipe = child.stdin.take().expect("piped stdin");
+            // A program that exits without reading all of stdin closes the pipe: not an error.
             let _ = pipe.write_all(input.as_bytes());
             drop(pipe);
             child.wait_with_output().expect("wait for jobsort")
@@ -104,11 +106,15 @@ pub fn transcript(args: &[String], stdin: Option<&str>) -> String {
             .expect("run jobsort"),
     };
     let status = cli::code(&out).map_or("signal".to_string(), |c| c.to_string());
+    (status, cli::stdout(&out), cli::stderr(&out))
+}
+
+/// The transcript to snapshot: the command, its exit status, stdout and stderr.
+pub fn transcript(args: &[String], stdin: Option<&str>) -> String {
+    let (status, stdout, stderr) = transcript_parts(args, stdin);
     format!(
-        "$ jobsort {}\nstatus: {status}\n--- stdout\n{}--- stderr\n{}",
-        shown(args),
-        cli::stdout(&out),
-        cli::stderr(&out)
+        "$ jobsort {}\nstatus: {status}\n--- stdout\n{stdout}--- stderr\n{stderr}",
+        shown(args)
     )
 }
 

@@ -30,6 +30,7 @@ mod frontend_cli;
 mod frontend_robustness;
 mod frontend_snapshots;
 mod frontend_values;
+mod input_errors;
 mod jit_proptest;
 mod jit_stress;
 mod jit_text;
