@@ -42,6 +42,7 @@ mod limits_props;
 mod opt_rewrites;
 mod python_differential;
 mod rank_site_config;
+mod schedule_cases;
 mod recording_v2;
 mod replay_site_config;
 mod sim_account_entity;
