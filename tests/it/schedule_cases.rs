@@ -69,7 +69,13 @@ fn schedule(dir: &Path, args: &[String]) -> String {
     let mut text = String::from("formula id submit cores start end\n");
     for line in lines {
         let f: Vec<&str> = line.split(',').collect();
-        let or_dash = |s: &str| if s.is_empty() { "-".to_string() } else { s.to_string() };
+        let or_dash = |s: &str| {
+            if s.is_empty() {
+                "-".to_string()
+            } else {
+                s.to_string()
+            }
+        };
         text.push_str(&format!(
             "{} {} {} {} {} {}\n",
             f[formula],
