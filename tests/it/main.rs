@@ -31,6 +31,7 @@ mod frontend_robustness;
 mod frontend_snapshots;
 mod frontend_values;
 mod input_errors;
+mod ir_filetests;
 mod jit_proptest;
 mod jit_stress;
 mod jit_text;
