@@ -42,6 +42,10 @@ fn input_error_messages() {
         omit_expression => true,
     }, {
         insta::glob!("..", "data/errors/*/*.*", |path| {
+            // The snapshots are beside the format folders, not cases.
+            if path.parent().unwrap().ends_with("snapshots") {
+                return;
+            }
             cases += 1;
             let args = command(path);
             let (status, _stdout, stderr) = transcript_parts(&args, None);
