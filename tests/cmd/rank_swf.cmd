@@ -1,0 +1,2 @@
+# rank reads an SWF trace (format from the extension).
+rank --jobs examples/trace.swf walltime

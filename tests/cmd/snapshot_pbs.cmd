@@ -1,0 +1,2 @@
+# What a PBS snapshot folder holds.
+snapshot tests/data/snapshot/pbs

@@ -1,0 +1,2 @@
+# An unknown top-level flag, exit 2.
+--bogus

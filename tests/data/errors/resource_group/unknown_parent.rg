@@ -1,0 +1,2 @@
+physics 10 root 50
+alice 11 nosuchgroup 60
