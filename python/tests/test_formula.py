@@ -50,10 +50,23 @@ def test_check_agrees_with_openpbs_cases_and_the_cli(kind, cli):
     assert seen >= 7
 
 
+# Inputs whose domain is narrower than 0..9 (job files with a value outside an input's domain
+# are refused, as `check` analyses over those domains): the fairshare keywords are fractions,
+# PBS's accrue types 0..4.
+_NARROW = {
+    "fairshare_perc": lambda rng: float(rng.integers(0, 10)) / 9,
+    "fairshare_tree_usage": lambda rng: float(rng.integers(0, 10)) / 9,
+    "fairshare_factor": lambda rng: float(rng.integers(0, 10)) / 9,
+    "accrue_type": lambda rng: int(rng.integers(0, 5)),
+}
+
+
 def _jobs_file(tmp_path, names, n, seed):
-    """A JSON job file giving each input a value 0..9 (0 included: divisions can fail)."""
+    """A JSON job file giving each input a value 0..9, or a value of its narrower domain
+    (0 included: divisions can fail)."""
     rng = np.random.default_rng(seed)
-    jobs = [{"id": f"j{i}", **{name: int(rng.integers(0, 10)) for name in names}} for i in range(n)]
+    value = lambda name: _NARROW[name](rng) if name in _NARROW else int(rng.integers(0, 10))
+    jobs = [{"id": f"j{i}", **{name: value(name) for name in names}} for i in range(n)]
     path = tmp_path / "jobs.json"
     path.write_text(json.dumps(jobs))
     return path
