@@ -314,28 +314,31 @@ pub fn run(args: Args, out: &mut Out) -> Outcome {
         ranked
     };
     // Under `--compare`: both whole orders side by side, and each job's place, value and
-    // runnability under the second formula.
-    let compared = match &p.compared {
+    // runnability under the second formula. The first formula's whole order is ranked once
+    // and its first K shown; without `--compare` only the first K are selected.
+    let (ranked, compared) = match &p.compared {
         Some(c) => {
             let indices = |r: &[Ranked]| r.iter().map(|r| r.index).collect::<Vec<_>>();
+            let mut a = order(&p.evaluation.values, None);
             let b = order(&c.evaluation.values, None);
-            let moves = Moves::new(&indices(&order(&p.evaluation.values, None)), &indices(&b))
+            let moves = Moves::new(&indices(&a), &indices(&b))
                 .ok_or_else(|| Failure::invalid("the two orders do not hold the same jobs"))?;
             let mut runnable = vec![false; b.len()];
             for r in &b {
                 runnable[r.index] = r.runnable;
             }
-            Some(Compare {
+            a.truncate(args.top.unwrap_or(usize::MAX));
+            let compare = Compare {
                 formula: c.source.as_str(),
                 values: &c.evaluation.values,
                 errors: &c.evaluation,
                 runnable,
                 moves,
-            })
+            };
+            (a, Some(compare))
         }
-        None => None,
+        None => (order(&p.evaluation.values, args.top), None),
     };
-    let ranked = order(&p.evaluation.values, args.top);
 
     let source = p.compiled.source();
     let term_names: Vec<String> = match sprio {
