@@ -60,3 +60,43 @@ pub fn case(file: &str, id: &str) -> Value {
         .find(|c| c["id"] == id)
         .unwrap_or_else(|| panic!("case {id} not in {file}"))
 }
+
+/// The math functions the random-formula generators call, with the arity each is called with
+/// (`log` and `round` twice: one and two arguments). One list for the CPython differential test
+/// and the checker's soundness test.
+#[allow(dead_code)] // not every test binary including this module generates formulas
+pub const MATH_FUNCTIONS: &[(&str, usize)] = &[
+    ("abs", 1),
+    ("fabs", 1),
+    ("min", 2),
+    ("max", 3),
+    ("pow", 2),
+    ("sqrt", 1),
+    ("exp", 1),
+    ("log", 1),
+    ("log", 2),
+    ("log10", 1),
+    ("log2", 1),
+    ("ceil", 1),
+    ("floor", 1),
+    ("trunc", 1),
+    ("round", 1),
+    ("round", 2),
+    ("fmod", 2),
+    ("copysign", 2),
+    ("hypot", 2),
+    ("sin", 1),
+    ("cos", 1),
+    ("tan", 1),
+    ("asin", 1),
+    ("acos", 1),
+    ("atan", 1),
+    ("atan2", 2),
+    ("sinh", 1),
+    ("cosh", 1),
+    ("tanh", 1),
+    ("expm1", 1),
+    ("log1p", 1),
+    ("degrees", 1),
+    ("radians", 1),
+];

@@ -13,6 +13,7 @@
 //! Scale: `JOBSORT_SOUNDNESS_CASES` formulas (default 3000, each with 24 jobs);
 //! `JOBSORT_SOUNDNESS_SEED` picks the seed.
 
+use crate::common;
 use jobsort::catalog::ResourceType;
 use jobsort::formula::check::{CheckOptions, check};
 use jobsort::formula::diag::{Diagnostic, codes};
@@ -103,41 +104,7 @@ fn formula(rng: &mut Rng, depth: u32) -> String {
             formula(rng, d)
         ),
         _ => {
-            let (f, arity): (&str, usize) = *rng.pick(&[
-                ("abs", 1),
-                ("fabs", 1),
-                ("min", 2),
-                ("max", 3),
-                ("pow", 2),
-                ("sqrt", 1),
-                ("exp", 1),
-                ("log", 1),
-                ("log", 2),
-                ("log10", 1),
-                ("log2", 1),
-                ("ceil", 1),
-                ("floor", 1),
-                ("trunc", 1),
-                ("round", 1),
-                ("round", 2),
-                ("fmod", 2),
-                ("copysign", 2),
-                ("hypot", 2),
-                ("sin", 1),
-                ("cos", 1),
-                ("tan", 1),
-                ("asin", 1),
-                ("acos", 1),
-                ("atan", 1),
-                ("atan2", 2),
-                ("sinh", 1),
-                ("cosh", 1),
-                ("tanh", 1),
-                ("expm1", 1),
-                ("log1p", 1),
-                ("degrees", 1),
-                ("radians", 1),
-            ]);
+            let (f, arity): (&str, usize) = *rng.pick(common::MATH_FUNCTIONS);
             let args: Vec<String> = (0..arity)
                 .map(|i| {
                     if f == "round" && i == 1 {

@@ -31,6 +31,7 @@
 //! decimals, `%f` for the fairshare keywords), so whole numbers and integer literals are
 //! Python ints, with `int`'s exact arithmetic and error texts (`Objects/longobject.c`).
 
+use crate::common;
 use jobsort::formula::check::{CheckOptions, check};
 use jobsort::formula::pyint::IntModel;
 use jobsort::formula::{interp, pbs_round_input};
@@ -213,41 +214,7 @@ fn generate(rng: &mut Rng, depth: u32) -> Gen {
             }
         }
         _ => {
-            let (f, arity): (&str, usize) = *rng.pick(&[
-                ("abs", 1),
-                ("fabs", 1),
-                ("min", 2),
-                ("max", 3),
-                ("pow", 2),
-                ("sqrt", 1),
-                ("exp", 1),
-                ("log", 1),
-                ("log", 2),
-                ("log10", 1),
-                ("log2", 1),
-                ("ceil", 1),
-                ("floor", 1),
-                ("trunc", 1),
-                ("round", 1),
-                ("round", 2),
-                ("fmod", 2),
-                ("copysign", 2),
-                ("hypot", 2),
-                ("sin", 1),
-                ("cos", 1),
-                ("tan", 1),
-                ("asin", 1),
-                ("acos", 1),
-                ("atan", 1),
-                ("atan2", 2),
-                ("sinh", 1),
-                ("cosh", 1),
-                ("tanh", 1),
-                ("expm1", 1),
-                ("log1p", 1),
-                ("degrees", 1),
-                ("radians", 1),
-            ]);
+            let (f, arity): (&str, usize) = *rng.pick(common::MATH_FUNCTIONS);
             let mut args = vec![];
             for i in 0..arity {
                 if f == "round" && i == 1 {
